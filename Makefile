@@ -1,0 +1,93 @@
+# kmemtrace — plain GNU make.
+#
+#   make                  build build/kmemtrace
+#   make check            build and run every test (unit, CLI, real kernel)
+#   make bench            run the benchmarks (writes bench/RESULTS.md)
+#   make fuzz             build the libFuzzer targets and run each briefly
+#   DEVELOPER=1           warnings are errors
+#   SANITIZE=address,undefined   build with sanitizers
+#   V=1                   show the commands
+
+CC ?= cc
+O ?= build
+CFLAGS ?= -O2 -g
+PREFIX ?= /usr/local
+
+KMT_CPPFLAGS = -Iinclude -Isrc/lib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
+KMT_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-Wshadow -Wformat=2 -Wno-format-nonliteral -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -Wpointer-arith -fno-strict-aliasing -pthread
+LIBS = -lzstd -lz -lpthread
+
+ifeq ($(DEVELOPER),1)
+KMT_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+KMT_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+ifneq ($(V),1)
+Q = @
+quiet = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+ALL_CFLAGS = $(KMT_CPPFLAGS) $(KMT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+
+LIB_SRC := $(sort $(wildcard src/lib/*.c))
+CMD_SRC := $(sort $(wildcard src/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o)
+LIB := $(O)/libkmemtrace.a
+BIN := $(O)/kmemtrace
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+UNIT_HELPERS := $(filter-out tests/unit/test-%.c,$(wildcard tests/unit/*.c))
+UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
+WORKLOAD_SRC := $(sort $(wildcard tests/workloads/*.c))
+WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(O)/workloads/%)
+
+all: $(BIN)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+$(BIN): $(CMD_OBJ) $(LIB)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(UNIT_HELPER_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) $(LIB) $(LIBS) -lcmocka
+
+# Ground-truth workloads: plain programs, no library.
+$(O)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) -O2 -g -std=gnu11 -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -o $@ $<
+
+tests: $(BIN) $(UNIT_BIN) $(WORKLOAD_BIN)
+
+check: tests
+	$(Q)KMT_BUILD=$(O) tests/run.sh
+
+bench: $(BIN) $(WORKLOAD_BIN)
+	$(Q)KMT_BUILD=$(O) bench/run.sh
+
+fuzz:
+	$(Q)$(MAKE) -f fuzz/Makefile O=$(O)/fuzz
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kmemtrace
+	install -D -m 0644 docs/kmemtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/kmemtrace.1
+
+clean:
+	rm -rf $(O)
+
+.PHONY: all tests check bench fuzz install clean
+.SECONDARY:
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d)

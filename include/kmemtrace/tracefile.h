@@ -1,0 +1,152 @@
+/*
+ * Reading trace.dat files, versions 6 and 7 (trace-cmd's format; v7 with
+ * zstd or zlib compressed sections and flyrecord chunks).
+ *
+ * kmt_file_open() validates the header, the options and every metadata
+ * section against the file's size before anything is used; per-CPU data is
+ * read page by page through a kmt_cpu_reader, which validates chunk
+ * headers and pages as it goes. Every failure names the file, the section
+ * and the offset in a struct kmt_diag.
+ */
+#ifndef KMEMTRACE_TRACEFILE_H
+#define KMEMTRACE_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "format.h"
+#include "page.h"
+
+/* Section and option ids of trace.dat v7 (trace-cmd.dat.v7(5)). */
+enum {
+	KMT_OPT_DONE = 0,
+	KMT_OPT_DATE = 1,
+	KMT_OPT_CPUSTAT = 2,
+	KMT_OPT_BUFFER = 3,
+	KMT_OPT_TRACECLOCK = 4,
+	KMT_OPT_UNAME = 5,
+	KMT_OPT_HOOK = 6,
+	KMT_OPT_OFFSET = 7,
+	KMT_OPT_CPUCOUNT = 8,
+	KMT_OPT_VERSION = 9,
+	KMT_OPT_PROCMAPS = 10,
+	KMT_OPT_TRACEID = 11,
+	KMT_OPT_TIME_SHIFT = 12,
+	KMT_OPT_GUEST = 13,
+	KMT_OPT_TSC2NSEC = 14,
+	KMT_OPT_STRINGS = 15,
+	KMT_OPT_HEADER_INFO = 16,
+	KMT_OPT_FTRACE_EVENTS = 17,
+	KMT_OPT_EVENT_FORMATS = 18,
+	KMT_OPT_KALLSYMS = 19,
+	KMT_OPT_PRINTK = 20,
+	KMT_OPT_CMDLINES = 21,
+	KMT_OPT_BUFFER_TEXT = 22,
+};
+
+#define KMT_SEC_COMPRESSED 1
+
+/* Per-CPU ring-buffer statistics, from the file's CPUSTAT options. */
+struct kmt_cpustat {
+	int cpu;
+	bool valid;
+	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
+	/* Lines kmemtrace adds after the kernel's (absent in other files). */
+	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
+	char note[128];			/* why, if truncated */
+};
+
+struct kmt_cpu_data {
+	int cpu;
+	uint64_t offset;		/* file offset of the data */
+	uint64_t size;			/* bytes in the file (compressed if so) */
+};
+
+struct kmt_buffer {
+	char *name;			/* "" for the top-level buffer */
+	char *clock;
+	uint32_t page_size;		/* sub-buffer size */
+	bool compressed;
+	uint64_t section_offset;	/* v7: offset of its flyrecord section */
+	int nr_cpus;
+	struct kmt_cpu_data *cpus;
+	int nr_stats;
+	struct kmt_cpustat *stats;	/* per-CPU stats of this buffer */
+};
+
+struct kmt_file_info {
+	const char *path;
+	int version;			/* 6 or 7 */
+	bool big_endian;
+	int long_size;			/* user space long */
+	int kernel_long_size;		/* from header_page's commit field */
+	uint32_t page_size;
+	const char *compression;	/* "none", "zstd", "zlib" */
+	const char *compression_version;
+	const char *uname;		/* may be NULL */
+	const char *clock;		/* selected trace clock, may be NULL */
+	const char *recorder;		/* VERSION option, may be NULL */
+	int cpu_count;			/* CPUCOUNT option, or CPUs with data */
+	uint64_t trace_id;
+	uint64_t file_size;
+};
+
+struct kmt_file;
+
+/*
+ * Open and validate @path. On success *@fp owns the file (close with
+ * kmt_file_close()); on failure returns a negative error with the message
+ * in @d ("FILE: section 'kallsyms' at offset N: ...").
+ */
+int kmt_file_open(struct kmt_file **fp, const char *path, struct kmt_diag *d);
+/* The same over @len bytes in memory (not copied; must outlive the file). */
+int kmt_file_open_mem(struct kmt_file **fp, const void *data, size_t len,
+		      const char *name, struct kmt_diag *d);
+void kmt_file_close(struct kmt_file *f);
+
+const struct kmt_file_info *kmt_file_info(const struct kmt_file *f);
+const struct kmt_formats *kmt_file_formats(const struct kmt_file *f);
+const struct kmt_page_layout *kmt_file_page_layout(const struct kmt_file *f);
+/* Raw metadata texts (NUL-terminated, owned by the file, maybe empty). */
+const char *kmt_file_header_page(const struct kmt_file *f, size_t *len);
+const char *kmt_file_header_event(const struct kmt_file *f, size_t *len);
+const char *kmt_file_kallsyms(const struct kmt_file *f, size_t *len);
+const char *kmt_file_printk(const struct kmt_file *f, size_t *len);
+const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len);
+
+int kmt_file_nr_buffers(const struct kmt_file *f);
+const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i);
+/*
+ * The buffer a report analyses: the top-level buffer if it holds data,
+ * else the first instance buffer that does (trace-cmd extract -B). -1 if
+ * no buffer holds data.
+ */
+int kmt_file_main_buffer(const struct kmt_file *f);
+/* The buffer called @name, or -1. */
+int kmt_file_find_buffer(const struct kmt_file *f, const char *name);
+
+/*
+ * Page-by-page reading of one CPU's data of one buffer. Compressed data
+ * is inflated one chunk at a time into a private buffer.
+ */
+struct kmt_cpu_reader;
+
+int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
+			int buffer, int idx, struct kmt_diag *d);
+/*
+ * Load the next page into @pg. Returns 1 with a page, 0 at the end, or a
+ * negative error (message in @d) for a corrupt chunk or page header.
+ */
+int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
+			struct kmt_diag *d);
+/* Where the current page came from, for messages: "offset 0x1000" or
+ * "chunk 3 (offset 0x2000) + 0x1000". */
+const char *kmt_cpu_reader_where(struct kmt_cpu_reader *r);
+/* File offset of the current page (of its chunk if compressed). */
+uint64_t kmt_cpu_reader_offset(const struct kmt_cpu_reader *r);
+int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r);
+/* Prefix the message in @d with file, CPU and offset of the current page;
+ * returns d->err. For errors found while walking the page's events. */
+int kmt_cpu_reader_fail(struct kmt_cpu_reader *r, struct kmt_diag *d);
+void kmt_cpu_reader_close(struct kmt_cpu_reader *r);
+
+#endif

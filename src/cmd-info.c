@@ -1,0 +1,145 @@
+/*
+ * kmemtrace info: what a trace file holds — its metadata, and per CPU the
+ * events, pages and losses, and per event type the record counts. Works
+ * on any trace.dat v6/v7, ours or trace-cmd's.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/census.h>
+#include <kmemtrace/tracefile.h>
+#include "cmd.h"
+
+static const char info_usage[] =
+	"usage: kmemtrace info [FILE]\n"
+	"\n"
+	"Show what a trace file holds: format, kernel, clock, buffers; per CPU the\n"
+	"events, pages and events lost (from page headers and the stored ring-buffer\n"
+	"stats); per event type the number of records. FILE defaults to kmemtrace.dat.\n"
+	"\n"
+	"  -h, --help   this text\n";
+
+static void print_stats(const struct kmt_buffer *b, int cpu)
+{
+	int i;
+
+	for (i = 0; i < b->nr_stats; i++) {
+		const struct kmt_cpustat *st = &b->stats[i];
+
+		if (st->cpu != cpu)
+			continue;
+		printf(" %10" PRIu64 " %10" PRIu64, st->overrun, st->dropped);
+		return;
+	}
+	printf(" %10s %10s", "-", "-");
+}
+
+static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
+			 const struct kmt_census *c)
+{
+	const struct kmt_formats *fs = kmt_file_formats(f);
+	uint64_t pages = 0, bytes = 0;
+	char hb[32];
+	int i;
+	uint32_t id;
+
+	printf("\n%-5s %12s %9s %11s %10s %10s %10s\n", "CPU", "events", "pages", "data",
+	       "lost", "overrun", "dropped");
+	for (i = 0; i < c->nr_cpus; i++) {
+		const struct kmt_census_cpu *cc = &c->cpus[i];
+
+		printf("%-5d %12" PRIu64 " %9" PRIu64 " %11s %10" PRIu64 "%s", cc->cpu, cc->events,
+		       cc->pages, human_bytes((double)cc->bytes, hb), cc->lost_events,
+		       cc->lost_unknown ? "+" : " ");
+		print_stats(b, cc->cpu);
+		putchar('\n');
+		pages += cc->pages;
+		bytes += cc->bytes;
+	}
+	printf("%-5s %12" PRIu64 " %9" PRIu64 " %11s %10" PRIu64 "%s\n", "all", c->events, pages,
+	       human_bytes((double)bytes, hb), c->lost_events, c->lost_unknown ? "+" : "");
+	if (c->lost_unknown)
+		printf("(+: %" PRIu64 " pages report lost events without a count)\n", c->lost_unknown);
+	printf("\n%-40s %12s\n", "event", "records");
+	for (id = 0; id < c->nr_ids; id++) {
+		const struct kmt_format *fmt;
+		char name[128];
+
+		if (!c->per_id[id])
+			continue;
+		fmt = kmt_formats_by_id(fs, id);
+		if (fmt)
+			snprintf(name, sizeof(name), "%s:%s", fmt->system, fmt->name);
+		else
+			snprintf(name, sizeof(name), "unknown id %u", id);
+		printf("%-40s %12" PRIu64 "\n", name, c->per_id[id]);
+	}
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "kmemtrace.dat";
+	const struct kmt_file_info *fi;
+	struct kmt_census c;
+	struct kmt_diag d = { 0 };
+	struct kmt_file *f;
+	char hb[32];
+	int opt, i, ret = EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage_print(stdout, info_usage);
+			return EXIT_OK;
+		}
+		return usage_error(info_usage, "unknown option");
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return usage_error(info_usage, "too many arguments");
+	if (kmt_file_open(&f, path, &d))
+		return error("%s", d.msg);
+	fi = kmt_file_info(f);
+	printf("file:       %s (%s)\n", path, human_bytes((double)fi->file_size, hb));
+	printf("format:     trace.dat v%d, %s endian, %d-bit kernel, page %u, compression %s %s\n",
+	       fi->version, fi->big_endian ? "big" : "little", fi->kernel_long_size * 8,
+	       fi->page_size, fi->compression, fi->compression_version);
+	if (fi->recorder)
+		printf("recorder:   %s\n", fi->recorder);
+	if (fi->uname)
+		printf("kernel:     %s\n", fi->uname);
+	printf("clock:      %s\n", fi->clock ? fi->clock : "(unknown)");
+	printf("CPUs:       %d\n", fi->cpu_count);
+	printf("formats:    %d events\n", kmt_file_formats(f)->nr);
+	for (i = 0; i < kmt_file_nr_buffers(f); i++) {
+		const struct kmt_buffer *b = kmt_file_buffer(f, i);
+		int j;
+
+		printf("buffer:     \"%s\"%s: %d CPUs, sub-buffer %u%s\n", b->name,
+		       i == kmt_file_main_buffer(f) ? " (main)" : "", b->nr_cpus, b->page_size,
+		       b->compressed ? ", compressed" : "");
+		for (j = 0; j < b->nr_stats; j++)
+			if (b->stats[j].truncated)
+				printf("            CPU %d: recording truncated: %s\n",
+				       b->stats[j].cpu, b->stats[j].note);
+	}
+	if (kmt_file_main_buffer(f) >= 0) {
+		int mb = kmt_file_main_buffer(f);
+
+		if (kmt_census_run(&c, f, mb, &d))
+			ret = error("%s", d.msg);
+		else
+			print_census(f, kmt_file_buffer(f, mb), &c);
+		kmt_census_release(&c);
+	} else {
+		printf("\nno event data\n");
+	}
+	kmt_file_close(f);
+	return ret;
+}

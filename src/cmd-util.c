@@ -1,0 +1,86 @@
+/*
+ * Helpers shared by the subcommands: messages, usage, units.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_FAIL;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void usage_print(FILE *out, const char *text)
+{
+	fputs(text, out);
+}
+
+int usage_error(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n\n", stderr);
+	fputs(text, stderr);
+	return EXIT_USAGE;
+}
+
+bool parse_duration(const char *s, double *seconds)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return false;
+	if (!*end || !strcmp(end, "s"))
+		*seconds = v;
+	else if (!strcmp(end, "ms"))
+		*seconds = v / 1e3;
+	else if (!strcmp(end, "m"))
+		*seconds = v * 60;
+	else if (!strcmp(end, "h"))
+		*seconds = v * 3600;
+	else
+		return false;
+	return true;
+}
+
+const char *human_bytes(double bytes, char *buf)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	double v = bytes < 0 ? -bytes : bytes;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, 32, "%s%.0f B", bytes < 0 ? "-" : "", v);
+	else
+		snprintf(buf, 32, "%s%.1f %s", bytes < 0 ? "-" : "", v, units[u]);
+	return buf;
+}

@@ -1,0 +1,43 @@
+/*
+ * What every subcommand shares: its entry point, and the few helpers that
+ * turn library errors into one clear line on stderr.
+ */
+#ifndef KMT_CMD_H
+#define KMT_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <kmemtrace/kmemtrace.h>
+
+/* Exit codes: 0 ok, 1 failure (or findings, for check), 2 bad usage. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* "kmemtrace <cmd>: <message>" on stderr; returns EXIT_FAIL. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "kmemtrace <cmd>: warning: <message>" on stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the usage text of the current command to @out. */
+void usage_print(FILE *out, const char *text);
+/* For bad usage: the usage text on stderr, returns EXIT_USAGE. */
+int usage_error(const char *text, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The name of the running subcommand, for messages. */
+extern const char *cmd_name;
+
+/* Parse "1.5", "10s", "2m", "500ms" into nanoseconds; false if bad. */
+bool parse_duration(const char *s, double *seconds);
+/* Human units: "12.3 MiB", "456 B". @buf must hold 32 bytes. */
+const char *human_bytes(double bytes, char *buf);
+
+#endif

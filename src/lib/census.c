@@ -1,0 +1,76 @@
+/*
+ * Census of a buffer: a page walk counting records per CPU and per event
+ * id, and the losses the ring buffer reported in page headers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <kmemtrace/census.h>
+#include "kmt-local.h"
+
+int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
+		   struct kmt_diag *d)
+{
+	const struct kmt_buffer *b = kmt_file_buffer(f, buffer);
+	bool be = kmt_file_info(f)->big_endian;
+	int i, ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!b)
+		return 0;
+	c->nr_ids = 65536;
+	c->per_id = calloc(c->nr_ids, sizeof(*c->per_id));
+	c->cpus = calloc((size_t)(b->nr_cpus ? b->nr_cpus : 1), sizeof(*c->cpus));
+	if (!c->per_id || !c->cpus)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	c->nr_cpus = b->nr_cpus;
+	for (i = 0; i < b->nr_cpus && !ret; i++) {
+		struct kmt_census_cpu *cc = &c->cpus[i];
+		struct kmt_cpu_reader *r;
+		struct kmt_page pg;
+
+		cc->cpu = b->cpus[i].cpu;
+		ret = kmt_cpu_reader_open(&r, f, buffer, i, d);
+		if (ret)
+			break;
+		while ((ret = kmt_cpu_reader_next(r, &pg, d)) > 0) {
+			struct kmt_page_iter it;
+			struct kmt_rec rec;
+
+			cc->pages++;
+			cc->bytes += pg.size;
+			if (pg.missed) {
+				cc->lost_pages++;
+				if (pg.lost > 0)
+					cc->lost_events += (uint64_t)pg.lost;
+				else
+					cc->lost_unknown++;
+			}
+			kmt_page_iter_init(&it, &pg);
+			while ((ret = kmt_page_next(&it, &rec, d)) > 0) {
+				if (!cc->events)
+					cc->first_ts = rec.ts;
+				cc->last_ts = rec.ts;
+				cc->events++;
+				if (rec.len >= 2)
+					c->per_id[ld16(rec.data, be)]++;
+			}
+			if (ret < 0) {
+				ret = kmt_cpu_reader_fail(r, d);
+				break;
+			}
+		}
+		kmt_cpu_reader_close(r);
+		c->events += cc->events;
+		c->lost_events += cc->lost_events;
+		c->lost_unknown += cc->lost_unknown;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+void kmt_census_release(struct kmt_census *c)
+{
+	free(c->cpus);
+	free(c->per_id);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,88 @@
+/*
+ * Private helpers shared by the library's modules: byte order, a growable
+ * buffer, whole-file reads. Nothing here is part of the public API.
+ */
+#ifndef KMT_LOCAL_H
+#define KMT_LOCAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/* Unaligned loads in little or big endian. */
+static inline uint16_t ld16(const void *p, bool be)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return be ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t ld32(const void *p, bool be)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t ld64(const void *p, bool be)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be ? __builtin_bswap64(v) : v;
+}
+
+/* Load an unsigned integer of @size bytes (1, 2, 4 or 8). */
+static inline uint64_t ldn(const void *p, unsigned int size, bool be)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)p;
+	case 2: return ld16(p, be);
+	case 4: return ld32(p, be);
+	case 8: return ld64(p, be);
+	}
+	return 0;
+}
+
+/* A growable byte buffer; zero-initialise, release with sbuf_release(). */
+struct sbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+int sbuf_grow(struct sbuf *sb, size_t extra);
+int sbuf_add(struct sbuf *sb, const void *data, size_t len);
+int sbuf_addstr(struct sbuf *sb, const char *s);	/* with its NUL */
+int sbuf_printf(struct sbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));		/* without NUL */
+int sbuf_add16(struct sbuf *sb, uint16_t v);
+int sbuf_add32(struct sbuf *sb, uint32_t v);
+int sbuf_add64(struct sbuf *sb, uint64_t v);
+void sbuf_release(struct sbuf *sb);
+
+/*
+ * Read a whole file, including /proc and tracefs files that report size 0.
+ * The result is NUL-terminated (not counted in len). -errno on failure.
+ */
+int read_file(const char *path, struct sbuf *out);
+/* Write all of @len bytes, retrying short writes; -errno on failure. */
+int write_all(int fd, const void *buf, size_t len);
+/* pwrite() all of @len bytes at @off; -errno on failure. */
+int pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* Write @s to an existing file (tracefs control files); -errno. */
+int write_str_file(const char *path, const char *s);
+
+/* strdup()/strndup() returning NULL on failure; a small convenience. */
+char *xstrndup(const char *s, size_t n);
+
+#endif

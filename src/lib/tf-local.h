@@ -1,0 +1,104 @@
+/*
+ * Private state of an open trace file, shared by the reader's modules.
+ */
+#ifndef TF_LOCAL_H
+#define TF_LOCAL_H
+
+#include <kmemtrace/compress.h>
+#include <kmemtrace/tracefile.h>
+#include "kmt-local.h"
+
+/* A bounded cursor over bytes of the file (or of a decompressed section). */
+struct cur {
+	const uint8_t *p;
+	const uint8_t *end;
+	bool be;
+	bool bad;			/* set once a read ran past the end */
+};
+
+static inline size_t cur_left(const struct cur *c)
+{
+	return (size_t)(c->end - c->p);
+}
+
+static inline uint64_t cur_num(struct cur *c, unsigned int size)
+{
+	uint64_t v;
+
+	if (c->bad || cur_left(c) < size) {
+		c->bad = true;
+		return 0;
+	}
+	v = ldn(c->p, size, c->be);
+	c->p += size;
+	return v;
+}
+
+/* A NUL-terminated string inside the cursor, or NULL (and bad). */
+static inline const char *cur_str(struct cur *c)
+{
+	const uint8_t *nul;
+
+	if (c->bad || !(nul = memchr(c->p, 0, cur_left(c)))) {
+		c->bad = true;
+		return NULL;
+	}
+	const char *s = (const char *)c->p;
+
+	c->p = nul + 1;
+	return s;
+}
+
+static inline const uint8_t *cur_bytes(struct cur *c, uint64_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (c->bad || cur_left(c) < n) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+struct kmt_file {
+	struct kmt_file_info info;
+	char *path;
+	const uint8_t *map;		/* the whole file */
+	size_t size;
+	bool mapped;			/* map came from mmap() */
+	enum kmt_zalg zalg;
+	struct kmt_zctx *z;
+	char *compression, *compression_version, *uname, *clock, *recorder;
+
+	struct kmt_page_layout layout;
+	struct sbuf header_page, header_event, kallsyms, printk, cmdlines;
+	struct kmt_formats formats;
+
+	int nr_buffers;
+	struct kmt_buffer *buffers;
+	int main_buffer;
+
+	/* v7: section offsets found in options. */
+	uint64_t sec_off[KMT_OPT_BUFFER_TEXT + 1];
+	/* Stats gathered from CPUSTAT options, before buffers are known. */
+	struct sbuf cpustat_text;
+	const char *stat_buffer;	/* buffer the next CPUSTAT belongs to */
+};
+
+/* tf-meta.c: payload parsers shared by v6 and v7. */
+int tf_parse_header_info(struct kmt_file *f, struct cur *c, struct kmt_diag *d);
+int tf_parse_ftrace_events(struct kmt_file *f, struct cur *c, struct kmt_diag *d);
+int tf_parse_event_formats(struct kmt_file *f, struct cur *c, struct kmt_diag *d);
+int tf_parse_blob(struct cur *c, unsigned int lensize, struct sbuf *out,
+		  struct kmt_diag *d);
+int tf_add_cpustat(struct kmt_file *f, const char *text, size_t len);
+int tf_parse_buffer_option(struct kmt_file *f, struct cur *c, bool v7,
+			   bool latency, struct kmt_diag *d);
+struct kmt_buffer *tf_buffer_get(struct kmt_file *f, const char *name);
+
+/* Prefix a diagnostic with the file name and where it happened. */
+int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
+	    uint64_t offset);
+
+#endif
