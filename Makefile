@@ -14,7 +14,7 @@ CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
 
 KMT_CPPFLAGS = -Iinclude -Isrc/lib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
-KMT_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+KMT_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers \
 	-Wshadow -Wformat=2 -Wno-format-nonliteral -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wpointer-arith -fno-strict-aliasing -pthread
 LIBS = -lzstd -lz -lpthread

@@ -1,0 +1,33 @@
+/*
+ * One time-ordered stream of records from a buffer's per-CPU data: each
+ * CPU's pages in order, merged by timestamp (ties: lower CPU index first).
+ * Losses the ring buffer reported in a page header come out as a marker
+ * before that page's first record, so a consumer knows a CPU has a gap.
+ */
+#ifndef KMEMTRACE_STREAM_H
+#define KMEMTRACE_STREAM_H
+
+#include "tracefile.h"
+
+struct kmt_srec {
+	struct kmt_rec rec;
+	int cpu;			/* CPU number */
+	int idx;			/* index of the CPU in the buffer */
+	bool lost_marker;		/* no record: events were lost on @cpu */
+	int64_t lost;			/* for a marker: count, or -1 unknown */
+};
+
+struct kmt_stream;
+
+/* NULL on failure, with the reason in @d. */
+struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d);
+/*
+ * Next record (or loss marker). Returns 1, 0 at the end of all CPUs, or a
+ * negative error with file, CPU and offset in @d.
+ */
+int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d);
+/* The file offset of the page the last record came from, and its CPU. */
+uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx);
+void kmt_stream_close(struct kmt_stream *s);
+
+#endif

@@ -1,0 +1,353 @@
+/*
+ * Event decoding driven by the stored formats (include/kmemtrace/event.h).
+ * At build time each known event is matched by system and name and its
+ * fields by name, with the fallbacks older kernels need; at decode time a
+ * dense id table gives the field offsets, so a record costs a table lookup
+ * and a few bounded loads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/event.h>
+#include "kmt-local.h"
+
+enum { F_ABSENT = 0, F_NUM, F_STR_ARRAY, F_STR_DATALOC, F_STR_RELLOC };
+
+struct fld {
+	uint16_t off;
+	uint8_t size;
+	uint8_t type;
+	uint8_t sgn;
+};
+
+/* Slots, in struct dec order. */
+enum { S_PID, S_CALL, S_PTR, S_REQ, S_ALLOC, S_GFP, S_NODE, S_ORDER, S_MT,
+	S_NAME, S_PID2, S_STR2, S_STACK_N, S_STACK, S_OFFSET, S_WRITE, S_NR };
+
+struct dec {
+	uint8_t kind;
+	uint32_t flags;
+	struct fld f[S_NR];
+};
+
+struct kmt_decoder {
+	bool be;
+	int long_size;
+	uint32_t nr_ids;
+	struct dec *by_id;
+	bool has[KMT_EV_NR];
+	char skipped[512];
+};
+
+/* Field names to try for a slot, most recent kernel first. */
+struct slot_names {
+	int slot;
+	const char *names[3];
+	bool required;
+};
+
+struct event_map {
+	const char *system, *name;
+	enum kmt_kind kind;
+	struct slot_names slots[8];
+};
+
+#define REQ true
+#define OPT false
+
+static const struct event_map event_maps[] = {
+	{ "kmem", "kmalloc", KMT_EV_KMALLOC, {
+		{ S_CALL, { "call_site" }, REQ }, { S_PTR, { "ptr" }, REQ },
+		{ S_REQ, { "bytes_req" }, REQ }, { S_ALLOC, { "bytes_alloc" }, REQ },
+		{ S_GFP, { "gfp_flags" }, OPT }, { S_NODE, { "node" }, OPT } } },
+	{ "kmem", "kmalloc_node", KMT_EV_KMALLOC, {
+		{ S_CALL, { "call_site" }, REQ }, { S_PTR, { "ptr" }, REQ },
+		{ S_REQ, { "bytes_req" }, REQ }, { S_ALLOC, { "bytes_alloc" }, REQ },
+		{ S_GFP, { "gfp_flags" }, OPT }, { S_NODE, { "node" }, OPT } } },
+	{ "kmem", "kmem_cache_alloc", KMT_EV_CACHE_ALLOC, {
+		{ S_CALL, { "call_site" }, REQ }, { S_PTR, { "ptr" }, REQ },
+		{ S_REQ, { "bytes_req" }, REQ }, { S_ALLOC, { "bytes_alloc" }, REQ },
+		{ S_GFP, { "gfp_flags" }, OPT }, { S_NODE, { "node" }, OPT },
+		{ S_NAME, { "name" }, OPT } } },
+	{ "kmem", "kmem_cache_alloc_node", KMT_EV_CACHE_ALLOC, {
+		{ S_CALL, { "call_site" }, REQ }, { S_PTR, { "ptr" }, REQ },
+		{ S_REQ, { "bytes_req" }, REQ }, { S_ALLOC, { "bytes_alloc" }, REQ },
+		{ S_GFP, { "gfp_flags" }, OPT }, { S_NODE, { "node" }, OPT },
+		{ S_NAME, { "name" }, OPT } } },
+	{ "kmem", "kfree", KMT_EV_KFREE, {
+		{ S_CALL, { "call_site" }, REQ }, { S_PTR, { "ptr" }, REQ } } },
+	{ "kmem", "kmem_cache_free", KMT_EV_CACHE_FREE, {
+		{ S_CALL, { "call_site" }, REQ }, { S_PTR, { "ptr" }, REQ },
+		{ S_NAME, { "name" }, OPT } } },
+	{ "kmem", "mm_page_alloc", KMT_EV_PAGE_ALLOC, {
+		{ S_PTR, { "pfn", "page" }, REQ }, { S_ORDER, { "order" }, REQ },
+		{ S_GFP, { "gfp_flags" }, OPT }, { S_MT, { "migratetype" }, OPT } } },
+	{ "kmem", "mm_page_free", KMT_EV_PAGE_FREE, {
+		{ S_PTR, { "pfn", "page" }, REQ }, { S_ORDER, { "order" }, REQ } } },
+	{ "kmem", "mm_page_free_direct", KMT_EV_PAGE_FREE, {
+		{ S_PTR, { "pfn", "page" }, REQ }, { S_ORDER, { "order" }, REQ } } },
+	{ "kmem", "mm_page_free_batched", KMT_EV_PAGE_FREE_BATCHED, {
+		{ S_PTR, { "pfn", "page" }, REQ } } },
+	{ "kmem", "mm_pagevec_free", KMT_EV_PAGE_FREE_BATCHED, {
+		{ S_PTR, { "pfn", "page" }, REQ } } },
+	{ "percpu", "percpu_alloc_percpu", KMT_EV_PCPU_ALLOC, {
+		{ S_CALL, { "call_site" }, OPT }, { S_PTR, { "ptr" }, REQ },
+		{ S_REQ, { "size" }, REQ }, { S_ALLOC, { "bytes_alloc", "size" }, REQ },
+		{ S_GFP, { "gfp_flags" }, OPT } } },
+	{ "percpu", "percpu_free_percpu", KMT_EV_PCPU_FREE, {
+		{ S_PTR, { "ptr" }, REQ } } },
+	{ "sched", "sched_process_fork", KMT_EV_FORK, {
+		{ S_PID2, { "child_pid" }, REQ }, { S_STR2, { "child_comm" }, REQ } } },
+	{ "sched", "sched_process_exec", KMT_EV_EXEC, {
+		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "filename" }, REQ } } },
+	{ "sched", "sched_process_exit", KMT_EV_EXIT, {
+		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "comm" }, REQ } } },
+	{ "task", "task_rename", KMT_EV_RENAME, {
+		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "newcomm" }, REQ } } },
+	{ "task", "task_newtask", KMT_EV_NEWTASK, {
+		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "comm" }, REQ } } },
+	{ "ftrace", "kernel_stack", KMT_EV_STACK, {
+		{ S_STACK_N, { "size" }, REQ }, { S_STACK, { "caller" }, REQ } } },
+	{ "kmemtrace", "access", KMT_EV_ACCESS, {
+		{ S_CALL, { "ip" }, REQ }, { S_PTR, { "obj" }, REQ },
+		{ S_OFFSET, { "offset" }, REQ }, { S_WRITE, { "write" }, REQ },
+		{ S_REQ, { "len" }, OPT } } },
+};
+
+static const char *const kind_names[KMT_EV_NR] = {
+	[KMT_EV_NONE] = "none", [KMT_EV_KMALLOC] = "kmalloc", [KMT_EV_KFREE] = "kfree",
+	[KMT_EV_CACHE_ALLOC] = "kmem_cache_alloc", [KMT_EV_CACHE_FREE] = "kmem_cache_free",
+	[KMT_EV_PAGE_ALLOC] = "mm_page_alloc", [KMT_EV_PAGE_FREE] = "mm_page_free",
+	[KMT_EV_PAGE_FREE_BATCHED] = "mm_page_free_batched",
+	[KMT_EV_PCPU_ALLOC] = "percpu_alloc_percpu", [KMT_EV_PCPU_FREE] = "percpu_free_percpu",
+	[KMT_EV_FORK] = "sched_process_fork", [KMT_EV_EXEC] = "sched_process_exec",
+	[KMT_EV_EXIT] = "sched_process_exit", [KMT_EV_RENAME] = "task_rename",
+	[KMT_EV_NEWTASK] = "task_newtask", [KMT_EV_STACK] = "kernel_stack",
+	[KMT_EV_ACCESS] = "access",
+};
+
+const char *kmt_kind_name(enum kmt_kind kind)
+{
+	return kind < KMT_EV_NR ? kind_names[kind] : "?";
+}
+
+static bool map_field(struct fld *out, const struct kmt_field *f)
+{
+	if (f->offset > 0xffff || f->size > 255)
+		return false;
+	out->off = (uint16_t)f->offset;
+	out->size = (uint8_t)f->size;
+	out->sgn = !!(f->flags & KMT_FIELD_SIGNED);
+	if (f->flags & KMT_FIELD_DATALOC) {
+		if (f->size != 4)
+			return false;
+		out->type = !strncmp(f->type, "__rel_loc", 9) ? F_STR_RELLOC : F_STR_DATALOC;
+	} else if (f->flags & KMT_FIELD_STRING) {
+		out->type = F_STR_ARRAY;
+	} else if (f->flags & KMT_FIELD_ARRAY) {
+		out->type = F_STR_ARRAY;	/* raw bytes: the stack's caller[] */
+	} else {
+		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+			return false;
+		out->type = F_NUM;
+	}
+	return true;
+}
+
+static void note_skipped(struct kmt_decoder *dec, const struct kmt_format *fmt,
+			 const char *field)
+{
+	size_t n = strlen(dec->skipped);
+
+	snprintf(dec->skipped + n, sizeof(dec->skipped) - n, "%s%s:%s (no field '%s')",
+		 n ? ", " : "", fmt->system, fmt->name, field);
+}
+
+static void map_event(struct kmt_decoder *dec, const struct kmt_format *fmt,
+		      const struct event_map *em)
+{
+	struct dec *dc = &dec->by_id[fmt->id];
+	const struct kmt_field *f;
+	size_t s;
+
+	memset(dc, 0, sizeof(*dc));
+	f = kmt_format_field(fmt, "common_pid");
+	if (f)
+		map_field(&dc->f[S_PID], f);
+	for (s = 0; s < ARRAY_SIZE(em->slots) && em->slots[s].names[0]; s++) {
+		const struct slot_names *sn = &em->slots[s];
+		size_t i;
+
+		f = NULL;
+		for (i = 0; i < ARRAY_SIZE(sn->names) && sn->names[i] && !f; i++) {
+			f = kmt_format_field(fmt, sn->names[i]);
+			if (f && sn->slot == S_PTR && !strcmp(sn->names[i], "page"))
+				dc->flags |= KMT_EVF_PAGE_PTR;
+		}
+		if ((!f || !map_field(&dc->f[sn->slot], f)) && sn->required) {
+			note_skipped(dec, fmt, sn->names[0]);
+			dc->kind = KMT_EV_NONE;
+			return;
+		}
+	}
+	if ((em->kind == KMT_EV_CACHE_ALLOC || em->kind == KMT_EV_CACHE_FREE) &&
+	    dc->f[S_NAME].type == F_ABSENT)
+		dc->flags |= KMT_EVF_NO_NAME;
+	dc->kind = (uint8_t)em->kind;
+	dec->has[em->kind] = true;
+}
+
+struct kmt_decoder *kmt_decoder_new(const struct kmt_formats *fs, bool big_endian,
+				    int long_size)
+{
+	struct kmt_decoder *dec = calloc(1, sizeof(*dec));
+	int i;
+	size_t m;
+
+	if (!dec)
+		return NULL;
+	dec->be = big_endian;
+	dec->long_size = long_size;
+	dec->nr_ids = fs->max_id + 1;
+	dec->by_id = calloc(dec->nr_ids, sizeof(*dec->by_id));
+	if (!dec->by_id) {
+		free(dec);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < fs->nr; i++)
+		for (m = 0; m < ARRAY_SIZE(event_maps); m++)
+			if (!strcmp(fs->v[i].system, event_maps[m].system) &&
+			    !strcmp(fs->v[i].name, event_maps[m].name))
+				map_event(dec, &fs->v[i], &event_maps[m]);
+	return dec;
+}
+
+void kmt_decoder_free(struct kmt_decoder *dec)
+{
+	if (!dec)
+		return;
+	free(dec->by_id);
+	free(dec);
+}
+
+enum kmt_kind kmt_decoder_kind(const struct kmt_decoder *dec, uint32_t id)
+{
+	return id < dec->nr_ids ? dec->by_id[id].kind : KMT_EV_NONE;
+}
+
+bool kmt_decoder_has(const struct kmt_decoder *dec, enum kmt_kind kind)
+{
+	return kind < KMT_EV_NR && dec->has[kind];
+}
+
+const char *kmt_decoder_skipped(const struct kmt_decoder *dec)
+{
+	return dec->skipped;
+}
+
+static inline bool get_num(const struct fld *f, const struct kmt_rec *rec, bool be,
+			   uint64_t *v)
+{
+	if ((uint32_t)f->off + f->size > rec->len)
+		return false;
+	*v = ldn(rec->data + f->off, f->size, be);
+	if (f->sgn && f->size < 8 && (*v >> (f->size * 8 - 1)))
+		*v |= ~0ULL << (f->size * 8);
+	return true;
+}
+
+/* A string field: fixed char array, or __data_loc (u32: len << 16 | off). */
+static bool get_str(const struct fld *f, const struct kmt_rec *rec, bool be,
+		    const char **s, uint32_t *len)
+{
+	uint32_t off, n;
+
+	if ((uint32_t)f->off + f->size > rec->len)
+		return false;
+	if (f->type == F_STR_ARRAY) {
+		off = f->off;
+		n = f->size;
+	} else {
+		uint32_t dl = ld32(rec->data + f->off, be);
+
+		off = dl & 0xffff;
+		n = dl >> 16;
+		if (f->type == F_STR_RELLOC)
+			off += f->off + 4;
+		if (off > rec->len || n > rec->len - off)
+			return false;
+	}
+	*s = (const char *)rec->data + off;
+	*len = (uint32_t)strnlen(*s, n);
+	return true;
+}
+
+int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu,
+	       struct kmt_event *ev)
+{
+	const struct dec *dc;
+	uint64_t v = 0;
+	uint16_t id;
+	bool ok = true, be = dec->be;
+
+	if (rec->len < 8)
+		return 0;
+	id = ld16(rec->data, be);
+	if (id >= dec->nr_ids || !(dc = &dec->by_id[id])->kind)
+		return 0;
+	ev->ts = rec->ts;
+	ev->cpu = cpu;
+	ev->kind = dc->kind;
+	ev->id = id;
+	ev->flags = dc->flags;
+	ev->pid = (int32_t)ld32(rec->data + 4, be);
+	if (dc->f[S_PID].type && get_num(&dc->f[S_PID], rec, be, &v))
+		ev->pid = (int32_t)v;
+	ev->call_site = ev->ptr = ev->bytes_req = ev->bytes_alloc = ev->gfp = 0;
+	ev->node = -1;
+	ev->migratetype = -1;
+	ev->order = 0;
+	ev->name = ev->str2 = NULL;
+	ev->name_len = ev->str2_len = 0;
+	ev->stack = NULL;
+	ev->nr_stack = 0;
+	ev->pid2 = 0;
+	ev->offset = 0;
+
+#define NUM(slot, dst, cast) \
+	do { if (dc->f[slot].type == F_NUM) { ok &= get_num(&dc->f[slot], rec, be, &v); dst = (cast)v; } } while (0)
+	NUM(S_CALL, ev->call_site, uint64_t);
+	NUM(S_PTR, ev->ptr, uint64_t);
+	NUM(S_REQ, ev->bytes_req, uint64_t);
+	NUM(S_ALLOC, ev->bytes_alloc, uint64_t);
+	NUM(S_GFP, ev->gfp, uint64_t);
+	NUM(S_NODE, ev->node, int32_t);
+	NUM(S_ORDER, ev->order, uint32_t);
+	NUM(S_MT, ev->migratetype, int32_t);
+	NUM(S_PID2, ev->pid2, int32_t);
+	NUM(S_OFFSET, ev->offset, uint32_t);
+	if (dc->f[S_WRITE].type == F_NUM) {
+		ok &= get_num(&dc->f[S_WRITE], rec, be, &v);
+		if (v)
+			ev->flags |= KMT_EVF_WRITE;
+	}
+#undef NUM
+	if (dc->f[S_NAME].type >= F_STR_ARRAY)
+		ok &= get_str(&dc->f[S_NAME], rec, be, &ev->name, &ev->name_len);
+	if (dc->f[S_STR2].type >= F_STR_ARRAY)
+		ok &= get_str(&dc->f[S_STR2], rec, be, &ev->str2, &ev->str2_len);
+	if (dc->kind == KMT_EV_STACK) {
+		uint64_t n = 0;
+		uint32_t room;
+
+		ok &= get_num(&dc->f[S_STACK_N], rec, be, &n);
+		room = rec->len > dc->f[S_STACK].off ? (rec->len - dc->f[S_STACK].off) / (uint32_t)dec->long_size : 0;
+		ev->stack = rec->data + dc->f[S_STACK].off;
+		ev->nr_stack = (uint32_t)MIN(n, (uint64_t)room);
+	}
+	if (dc->kind == KMT_EV_PAGE_FREE_BATCHED)
+		ev->order = 0;
+	return ok ? dc->kind : KMT_EFORMAT;
+}
