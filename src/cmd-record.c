@@ -1,5 +1,506 @@
+/*
+ * kmemtrace record: record kernel memory events into a trace.dat.
+ *
+ * Flow: fork the command (held) -> private instance, events, filters ->
+ * metadata into the spool -> per-CPU capture threads -> tracing on,
+ * command released -> wait (signals, command exit, -d, a capture error)
+ * -> tracing off, drain, stats -> instance removed -> spool finalised into
+ * the trace file. Every exit path after the instance exists goes through
+ * rec_teardown(), so the kernel is left as it was found.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmd.h"
+#include "record.h"
+
+static const char record_usage[] =
+	"usage: kmemtrace record [options] [-- COMMAND [ARG...]]\n"
+	"\n"
+	"Record the kernel's memory allocation events into a trace.dat file, from a\n"
+	"private tracefs instance, without touching the kernel's other tracing.\n"
+	"With COMMAND, record while it runs and exit with its status; without, record\n"
+	"until Ctrl-C, SIGTERM or -d.\n"
+	"\n"
+	"  -o, --output FILE       trace file (default kmemtrace.dat, mode 0600)\n"
+	"  -e, --event LIST        events to record: kmem:kmalloc, kmem:*, vmalloc, ...\n"
+	"                          (default: kmalloc, kfree, kmem_cache_alloc/free, page\n"
+	"                          alloc/free, percpu alloc/free); process naming events\n"
+	"                          are always added\n"
+	"  -p, --pid PID[,PID]     only these processes and their children\n"
+	"  -F, --follow            only COMMAND and its children\n"
+	"  -b, --buffer-size KB    ring buffer per CPU (default 65536)\n"
+	"  -d, --duration TIME     stop after TIME (10, 2.5s, 500ms, 1m)\n"
+	"      --stack             add a kernel stack to every allocation event\n"
+	"      --filter EXPR       kernel filter, e.g. 'bytes_req > 4096', applied to\n"
+	"                          the events that have its fields\n"
+	"      --no-compress       store raw pages (default: zstd, after recording)\n"
+	"      --level N           zstd level (default 1)\n"
+	"      --rt-prio N         capture threads' SCHED_FIFO priority (default 1;\n"
+	"                          0: ordinary scheduling)\n"
+	"      --user USER         run COMMAND as USER (default under sudo: the\n"
+	"                          invoking user)\n"
+	"      --list              list this kernel's memory events and their fields\n"
+	"      --recover DIR       turn the spool DIR of an interrupted recording into\n"
+	"                          a trace file (-o, default: DIR without .spool)\n"
+	"  -q, --quiet             no status line or summary\n"
+	"  -v, --verbose           with --list: the full formats\n"
+	"  -h, --help              this text\n";
+
+enum { OPT_STACK = 256, OPT_FILTER, OPT_NOCOMPRESS, OPT_LEVEL, OPT_RTPRIO, OPT_LIST,
+       OPT_RECOVER, OPT_USER, OPT_PERCENT };
+
+struct rec {
+	struct rec_opts o;
+	char root[256];
+	char spool[4096];
+	int cpus[MAX_CPUS];
+	int nr_cpus;
+	struct kmt_event_list events;
+	struct kmt_instance in;
+	struct kmt_recorder *r;
+	struct child child;
+	int sigfd;
+	bool tracing;
+	struct timespec t0;
+	double elapsed;
+	int capture_err;
+	char capture_why[512];
+};
+
+static double now_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int add_pids(struct rec_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v <= 0 || o->nr_pids >= 64) {
+			free(copy);
+			return -1;
+		}
+		o->pids[o->nr_pids++] = (pid_t)v;
+	}
+	free(copy);
+	return 0;
+}
+
+static void add_events(struct rec_opts *o, const char *arg)
+{
+	size_t old = o->events_spec ? strlen(o->events_spec) : 0;
+	char *s = realloc(o->events_spec, old + strlen(arg) + 2);
+
+	if (!s)
+		return;
+	if (old)
+		s[old++] = ',';
+	strcpy(s + old, arg);
+	o->events_spec = s;
+}
+
+static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool *verbose,
+			 const char **recover)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "follow", no_argument, NULL, 'F' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "stack", no_argument, NULL, OPT_STACK },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "no-compress", no_argument, NULL, OPT_NOCOMPRESS },
+		{ "level", required_argument, NULL, OPT_LEVEL },
+		{ "rt-prio", required_argument, NULL, OPT_RTPRIO },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ "buffer-percent", required_argument, NULL, OPT_PERCENT },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "recover", required_argument, NULL, OPT_RECOVER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_opts *o = &rc->o;
+	bool output_set = false;
+	char *end;
+	int opt;
+
+	o->output = "kmemtrace.dat";
+	o->buffer_kb = 65536;
+	o->buffer_percent = 25;
+	o->compress = true;
+	o->level = 1;
+	o->rt_prio = 1;
+	while ((opt = getopt_long(argc, argv, "+o:e:p:Fb:d:qvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': o->output = optarg; output_set = true; break;
+		case 'e': add_events(o, optarg); break;
+		case 'p':
+			if (add_pids(o, optarg))
+				return usage_error(record_usage, "bad pid list '%s'", optarg);
+			break;
+		case 'F': o->follow = true; break;
+		case 'b':
+			o->buffer_kb = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || o->buffer_kb < 4 || o->buffer_kb > 64u << 20)
+				return usage_error(record_usage, "bad buffer size '%s' (KiB per CPU)", optarg);
+			break;
+		case 'd':
+			if (!parse_duration(optarg, &o->duration) || o->duration <= 0)
+				return usage_error(record_usage, "bad duration '%s'", optarg);
+			break;
+		case OPT_STACK: o->stack = true; break;
+		case OPT_FILTER: o->filter = optarg; break;
+		case OPT_NOCOMPRESS: o->compress = false; break;
+		case OPT_LEVEL:
+			o->level = (int)strtol(optarg, &end, 10);
+			if (*end || o->level < -7 || o->level > 19)
+				return usage_error(record_usage, "bad zstd level '%s'", optarg);
+			break;
+		case OPT_RTPRIO:
+			o->rt_prio = (int)strtol(optarg, &end, 10);
+			if (*end || o->rt_prio < 0 || o->rt_prio > 99)
+				return usage_error(record_usage, "bad priority '%s' (0-99)", optarg);
+			break;
+		case OPT_PERCENT:
+			o->buffer_percent = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || o->buffer_percent > 100)
+				return usage_error(record_usage, "bad buffer percent '%s'", optarg);
+			break;
+		case OPT_USER: o->user = optarg; break;
+		case OPT_LIST: *list = true; break;
+		case OPT_RECOVER: *recover = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'v': *verbose = true; break;
+		case 'h':
+			usage_print(stdout, record_usage);
+			exit(EXIT_OK);
+		default:
+			return usage_error(record_usage, "unknown option");
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->follow && !o->argv)
+		return usage_error(record_usage, "-F needs a COMMAND");
+	if (o->follow && o->nr_pids)
+		return usage_error(record_usage, "-F and -p cannot be combined");
+	if (*recover && !output_set)
+		o->output = NULL;
+	o->status = !o->quiet && isatty(STDERR_FILENO);
+	return 0;
+}
+
+/* Stop tracing, drain the buffers, keep the stats, remove the instance. */
+static int rec_teardown(struct rec *rc, struct kmt_diag *d)
+{
+	struct kmt_diag dd = { 0 };
+	int ret = 0, err;
+
+	if (rc->tracing) {
+		kmt_session_tracing(&rc->in, false, &dd);
+		rc->tracing = false;
+	}
+	if (rc->r) {
+		err = kmt_recorder_stop(rc->r, &dd);
+		if (err) {
+			rc->capture_err = err;
+			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
+		}
+		if (rc->in.created)
+			kmt_session_save_stats(&rc->in, rc->spool, rc->cpus, rc->nr_cpus, &dd);
+		kmt_recorder_free(rc->r);
+		rc->r = NULL;
+	}
+	if (rc->in.created) {
+		err = kmt_instance_remove(&rc->in);
+		if (err)
+			ret = kmt_diag_set(d, err, "cannot remove tracefs instance %s: %s",
+					   rc->in.path, strerror(-err));
+	}
+	return ret;
+}
+
+static int rec_setup(struct rec *rc, struct kmt_diag *d)
+{
+	struct kmt_session_opts so = {
+		.events = &rc->events,
+		.pids = rc->o.nr_pids ? rc->o.pids : rc->o.follow ? &rc->child.pid : NULL,
+		.nr_pids = rc->o.nr_pids ? rc->o.nr_pids : rc->o.follow ? 1 : 0,
+		.filter = rc->o.filter,
+		.stack = rc->o.stack,
+		.buffer_kb = rc->o.buffer_kb,
+		.buffer_percent = rc->o.buffer_percent,
+		.clock = "local",
+	};
+	struct kmt_recorder_opts ro = {
+		.spool_dir = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
+	};
+	char name[64], notes[2048], sub[32];
+	pid_t tids[MAX_CPUS + 1];
+	int n, ret;
+
+	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
+	ret = kmt_instance_create(&rc->in, rc->root, name, d);
+	if (ret)
+		return ret;
+	ret = kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
+	if (ret)
+		return ret;
+	if (*notes && !rc->o.quiet)
+		fprintf(stderr, "%s: note: %s", cmd_name, notes);
+	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
+		ro.subbuf_size = (uint32_t)strtoul(sub, NULL, 10) * 1024;
+	ret = kmt_session_capture(&rc->in, &rc->events, rc->spool, rc->cpus, rc->nr_cpus,
+				  ro.subbuf_size, d);
+	if (ret)
+		return ret;
+	ro.instance_path = rc->in.path;
+	rc->r = kmt_recorder_start(&ro, d);
+	if (!rc->r)
+		return d->err ? d->err : -EIO;
+	tids[0] = (pid_t)gettid();
+	n = kmt_recorder_tids(rc->r, tids + 1, MAX_CPUS);
+	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
+	if (ret)
+		return ret;
+	ret = kmt_session_tracing(&rc->in, true, d);
+	rc->tracing = !ret;
+	return ret;
+}
+
+/* Wait for the end: the command, a signal, -d, or a capture error. */
+static int rec_wait(struct rec *rc)
+{
+	int errfd = kmt_recorder_error_fd(rc->r), stop_sig = 0;
+
+	for (;;) {
+		struct pollfd pf[2] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
+		double el = now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
+		int timeout = (int)(MIN(left, 1.0) * 1000) + 1;
+
+		if (rc->o.duration && left <= 0)
+			break;
+		if (rc->o.status)
+			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, el);
+		if (poll(pf, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents)
+			break;		/* a capture thread failed: stop */
+		if (pf[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(rc->sigfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo != SIGCHLD) {
+				stop_sig = (int)si.ssi_signo;
+				break;
+			}
+			if (rc->child.pid > 0 && waitpid(rc->child.pid, &rc->child.status, WNOHANG) == rc->child.pid) {
+				rc->child.exited = true;
+				break;
+			}
+		}
+	}
+	if (rc->o.status)
+		ui_status_clear();
+	return stop_sig;
+}
+
+static int rec_finalize(struct rec *rc, const char *spool, const char *output, bool recovered)
+{
+	struct kmt_finalize_opts fo = {
+		.zalg = rc->o.compress ? KMT_Z_ZSTD : KMT_Z_NONE, .level = rc->o.level,
+		.chunk_pages = 64, .recovered = recovered, .punch = rc->capture_err == -ENOSPC,
+		.progress = rc->o.status ? ui_progress : NULL, .progress_arg = (void *)output,
+	};
+	struct kmt_finalize_result *res = calloc(1, sizeof(*res));
+	struct kmt_diag d = { 0 };
+	int ret;
+
+	if (!res)
+		return error("out of memory");
+	ret = kmt_spool_finalize(spool, output, &fo, res, &d);
+	if (rc->o.status)
+		ui_status_clear();
+	if (ret) {
+		free(res);
+		error("%s", d.msg);
+		return error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
+			     spool, spool);
+	}
+	kmt_spool_remove(spool);
+	if (!rc->o.quiet)
+		ui_summary(&rc->o, res, rc->elapsed, output);
+	free(res);
+	return EXIT_OK;
+}
+
+static int do_recover(struct rec *rc, const char *dir)
+{
+	char out[4096];
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (!rc->o.output) {
+		if (n > 6 && !strncmp(dir + n - 6, ".spool", 6))
+			snprintf(out, sizeof(out), "%.*s", (int)(n - 6), dir);
+		else
+			snprintf(out, sizeof(out), "%.*s.dat", (int)n, dir);
+		rc->o.output = out;
+	}
+	if (!access(rc->o.output, F_OK))
+		return error("'%s' exists; choose another name with -o", rc->o.output);
+	return rec_finalize(rc, dir, rc->o.output, true);
+}
+
+static int prepare(struct rec *rc, struct kmt_diag *d)
+{
+	char removed[1024];
+	int ret;
+
+	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), true, d);
+	if (ret)
+		return ret;
+	ret = kmt_instances_reap(rc->root, removed, sizeof(removed));
+	if (ret > 0 && !rc->o.quiet)
+		fprintf(stderr, "%s: removed instances left by dead recorders: %s\n", cmd_name, removed);
+	if (rc->o.events_spec)
+		ret = kmt_events_expand(rc->root, rc->o.events_spec, false, &rc->events, d);
+	else
+		ret = kmt_events_expand(rc->root, kmt_default_events, true, &rc->events, d);
+	ret = ret ?: kmt_events_expand(rc->root, kmt_naming_events, true, &rc->events, d);
+	if (ret)
+		return ret;
+	rc->nr_cpus = kmt_online_cpus(rc->cpus, MAX_CPUS);
+	snprintf(rc->spool, sizeof(rc->spool), "%s.spool", rc->o.output);
+	if (!access(rc->o.output, F_OK) && access(rc->o.output, W_OK))
+		return kmt_diag_set(d, -EACCES, "cannot overwrite '%s'", rc->o.output);
+	return kmt_spool_create(rc->spool, d);
+}
+
 int cmd_record(int argc, char **argv)
 {
-	return error("not yet");
+	struct rec *rc = calloc(1, sizeof(*rc));
+	const char *recover = NULL;
+	bool list = false, verbose = false, spooled = false;
+	struct kmt_diag d = { 0 };
+	sigset_t mask, old;
+	int ret, code = EXIT_FAIL, stop_sig = 0;
+
+	if (!rc)
+		return error("out of memory");
+	rc->child.pid = -1;
+	rc->sigfd = -1;
+	ret = parse_options(rc, argc, argv, &list, &verbose, &recover);
+	if (ret) {
+		free(rc->o.events_spec);
+		free(rc);
+		return ret;
+	}
+	if (list) {
+		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), true, &d);
+		code = ret ? error("%s", d.msg) : ui_list(rc->root, verbose);
+		goto out_free;
+	}
+	if (recover) {
+		code = do_recover(rc, recover);
+		goto out_free;
+	}
+	if (prepare(rc, &d)) {
+		code = error("%s", d.msg);
+		goto out_free;
+	}
+	spooled = true;
+	/* Signals are taken synchronously from a signalfd, in this thread only. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	rc->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (rc->o.argv && child_spawn(&rc->child, rc->o.argv, rc->o.user)) {
+		code = error("cannot start '%s': %s", rc->o.argv[0], strerror(errno));
+		goto out;
+	}
+	ret = rec_setup(rc, &d);
+	if (ret) {
+		code = error("%s", d.msg);
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &rc->t0);
+	if (rc->o.argv) {
+		ret = child_release(&rc->child);
+		if (ret) {
+			code = error("cannot run '%s': %s", rc->o.argv[0], strerror(-ret));
+			rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
+			goto out;
+		}
+	}
+	stop_sig = rec_wait(rc);
+	rc->elapsed = now_since(&rc->t0);
+	ret = rec_teardown(rc, &d);
+	if (ret)
+		error("%s", d.msg);
+	if (rc->capture_err) {
+		error("recording stopped: %s", rc->capture_why);
+		if (rc->capture_err == -ENOSPC) {
+			char why[600];
+			int n = snprintf(why, sizeof(why), "%s\n", rc->capture_why);
+
+			kmt_spool_put(rc->spool, "truncated", why, (size_t)n, &d);
+		}
+	}
+	code = rec_finalize(rc, rc->spool, rc->o.output, false);
+	if (code == EXIT_OK) {
+		spooled = false;
+		if (ret || rc->capture_err)
+			code = EXIT_FAIL;
+	} else {
+		spooled = false;	/* kept on purpose for --recover */
+	}
+out:
+	rec_teardown(rc, &d);
+	/* A command still running when recording stopped gets our signal. */
+	if (rc->child.pid > 0 && rc->child.released && !rc->child.exited) {
+		kill(rc->child.pid, stop_sig ? stop_sig : SIGTERM);
+		rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
+	}
+	child_abort(&rc->child);
+	if (spooled)
+		kmt_spool_remove(rc->spool);
+	if (rc->sigfd >= 0)
+		close(rc->sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (code == EXIT_OK && rc->o.argv)
+		code = child_exit_code(&rc->child);
+out_free:
+	kmt_event_list_release(&rc->events);
+	free(rc->o.events_spec);
+	free(rc);
+	return code;
 }

@@ -22,6 +22,8 @@ struct cmd {
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
 /* "kmemtrace <cmd>: <message>" on stderr; returns EXIT_FAIL. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "kmemtrace <cmd>: warning: <message>" on stderr. */

@@ -1,0 +1,30 @@
+/*
+ * pid -> command name, as in saved_cmdlines ("pid comm" lines). Built from
+ * the CMDLINES section and from the sched/task events in a trace.
+ */
+#ifndef KMEMTRACE_COMM_H
+#define KMEMTRACE_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define KMT_COMM_LEN 16
+
+struct kmt_comms;
+
+struct kmt_comms *kmt_comms_new(void);	/* NULL + errno */
+void kmt_comms_free(struct kmt_comms *c);
+/* Set @pid's name (@len bytes, truncated to 15). -ENOMEM on failure. */
+int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len);
+/* @pid's name, or NULL. */
+const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid);
+/* Add every "pid comm" line of @text; malformed lines are skipped. */
+int kmt_comms_parse(struct kmt_comms *c, const char *text, size_t len);
+/* All entries as "pid comm\n" lines, sorted by pid, into a malloc'd string. */
+char *kmt_comms_format(const struct kmt_comms *c, size_t *len);
+size_t kmt_comms_count(const struct kmt_comms *c);
+/* The comm a task gets from exec'ing @filename: its basename, 15 chars. */
+void kmt_comm_from_exec(const char *filename, size_t len, char out[KMT_COMM_LEN]);
+
+#endif

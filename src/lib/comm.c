@@ -1,0 +1,180 @@
+/*
+ * pid -> comm map: open addressing on pid, grown at 50% load.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/comm.h>
+#include "kmt-local.h"
+
+struct centry {
+	int32_t pid;			/* 0: empty (pid 0 is stored as -2^31) */
+	char name[KMT_COMM_LEN];
+};
+
+struct kmt_comms {
+	struct centry *v;
+	size_t cap, n;
+};
+
+#define PID0 INT32_MIN
+
+static size_t slot(int32_t pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+struct kmt_comms *kmt_comms_new(void)
+{
+	struct kmt_comms *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->cap = 256;
+	c->v = calloc(c->cap, sizeof(*c->v));
+	if (!c->v) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void kmt_comms_free(struct kmt_comms *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	free(c);
+}
+
+static struct centry *find(const struct kmt_comms *c, int32_t key)
+{
+	size_t i = slot(key, c->cap);
+
+	while (c->v[i].pid && c->v[i].pid != key)
+		i = (i + 1) & (c->cap - 1);
+	return &c->v[i];
+}
+
+static int grow(struct kmt_comms *c)
+{
+	struct kmt_comms nc = { calloc(c->cap * 2, sizeof(*c->v)), c->cap * 2, 0 };
+	size_t i;
+
+	if (!nc.v)
+		return -ENOMEM;
+	for (i = 0; i < c->cap; i++)
+		if (c->v[i].pid)
+			*find(&nc, c->v[i].pid) = c->v[i];
+	free(c->v);
+	c->v = nc.v;
+	c->cap = nc.cap;
+	return 0;
+}
+
+int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len)
+{
+	int32_t key = pid ? pid : PID0;
+	struct centry *e;
+
+	if ((c->n + 1) * 2 > c->cap && grow(c))
+		return -ENOMEM;
+	e = find(c, key);
+	if (!e->pid) {
+		e->pid = key;
+		c->n++;
+	}
+	len = strnlen(name, MIN(len, (size_t)KMT_COMM_LEN - 1));
+	memcpy(e->name, name, len);
+	e->name[len] = '\0';
+	return 0;
+}
+
+const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid)
+{
+	const struct centry *e = find(c, pid ? pid : PID0);
+
+	return e->pid ? e->name : NULL;
+}
+
+int kmt_comms_parse(struct kmt_comms *c, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *s = p;
+		long pid = 0;
+		bool neg = false;
+
+		if (s < le && *s == '-') {
+			neg = true;
+			s++;
+		}
+		while (s < le && *s >= '0' && *s <= '9' && pid < 1L << 31)
+			pid = pid * 10 + (*s++ - '0');
+		if (s > p && s < le && *s == ' ' && pid < 1L << 31) {
+			int ret = kmt_comms_set(c, (int32_t)(neg ? -pid : pid), s + 1, (size_t)(le - s - 1));
+
+			if (ret)
+				return ret;
+		}
+		p = le + 1;
+	}
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int32_t x = ((const struct centry *)a)->pid, y = ((const struct centry *)b)->pid;
+
+	x = x == PID0 ? 0 : x;
+	y = y == PID0 ? 0 : y;
+	return (x > y) - (x < y);
+}
+
+char *kmt_comms_format(const struct kmt_comms *c, size_t *len)
+{
+	struct centry *all = malloc((c->n + 1) * sizeof(*all));
+	struct sbuf sb = { 0 };
+	size_t i, n = 0;
+
+	if (!all)
+		return NULL;
+	for (i = 0; i < c->cap; i++)
+		if (c->v[i].pid)
+			all[n++] = c->v[i];
+	qsort(all, n, sizeof(*all), cmp_pid);
+	sbuf_grow(&sb, n * 24);
+	for (i = 0; i < n; i++)
+		if (sbuf_printf(&sb, "%d %s\n", all[i].pid == PID0 ? 0 : all[i].pid, all[i].name)) {
+			sbuf_release(&sb);
+			break;
+		}
+	free(all);
+	if (!sb.buf)
+		sb.buf = calloc(1, 1);
+	if (len)
+		*len = sb.len;
+	return sb.buf;
+}
+
+size_t kmt_comms_count(const struct kmt_comms *c)
+{
+	return c->n;
+}
+
+void kmt_comm_from_exec(const char *filename, size_t len, char out[KMT_COMM_LEN])
+{
+	const char *base = filename, *p;
+	size_t n;
+
+	len = strnlen(filename, len);
+	for (p = filename; p < filename + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	n = MIN((size_t)(filename + len - base), (size_t)KMT_COMM_LEN - 1);
+	memcpy(out, base, n);
+	out[n] = '\0';
+}

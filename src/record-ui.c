@@ -1,0 +1,168 @@
+/*
+ * What kmemtrace record prints: the once-a-second status line on a
+ * terminal, progress while the file is written, the per-CPU summary at the
+ * end, and --list.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/format.h>
+#include "cmd.h"
+#include "record.h"
+
+static uint64_t stat_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
+	       const struct kmt_recorder *r, double elapsed)
+{
+	uint64_t events = 0, lost = 0, bytes = 0;
+	char rel[64], buf[2048], hb[32];
+	int i;
+
+	for (i = 0; i < nr_cpus; i++) {
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpus[i]);
+		if (kmt_instance_read(in, rel, buf, sizeof(buf)) > 0) {
+			events += stat_field(buf, "entries: ") + stat_field(buf, "read events: ");
+			lost += stat_field(buf, "\noverrun: ") + stat_field(buf, "dropped events: ");
+		}
+		bytes += kmt_recorder_bytes(r, i);
+	}
+	fprintf(stderr, "\r\033[K  %6.1fs  %12" PRIu64 " events  %10s written  %" PRIu64 " lost",
+		elapsed, events + lost, human_bytes((double)bytes, hb), lost);
+	fflush(stderr);
+}
+
+void ui_status_clear(void)
+{
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}
+
+void ui_progress(void *arg, uint64_t done, uint64_t total)
+{
+	static int last = -1;
+	int pct = total ? (int)(done * 100 / total) : 100;
+
+	if (!arg || pct == last)
+		return;
+	last = pct;
+	fprintf(stderr, "\r\033[K  writing %s: %d%%", (const char *)arg, pct);
+	fflush(stderr);
+}
+
+static void print_count(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i, o = 0;
+
+	for (i = 0; i < n && o < (int)len - 1; i++) {
+		if (i && (n - i) % 3 == 0 && o < (int)len - 2)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
+		double elapsed, const char *output)
+{
+	char a[32], b[32], c[32], hb[32];
+	int i;
+
+	print_count(res->events, a, sizeof(a));
+	print_count(res->lost, b, sizeof(b));
+	fprintf(stderr, "%s: %s events in %.1f s on %d CPUs, %s lost\n", cmd_name, a, elapsed,
+		res->nr_cpus, b);
+	fprintf(stderr, "  %5s %14s %12s %12s %12s\n", "CPU", "events", "data", "lost", "overrun");
+	for (i = 0; i < res->nr_cpus; i++) {
+		const struct kmt_finalize_cpu *fc = &res->cpus[i];
+
+		print_count(fc->events, a, sizeof(a));
+		print_count(fc->lost, b, sizeof(b));
+		print_count(fc->overrun + fc->dropped, c, sizeof(c));
+		fprintf(stderr, "  %5d %14s %12s %11s%s %12s\n", fc->cpu, a,
+			human_bytes((double)fc->bytes, hb), b, fc->lost_unknown ? "+" : " ",
+			fc->has_stats ? c : "-");
+	}
+	fprintf(stderr, "  wrote %s: %s", output, human_bytes((double)res->file_bytes, hb));
+	if (res->events)
+		fprintf(stderr, " (%s, %.1f bytes/event)", o->compress ? "zstd" : "uncompressed",
+			(double)res->file_bytes / (double)res->events);
+	fputc('\n', stderr);
+	if (res->truncated)
+		fprintf(stderr, "%s: the recording is truncated: %s\n", cmd_name, res->truncated_why);
+	if (res->lost) {
+		print_count(res->lost, a, sizeof(a));
+		fprintf(stderr, "%s: %s events were LOST: the ring buffer filled faster than it was read.\n"
+			"  Record with a larger buffer (-b %u, now %u KiB per CPU), fewer events (-e)\n"
+			"  or a filter (--filter) to avoid it.\n",
+			cmd_name, a, o->buffer_kb * 4, o->buffer_kb);
+	}
+}
+
+static void list_event(const char *root, const char *sys, const char *name, bool verbose)
+{
+	static char text[1 << 16];
+	struct kmt_format fmt;
+	char path[1024], ev[256];
+	size_t len;
+	FILE *fp;
+	int j;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, sys, name);
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	len = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	if (kmt_format_parse(&fmt, sys, text, len, NULL))
+		return;
+	snprintf(ev, sizeof(ev), "%s:%s", sys, fmt.name);
+	printf("%c %-36s id %-5u", strstr(kmt_default_events, ev) ? '*' : ' ', ev, fmt.id);
+	for (j = 0; j < fmt.nr_fields; j++)
+		if (strncmp(fmt.fields[j].name, "common_", 7))
+			printf(" %s", fmt.fields[j].name);
+	putchar('\n');
+	if (verbose)
+		printf("%s\n", fmt.text);
+	kmt_format_release(&fmt);
+}
+
+static void list_system(const char *root, const char *sys, bool verbose)
+{
+	struct dirent **ents;
+	char path[1024];
+	int n, i;
+
+	snprintf(path, sizeof(path), "%s/events/%s", root, sys);
+	n = scandir(path, &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.')
+			list_event(root, sys, ents[i]->d_name, verbose);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+int ui_list(const char *root, bool verbose)
+{
+	static const char *const systems[] = { "kmem", "percpu", "vmalloc", "cma", "compaction",
+					       "huge_memory", "migrate", "oom", "vmscan" };
+	size_t i;
+
+	printf("Memory events of this kernel (* = recorded by default), with their fields:\n\n");
+	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
+		list_system(root, systems[i], verbose);
+	printf("\nAlways added, to name processes: %s\n", kmt_naming_events);
+	printf("Any other event can be recorded with -e SYSTEM:EVENT; -v shows full formats.\n");
+	return EXIT_OK;
+}

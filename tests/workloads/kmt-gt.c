@@ -1,0 +1,80 @@
+/*
+ * kmt-gt: a ground-truth workload whose kernel allocations are known.
+ *
+ *   kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] FILE
+ *
+ * On Linux 6.x, with FILE on tmpfs (user xattrs in memory):
+ *  -g N -s SIZE  N getxattr(FILE, "user.kmt-none", buf, SIZE) calls: each is one
+ *                kmalloc(SIZE) in do_getxattr, freed (kvfree) before the call
+ *                returns (default N=100, SIZE=1337 -> 2048-byte objects).
+ *  -x N -v SIZE  N setxattr(FILE, "user.kmtNNNN", value of SIZE bytes): each is a
+ *                kmalloc(SIZE) of the copied value (vmemdup_user, freed) and one
+ *                kmalloc(sizeof(struct simple_xattr) + SIZE) in simple_xattr_alloc
+ *                that stays live, plus the name (kstrdup, 12 bytes, live).
+ *  -r N          then removexattr the first N of them again (frees both).
+ *  -l N          N large getxattr calls of 20000 bytes (kmalloc_large: order-3
+ *                pages; the kernel traces each as two kmalloc events).
+ * It prints one line of what it did and its pid, and exits 0.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static char buf[65536];
+
+static void die(const char *what)
+{
+	fprintf(stderr, "kmt-gt: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, i;
+	const char *file;
+	char name[64];
+	int opt;
+
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:")) != -1) {
+		switch (opt) {
+		case 'g': getx = atol(optarg); break;
+		case 's': gsize = atol(optarg); break;
+		case 'x': setx = atol(optarg); break;
+		case 'v': vsize = atol(optarg); break;
+		case 'r': rem = atol(optarg); break;
+		case 'l': large = atol(optarg); break;
+		default:
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] FILE\n");
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
+	    rem > setx) {
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] FILE\n");
+		return 2;
+	}
+	file = argv[optind];
+	memset(buf, 'k', sizeof(buf));
+	for (i = 0; i < getx; i++)
+		if (getxattr(file, "user.kmt-none", buf, (size_t)gsize) >= 0 || errno != ENODATA)
+			die("getxattr");
+	for (i = 0; i < setx; i++) {
+		snprintf(name, sizeof(name), "user.kmt%04ld", i);
+		if (setxattr(file, name, buf, (size_t)vsize, XATTR_CREATE))
+			die("setxattr");
+	}
+	for (i = 0; i < rem; i++) {
+		snprintf(name, sizeof(name), "user.kmt%04ld", i);
+		if (removexattr(file, name))
+			die("removexattr");
+	}
+	for (i = 0; i < large; i++)
+		if (getxattr(file, "user.kmt-none", buf, 20000) >= 0 || errno != ENODATA)
+			die("getxattr (large)");
+	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large\n",
+	       (int)getpid(), getx, gsize, setx, vsize, rem, large);
+	return 0;
+}
