@@ -45,6 +45,9 @@ static const char record_usage[] =
 	"                          the events that have its fields\n"
 	"      --no-compress       store raw pages (default: zstd, after recording)\n"
 	"      --level N           zstd level (default 1)\n"
+	"  -m, --hold MB           memory for captured pages not yet written; they\n"
+	"                          are written when the machine is idle or this fills\n"
+	"                          (default: 1/8 of RAM, at most 4096; 0: write at once)\n"
 	"      --rt-prio N         capture threads' SCHED_FIFO priority (default 1;\n"
 	"                          0: ordinary scheduling)\n"
 	"      --user USER         run COMMAND as USER (default under sudo: the\n"
@@ -116,6 +119,15 @@ static void add_events(struct rec_opts *o, const char *arg)
 	o->events_spec = s;
 }
 
+/* 1/8 of the machine's memory, at most 4 GiB. */
+static size_t default_hold_mb(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	size_t mb = pages > 0 && psize > 0 ? (size_t)pages / 8 * (size_t)psize >> 20 : 256;
+
+	return MIN(mb, (size_t)4096);
+}
+
 static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool *verbose,
 			 const char **recover)
 {
@@ -131,6 +143,7 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 		{ "no-compress", no_argument, NULL, OPT_NOCOMPRESS },
 		{ "level", required_argument, NULL, OPT_LEVEL },
 		{ "rt-prio", required_argument, NULL, OPT_RTPRIO },
+		{ "hold", required_argument, NULL, 'm' },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "buffer-percent", required_argument, NULL, OPT_PERCENT },
 		{ "list", no_argument, NULL, OPT_LIST },
@@ -151,7 +164,8 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 	o->compress = true;
 	o->level = 1;
 	o->rt_prio = 1;
-	while ((opt = getopt_long(argc, argv, "+o:e:p:Fb:d:qvh", opts, NULL)) != -1) {
+	o->hold_mb = default_hold_mb();
+	while ((opt = getopt_long(argc, argv, "+o:e:p:Fb:d:m:qvh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': o->output = optarg; output_set = true; break;
 		case 'e': add_events(o, optarg); break;
@@ -160,6 +174,11 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 				return usage_error(record_usage, "bad pid list '%s'", optarg);
 			break;
 		case 'F': o->follow = true; break;
+		case 'm':
+			o->hold_mb = strtoul(optarg, &end, 10);
+			if (*end || o->hold_mb > 1u << 20)
+				return usage_error(record_usage, "bad holding size '%s' (MiB)", optarg);
+			break;
 		case 'b':
 			o->buffer_kb = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || o->buffer_kb < 4 || o->buffer_kb > 64u << 20)
@@ -256,6 +275,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	struct kmt_recorder_opts ro = {
 		.spool_dir = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
 		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
+		.hold_bytes = rc->o.hold_mb << 20,
 	};
 	char name[64], notes[2048], sub[32];
 	pid_t tids[MAX_CPUS + 1];

@@ -29,6 +29,7 @@ struct rec_opts {
 	bool compress;
 	int level;
 	int rt_prio;
+	size_t hold_mb;			/* -m */
 	bool quiet;
 	bool status;			/* status line (stderr is a terminal) */
 	char **argv;			/* -- COMMAND */

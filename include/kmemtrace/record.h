@@ -30,6 +30,8 @@ struct kmt_recorder_opts {
 	uint32_t subbuf_size;
 	int rt_prio;			/* > 0: SCHED_FIFO at this priority (or
 					   nice -20 if not allowed); 0: as is */
+	size_t hold_bytes;		/* pages held in memory before they are
+					   written (0: write through) */
 };
 
 struct kmt_recorder;
@@ -44,8 +46,9 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 int kmt_recorder_tids(const struct kmt_recorder *r, pid_t *tids, int max);
 /* An fd that becomes readable when a thread stops on an error. */
 int kmt_recorder_error_fd(const struct kmt_recorder *r);
-/* Bytes moved so far for CPU index @i. */
+/* Bytes captured so far for CPU index @i, and bytes held in memory now. */
 uint64_t kmt_recorder_bytes(const struct kmt_recorder *r, int i);
+uint64_t kmt_recorder_held(const struct kmt_recorder *r);
 /*
  * Drain what the ring buffers still hold (full pages, then the partial
  * last page) and join the threads. Call after tracing is switched off.

@@ -1,13 +1,16 @@
 /*
  * The capture threads (include/kmemtrace/record.h). One thread per CPU:
  *
- *	poll(trace_pipe_raw, stop) -> splice(trace_pipe_raw -> pipe)
- *	                           -> splice(pipe -> spool/cpuN)
+ *	poll(trace_pipe_raw, stop) -> splice(trace_pipe_raw -> holding pipe)
+ *	flusher (idle priority)    -> splice(holding pipe -> spool/cpuN)
  *
  * poll() returns when the CPU's buffer passes the instance's buffer_percent
  * watermark, so a thread wakes a few times per buffer-full, not per event,
- * and moves pages, not events. splice() only hands over full pages; at the
- * end the partial last page is fetched with a non-blocking read().
+ * and moves page references into pipes: nothing is copied while the
+ * workload runs. Pages reach the spool file when the machine has idle time,
+ * or when the holding limit is reached (see hold.c). splice() only hands
+ * over full pages; at the end the partial last page is fetched with a
+ * non-blocking read().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +18,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -24,78 +26,51 @@
 #include <unistd.h>
 
 #include <kmemtrace/record.h>
+#include "hold.h"
 #include "kmt-local.h"
 
 struct rcpu {
 	struct kmt_recorder *r;
-	int cpu;
+	int idx, cpu;
 	int in_fd, out_fd;
-	int pipe[2];
-	size_t pipe_size;
 	pthread_t th;
 	bool started;
 	pid_t tid;
-	_Atomic uint64_t bytes;
 	int err;
-	char why[160];
+	char why[200];
 };
 
 struct kmt_recorder {
 	int n;
 	struct rcpu *c;
+	struct hold *hold;
 	int stop_fd, err_fd;
 	uint32_t psize;
 	int rt_prio;
 	sem_t ready;
 };
 
-static void rcpu_fail(struct rcpu *c, int err, const char *what)
+static void rcpu_fail(struct rcpu *c, int err)
 {
 	uint64_t one = 1;
+	char msg[sizeof(c->why)];
 
 	if (c->err)
 		return;
 	c->err = err;
-	snprintf(c->why, sizeof(c->why), "CPU %d: %s: %s", c->cpu, what, strerror(-err));
+	snprintf(msg, sizeof(msg), "%s", c->why);
+	snprintf(c->why, sizeof(c->why), "CPU %d: %.180s", c->cpu, msg);
 	if (write(c->r->err_fd, &one, 8) < 0)
 		c->err = err;	/* nothing more we can do */
 }
 
-/* Move whole pages until the kernel has none; bytes moved or -errno. */
 static long drain(struct rcpu *c)
 {
-	long total = 0;
+	long n = hold_splice_in(c->r->hold, c->idx, c->in_fd, c->why, sizeof(c->why));
 
-	for (;;) {
-		ssize_t n = splice(c->in_fd, NULL, c->pipe[1], NULL, c->pipe_size,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return total;
-		if (n < 0) {
-			rcpu_fail(c, -errno, "reading trace_pipe_raw");
-			return -errno;
-		}
-		if (n == 0)
-			return total;
-		while (n > 0) {
-			ssize_t m = splice(c->pipe[0], NULL, c->out_fd, NULL, (size_t)n, SPLICE_F_MOVE);
-
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m <= 0) {
-				int err = m < 0 ? -errno : -EIO;
-
-				rcpu_fail(c, err, "writing the spool file");
-				return err;
-			}
-			n -= m;
-			total += m;
-			atomic_fetch_add_explicit(&c->bytes, (uint64_t)m, memory_order_relaxed);
-		}
-	}
+	if (n < 0)
+		rcpu_fail(c, (int)n);
+	return n;
 }
 
 /* The last, partial page: read() hands it over, splice() does not. */
@@ -106,7 +81,8 @@ static void flush_partial(struct rcpu *c)
 	int i;
 
 	if (!page) {
-		rcpu_fail(c, -ENOMEM, "flushing");
+		snprintf(c->why, sizeof(c->why), "out of memory");
+		rcpu_fail(c, -ENOMEM);
 		return;
 	}
 	for (i = 0; i < 1 << 20; i++) {
@@ -119,12 +95,11 @@ static void flush_partial(struct rcpu *c)
 			break;
 		if ((size_t)n < psize)
 			memset(page + n, 0, psize - (size_t)n);
-		ret = write_all(c->out_fd, page, psize);
+		ret = hold_write_in(c->r->hold, c->idx, page, psize, c->why, sizeof(c->why));
 		if (ret) {
-			rcpu_fail(c, ret, "writing the spool file");
+			rcpu_fail(c, ret);
 			break;
 		}
-		atomic_fetch_add_explicit(&c->bytes, psize, memory_order_relaxed);
 	}
 	free(page);
 }
@@ -157,7 +132,8 @@ static void *rcpu_main(void *arg)
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			rcpu_fail(c, -errno, "poll");
+			snprintf(c->why, sizeof(c->why), "poll: %s", strerror(errno));
+			rcpu_fail(c, -errno);
 			break;
 		}
 		if (pf[1].revents)
@@ -172,25 +148,9 @@ static void *rcpu_main(void *arg)
 	return NULL;
 }
 
-static size_t pipe_size(void)
-{
-	struct sbuf sb = { 0 };
-	size_t max = 1 << 20;
-
-	if (!read_file("/proc/sys/fs/pipe-max-size", &sb)) {
-		size_t v = strtoul(sb.buf, NULL, 10);
-
-		if (v >= 65536 && v < max)
-			max = v;
-	}
-	sbuf_release(&sb);
-	return max;
-}
-
 static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct kmt_diag *d)
 {
 	char path[512];
-	int sz;
 
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", o->instance_path, c->cpu);
 	c->in_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -200,10 +160,6 @@ static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct k
 	c->out_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (c->out_fd < 0)
 		return kmt_diag_set(d, -errno, "cannot create %s: %s", path, strerror(errno));
-	if (pipe2(c->pipe, O_CLOEXEC))
-		return kmt_diag_set(d, -errno, "pipe: %s", strerror(errno));
-	sz = fcntl(c->pipe[1], F_SETPIPE_SZ, (int)pipe_size());
-	c->pipe_size = sz > 0 ? (size_t)sz : 65536;
 	return 0;
 }
 
@@ -211,9 +167,12 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 					struct kmt_diag *d)
 {
 	struct kmt_recorder *r = calloc(1, sizeof(*r));
-	int i;
+	int *fds = calloc((size_t)o->nr_cpus + 1, sizeof(*fds));
+	int i, ret;
 
-	if (!r) {
+	if (!r || !fds) {
+		free(r);
+		free(fds);
 		kmt_diag_set(d, -ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -229,18 +188,28 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 		goto fail;
 	}
 	for (i = 0; i < r->n; i++) {
-		struct rcpu *c = &r->c[i];
-
-		c->r = r;
-		c->cpu = o->cpus[i];
-		c->in_fd = c->out_fd = c->pipe[0] = c->pipe[1] = -1;
+		r->c[i].r = r;
+		r->c[i].idx = i;
+		r->c[i].cpu = o->cpus[i];
+		r->c[i].in_fd = r->c[i].out_fd = -1;
 	}
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
 		if (rcpu_open(&r->c[i], o, d))
 			goto fail;
+		fds[i] = r->c[i].out_fd;
+	}
+	r->hold = hold_new(r->n, fds, o->hold_bytes);
+	if (!r->hold) {
+		kmt_diag_set(d, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	ret = hold_start(r->hold);
+	if (ret) {
+		kmt_diag_set(d, ret, "cannot start the flusher thread: %s", strerror(-ret));
+		goto fail;
+	}
 	for (i = 0; i < r->n; i++) {
-		int ret = pthread_create(&r->c[i].th, NULL, rcpu_main, &r->c[i]);
-
+		ret = pthread_create(&r->c[i].th, NULL, rcpu_main, &r->c[i]);
 		if (ret) {
 			kmt_diag_set(d, -ret, "cannot start a recorder thread: %s", strerror(ret));
 			goto fail;
@@ -248,8 +217,10 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 		r->c[i].started = true;
 		sem_wait(&r->ready);
 	}
+	free(fds);
 	return r;
 fail:
+	free(fds);
 	kmt_recorder_stop(r, NULL);
 	kmt_recorder_free(r);
 	return NULL;
@@ -262,6 +233,8 @@ int kmt_recorder_tids(const struct kmt_recorder *r, pid_t *tids, int max)
 	for (i = 0; i < r->n && n < max; i++)
 		if (r->c[i].started)
 			tids[n++] = r->c[i].tid;
+	if (r->hold && hold_flusher_tid(r->hold) && n < max)
+		tids[n++] = hold_flusher_tid(r->hold);
 	return n;
 }
 
@@ -272,11 +245,17 @@ int kmt_recorder_error_fd(const struct kmt_recorder *r)
 
 uint64_t kmt_recorder_bytes(const struct kmt_recorder *r, int i)
 {
-	return atomic_load_explicit(&r->c[i].bytes, memory_order_relaxed);
+	return r->hold ? hold_bytes_in(r->hold, i) : 0;
+}
+
+uint64_t kmt_recorder_held(const struct kmt_recorder *r)
+{
+	return r->hold ? hold_held(r->hold) : 0;
 }
 
 int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
 {
+	char why[200];
 	uint64_t one = 1;
 	int i, err = 0;
 
@@ -289,10 +268,14 @@ int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
 			pthread_join(c->th, NULL);
 			c->started = false;
 		}
-		if (c->err && !err) {
-			err = c->err;
-			kmt_diag_set(d, err, "%s", c->why);
-		}
+		if (c->err && !err)
+			err = kmt_diag_set(d, c->err, "%s", c->why);
+	}
+	if (r->hold) {
+		int ret = hold_finish(r->hold, why, sizeof(why));
+
+		if (ret && !err)
+			err = kmt_diag_set(d, ret, "%s", why);
 	}
 	return err;
 }
@@ -303,17 +286,12 @@ void kmt_recorder_free(struct kmt_recorder *r)
 
 	if (!r)
 		return;
+	hold_free(r->hold);
 	for (i = 0; r->c && i < r->n; i++) {
-		struct rcpu *c = &r->c[i];
-
-		if (c->in_fd >= 0)
-			close(c->in_fd);
-		if (c->out_fd >= 0)
-			close(c->out_fd);
-		if (c->pipe[0] >= 0)
-			close(c->pipe[0]);
-		if (c->pipe[1] >= 0)
-			close(c->pipe[1]);
+		if (r->c[i].in_fd >= 0)
+			close(r->c[i].in_fd);
+		if (r->c[i].out_fd >= 0)
+			close(r->c[i].out_fd);
 	}
 	if (r->stop_fd >= 0)
 		close(r->stop_fd);

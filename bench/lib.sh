@@ -1,0 +1,65 @@
+# Helpers for the benchmark scripts: timing, CPU accounting, medians, and
+# a "floor" tracefs instance (the events enabled, nobody reading).
+# Sourced; expects KMT (the kmemtrace binary) to be set.
+
+T=/sys/kernel/tracing
+FLOOR_INSTANCE=kmt-bench-floor-$$
+
+now() { date +%s.%N; }
+
+# Busy CPU time of the whole machine, in seconds (all CPUs, from /proc/stat).
+cpu_busy() {
+	awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2+$3+$4+$7+$8) / hz }' /proc/stat
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'; }
+
+fmt() { awk -v v="$1" 'BEGIN { printf "%.3f", v }'; }
+
+# The events kmemtrace records by default, for the floor instance.
+floor_events() {
+	for e in kmem/kmalloc kmem/kfree kmem/kmem_cache_alloc kmem/kmem_cache_free \
+		 kmem/mm_page_alloc kmem/mm_page_free kmem/mm_page_free_batched \
+		 percpu/percpu_alloc_percpu percpu/percpu_free_percpu \
+		 sched/sched_process_fork sched/sched_process_exec sched/sched_process_exit \
+		 task/task_rename task/task_newtask; do
+		[ -d "$T/events/$e" ] && echo "$e"
+	done
+}
+
+floor_on() {
+	local kb=$1 e
+	mkdir "$T/instances/$FLOOR_INSTANCE" || return 1
+	echo "$kb" > "$T/instances/$FLOOR_INSTANCE/buffer_size_kb"
+	for e in $(floor_events); do echo 1 > "$T/instances/$FLOOR_INSTANCE/events/$e/enable"; done
+}
+
+floor_stats() {
+	cat "$T"/instances/$FLOOR_INSTANCE/per_cpu/cpu*/stats 2>/dev/null |
+		awk '/^entries:/ { e += $2 } /^overrun:/ { o += $2 } END { print e + o }'
+}
+
+floor_off() {
+	[ -d "$T/instances/$FLOOR_INSTANCE" ] || return 0
+	echo 0 > "$T/instances/$FLOOR_INSTANCE/tracing_on"
+	echo 0 > "$T/instances/$FLOOR_INSTANCE/events/enable"
+	rmdir "$T/instances/$FLOOR_INSTANCE"
+}
+
+bench_cleanup() { floor_off; }
+trap bench_cleanup EXIT INT TERM
+
+# Run "$@" and print "wall cpu" (seconds; cpu = busy time of all CPUs).
+timed() {
+	local t0 c0 t1 c1
+	c0=$(cpu_busy); t0=$(now)
+	"$@" > /dev/null 2>&1
+	t1=$(now); c1=$(cpu_busy)
+	awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" 'BEGIN { printf "%.4f %.4f\n", b - a, d - c }'
+}
+
+machine() {
+	echo "$(uname -sr), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+}

@@ -1,0 +1,27 @@
+/*
+ * Kernel symbols from a trace file's kallsyms section: address ->
+ * "function+0xoff". Only text symbols are kept (call sites and stack
+ * entries are code addresses).
+ */
+#ifndef KMEMTRACE_SYMBOLS_H
+#define KMEMTRACE_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kmt_symbols;
+
+/* Parse /proc/kallsyms text (copied). NULL + errno on failure. */
+struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len);
+void kmt_symbols_free(struct kmt_symbols *s);
+size_t kmt_symbols_count(const struct kmt_symbols *s);
+/*
+ * The function containing @addr and the offset into it, or NULL if the
+ * address is below every symbol or implausibly far past the nearest one.
+ */
+const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off);
+/* "func+0x1a" into @buf, or "0xaddr" if unknown; returns @buf. */
+const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
+			       size_t len);
+
+#endif

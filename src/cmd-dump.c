@@ -1,0 +1,242 @@
+/*
+ * kmemtrace dump: the decoded events of a trace file, one per line, in
+ * time order — what the analyses see. For checking, scripting and tests:
+ *
+ *   TIME CPU COMM-PID KIND CALLSITE ptr=... req=... alloc=... [cache=...]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/comm.h>
+#include <kmemtrace/event.h>
+#include <kmemtrace/stream.h>
+#include <kmemtrace/symbols.h>
+#include <kmemtrace/tracefile.h>
+#include "cmd.h"
+
+static const char dump_usage[] =
+	"usage: kmemtrace dump [options] [FILE]\n"
+	"\n"
+	"Print the memory events of a trace file (default kmemtrace.dat), decoded with\n"
+	"the formats stored in it, one per line in time order:\n"
+	"  TIME [CPU] COMM-PID KIND CALLSITE ptr=... req=... alloc=... cache=...\n"
+	"\n"
+	"  -p, --pid PID       only events of this task\n"
+	"      --comm NAME     only events of tasks with this name\n"
+	"      --raw-ip        call sites as addresses\n"
+	"  -a, --all           also process-naming events and stacks\n"
+	"  -h, --help          this text\n";
+
+struct dump {
+	struct kmt_symbols *syms;
+	struct kmt_comms *comms;
+	bool raw_ip, all;
+	int pid;
+	const char *comm;
+	uint64_t t0;
+};
+
+static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
+{
+	char name[KMT_COMM_LEN];
+
+	switch (ev->kind) {
+	case KMT_EV_FORK:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+		kmt_comms_set(comms, ev->pid2, ev->str2, ev->str2_len);
+		break;
+	case KMT_EV_EXEC:
+		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
+		kmt_comms_set(comms, ev->pid2, name, strlen(name));
+		break;
+	}
+}
+
+static void print_event(const struct dump *dp, const struct kmt_event *ev)
+{
+	const char *comm = kmt_comms_get(dp->comms, ev->pid);
+	char site[256];
+	uint32_t i;
+
+	printf("%6" PRIu64 ".%06" PRIu64 " [%03d] %s-%d %s", ev->ts / 1000000000,
+	       ev->ts / 1000 % 1000000, ev->cpu, comm ? comm : "<...>", ev->pid, kmt_kind_name(ev->kind));
+	if (ev->call_site) {
+		if (dp->raw_ip)
+			snprintf(site, sizeof(site), "0x%" PRIx64, ev->call_site);
+		else
+			kmt_symbols_format(dp->syms, ev->call_site, site, sizeof(site));
+		printf(" %s", site);
+	}
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+	case KMT_EV_PCPU_ALLOC:
+		printf(" ptr=0x%" PRIx64 " req=%" PRIu64 " alloc=%" PRIu64 " gfp=0x%" PRIx64, ev->ptr,
+		       ev->bytes_req, ev->bytes_alloc, ev->gfp);
+		break;
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+	case KMT_EV_PCPU_FREE:
+		printf(" ptr=0x%" PRIx64, ev->ptr);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		printf(" %s=0x%" PRIx64 " order=%u gfp=0x%" PRIx64 " migratetype=%d",
+		       ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", ev->ptr, ev->order, ev->gfp,
+		       ev->migratetype);
+		break;
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
+		printf(" %s=0x%" PRIx64 " order=%u", ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn",
+		       ev->ptr, ev->order);
+		break;
+	case KMT_EV_FORK:
+	case KMT_EV_EXEC:
+	case KMT_EV_EXIT:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+		printf(" pid=%d name=%.*s", ev->pid2, (int)ev->str2_len, ev->str2);
+		break;
+	case KMT_EV_ACCESS:
+		printf(" obj=0x%" PRIx64 " offset=%u %s", ev->ptr, ev->offset,
+		       ev->flags & KMT_EVF_WRITE ? "write" : "read");
+		break;
+	}
+	if (ev->name_len)
+		printf(" cache=%.*s", (int)ev->name_len, ev->name);
+	if (ev->node >= 0 && ev->kind != KMT_EV_PAGE_ALLOC)
+		printf(" node=%d", ev->node);
+	putchar('\n');
+	for (i = 0; i < ev->nr_stack; i++) {
+		uint64_t a;
+
+		memcpy(&a, ev->stack + i * 8, 8);
+		if (dp->raw_ip)
+			snprintf(site, sizeof(site), "0x%" PRIx64, a);
+		else
+			kmt_symbols_format(dp->syms, a, site, sizeof(site));
+		printf("\t=> %s\n", site);
+	}
+}
+
+static bool wanted(const struct dump *dp, const struct kmt_event *ev)
+{
+	const char *comm;
+
+	if (!dp->all && (ev->kind >= KMT_EV_FORK && ev->kind <= KMT_EV_STACK))
+		return false;
+	if (dp->pid && ev->pid != dp->pid)
+		return false;
+	if (dp->comm && (!(comm = kmt_comms_get(dp->comms, ev->pid)) || strcmp(comm, dp->comm)))
+		return false;
+	return true;
+}
+
+static int run(struct dump *dp, struct kmt_file *f)
+{
+	const struct kmt_file_info *fi = kmt_file_info(f);
+	struct kmt_decoder *dec;
+	struct kmt_stream *s;
+	struct kmt_diag d = { 0 };
+	struct kmt_srec sr;
+	struct kmt_event ev;
+	size_t len;
+	const char *text;
+	int mb = kmt_file_main_buffer(f), ret, last_kind = 0;
+
+	text = kmt_file_kallsyms(f, &len);
+	dp->syms = kmt_symbols_parse(text, len);
+	dp->comms = kmt_comms_new();
+	text = kmt_file_cmdlines(f, &len);
+	if (dp->comms)
+		kmt_comms_parse(dp->comms, text, len);
+	dec = kmt_decoder_new(kmt_file_formats(f), fi->big_endian, fi->kernel_long_size);
+	if (!dp->syms || !dp->comms || !dec)
+		return error("out of memory");
+	if (mb < 0) {
+		kmt_decoder_free(dec);
+		return EXIT_OK;
+	}
+	s = kmt_stream_open(f, mb, &d);
+	if (!s) {
+		kmt_decoder_free(dec);
+		return error("%s", d.msg);
+	}
+	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
+		if (sr.lost_marker) {
+			if (sr.lost > 0)
+				printf("CPU %d: LOST %" PRId64 " EVENTS\n", sr.cpu, sr.lost);
+			else
+				printf("CPU %d: LOST EVENTS\n", sr.cpu);
+			continue;
+		}
+		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
+		if (ret < 0) {
+			ret = error("%s: CPU %d: a record at %" PRIu64 " does not fit its format",
+				    fi->path, sr.cpu, sr.rec.ts);
+			break;
+		}
+		if (ret == 0)
+			continue;
+		note_task(dp->comms, &ev);
+		/* A stack belongs to the event just before it on that CPU. */
+		if (ev.kind == KMT_EV_STACK && !dp->all && last_kind) {
+			if (wanted(dp, &ev) || dp->pid || dp->comm)
+				print_event(dp, &ev);
+			continue;
+		}
+		last_kind = wanted(dp, &ev) ? ev.kind : 0;
+		if (last_kind)
+			print_event(dp, &ev);
+	}
+	if (ret < 0 && d.msg[0])
+		error("%s", d.msg);
+	kmt_stream_close(s);
+	kmt_decoder_free(dec);
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "raw-ip", no_argument, NULL, 'r' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dump dp = { 0 };
+	const char *path = "kmemtrace.dat";
+	struct kmt_diag d = { 0 };
+	struct kmt_file *f;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "p:ah", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p': dp.pid = atoi(optarg); break;
+		case 'c': dp.comm = optarg; break;
+		case 'r': dp.raw_ip = true; break;
+		case 'a': dp.all = true; break;
+		case 'h':
+			usage_print(stdout, dump_usage);
+			return EXIT_OK;
+		default:
+			return usage_error(dump_usage, "unknown option");
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return usage_error(dump_usage, "too many arguments");
+	if (kmt_file_open(&f, path, &d))
+		return error("%s", d.msg);
+	ret = run(&dp, f);
+	kmt_symbols_free(dp.syms);
+	kmt_comms_free(dp.comms);
+	kmt_file_close(f);
+	return ret;
+}

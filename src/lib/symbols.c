@@ -1,0 +1,139 @@
+/*
+ * kallsyms lookup: text symbols sorted by address, binary search.
+ * Typical input: ~150,000 lines, ~60,000 text symbols.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/symbols.h>
+#include "kmt-local.h"
+
+#define MAX_OFFSET (1u << 20)	/* no function is a megabyte long */
+
+struct sym {
+	uint64_t addr;
+	const char *name;
+};
+
+struct kmt_symbols {
+	char *text;
+	struct sym *v;
+	size_t n;
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
+{
+	struct kmt_symbols *s = calloc(1, sizeof(*s));
+	size_t cap = 0;
+	char *p, *end;
+
+	if (!s)
+		return NULL;
+	s->text = xstrndup(text, len);
+	if (!s->text) {
+		free(s);
+		return NULL;
+	}
+	end = s->text + len;
+	for (p = s->text; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *name, *tab;
+		uint64_t addr;
+		char type;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		addr = strtoull(p, &name, 16);
+		/* "ffffffff81000000 T name\t[module]" */
+		if (name != p && name + 3 < nl && name[0] == ' ' && name[2] == ' ' && addr) {
+			type = name[1];
+			name += 3;
+			tab = strchr(name, '\t');
+			if (tab)
+				*tab = '\0';
+			if (is_text(type) && *name) {
+				if (s->n == cap) {
+					struct sym *nv;
+
+					cap = cap ? cap * 2 : 4096;
+					nv = realloc(s->v, cap * sizeof(*nv));
+					if (!nv) {
+						kmt_symbols_free(s);
+						errno = ENOMEM;
+						return NULL;
+					}
+					s->v = nv;
+				}
+				s->v[s->n].addr = addr;
+				s->v[s->n].name = name;
+				s->n++;
+			}
+		}
+		p = nl + 1;
+	}
+	qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
+	return s;
+}
+
+void kmt_symbols_free(struct kmt_symbols *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	free(s->text);
+	free(s);
+}
+
+size_t kmt_symbols_count(const struct kmt_symbols *s)
+{
+	return s ? s->n : 0;
+}
+
+const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off)
+{
+	size_t lo = 0, hi;
+
+	if (!s || !s->n || addr < s->v[0].addr)
+		return NULL;
+	hi = s->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr - s->v[lo].addr > MAX_OFFSET)
+		return NULL;
+	if (off)
+		*off = addr - s->v[lo].addr;
+	return s->v[lo].name;
+}
+
+const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
+			       size_t len)
+{
+	uint64_t off;
+	const char *name = kmt_symbols_lookup(s, addr, &off);
+
+	if (name)
+		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
