@@ -145,7 +145,8 @@ static int run(struct dump *dp, struct kmt_file *f)
 	struct kmt_event ev;
 	size_t len;
 	const char *text;
-	int mb = kmt_file_main_buffer(f), ret, last_kind = 0;
+	int mb = kmt_file_main_buffer(f), ret;
+	bool *shown;
 
 	text = kmt_file_kallsyms(f, &len);
 	dp->syms = kmt_symbols_parse(text, len);
@@ -161,9 +162,13 @@ static int run(struct dump *dp, struct kmt_file *f)
 		return EXIT_OK;
 	}
 	s = kmt_stream_open(f, mb, &d);
-	if (!s) {
+	/* Per CPU: was the last event shown? Its stack follows it there. */
+	shown = calloc((size_t)kmt_file_buffer(f, mb)->nr_cpus + 1, sizeof(*shown));
+	if (!s || !shown) {
 		kmt_decoder_free(dec);
-		return error("%s", d.msg);
+		kmt_stream_close(s);
+		free(shown);
+		return error("%s", s ? "out of memory" : d.msg);
 	}
 	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
 		if (sr.lost_marker) {
@@ -183,19 +188,20 @@ static int run(struct dump *dp, struct kmt_file *f)
 			continue;
 		note_task(dp->comms, &ev);
 		/* A stack belongs to the event just before it on that CPU. */
-		if (ev.kind == KMT_EV_STACK && !dp->all && last_kind) {
-			if (wanted(dp, &ev) || dp->pid || dp->comm)
+		if (ev.kind == KMT_EV_STACK) {
+			if (shown[sr.idx])
 				print_event(dp, &ev);
 			continue;
 		}
-		last_kind = wanted(dp, &ev) ? ev.kind : 0;
-		if (last_kind)
+		shown[sr.idx] = wanted(dp, &ev);
+		if (shown[sr.idx])
 			print_event(dp, &ev);
 	}
 	if (ret < 0 && d.msg[0])
 		error("%s", d.msg);
 	kmt_stream_close(s);
 	kmt_decoder_free(dec);
+	free(shown);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 

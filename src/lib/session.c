@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ bool kmt_event_list_has(const struct kmt_event_list *l, const char *ev)
 static int list_add(struct kmt_event_list *l, const char *sys, const char *name,
 		    struct kmt_diag *d)
 {
-	char ev[256];
+	char ev[600];
 
 	snprintf(ev, sizeof(ev), "%s:%s", sys, name);
 	if (kmt_event_list_has(l, ev))
@@ -93,14 +94,14 @@ static int add_matching(const char *root, const char *sys, const char *name,
 	if (!sd)
 		return kmt_diag_set(d, -errno, "cannot list %s: %s", path, strerror(errno));
 	while (!ret && (sde = readdir(sd))) {
-		if (sde->d_name[0] == '.' || (sys && strcmp(sde->d_name, sys)))
+		if (sde->d_name[0] == '.' || (sys && fnmatch(sys, sde->d_name, 0)))
 			continue;
 		snprintf(path, sizeof(path), "%s/events/%s", root, sde->d_name);
 		ed = opendir(path);
 		if (!ed)
 			continue;
 		while (!ret && (ede = readdir(ed))) {
-			if (ede->d_name[0] == '.' || (name && strcmp(ede->d_name, name)))
+			if (ede->d_name[0] == '.' || (name && fnmatch(name, ede->d_name, 0)))
 				continue;
 			if (!is_event_dir(root, sde->d_name, ede->d_name))
 				continue;
@@ -127,10 +128,10 @@ int kmt_events_expand(const char *root, const char *spec, bool optional,
 
 		if (colon) {
 			*colon = '\0';
-			if (!strcmp(colon + 1, "*") || !colon[1])
+			if (!colon[1])
 				ret = add_matching(root, tok, NULL, l, &found, d);
-			else if (is_event_dir(root, tok, colon + 1))
-				ret = list_add(l, tok, colon + 1, d), found = 1;
+			else
+				ret = add_matching(root, tok, colon + 1, l, &found, d);
 			*colon = ':';
 		} else {
 			char path[1024];

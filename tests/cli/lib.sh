@@ -1,0 +1,85 @@
+# Test library for the CLI tests, after git's t/test-lib.sh: each test is
+#   test_expect_success 'what it checks' 'shell commands'
+# run in a subshell with errexit; output is TAP. Sourced by tests/cli/t*.sh.
+set -u
+TEST_NAME=$(basename "$0" .sh)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${KMT_BUILD:-build}
+case $B in /*) ;; *) B=$ROOT/$B;; esac
+KMT=$B/kmemtrace
+WL=$B/workloads
+T=/sys/kernel/tracing
+export KMT_TESTDATA=${KMT_TESTDATA:-$ROOT/tests/data}
+WORK=$(mktemp -d "/tmp/kmt-$TEST_NAME.XXXXXX")
+test_count=0
+test_failed=0
+: "${KMT_TEST_VERBOSE:=}"
+
+cleanup_work() { rm -rf "$WORK"; }
+trap cleanup_work EXIT
+
+test_skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+test_expect_success() {
+	local desc=$1 body=$2 out rc
+	test_count=$((test_count + 1))
+	out=$( (cd "$WORK" && set -e && eval "$body") 2>&1 )
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "ok $test_count - $desc"
+		[ -n "$KMT_TEST_VERBOSE" ] && printf '%s\n' "$out" | sed 's/^/# /'
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $desc"
+		printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
+	fi
+	return 0
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $1 # SKIP $2"
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ $test_failed -eq 0 ]
+	exit $?
+}
+
+# Skip the whole script unless we can trace: root and tracefs.
+need_tracing() {
+	[ "$(id -u)" -eq 0 ] || test_skip_all "needs root (tracefs)"
+	if [ ! -d $T/instances ]; then
+		mount -t tracefs nodev $T 2>/dev/null || test_skip_all "tracefs is not available"
+	fi
+	[ -d $T/events/kmem ] || test_skip_all "the kernel has no kmem events"
+}
+
+# What a test must leave as it found: instances, enabled events, triggers.
+tracefs_state() {
+	ls $T/instances 2>/dev/null | sort
+	grep -l 1 $T/events/kmem/*/enable $T/events/percpu/*/enable 2>/dev/null
+	grep -lv '^#' $T/events/kmem/*/trigger 2>/dev/null
+	cat $T/tracing_on $T/buffer_size_kb $T/set_event 2>/dev/null
+}
+
+# Call first: records the state; tracefs_check compares at the end.
+tracefs_snapshot() { tracefs_state > "$WORK/.tracefs-before"; }
+tracefs_check() {
+	test_expect_success 'tracefs is left as it was found' '
+		tracefs_state > .tracefs-after &&
+		diff -u .tracefs-before .tracefs-after
+	'
+}
+
+# A tmpfs file for the xattr ground-truth workload.
+gt_file() {
+	local f=/dev/shm/kmt-gt-$TEST_NAME-$$
+	rm -f "$f" && touch "$f" && echo "$f"
+}
+
+count() { grep -c "$@" || true; }

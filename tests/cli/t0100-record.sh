@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# kmemtrace record on the real kernel: the file, its readers, the options.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+tracefs_snapshot
+F=$(gt_file)
+trap 'rm -f "$F"; cleanup_work' EXIT
+
+test_expect_success 'record a command: file written, mode 0600, instance gone' '
+	$KMT record -q -o gt.dat -- $WL/kmt-gt -g 10 $F > out &&
+	grep -q "kmt-gt pid" out &&
+	[ "$(stat -c %a gt.dat)" = 600 ] &&
+	! ls $T/instances | grep -q kmemtrace- &&
+	[ ! -e gt.dat.spool ]
+'
+
+test_expect_success 'the file is trace.dat v7 with zstd, our reader reads it' '
+	$KMT info gt.dat > info &&
+	grep -q "trace.dat v7" info && grep -q "zstd" info &&
+	grep -q "kmem:kmalloc" info && grep -q "sched:sched_process_exec" info
+'
+
+test_expect_success 'trace-cmd reads it and finds it valid' '
+	command -v trace-cmd > /dev/null || { echo "trace-cmd missing"; exit 1; }
+	trace-cmd dump -v gt.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
+	trace-cmd report gt.dat > report 2>&1 &&
+	grep -q "kmt-gt-.*kmalloc:.*do_getxattr" report
+'
+
+test_expect_success 'both readers agree on the number of events' '
+	ours=$($KMT info gt.dat | awk "\$1 == \"all\" { print \$2 }") &&
+	theirs=$(trace-cmd report gt.dat 2>/dev/null | grep -cE "^ +.*\[[0-9]{3}\]") &&
+	echo "ours $ours trace-cmd $theirs" && [ "$ours" -eq "$theirs" ] && [ "$ours" -gt 0 ]
+'
+
+test_expect_success 'the command exit status is passed on' '
+	rc=0; $KMT record -q -o x.dat -- sh -c "exit 7" || rc=$?; [ $rc -eq 7 ] &&
+	rc=0; $KMT record -q -o x.dat -- false || rc=$?; [ $rc -eq 1 ]
+'
+
+test_expect_success 'a command that cannot run: clear error, exit 127, nothing left' '
+	rm -f x.dat; rc=0; $KMT record -q -o x.dat -- /no/such/cmd 2> err || rc=$?;
+	cat err; [ $rc -eq 127 ] || [ $rc -eq 1 ]; grep -q "cannot run ./no/such/cmd." err &&
+	[ ! -e x.dat ] && [ ! -e x.dat.spool ] && ! ls $T/instances | grep -q kmemtrace-
+'
+
+test_expect_success '-d records for a while without a command' '
+	$KMT record -q -d 0.5 -o d.dat && $KMT info d.dat | grep -q "trace.dat v7"
+'
+
+test_expect_success '-e chooses events; naming events are added' '
+	$KMT record -q -e kmem:kmalloc -o e.dat -- $WL/kmt-gt -g 5 $F > /dev/null &&
+	$KMT info e.dat | awk "/^event/ { on = 1; next } on { print \$1 }" | sort > events &&
+	cat events &&
+	grep -q "^kmem:kmalloc$" events && ! grep -q "kmem:kfree" events &&
+	! grep -qv -e "^kmem:kmalloc$" -e "^sched:" -e "^task:" events
+'
+
+test_expect_success '-e with a wildcard and a system name' '
+	$KMT record -q -e "vmalloc,kmem:kmalloc*" -o w.dat -- true &&
+	$KMT info w.dat | grep -q "formats:" &&
+	trace-cmd dump --events w.dat 2>/dev/null | grep -q "alloc_vmap_area"
+'
+
+test_expect_success 'an event the kernel lacks: one clear line, exit 1, nothing left' '
+	rc=0; $KMT record -q -e kmem:no_such_event -o n.dat -- true 2> err || rc=$?;
+	[ $rc -eq 1 ] && grep -q "no event .kmem:no_such_event." err &&
+	[ ! -e n.dat ] && [ ! -e n.dat.spool ] && ! ls $T/instances | grep -q kmemtrace-
+'
+
+test_expect_success '--filter keeps only matching allocations' '
+	$KMT record -q --filter "bytes_req > 1300" -e kmem:kmalloc -o f.dat -- $WL/kmt-gt -g 20 $F > /dev/null &&
+	$KMT dump f.dat > dump && small=$(awk "/ kmalloc / { for (i = 1; i <= NF; i++) if (\$i ~ /^req=/) { split(\$i, a, \"=\"); if (a[2] <= 1300) n++ } } END { print n + 0 }" dump) &&
+	big=$(grep -c "do_getxattr.*req=1337" dump) && echo "small $small big $big" &&
+	[ "$small" -eq 0 ] && [ "$big" -eq 20 ]
+'
+
+test_expect_success 'a filter no event can take is refused' '
+	rc=0; $KMT record -q --filter "nonsense_field > 1" -o f2.dat -- true 2> err || rc=$?;
+	[ $rc -eq 1 ] && grep -q "names fields" err && ! ls $T/instances | grep -q kmemtrace-
+'
+
+test_expect_success '-p restricts to a process and its children' '
+	sh -c "sleep 0.3; $WL/kmt-gt -g 7 $F > /dev/null" & p=$!;
+	$KMT record -q -p $p -o p.dat -- sleep 1 &&
+	wait $p &&
+	$KMT dump p.dat > dump && grep -c "do_getxattr+.*req=1337" dump | grep -qx 7 &&
+	! grep -q " sleep-" dump
+'
+
+test_expect_success '-F follows only the command and its children' '
+	$KMT record -q -F -o ff.dat -- sh -c "$WL/kmt-gt -g 3 $F > /dev/null" &&
+	$KMT dump -a ff.dat | awk "{ print \$3 }" | sed "s/-[0-9]*$//" | sort -u > comms &&
+	cat comms && ! grep -qv -e "^sh$" -e "^kmt-gt$" -e "^kmemtrace$" comms
+'
+
+test_expect_success '--stack adds kernel stacks to allocations' '
+	$KMT record -q --stack -e kmem:kmalloc -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
+	$KMT info s.dat | grep -q "ftrace:kernel_stack" &&
+	$KMT dump s.dat | grep -A8 "do_getxattr+.*req=1337" | grep -q "=> filename_getxattr"
+'
+
+test_expect_success '--no-compress writes raw pages that trace-cmd reads' '
+	$KMT record -q --no-compress -o raw.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
+	$KMT info raw.dat | grep -q "compression none" &&
+	trace-cmd report raw.dat 2>/dev/null | grep -q "do_getxattr"
+'
+
+test_expect_success '--list shows the memory events and their fields' '
+	$KMT record --list > list && grep -q "^\* kmem:kmalloc .*bytes_req" list &&
+	grep -q "percpu:percpu_alloc_percpu" list
+'
+
+test_expect_success 'the recorder excludes its own threads' '
+	$KMT record -q -o self.dat -- $WL/kmt-gt -g 1 $F > /dev/null &&
+	! $KMT dump -a self.dat | grep -q "kmemtrace/"
+'
+
+tracefs_check
+test_done
