@@ -1,5 +1,7 @@
 # kmemtrace — plain GNU make.
 #
+#   make deps             install the Debian packages it needs (root)
+#   make demo             record the built-in workload and show the result (root)
 #   make                  build build/kmemtrace
 #   make check            build and run every test (unit, CLI, real kernel)
 #   make bench            run the benchmarks (writes bench/RESULTS.md)
@@ -80,6 +82,21 @@ bench: $(BIN) $(WORKLOAD_BIN)
 fuzz:
 	$(Q)$(MAKE) -f fuzz/Makefile O=$(O)/fuzz
 
+# Debian 12 packages: build, tests (cmocka, trace-cmd as a second reader,
+# hackbench for the loss test), benchmarks (perf) and fuzzing (clang).
+DEPS = build-essential libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests \
+	linux-perf clang procps
+deps:
+	DEBIAN_FRONTEND=noninteractive apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
+
+# Record kmt-gt (known xattr allocations on a tmpfs file) and show the trace.
+DEMO_OUT ?= demo.dat
+demo: $(BIN) $(WORKLOAD_BIN)
+	@f=$$(mktemp /dev/shm/kmt-demo.XXXXXX) && \
+	$(BIN) record -o $(DEMO_OUT) -- $(O)/workloads/kmt-gt -g 100 -x 20 -r 5 -l 2 $$f; \
+	rc=$$?; rm -f $$f; [ $$rc -eq 0 ] && $(BIN) info $(DEMO_OUT)
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kmemtrace
 	install -D -m 0644 docs/kmemtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/kmemtrace.1
@@ -87,7 +104,7 @@ install: $(BIN)
 clean:
 	rm -rf $(O)
 
-.PHONY: all tests check bench fuzz install clean
+.PHONY: all tests check bench fuzz install clean deps demo
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d)

@@ -41,25 +41,24 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 {
 	const struct kmt_formats *fs = kmt_file_formats(f);
 	uint64_t pages = 0, bytes = 0;
-	char hb[32];
 	int i;
 	uint32_t id;
 
-	printf("\n%-5s %12s %9s %11s %10s %10s %10s\n", "CPU", "events", "pages", "data",
+	printf("\n%-5s %12s %9s %10s %11s %10s %10s\n", "CPU", "events", "pages", "data-MiB",
 	       "lost", "overrun", "dropped");
 	for (i = 0; i < c->nr_cpus; i++) {
 		const struct kmt_census_cpu *cc = &c->cpus[i];
 
-		printf("%-5d %12" PRIu64 " %9" PRIu64 " %11s %10" PRIu64 "%s", cc->cpu, cc->events,
-		       cc->pages, human_bytes((double)cc->bytes, hb), cc->lost_events,
+		printf("%-5d %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 "%s", cc->cpu, cc->events,
+		       cc->pages, (double)cc->bytes / 1048576, cc->lost_events,
 		       cc->lost_unknown ? "+" : " ");
 		print_stats(b, cc->cpu);
 		putchar('\n');
 		pages += cc->pages;
 		bytes += cc->bytes;
 	}
-	printf("%-5s %12" PRIu64 " %9" PRIu64 " %11s %10" PRIu64 "%s\n", "all", c->events, pages,
-	       human_bytes((double)bytes, hb), c->lost_events, c->lost_unknown ? "+" : "");
+	printf("%-5s %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 "%s\n", "all", c->events, pages,
+	       (double)bytes / 1048576, c->lost_events, c->lost_unknown ? "+" : "");
 	if (c->lost_unknown)
 		printf("(+: %" PRIu64 " pages report lost events without a count)\n", c->lost_unknown);
 	printf("\n%-40s %12s\n", "event", "records");

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Ground truth: kmt-gt makes kernel allocations we know exactly (see
+# tests/workloads/kmt-gt.c). Record it, then count them in the file with
+# our reader (kmemtrace dump) and, independently, with trace-cmd report.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v trace-cmd > /dev/null || test_skip_all "trace-cmd is not installed"
+tracefs_snapshot
+F=$(gt_file)
+trap 'rm -f "$F"; cleanup_work' EXIT
+G=137 X=23 R=9 L=4
+
+test_expect_success 'record the ground-truth workload' '
+	$KMT record -q -o gt.dat -- $WL/kmt-gt -g $G -s 1337 -x $X -v 1500 -r $R -l $L $F > out &&
+	sed -n "s/^kmt-gt pid \([0-9]*\):.*/\1/p" out > pid && [ -s pid ] &&
+	$KMT dump gt.dat > ours && trace-cmd report gt.dat > theirs 2>/dev/null
+'
+
+# Events of the workload's pid, as "KIND FUNCTION REQ ALLOC" from both readers.
+ours() { awk -v pid="-$(cat pid)" '$3 ~ pid"$" {
+	fn = $5; sub(/\+0x[0-9a-f]+$/, "", fn); req = alloc = "";
+	kind = $4;
+	for (i = 6; i <= NF; i++) { if ($i ~ /^req=/) req = substr($i, 5); if ($i ~ /^alloc=/) alloc = substr($i, 7)
+		if ($i == "ptr=0x0") kind = kind "(NULL)" }
+	print kind, fn, req, alloc }' ours; }
+theirs() { awk -v pid="-$(cat pid)" '$1 ~ pid"$" {
+	kind = $4; sub(/:$/, "", kind); fn = req = alloc = "";
+	for (i = 5; i <= NF; i++) {
+		if ($i ~ /^call_site=/) { fn = substr($i, 11); sub(/\+0x[0-9a-f]+$/, "", fn) }
+		if ($i ~ /^bytes_req=/) req = substr($i, 11); if ($i ~ /^bytes_alloc=/) alloc = substr($i, 13)
+		if ($i == "ptr=(nil)" || $i == "ptr=0x0") kind = kind "(NULL)" }
+	print kind, fn, req, alloc }' theirs; }
+
+expect() {	# reader "KIND FUNCTION REQ ALLOC" count
+	n=$($1 | grep -cx "$2" || true)
+	echo "$1: '$2' x $n (want $3)"
+	[ "$n" -eq "$3" ]
+}
+
+for reader in ours theirs; do
+	test_expect_success "$reader: $G getxattr kmallocs of 1337 -> 2048 in do_getxattr, all freed there" '
+		expect $reader "kmalloc do_getxattr 1337 2048" $G &&
+		expect $reader "kfree do_getxattr  " $((G + L))
+	'
+	test_expect_success "$reader: $X setxattr values copied (1500 -> 2048) and freed" '
+		expect $reader "kmalloc vmemdup_user 1500 2048" $X &&
+		expect $reader "kfree path_setxattrat  " $X
+	'
+	test_expect_success "$reader: $X xattrs kept (1540 -> 2048) with their names (13 -> 16)" '
+		expect $reader "kmalloc simple_xattr_alloc 1540 2048" $X &&
+		expect $reader "kmalloc simple_xattr_set 13 16" $X
+	'
+	test_expect_success "$reader: $R removed: value and name freed" '
+		expect $reader "kfree shmem_xattr_handler_set  " $R &&
+		expect $reader "kfree(NULL) shmem_xattr_handler_set  " $X &&
+		expect $reader "kfree simple_xattr_free  " $R
+	'
+	test_expect_success "$reader: $L large getxattr: kmalloc_large traced twice each" '
+		expect $reader "kmalloc do_getxattr 20000 32768" $L &&
+		expect $reader "kmalloc __kvmalloc_node_noprof 20000 32768" $L
+	'
+done
+
+test_expect_success 'ours: the large buffers are order-3 page allocations, freed' '
+	pid=$(cat pid) &&
+	a=$(grep -c -- "-$pid mm_page_alloc pfn=.* order=3 " ours || true) &&
+	f=$(grep -c -- "-$pid mm_page_free pfn=.* order=3" ours || true) &&
+	echo "alloc $a free $f" && [ "$a" -eq $L ] && [ "$f" -eq $L ]
+'
+
+test_expect_success 'ours: each getxattr object is freed at the address it was allocated at' '
+	pid=$(cat pid) &&
+	grep -- "-$pid kmalloc do_getxattr+.* req=1337 " ours | sed "s/.* ptr=\([^ ]*\).*/\1/" | sort > a &&
+	grep -A1 -- "-$pid kmalloc do_getxattr+.* req=1337 " ours | grep " kfree do_getxattr" |
+		sed "s/.* ptr=\([^ ]*\).*/\1/" | sort > f &&
+	[ $(wc -l < a) -eq $G ] && cmp a f
+'
+
+test_expect_success 'ours: the workload is named kmt-gt (exec seen), not by pid only' '
+	grep -q " kmt-gt-$(cat pid) kmalloc do_getxattr" ours
+'
+
+tracefs_check
+test_done
