@@ -4,92 +4,89 @@
 #   untraced | floor (the same events on in a private instance, no reader) |
 #   kmemtrace record | perf kmem record
 #
-# Each round runs the four in turn, so each comparison is paired; the
-# table gives medians over the rounds and ratios against the floor. The
-# workload's own time is measured from inside (bash's time around it, the
-# same wrapper in every configuration); CPU is the busy time of the whole
-# machine over each command, so it includes the recorder's threads, kernel
-# writeback and (for kmemtrace) the compression after the workload.
-# Prints a markdown section on stdout; progress on stderr.
+# Each round runs the four in a fresh random order, so each comparison is
+# paired under the same machine conditions; ratios are per round, then the
+# median. The workload is timed from inside by bench/wl.sh (the same wrapper
+# in every configuration): its wall time, and the busy CPU time of the whole
+# machine meanwhile (so the recorder's threads and kernel work count, steal
+# does not). Prints a markdown section on stdout; progress on stderr.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 KMT=${KMT:-$here/../build/kmemtrace}
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-7}
 WORKLOAD=${WORKLOAD:-hackbench -g 4 -l 1000}
 BUF_KB=${BUF_KB:-65536}
 . "$here/lib.sh"
 
 tmp=$(mktemp -d /tmp/kmt-bench.XXXXXX)
 trap 'bench_cleanup; rm -rf "$tmp"' EXIT INT TERM
+WL=("$here/wl.sh" $WORKLOAD)
 
-run() {	# run "$@", then print "workload-seconds wall-seconds cpu-seconds"
-	local t0 c0 t1 c1
-	c0=$(cpu_busy); t0=$(now)
-	"$@" > "$tmp/out" 2> "$tmp/err"
-	t1=$(now); c1=$(cpu_busy)
-	awk -v w="$(tail -n1 "$tmp/wl")" -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" \
-		'BEGIN { printf "%.4f %.4f %.4f\n", w, b - a, d - c }'
+declare -A W C
+ev_km=() lost_km=() raw_km=() z_km=() tot_km=() ev_fl=() smp_pf=() lost_pf=() sz_pf=()
+
+run_cfg() {	# cfg -> sets W[cfg,i] C[cfg,i]
+	local cfg=$1 i=$2 t0 t1
+	case $cfg in
+	untraced)
+		"${WL[@]}" 3> "$tmp/t" ;;
+	floor)
+		floor_on "$BUF_KB"
+		"${WL[@]}" 3> "$tmp/t"
+		ev_fl+=("$(floor_stats)")
+		floor_off ;;
+	kmemtrace)
+		rm -f "$tmp/k.dat"
+		t0=$(now)
+		"$KMT" record -q -b "$BUF_KB" -o "$tmp/k.dat" -- "${WL[@]}" 3> "$tmp/t"
+		t1=$(now)
+		tot_km+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
+		"$KMT" info "$tmp/k.dat" > "$tmp/info"
+		ev_km+=("$(awk '$1 == "all" { print $2 }' "$tmp/info")")
+		lost_km+=("$(awk '$1 ~ /^[0-9]+$/ { l = $5; sub(/\+/, "", l); s = $6 + $7; t += (l > s ? l : s) } END { print t + 0 }' "$tmp/info")")
+		raw_km+=("$(awk '$1 ~ /^[0-9]+$/ { p += $3 } END { print p * 4096 }' "$tmp/info")")
+		z_km+=("$(stat -c %s "$tmp/k.dat")") ;;
+	perf)
+		rm -f "$tmp/perf.data"
+		perf kmem record -o "$tmp/perf.data" -- "${WL[@]}" 3> "$tmp/t" 2> "$tmp/perf.err" > /dev/null
+		lost_pf+=("$(grep -o 'lost [0-9.]*%' "$tmp/perf.err" | head -n1 | tr -dc '0-9.' || true)")
+		smp_pf+=("$(grep -o '([0-9]* samples)' "$tmp/perf.err" | tr -dc '0-9')")
+		sz_pf+=("$(stat -c %s "$tmp/perf.data" 2>/dev/null || echo 0)") ;;
+	esac
+	read -r W[$cfg,$i] C[$cfg,$i] < "$tmp/t"
 }
-# The workload, timed from inside; its seconds go to $tmp/wl.
-wl_cmd=(bash -c 'TIMEFORMAT=%R; { time '"$WORKLOAD"' > /dev/null 2>&1; } 2> '"$tmp"'/wl')
 
-for cfg in un fl km pf; do
-	eval "W_$cfg=(); T_$cfg=(); C_$cfg=()"
-done
-EV_fl=(); EV_km=(); LOST_km=(); RAW_km=(); Z_km=(); EV_pf=(); LOST_pf=(); SZ_pf=()
-
+CFGS="untraced floor kmemtrace perf"
+command -v perf > /dev/null || CFGS="untraced floor kmemtrace"
 for i in $(seq 1 "$ROUNDS"); do
-	echo "record bench: round $i/$ROUNDS" >&2
-	read -r w t c < <(run "${wl_cmd[@]}")
-	W_un+=("$w"); T_un+=("$t"); C_un+=("$c")
-
-	floor_on "$BUF_KB"
-	read -r w t c < <(run "${wl_cmd[@]}")
-	W_fl+=("$w"); T_fl+=("$t"); C_fl+=("$c"); EV_fl+=("$(floor_stats)")
-	floor_off
-
-	rm -f "$tmp/k.dat"
-	read -r w t c < <(run "$KMT" record -q -b "$BUF_KB" -o "$tmp/k.dat" -- "${wl_cmd[@]}")
-	W_km+=("$w"); T_km+=("$t"); C_km+=("$c")
-	"$KMT" info "$tmp/k.dat" > "$tmp/info"
-	EV_km+=("$(awk '$1 == "all" { print $2 }' "$tmp/info")")
-	LOST_km+=("$(awk '$1 ~ /^[0-9]+$/ && NF >= 7 { l += ($5 > $6 + $7 ? $5 : $6 + $7) } END { print l + 0 }' "$tmp/info")")
-	RAW_km+=("$(awk '$1 ~ /^[0-9]+$/ && NF >= 7 { p += $3 } END { print p * 4096 }' "$tmp/info")")
-	Z_km+=("$(stat -c %s "$tmp/k.dat")")
-
-	rm -f "$tmp/perf.data"
-	read -r w t c < <(run perf kmem record -o "$tmp/perf.data" -- "${wl_cmd[@]}")
-	W_pf+=("$w"); T_pf+=("$t"); C_pf+=("$c")
-	# "Processed N samples and lost P%!" (when perf lost any)
-	pl=$(grep -o 'lost [0-9.]*%' "$tmp/err" | head -n1 | tr -dc '0-9.')
-	ps=$(grep -o '([0-9]* samples)' "$tmp/err" | tr -dc '0-9')
-	EV_pf+=("${ps:-0}"); LOST_pf+=("${pl:-0}"); SZ_pf+=("$(stat -c %s "$tmp/perf.data" 2>/dev/null || echo 0)")
+	order=$(echo $CFGS | tr ' ' '\n' | shuf | tr '\n' ' ')
+	echo "record bench: round $i/$ROUNDS: $order" >&2
+	for cfg in $order; do sync; sleep 1; run_cfg "$cfg" "$i"; done
 done
 
 med() { printf '%s\n' "$@" | median; }
-mw_un=$(med "${W_un[@]}"); mw_fl=$(med "${W_fl[@]}"); mw_km=$(med "${W_km[@]}"); mw_pf=$(med "${W_pf[@]}")
-mt_km=$(med "${T_km[@]}")
-mc_un=$(med "${C_un[@]}"); mc_fl=$(med "${C_fl[@]}"); mc_km=$(med "${C_km[@]}"); mc_pf=$(med "${C_pf[@]}")
-# Paired ratios: per round, then the median of those.
-pr() { local -n a=$1 b=$2; local k; for k in "${!a[@]}"; do ratio "${a[$k]}" "${b[$k]}"; echo; done | median; }
-ev_km=$(med "${EV_km[@]}"); ev_fl=$(med "${EV_fl[@]}")
-raw=$(med "${RAW_km[@]}"); z=$(med "${Z_km[@]}")
-
+col() { local cfg=$1 m=$2 i; for i in $(seq 1 "$ROUNDS"); do eval echo "\${$m[$cfg,$i]}"; done; }
+pratio() { local cfg=$1 m=$2 i; for i in $(seq 1 "$ROUNDS"); do eval ratio "\${$m[$cfg,$i]}" "\${$m[floor,$i]}"; echo; done | median; }
+row() {	# cfg label events lost
+	printf '| %s | %.3f | %.3f | %.2f | %.3f | %s | %s |\n' "$2" \
+		"$(col "$1" W | median)" "$(pratio "$1" W)" "$(col "$1" C | median)" "$(pratio "$1" C)" "$3" "$4"
+}
+ev=$(med "${ev_km[@]}")
 cat <<MD
-### Recording: \`$WORKLOAD\`, $ROUNDS paired rounds, buffer ${BUF_KB} KiB/CPU
+### Recording \`$WORKLOAD\` — $ROUNDS paired rounds, ring buffer $BUF_KB KiB per CPU
 
-| configuration | workload s (median) | × floor (paired median) | CPU s (machine) | CPU × floor | events recorded | events lost |
+| configuration | workload wall s (median) | wall × floor (paired median) | machine CPU s (median) | CPU × floor | events recorded | events lost (per round) |
 |---|---|---|---|---|---|---|
-| untraced | $(fmt "$mw_un") | $(pr W_un W_fl) | $(fmt "$mc_un") | $(pr C_un C_fl) | – | – |
-| floor (events on, no reader) | $(fmt "$mw_fl") | 1.000 | $(fmt "$mc_fl") | 1.000 | ${ev_fl} written | – |
-| kmemtrace record | $(fmt "$mw_km") | **$(pr W_km W_fl)** | $(fmt "$mc_km") | $(pr C_km C_fl) | ${ev_km} | $(printf '%s ' "${LOST_km[@]}") |
-| perf kmem record | $(fmt "$mw_pf") | $(pr W_pf W_fl) | $(fmt "$mc_pf") | $(pr C_pf C_fl) | $(med "${EV_pf[@]}") samples | $(printf '%s%% ' "${LOST_pf[@]}") |
+$(row untraced "untraced" "–" "–")
+$(row floor "floor: same events on, no reader" "$(med "${ev_fl[@]}") written" "–")
+$(row kmemtrace "**kmemtrace record**" "$ev" "$(printf '%s ' "${lost_km[@]}")")
+$( [ -n "${smp_pf[*]:-}" ] && row perf "perf kmem record" "$(med "${smp_pf[@]}") samples" "$(printf '%s%% ' "${lost_pf[@]}")")
 
-- kmemtrace record, whole command (recording + writing the file): $(fmt "$mt_km") s median; the
-  workload column is the workload's own time inside the recording.
-- On disk: raw pages $(awk -v r="$raw" -v e="$ev_km" 'BEGIN { printf "%.1f", r / e }') bytes/event,
-  trace.dat with zstd $(awk -v r="$z" -v e="$ev_km" 'BEGIN { printf "%.2f", r / e }') bytes/event
-  ($(awk -v z="$z" 'BEGIN { printf "%.1f MiB", z / 1048576 }') for ${ev_km} events, metadata included);
-  perf.data $(awk -v s="$(med "${SZ_pf[@]}")" -v e="$(med "${EV_pf[@]}")" 'BEGIN { if (e) printf "%.1f", s / e; else print "-" }') bytes/sample.
-- Events lost are listed per round (page-header counts or ring-buffer overrun, the larger).
+- kmemtrace record, whole command including writing the compressed file after the
+  workload: $(med "${tot_km[@]}") s (median).
+- Bytes per event on disk: raw pages $(awk -v r="$(med "${raw_km[@]}")" -v e="$ev" 'BEGIN { printf "%.1f", r / e }'),
+  trace.dat (zstd, all metadata included) $(awk -v r="$(med "${z_km[@]}")" -v e="$ev" 'BEGIN { printf "%.2f", r / e }')
+  ($(awk -v z="$(med "${z_km[@]}")" 'BEGIN { printf "%.1f MiB", z / 1048576 }'));
+  perf.data $( [ -n "${sz_pf[*]:-}" ] && awk -v s="$(med "${sz_pf[@]}")" -v e="$(med "${smp_pf[@]}")" 'BEGIN { if (e) printf "%.1f", s / e; else print "-" }') bytes per sample kept.
+- Events lost: the larger of the page-header counts and the ring buffer's overrun, summed over CPUs.
 MD
