@@ -6,6 +6,7 @@
  * and a few bounded loads.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,10 +26,22 @@ struct fld {
 enum { S_PID, S_CALL, S_PTR, S_REQ, S_ALLOC, S_GFP, S_NODE, S_ORDER, S_MT,
 	S_NAME, S_PID2, S_STR2, S_STACK_N, S_STACK, S_OFFSET, S_WRITE, S_NR };
 
+/* A numeric field, compiled: load @size bytes at @off, store at @dst. */
+struct op {
+	uint16_t off;
+	uint8_t size;
+	uint8_t sgn;
+	uint8_t dst;			/* offset in struct kmt_event */
+	uint8_t dst_size;
+};
+
 struct dec {
 	uint8_t kind;
+	uint8_t nops;
+	uint16_t need;			/* the record must be this long */
 	uint32_t flags;
 	struct fld f[S_NR];
+	struct op ops[S_NR];
 };
 
 struct kmt_decoder {
@@ -155,6 +168,45 @@ static bool map_field(struct fld *out, const struct kmt_field *f)
 	return true;
 }
 
+/* Where each numeric slot goes in struct kmt_event. */
+static const struct { uint8_t off, size; } slot_dst[S_NR] = {
+	[S_PID] = { offsetof(struct kmt_event, pid), 4 },
+	[S_CALL] = { offsetof(struct kmt_event, call_site), 8 },
+	[S_PTR] = { offsetof(struct kmt_event, ptr), 8 },
+	[S_REQ] = { offsetof(struct kmt_event, bytes_req), 8 },
+	[S_ALLOC] = { offsetof(struct kmt_event, bytes_alloc), 8 },
+	[S_GFP] = { offsetof(struct kmt_event, gfp), 8 },
+	[S_NODE] = { offsetof(struct kmt_event, node), 4 },
+	[S_ORDER] = { offsetof(struct kmt_event, order), 4 },
+	[S_MT] = { offsetof(struct kmt_event, migratetype), 4 },
+	[S_PID2] = { offsetof(struct kmt_event, pid2), 4 },
+	[S_OFFSET] = { offsetof(struct kmt_event, offset), 4 },
+};
+
+/* Turn the numeric fields into a list of loads, and the bound they need. */
+static void compile_ops(struct dec *dc)
+{
+	int s;
+
+	dc->nops = 0;
+	dc->need = 8;
+	for (s = 0; s < S_NR; s++) {
+		const struct fld *f = &dc->f[s];
+
+		if (f->type == F_ABSENT)
+			continue;
+		dc->need = (uint16_t)MAX(dc->need, (uint32_t)f->off + f->size);
+		if (f->type != F_NUM || !slot_dst[s].size)
+			continue;
+		dc->ops[dc->nops].off = f->off;
+		dc->ops[dc->nops].size = f->size;
+		dc->ops[dc->nops].sgn = f->sgn;
+		dc->ops[dc->nops].dst = slot_dst[s].off;
+		dc->ops[dc->nops].dst_size = slot_dst[s].size;
+		dc->nops++;
+	}
+}
+
 static void note_skipped(struct kmt_decoder *dec, const struct kmt_format *fmt,
 			 const char *field)
 {
@@ -194,6 +246,7 @@ static void map_event(struct kmt_decoder *dec, const struct kmt_format *fmt,
 	if ((em->kind == KMT_EV_CACHE_ALLOC || em->kind == KMT_EV_CACHE_FREE) &&
 	    dc->f[S_NAME].type == F_ABSENT)
 		dc->flags |= KMT_EVF_NO_NAME;
+	compile_ops(dc);
 	dc->kind = (uint8_t)em->kind;
 	dec->has[em->kind] = true;
 }
@@ -288,52 +341,50 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 	       struct kmt_event *ev)
 {
 	const struct dec *dc;
+	bool ok = true, be = dec->be;
 	uint64_t v = 0;
 	uint16_t id;
-	bool ok = true, be = dec->be;
+	int i;
 
 	if (rec->len < 8)
 		return 0;
 	id = ld16(rec->data, be);
 	if (id >= dec->nr_ids || !(dc = &dec->by_id[id])->kind)
 		return 0;
+	if (rec->len < dc->need)
+		return KMT_EFORMAT;
 	ev->ts = rec->ts;
 	ev->cpu = cpu;
 	ev->kind = dc->kind;
 	ev->id = id;
 	ev->flags = dc->flags;
 	ev->pid = (int32_t)ld32(rec->data + 4, be);
-	if (dc->f[S_PID].type && get_num(&dc->f[S_PID], rec, be, &v))
-		ev->pid = (int32_t)v;
 	ev->call_site = ev->ptr = ev->bytes_req = ev->bytes_alloc = ev->gfp = 0;
 	ev->node = -1;
 	ev->migratetype = -1;
 	ev->order = 0;
+	ev->pid2 = 0;
+	ev->offset = 0;
 	ev->name = ev->str2 = NULL;
 	ev->name_len = ev->str2_len = 0;
 	ev->stack = NULL;
 	ev->nr_stack = 0;
-	ev->pid2 = 0;
-	ev->offset = 0;
+	for (i = 0; i < dc->nops; i++) {
+		const struct op *o = &dc->ops[i];
 
-#define NUM(slot, dst, cast) \
-	do { if (dc->f[slot].type == F_NUM) { ok &= get_num(&dc->f[slot], rec, be, &v); dst = (cast)v; } } while (0)
-	NUM(S_CALL, ev->call_site, uint64_t);
-	NUM(S_PTR, ev->ptr, uint64_t);
-	NUM(S_REQ, ev->bytes_req, uint64_t);
-	NUM(S_ALLOC, ev->bytes_alloc, uint64_t);
-	NUM(S_GFP, ev->gfp, uint64_t);
-	NUM(S_NODE, ev->node, int32_t);
-	NUM(S_ORDER, ev->order, uint32_t);
-	NUM(S_MT, ev->migratetype, int32_t);
-	NUM(S_PID2, ev->pid2, int32_t);
-	NUM(S_OFFSET, ev->offset, uint32_t);
-	if (dc->f[S_WRITE].type == F_NUM) {
-		ok &= get_num(&dc->f[S_WRITE], rec, be, &v);
-		if (v)
-			ev->flags |= KMT_EVF_WRITE;
+		v = ldn(rec->data + o->off, o->size, be);
+		if (o->sgn && o->size < 8 && (v >> (o->size * 8 - 1)))
+			v |= ~0ULL << (o->size * 8);
+		if (o->dst_size == 8) {
+			memcpy((char *)ev + o->dst, &v, 8);
+		} else {
+			uint32_t w = (uint32_t)v;
+
+			memcpy((char *)ev + o->dst, &w, 4);
+		}
 	}
-#undef NUM
+	if (dc->f[S_WRITE].type == F_NUM && ldn(rec->data + dc->f[S_WRITE].off, dc->f[S_WRITE].size, be))
+		ev->flags |= KMT_EVF_WRITE;
 	if (dc->f[S_NAME].type >= F_STR_ARRAY)
 		ok &= get_str(&dc->f[S_NAME], rec, be, &ev->name, &ev->name_len);
 	if (dc->f[S_STR2].type >= F_STR_ARRAY)
@@ -347,7 +398,5 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 		ev->stack = rec->data + dc->f[S_STACK].off;
 		ev->nr_stack = (uint32_t)MIN(n, (uint64_t)room);
 	}
-	if (dc->kind == KMT_EV_PAGE_FREE_BATCHED)
-		ev->order = 0;
 	return ok ? dc->kind : KMT_EFORMAT;
 }

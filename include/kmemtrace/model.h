@@ -1,0 +1,162 @@
+/*
+ * The allocation model: decoded memory events, in time order, go in; per
+ * call site, cache, process, page order and lifetime statistics, the
+ * objects still live at the end and the misuse found come out.
+ *
+ * Live objects are kept in tables keyed by address (slab objects), pfn
+ * (pages) and pointer (per-CPU); each allocation remembers its call site,
+ * CPU, pid, time, sizes and cache, and each free resolves against it.
+ * Memory is bounded by the objects live (and the addresses freed, for
+ * double-free detection) and the number of call sites, not by the length
+ * of the trace.
+ *
+ * Losses: when a CPU lost events, an object whose allocation or free may
+ * fall in the gap is "uncertain": counted apart, never a leak or misuse.
+ */
+#ifndef KMEMTRACE_MODEL_H
+#define KMEMTRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "event.h"
+
+#define KMT_LIFE_BUCKETS 48		/* log2(ns): 1 ns .. ~3 days */
+
+struct kmt_comms;
+struct kmt_symbols;
+
+struct kmt_model_opts {
+	int32_t pid;			/* only allocations by this task (0: all) */
+	const char *comm;		/* only allocations by tasks so named */
+	const struct kmt_comms *cmdlines; /* names of tasks never seen renamed */
+	const struct kmt_symbols *syms;	/* to find page call sites in stacks */
+};
+
+/* Per allocation call site (the kernel's call_site address). */
+struct kmt_site {
+	uint64_t addr;
+	uint64_t allocs, frees;		/* frees: of objects allocated here */
+	uint64_t free_calls;		/* free events whose call site is here */
+	uint64_t bytes_req, bytes_alloc, bytes_freed;
+	uint64_t cross_cpu;		/* objects from here freed on another CPU */
+	uint64_t live_objects, live_bytes; /* at the end (certain ones) */
+	uint64_t uncertain;		/* live at the end but a loss followed */
+	uint64_t failures;		/* allocation returned NULL */
+	uint64_t life[KMT_LIFE_BUCKETS];	/* alloc -> free time, log2 ns */
+	uint64_t life_min, life_max;	/* ns, of objects freed */
+	uint32_t kinds;			/* 1 << KMT_EV_* of its allocations */
+	uint32_t order_mask;		/* page allocations: orders seen */
+};
+
+/* Per slab cache (by name) or kmalloc size class. */
+struct kmt_cache {
+	char name[48];			/* "filp", or "kmalloc-2k" */
+	bool is_kmalloc;
+	uint64_t object_size;		/* bytes_alloc of its objects */
+	uint64_t allocs, frees, bytes_req, bytes_alloc;
+	uint64_t live_objects, live_bytes;
+};
+
+/* Per task name and pid. */
+struct kmt_proc {
+	int32_t pid;
+	char comm[16];
+	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed;
+	uint64_t live_objects, live_bytes;
+	uint64_t page_allocs, pages;
+};
+
+enum kmt_misuse_kind {
+	KMT_MISUSE_DOUBLE_FREE,		/* freed again without a new allocation */
+	KMT_MISUSE_ALLOC_LIVE,		/* allocated at a live address (a missed free) */
+	KMT_MISUSE_CACHE_FREE_KMALLOC,	/* kmem_cache_free of a kmalloc object */
+	KMT_MISUSE_CACHE_MISMATCH,	/* kmem_cache_free naming another cache */
+	KMT_MISUSE_KFREE_CACHE,		/* kfree of a cache object: legal, information */
+	KMT_MISUSE_NR,
+};
+
+struct kmt_misuse {
+	enum kmt_misuse_kind kind;
+	uint64_t site;			/* where it happened (the free / alloc) */
+	uint64_t alloc_site;		/* where the object came from, or 0 */
+	uint64_t count;
+	uint64_t first_ts;
+	int32_t first_pid;
+	uint64_t first_ptr;
+	char detail[64];		/* e.g. "filp != dentry" */
+};
+
+struct kmt_outstanding {
+	uint64_t site;
+	uint64_t objects, bytes_req, bytes_alloc;
+	uint64_t age_min, age_max;	/* ns, at the end of the trace */
+	uint64_t age[KMT_LIFE_BUCKETS];	/* log2 ns */
+};
+
+#define KMT_MAX_ORDER 11
+#define KMT_MIGRATE_TYPES 8
+
+struct kmt_gfp_count {
+	uint64_t gfp;
+	uint64_t allocs, pages;
+};
+
+struct kmt_summary {
+	uint64_t first_ts, last_ts;
+	uint64_t events;		/* records in the window, all kinds */
+	uint64_t by_kind[KMT_EV_NR];
+	uint64_t allocs, frees;		/* slab objects (kmalloc + cache) */
+	uint64_t bytes_req, bytes_alloc, bytes_freed;
+	uint64_t cross_cpu_frees;
+	uint64_t preexisting_frees;	/* freed, allocated before the trace */
+	uint64_t preexisting_bytes;	/* unknown: 0 unless the free says */
+	uint64_t live_objects, live_bytes;
+	uint64_t uncertain_objects;	/* a loss may hide their fate */
+	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
+	uint64_t failures;		/* allocations that returned NULL */
+	uint64_t kmalloc_large_merged;	/* the kernel's doubled large-kmalloc events */
+	uint64_t null_frees;		/* kfree(NULL) */
+	uint64_t page_allocs, page_frees, pages_allocated, pages_freed, page_failures;
+	uint64_t pcpu_allocs, pcpu_frees, pcpu_bytes;
+	uint64_t lost_events;		/* known counts */
+	uint64_t lost_pages_unknown;	/* gaps of unknown size */
+	int nr_cpus;			/* highest CPU seen + 1 */
+	const uint64_t *lost_by_cpu;	/* nr_cpus entries */
+	const uint64_t *events_by_cpu;
+	bool affected_by_loss;
+	uint64_t order_mt[KMT_MAX_ORDER + 1][KMT_MIGRATE_TYPES + 1];
+};
+
+struct kmt_model;
+
+struct kmt_model *kmt_model_new(const struct kmt_model_opts *o);
+void kmt_model_free(struct kmt_model *m);
+
+/* Feed one decoded event; events must come in time order. */
+void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev);
+/* A CPU lost @lost events (-1: unknown) just before time @ts. */
+void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts);
+/* Name tasks: pid -> comm as it changes (fork, exec, rename). */
+void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len);
+/* The trace ended at @ts: computes live objects, outstanding, ages. */
+void kmt_model_finish(struct kmt_model *m, uint64_t ts);
+
+/* Results, valid after kmt_model_finish(); owned by the model. */
+const struct kmt_summary *kmt_model_summary(const struct kmt_model *m);
+const struct kmt_site *kmt_model_sites(const struct kmt_model *m, size_t *n);
+const struct kmt_cache *kmt_model_caches(const struct kmt_model *m, size_t *n);
+const struct kmt_proc *kmt_model_procs(const struct kmt_model *m, size_t *n);
+const struct kmt_misuse *kmt_model_misuse(const struct kmt_model *m, size_t *n);
+const struct kmt_outstanding *kmt_model_outstanding(const struct kmt_model *m, size_t *n);
+const struct kmt_gfp_count *kmt_model_gfp(const struct kmt_model *m, size_t *n);
+/* Page-allocating functions (from --stack stacks), as sites. */
+const struct kmt_site *kmt_model_page_sites(const struct kmt_model *m, size_t *n);
+
+const char *kmt_misuse_name(enum kmt_misuse_kind k);
+bool kmt_misuse_is_error(enum kmt_misuse_kind k);
+
+/* Bucket of a duration in ns (log2), and a bucket's lower bound. */
+int kmt_life_bucket(uint64_t ns);
+uint64_t kmt_life_bucket_ns(int b);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * kmemtrace report: where memory goes, what is wasted, what is misused,
+ * what is still live. Reads any trace.dat (ours or trace-cmd's), merges
+ * the per-CPU streams by time, feeds the allocation model, and prints
+ * sections as text tables, one JSON document or one section as CSV.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/comm.h>
+#include <kmemtrace/event.h>
+#include <kmemtrace/stream.h>
+#include "cmd.h"
+#include "report.h"
+
+static const char report_usage[] =
+	"usage: kmemtrace report [options] [FILE]\n"
+	"\n"
+	"Analyse the memory events of a trace file (default kmemtrace.dat; files of\n"
+	"trace-cmd record/extract too, v6 or v7): per call site, cache and process the\n"
+	"allocations, bytes requested and allocated, internal fragmentation, frees on\n"
+	"another CPU and objects still live; page allocations; object lifetimes;\n"
+	"outstanding objects (leak candidates) and misuse. Events a CPU lost make the\n"
+	"objects they may concern \"uncertain\": counted apart, never a leak or misuse.\n"
+	"\n"
+	"      --sections LIST    summary,callsites,caches,processes,pages,lifetimes,\n"
+	"                         outstanding,misuse, or all (default: all)\n"
+	"  -s, --sort KEY[,KEY]   call sites by bytes (default), allocs, frees, waste,\n"
+	"                         frag, pingpong, live, req, callsite\n"
+	"  -n, --top N            rows per table (default 20; 0: all)\n"
+	"      --time START,END   only events in this window, seconds from the first\n"
+	"                         event (either may be empty)\n"
+	"  -p, --pid PID          only allocations by this task\n"
+	"      --comm NAME        only allocations by tasks with this name\n"
+	"  -B, --buffer NAME      the trace-cmd instance buffer to analyse\n"
+	"      --raw-ip           call sites as addresses\n"
+	"      --json             one JSON document (schema: docs/report-json.md)\n"
+	"      --csv SECTION      one section as CSV\n"
+	"  -h, --help             this text\n";
+
+static const char *const sort_names[SORT_NR] = {
+	[SORT_BYTES] = "bytes", [SORT_ALLOCS] = "allocs", [SORT_FREES] = "frees",
+	[SORT_WASTE] = "waste", [SORT_FRAG] = "frag", [SORT_PINGPONG] = "pingpong",
+	[SORT_LIVE] = "live", [SORT_REQ] = "req", [SORT_CALLSITE] = "callsite",
+};
+
+static int parse_sections(struct report *r, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	r->sections = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned int b = !strcmp(tok, "all") ? SEC_ALL : section_bit(tok);
+
+		if (!b) {
+			free(copy);
+			return -1;
+		}
+		r->sections |= b;
+	}
+	free(copy);
+	return r->sections ? 0 : -1;
+}
+
+static int parse_sort(struct report *r, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int k;
+
+	r->nr_sort = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && r->nr_sort < 8; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < SORT_NR && strcmp(tok, sort_names[k]); k++)
+			;
+		if (k == SORT_NR) {
+			free(copy);
+			return -1;
+		}
+		r->sort[r->nr_sort++] = (enum sort_key)k;
+	}
+	free(copy);
+	return r->nr_sort ? 0 : -1;
+}
+
+static int parse_window(struct report *r, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char *end;
+
+	if (!comma)
+		return -1;
+	if (comma != arg) {
+		r->t_start = strtod(arg, &end);
+		if (end != comma || r->t_start < 0)
+			return -1;
+	}
+	if (comma[1]) {
+		r->t_end = strtod(comma + 1, &end);
+		if (*end || r->t_end < 0)
+			return -1;
+	}
+	return r->t_end < 0 || r->t_end >= r->t_start ? 0 : -1;
+}
+
+/* Feed the whole stream to the model. */
+static int analyse(struct report *r, struct kmt_model *m, struct kmt_decoder *dec, int buffer)
+{
+	struct kmt_diag d = { 0 };
+	struct kmt_stream *s = kmt_stream_open(r->f, buffer, &d);
+	uint64_t lo = 0, hi = UINT64_MAX, last = 0;
+	struct kmt_srec sr;
+	struct kmt_event ev;
+	bool started = false;
+	int ret;
+
+	if (!s)
+		return error("%s", d.msg);
+	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
+		if (!started) {
+			started = true;
+			r->t0 = sr.rec.ts;
+			if (r->t_start > 0)
+				lo = r->t0 + (uint64_t)(r->t_start * 1e9);
+			if (r->t_end >= 0)
+				hi = r->t0 + (uint64_t)(r->t_end * 1e9);
+		}
+		if (sr.lost_marker) {
+			r->file_lost += sr.lost > 0 ? (uint64_t)sr.lost : 0;
+			if (sr.rec.ts >= lo && sr.rec.ts <= hi)
+				kmt_model_lost(m, sr.cpu, sr.lost, sr.rec.ts);
+			continue;
+		}
+		if (sr.rec.ts > hi)
+			break;
+		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
+		if (ret < 0) {
+			uint64_t off = kmt_stream_offset(s, sr.idx);
+
+			kmt_stream_close(s);
+			return error("%s: CPU %d, page at offset %" PRIu64 ": a record does not fit its format",
+				     r->path, sr.cpu, off);
+		}
+		if (ret == 0)
+			continue;
+		if (sr.rec.ts < lo) {
+			/* Names still matter before the window. */
+			if (ev.kind >= KMT_EV_FORK && ev.kind <= KMT_EV_NEWTASK)
+				kmt_model_event(m, &ev);
+			continue;
+		}
+		last = sr.rec.ts;
+		kmt_model_event(m, &ev);
+	}
+	kmt_stream_close(s);
+	if (ret < 0)
+		return error("%s", d.msg);
+	kmt_model_finish(m, hi != UINT64_MAX && hi > last ? hi : last);
+	return 0;
+}
+
+static int run(struct report *r, const char *buffer, bool json, const char *csv,
+	       struct kmt_model_opts *mo)
+{
+	const struct kmt_file_info *fi = kmt_file_info(r->f);
+	const struct kmt_format *fmt;
+	struct kmt_comms *comms = kmt_comms_new();
+	struct kmt_decoder *dec;
+	const char *text;
+	size_t len;
+	int b, ret;
+
+	b = buffer ? kmt_file_find_buffer(r->f, buffer) : kmt_file_main_buffer(r->f);
+	if (buffer && b < 0) {
+		kmt_comms_free(comms);
+		return error("%s: no buffer '%s'", r->path, buffer);
+	}
+	text = kmt_file_kallsyms(r->f, &len);
+	r->syms = kmt_symbols_parse(text, len);
+	text = kmt_file_cmdlines(r->f, &len);
+	dec = kmt_decoder_new(kmt_file_formats(r->f), fi->big_endian, fi->kernel_long_size);
+	if (!comms || !r->syms || !dec) {
+		kmt_comms_free(comms);
+		kmt_decoder_free(dec);
+		return error("out of memory");
+	}
+	kmt_comms_parse(comms, text, len);
+	r->skipped = kmt_decoder_skipped(dec);
+	fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "mm_page_alloc");
+	if (!fmt)
+		fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "kmalloc");
+	r->gfp_names = fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
+	mo->cmdlines = comms;
+	mo->syms = r->syms;
+	r->m = kmt_model_new(mo);
+	if (!r->m) {
+		ret = error("out of memory");
+	} else if (b >= 0 && (ret = analyse(r, r->m, dec, b))) {
+		;
+	} else {
+		if (b < 0)
+			kmt_model_finish(r->m, 0);
+		ret = EXIT_OK;
+		if (csv)
+			ret = report_csv(r, csv, stdout);
+		else if (json)
+			report_json(r, stdout);
+		else
+			report_text(r, stdout);
+	}
+	if (*r->skipped && !json && !csv)
+		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
+	kmt_decoder_free(dec);
+	kmt_comms_free(comms);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { OPT_SECTIONS = 256, OPT_TIME, OPT_COMM, OPT_RAWIP, OPT_JSON, OPT_CSV };
+	static const struct option opts[] = {
+		{ "sections", required_argument, NULL, OPT_SECTIONS },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "buffer", required_argument, NULL, 'B' },
+		{ "raw-ip", no_argument, NULL, OPT_RAWIP },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .top = 20,
+			    .t_start = -1, .t_end = -1, .nr_sort = 1, .sort = { SORT_BYTES } };
+	struct kmt_model_opts mo = { 0 };
+	const char *buffer = NULL, *csv = NULL;
+	struct kmt_diag d = { 0 };
+	bool json = false;
+	char *end;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "s:n:p:B:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_SECTIONS:
+			if (parse_sections(&r, optarg))
+				return usage_error(report_usage, "bad section list '%s'", optarg);
+			break;
+		case 's':
+			if (parse_sort(&r, optarg))
+				return usage_error(report_usage, "bad sort key in '%s'", optarg);
+			break;
+		case 'n':
+			r.top = (int)strtol(optarg, &end, 10);
+			if (*end || r.top < 0)
+				return usage_error(report_usage, "bad row count '%s'", optarg);
+			break;
+		case OPT_TIME:
+			if (parse_window(&r, optarg))
+				return usage_error(report_usage, "bad time window '%s' (START,END in seconds)", optarg);
+			break;
+		case 'p':
+			mo.pid = (int32_t)strtol(optarg, &end, 10);
+			if (*end || mo.pid <= 0)
+				return usage_error(report_usage, "bad pid '%s'", optarg);
+			break;
+		case OPT_COMM: mo.comm = optarg; break;
+		case 'B': buffer = optarg; break;
+		case OPT_RAWIP: r.raw_ip = true; break;
+		case OPT_JSON: json = true; break;
+		case OPT_CSV: csv = optarg; break;
+		case 'h':
+			usage_print(stdout, report_usage);
+			return EXIT_OK;
+		default:
+			return usage_error(report_usage, "unknown option");
+		}
+	}
+	if (json && csv)
+		return usage_error(report_usage, "--json and --csv exclude each other");
+	if (csv && !section_bit(csv))
+		return usage_error(report_usage, "no section '%s' for --csv", csv);
+	if (optind < argc)
+		r.path = argv[optind++];
+	if (optind < argc)
+		return usage_error(report_usage, "too many arguments");
+	if (r.t_start < 0)
+		r.t_start = 0;
+	if (kmt_file_open(&r.f, r.path, &d))
+		return error("%s", d.msg);
+	ret = run(&r, buffer, json, csv, &mo);
+	kmt_model_free(r.m);
+	kmt_symbols_free(r.syms);
+	kmt_flags_free(r.gfp_names);
+	kmt_file_close(r.f);
+	return ret;
+}

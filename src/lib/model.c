@@ -1,0 +1,774 @@
+/*
+ * The allocation model (include/kmemtrace/model.h): one pass over the
+ * time-ordered events. Each allocation is entered in the table of its
+ * kind; each free finds it there, or counts as the free of an object
+ * allocated before the trace. A per-model loss sequence number, stamped on
+ * every object when allocated and freed, tells whether a loss happened
+ * since: if so, a missing free (leak) or a contradiction (misuse) may be
+ * the loss and is counted as uncertain instead.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/comm.h>
+#include <kmemtrace/symbols.h>
+#include "model-local.h"
+
+#define MAX_CPUS 4096
+
+/* A growable array of structs. */
+#define VEC(type) struct { type *v; size_t n, alloc; }
+#define VEC_PUSH(vec, oom) ({						\
+	if ((vec).n == (vec).alloc) {					\
+		size_t na_ = (vec).alloc ? (vec).alloc * 2 : 64;	\
+		void *nv_ = realloc((vec).v, na_ * sizeof(*(vec).v));	\
+		if (nv_) { (vec).v = nv_; (vec).alloc = na_; }		\
+	}								\
+	(vec).n < (vec).alloc ? (memset(&(vec).v[(vec).n], 0, sizeof(*(vec).v)), \
+				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
+
+struct cpu_state {
+	uint32_t seq;			/* events seen on this CPU */
+	uint32_t last_slab_seq;		/* seq of its last slab allocation */
+	uint64_t last_slab_ptr;
+	uint32_t page_seq;		/* seq of its last page allocation */
+	uint32_t page_order;
+	uint64_t page_pfn;
+	bool page_pending;
+};
+
+struct kmt_model {
+	struct kmt_model_opts o;
+	struct otab slab, pages, pcpu;
+	struct imap site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
+	VEC(struct kmt_site) sites;
+	VEC(struct kmt_site) page_sites;
+	VEC(struct kmt_cache) caches;
+	VEC(struct kmt_proc) procs;
+	VEC(struct kmt_misuse) misuse;
+	VEC(struct kmt_outstanding) outstanding;
+	VEC(struct kmt_gfp_count) gfp;
+	struct kmt_summary sum;
+	uint64_t *lost_by_cpu, *events_by_cpu;
+	struct cpu_state *cpu;
+	uint32_t loss_seq;
+	bool filtering;
+	bool oom;
+};
+
+static const char *const misuse_names[KMT_MISUSE_NR] = {
+	[KMT_MISUSE_DOUBLE_FREE] = "double_free",
+	[KMT_MISUSE_ALLOC_LIVE] = "alloc_over_live",
+	[KMT_MISUSE_CACHE_FREE_KMALLOC] = "cache_free_of_kmalloc",
+	[KMT_MISUSE_CACHE_MISMATCH] = "cache_mismatch",
+	[KMT_MISUSE_KFREE_CACHE] = "kfree_of_cache_object",
+};
+
+const char *kmt_misuse_name(enum kmt_misuse_kind k)
+{
+	return k < KMT_MISUSE_NR ? misuse_names[k] : "?";
+}
+
+bool kmt_misuse_is_error(enum kmt_misuse_kind k)
+{
+	return k != KMT_MISUSE_KFREE_CACHE;
+}
+
+int kmt_life_bucket(uint64_t ns)
+{
+	int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < KMT_LIFE_BUCKETS ? b : KMT_LIFE_BUCKETS - 1;
+}
+
+uint64_t kmt_life_bucket_ns(int b)
+{
+	return b <= 0 ? 0 : 1ULL << (b - 1);
+}
+
+struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
+{
+	struct kmt_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	if (o)
+		m->o = *o;
+	m->filtering = m->o.pid || m->o.comm;
+	m->lost_by_cpu = calloc(MAX_CPUS, sizeof(*m->lost_by_cpu));
+	m->events_by_cpu = calloc(MAX_CPUS, sizeof(*m->events_by_cpu));
+	m->cpu = calloc(MAX_CPUS, sizeof(*m->cpu));
+	if (!m->lost_by_cpu || !m->events_by_cpu || !m->cpu ||
+	    otab_init(&m->slab, 1 << 16) || otab_init(&m->pages, 1 << 14) ||
+	    otab_init(&m->pcpu, 1 << 10) || imap_init(&m->site_map, 1 << 10) ||
+	    imap_init(&m->page_site_map, 1 << 8) || imap_init(&m->cache_map, 1 << 8) ||
+	    imap_init(&m->proc_map, 1 << 10) || imap_init(&m->pid_map, 1 << 10) ||
+	    imap_init(&m->misuse_map, 1 << 6) || imap_init(&m->gfp_map, 1 << 6)) {
+		kmt_model_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->sum.lost_by_cpu = m->lost_by_cpu;
+	m->sum.events_by_cpu = m->events_by_cpu;
+	return m;
+}
+
+void kmt_model_free(struct kmt_model *m)
+{
+	if (!m)
+		return;
+	otab_release(&m->slab);
+	otab_release(&m->pages);
+	otab_release(&m->pcpu);
+	imap_release(&m->site_map);
+	imap_release(&m->page_site_map);
+	imap_release(&m->cache_map);
+	imap_release(&m->proc_map);
+	imap_release(&m->pid_map);
+	imap_release(&m->misuse_map);
+	imap_release(&m->gfp_map);
+	free(m->sites.v);
+	free(m->page_sites.v);
+	free(m->caches.v);
+	free(m->procs.v);
+	free(m->misuse.v);
+	free(m->outstanding.v);
+	free(m->gfp.v);
+	free(m->lost_by_cpu);
+	free(m->events_by_cpu);
+	free(m->cpu);
+	free(m);
+}
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static struct kmt_site *site_of(struct kmt_model *m, struct imap *map, void *vec_, uint64_t addr)
+{
+	VEC(struct kmt_site) *vec = vec_;
+	uint32_t i = imap_get(map, addr);
+
+	if (i == NONE) {
+		i = VEC_PUSH(*vec, m->oom);
+		if (i == NONE || imap_put(map, addr, i)) {
+			m->oom = true;
+			return NULL;
+		}
+		vec->v[i].addr = addr;
+	}
+	return &vec->v[i];
+}
+
+/* Slab caches by name; kmalloc objects by size class. */
+static uint32_t cache_of(struct kmt_model *m, const struct kmt_event *ev)
+{
+	uint64_t key;
+	uint32_t i;
+	bool km = ev->kind == KMT_EV_KMALLOC;
+
+	if (km)
+		key = hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
+	else if (ev->name_len)
+		key = hash_str(ev->name, ev->name_len);
+	else
+		key = hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
+	i = imap_get(&m->cache_map, key);
+	if (i != NONE)
+		return i;
+	i = VEC_PUSH(m->caches, m->oom);
+	if (i == NONE || imap_put(&m->cache_map, key, i)) {
+		m->oom = true;
+		return NONE;
+	}
+	{
+		struct kmt_cache *c = &m->caches.v[i];
+		uint64_t sz = ev->bytes_alloc;
+
+		c->is_kmalloc = km;
+		c->object_size = sz;
+		if (km && sz > 8192)
+			snprintf(c->name, sizeof(c->name), "kmalloc-large");
+		else if (km && sz >= 1024 && sz % 1024 == 0)
+			snprintf(c->name, sizeof(c->name), "kmalloc-%uk", (unsigned)(sz / 1024));
+		else if (km)
+			snprintf(c->name, sizeof(c->name), "kmalloc-%u", (unsigned)sz);
+		else if (ev->name_len)
+			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(ev->name_len, 47u), ev->name);
+		else
+			snprintf(c->name, sizeof(c->name), "cache(size=%u)", (unsigned)sz);
+		if (km && sz > 8192)
+			c->object_size = 0;
+	}
+	return i;
+}
+
+static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
+{
+	uint64_t key = hash64((uint64_t)(uint32_t)pid) ^ hash_str(comm, len);
+	uint32_t i = imap_get(&m->proc_map, key);
+
+	if (i != NONE)
+		return i;
+	i = VEC_PUSH(m->procs, m->oom);
+	if (i == NONE || imap_put(&m->proc_map, key, i)) {
+		m->oom = true;
+		return NONE;
+	}
+	m->procs.v[i].pid = pid;
+	snprintf(m->procs.v[i].comm, sizeof(m->procs.v[i].comm), "%.*s", (int)MIN(len, 15u), comm);
+	return i;
+}
+
+static uint32_t proc_of(struct kmt_model *m, int32_t pid)
+{
+	uint32_t i = imap_get(&m->pid_map, (uint64_t)(uint32_t)pid);
+	const char *name;
+
+	if (i != NONE)
+		return i;
+	name = m->o.cmdlines ? kmt_comms_get(m->o.cmdlines, pid) : NULL;
+	if (!name)
+		name = pid ? "<...>" : "<idle>";
+	i = proc_index(m, pid, name, strlen(name));
+	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
+		m->oom = true;
+	return i;
+}
+
+void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
+{
+	uint32_t i;
+
+	len = strnlen(comm, len);
+	i = proc_index(m, pid, comm, len);
+	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
+		m->oom = true;
+}
+
+static bool task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
+{
+	if (m->o.pid && pid != m->o.pid)
+		return false;
+	if (m->o.comm && (proc == NONE || strcmp(m->procs.v[proc].comm, m->o.comm)))
+		return false;
+	return true;
+}
+
+static void note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
+			uint64_t alloc_site, const char *detail)
+{
+	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64(alloc_site + 1);
+	uint32_t i = imap_get(&m->misuse_map, key);
+	struct kmt_misuse *mu;
+
+	if (i == NONE) {
+		i = VEC_PUSH(m->misuse, m->oom);
+		if (i == NONE || imap_put(&m->misuse_map, key, i)) {
+			m->oom = true;
+			return;
+		}
+		mu = &m->misuse.v[i];
+		mu->kind = kind;
+		mu->site = ev->call_site;
+		mu->alloc_site = alloc_site;
+		mu->first_ts = ev->ts;
+		mu->first_pid = ev->pid;
+		mu->first_ptr = ev->ptr;
+		if (detail)
+			snprintf(mu->detail, sizeof(mu->detail), "%s", detail);
+	}
+	m->misuse.v[i].count++;
+}
+
+/*
+ * The kernel traces a large kmalloc twice, with the same pointer: from
+ * the page-backed path and from the caller, one event after the other on
+ * the same CPU. The second is the real call site.
+ */
+static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const struct kmt_event *ev)
+{
+	const struct cpu_state *cs = &m->cpu[ev->cpu];
+
+	return o->kind == KMT_EV_KMALLOC && ev->kind == KMT_EV_KMALLOC && o->cpu == ev->cpu &&
+	       cs->last_slab_ptr == ev->ptr && o->seq == cs->last_slab_seq &&
+	       cs->seq == o->seq + 1 && o->req == sat32(ev->bytes_req) &&
+	       o->alloc == sat32(ev->bytes_alloc);
+}
+
+static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
+{
+	struct kmt_site *s = &m->sites.v[o->site];
+	int64_t req = sign * (int64_t)o->req, al = sign * (int64_t)o->alloc;
+
+	s->allocs += (uint64_t)(int64_t)sign;
+	s->bytes_req += (uint64_t)req;
+	s->bytes_alloc += (uint64_t)al;
+	if (o->cache != NONE) {
+		m->caches.v[o->cache].allocs += (uint64_t)(int64_t)sign;
+		m->caches.v[o->cache].bytes_req += (uint64_t)req;
+		m->caches.v[o->cache].bytes_alloc += (uint64_t)al;
+	}
+	if (o->proc != NONE) {
+		m->procs.v[o->proc].allocs += (uint64_t)(int64_t)sign;
+		m->procs.v[o->proc].bytes_req += (uint64_t)req;
+		m->procs.v[o->proc].bytes_alloc += (uint64_t)al;
+	}
+	m->sum.allocs += (uint64_t)(int64_t)sign;
+	m->sum.bytes_req += (uint64_t)req;
+	m->sum.bytes_alloc += (uint64_t)al;
+}
+
+static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct cpu_state *cs = &m->cpu[ev->cpu];
+	uint32_t proc = proc_of(m, ev->pid);
+	struct kmt_site *site;
+	struct obj *o;
+
+	if (m->filtering && !task_wanted(m, ev->pid, proc))
+		return;
+	site = site_of(m, &m->site_map, &m->sites, ev->call_site);
+	if (!site)
+		return;
+	site->kinds |= 1u << ev->kind;
+	if (!ev->ptr) {
+		site->failures++;
+		m->sum.failures++;
+		return;
+	}
+	o = otab_get(&m->slab, ev->ptr);
+	if (!o) {
+		m->oom = true;
+		return;
+	}
+	if (o->state == OBJ_LIVE) {
+		if (kmalloc_large_twin(m, o, ev)) {
+			count_alloc(m, o, -1);
+			m->sum.kmalloc_large_merged++;
+		} else if (o->loss_seq != m->loss_seq) {
+			m->sum.uncertain_misuse++;	/* its free may be in a gap */
+		} else {
+			note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr, NULL);
+		}
+	}
+	o->state = OBJ_LIVE;
+	o->ts = ev->ts;
+	o->site = (uint32_t)(site - m->sites.v);
+	o->cache = cache_of(m, ev);
+	o->req = sat32(ev->bytes_req);
+	o->alloc = sat32(ev->bytes_alloc);
+	o->proc = proc;
+	o->loss_seq = m->loss_seq;
+	o->cpu = (uint16_t)ev->cpu;
+	o->kind = (uint8_t)ev->kind;
+	o->seq = cs->seq;
+	cs->last_slab_seq = cs->seq;
+	cs->last_slab_ptr = ev->ptr;
+	count_alloc(m, o, 1);
+}
+
+static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct kmt_site *fsite, *asite;
+	struct obj *o;
+	uint64_t life;
+
+	if (!ev->ptr) {
+		m->sum.null_frees++;
+		return;
+	}
+	o = otab_find(&m->slab, ev->ptr);
+	if (!o || o->state != OBJ_LIVE) {
+		/* Not ours to judge when filtering by task. */
+		if (m->filtering && !o && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+			return;
+		fsite = site_of(m, &m->site_map, &m->sites, ev->call_site);
+		if (fsite)
+			fsite->free_calls++;
+		if (!o) {
+			/* Allocated before the trace (or in a gap, if one came first). */
+			if (m->loss_seq)
+				m->sum.uncertain_objects++;
+			else
+				m->sum.preexisting_frees++;
+			o = otab_get(&m->slab, ev->ptr);
+			if (!o) {
+				m->oom = true;
+				return;
+			}
+			o->state = OBJ_DEAD;
+			o->site = NONE;
+			o->ts = ev->ts;
+			o->loss_seq = m->loss_seq;
+			return;
+		}
+		if (o->loss_seq != m->loss_seq)
+			m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
+		else
+			note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev,
+				    o->site != NONE ? m->sites.v[o->site].addr : 0, NULL);
+		o->ts = ev->ts;
+		return;
+	}
+	asite = &m->sites.v[o->site];
+	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC) {
+		note_misuse(m, KMT_MISUSE_CACHE_FREE_KMALLOC, ev, asite->addr, NULL);
+	} else if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && o->cache != NONE &&
+		   !m->caches.v[o->cache].is_kmalloc &&
+		   (strlen(m->caches.v[o->cache].name) != ev->name_len ||
+		    memcmp(m->caches.v[o->cache].name, ev->name, ev->name_len))) {
+		char detail[64];
+
+		snprintf(detail, sizeof(detail), "freed as %.*s, allocated from %.20s",
+			 (int)MIN(ev->name_len, 20u), ev->name, m->caches.v[o->cache].name);
+		note_misuse(m, KMT_MISUSE_CACHE_MISMATCH, ev, asite->addr, detail);
+	} else if (ev->kind == KMT_EV_KFREE && o->kind == KMT_EV_CACHE_ALLOC) {
+		note_misuse(m, KMT_MISUSE_KFREE_CACHE, ev, asite->addr,
+			    o->cache != NONE ? m->caches.v[o->cache].name : NULL);
+	}
+	fsite = site_of(m, &m->site_map, &m->sites, ev->call_site);
+	asite = &m->sites.v[o->site];	/* site_of may have moved the array */
+	if (fsite)
+		fsite->free_calls++;
+	life = ev->ts > o->ts ? ev->ts - o->ts : 0;
+	asite->life[kmt_life_bucket(life)]++;
+	if (!asite->frees || life < asite->life_min)
+		asite->life_min = life;
+	asite->life_max = MAX(asite->life_max, life);
+	asite->frees++;
+	asite->bytes_freed += o->alloc;
+	if (ev->cpu != o->cpu) {
+		asite->cross_cpu++;
+		m->sum.cross_cpu_frees++;
+	}
+	if (o->cache != NONE)
+		m->caches.v[o->cache].frees++;
+	if (o->proc != NONE) {
+		m->procs.v[o->proc].frees++;
+		m->procs.v[o->proc].bytes_freed += o->alloc;
+	}
+	m->sum.frees++;
+	m->sum.bytes_freed += o->alloc;
+	o->state = OBJ_DEAD;
+	o->ts = ev->ts;
+	o->loss_seq = m->loss_seq;
+}
+
+static bool page_failed(const struct kmt_event *ev)
+{
+	return (ev->flags & KMT_EVF_PAGE_PTR) ? ev->ptr == 0 : ev->ptr == UINT64_MAX ||
+	       ev->ptr == UINT32_MAX;
+}
+
+static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct cpu_state *cs = &m->cpu[ev->cpu];
+	uint32_t proc = proc_of(m, ev->pid), gi;
+	uint64_t npages = 1ULL << MIN(ev->order, 30u);
+	struct obj *o;
+
+	if (m->filtering && !task_wanted(m, ev->pid, proc))
+		return;
+	m->sum.page_allocs++;
+	if (page_failed(ev)) {
+		m->sum.page_failures++;
+		return;
+	}
+	m->sum.pages_allocated += npages;
+	m->sum.order_mt[MIN(ev->order, (uint32_t)KMT_MAX_ORDER)]
+		       [ev->migratetype >= 0 && ev->migratetype < KMT_MIGRATE_TYPES ? ev->migratetype : KMT_MIGRATE_TYPES]++;
+	gi = imap_get(&m->gfp_map, ev->gfp);
+	if (gi == NONE) {
+		gi = VEC_PUSH(m->gfp, m->oom);
+		if (gi == NONE || imap_put(&m->gfp_map, ev->gfp, gi)) {
+			m->oom = true;
+			return;
+		}
+		m->gfp.v[gi].gfp = ev->gfp;
+	}
+	m->gfp.v[gi].allocs++;
+	m->gfp.v[gi].pages += npages;
+	if (proc != NONE) {
+		m->procs.v[proc].page_allocs++;
+		m->procs.v[proc].pages += npages;
+	}
+	o = otab_get(&m->pages, ev->ptr);
+	if (!o) {
+		m->oom = true;
+		return;
+	}
+	o->state = OBJ_LIVE;
+	o->ts = ev->ts;
+	o->order = (uint8_t)MIN(ev->order, 255u);
+	o->site = NONE;
+	o->cpu = (uint16_t)ev->cpu;
+	o->loss_seq = m->loss_seq;
+	cs->page_pending = true;
+	cs->page_seq = cs->seq;
+	cs->page_order = ev->order;
+	cs->page_pfn = ev->ptr;
+}
+
+static void page_free(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct obj *o = otab_find(&m->pages, ev->ptr);
+
+	m->sum.page_frees++;
+	m->sum.pages_freed += 1ULL << MIN(ev->order, 30u);
+	if (o && o->state == OBJ_LIVE) {
+		o->state = OBJ_DEAD;
+		if (o->site != NONE) {
+			struct kmt_site *s = &m->page_sites.v[o->site];
+
+			s->frees++;
+			s->life[kmt_life_bucket(ev->ts - o->ts)]++;
+			if (ev->cpu != o->cpu)
+				s->cross_cpu++;
+		}
+	}
+}
+
+/* Frames of the allocator itself, skipped to find who asked for pages. */
+static bool allocator_frame(const char *fn)
+{
+	static const char *const prefixes[] = {
+		"trace_", "__traceiter_", "alloc_pages", "__alloc_pages", "__alloc_frozen",
+		"alloc_frozen", "get_page_from_freelist", "__folio_alloc", "folio_alloc",
+		"__get_free_pages", "get_zeroed_page", "__kmalloc_large", "___kmalloc_large",
+		"__kmalloc", "kmalloc_", "__kvmalloc", "kvmalloc", "rmqueue", "alloc_slab_page",
+		"allocate_slab", "new_slab", "___slab_alloc", "__slab_alloc", "__do_kmalloc",
+		"kmem_cache_alloc", "vm_area_alloc_pages", "__vmalloc", "vmalloc", "__alloc_",
+		"stack_trace_save", "__ftrace_trace_stack", "ftrace_", "event_triggers_call",
+		"trace_event_", "pcpu_",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* A stack right after a page allocation on its CPU names who asked. */
+static void stack(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct cpu_state *cs = &m->cpu[ev->cpu];
+	struct kmt_site *s;
+	struct obj *o;
+	uint32_t i;
+
+	if (!cs->page_pending || cs->page_seq + 1 != cs->seq || !m->o.syms)
+		return;
+	cs->page_pending = false;
+	for (i = 0; i < ev->nr_stack; i++) {
+		uint64_t a, off;
+		const char *fn;
+
+		memcpy(&a, ev->stack + i * 8, 8);
+		fn = kmt_symbols_lookup(m->o.syms, a, &off);
+		if (!fn || allocator_frame(fn))
+			continue;
+		s = site_of(m, &m->page_site_map, &m->page_sites, a - off);
+		if (!s)
+			return;
+		s->allocs++;
+		s->bytes_alloc += 4096ULL << MIN(cs->page_order, 30u);
+		s->order_mask |= 1u << MIN(cs->page_order, 31u);
+		/* The pending page is the last one allocated on this CPU. */
+		o = otab_find(&m->pages, cs->page_pfn);
+		if (o && o->state == OBJ_LIVE)
+			o->site = (uint32_t)(s - m->page_sites.v);
+		break;
+	}
+}
+
+static void pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct obj *o;
+
+	m->sum.pcpu_allocs++;
+	m->sum.pcpu_bytes += ev->bytes_alloc;
+	if (!ev->ptr)
+		return;
+	o = otab_get(&m->pcpu, ev->ptr);
+	if (!o) {
+		m->oom = true;
+		return;
+	}
+	o->state = OBJ_LIVE;
+	o->ts = ev->ts;
+	o->alloc = sat32(ev->bytes_alloc);
+}
+
+static void pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct obj *o = otab_find(&m->pcpu, ev->ptr);
+
+	m->sum.pcpu_frees++;
+	if (o)
+		o->state = OBJ_DEAD;
+}
+
+void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
+{
+	char name[KMT_COMM_LEN];
+
+	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
+		return;
+	if (!m->sum.events)
+		m->sum.first_ts = ev->ts;
+	m->sum.last_ts = ev->ts;
+	m->sum.events++;
+	m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
+	m->events_by_cpu[ev->cpu]++;
+	if (ev->cpu >= m->sum.nr_cpus)
+		m->sum.nr_cpus = ev->cpu + 1;
+	m->cpu[ev->cpu].seq++;
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		slab_alloc(m, ev);
+		break;
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		slab_free(m, ev);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		page_alloc(m, ev);
+		break;
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
+		page_free(m, ev);
+		break;
+	case KMT_EV_PCPU_ALLOC:
+		pcpu_alloc(m, ev);
+		break;
+	case KMT_EV_PCPU_FREE:
+		pcpu_free(m, ev);
+		break;
+	case KMT_EV_FORK:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+		kmt_model_set_comm(m, ev->pid2, ev->str2, ev->str2_len);
+		break;
+	case KMT_EV_EXEC:
+		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
+		kmt_model_set_comm(m, ev->pid2, name, strlen(name));
+		break;
+	case KMT_EV_STACK:
+		m->cpu[ev->cpu].seq--;	/* part of the event before it */
+		stack(m, ev);
+		break;
+	}
+}
+
+void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
+{
+	m->loss_seq++;
+	m->sum.affected_by_loss = true;
+	if (lost > 0)
+		m->sum.lost_events += (uint64_t)lost;
+	else
+		m->sum.lost_pages_unknown++;
+	if (cpu >= 0 && cpu < MAX_CPUS) {
+		if (lost > 0)
+			m->lost_by_cpu[cpu] += (uint64_t)lost;
+		if (cpu >= m->sum.nr_cpus)
+			m->sum.nr_cpus = cpu + 1;
+		/* A gap breaks the chain of events on this CPU. */
+		m->cpu[cpu].page_pending = false;
+		m->cpu[cpu].seq += 2;
+	}
+	(void)ts;
+}
+
+static int cmp_outstanding(const void *a, const void *b)
+{
+	const struct kmt_outstanding *x = a, *y = b;
+
+	return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+}
+
+void kmt_model_finish(struct kmt_model *m, uint64_t ts)
+{
+	struct imap out_map;
+	size_t i;
+
+	if (imap_init(&out_map, 1 << 8)) {
+		m->oom = true;
+		return;
+	}
+	for (i = 0; i < m->slab.cap; i++) {
+		struct obj *o = &m->slab.v[i];
+		struct kmt_site *s;
+		struct kmt_outstanding *ou;
+		uint32_t k;
+		uint64_t age;
+
+		if (o->state != OBJ_LIVE)
+			continue;
+		s = &m->sites.v[o->site];
+		if (o->loss_seq != m->loss_seq) {
+			/* Its free may have been lost. */
+			s->uncertain++;
+			m->sum.uncertain_objects++;
+			continue;
+		}
+		s->live_objects++;
+		s->live_bytes += o->alloc;
+		m->sum.live_objects++;
+		m->sum.live_bytes += o->alloc;
+		if (o->cache != NONE) {
+			m->caches.v[o->cache].live_objects++;
+			m->caches.v[o->cache].live_bytes += o->alloc;
+		}
+		if (o->proc != NONE) {
+			m->procs.v[o->proc].live_objects++;
+			m->procs.v[o->proc].live_bytes += o->alloc;
+		}
+		k = imap_get(&out_map, o->site);
+		if (k == NONE) {
+			k = VEC_PUSH(m->outstanding, m->oom);
+			if (k == NONE || imap_put(&out_map, o->site, k)) {
+				m->oom = true;
+				break;
+			}
+			m->outstanding.v[k].site = s->addr;
+			m->outstanding.v[k].age_min = UINT64_MAX;
+		}
+		ou = &m->outstanding.v[k];
+		age = ts > o->ts ? ts - o->ts : 0;
+		ou->objects++;
+		ou->bytes_req += o->req;
+		ou->bytes_alloc += o->alloc;
+		ou->age_min = MIN(ou->age_min, age);
+		ou->age_max = MAX(ou->age_max, age);
+		ou->age[kmt_life_bucket(age)]++;
+	}
+	imap_release(&out_map);
+	qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
+	if (ts > m->sum.last_ts)
+		m->sum.last_ts = ts;
+}
+
+const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)
+{
+	return &m->sum;
+}
+
+#define ACCESSOR(fn, type, field)					\
+	const type *fn(const struct kmt_model *m, size_t *n)		\
+	{								\
+		*n = m->field.n;					\
+		return m->field.v;					\
+	}
+ACCESSOR(kmt_model_sites, struct kmt_site, sites)
+ACCESSOR(kmt_model_page_sites, struct kmt_site, page_sites)
+ACCESSOR(kmt_model_caches, struct kmt_cache, caches)
+ACCESSOR(kmt_model_procs, struct kmt_proc, procs)
+ACCESSOR(kmt_model_misuse, struct kmt_misuse, misuse)
+ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, outstanding)
+ACCESSOR(kmt_model_gfp, struct kmt_gfp_count, gfp)

@@ -1,0 +1,425 @@
+/*
+ * kmemtrace report as text: one aligned table per section, human units,
+ * call sites as symbol+offset from the file's kallsyms.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report.h"
+
+/* Formatting into rotating static buffers, so several fit in one printf. */
+static char *slot(void)
+{
+	static char bufs[16][48];
+	static int i;
+
+	return bufs[i++ % 16];
+}
+
+static const char *num(uint64_t v)
+{
+	char tmp[32], *out = slot();
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = tmp[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static const char *bytes(double v)
+{
+	return human_bytes(v, slot());
+}
+
+static const char *dur(uint64_t ns)
+{
+	char *out = slot();
+
+	if (ns < 1000)
+		snprintf(out, 48, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(out, 48, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(out, 48, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(out, 48, "%.2f s", (double)ns / 1e9);
+	return out;
+}
+
+static const char *pct(uint64_t part, uint64_t whole)
+{
+	char *out = slot();
+
+	snprintf(out, 48, "%.1f%%", whole ? 100.0 * (double)part / (double)whole : 0.0);
+	return out;
+}
+
+static size_t rows(const struct report *r, size_t n)
+{
+	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
+}
+
+static void summary(const struct report *r, FILE *out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	const struct kmt_file_info *fi = kmt_file_info(r->f);
+	uint64_t waste = s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc);
+	int i, k;
+
+	fprintf(out, "SUMMARY\n");
+	fprintf(out, "  file                   %s (trace.dat v%d, %s)\n", r->path, fi->version,
+		fi->compression);
+	if (fi->uname)
+		fprintf(out, "  kernel                 %s, %d CPUs, clock %s\n", fi->uname, fi->cpu_count,
+			fi->clock ? fi->clock : "?");
+	fprintf(out, "  trace span             %s (%.6f .. %.6f)\n",
+		dur(s->last_ts - MIN_U(s->first_ts, s->last_ts)), (double)s->first_ts / 1e9,
+		(double)s->last_ts / 1e9);
+	fprintf(out, "  events                 %s\n", num(s->events));
+	for (k = 1; k < KMT_EV_NR; k++)
+		if (s->by_kind[k])
+			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
+	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
+	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace\n",
+		num(s->frees), num(s->preexisting_frees));
+	fprintf(out, "  bytes requested        %s\n", bytes((double)s->bytes_req));
+	fprintf(out, "  bytes allocated        %s\n", bytes((double)s->bytes_alloc));
+	fprintf(out, "  bytes freed            %s (of objects allocated in the trace)\n",
+		bytes((double)s->bytes_freed));
+	fprintf(out, "  net                    %s\n", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
+	fprintf(out, "  internal fragmentation %s (%s of allocated)\n", bytes((double)waste),
+		pct(waste, s->bytes_alloc));
+	fprintf(out, "  cross-CPU frees        %s (%s of frees)\n", num(s->cross_cpu_frees),
+		pct(s->cross_cpu_frees, s->frees));
+	fprintf(out, "  live at the end        %s objects, %s\n", num(s->live_objects),
+		bytes((double)s->live_bytes));
+	if (s->kmalloc_large_merged)
+		fprintf(out, "  large kmallocs         %s traced twice by the kernel, counted once\n",
+			num(s->kmalloc_large_merged));
+	fprintf(out, "  pages                  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
+		num(s->page_allocs), num(s->pages_allocated), num(s->page_frees), num(s->pages_freed),
+		num(s->page_failures));
+	if (s->pcpu_allocs || s->pcpu_frees)
+		fprintf(out, "  per-CPU                %s allocations (%s), %s frees\n", num(s->pcpu_allocs),
+			bytes((double)s->pcpu_bytes), num(s->pcpu_frees));
+	if (!s->affected_by_loss) {
+		fprintf(out, "  events lost            0\n");
+		return;
+	}
+	fprintf(out, "  events lost            %s", num(s->lost_events));
+	for (i = 0; i < s->nr_cpus; i++)
+		if (s->lost_by_cpu[i])
+			fprintf(out, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
+	if (s->lost_pages_unknown)
+		fprintf(out, " (+%s gaps of unknown size)", num(s->lost_pages_unknown));
+	fprintf(out, "\n  RESULTS ARE AFFECTED BY LOST EVENTS: %s objects and %s misuse findings are\n"
+		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
+		     "  never reported as leaks or misuse. Record with a larger buffer (-b).\n",
+		num(s->uncertain_objects), num(s->uncertain_misuse));
+}
+
+static void callsites(const struct report *r, FILE *out)
+{
+	size_t n, i, k = 0;
+	const struct kmt_site *v = kmt_model_sites(r->m, &n);
+	const struct kmt_site **p = sorted_sites(r, v, n);
+	char name[256];
+
+	if (!p)
+		return;
+	fprintf(out, "\nCALL SITES (allocation sites; frees = of their objects)\n");
+	fprintf(out, "  %-40s %9s %9s %10s %10s %10s %6s %7s %8s %10s\n", "call site", "allocs", "frees",
+		"requested", "allocated", "waste", "frag", "x-cpu", "live", "live bytes");
+	for (i = 0; i < n && k < rows(r, n); i++) {
+		const struct kmt_site *s = p[i];
+
+		if (!s->allocs && !s->failures)
+			continue;
+		k++;
+		fprintf(out, "  %-40.40s %9s %9s %10s %10s %10s %5.1f%% %7s %8s %10s\n",
+			site_name(r, s->addr, name, sizeof(name)), num(s->allocs), num(s->frees),
+			bytes((double)s->bytes_req), bytes((double)s->bytes_alloc),
+			bytes((double)(s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc))),
+			frag_pct(s->bytes_req, s->bytes_alloc), num(s->cross_cpu), num(s->live_objects),
+			bytes((double)s->live_bytes));
+	}
+	free(p);
+}
+
+static int cmp_cache(const void *a, const void *b)
+{
+	const struct kmt_cache *x = a, *y = b;
+
+	return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+}
+
+static void caches(const struct report *r, FILE *out)
+{
+	size_t n, i;
+	const struct kmt_cache *v0 = kmt_model_caches(r->m, &n);
+	struct kmt_cache *v = malloc((n + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	memcpy(v, v0, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_cache);
+	fprintf(out, "\nCACHES (slab caches by name, kmalloc by size class)\n");
+	fprintf(out, "  %-28s %8s %9s %9s %10s %10s %6s %8s %10s\n", "cache", "objsize", "allocs",
+		"frees", "requested", "allocated", "frag", "live", "live bytes");
+	for (i = 0; i < rows(r, n); i++)
+		fprintf(out, "  %-28.28s %8s %9s %9s %10s %10s %5.1f%% %8s %10s\n", v[i].name,
+			v[i].object_size ? num(v[i].object_size) : "-", num(v[i].allocs), num(v[i].frees),
+			bytes((double)v[i].bytes_req), bytes((double)v[i].bytes_alloc),
+			frag_pct(v[i].bytes_req, v[i].bytes_alloc), num(v[i].live_objects),
+			bytes((double)v[i].live_bytes));
+	free(v);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct kmt_proc *x = a, *y = b;
+
+	if (x->bytes_alloc != y->bytes_alloc)
+		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+	return (x->pages < y->pages) - (x->pages > y->pages);
+}
+
+static void processes(const struct report *r, FILE *out)
+{
+	size_t n, i, k = 0, nc = 0, j;
+	const struct kmt_proc *v0 = kmt_model_procs(r->m, &n);
+	struct kmt_proc *v = malloc((n + 1) * sizeof(*v)), *c = calloc(n + 1, sizeof(*c));
+
+	if (!v || !c)
+		goto out;
+	memcpy(v, v0, n * sizeof(*v));
+	/* By name: every pid of a comm together. */
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nc && strcmp(c[j].comm, v[i].comm); j++)
+			;
+		if (j == nc) {
+			memcpy(c[nc].comm, v[i].comm, sizeof(c[nc].comm));
+			c[nc++].pid = 0;
+		}
+		c[j].pid++;
+		c[j].allocs += v[i].allocs;
+		c[j].frees += v[i].frees;
+		c[j].bytes_alloc += v[i].bytes_alloc;
+		c[j].bytes_freed += v[i].bytes_freed;
+		c[j].live_objects += v[i].live_objects;
+		c[j].live_bytes += v[i].live_bytes;
+		c[j].pages += v[i].pages;
+	}
+	qsort(c, nc, sizeof(*c), cmp_proc);
+	qsort(v, n, sizeof(*v), cmp_proc);
+	fprintf(out, "\nPROCESSES (by name; the task that allocated)\n");
+	fprintf(out, "  %-16s %6s %9s %9s %10s %8s %10s %9s\n", "comm", "pids", "allocs", "frees",
+		"allocated", "live", "live bytes", "pages");
+	for (i = 0; i < rows(r, nc); i++)
+		if (c[i].allocs || c[i].pages)
+			fprintf(out, "  %-16s %6d %9s %9s %10s %8s %10s %9s\n", c[i].comm, c[i].pid,
+				num(c[i].allocs), num(c[i].frees), bytes((double)c[i].bytes_alloc),
+				num(c[i].live_objects), bytes((double)c[i].live_bytes), num(c[i].pages));
+	fprintf(out, "\n  %-16s %8s %9s %9s %10s %8s %10s %9s\n", "comm", "pid", "allocs", "frees",
+		"allocated", "live", "live bytes", "pages");
+	for (i = 0; i < n && k < rows(r, n); i++) {
+		if (!v[i].allocs && !v[i].pages)
+			continue;
+		k++;
+		fprintf(out, "  %-16s %8d %9s %9s %10s %8s %10s %9s\n", v[i].comm, v[i].pid,
+			num(v[i].allocs), num(v[i].frees), bytes((double)v[i].bytes_alloc),
+			num(v[i].live_objects), bytes((double)v[i].live_bytes), num(v[i].pages));
+	}
+out:
+	free(v);
+	free(c);
+}
+
+static int cmp_gfp(const void *a, const void *b)
+{
+	const struct kmt_gfp_count *x = a, *y = b;
+
+	return (x->allocs < y->allocs) - (x->allocs > y->allocs);
+}
+
+static void pages(const struct report *r, FILE *out)
+{
+	static const char *const mt[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic",
+					  "CMA", "Isolate", "6", "7", "?" };
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	size_t n, i;
+	const struct kmt_gfp_count *g0 = kmt_model_gfp(r->m, &n);
+	struct kmt_gfp_count *g = malloc((n + 1) * sizeof(*g));
+	const struct kmt_site *ps = kmt_model_page_sites(r->m, &n);
+	const struct kmt_site **p;
+	char flags[512], name[256];
+	int o, t, used[KMT_MIGRATE_TYPES + 1] = { 0 };
+
+	fprintf(out, "\nPAGES\n  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
+		num(s->page_allocs), num(s->pages_allocated), num(s->page_frees), num(s->pages_freed),
+		num(s->page_failures));
+	for (o = 0; o <= KMT_MAX_ORDER; o++)
+		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+			used[t] |= s->order_mt[o][t] != 0;
+	fprintf(out, "\n  %-6s", "order");
+	for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+		if (used[t])
+			fprintf(out, " %12s", mt[t]);
+	fputc('\n', out);
+	for (o = 0; o <= KMT_MAX_ORDER; o++) {
+		uint64_t row = 0;
+
+		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+			row += s->order_mt[o][t];
+		if (!row)
+			continue;
+		fprintf(out, "  %-6d", o);
+		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+			if (used[t])
+				fprintf(out, " %12s", num(s->order_mt[o][t]));
+		fputc('\n', out);
+	}
+	if (g) {
+		memcpy(g, g0, kmt_model_gfp(r->m, &i) ? i * sizeof(*g) : 0);
+		qsort(g, i, sizeof(*g), cmp_gfp);
+		fprintf(out, "\n  %10s %10s  %s\n", "allocs", "pages", "gfp flags");
+		for (n = 0; n < rows(r, i); n++)
+			fprintf(out, "  %10s %10s  %s\n", num(g[n].allocs), num(g[n].pages),
+				kmt_flags_format(r->gfp_names, g[n].gfp, flags, sizeof(flags)));
+		free(g);
+	}
+	ps = kmt_model_page_sites(r->m, &n);
+	if (!n) {
+		fprintf(out, "\n  (page allocations by function need kernel stacks: record with --stack)\n");
+		return;
+	}
+	p = sorted_sites(r, ps, n);
+	if (!p)
+		return;
+	fprintf(out, "\n  %-40s %9s %9s %10s\n", "allocating function (from stacks)", "allocs", "frees",
+		"bytes");
+	for (i = 0; i < rows(r, n); i++)
+		fprintf(out, "  %-40.40s %9s %9s %10s\n", site_function(r, p[i]->addr, name, sizeof(name)),
+			num(p[i]->allocs), num(p[i]->frees), bytes((double)p[i]->bytes_alloc));
+	free(p);
+}
+
+static void lifetimes(const struct report *r, FILE *out)
+{
+	static const char *const dec[] = { "<1us", "<10us", "<100us", "<1ms", "<10ms", "<100ms",
+					   "<1s", "<10s", ">=10s" };
+	size_t n, i, k = 0;
+	const struct kmt_site *v = kmt_model_sites(r->m, &n);
+	const struct kmt_site **p = sorted_sites(r, v, n);
+	char name[256];
+	int d;
+
+	if (!p)
+		return;
+	fprintf(out, "\nLIFETIMES (allocation to free, objects freed in the trace)\n");
+	fprintf(out, "  %-36s %8s %9s %9s %9s", "call site", "freed", "median", "p90", "max");
+	for (d = 0; d < 9; d++)
+		fprintf(out, " %7s", dec[d]);
+	fputc('\n', out);
+	for (i = 0; i < n && k < rows(r, n); i++) {
+		const struct kmt_site *s = p[i];
+		uint64_t bins[9] = { 0 };
+		int b;
+
+		if (!s->frees)
+			continue;
+		k++;
+		for (b = 0; b < KMT_LIFE_BUCKETS; b++) {
+			static const uint64_t bound[8] = { 1000, 10000, 100000, 1000000, 10000000,
+							   100000000, 1000000000, 10000000000ULL };
+			uint64_t lo = kmt_life_bucket_ns(b);
+			int di = 0;
+
+			while (di < 8 && lo >= bound[di])
+				di++;
+			bins[di] += s->life[b];
+		}
+		fprintf(out, "  %-36.36s %8s %9s %9s %9s", site_name(r, s->addr, name, sizeof(name)),
+			num(s->frees), dur(life_quantile(s->life, 0.5, s->life_min, s->life_max)), dur(life_quantile(s->life, 0.9, s->life_min, s->life_max)),
+			dur(s->life_max));
+		for (d = 0; d < 9; d++)
+			fprintf(out, " %7s", bins[d] ? num(bins[d]) : ".");
+		fputc('\n', out);
+	}
+	free(p);
+}
+
+static void outstanding(const struct report *r, FILE *out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	size_t n, i;
+	const struct kmt_outstanding *v = kmt_model_outstanding(r->m, &n);
+	char name[256];
+
+	fprintf(out, "\nOUTSTANDING (live at the end of the trace: leak candidates)\n");
+	fprintf(out, "  %-40s %9s %10s %10s %10s %10s\n", "call site", "objects", "bytes", "youngest",
+		"median age", "oldest");
+	for (i = 0; i < rows(r, n); i++)
+		fprintf(out, "  %-40.40s %9s %10s %10s %10s %10s\n", site_name(r, v[i].site, name, sizeof(name)),
+			num(v[i].objects), bytes((double)v[i].bytes_alloc), dur(v[i].age_min),
+			dur(life_quantile(v[i].age, 0.5, v[i].age_min, v[i].age_max)), dur(v[i].age_max));
+	fprintf(out, "  %s objects freed in the trace were allocated before it (pre-existing, not errors)\n",
+		num(s->preexisting_frees));
+	if (s->uncertain_objects)
+		fprintf(out, "  %s objects are uncertain (events were lost after they were allocated)\n",
+			num(s->uncertain_objects));
+}
+
+static void misuse(const struct report *r, FILE *out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	size_t n, i;
+	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
+	char a[256], b[256];
+	uint64_t errors = 0;
+
+	for (i = 0; i < n; i++)
+		if (kmt_misuse_is_error(v[i].kind))
+			errors += v[i].count;
+	fprintf(out, "\nMISUSE (%s error%s)\n", num(errors), errors == 1 ? "" : "s");
+	if (!n)
+		fprintf(out, "  none\n");
+	else
+		fprintf(out, "  %-22s %-5s %8s %-32s %-32s %s\n", "kind", "", "count", "at", "allocated at",
+			"first (s, pid)");
+	for (i = 0; i < n; i++)
+		fprintf(out, "  %-22s %-5s %8s %-32.32s %-32.32s %.6f %d%s%s\n", kmt_misuse_name(v[i].kind),
+			kmt_misuse_is_error(v[i].kind) ? "error" : "info", num(v[i].count),
+			site_name(r, v[i].site, a, sizeof(a)), site_name(r, v[i].alloc_site, b, sizeof(b)),
+			(double)(v[i].first_ts - MIN_U(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
+			*v[i].detail ? "  " : "", v[i].detail);
+	if (s->uncertain_misuse)
+		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",
+			num(s->uncertain_misuse));
+}
+
+void report_text(const struct report *r, FILE *out)
+{
+	if (r->sections & SEC_SUMMARY)
+		summary(r, out);
+	if (r->sections & SEC_CALLSITES)
+		callsites(r, out);
+	if (r->sections & SEC_CACHES)
+		caches(r, out);
+	if (r->sections & SEC_PROCESSES)
+		processes(r, out);
+	if (r->sections & SEC_PAGES)
+		pages(r, out);
+	if (r->sections & SEC_LIFETIMES)
+		lifetimes(r, out);
+	if (r->sections & SEC_OUTSTANDING)
+		outstanding(r, out);
+	if (r->sections & SEC_MISUSE)
+		misuse(r, out);
+}
