@@ -76,7 +76,11 @@ tests: $(BIN) $(UNIT_BIN) $(WORKLOAD_BIN)
 check: tests
 	$(Q)KMT_BUILD=$(O) tests/run.sh
 
-bench: $(BIN) $(WORKLOAD_BIN)
+$(O)/bench/kmt-walk: bench/walk.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+bench: $(BIN) $(WORKLOAD_BIN) $(O)/bench/kmt-walk
 	$(Q)KMT_BUILD=$(O) bench/run.sh
 
 fuzz:

@@ -289,6 +289,7 @@ int cmd_report(int argc, char **argv)
 		r.t_start = 0;
 	if (kmt_file_open(&r.f, r.path, &d))
 		return error("%s", d.msg);
+	kmt_file_set_prefetch(r.f, !getenv("KMT_NO_THREADS"));
 	ret = run(&r, buffer, json, csv, &mo);
 	kmt_model_free(r.m);
 	kmt_symbols_free(r.syms);

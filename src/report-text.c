@@ -156,7 +156,9 @@ static int cmp_cache(const void *a, const void *b)
 {
 	const struct kmt_cache *x = a, *y = b;
 
-	return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+	if (x->bytes_alloc != y->bytes_alloc)
+		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+	return strcmp(x->name, y->name);
 }
 
 static void caches(const struct report *r, FILE *out)
@@ -187,7 +189,11 @@ static int cmp_proc(const void *a, const void *b)
 
 	if (x->bytes_alloc != y->bytes_alloc)
 		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
-	return (x->pages < y->pages) - (x->pages > y->pages);
+	if (x->pages != y->pages)
+		return (x->pages < y->pages) - (x->pages > y->pages);
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return strcmp(x->comm, y->comm);
 }
 
 static void processes(const struct report *r, FILE *out)
@@ -245,7 +251,9 @@ static int cmp_gfp(const void *a, const void *b)
 {
 	const struct kmt_gfp_count *x = a, *y = b;
 
-	return (x->allocs < y->allocs) - (x->allocs > y->allocs);
+	if (x->allocs != y->allocs)
+		return (x->allocs < y->allocs) - (x->allocs > y->allocs);
+	return (x->gfp > y->gfp) - (x->gfp < y->gfp);
 }
 
 static void pages(const struct report *r, FILE *out)

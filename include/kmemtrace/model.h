@@ -51,6 +51,7 @@ struct kmt_site {
 /* Per slab cache (by name) or kmalloc size class. */
 struct kmt_cache {
 	char name[48];			/* "filp", or "kmalloc-2k" */
+	uint32_t name_len;
 	bool is_kmalloc;
 	uint64_t object_size;		/* bytes_alloc of its objects */
 	uint64_t allocs, frees, bytes_req, bytes_alloc;

@@ -66,12 +66,38 @@ static inline void kmt_page_iter_init(struct kmt_page_iter *it,
 	it->last_delta = 0;
 }
 
+/* The general case of kmt_page_next(): every event type, both byte orders. */
+int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
+		       struct kmt_diag *d);
+
 /*
  * Next data event into @rec. Returns 1 for an event, 0 at the end of the
  * page, KMT_EFORMAT (reason in @d, may be NULL) when an event header points
- * outside the committed data.
+ * outside the committed data. Inline for the common case: a little-endian
+ * page and a small data event (type_len 1..28).
  */
-int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
-		  struct kmt_diag *d);
+static inline int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
+				struct kmt_diag *d)
+{
+	const struct kmt_page *pg = it->pg;
+	uint32_t pos = it->pos, hdr, tl, len;
+
+	if (pos + 4 <= pg->data_len && !pg->be) {
+		__builtin_memcpy(&hdr, pg->data + pos, 4);
+		tl = hdr & 31;
+		len = tl * 4;
+		if (tl - 1 < 28 && len <= pg->data_len - pos - 4) {
+			it->ts += hdr >> 5;
+			it->last_delta = hdr >> 5;
+			it->pos = pos + 4 + len;
+			rec->ts = it->ts;
+			rec->data = pg->data + pos + 4;
+			rec->len = len;
+			rec->offset = pos;
+			return 1;
+		}
+	}
+	return kmt_page_next_slow(it, rec, d);
+}
 
 #endif

@@ -102,6 +102,11 @@ int kmt_file_open(struct kmt_file **fp, const char *path, struct kmt_diag *d);
 int kmt_file_open_mem(struct kmt_file **fp, const void *data, size_t len,
 		      const char *name, struct kmt_diag *d);
 void kmt_file_close(struct kmt_file *f);
+/*
+ * Inflate compressed per-CPU data on worker threads, a few chunks ahead of
+ * the readers opened after this call (default off).
+ */
+void kmt_file_set_prefetch(struct kmt_file *f, bool on);
 
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f);
 const struct kmt_formats *kmt_file_formats(const struct kmt_file *f);

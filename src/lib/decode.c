@@ -35,11 +35,20 @@ struct op {
 	uint8_t dst_size;
 };
 
+#define NOFF 0xffff
+
 struct dec {
 	uint8_t kind;
 	uint8_t nops;
 	uint16_t need;			/* the record must be this long */
 	uint32_t flags;
+	/*
+	 * Fast path: a little-endian file whose memory event has the usual
+	 * field sizes (8-byte call_site/ptr/sizes/gfp, 4-byte node, order,
+	 * migratetype) loads each field directly from its offset (NOFF: absent).
+	 */
+	bool fast;
+	uint16_t o_call, o_ptr, o_req, o_alloc, o_gfp, o_node, o_order, o_mt;
 	struct fld f[S_NR];
 	struct op ops[S_NR];
 };
@@ -183,10 +192,27 @@ static const struct { uint8_t off, size; } slot_dst[S_NR] = {
 	[S_OFFSET] = { offsetof(struct kmt_event, offset), 4 },
 };
 
+static bool fast_field(const struct fld *f, unsigned int size, uint16_t *off)
+{
+	if (f->type == F_ABSENT) {
+		*off = NOFF;
+		return true;
+	}
+	*off = f->off;
+	return f->type == F_NUM && f->size == size;
+}
+
 /* Turn the numeric fields into a list of loads, and the bound they need. */
-static void compile_ops(struct dec *dc)
+static void compile_ops(struct dec *dc, bool be)
 {
 	int s;
+
+	dc->fast = !be && dc->kind >= KMT_EV_KMALLOC && dc->kind <= KMT_EV_PCPU_FREE &&
+		   fast_field(&dc->f[S_CALL], 8, &dc->o_call) && fast_field(&dc->f[S_PTR], 8, &dc->o_ptr) &&
+		   fast_field(&dc->f[S_REQ], 8, &dc->o_req) && fast_field(&dc->f[S_ALLOC], 8, &dc->o_alloc) &&
+		   fast_field(&dc->f[S_GFP], 8, &dc->o_gfp) && fast_field(&dc->f[S_NODE], 4, &dc->o_node) &&
+		   fast_field(&dc->f[S_ORDER], 4, &dc->o_order) && fast_field(&dc->f[S_MT], 4, &dc->o_mt) &&
+		   dc->f[S_PID].type == F_NUM && dc->f[S_PID].off == 4 && dc->f[S_PID].size == 4;
 
 	dc->nops = 0;
 	dc->need = 8;
@@ -246,8 +272,8 @@ static void map_event(struct kmt_decoder *dec, const struct kmt_format *fmt,
 	if ((em->kind == KMT_EV_CACHE_ALLOC || em->kind == KMT_EV_CACHE_FREE) &&
 	    dc->f[S_NAME].type == F_ABSENT)
 		dc->flags |= KMT_EVF_NO_NAME;
-	compile_ops(dc);
 	dc->kind = (uint8_t)em->kind;
+	compile_ops(dc, dec->be);
 	dec->has[em->kind] = true;
 }
 
@@ -369,6 +395,27 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 	ev->name_len = ev->str2_len = 0;
 	ev->stack = NULL;
 	ev->nr_stack = 0;
+	if (dc->fast) {
+		const uint8_t *p = rec->data;
+		uint32_t w;
+
+#define LD8(o, dst) do { if ((o) != NOFF) __builtin_memcpy(&(dst), p + (o), 8); } while (0)
+#define LD4(o, dst) do { if ((o) != NOFF) { __builtin_memcpy(&w, p + (o), 4); (dst) = w; } } while (0)
+		LD8(dc->o_call, ev->call_site);
+		LD8(dc->o_ptr, ev->ptr);
+		LD8(dc->o_req, ev->bytes_req);
+		LD8(dc->o_alloc, ev->bytes_alloc);
+		LD8(dc->o_gfp, ev->gfp);
+		LD4(dc->o_node, ev->node);
+		LD4(dc->o_order, ev->order);
+		LD4(dc->o_mt, ev->migratetype);
+#undef LD8
+#undef LD4
+		if (dc->f[S_NAME].type >= F_STR_ARRAY &&
+		    !get_str(&dc->f[S_NAME], rec, be, &ev->name, &ev->name_len))
+			return KMT_EFORMAT;
+		return dc->kind;
+	}
 	for (i = 0; i < dc->nops; i++) {
 		const struct op *o = &dc->ops[i];
 

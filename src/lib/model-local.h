@@ -8,40 +8,77 @@
 #include <kmemtrace/model.h>
 #include "kmt-local.h"
 
-enum { OBJ_EMPTY = 0, OBJ_LIVE, OBJ_DEAD };
+enum { OBJ_EMPTY = 0, OBJ_LIVE };
 
-/* One object, live or freed, keyed by address / pfn / percpu pointer. */
+/* A live object's details, in a dense pool (the index points here). */
 struct obj {
 	uint64_t key;
-	uint64_t ts;			/* allocation time, or free time if DEAD */
+	uint64_t ts;			/* allocation time */
 	uint32_t site;			/* allocation site index */
 	uint32_t cache;			/* cache index, or NONE */
 	uint32_t req, alloc;		/* bytes (saturated at 4 GiB) */
 	uint32_t proc;			/* allocating task index */
-	uint32_t loss_seq;		/* losses seen when allocated / freed */
+	uint32_t loss_seq;		/* losses seen when allocated */
 	uint16_t cpu;
-	uint8_t state;
+	uint8_t state;			/* OBJ_LIVE, or OBJ_EMPTY on the free list */
 	uint8_t kind;			/* KMT_EV_KMALLOC, ... */
 	uint8_t order;
 	uint8_t pad[3];
-	uint32_t seq;			/* per-CPU sequence of the allocation */
+	uint32_t next_free;
 };
 
 #define NONE UINT32_MAX
+#define SLOT_LIVE 0x80000000u
+#define SLOT_NOSITE 0x7fffffffu		/* freed, allocation site unknown */
 
-/* Open addressing with linear probing; entries never move once placed
- * except on growth, and are never deleted (LIVE <-> DEAD). */
+/*
+ * The index of addresses: 16-byte slots, open addressing with linear
+ * probing. A slot is live (val = SLOT_LIVE | pool index) or remembers an
+ * address freed in the trace (val = its allocation site, or NONE; loss =
+ * losses seen when freed), which is how a double free is told from the
+ * free of an object allocated before the trace. One probe per event, one
+ * cache line; the details of live objects stay in a small dense pool.
+ */
+struct islot {
+	uint64_t key;			/* 0: empty (keys are stored mixed) */
+	uint32_t val;
+	uint32_t loss;
+};
+
 struct otab {
-	struct obj *v;
-	size_t cap, n;
+	struct islot *s;
+	size_t cap, n, bytes;
+	size_t dead;			/* slots remembering a freed address */
+	size_t compactions;		/* times the freed addresses were forgotten */
+	struct obj *pool;
+	uint32_t pool_n, pool_cap, free_head, live;
 };
 
 int otab_init(struct otab *t, size_t cap);
 void otab_release(struct otab *t);
-/* The entry for @key, or NULL. */
-struct obj *otab_find(struct otab *t, uint64_t key);
-/* The entry for @key, a new EMPTY one (key set) if absent; NULL on ENOMEM. */
-struct obj *otab_get(struct otab *t, uint64_t key);
+/* The slot of @key, or NULL. */
+struct islot *otab_find(struct otab *t, uint64_t key);
+/* The slot of @key, a new empty one (val NONE) if absent; NULL on ENOMEM. */
+struct islot *otab_get(struct otab *t, uint64_t key);
+/* Make @s live with a new pool object; NULL on ENOMEM (pool pointers go stale). */
+struct obj *otab_obj_new(struct otab *t, struct islot *s);
+/* The live object of @s. */
+static inline struct obj *slot_obj(struct otab *t, const struct islot *s)
+{
+	return &t->pool[s->val & ~SLOT_LIVE];
+}
+
+static inline bool slot_live(const struct islot *s)
+{
+	return s->val != NONE && (s->val & SLOT_LIVE);
+}
+
+/* The object of @s is freed: remember the address with @site and @loss. */
+void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t loss);
+/* Forget @s entirely (pages, per-CPU: no double-free detection). */
+void otab_remove(struct otab *t, struct islot *s);
+/* Where @key would be probed first, for prefetching. */
+static inline const void *otab_slot(const struct otab *t, uint64_t key);
 
 /* u64 -> u32 index map (call sites, pids, caches by size). */
 struct imap {
@@ -64,5 +101,12 @@ static inline uint64_t hash64(uint64_t x)
 }
 
 uint64_t hash_str(const char *s, size_t len);
+
+#define KEY_MIX 0x8000000000000001ULL	/* so that pfn 0 is not "empty" */
+
+static inline const void *otab_slot(const struct otab *t, uint64_t key)
+{
+	return &t->s[hash64(key ^ KEY_MIX) & (t->cap - 1)];
+}
 
 #endif

@@ -5,70 +5,183 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "model-local.h"
 
+/*
+ * Large tables are probed at random: back them with huge pages where the
+ * kernel allows, so a lookup costs a cache miss, not also a TLB miss.
+ */
+static void *table_map(size_t *bytes)
+{
+	void *p;
+
+	if (*bytes >= (2u << 20))
+		*bytes = ALIGN_UP(*bytes, 2u << 20);
+	p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (*bytes >= (2u << 20))
+		madvise(p, *bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+/* Forget freed addresses once they outnumber live objects this much. */
+#define DEAD_LIMIT (8u << 20)
+
 int otab_init(struct otab *t, size_t cap)
 {
+	memset(t, 0, sizeof(*t));
 	t->cap = cap;
-	t->n = 0;
-	t->v = calloc(cap, sizeof(*t->v));
-	return t->v ? 0 : -ENOMEM;
+	t->bytes = cap * sizeof(*t->s);
+	t->s = table_map(&t->bytes);
+	t->free_head = NONE;
+	return t->s ? 0 : -ENOMEM;
 }
 
 void otab_release(struct otab *t)
 {
-	free(t->v);
+	if (t->s)
+		munmap(t->s, t->bytes);
+	free(t->pool);
 	memset(t, 0, sizeof(*t));
 }
 
-static struct obj *probe(const struct otab *t, uint64_t key)
+static struct islot *probe(const struct otab *t, uint64_t k)
 {
-	size_t mask = t->cap - 1, i = hash64(key) & mask;
+	size_t mask = t->cap - 1, i = hash64(k) & mask;
 
-	while (t->v[i].state != OBJ_EMPTY && t->v[i].key != key)
+	while (t->s[i].key && t->s[i].key != k)
 		i = (i + 1) & mask;
-	return &t->v[i];
+	return &t->s[i];
 }
 
-struct obj *otab_find(struct otab *t, uint64_t key)
+struct islot *otab_find(struct otab *t, uint64_t key)
 {
-	struct obj *o = probe(t, key);
+	struct islot *s = probe(t, key ^ KEY_MIX);
 
-	return o->state == OBJ_EMPTY ? NULL : o;
+	return s->key ? s : NULL;
 }
 
-static int otab_grow(struct otab *t)
+/* Rebuild at @cap slots; with @forget, addresses of freed objects go. */
+static int otab_rebuild(struct otab *t, size_t cap, bool forget)
 {
-	struct otab nt;
+	struct otab nt = *t;
 	size_t i;
 
-	if (otab_init(&nt, t->cap * 2))
+	nt.cap = cap;
+	nt.bytes = cap * sizeof(*nt.s);
+	nt.s = table_map(&nt.bytes);
+	if (!nt.s)
 		return -ENOMEM;
-	for (i = 0; i < t->cap; i++)
-		if (t->v[i].state != OBJ_EMPTY)
-			*probe(&nt, t->v[i].key) = t->v[i];
-	nt.n = t->n;
-	free(t->v);
+	nt.n = nt.dead = 0;
+	for (i = 0; i < t->cap; i++) {
+		if (!t->s[i].key || (forget && !slot_live(&t->s[i])))
+			continue;
+		*probe(&nt, t->s[i].key) = t->s[i];
+		nt.n++;
+		nt.dead += !slot_live(&t->s[i]);
+	}
+	munmap(t->s, t->bytes);
 	*t = nt;
 	return 0;
 }
 
-struct obj *otab_get(struct otab *t, uint64_t key)
+struct islot *otab_get(struct otab *t, uint64_t key)
 {
-	struct obj *o = probe(t, key);
+	uint64_t k = key ^ KEY_MIX;
+	struct islot *s = probe(t, k);
 
-	if (o->state != OBJ_EMPTY)
-		return o;
+	if (s->key)
+		return s;
 	if ((t->n + 1) * 2 > t->cap) {
-		if (otab_grow(t))
+		bool forget = t->dead > DEAD_LIMIT && t->dead > 8 * (size_t)t->live;
+
+		if (otab_rebuild(t, forget ? t->cap : t->cap * 2, forget))
 			return NULL;
-		o = probe(t, key);
+		t->compactions += forget;
+		s = probe(t, k);
 	}
 	t->n++;
-	memset(o, 0, sizeof(*o));
-	o->key = key;
-	return o;
+	s->key = k;
+	s->val = NONE;
+	s->loss = 0;
+	return s;
+}
+
+struct obj *otab_obj_new(struct otab *t, struct islot *s)
+{
+	uint32_t i;
+
+	if (t->free_head != NONE) {
+		i = t->free_head;
+		t->free_head = t->pool[i].next_free;
+	} else {
+		if (t->pool_n == t->pool_cap) {
+			uint32_t nc = t->pool_cap ? t->pool_cap * 2 : 4096;
+			struct obj *np = realloc(t->pool, (size_t)nc * sizeof(*np));
+
+			if (!np || nc >= SLOT_LIVE)
+				return NULL;
+			t->pool = np;
+			t->pool_cap = nc;
+		}
+		i = t->pool_n++;
+	}
+	if (!slot_live(s) && s->val != NONE)
+		t->dead--;
+	s->val = SLOT_LIVE | i;
+	t->live++;
+	memset(&t->pool[i], 0, sizeof(t->pool[i]));
+	t->pool[i].key = s->key ^ KEY_MIX;
+	t->pool[i].state = OBJ_LIVE;
+	return &t->pool[i];
+}
+
+static void pool_free(struct otab *t, const struct islot *s)
+{
+	uint32_t i = s->val & ~SLOT_LIVE;
+
+	t->pool[i].state = OBJ_EMPTY;
+	t->pool[i].next_free = t->free_head;
+	t->free_head = i;
+	t->live--;
+}
+
+void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t loss)
+{
+	if (slot_live(s))
+		pool_free(t, s);
+	if (s->val == NONE || slot_live(s))
+		t->dead++;
+	s->val = site == NONE ? SLOT_NOSITE : site & ~SLOT_LIVE;
+	s->loss = loss;
+}
+
+void otab_remove(struct otab *t, struct islot *s)
+{
+	size_t mask = t->cap - 1, i = (size_t)(s - t->s), j = i;
+
+	if (slot_live(s))
+		pool_free(t, s);
+	else if (s->val != NONE)
+		t->dead--;
+	/* Backward shift: pull later members of the cluster into the hole. */
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!t->s[j].key)
+			break;
+		home = hash64(t->s[j].key) & mask;
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			t->s[i] = t->s[j];
+			i = j;
+		}
+	}
+	t->s[i].key = 0;
+	t->n--;
 }
 
 int imap_init(struct imap *m, size_t cap)
@@ -92,7 +205,7 @@ void imap_release(struct imap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static size_t islot(const struct imap *m, uint64_t key)
+static size_t imap_slot(const struct imap *m, uint64_t key)
 {
 	size_t mask = m->cap - 1, i = hash64(key) & mask;
 
@@ -103,7 +216,7 @@ static size_t islot(const struct imap *m, uint64_t key)
 
 uint32_t imap_get(const struct imap *m, uint64_t key)
 {
-	return m->vals[islot(m, key)];
+	return m->vals[imap_slot(m, key)];
 }
 
 int imap_put(struct imap *m, uint64_t key, uint32_t val)
@@ -118,7 +231,7 @@ int imap_put(struct imap *m, uint64_t key, uint32_t val)
 			return -ENOMEM;
 		for (k = 0; k < m->cap; k++)
 			if (m->vals[k] != NONE) {
-				size_t j = islot(&nm, m->keys[k]);
+				size_t j = imap_slot(&nm, m->keys[k]);
 
 				nm.keys[j] = m->keys[k];
 				nm.vals[j] = m->vals[k];
@@ -127,7 +240,7 @@ int imap_put(struct imap *m, uint64_t key, uint32_t val)
 		imap_release(m);
 		*m = nm;
 	}
-	i = islot(m, key);
+	i = imap_slot(m, key);
 	if (m->vals[i] == NONE)
 		m->n++;
 	m->keys[i] = key;

@@ -16,6 +16,7 @@
 #include "model-local.h"
 
 #define MAX_CPUS 4096
+#define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
 
 /* A growable array of structs. */
 #define VEC(type) struct { type *v; size_t n, alloc; }
@@ -29,6 +30,9 @@
 				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
 
 struct cpu_state {
+	int32_t memo_pid;		/* the last task seen here ... */
+	uint32_t memo_proc;		/* ... its process index ... */
+	uint32_t memo_gen;		/* ... valid while names are unchanged */
 	uint32_t seq;			/* events seen on this CPU */
 	uint32_t last_slab_seq;		/* seq of its last slab allocation */
 	uint64_t last_slab_ptr;
@@ -38,8 +42,16 @@ struct cpu_state {
 	bool page_pending;
 };
 
+/* A queued event, with its strings copied (its record may go away). */
+struct queued {
+	struct kmt_event ev;
+	char name[48];
+};
+
 struct kmt_model {
 	struct kmt_model_opts o;
+	struct queued q[LOOKAHEAD];
+	unsigned int qhead, qlen;
 	struct otab slab, pages, pcpu;
 	struct imap site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
 	VEC(struct kmt_site) sites;
@@ -52,6 +64,10 @@ struct kmt_model {
 	struct kmt_summary sum;
 	uint64_t *lost_by_cpu, *events_by_cpu;
 	struct cpu_state *cpu;
+	struct { uint64_t addr; uint32_t idx; } site_memo[256];
+	uint32_t *cache_hint;		/* per site: the cache it last used */
+	size_t cache_hint_n;
+	uint32_t comm_gen;		/* bumped when a task is renamed */
 	uint32_t loss_seq;
 	bool filtering;
 	bool oom;
@@ -90,6 +106,7 @@ uint64_t kmt_life_bucket_ns(int b)
 struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 {
 	struct kmt_model *m = calloc(1, sizeof(*m));
+	int i;
 
 	if (!m)
 		return NULL;
@@ -100,7 +117,7 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	m->events_by_cpu = calloc(MAX_CPUS, sizeof(*m->events_by_cpu));
 	m->cpu = calloc(MAX_CPUS, sizeof(*m->cpu));
 	if (!m->lost_by_cpu || !m->events_by_cpu || !m->cpu ||
-	    otab_init(&m->slab, 1 << 16) || otab_init(&m->pages, 1 << 14) ||
+	    otab_init(&m->slab, 1 << 14) || otab_init(&m->pages, 1 << 12) ||
 	    otab_init(&m->pcpu, 1 << 10) || imap_init(&m->site_map, 1 << 10) ||
 	    imap_init(&m->page_site_map, 1 << 8) || imap_init(&m->cache_map, 1 << 8) ||
 	    imap_init(&m->proc_map, 1 << 10) || imap_init(&m->pid_map, 1 << 10) ||
@@ -109,6 +126,8 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (i = 0; i < MAX_CPUS; i++)
+		m->cpu[i].memo_proc = NONE;
 	m->sum.lost_by_cpu = m->lost_by_cpu;
 	m->sum.events_by_cpu = m->events_by_cpu;
 	return m;
@@ -138,6 +157,7 @@ void kmt_model_free(struct kmt_model *m)
 	free(m->lost_by_cpu);
 	free(m->events_by_cpu);
 	free(m->cpu);
+	free(m->cache_hint);
 	free(m);
 }
 
@@ -199,6 +219,7 @@ static uint32_t cache_of(struct kmt_model *m, const struct kmt_event *ev)
 			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(ev->name_len, 47u), ev->name);
 		else
 			snprintf(c->name, sizeof(c->name), "cache(size=%u)", (unsigned)sz);
+		c->name_len = (uint32_t)strlen(c->name);
 		if (km && sz > 8192)
 			c->object_size = 0;
 	}
@@ -238,10 +259,22 @@ static uint32_t proc_of(struct kmt_model *m, int32_t pid)
 	return i;
 }
 
+/* proc_of() through the CPU's memo of the last task it saw. */
+static uint32_t proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
+{
+	if (cs->memo_pid == pid && cs->memo_gen == m->comm_gen && cs->memo_proc != NONE)
+		return cs->memo_proc;
+	cs->memo_pid = pid;
+	cs->memo_gen = m->comm_gen;
+	cs->memo_proc = proc_of(m, pid);
+	return cs->memo_proc;
+}
+
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
 {
 	uint32_t i;
 
+	m->comm_gen++;
 	len = strnlen(comm, len);
 	i = proc_index(m, pid, comm, len);
 	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
@@ -293,9 +326,8 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 	const struct cpu_state *cs = &m->cpu[ev->cpu];
 
 	return o->kind == KMT_EV_KMALLOC && ev->kind == KMT_EV_KMALLOC && o->cpu == ev->cpu &&
-	       cs->last_slab_ptr == ev->ptr && o->seq == cs->last_slab_seq &&
-	       cs->seq == o->seq + 1 && o->req == sat32(ev->bytes_req) &&
-	       o->alloc == sat32(ev->bytes_alloc);
+	       cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1 &&
+	       o->req == sat32(ev->bytes_req) && o->alloc == sat32(ev->bytes_alloc);
 }
 
 static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
@@ -321,16 +353,62 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 	m->sum.bytes_alloc += (uint64_t)al;
 }
 
+/* Call sites repeat: a small direct-mapped memo in front of the map. */
+static struct kmt_site *alloc_site(struct kmt_model *m, uint64_t addr)
+{
+	size_t h = (size_t)((addr ^ (addr >> 8)) & 255);
+	struct kmt_site *s;
+
+	if (m->site_memo[h].addr == addr && addr)
+		return &m->sites.v[m->site_memo[h].idx];
+	s = site_of(m, &m->site_map, &m->sites, addr);
+	if (s) {
+		m->site_memo[h].addr = addr;
+		m->site_memo[h].idx = (uint32_t)(s - m->sites.v);
+	}
+	return s;
+}
+
+/* The cache of an allocation, through the hint its site keeps. */
+static uint32_t cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev)
+{
+	uint32_t c;
+
+	if (site >= m->cache_hint_n) {
+		size_t n = MAX(m->sites.alloc, (size_t)site + 1);
+		uint32_t *nh = realloc(m->cache_hint, n * sizeof(*nh));
+
+		if (!nh)
+			return cache_of(m, ev);
+		memset(nh + m->cache_hint_n, 0xff, (n - m->cache_hint_n) * sizeof(*nh));
+		m->cache_hint = nh;
+		m->cache_hint_n = n;
+	}
+	c = m->cache_hint[site];
+	if (c != NONE) {
+		const struct kmt_cache *k = &m->caches.v[c];
+
+		if (ev->kind == KMT_EV_KMALLOC ? k->is_kmalloc && k->object_size == ev->bytes_alloc
+		    : !k->is_kmalloc && k->name_len == ev->name_len &&
+		      !memcmp(k->name, ev->name, ev->name_len))
+			return c;
+	}
+	c = cache_of(m, ev);
+	m->cache_hint[site] = c;
+	return c;
+}
+
 static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
-	uint32_t proc = proc_of(m, ev->pid);
+	uint32_t proc = proc_of_cpu(m, cs, ev->pid);
 	struct kmt_site *site;
+	struct islot *sl;
 	struct obj *o;
 
 	if (m->filtering && !task_wanted(m, ev->pid, proc))
 		return;
-	site = site_of(m, &m->site_map, &m->sites, ev->call_site);
+	site = alloc_site(m, ev->call_site);
 	if (!site)
 		return;
 	site->kinds |= 1u << ev->kind;
@@ -339,12 +417,13 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		m->sum.failures++;
 		return;
 	}
-	o = otab_get(&m->slab, ev->ptr);
-	if (!o) {
+	sl = otab_get(&m->slab, ev->ptr);
+	if (!sl) {
 		m->oom = true;
 		return;
 	}
-	if (o->state == OBJ_LIVE) {
+	if (slot_live(sl)) {
+		o = slot_obj(&m->slab, sl);
 		if (kmalloc_large_twin(m, o, ev)) {
 			count_alloc(m, o, -1);
 			m->sum.kmalloc_large_merged++;
@@ -353,18 +432,22 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		} else {
 			note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr, NULL);
 		}
+	} else {
+		o = otab_obj_new(&m->slab, sl);
+		if (!o) {
+			m->oom = true;
+			return;
+		}
 	}
-	o->state = OBJ_LIVE;
 	o->ts = ev->ts;
 	o->site = (uint32_t)(site - m->sites.v);
-	o->cache = cache_of(m, ev);
+	o->cache = cache_hinted(m, o->site, ev);
 	o->req = sat32(ev->bytes_req);
 	o->alloc = sat32(ev->bytes_alloc);
 	o->proc = proc;
 	o->loss_seq = m->loss_seq;
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = (uint8_t)ev->kind;
-	o->seq = cs->seq;
 	cs->last_slab_seq = cs->seq;
 	cs->last_slab_ptr = ev->ptr;
 	count_alloc(m, o, 1);
@@ -373,6 +456,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct kmt_site *fsite, *asite;
+	struct islot *sl;
 	struct obj *o;
 	uint64_t life;
 
@@ -380,45 +464,42 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		m->sum.null_frees++;
 		return;
 	}
-	o = otab_find(&m->slab, ev->ptr);
-	if (!o || o->state != OBJ_LIVE) {
+	sl = otab_find(&m->slab, ev->ptr);
+	if (!sl || !slot_live(sl)) {
 		/* Not ours to judge when filtering by task. */
-		if (m->filtering && !o && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		if (m->filtering && !sl && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
 			return;
-		fsite = site_of(m, &m->site_map, &m->sites, ev->call_site);
+		fsite = alloc_site(m, ev->call_site);
 		if (fsite)
 			fsite->free_calls++;
-		if (!o) {
-			/* Allocated before the trace (or in a gap, if one came first). */
-			if (m->loss_seq)
-				m->sum.uncertain_objects++;
+		if (sl) {
+			if (sl->loss != m->loss_seq)
+				m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
 			else
-				m->sum.preexisting_frees++;
-			o = otab_get(&m->slab, ev->ptr);
-			if (!o) {
-				m->oom = true;
-				return;
-			}
-			o->state = OBJ_DEAD;
-			o->site = NONE;
-			o->ts = ev->ts;
-			o->loss_seq = m->loss_seq;
+				note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev,
+					    sl->val != SLOT_NOSITE ? m->sites.v[sl->val].addr : 0, NULL);
 			return;
 		}
-		if (o->loss_seq != m->loss_seq)
-			m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
+		/* Allocated before the trace (or in a gap, if one came first). */
+		if (m->loss_seq)
+			m->sum.uncertain_objects++;
 		else
-			note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev,
-				    o->site != NONE ? m->sites.v[o->site].addr : 0, NULL);
-		o->ts = ev->ts;
+			m->sum.preexisting_frees++;
+		sl = otab_get(&m->slab, ev->ptr);
+		if (!sl) {
+			m->oom = true;
+			return;
+		}
+		otab_kill(&m->slab, sl, NONE, m->loss_seq);
 		return;
 	}
+	o = slot_obj(&m->slab, sl);
 	asite = &m->sites.v[o->site];
 	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC) {
 		note_misuse(m, KMT_MISUSE_CACHE_FREE_KMALLOC, ev, asite->addr, NULL);
 	} else if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && o->cache != NONE &&
 		   !m->caches.v[o->cache].is_kmalloc &&
-		   (strlen(m->caches.v[o->cache].name) != ev->name_len ||
+		   (m->caches.v[o->cache].name_len != ev->name_len ||
 		    memcmp(m->caches.v[o->cache].name, ev->name, ev->name_len))) {
 		char detail[64];
 
@@ -429,8 +510,8 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		note_misuse(m, KMT_MISUSE_KFREE_CACHE, ev, asite->addr,
 			    o->cache != NONE ? m->caches.v[o->cache].name : NULL);
 	}
-	fsite = site_of(m, &m->site_map, &m->sites, ev->call_site);
-	asite = &m->sites.v[o->site];	/* site_of may have moved the array */
+	fsite = alloc_site(m, ev->call_site);
+	asite = &m->sites.v[o->site];	/* the lookup may have moved the array */
 	if (fsite)
 		fsite->free_calls++;
 	life = ev->ts > o->ts ? ev->ts - o->ts : 0;
@@ -452,9 +533,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	m->sum.frees++;
 	m->sum.bytes_freed += o->alloc;
-	o->state = OBJ_DEAD;
-	o->ts = ev->ts;
-	o->loss_seq = m->loss_seq;
+	otab_kill(&m->slab, sl, o->site, m->loss_seq);
 }
 
 static bool page_failed(const struct kmt_event *ev)
@@ -466,8 +545,9 @@ static bool page_failed(const struct kmt_event *ev)
 static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
-	uint32_t proc = proc_of(m, ev->pid), gi;
+	uint32_t proc = proc_of_cpu(m, cs, ev->pid), gi;
 	uint64_t npages = 1ULL << MIN(ev->order, 30u);
+	struct islot *sl;
 	struct obj *o;
 
 	if (m->filtering && !task_wanted(m, ev->pid, proc))
@@ -495,12 +575,12 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		m->procs.v[proc].page_allocs++;
 		m->procs.v[proc].pages += npages;
 	}
-	o = otab_get(&m->pages, ev->ptr);
+	sl = otab_get(&m->pages, ev->ptr);
+	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pages, sl) : otab_obj_new(&m->pages, sl);
 	if (!o) {
 		m->oom = true;
 		return;
 	}
-	o->state = OBJ_LIVE;
 	o->ts = ev->ts;
 	o->order = (uint8_t)MIN(ev->order, 255u);
 	o->site = NONE;
@@ -514,12 +594,12 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 static void page_free(struct kmt_model *m, const struct kmt_event *ev)
 {
-	struct obj *o = otab_find(&m->pages, ev->ptr);
+	struct islot *sl = otab_find(&m->pages, ev->ptr);
+	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->pages, sl) : NULL;
 
 	m->sum.page_frees++;
 	m->sum.pages_freed += 1ULL << MIN(ev->order, 30u);
-	if (o && o->state == OBJ_LIVE) {
-		o->state = OBJ_DEAD;
+	if (o) {
 		if (o->site != NONE) {
 			struct kmt_site *s = &m->page_sites.v[o->site];
 
@@ -528,6 +608,7 @@ static void page_free(struct kmt_model *m, const struct kmt_event *ev)
 			if (ev->cpu != o->cpu)
 				s->cross_cpu++;
 		}
+		otab_remove(&m->pages, sl);
 	}
 }
 
@@ -557,7 +638,7 @@ static void stack(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
 	struct kmt_site *s;
-	struct obj *o;
+	struct islot *sl;
 	uint32_t i;
 
 	if (!cs->page_pending || cs->page_seq + 1 != cs->seq || !m->o.syms)
@@ -578,41 +659,42 @@ static void stack(struct kmt_model *m, const struct kmt_event *ev)
 		s->bytes_alloc += 4096ULL << MIN(cs->page_order, 30u);
 		s->order_mask |= 1u << MIN(cs->page_order, 31u);
 		/* The pending page is the last one allocated on this CPU. */
-		o = otab_find(&m->pages, cs->page_pfn);
-		if (o && o->state == OBJ_LIVE)
-			o->site = (uint32_t)(s - m->page_sites.v);
+		sl = otab_find(&m->pages, cs->page_pfn);
+		if (sl && slot_live(sl))
+			slot_obj(&m->pages, sl)->site = (uint32_t)(s - m->page_sites.v);
 		break;
 	}
 }
 
 static void pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 {
+	struct islot *sl;
 	struct obj *o;
 
 	m->sum.pcpu_allocs++;
 	m->sum.pcpu_bytes += ev->bytes_alloc;
 	if (!ev->ptr)
 		return;
-	o = otab_get(&m->pcpu, ev->ptr);
+	sl = otab_get(&m->pcpu, ev->ptr);
+	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pcpu, sl) : otab_obj_new(&m->pcpu, sl);
 	if (!o) {
 		m->oom = true;
 		return;
 	}
-	o->state = OBJ_LIVE;
 	o->ts = ev->ts;
 	o->alloc = sat32(ev->bytes_alloc);
 }
 
 static void pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
 {
-	struct obj *o = otab_find(&m->pcpu, ev->ptr);
+	struct islot *sl = otab_find(&m->pcpu, ev->ptr);
 
 	m->sum.pcpu_frees++;
-	if (o)
-		o->state = OBJ_DEAD;
+	if (sl && slot_live(sl))
+		otab_remove(&m->pcpu, sl);
 }
 
-void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
+static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	char name[KMT_COMM_LEN];
 
@@ -665,8 +747,62 @@ void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 	}
 }
 
+/*
+ * Objects live in tables far bigger than the caches. Events are queued a
+ * few deep and the table slot of each is prefetched when it is queued, so
+ * by the time it is processed its cache line is there.
+ */
+static void prefetch_obj(const struct kmt_model *m, const struct kmt_event *ev)
+{
+	switch (ev->kind) {
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		__builtin_prefetch(otab_slot(&m->slab, ev->ptr), 1);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
+		__builtin_prefetch(otab_slot(&m->pages, ev->ptr), 1);
+		break;
+	}
+}
+
+static void drain(struct kmt_model *m, unsigned int keep)
+{
+	while (m->qlen > keep) {
+		process_event(m, &m->q[m->qhead].ev);
+		m->qhead = (m->qhead + 1) % LOOKAHEAD;
+		m->qlen--;
+	}
+}
+
+void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct queued *q;
+
+	/* Stacks and renames belong exactly where they are: no queueing. */
+	if (ev->kind >= KMT_EV_FORK) {
+		drain(m, 0);
+		process_event(m, ev);
+		return;
+	}
+	if (m->qlen == LOOKAHEAD)
+		drain(m, LOOKAHEAD - 1);
+	q = &m->q[(m->qhead + m->qlen++) % LOOKAHEAD];
+	q->ev = *ev;
+	if (ev->name_len) {
+		q->ev.name_len = MIN(ev->name_len, (uint32_t)sizeof(q->name));
+		memcpy(q->name, ev->name, q->ev.name_len);
+		q->ev.name = q->name;
+	}
+	prefetch_obj(m, ev);
+}
+
 void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 {
+	drain(m, 0);
 	m->loss_seq++;
 	m->sum.affected_by_loss = true;
 	if (lost > 0)
@@ -689,7 +825,9 @@ static int cmp_outstanding(const void *a, const void *b)
 {
 	const struct kmt_outstanding *x = a, *y = b;
 
-	return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+	if (x->bytes_alloc != y->bytes_alloc)
+		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+	return (x->site > y->site) - (x->site < y->site);
 }
 
 void kmt_model_finish(struct kmt_model *m, uint64_t ts)
@@ -697,12 +835,13 @@ void kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	struct imap out_map;
 	size_t i;
 
+	drain(m, 0);
 	if (imap_init(&out_map, 1 << 8)) {
 		m->oom = true;
 		return;
 	}
-	for (i = 0; i < m->slab.cap; i++) {
-		struct obj *o = &m->slab.v[i];
+	for (i = 0; i < m->slab.pool_n; i++) {
+		struct obj *o = &m->slab.pool[i];
 		struct kmt_site *s;
 		struct kmt_outstanding *ou;
 		uint32_t k;

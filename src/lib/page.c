@@ -47,8 +47,8 @@ int kmt_page_load(struct kmt_page *pg, const void *base, uint32_t size,
 	return 0;
 }
 
-int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
-		  struct kmt_diag *d)
+int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
+		       struct kmt_diag *d)
 {
 	const struct kmt_page *pg = it->pg;
 	const uint8_t *data = pg->data;

@@ -31,7 +31,7 @@ struct kmt_stream {
 };
 
 /* Advance CPU @i to its next record; 1 ok, 0 end, < 0 error. */
-static int cur_advance(struct cpu_cur *c, struct kmt_diag *d)
+static int cur_advance_slow(struct cpu_cur *c, struct kmt_diag *d)
 {
 	int ret;
 
@@ -65,14 +65,23 @@ static int cur_advance(struct cpu_cur *c, struct kmt_diag *d)
 	}
 }
 
-static bool before(const struct kmt_stream *s, int a, int b)
+static inline int cur_advance(struct cpu_cur *c, struct kmt_diag *d)
+{
+	if (c->pg.base && kmt_page_next(&c->it, &c->head, d) > 0) {
+		c->has_head = true;
+		return 1;
+	}
+	return cur_advance_slow(c, d);
+}
+
+static inline bool before(const struct kmt_stream *s, int a, int b)
 {
 	uint64_t ta = s->c[a].head.ts, tb = s->c[b].head.ts;
 
 	return ta < tb || (ta == tb && a < b);
 }
 
-static void sift_down(struct kmt_stream *s, int i)
+static inline void sift_down(struct kmt_stream *s, int i)
 {
 	for (;;) {
 		int l = 2 * i + 1, r = l + 1, m = i, t;

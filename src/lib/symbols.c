@@ -35,10 +35,19 @@ static bool is_text(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 {
 	struct kmt_symbols *s = calloc(1, sizeof(*s));
 	size_t cap = 0;
+	bool sorted = true;
 	char *p, *end;
 
 	if (!s)
@@ -50,22 +59,22 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 	}
 	end = s->text + len;
 	for (p = s->text; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *name, *tab;
-		uint64_t addr;
-		char type;
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *tab;
+		uint64_t addr = 0;
+		int h;
 
 		if (!nl)
 			nl = end;
 		*nl = '\0';
-		addr = strtoull(p, &name, 16);
-		/* "ffffffff81000000 T name\t[module]" */
-		if (name != p && name + 3 < nl && name[0] == ' ' && name[2] == ' ' && addr) {
-			type = name[1];
-			name += 3;
-			tab = strchr(name, '\t');
+		/* "ffffffff81000000 T name\t[module]": look at the type first. */
+		for (q = p; q < nl && (h = hexval(*q)) >= 0 && q - p < 16; q++)
+			addr = addr << 4 | (uint64_t)h;
+		if (q > p && q + 3 < nl && q[0] == ' ' && q[2] == ' ' && is_text(q[1]) && addr) {
+			name = q + 3;
+			tab = memchr(name, '\t', (size_t)(nl - name));
 			if (tab)
 				*tab = '\0';
-			if (is_text(type) && *name) {
+			if (*name) {
 				if (s->n == cap) {
 					struct sym *nv;
 
@@ -78,6 +87,8 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 					}
 					s->v = nv;
 				}
+				if (s->n && addr < s->v[s->n - 1].addr)
+					sorted = false;
 				s->v[s->n].addr = addr;
 				s->v[s->n].name = name;
 				s->n++;
@@ -85,7 +96,9 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 		}
 		p = nl + 1;
 	}
-	qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
+	/* /proc/kallsyms is nearly always in address order already. */
+	if (!sorted)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
 	return s;
 }
 

@@ -1,17 +1,30 @@
 /*
  * Per-CPU flyrecord data, one sub-buffer at a time. Uncompressed data is
- * used in place (the file is mapped); compressed data is a count of chunks,
- * each "u32 csize, u32 usize, bytes", inflated one at a time into a buffer
- * that is reused, so memory stays at one chunk per CPU.
+ * used in place (the file is mapped). Compressed data is a count of chunks,
+ * each "u32 csize, u32 usize, bytes": they are inflated in order into a
+ * small ring of buffers, either on demand or, with prefetching on, by a
+ * worker thread that stays a few chunks ahead, so decompression runs on
+ * another core while the caller walks pages. Memory: a few chunks per CPU.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tf-local.h"
 
 #define MAX_CHUNK (64u << 20)
+#define RING 4
+
+struct zslot {
+	uint8_t *buf;
+	size_t alloc, len;
+	uint64_t off;			/* file offset of the chunk */
+	uint32_t idx;
+	int err;
+	struct kmt_diag diag;
+};
 
 struct kmt_cpu_reader {
 	struct kmt_file *f;
@@ -19,17 +32,91 @@ struct kmt_cpu_reader {
 	const struct kmt_cpu_data *cd;
 	uint32_t psize;
 	uint64_t pos;			/* raw: offset into the CPU's data */
+	uint64_t page_off;		/* file offset (raw) or offset in chunk */
+	char where[128];
 	/* compressed */
 	bool z;
 	struct kmt_zctx *zc;
-	struct cur chunks;
-	uint32_t nr_chunks, chunk;
-	uint64_t chunk_off;		/* file offset of the current chunk */
-	uint8_t *buf;
-	size_t buf_alloc, buf_len, buf_pos;
-	uint64_t page_off;		/* file offset of the current page */
-	char where[128];
+	struct cur chunks;		/* the producer's cursor over chunk headers */
+	uint32_t nr_chunks, produced;
+	struct zslot ring[RING];
+	uint32_t head, tail;		/* consumer at head, producer fills tail */
+	struct zslot *cur;		/* the chunk pages come from */
+	size_t buf_pos;
+	/* prefetching */
+	bool threaded, stop;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;
 };
+
+/* Inflate the next chunk into @s. Returns 0 or an error (in s->diag). */
+static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
+{
+	struct kmt_file *f = r->f;
+	uint32_t csize, usize;
+	const uint8_t *src;
+	int ret;
+
+	s->idx = r->produced++;
+	s->off = (uint64_t)(r->chunks.p - f->map);
+	csize = (uint32_t)cur_num(&r->chunks, 4);
+	usize = (uint32_t)cur_num(&r->chunks, 4);
+	src = cur_bytes(&r->chunks, csize);
+	if (!src) {
+		kmt_diag_set(&s->diag, KMT_ETRUNC, "chunk %u of %u (%u bytes) runs past the CPU's data",
+			     s->idx, r->nr_chunks, csize);
+		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
+	}
+	if (usize == 0 || usize > MAX_CHUNK || usize % r->psize ||
+	    (usize > 65536 && usize / 1024 > csize)) {
+		kmt_diag_set(&s->diag, KMT_ECOMPRESS, "chunk %u: implausible size %u (from %u bytes, pages of %u)",
+			     s->idx, usize, csize, r->psize);
+		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
+	}
+	if (usize > s->alloc) {
+		uint8_t *nb = realloc(s->buf, usize);
+
+		if (!nb)
+			return s->err = kmt_diag_set(&s->diag, -ENOMEM, "out of memory");
+		s->buf = nb;
+		s->alloc = usize;
+	}
+	ret = kmt_zdecompress(r->zc, s->buf, usize, src, csize);
+	if (ret) {
+		kmt_diag_set(&s->diag, ret, "chunk %u does not inflate to %u bytes", s->idx, usize);
+		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
+	}
+	s->len = usize;
+	s->err = 0;
+	return 0;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct kmt_cpu_reader *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	while (!r->stop && r->produced < r->nr_chunks) {
+		struct zslot *s;
+		int err;
+
+		if (r->tail - r->head == RING) {
+			pthread_cond_wait(&r->room, &r->mu);
+			continue;
+		}
+		s = &r->ring[r->tail % RING];
+		pthread_mutex_unlock(&r->mu);
+		err = inflate_next(r, s);
+		pthread_mutex_lock(&r->mu);
+		r->tail++;
+		pthread_cond_signal(&r->more);
+		if (err)
+			break;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
 
 int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 			int buffer, int idx, struct kmt_diag *d)
@@ -48,69 +135,60 @@ int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 	r->cd = &b->cpus[idx];
 	r->psize = b->page_size;
 	r->z = b->compressed && r->cd->size;
-	if (r->z) {
-		/* The recorded size counts the chunks, not the u32 count before them. */
-		r->chunks.p = f->map + r->cd->offset;
-		r->chunks.end = r->chunks.p + MIN(r->cd->size + 4, f->size - r->cd->offset);
-		r->chunks.be = f->info.big_endian;
-		r->nr_chunks = (uint32_t)cur_num(&r->chunks, 4);
-		if (r->chunks.bad || r->nr_chunks > r->cd->size / 8) {
-			const struct kmt_cpu_data *cd = r->cd;
+	if (!r->z) {
+		*rp = r;
+		return 0;
+	}
+	/* The recorded size counts the chunks, not the u32 count before them. */
+	r->chunks.p = f->map + r->cd->offset;
+	r->chunks.end = r->chunks.p + MIN(r->cd->size + 4, f->size - r->cd->offset);
+	r->chunks.be = f->info.big_endian;
+	r->nr_chunks = (uint32_t)cur_num(&r->chunks, 4);
+	if (r->chunks.bad || r->nr_chunks > r->cd->size / 8) {
+		uint64_t off = r->cd->offset, size = r->cd->size;
+		uint32_t n = r->nr_chunks;
 
-			kmt_diag_set(d, KMT_EFORMAT, "chunk count %u cannot fit in %" PRIu64 " bytes",
-				     r->nr_chunks, cd->size);
-			kmt_cpu_reader_close(r);
-			return tf_fail(f, d, "flyrecord chunks", cd->offset);
-		}
-		r->zc = kmt_zctx_new(f->zalg, 0);
-		if (!r->zc) {
-			kmt_cpu_reader_close(r);
-			return kmt_diag_set(d, -ENOMEM, "out of memory");
-		}
+		free(r);
+		kmt_diag_set(d, KMT_EFORMAT, "chunk count %u cannot fit in %" PRIu64 " bytes", n, size);
+		return tf_fail(f, d, "flyrecord chunks", off);
+	}
+	r->zc = kmt_zctx_new(f->zalg, 0);
+	if (!r->zc) {
+		free(r);
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	}
+	if (f->prefetch && r->nr_chunks > 1) {
+		pthread_mutex_init(&r->mu, NULL);
+		pthread_cond_init(&r->more, NULL);
+		pthread_cond_init(&r->room, NULL);
+		r->threaded = !pthread_create(&r->th, NULL, prefetch_main, r);
 	}
 	*rp = r;
 	return 0;
 }
 
-static int next_chunk(struct kmt_cpu_reader *r, struct kmt_diag *d)
+/* The next chunk, or NULL at the end; errors come through the slot. */
+static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 {
-	struct kmt_file *f = r->f;
-	uint32_t csize, usize;
-	const uint8_t *src;
-	int ret;
+	struct zslot *s;
 
-	r->chunk_off = (uint64_t)(r->chunks.p - f->map);
-	csize = (uint32_t)cur_num(&r->chunks, 4);
-	usize = (uint32_t)cur_num(&r->chunks, 4);
-	src = cur_bytes(&r->chunks, csize);
-	if (!src) {
-		kmt_diag_set(d, KMT_ETRUNC, "chunk %u of %u (%u bytes) runs past the CPU's data",
-			     r->chunk, r->nr_chunks, csize);
-		return tf_fail(f, d, "flyrecord chunk", r->chunk_off);
+	if (!r->threaded) {
+		if (r->produced >= r->nr_chunks)
+			return NULL;
+		s = &r->ring[0];
+		inflate_next(r, s);
+		return s;
 	}
-	if (usize == 0 || usize > MAX_CHUNK || usize % r->psize ||
-	    (usize > 65536 && usize / 1024 > csize)) {
-		kmt_diag_set(d, KMT_ECOMPRESS, "chunk %u: implausible size %u (from %u bytes, pages of %u)",
-			     r->chunk, usize, csize, r->psize);
-		return tf_fail(f, d, "flyrecord chunk", r->chunk_off);
+	pthread_mutex_lock(&r->mu);
+	if (r->cur) {
+		r->head++;		/* the previous chunk is done with */
+		pthread_cond_signal(&r->room);
 	}
-	if (usize > r->buf_alloc) {
-		uint8_t *nb = realloc(r->buf, usize);
-
-		if (!nb)
-			return kmt_diag_set(d, -ENOMEM, "out of memory");
-		r->buf = nb;
-		r->buf_alloc = usize;
-	}
-	ret = kmt_zdecompress(r->zc, r->buf, usize, src, csize);
-	if (ret) {
-		kmt_diag_set(d, ret, "chunk %u does not inflate to %u bytes", r->chunk, usize);
-		return tf_fail(f, d, "flyrecord chunk", r->chunk_off);
-	}
-	r->chunk++;
-	r->buf_len = usize;
-	r->buf_pos = 0;
-	return 0;
+	while (r->head == r->tail && r->produced < r->nr_chunks && !r->stop)
+		pthread_cond_wait(&r->more, &r->mu);
+	s = r->head < r->tail ? &r->ring[r->head % RING] : NULL;
+	pthread_mutex_unlock(&r->mu);
+	return s;
 }
 
 int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
@@ -132,20 +210,26 @@ int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
 		page = f->map + r->page_off;
 		r->pos += r->psize;
 	} else {
-		if (r->buf_pos >= r->buf_len) {
-			if (r->chunk >= r->nr_chunks)
+		if (!r->cur || r->buf_pos >= r->cur->len) {
+			struct zslot *s = next_chunk(r);
+
+			if (!s)
 				return 0;
-			ret = next_chunk(r, d);
-			if (ret)
-				return ret;
+			r->cur = s;
+			r->buf_pos = 0;
+			if (s->err) {
+				if (d)
+					*d = s->diag;
+				return s->err;
+			}
 		}
-		page = r->buf + r->buf_pos;
+		page = r->cur->buf + r->buf_pos;
 		r->page_off = r->buf_pos;
 		r->buf_pos += r->psize;
 	}
 	ret = kmt_page_load(pg, page, r->psize, &f->layout, f->info.big_endian, d);
 	if (ret)
-		return tf_fail(f, d, kmt_cpu_reader_where(r), r->z ? r->chunk_off : r->page_off);
+		return kmt_cpu_reader_fail(r, d);
 	return 1;
 }
 
@@ -153,7 +237,7 @@ const char *kmt_cpu_reader_where(struct kmt_cpu_reader *r)
 {
 	if (r->z)
 		snprintf(r->where, sizeof(r->where), "CPU %d chunk %u, page at +%" PRIu64,
-			 r->cd->cpu, r->chunk ? r->chunk - 1 : 0, r->page_off);
+			 r->cd->cpu, r->cur ? r->cur->idx : 0, r->page_off);
 	else
 		snprintf(r->where, sizeof(r->where), "CPU %d page", r->cd->cpu);
 	return r->where;
@@ -161,7 +245,7 @@ const char *kmt_cpu_reader_where(struct kmt_cpu_reader *r)
 
 uint64_t kmt_cpu_reader_offset(const struct kmt_cpu_reader *r)
 {
-	return r->z ? r->chunk_off : r->page_off;
+	return r->z ? (r->cur ? r->cur->off : r->cd->offset) : r->page_off;
 }
 
 int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r)
@@ -171,10 +255,23 @@ int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r)
 
 void kmt_cpu_reader_close(struct kmt_cpu_reader *r)
 {
+	int i;
+
 	if (!r)
 		return;
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = true;
+		pthread_cond_signal(&r->room);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->th, NULL);
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->more);
+		pthread_cond_destroy(&r->room);
+	}
+	for (i = 0; i < RING; i++)
+		free(r->ring[i].buf);
 	kmt_zctx_free(r->zc);
-	free(r->buf);
 	free(r);
 }
 

@@ -67,6 +67,7 @@ struct kmt_file {
 	const uint8_t *map;		/* the whole file */
 	size_t size;
 	bool mapped;			/* map came from mmap() */
+	bool prefetch;			/* inflate chunks on worker threads */
 	enum kmt_zalg zalg;
 	struct kmt_zctx *z;
 	char *compression, *compression_version, *uname, *clock, *recorder;

@@ -663,6 +663,11 @@ void kmt_file_close(struct kmt_file *f)
 	free(f);
 }
 
+void kmt_file_set_prefetch(struct kmt_file *f, bool on)
+{
+	f->prefetch = on;
+}
+
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f)
 {
 	return &f->info;
