@@ -221,7 +221,8 @@ static void compile_ops(struct dec *dc, bool be)
 
 		if (f->type == F_ABSENT)
 			continue;
-		dc->need = (uint16_t)MAX(dc->need, (uint32_t)f->off + f->size);
+		/* A stack's caller[] is as long as it is: only its start must fit. */
+		dc->need = (uint16_t)MAX(dc->need, (uint32_t)f->off + (s == S_STACK ? 0 : f->size));
 		if (f->type != F_NUM || !slot_dst[s].size)
 			continue;
 		dc->ops[dc->nops].off = f->off;
