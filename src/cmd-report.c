@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
-#include <kmemtrace/stream.h>
 #include "cmd.h"
 #include "report.h"
 
@@ -103,66 +103,13 @@ static int parse_window(struct report *r, const char *arg)
 	return r->t_end < 0 || r->t_end >= r->t_start ? 0 : -1;
 }
 
-/* Feed the whole stream to the model. */
-static int analyse(struct report *r, struct kmt_model *m, struct kmt_decoder *dec, int buffer)
-{
-	struct kmt_diag d = { 0 };
-	struct kmt_stream *s = kmt_stream_open(r->f, buffer, &d);
-	uint64_t lo = 0, hi = UINT64_MAX, last = 0;
-	struct kmt_srec sr;
-	struct kmt_event ev;
-	bool started = false;
-	int ret;
-
-	if (!s)
-		return error("%s", d.msg);
-	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
-		if (!started) {
-			started = true;
-			r->t0 = sr.rec.ts;
-			if (r->t_start > 0)
-				lo = r->t0 + (uint64_t)(r->t_start * 1e9);
-			if (r->t_end >= 0)
-				hi = r->t0 + (uint64_t)(r->t_end * 1e9);
-		}
-		if (sr.lost_marker) {
-			r->file_lost += sr.lost > 0 ? (uint64_t)sr.lost : 0;
-			if (sr.rec.ts >= lo && sr.rec.ts <= hi)
-				kmt_model_lost(m, sr.cpu, sr.lost, sr.rec.ts);
-			continue;
-		}
-		if (sr.rec.ts > hi)
-			break;
-		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
-		if (ret < 0) {
-			uint64_t off = kmt_stream_offset(s, sr.idx);
-
-			kmt_stream_close(s);
-			return error("%s: CPU %d, page at offset %" PRIu64 ": a record does not fit its format",
-				     r->path, sr.cpu, off);
-		}
-		if (ret == 0)
-			continue;
-		if (sr.rec.ts < lo) {
-			/* Names still matter before the window. */
-			if (ev.kind >= KMT_EV_FORK && ev.kind <= KMT_EV_NEWTASK)
-				kmt_model_event(m, &ev);
-			continue;
-		}
-		last = sr.rec.ts;
-		kmt_model_event(m, &ev);
-	}
-	kmt_stream_close(s);
-	if (ret < 0)
-		return error("%s", d.msg);
-	kmt_model_finish(m, hi != UINT64_MAX && hi > last ? hi : last);
-	return 0;
-}
-
 static int run(struct report *r, const char *buffer, bool json, const char *csv,
 	       struct kmt_model_opts *mo)
 {
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
+	struct kmt_analyse_opts ao = { .t_start = r->t_start, .t_end = r->t_end };
+	struct kmt_analyse_result res;
+	struct kmt_diag d = { 0 };
 	const struct kmt_format *fmt;
 	struct kmt_comms *comms = kmt_comms_new();
 	struct kmt_decoder *dec;
@@ -195,9 +142,10 @@ static int run(struct report *r, const char *buffer, bool json, const char *csv,
 	r->m = kmt_model_new(mo);
 	if (!r->m) {
 		ret = error("out of memory");
-	} else if (b >= 0 && (ret = analyse(r, r->m, dec, b))) {
-		;
+	} else if (b >= 0 && (ret = kmt_analyse(r->f, b, dec, r->m, &ao, &res, &d))) {
+		ret = error("%s", d.msg);
 	} else {
+		r->t0 = res.t0;
 		if (b < 0)
 			kmt_model_finish(r->m, 0);
 		ret = EXIT_OK;

@@ -158,7 +158,7 @@ static void csv_misuse(const struct report *r, FILE *out)
 	fprintf(out, "kind,severity,count,callsite,function,alloc_callsite,first_ts_ns,first_pid,detail\n");
 	for (i = 0; i < n; i++) {
 		fprintf(out, "%s,%s,%" PRIu64 ",", kmt_misuse_name(v[i].kind),
-			kmt_misuse_is_error(v[i].kind) ? "error" : "info", v[i].count);
+			kmt_severity_name(kmt_misuse_severity(v[i].kind)), v[i].count);
 		field(out, site_name(r, v[i].site, a, sizeof(a)));
 		fputc(',', out);
 		field(out, site_function(r, v[i].site, b, sizeof(b)));

@@ -227,6 +227,7 @@ static void caches(struct js *j, const struct report *r)
 		u64(j, "bytes_alloc", v[i].bytes_alloc);
 		u64(j, "live_objects", v[i].live_objects);
 		u64(j, "live_bytes", v[i].live_bytes);
+		u64(j, "untraced", v[i].untraced);
 		close_(j, '}');
 	}
 	close_(j, ']');
@@ -307,6 +308,7 @@ static void outstanding(struct js *j, const struct report *r)
 		u64(j, "objects", v[i].objects);
 		u64(j, "bytes_req", v[i].bytes_req);
 		u64(j, "bytes_alloc", v[i].bytes_alloc);
+		u64(j, "in_untraced_caches", v[i].in_untraced_caches);
 		u64(j, "age_min_ns", v[i].age_min);
 		u64(j, "age_max_ns", v[i].age_max);
 		hist(j, "age_log2_ns", v[i].age);
@@ -325,7 +327,7 @@ static void misuse(struct js *j, const struct report *r)
 	for (i = 0; i < n; i++) {
 		open_(j, NULL, '{');
 		sval(j, "kind", kmt_misuse_name(v[i].kind));
-		sval(j, "severity", kmt_misuse_is_error(v[i].kind) ? "error" : "info");
+		sval(j, "severity", kmt_severity_name(kmt_misuse_severity(v[i].kind)));
 		u64(j, "count", v[i].count);
 		site_keys(j, r, v[i].site);
 		sval(j, "alloc_callsite", site_name(r, v[i].alloc_site, b, sizeof(b)));
@@ -334,6 +336,12 @@ static void misuse(struct js *j, const struct report *r)
 		u64(j, "first_pid", (uint64_t)v[i].first_pid);
 		hex(j, "first_ptr", v[i].first_ptr);
 		sval(j, "detail", v[i].detail);
+		{
+			size_t nc;
+			const struct kmt_cache *c = kmt_model_caches(r->m, &nc);
+
+			sval(j, "cache", v[i].cache < nc ? c[v[i].cache].name : "");
+		}
 		close_(j, '}');
 	}
 	close_(j, ']');

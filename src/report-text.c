@@ -371,17 +371,28 @@ static void outstanding(const struct report *r, FILE *out)
 	char name[256];
 
 	fprintf(out, "\nOUTSTANDING (live at the end of the trace: leak candidates)\n");
-	fprintf(out, "  %-40s %9s %10s %10s %10s %10s\n", "call site", "objects", "bytes", "youngest",
-		"median age", "oldest");
+	fprintf(out, "  %-40s %9s %10s %10s %10s %10s %10s\n", "call site", "objects", "bytes", "youngest",
+		"median age", "oldest", "untraced?");
 	for (i = 0; i < rows(r, n); i++)
-		fprintf(out, "  %-40.40s %9s %10s %10s %10s %10s\n", site_name(r, v[i].site, name, sizeof(name)),
+		fprintf(out, "  %-40.40s %9s %10s %10s %10s %10s %10s\n", site_name(r, v[i].site, name, sizeof(name)),
 			num(v[i].objects), bytes((double)v[i].bytes_alloc), dur(v[i].age_min),
-			dur(life_quantile(v[i].age, 0.5, v[i].age_min, v[i].age_max)), dur(v[i].age_max));
+			dur(life_quantile(v[i].age, 0.5, v[i].age_min, v[i].age_max)), dur(v[i].age_max),
+			v[i].in_untraced_caches ? num(v[i].in_untraced_caches) : "");
+	if (n)
+		fprintf(out, "  (untraced?: objects of caches the kernel also frees without tracing: they may be gone)\n");
 	fprintf(out, "  %s objects freed in the trace were allocated before it (pre-existing, not errors)\n",
 		num(s->preexisting_frees));
 	if (s->uncertain_objects)
 		fprintf(out, "  %s objects are uncertain (events were lost after they were allocated)\n",
 			num(s->uncertain_objects));
+}
+
+static const char *cache_name(const struct report *r, uint32_t i)
+{
+	size_t n;
+	const struct kmt_cache *c = kmt_model_caches(r->m, &n);
+
+	return i < n ? c[i].name : "";
 }
 
 static void misuse(const struct report *r, FILE *out)
@@ -390,26 +401,31 @@ static void misuse(const struct report *r, FILE *out)
 	size_t n, i;
 	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
 	char a[256], b[256];
-	uint64_t errors = 0;
+	uint64_t by[3] = { 0 };
 
 	for (i = 0; i < n; i++)
-		if (kmt_misuse_is_error(v[i].kind))
-			errors += v[i].count;
-	fprintf(out, "\nMISUSE (%s error%s)\n", num(errors), errors == 1 ? "" : "s");
+		by[kmt_misuse_severity(v[i].kind)] += v[i].count;
+	fprintf(out, "\nMISUSE (%s error%s, %s warning%s, %s info)\n", num(by[KMT_SEV_ERROR]),
+		by[KMT_SEV_ERROR] == 1 ? "" : "s", num(by[KMT_SEV_WARNING]),
+		by[KMT_SEV_WARNING] == 1 ? "" : "s", num(by[KMT_SEV_INFO]));
 	if (!n)
 		fprintf(out, "  none\n");
 	else
-		fprintf(out, "  %-22s %-5s %8s %-32s %-32s %s\n", "kind", "", "count", "at", "allocated at",
+		fprintf(out, "  %-22s %-7s %8s %-32s %-32s %s\n", "kind", "", "count", "at", "allocated at",
 			"first (s, pid)");
 	for (i = 0; i < n; i++)
-		fprintf(out, "  %-22s %-5s %8s %-32.32s %-32.32s %.6f %d%s%s\n", kmt_misuse_name(v[i].kind),
-			kmt_misuse_is_error(v[i].kind) ? "error" : "info", num(v[i].count),
+		fprintf(out, "  %-22s %-7s %8s %-32.32s %-32.32s %.6f %d  %s\n", kmt_misuse_name(v[i].kind),
+			kmt_severity_name(kmt_misuse_severity(v[i].kind)), num(v[i].count),
 			site_name(r, v[i].site, a, sizeof(a)), site_name(r, v[i].alloc_site, b, sizeof(b)),
 			(double)(v[i].first_ts - MIN_U(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
-			*v[i].detail ? "  " : "", v[i].detail);
+			*v[i].detail ? v[i].detail : cache_name(r, v[i].cache));
 	if (s->uncertain_misuse)
 		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",
 			num(s->uncertain_misuse));
+	if (by[KMT_SEV_WARNING])
+		fprintf(out, "  warnings: the kernel does not trace its slab bulk paths (kmem_cache_alloc_bulk,\n"
+			     "  kfree_bulk, RCU sheaves): alloc_over_live is a free it did not trace,\n"
+			     "  untraced_alloc a \"double free\" in a cache that shows such traffic\n");
 }
 
 void report_text(const struct report *r, FILE *out)

@@ -44,7 +44,6 @@ struct report {
 	struct kmt_symbols *syms;
 	struct kmt_flags *gfp_names;
 	uint64_t t0;			/* first event in the file */
-	uint64_t file_lost;		/* lost events the whole file reports */
 	const char *skipped;		/* events the decoder could not map */
 };
 

@@ -56,6 +56,7 @@ struct kmt_cache {
 	uint64_t object_size;		/* bytes_alloc of its objects */
 	uint64_t allocs, frees, bytes_req, bytes_alloc;
 	uint64_t live_objects, live_bytes;
+	uint64_t untraced;		/* signs of untraced frees/allocations */
 };
 
 /* Per task name and pid. */
@@ -67,17 +68,30 @@ struct kmt_proc {
 	uint64_t page_allocs, pages;
 };
 
+/*
+ * What the model finds contradictory. Stock kernels do not trace the slab
+ * bulk paths (kmem_cache_alloc_bulk, kmem_cache_free_bulk, kfree_bulk from
+ * kfree_rcu batches, the per-CPU sheaves of 6.18): an object can come and go
+ * unseen. So an allocation at a live address always means a free the trace
+ * did not see (a warning), and a free of a freed address is a double free
+ * (an error) only in a cache that shows no other sign of untraced traffic;
+ * where it does, the finding is an untraced allocation (a warning).
+ */
 enum kmt_misuse_kind {
 	KMT_MISUSE_DOUBLE_FREE,		/* freed again without a new allocation */
-	KMT_MISUSE_ALLOC_LIVE,		/* allocated at a live address (a missed free) */
+	KMT_MISUSE_ALLOC_LIVE,		/* allocated at a live address: a missed free */
 	KMT_MISUSE_CACHE_FREE_KMALLOC,	/* kmem_cache_free of a kmalloc object */
 	KMT_MISUSE_CACHE_MISMATCH,	/* kmem_cache_free naming another cache */
 	KMT_MISUSE_KFREE_CACHE,		/* kfree of a cache object: legal, information */
+	KMT_MISUSE_UNTRACED_ALLOC,	/* a "double free" in a cache with untraced traffic */
 	KMT_MISUSE_NR,
 };
 
+enum kmt_severity { KMT_SEV_INFO, KMT_SEV_WARNING, KMT_SEV_ERROR };
+
 struct kmt_misuse {
 	enum kmt_misuse_kind kind;
+	uint32_t cache;			/* cache index of the object, or UINT32_MAX */
 	uint64_t site;			/* where it happened (the free / alloc) */
 	uint64_t alloc_site;		/* where the object came from, or 0 */
 	uint64_t count;
@@ -90,6 +104,7 @@ struct kmt_misuse {
 struct kmt_outstanding {
 	uint64_t site;
 	uint64_t objects, bytes_req, bytes_alloc;
+	uint64_t in_untraced_caches;	/* objects of caches the kernel frees untraced */
 	uint64_t age_min, age_max;	/* ns, at the end of the trace */
 	uint64_t age[KMT_LIFE_BUCKETS];	/* log2 ns */
 };
@@ -154,7 +169,8 @@ const struct kmt_gfp_count *kmt_model_gfp(const struct kmt_model *m, size_t *n);
 const struct kmt_site *kmt_model_page_sites(const struct kmt_model *m, size_t *n);
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k);
-bool kmt_misuse_is_error(enum kmt_misuse_kind k);
+enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k);
+const char *kmt_severity_name(enum kmt_severity s);
 
 /* Bucket of a duration in ns (log2), and a bucket's lower bound. */
 int kmt_life_bucket(uint64_t ns);

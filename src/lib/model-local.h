@@ -42,7 +42,8 @@ struct obj {
 struct islot {
 	uint64_t key;			/* 0: empty (keys are stored mixed) */
 	uint32_t val;
-	uint32_t loss;
+	uint16_t loss;			/* losses seen when freed (low 16 bits) */
+	uint16_t cache;			/* cache of the freed object, or 0xffff */
 };
 
 struct otab {
@@ -73,8 +74,8 @@ static inline bool slot_live(const struct islot *s)
 	return s->val != NONE && (s->val & SLOT_LIVE);
 }
 
-/* The object of @s is freed: remember the address with @site and @loss. */
-void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t loss);
+/* The object of @s is freed: remember the address with @site, @cache, @loss. */
+void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t cache, uint32_t loss);
 /* Forget @s entirely (pages, per-CPU: no double-free detection). */
 void otab_remove(struct otab *t, struct islot *s);
 /* Where @key would be probed first, for prefetching. */

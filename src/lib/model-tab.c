@@ -107,6 +107,7 @@ struct islot *otab_get(struct otab *t, uint64_t key)
 	s->key = k;
 	s->val = NONE;
 	s->loss = 0;
+	s->cache = 0xffff;
 	return s;
 }
 
@@ -149,14 +150,15 @@ static void pool_free(struct otab *t, const struct islot *s)
 	t->live--;
 }
 
-void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t loss)
+void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t cache, uint32_t loss)
 {
 	if (slot_live(s))
 		pool_free(t, s);
 	if (s->val == NONE || slot_live(s))
 		t->dead++;
 	s->val = site == NONE ? SLOT_NOSITE : site & ~SLOT_LIVE;
-	s->loss = loss;
+	s->loss = (uint16_t)loss;
+	s->cache = cache < 0xffff ? (uint16_t)cache : 0xffff;
 }
 
 void otab_remove(struct otab *t, struct islot *s)

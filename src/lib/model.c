@@ -79,6 +79,7 @@ static const char *const misuse_names[KMT_MISUSE_NR] = {
 	[KMT_MISUSE_CACHE_FREE_KMALLOC] = "cache_free_of_kmalloc",
 	[KMT_MISUSE_CACHE_MISMATCH] = "cache_mismatch",
 	[KMT_MISUSE_KFREE_CACHE] = "kfree_of_cache_object",
+	[KMT_MISUSE_UNTRACED_ALLOC] = "untraced_alloc",
 };
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k)
@@ -86,9 +87,28 @@ const char *kmt_misuse_name(enum kmt_misuse_kind k)
 	return k < KMT_MISUSE_NR ? misuse_names[k] : "?";
 }
 
-bool kmt_misuse_is_error(enum kmt_misuse_kind k)
+enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k)
 {
-	return k != KMT_MISUSE_KFREE_CACHE;
+	switch (k) {
+	case KMT_MISUSE_KFREE_CACHE:
+		return KMT_SEV_INFO;
+	case KMT_MISUSE_ALLOC_LIVE:
+	case KMT_MISUSE_UNTRACED_ALLOC:
+		return KMT_SEV_WARNING;
+	default:
+		return KMT_SEV_ERROR;
+	}
+}
+
+const char *kmt_severity_name(enum kmt_severity s)
+{
+	return s == KMT_SEV_ERROR ? "error" : s == KMT_SEV_WARNING ? "warning" : "info";
+}
+
+/* Losses since @then (a 16-bit stamp): certain only if none at all. */
+static bool lost_since(const struct kmt_model *m, uint16_t then)
+{
+	return m->loss_seq >= 0xffff || then != (uint16_t)m->loss_seq;
 }
 
 int kmt_life_bucket(uint64_t ns)
@@ -291,9 +311,10 @@ static bool task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
 }
 
 static void note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
-			uint64_t alloc_site, const char *detail)
+			uint64_t alloc_site, uint32_t cache, const char *detail)
 {
-	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64(alloc_site + 1);
+	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64(alloc_site + 1) ^
+		       hash64((uint64_t)cache << 20);
 	uint32_t i = imap_get(&m->misuse_map, key);
 	struct kmt_misuse *mu;
 
@@ -305,6 +326,7 @@ static void note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const st
 		}
 		mu = &m->misuse.v[i];
 		mu->kind = kind;
+		mu->cache = cache;
 		mu->site = ev->call_site;
 		mu->alloc_site = alloc_site;
 		mu->first_ts = ev->ts;
@@ -430,7 +452,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		} else if (o->loss_seq != m->loss_seq) {
 			m->sum.uncertain_misuse++;	/* its free may be in a gap */
 		} else {
-			note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr, NULL);
+			note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr, o->cache, NULL);
 		}
 	} else {
 		o = otab_obj_new(&m->slab, sl);
@@ -473,11 +495,13 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		if (fsite)
 			fsite->free_calls++;
 		if (sl) {
-			if (sl->loss != m->loss_seq)
+			uint32_t cache = sl->cache != 0xffff ? sl->cache : ev->name_len ? cache_of(m, ev) : NONE;
+
+			if (lost_since(m, sl->loss))
 				m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
 			else
 				note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev,
-					    sl->val != SLOT_NOSITE ? m->sites.v[sl->val].addr : 0, NULL);
+					    sl->val != SLOT_NOSITE ? m->sites.v[sl->val].addr : 0, cache, NULL);
 			return;
 		}
 		/* Allocated before the trace (or in a gap, if one came first). */
@@ -490,13 +514,13 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 			m->oom = true;
 			return;
 		}
-		otab_kill(&m->slab, sl, NONE, m->loss_seq);
+		otab_kill(&m->slab, sl, NONE, ev->name_len ? cache_of(m, ev) : NONE, m->loss_seq);
 		return;
 	}
 	o = slot_obj(&m->slab, sl);
 	asite = &m->sites.v[o->site];
 	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC) {
-		note_misuse(m, KMT_MISUSE_CACHE_FREE_KMALLOC, ev, asite->addr, NULL);
+		note_misuse(m, KMT_MISUSE_CACHE_FREE_KMALLOC, ev, asite->addr, o->cache, NULL);
 	} else if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && o->cache != NONE &&
 		   !m->caches.v[o->cache].is_kmalloc &&
 		   (m->caches.v[o->cache].name_len != ev->name_len ||
@@ -505,9 +529,9 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 
 		snprintf(detail, sizeof(detail), "freed as %.*s, allocated from %.20s",
 			 (int)MIN(ev->name_len, 20u), ev->name, m->caches.v[o->cache].name);
-		note_misuse(m, KMT_MISUSE_CACHE_MISMATCH, ev, asite->addr, detail);
+		note_misuse(m, KMT_MISUSE_CACHE_MISMATCH, ev, asite->addr, o->cache, detail);
 	} else if (ev->kind == KMT_EV_KFREE && o->kind == KMT_EV_CACHE_ALLOC) {
-		note_misuse(m, KMT_MISUSE_KFREE_CACHE, ev, asite->addr,
+		note_misuse(m, KMT_MISUSE_KFREE_CACHE, ev, asite->addr, o->cache,
 			    o->cache != NONE ? m->caches.v[o->cache].name : NULL);
 	}
 	fsite = alloc_site(m, ev->call_site);
@@ -533,7 +557,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	m->sum.frees++;
 	m->sum.bytes_freed += o->alloc;
-	otab_kill(&m->slab, sl, o->site, m->loss_seq);
+	otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
 }
 
 static bool page_failed(const struct kmt_event *ev)
@@ -830,12 +854,43 @@ static int cmp_outstanding(const void *a, const void *b)
 	return (x->site > y->site) - (x->site < y->site);
 }
 
+/*
+ * Caches whose objects contradict the trace more than once, or come back
+ * from the allocator while we think them live, are ones the kernel handles
+ * in bulk without tracing: their "double frees" are untraced allocations.
+ */
+static void classify_untraced(struct kmt_model *m)
+{
+	uint64_t unknown = 0;
+	size_t i;
+
+	for (i = 0; i < m->misuse.n; i++) {
+		const struct kmt_misuse *mu = &m->misuse.v[i];
+		uint64_t weight = mu->kind == KMT_MISUSE_ALLOC_LIVE ? 2 : mu->count;
+
+		if (mu->kind != KMT_MISUSE_ALLOC_LIVE && mu->kind != KMT_MISUSE_DOUBLE_FREE)
+			continue;
+		if (mu->cache == NONE)
+			unknown += mu->count;
+		else
+			m->caches.v[mu->cache].untraced += weight;
+	}
+	for (i = 0; i < m->misuse.n; i++) {
+		struct kmt_misuse *mu = &m->misuse.v[i];
+		uint64_t evidence = mu->cache == NONE ? unknown : m->caches.v[mu->cache].untraced;
+
+		if (mu->kind == KMT_MISUSE_DOUBLE_FREE && evidence >= 2)
+			mu->kind = KMT_MISUSE_UNTRACED_ALLOC;
+	}
+}
+
 void kmt_model_finish(struct kmt_model *m, uint64_t ts)
 {
 	struct imap out_map;
 	size_t i;
 
 	drain(m, 0);
+	classify_untraced(m);
 	if (imap_init(&out_map, 1 << 8)) {
 		m->oom = true;
 		return;
@@ -881,6 +936,8 @@ void kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		ou = &m->outstanding.v[k];
 		age = ts > o->ts ? ts - o->ts : 0;
 		ou->objects++;
+		if (o->cache != NONE && m->caches.v[o->cache].untraced)
+			ou->in_untraced_caches++;
 		ou->bytes_req += o->req;
 		ou->bytes_alloc += o->alloc;
 		ou->age_min = MIN(ou->age_min, age);

@@ -208,6 +208,11 @@ static void put_event(struct tb *tb, struct tb_cpu *c, uint64_t ts, const uint8_
 		c->last_ts = ts;
 		c->used = 0;
 	}
+	if (ts < c->last_ts) {
+		fprintf(stderr, "tbuild: time goes back on a CPU (%llu < %llu)\n",
+			(unsigned long long)ts, (unsigned long long)c->last_ts);
+		abort();
+	}
 	delta = ts - c->last_ts;
 	if (delta >= (1u << 27)) {
 		uint32_t ext[2];

@@ -1,0 +1,36 @@
+/*
+ * The report pipeline in one call: a buffer's per-CPU streams, merged by
+ * time, decoded with the file's formats, cut to a time window and fed to
+ * an allocation model (loss markers included). kmemtrace report and
+ * kmemtrace kmap are thin layers over this.
+ */
+#ifndef KMEMTRACE_ANALYSE_H
+#define KMEMTRACE_ANALYSE_H
+
+#include <stdint.h>
+#include "event.h"
+#include "model.h"
+#include "tracefile.h"
+
+struct kmt_analyse_opts {
+	double t_start, t_end;		/* seconds from the first event; < 0: open */
+	/* Called for every decoded event in the window, after the model. */
+	void (*each)(void *arg, const struct kmt_event *ev);
+	void *arg;
+};
+
+struct kmt_analyse_result {
+	uint64_t t0;			/* time of the first record in the file */
+	uint64_t t_end;			/* where the model was finished */
+	uint64_t records;		/* records read, in or out of the window */
+};
+
+/*
+ * Run @buffer of @f through @dec into @m and finish @m. Returns 0, or a
+ * negative error with file, CPU and offset in @d.
+ */
+int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
+		struct kmt_model *m, const struct kmt_analyse_opts *o,
+		struct kmt_analyse_result *res, struct kmt_diag *d);
+
+#endif

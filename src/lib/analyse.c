@@ -1,0 +1,70 @@
+/*
+ * Stream -> decoder -> model (include/kmemtrace/analyse.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include <kmemtrace/analyse.h>
+#include <kmemtrace/stream.h>
+#include "kmt-local.h"
+
+int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
+		struct kmt_model *m, const struct kmt_analyse_opts *o,
+		struct kmt_analyse_result *res, struct kmt_diag *d)
+{
+	struct kmt_stream *s = kmt_stream_open(f, buffer, d);
+	uint64_t lo = 0, hi = UINT64_MAX, last = 0;
+	struct kmt_srec sr;
+	struct kmt_event ev;
+	bool started = false;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!s)
+		return d->err ? d->err : -EINVAL;
+	while ((ret = kmt_stream_next(s, &sr, d)) > 0) {
+		if (!started) {
+			started = true;
+			res->t0 = sr.rec.ts;
+			if (o && o->t_start > 0)
+				lo = res->t0 + (uint64_t)(o->t_start * 1e9);
+			if (o && o->t_end >= 0)
+				hi = res->t0 + (uint64_t)(o->t_end * 1e9);
+		}
+		if (sr.lost_marker) {
+			if (sr.rec.ts >= lo && sr.rec.ts <= hi)
+				kmt_model_lost(m, sr.cpu, sr.lost, sr.rec.ts);
+			continue;
+		}
+		res->records++;
+		if (sr.rec.ts > hi)
+			break;
+		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
+		if (ret < 0) {
+			kmt_diag_set(d, ret, "%s: CPU %d, page at offset %" PRIu64
+				     ": a record (id %u, %u bytes) does not fit its format",
+				     kmt_file_info(f)->path, sr.cpu, kmt_stream_offset(s, sr.idx),
+				     sr.rec.len >= 2 ? ld16(sr.rec.data, kmt_file_info(f)->big_endian) : 0,
+				     sr.rec.len);
+			break;
+		}
+		if (ret == 0)
+			continue;
+		if (sr.rec.ts < lo) {
+			/* Names still matter before the window. */
+			if (ev.kind >= KMT_EV_FORK && ev.kind <= KMT_EV_NEWTASK)
+				kmt_model_event(m, &ev);
+			continue;
+		}
+		last = sr.rec.ts;
+		kmt_model_event(m, &ev);
+		if (o && o->each)
+			o->each(o->arg, &ev);
+	}
+	kmt_stream_close(s);
+	if (ret < 0)
+		return ret;
+	res->t_end = hi != UINT64_MAX && hi > last ? hi : last;
+	kmt_model_finish(m, res->t_end);
+	return 0;
+}

@@ -1,0 +1,419 @@
+/*
+ * Unit tests of the allocation model through the whole pipeline: a trace
+ * is synthesised event by event (tbuild), written, read back, decoded and
+ * analysed; each case checks exact numbers. One case per misuse kind, the
+ * pre-existing and uncertain cases, time windows, old event layouts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/analyse.h>
+#include <kmemtrace/model.h>
+#include <kmemtrace/tracefile.h>
+#include "tbuild.h"
+
+#define SITE_A 0xffffffff81100010ULL
+#define SITE_B 0xffffffff81200020ULL
+#define FREE_A 0xffffffff81100090ULL
+#define OBJ(n) (0xffff888100000000ULL + (uint64_t)(n) * 0x100)
+#define MS 1000000ULL
+
+struct run {
+	struct kmt_file *f;
+	struct kmt_decoder *dec;
+	struct kmt_model *m;
+	struct kmt_analyse_result res;
+};
+
+static void analyse(struct run *r, struct tb *tb, double t_start, double t_end)
+{
+	const char *path = tb_tmpname("model");
+	struct kmt_analyse_opts o = { .t_start = t_start, .t_end = t_end };
+	struct kmt_diag d = { 0 };
+
+	assert_int_equal(tb_write(tb, path, 7, KMT_Z_ZSTD), 0);
+	if (kmt_file_open(&r->f, path, &d))
+		fail_msg("%s", d.msg);
+	r->dec = kmt_decoder_new(kmt_file_formats(r->f), false, 8);
+	r->m = kmt_model_new(NULL);
+	assert_non_null(r->dec);
+	assert_non_null(r->m);
+	if (kmt_analyse(r->f, kmt_file_main_buffer(r->f), r->dec, r->m, &o, &r->res, &d))
+		fail_msg("%s", d.msg);
+	tb_free(tb);
+}
+
+static void done(struct run *r)
+{
+	kmt_model_free(r->m);
+	kmt_decoder_free(r->dec);
+	kmt_file_close(r->f);
+	tb_cleanup();
+}
+
+static const struct kmt_site *site(struct run *r, uint64_t addr)
+{
+	size_t n, i;
+	const struct kmt_site *v = kmt_model_sites(r->m, &n);
+
+	for (i = 0; i < n; i++)
+		if (v[i].addr == addr)
+			return &v[i];
+	fail_msg("no site %#llx", (unsigned long long)addr);
+	return NULL;
+}
+
+static uint64_t misuse(struct run *r, enum kmt_misuse_kind k, uint64_t *alloc_site)
+{
+	size_t n, i;
+	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
+	uint64_t c = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].kind == k) {
+			c += v[i].count;
+			if (alloc_site)
+				*alloc_site = v[i].alloc_site;
+		}
+	return c;
+}
+
+static uint64_t errors(struct run *r)
+{
+	uint64_t c = 0;
+	int k;
+
+	for (k = 0; k < KMT_MISUSE_NR; k++)
+		if (kmt_misuse_severity(k) == KMT_SEV_ERROR)
+			c += misuse(r, k, NULL);
+	return c;
+}
+
+static struct tb *new_tb(void)
+{
+	struct tb *tb = tb_new(2, 0);
+
+	tb_formats_6_18(tb);
+	return tb;
+}
+
+static void test_sites_and_bytes(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_summary *s;
+	const struct kmt_site *a;
+	struct run r;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 100, 128);
+	tb_kmalloc(tb, 0, 2 * MS, 10, SITE_A, OBJ(2), 100, 128);
+	tb_kmalloc(tb, 1, 3 * MS, 11, SITE_A, OBJ(3), 60, 64);
+	tb_kfree(tb, 0, 4 * MS, 10, FREE_A, OBJ(1));	/* same CPU, 3 ms */
+	tb_kfree(tb, 1, 5 * MS, 11, FREE_A, OBJ(2));	/* other CPU */
+	tb_kfree(tb, 1, 5 * MS + 50, 11, FREE_A, OBJ(3));
+	analyse(&r, tb, -1, -1);
+	a = site(&r, SITE_A);
+	assert_int_equal(a->allocs, 3);
+	assert_int_equal(a->frees, 3);
+	assert_int_equal(a->bytes_req, 260);
+	assert_int_equal(a->bytes_alloc, 320);
+	assert_int_equal(a->cross_cpu, 1);
+	assert_int_equal(a->live_objects, 0);
+	assert_int_equal(site(&r, FREE_A)->free_calls, 3);
+	assert_int_equal(site(&r, FREE_A)->allocs, 0);
+	assert_int_equal(a->life_min, 2 * MS + 50);
+	assert_int_equal(a->life_max, 3 * MS);
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->allocs, 3);
+	assert_int_equal(s->frees, 3);
+	assert_int_equal(s->bytes_freed, 320);
+	assert_int_equal(s->cross_cpu_frees, 1);
+	assert_int_equal(s->preexisting_frees, 0);
+	assert_int_equal(s->live_objects, 0);
+	assert_int_equal(errors(&r), 0);
+	done(&r);
+}
+
+static void test_outstanding_and_preexisting(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_outstanding *o;
+	const struct kmt_summary *s;
+	struct run r;
+	size_t n;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		tb_kmalloc(tb, 0, (uint64_t)(i + 1) * MS, 10, SITE_A, OBJ(i), 1337, 2048);
+	tb_kfree(tb, 0, 10 * MS, 10, FREE_A, OBJ(0));
+	tb_kfree(tb, 0, 11 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 1, 12 * MS, 10, FREE_A, OBJ(99));	/* allocated before the trace */
+	tb_cache_free(tb, 1, 13 * MS, 10, FREE_A, OBJ(98), "filp");
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->live_objects, 3);
+	assert_int_equal(s->live_bytes, 3 * 2048);
+	assert_int_equal(s->preexisting_frees, 2);
+	assert_int_equal(s->uncertain_objects, 0);
+	o = kmt_model_outstanding(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(o->site, SITE_A);
+	assert_int_equal(o->objects, 3);
+	assert_int_equal(o->bytes_alloc, 3 * 2048);
+	assert_int_equal(o->bytes_req, 3 * 1337);
+	assert_int_equal(o->age_min, 13 * MS - 5 * MS);	/* the trace ends at 13 ms */
+	assert_int_equal(o->age_max, 13 * MS - 3 * MS);
+	assert_int_equal(errors(&r), 0);
+	done(&r);
+}
+
+static void test_double_free(void **state)
+{
+	struct tb *tb = new_tb();
+	uint64_t from = 0;
+	struct run r;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);
+	tb_kfree(tb, 0, 2 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 1, 3 * MS, 12, FREE_A, OBJ(1));
+	/* Reallocated, then freed once: fine. */
+	tb_kmalloc(tb, 0, 4 * MS, 10, SITE_B, OBJ(1), 32, 32);
+	tb_kfree(tb, 0, 5 * MS, 10, FREE_A, OBJ(1));
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_DOUBLE_FREE, &from), 1);
+	assert_int_equal(from, SITE_A);
+	assert_int_equal(errors(&r), 1);
+	assert_int_equal(kmt_model_summary(r.m)->frees, 2);
+	done(&r);
+}
+
+static void test_alloc_over_live(void **state)
+{
+	struct tb *tb = new_tb();
+	uint64_t from = 0;
+	struct run r;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);
+	tb_kmalloc(tb, 1, 2 * MS, 10, SITE_B, OBJ(1), 64, 64);	/* a free was missed */
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_ALLOC_LIVE, &from), 1);
+	assert_int_equal(from, SITE_A);
+	assert_int_equal(kmt_model_summary(r.m)->live_objects, 1);
+	done(&r);
+}
+
+static void test_kmalloc_large_twin(void **state)
+{
+	struct tb *tb = new_tb();
+	struct run r;
+
+	/* The kernel traces a large kmalloc twice, back to back, same CPU. */
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_B, OBJ(7), 20000, 32768);
+	tb_kmalloc(tb, 0, 1 * MS + 100, 10, SITE_A, OBJ(7), 20000, 32768);
+	tb_kfree(tb, 0, 2 * MS, 10, FREE_A, OBJ(7));
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(errors(&r), 0);
+	assert_int_equal(kmt_model_summary(r.m)->kmalloc_large_merged, 1);
+	assert_int_equal(kmt_model_summary(r.m)->allocs, 1);
+	assert_int_equal(site(&r, SITE_A)->allocs, 1);
+	assert_int_equal(site(&r, SITE_A)->frees, 1);
+	assert_int_equal(site(&r, SITE_B)->allocs, 0);
+	done(&r);
+}
+
+static void test_cache_misuse(void **state)
+{
+	struct tb *tb = new_tb();
+	struct run r;
+	size_t n, i;
+	const struct kmt_misuse *v;
+	bool detail = false;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);
+	tb_cache_free(tb, 0, 2 * MS, 10, FREE_A, OBJ(1), "filp");	/* cache_free of kmalloc */
+	tb_cache_alloc(tb, 0, 3 * MS, 10, SITE_B, OBJ(2), "filp", 184, 192);
+	tb_cache_free(tb, 0, 4 * MS, 10, FREE_A, OBJ(2), "dentry");	/* wrong cache */
+	tb_cache_alloc(tb, 0, 5 * MS, 10, SITE_B, OBJ(3), "filp", 184, 192);
+	tb_kfree(tb, 0, 6 * MS, 10, FREE_A, OBJ(3));			/* legal: information */
+	tb_cache_alloc(tb, 0, 7 * MS, 10, SITE_B, OBJ(4), "filp", 184, 192);
+	tb_cache_free(tb, 0, 8 * MS, 10, FREE_A, OBJ(4), "filp");	/* right */
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_CACHE_FREE_KMALLOC, NULL), 1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_CACHE_MISMATCH, NULL), 1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_KFREE_CACHE, NULL), 1);
+	assert_int_equal(kmt_misuse_severity(KMT_MISUSE_KFREE_CACHE), KMT_SEV_INFO);
+	assert_int_equal(errors(&r), 2);
+	v = kmt_model_misuse(r.m, &n);
+	for (i = 0; i < n; i++)
+		if (v[i].kind == KMT_MISUSE_CACHE_MISMATCH)
+			detail = strstr(v[i].detail, "dentry") && strstr(v[i].detail, "filp");
+	assert_true(detail);
+	assert_int_equal(kmt_model_summary(r.m)->frees, 4);
+	done(&r);
+}
+
+static void test_loss_makes_uncertain(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_summary *s;
+	struct run r;
+	size_t n;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);	/* before the gap */
+	tb_kmalloc(tb, 0, 2 * MS, 10, SITE_A, OBJ(2), 32, 32);
+	tb_kfree(tb, 0, 3 * MS, 10, FREE_A, OBJ(2));
+	tb_lost(tb, 1, 500);
+	tb_kfree(tb, 1, 4 * MS, 10, FREE_A, OBJ(9));			/* unknown: maybe in the gap */
+	tb_kfree(tb, 1, 5 * MS, 10, FREE_A, OBJ(2));			/* "double": maybe realloc'd in the gap */
+	tb_kmalloc(tb, 1, 6 * MS, 10, SITE_A, OBJ(3), 32, 32);	/* after the gap: certain */
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_true(s->affected_by_loss);
+	assert_int_equal(s->lost_events, 500);
+	assert_int_equal(s->lost_by_cpu[1], 500);
+	assert_int_equal(s->uncertain_objects, 2);	/* OBJ(1) live, OBJ(9) freed */
+	assert_int_equal(s->uncertain_misuse, 1);
+	assert_int_equal(s->preexisting_frees, 0);
+	assert_int_equal(s->live_objects, 1);		/* OBJ(3) only */
+	assert_int_equal(errors(&r), 0);
+	kmt_model_outstanding(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(site(&r, SITE_A)->uncertain, 1);
+	done(&r);
+}
+
+static void test_time_window(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_summary *s;
+	struct run r;
+	int i;
+
+	/* One allocation per second, freed 0.5 s later on the other CPU. */
+	for (i = 0; i < 10; i++) {
+		tb_kmalloc(tb, i % 2, (uint64_t)i * 1000 * MS, 10, SITE_A, OBJ(i), 8, 8);
+		tb_kfree(tb, 1 - i % 2, (uint64_t)i * 1000 * MS + 500 * MS, 10, FREE_A, OBJ(i));
+	}
+	analyse(&r, tb, 2.0, 4.2);	/* allocations at 2, 3, 4 s; frees at 2.5, 3.5 */
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->allocs, 3);
+	assert_int_equal(s->frees, 2);
+	assert_int_equal(s->live_objects, 1);
+	assert_int_equal(s->preexisting_frees, 0);
+	done(&r);
+
+	tb = new_tb();
+	for (i = 0; i < 10; i++) {
+		tb_kmalloc(tb, 0, (uint64_t)i * 1000 * MS, 10, SITE_A, OBJ(i), 8, 8);
+		tb_kfree(tb, 1, (uint64_t)i * 1000 * MS + 500 * MS, 10, FREE_A, OBJ(i));
+	}
+	analyse(&r, tb, 2.6, -1);	/* cut: the free at 2.5 is gone, at 3.5.. stay */
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->allocs, 7);	/* 3 .. 9 */
+	assert_int_equal(s->frees, 7);
+	assert_int_equal(s->preexisting_frees, 0);
+	done(&r);
+}
+
+static void test_old_kernel_layout(void **state)
+{
+	struct tb *tb = tb_new(1, 0);
+	const struct kmt_summary *s;
+	const struct kmt_cache *c;
+	struct run r;
+	size_t n, i;
+	bool sized = false;
+
+	tb_format_file(tb, "kmem", "old-kmem_kmalloc.format");
+	tb_format_file(tb, "kmem", "old-kmem_kmalloc_node.format");
+	tb_format_file(tb, "kmem", "old-kmem_kmem_cache_alloc.format");
+	tb_format_file(tb, "kmem", "old-kmem_kfree.format");
+	tb_format_file(tb, "kmem", "old-kmem_kmem_cache_free.format");
+	tb_format_file(tb, "kmem", "old-kmem_mm_page_alloc.format");
+	tb_format_file(tb, "kmem", "old-kmem_mm_page_free_direct.format");
+	tb_emit(tb, 0, 1 * MS, "kmem", "kmalloc_node", 10, (struct tb_val[]){
+		{ "call_site", SITE_A }, { "ptr", OBJ(1) }, { "bytes_req", 100 }, { "bytes_alloc", 128 },
+		{ "gfp_flags", 0xcc0 }, { "node", 1 }, { NULL } });
+	tb_emit(tb, 0, 2 * MS, "kmem", "kmem_cache_alloc", 10, (struct tb_val[]){
+		{ "call_site", SITE_B }, { "ptr", OBJ(2) }, { "bytes_req", 184 }, { "bytes_alloc", 192 },
+		{ NULL } });
+	tb_emit(tb, 0, 3 * MS, "kmem", "kmem_cache_free", 10, (struct tb_val[]){
+		{ "call_site", FREE_A }, { "ptr", OBJ(2) }, { NULL } });
+	tb_emit(tb, 0, 4 * MS, "kmem", "kfree", 10, (struct tb_val[]){
+		{ "call_site", FREE_A }, { "ptr", OBJ(1) }, { NULL } });
+	tb_emit(tb, 0, 5 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "page", 0xffffea0000400000ULL }, { "order", 2 }, { "gfp_flags", 0xcc0 },
+		{ "migratetype", 1 }, { NULL } });
+	tb_emit(tb, 0, 6 * MS, "kmem", "mm_page_free_direct", 10, (struct tb_val[]){
+		{ "page", 0xffffea0000400000ULL }, { "order", 2 }, { NULL } });
+	analyse(&r, tb, -1, -1);
+	assert_string_equal(kmt_decoder_skipped(r.dec), "");
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->allocs, 2);
+	assert_int_equal(s->frees, 2);
+	assert_int_equal(s->bytes_alloc, 320);
+	assert_int_equal(s->page_allocs, 1);
+	assert_int_equal(s->pages_allocated, 4);
+	assert_int_equal(s->page_frees, 1);
+	assert_int_equal(s->order_mt[2][1], 1);
+	assert_int_equal(errors(&r), 0);
+	c = kmt_model_caches(r.m, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(c[i].name, "cache(size=192)"))
+			sized = c[i].allocs == 1 && c[i].frees == 1;
+	assert_true(sized);	/* no cache name in old kernels: by size */
+	done(&r);
+}
+
+static void test_process_names(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_proc *p;
+	struct run r;
+	size_t n, i;
+	int before = -1, after = -1;
+
+	tb_emit(tb, 0, 1 * MS, "sched", "sched_process_fork", 100, (struct tb_val[]){
+		{ "parent_comm", 0, "bash" }, { "parent_pid", 100 }, { "child_comm", 0, "bash" },
+		{ "child_pid", 200 }, { NULL } });
+	tb_kmalloc(tb, 0, 2 * MS, 200, SITE_A, OBJ(1), 8, 8);
+	tb_emit(tb, 0, 3 * MS, "sched", "sched_process_exec", 200, (struct tb_val[]){
+		{ "filename", 0, "/usr/bin/short-lived-tool" }, { "pid", 200 }, { "old_pid", 200 },
+		{ NULL } });
+	tb_kmalloc(tb, 0, 4 * MS, 200, SITE_A, OBJ(2), 8, 8);
+	tb_kmalloc(tb, 0, 5 * MS, 200, SITE_A, OBJ(3), 8, 8);
+	analyse(&r, tb, -1, -1);
+	p = kmt_model_procs(r.m, &n);
+	for (i = 0; i < n; i++) {
+		if (p[i].pid == 200 && !strcmp(p[i].comm, "bash"))
+			before = (int)p[i].allocs;
+		if (p[i].pid == 200 && !strcmp(p[i].comm, "short-lived-too"))
+			after = (int)p[i].allocs;
+	}
+	assert_int_equal(before, 1);
+	assert_int_equal(after, 2);
+	done(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sites_and_bytes),
+		cmocka_unit_test(test_outstanding_and_preexisting),
+		cmocka_unit_test(test_double_free),
+		cmocka_unit_test(test_alloc_over_live),
+		cmocka_unit_test(test_kmalloc_large_twin),
+		cmocka_unit_test(test_cache_misuse),
+		cmocka_unit_test(test_loss_makes_uncertain),
+		cmocka_unit_test(test_time_window),
+		cmocka_unit_test(test_old_kernel_layout),
+		cmocka_unit_test(test_process_names),
+	};
+
+	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
