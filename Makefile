@@ -89,17 +89,17 @@ fuzz:
 # Debian 12 packages: build, tests (cmocka, trace-cmd as a second reader,
 # hackbench for the loss test), benchmarks (perf) and fuzzing (clang).
 DEPS = build-essential libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests \
-	linux-perf clang procps
+	linux-perf clang procps jq
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
 
-# Record kmt-gt (known xattr allocations on a tmpfs file) and show the trace.
+# Record kmt-gt (known xattr allocations on a tmpfs file) and report on it.
 DEMO_OUT ?= demo.dat
 demo: $(BIN) $(WORKLOAD_BIN)
 	@f=$$(mktemp /dev/shm/kmt-demo.XXXXXX) && \
 	$(BIN) record -o $(DEMO_OUT) -- $(O)/workloads/kmt-gt -g 100 -x 20 -r 5 -l 2 $$f; \
-	rc=$$?; rm -f $$f; [ $$rc -eq 0 ] && $(BIN) info $(DEMO_OUT)
+	rc=$$?; rm -f $$f; [ $$rc -eq 0 ] && $(BIN) report -n 10 $(DEMO_OUT)
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kmemtrace

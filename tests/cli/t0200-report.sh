@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# kmemtrace report on real recordings: the ground-truth workload's numbers
+# come back exact through --json; a file written by trace-cmd extract (v7
+# and, converted, v6) gives the same per-call-site counts as trace-cmd
+# report lists; a clean trace shows no misuse error.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v jq > /dev/null || test_skip_all "jq is not installed"
+tracefs_snapshot
+F=$(gt_file)
+INST=kmt-test-extract-$$
+trap 'rmdir $T/instances/$INST 2>/dev/null; rm -f "$F"; cleanup_work' EXIT
+G=211 X=17 R=5 L=3
+
+test_expect_success 'record the ground-truth workload' '
+	$KMT record -q -o gt.dat -- $WL/kmt-gt -g $G -s 1337 -x $X -v 1500 -r $R -l $L $F > /dev/null &&
+	$KMT report --json --comm kmt-gt gt.dat > gt.json && jq -e .summary gt.json > /dev/null
+'
+
+# Sum a field over the call sites of one function.
+site() { jq "[.callsites[] | select(.function == \"$1\") | .$2] | add // 0" gt.json; }
+want() { v=$(site $1 $2); echo "$1.$2 = $v (want $3)"; [ "$v" = "$3" ]; }
+
+test_expect_success 'do_getxattr: every getxattr buffer, large ones counted once' '
+	want do_getxattr allocs $((G + L)) && want do_getxattr frees $((G + L)) &&
+	want do_getxattr bytes_req $((G * 1337 + L * 20000)) &&
+	want do_getxattr bytes_alloc $((G * 2048 + L * 32768)) &&
+	want do_getxattr live_objects 0 && want __kvmalloc_node_noprof allocs 0 &&
+	[ "$(jq .summary.kmalloc_large_merged gt.json)" = $L ]
+'
+
+test_expect_success 'vmemdup_user: setxattr copies, all freed' '
+	want vmemdup_user allocs $X && want vmemdup_user frees $X &&
+	want vmemdup_user bytes_req $((X * 1500)) && want vmemdup_user bytes_alloc $((X * 2048))
+'
+
+test_expect_success 'simple_xattr_alloc and simple_xattr_set: kept unless removed' '
+	want simple_xattr_alloc allocs $X && want simple_xattr_alloc frees $R &&
+	want simple_xattr_alloc live_objects $((X - R)) &&
+	want simple_xattr_alloc live_bytes $(((X - R) * 2048)) &&
+	want simple_xattr_set allocs $X && want simple_xattr_set live_objects $((X - R)) &&
+	want simple_xattr_set live_bytes $(((X - R) * 16))
+'
+
+test_expect_success 'outstanding lists the kept xattrs exactly' '
+	o=$(jq -c ".outstanding[] | select(.function == \"simple_xattr_alloc\") | [.objects, .bytes_alloc]" gt.json) &&
+	echo "$o" && [ "$o" = "[$((X - R)),$(((X - R) * 2048))]" ]
+'
+
+test_expect_success 'no misuse error in the workload, and none in the whole trace' '
+	[ "$(jq "[.misuse[] | select(.severity == \"error\")] | length" gt.json)" = 0 ] &&
+	$KMT report --json gt.dat > all.json &&
+	jq -c ".misuse[] | select(.severity == \"error\")" all.json &&
+	[ "$(jq "[.misuse[] | select(.severity == \"error\")] | length" all.json)" = 0 ]
+'
+
+test_expect_success 'the required JSON fields are there' '
+	jq -e ".summary | .events, .lost_events, .bytes_req, .bytes_alloc" all.json > /dev/null &&
+	jq -e ".callsites[0] | .function, .callsite, .allocs, .frees, .bytes_req, .bytes_alloc, .cross_cpu_frees, .live_objects, .live_bytes" all.json > /dev/null &&
+	jq -e ".outstanding[0] | .function, .objects, .bytes_alloc" all.json > /dev/null &&
+	jq -e ".caches[0] | .name, .allocs, .bytes_alloc" all.json > /dev/null &&
+	jq -e "[.caches[] | select(.name == \"kmalloc-2k\")] | length == 1" all.json > /dev/null
+'
+
+test_expect_success 'text report: sections, --csv, --raw-ip, sorting, -n' '
+	$KMT report gt.dat > text && grep -q "^SUMMARY" text && grep -q "^CALL SITES" text &&
+	grep -q "^MISUSE" text && grep -q "^OUTSTANDING" text &&
+	$KMT report --sections callsites -s allocs -n 3 gt.dat > cs && ! grep -q SUMMARY cs &&
+	[ $(grep -c "+0x" cs) -le 3 ] &&
+	$KMT report --csv callsites --comm kmt-gt gt.dat > cs.csv &&
+	grep -q "^\"do_getxattr+0x[0-9a-f]*\",\"do_getxattr\",$((G + L))," cs.csv &&
+	$KMT report --raw-ip --csv callsites gt.dat | grep -q "^\"0xffffffff"
+'
+
+test_expect_success '--time cuts the trace: an empty window has no allocations' '
+	$KMT report --json --time 1000,2000 gt.dat > w.json &&
+	[ "$(jq .summary.allocs w.json)" = 0 ]
+'
+
+test_expect_success 'usage errors are clear' '
+	rc=0; $KMT report --sections nosuch gt.dat 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "bad section" err &&
+	rc=0; $KMT report -s sideways gt.dat 2> err || rc=$?; [ $rc -eq 2 ] &&
+	rc=0; $KMT report --time 5 gt.dat 2> err || rc=$?; [ $rc -eq 2 ] &&
+	rc=0; $KMT report --json --csv summary gt.dat 2> err || rc=$?; [ $rc -eq 2 ]
+'
+
+# A trace made by trace-cmd itself, from a private instance.
+test_expect_success 'trace-cmd extract of a private instance' '
+	command -v trace-cmd > /dev/null &&
+	mkdir $T/instances/$INST &&
+	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free; do
+		echo 1 > $T/instances/$INST/events/kmem/$e/enable; done &&
+	echo 1 > $T/instances/$INST/options/event-fork &&
+	rm -f $F && touch $F &&
+	sh -c "echo \$\$ > $T/instances/$INST/set_event_pid; exec $WL/kmt-gt -g 31 -x 4 $F" > /dev/null &&
+	echo 0 > $T/instances/$INST/tracing_on &&
+	trace-cmd extract -B $INST -o tc.dat > /dev/null 2>&1;
+	{ rmdir $T/instances/$INST 2>/dev/null || true; } && [ -s tc.dat ] &&
+	trace-cmd convert -i tc.dat -o tc6.dat --file-version 6 > /dev/null 2>&1 && [ -s tc6.dat ]
+'
+
+# Allocations per call site, "site count" lines, as trace-cmd report sees them.
+tc_sites() {
+	trace-cmd report "$1" 2>/dev/null |
+		sed -n "s/.* \(kmalloc\|kmem_cache_alloc\): .*call_site=\([^ ]*\) ptr=\([^ ]*\).*/\2 \3/p" |
+		grep -v " (nil)$" | awk "{ n[\$1]++ } END { for (s in n) print s, n[s] }" | sort
+}
+our_sites() {
+	$KMT report --csv callsites "$1" | awk -F, "NR > 1 && \$3 > 0 { gsub(/\"/, \"\", \$1); print \$1, \$3 }" | sort
+}
+
+test_expect_success 'trace-cmd v7 file: same allocations per call site as trace-cmd report' '
+	tc_sites tc.dat > theirs && our_sites tc.dat > ours &&
+	wc -l < theirs && [ $(wc -l < theirs) -gt 5 ] && diff -u theirs ours &&
+	grep -q "^do_getxattr+0x[0-9a-f]* 31$" ours
+'
+
+test_expect_success 'trace-cmd v6 file: the same numbers' '
+	$KMT info tc6.dat | grep -q "trace.dat v6" &&
+	our_sites tc6.dat > ours6 && diff -u ours ours6
+'
+
+tracefs_check
+test_done
