@@ -11,11 +11,14 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tf-local.h"
 
 #define MAX_CHUNK (64u << 20)
 #define RING 4
+#define RELEASE_EVERY (8u << 20)	/* give back mapped data this often */
 
 struct zslot {
 	uint8_t *buf;
@@ -33,6 +36,7 @@ struct kmt_cpu_reader {
 	uint32_t psize;
 	uint64_t pos;			/* raw: offset into the CPU's data */
 	uint64_t page_off;		/* file offset (raw) or offset in chunk */
+	uint64_t released;		/* file data up to here was given back */
 	char where[128];
 	/* compressed */
 	bool z;
@@ -44,11 +48,29 @@ struct kmt_cpu_reader {
 	struct zslot *cur;		/* the chunk pages come from */
 	size_t buf_pos;
 	/* prefetching */
-	bool threaded, stop;
+	bool threaded, stop, done;	/* done: the worker has no more to give */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t more, room;
 };
+
+/*
+ * The file is mapped: data read once would stay resident and make memory
+ * grow with the trace. Give back what is consumed, every few megabytes.
+ */
+static void release_upto(struct kmt_cpu_reader *r, uint64_t off)
+{
+	struct kmt_file *f = r->f;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!f->mapped || off < r->released + RELEASE_EVERY)
+		return;
+	from = ALIGN_UP(r->released, page);
+	to = off / page * page;
+	if (to > from)
+		madvise((void *)(f->map + from), (size_t)(to - from), MADV_DONTNEED);
+	r->released = to;
+}
 
 /* Inflate the next chunk into @s. Returns 0 or an error (in s->diag). */
 static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
@@ -83,6 +105,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 		s->alloc = usize;
 	}
 	ret = kmt_zdecompress(r->zc, s->buf, usize, src, csize);
+	release_upto(r, (uint64_t)(src + csize - f->map));
 	if (ret) {
 		kmt_diag_set(&s->diag, ret, "chunk %u does not inflate to %u bytes", s->idx, usize);
 		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
@@ -97,6 +120,7 @@ static void *prefetch_main(void *arg)
 	struct kmt_cpu_reader *r = arg;
 
 	pthread_mutex_lock(&r->mu);
+	/* r->produced is the worker's alone; the reader waits on done. */
 	while (!r->stop && r->produced < r->nr_chunks) {
 		struct zslot *s;
 		int err;
@@ -114,6 +138,8 @@ static void *prefetch_main(void *arg)
 		if (err)
 			break;
 	}
+	r->done = true;
+	pthread_cond_signal(&r->more);
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
@@ -134,6 +160,7 @@ int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 	r->b = b;
 	r->cd = &b->cpus[idx];
 	r->psize = b->page_size;
+	r->released = r->cd->offset;
 	r->z = b->compressed && r->cd->size;
 	if (!r->z) {
 		*rp = r;
@@ -184,7 +211,7 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 		r->head++;		/* the previous chunk is done with */
 		pthread_cond_signal(&r->room);
 	}
-	while (r->head == r->tail && r->produced < r->nr_chunks && !r->stop)
+	while (r->head == r->tail && !r->done)
 		pthread_cond_wait(&r->more, &r->mu);
 	s = r->head < r->tail ? &r->ring[r->head % RING] : NULL;
 	pthread_mutex_unlock(&r->mu);
@@ -209,6 +236,8 @@ int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
 		}
 		page = f->map + r->page_off;
 		r->pos += r->psize;
+		/* Pages before the current one are done with. */
+		release_upto(r, r->page_off);
 	} else {
 		if (!r->cur || r->buf_pos >= r->cur->len) {
 			struct zslot *s = next_chunk(r);
