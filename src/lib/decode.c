@@ -358,6 +358,12 @@ static bool get_str(const struct fld *f, const struct kmt_rec *rec, bool be,
 			off += f->off + 4;
 		if (off > rec->len || n > rec->len - off)
 			return false;
+		/* The kernel counts the NUL: no need to look for it. */
+		if (n && !rec->data[off + n - 1] && (n == 1 || rec->data[off + n - 2])) {
+			*s = (const char *)rec->data + off;
+			*len = n - 1;
+			return true;
+		}
 	}
 	*s = (const char *)rec->data + off;
 	*len = (uint32_t)strnlen(*s, n);

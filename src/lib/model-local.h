@@ -25,7 +25,8 @@ struct obj {
 	uint8_t order;
 	uint8_t pad[3];
 	uint32_t next_free;
-};
+	uint8_t pad2[8];		/* one object, one cache line */
+} __attribute__((aligned(64)));
 
 #define NONE UINT32_MAX
 #define SLOT_LIVE 0x80000000u

@@ -121,10 +121,13 @@ struct obj *otab_obj_new(struct otab *t, struct islot *s)
 	} else {
 		if (t->pool_n == t->pool_cap) {
 			uint32_t nc = t->pool_cap ? t->pool_cap * 2 : 4096;
-			struct obj *np = realloc(t->pool, (size_t)nc * sizeof(*np));
+			struct obj *np;
 
-			if (!np || nc >= SLOT_LIVE)
+			if (nc >= SLOT_LIVE || posix_memalign((void **)&np, 64, (size_t)nc * sizeof(*np)))
 				return NULL;
+			if (t->pool_n)
+				memcpy(np, t->pool, (size_t)t->pool_n * sizeof(*np));
+			free(t->pool);
 			t->pool = np;
 			t->pool_cap = nc;
 		}

@@ -802,6 +802,30 @@ static void drain(struct kmt_model *m, unsigned int keep)
 	}
 }
 
+/*
+ * Second stage, half the queue later: the slot is in cache by now, so find
+ * the live object it points to and prefetch that too.
+ */
+static void prefetch_pool(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct otab *t;
+	struct islot *sl;
+
+	switch (ev->kind) {
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		t = &m->slab;
+		break;
+	default:
+		return;
+	}
+	sl = otab_find(t, ev->ptr);
+	if (sl && slot_live(sl))
+		__builtin_prefetch(slot_obj(t, sl), 1);
+}
+
 void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct queued *q;
@@ -822,6 +846,8 @@ void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 		q->ev.name = q->name;
 	}
 	prefetch_obj(m, ev);
+	if (m->qlen > LOOKAHEAD / 2)
+		prefetch_pool(m, &m->q[(m->qhead + m->qlen - 1 - LOOKAHEAD / 2) % LOOKAHEAD].ev);
 }
 
 void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
