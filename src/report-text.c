@@ -424,8 +424,9 @@ static void misuse(const struct report *r, FILE *out)
 			num(s->uncertain_misuse));
 	if (by[KMT_SEV_WARNING])
 		fprintf(out, "  warnings: the kernel does not trace its slab bulk paths (kmem_cache_alloc_bulk,\n"
-			     "  kfree_bulk, RCU sheaves): alloc_over_live is a free it did not trace,\n"
-			     "  untraced_alloc a \"double free\" in a cache that shows such traffic\n");
+			     "  kfree_bulk, RCU sheaves): alloc_over_live is a free it did not trace;\n"
+			     "  in a trace that shows such traffic a \"double free\" cannot be told from an\n"
+			     "  allocation it did not trace, and is reported as untraced_alloc\n");
 }
 
 void report_text(const struct report *r, FILE *out)

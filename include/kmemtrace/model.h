@@ -74,8 +74,8 @@ struct kmt_proc {
  * kfree_rcu batches, the per-CPU sheaves of 6.18): an object can come and go
  * unseen. So an allocation at a live address always means a free the trace
  * did not see (a warning), and a free of a freed address is a double free
- * (an error) only in a cache that shows no other sign of untraced traffic;
- * where it does, the finding is an untraced allocation (a warning).
+ * (an error) only in a trace that shows no sign of untraced traffic;
+ * otherwise it is reported as an untraced allocation (a warning).
  */
 enum kmt_misuse_kind {
 	KMT_MISUSE_DOUBLE_FREE,		/* freed again without a new allocation */
@@ -131,6 +131,7 @@ struct kmt_summary {
 	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
 	uint64_t failures;		/* allocations that returned NULL */
 	uint64_t kmalloc_large_merged;	/* the kernel's doubled large-kmalloc events */
+	uint64_t untraced_evidence;	/* findings showing untraced slab traffic */
 	uint64_t null_frees;		/* kfree(NULL) */
 	uint64_t page_allocs, page_frees, pages_allocated, pages_freed, page_failures;
 	uint64_t pcpu_allocs, pcpu_frees, pcpu_bytes;

@@ -148,6 +148,8 @@ int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
 const char *kmt_cpu_reader_where(struct kmt_cpu_reader *r);
 /* File offset of the current page (of its chunk if compressed). */
 uint64_t kmt_cpu_reader_offset(const struct kmt_cpu_reader *r);
+/* Offset of the current page inside its chunk (0 if not compressed). */
+uint64_t kmt_cpu_reader_in_chunk(const struct kmt_cpu_reader *r);
 int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r);
 /* Prefix the message in @d with file, CPU and offset of the current page;
  * returns d->err. For errors found while walking the page's events. */

@@ -881,33 +881,36 @@ static int cmp_outstanding(const void *a, const void *b)
 }
 
 /*
- * Caches whose objects contradict the trace more than once, or come back
- * from the allocator while we think them live, are ones the kernel handles
- * in bulk without tracing: their "double frees" are untraced allocations.
+ * An allocation at an address we think live proves the kernel freed it
+ * without tracing (its bulk and RCU-sheaf paths). Once a trace shows that,
+ * or more than one "double free", a free of a freed address cannot be told
+ * from an allocation the kernel did not trace either: such findings become
+ * untraced allocations (warnings). Caches involved are marked, so their
+ * outstanding objects can be flagged.
  */
 static void classify_untraced(struct kmt_model *m)
 {
-	uint64_t unknown = 0;
+	uint64_t alloc_live = 0, double_free = 0;
 	size_t i;
 
 	for (i = 0; i < m->misuse.n; i++) {
 		const struct kmt_misuse *mu = &m->misuse.v[i];
-		uint64_t weight = mu->kind == KMT_MISUSE_ALLOC_LIVE ? 2 : mu->count;
 
-		if (mu->kind != KMT_MISUSE_ALLOC_LIVE && mu->kind != KMT_MISUSE_DOUBLE_FREE)
-			continue;
-		if (mu->cache == NONE)
-			unknown += mu->count;
+		if (mu->kind == KMT_MISUSE_ALLOC_LIVE)
+			alloc_live += mu->count;
+		else if (mu->kind == KMT_MISUSE_DOUBLE_FREE)
+			double_free += mu->count;
 		else
-			m->caches.v[mu->cache].untraced += weight;
+			continue;
+		if (mu->cache != NONE)
+			m->caches.v[mu->cache].untraced += mu->count;
 	}
-	for (i = 0; i < m->misuse.n; i++) {
-		struct kmt_misuse *mu = &m->misuse.v[i];
-		uint64_t evidence = mu->cache == NONE ? unknown : m->caches.v[mu->cache].untraced;
-
-		if (mu->kind == KMT_MISUSE_DOUBLE_FREE && evidence >= 2)
-			mu->kind = KMT_MISUSE_UNTRACED_ALLOC;
-	}
+	m->sum.untraced_evidence = alloc_live + (double_free >= 2 ? double_free : 0);
+	if (!m->sum.untraced_evidence)
+		return;
+	for (i = 0; i < m->misuse.n; i++)
+		if (m->misuse.v[i].kind == KMT_MISUSE_DOUBLE_FREE)
+			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
 }
 
 void kmt_model_finish(struct kmt_model *m, uint64_t ts)

@@ -277,6 +277,11 @@ uint64_t kmt_cpu_reader_offset(const struct kmt_cpu_reader *r)
 	return r->z ? (r->cur ? r->cur->off : r->cd->offset) : r->page_off;
 }
 
+uint64_t kmt_cpu_reader_in_chunk(const struct kmt_cpu_reader *r)
+{
+	return r->z ? r->page_off : 0;
+}
+
 int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r)
 {
 	return r->cd->cpu;

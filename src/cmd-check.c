@@ -1,0 +1,152 @@
+/*
+ * kmemtrace check: validate a trace file (ours or trace-cmd's), one line
+ * per finding. Exit 0 clean (warnings allowed), 1 errors (or warnings with
+ * --strict), 2 unreadable.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/check.h>
+#include <kmemtrace/tracefile.h>
+#include "cmd.h"
+
+static const char check_usage[] =
+	"usage: kmemtrace check [options] [FILE]\n"
+	"\n"
+	"Validate a trace file (default kmemtrace.dat): header, sections and options;\n"
+	"event formats; every per-CPU page (header, commit, event headers, padding, time\n"
+	"extends); time order per CPU; lost-event markers against the stored ring-buffer\n"
+	"stats; records against their formats; and allocation/free consistency (the\n"
+	"report's misuse and uncertainty). One line per finding:\n"
+	"  SEVERITY CPU OFFSET TIME: what is wrong\n"
+	"Exit status: 0 clean (warnings allowed), 1 errors, 2 the file cannot be read.\n"
+	"\n"
+	"      --json       one JSON document: findings and counts\n"
+	"      --no-model   skip the allocation/free consistency pass\n"
+	"      --strict     warnings count as errors\n"
+	"  -q, --quiet      only the summary line\n"
+	"  -h, --help       this text\n";
+
+struct out {
+	bool json, quiet, first;
+	FILE *f;
+};
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void on_finding(void *arg, const struct kmt_finding *fd)
+{
+	struct out *o = arg;
+	char where[64] = "-", cpu[16] = "-", ts[32] = "-";
+
+	if (fd->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "CPU%d", fd->cpu);
+	if (fd->offset && fd->compressed)
+		snprintf(where, sizeof(where), "0x%" PRIx64 "+0x%" PRIx64, fd->offset, fd->in_chunk);
+	else if (fd->offset)
+		snprintf(where, sizeof(where), "0x%" PRIx64, fd->offset);
+	if (fd->ts)
+		snprintf(ts, sizeof(ts), "%.6f", (double)fd->ts / 1e9);
+	if (o->json) {
+		fprintf(o->f, "%s\n    {\"severity\": \"%s\", \"cpu\": %d, \"offset\": %" PRIu64
+			", \"in_chunk\": %" PRIu64 ", \"ts_ns\": %" PRIu64 ", \"what\": ",
+			o->first ? "" : ",", kmt_severity_name(fd->severity), fd->cpu, fd->offset,
+			fd->in_chunk, fd->ts);
+		json_str(o->f, fd->what);
+		fputc('}', o->f);
+		o->first = false;
+		return;
+	}
+	if (!o->quiet)
+		fprintf(o->f, "%-7s %-5s %-18s %-17s %s\n", kmt_severity_name(fd->severity), cpu, where, ts,
+			fd->what);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_NOMODEL, OPT_STRICT };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-model", no_argument, NULL, OPT_NOMODEL },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct out o = { .first = true, .f = stdout };
+	struct kmt_check_opts co = { .model = true, .fn = on_finding, .arg = &o };
+	struct kmt_check_result res;
+	const char *path = "kmemtrace.dat";
+	struct kmt_diag d = { 0 };
+	struct kmt_file *f;
+	bool strict = false;
+	int opt, code;
+
+	while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_JSON: o.json = true; break;
+		case OPT_NOMODEL: co.model = false; break;
+		case OPT_STRICT: strict = true; break;
+		case 'q': o.quiet = true; break;
+		case 'h':
+			usage_print(stdout, check_usage);
+			return EXIT_OK;
+		default:
+			return usage_error(check_usage, "unknown option");
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return usage_error(check_usage, "too many arguments");
+	if (kmt_file_open(&f, path, &d)) {
+		if (o.json) {
+			printf("{\"file\": ");
+			json_str(stdout, path);
+			printf(", \"readable\": false, \"error\": ");
+			json_str(stdout, d.msg);
+			printf("}\n");
+		}
+		error("%s", d.msg);
+		return 2;
+	}
+	kmt_file_set_prefetch(f, true);
+	if (o.json) {
+		printf("{\"file\": ");
+		json_str(stdout, path);
+		printf(", \"readable\": true, \"findings\": [");
+	}
+	if (kmt_check_file(f, &co, &res, &d)) {
+		kmt_file_close(f);
+		if (o.json)
+			printf("]}\n");
+		error("%s", d.msg);
+		return 2;
+	}
+	code = res.errors || (strict && res.warnings) ? EXIT_FAIL : EXIT_OK;
+	if (o.json)
+		printf("\n  ],\n  \"events\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"cpus\": %d, \"lost\": %" PRIu64
+		       ", \"errors\": %" PRIu64 ", \"warnings\": %" PRIu64 ", \"clean\": %s\n}\n",
+		       res.events, res.pages, res.cpus, res.lost, res.errors, res.warnings,
+		       code == EXIT_OK ? "true" : "false");
+	else
+		printf("%s: %" PRIu64 " events in %" PRIu64 " pages on %d CPUs: %" PRIu64 " error%s, %" PRIu64
+		       " warning%s\n", path, res.events, res.pages, res.cpus, res.errors,
+		       res.errors == 1 ? "" : "s", res.warnings, res.warnings == 1 ? "" : "s");
+	kmt_file_close(f);
+	return code;
+}

@@ -1,0 +1,289 @@
+/*
+ * kmemtrace check (include/kmemtrace/check.h): the file's structure, then
+ * every CPU's pages one by one, then (optionally) the allocation model.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/analyse.h>
+#include <kmemtrace/check.h>
+#include <kmemtrace/event.h>
+#include <kmemtrace/symbols.h>
+#include "tf-local.h"
+
+struct ck {
+	const struct kmt_check_opts *o;
+	struct kmt_check_result *res;
+	struct kmt_file *f;
+};
+
+static void finding(struct ck *c, enum kmt_severity sev, int cpu, uint64_t off, uint64_t in_chunk,
+		    bool z, uint64_t ts, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+static void finding(struct ck *c, enum kmt_severity sev, int cpu, uint64_t off, uint64_t in_chunk,
+		    bool z, uint64_t ts, const char *fmt, ...)
+{
+	struct kmt_finding fd = { .severity = sev, .cpu = cpu, .offset = off, .in_chunk = in_chunk,
+				  .compressed = z, .ts = ts };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fd.what, sizeof(fd.what), fmt, ap);
+	va_end(ap);
+	if (sev == KMT_SEV_ERROR)
+		c->res->errors++;
+	else if (sev == KMT_SEV_WARNING)
+		c->res->warnings++;
+	if (c->o && c->o->fn)
+		c->o->fn(c->o->arg, &fd);
+}
+
+/* v7: the sections must follow each other to the end of the file. */
+static void check_sections(struct ck *c)
+{
+	struct kmt_file *f = c->f;
+	struct cur h = { f->map, f->map + f->size, f->info.big_endian, false };
+	uint64_t off;
+	int n = 0;
+
+	if (f->info.version < 7)
+		return;
+	cur_bytes(&h, 10);
+	cur_str(&h);
+	cur_bytes(&h, 6);
+	cur_str(&h);
+	cur_str(&h);
+	cur_num(&h, 8);
+	if (h.bad)
+		return;
+	off = (uint64_t)(h.p - f->map);
+	while (off < f->size) {
+		struct cur s = { f->map + off, f->map + f->size, f->info.big_endian, false };
+		uint16_t id = (uint16_t)cur_num(&s, 2);
+		uint64_t size;
+
+		cur_num(&s, 2);
+		cur_num(&s, 4);
+		size = cur_num(&s, 8);
+		if (s.bad) {
+			finding(c, KMT_SEV_WARNING, -1, off, 0, false, 0,
+				"%" PRIu64 " bytes after the last section are not a section", f->size - off);
+			return;
+		}
+		if (id > 25 && id != 0xffff)
+			finding(c, KMT_SEV_WARNING, -1, off, 0, false, 0, "section of unknown id %u", id);
+		if (size > cur_left(&s)) {
+			finding(c, KMT_SEV_ERROR, -1, off, 0, false, 0,
+				"section %u of %" PRIu64 " bytes runs past the end of the file", id, size);
+			return;
+		}
+		off += 16 + size;
+		n++;
+	}
+	if (!n)
+		finding(c, KMT_SEV_ERROR, -1, off, 0, false, 0, "no sections");
+}
+
+/* CPU data: inside the file (checked at open), page aligned, not overlapping. */
+static void check_regions(struct ck *c)
+{
+	struct kmt_file *f = c->f;
+	int i, j, k, l;
+
+	for (i = 0; i < f->nr_buffers; i++) {
+		const struct kmt_buffer *b = &f->buffers[i];
+
+		for (j = 0; j < b->nr_cpus; j++) {
+			const struct kmt_cpu_data *a = &b->cpus[j];
+
+			if (a->size && !b->compressed && a->offset % f->info.page_size)
+				finding(c, KMT_SEV_WARNING, a->cpu, a->offset, 0, false, 0,
+					"buffer '%s': CPU data is not page aligned", b->name);
+			for (k = 0; k < f->nr_buffers; k++)
+				for (l = 0; l < f->buffers[k].nr_cpus; l++) {
+					const struct kmt_cpu_data *o = &f->buffers[k].cpus[l];
+
+					if ((k < i || (k == i && l <= j)) || !a->size || !o->size)
+						continue;
+					if (a->offset < o->offset + o->size && o->offset < a->offset + a->size)
+						finding(c, KMT_SEV_ERROR, a->cpu, a->offset, 0, false, 0,
+							"buffer '%s': CPU %d data overlaps CPU %d data of buffer '%s'",
+							b->name, a->cpu, o->cpu, f->buffers[k].name);
+				}
+		}
+	}
+}
+
+static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decoder *dec)
+{
+	const struct kmt_buffer *b = &c->f->buffers[buffer];
+	int cpu = b->cpus[idx].cpu;
+	uint64_t last = 0, lost = 0, lost_pages = 0, first_lost_off = 0, first_lost_ts = 0;
+	struct kmt_cpu_reader *r;
+	struct kmt_diag d = { 0 };
+	struct kmt_page pg;
+	int ret, unknown_ids = 0;
+
+	if (kmt_cpu_reader_open(&r, c->f, buffer, idx, &d)) {
+		finding(c, KMT_SEV_ERROR, cpu, b->cpus[idx].offset, 0, b->compressed, 0, "%s", d.msg);
+		return;
+	}
+	for (;;) {
+		struct kmt_page_iter it;
+		struct kmt_rec rec;
+		uint64_t off, in;
+		bool z = b->compressed;
+
+		d.msg[0] = '\0';
+		ret = kmt_cpu_reader_next(r, &pg, &d);
+		if (ret == 0)
+			break;
+		off = kmt_cpu_reader_offset(r);
+		in = kmt_cpu_reader_in_chunk(r);
+		if (ret < 0) {
+			finding(c, KMT_SEV_ERROR, cpu, off, in, z, 0, "%s", d.msg);
+			/* A bad chunk ends this CPU; a bad page header only that page. */
+			if (d.err != KMT_EFORMAT || z)
+				break;
+			continue;
+		}
+		c->res->pages++;
+		if (pg.missed) {
+			if (!lost_pages++) {
+				first_lost_off = off;
+				first_lost_ts = pg.ts;
+			}
+			if (pg.lost > 0)
+				lost += (uint64_t)pg.lost;
+		}
+		if (pg.ts < last)
+			finding(c, KMT_SEV_ERROR, cpu, off, in, z, pg.ts,
+				"page starts %" PRIu64 " ns before the previous page's last event", last - pg.ts);
+		kmt_page_iter_init(&it, &pg);
+		while ((ret = kmt_page_next(&it, &rec, &d)) > 0) {
+			struct kmt_event ev;
+			int k;
+
+			c->res->events++;
+			if (rec.ts < last)
+				finding(c, KMT_SEV_ERROR, cpu, off, in, z, rec.ts,
+					"time goes back by %" PRIu64 " ns (event at +%u)", last - rec.ts, rec.offset);
+			last = rec.ts;
+			k = kmt_decode(dec, &rec, cpu, &ev);
+			if (k < 0) {
+				finding(c, KMT_SEV_ERROR, cpu, off, in, z, rec.ts,
+					"record of %u bytes at +%u does not fit its format", rec.len, rec.offset);
+			} else if (k == 0 && rec.len >= 2 &&
+				   !kmt_formats_by_id(&c->f->formats, ld16(rec.data, c->f->info.big_endian)) &&
+				   unknown_ids++ < 10) {
+				finding(c, KMT_SEV_ERROR, cpu, off, in, z, rec.ts,
+					"record at +%u has event id %u, which no format describes", rec.offset,
+					ld16(rec.data, c->f->info.big_endian));
+			}
+		}
+		if (ret < 0)
+			finding(c, KMT_SEV_ERROR, cpu, off, in, z, it.ts,
+				"%s; the rest of the page is skipped", d.msg);
+	}
+	kmt_cpu_reader_close(r);
+	if (lost_pages) {
+		c->res->lost += lost;
+		finding(c, KMT_SEV_WARNING, cpu, first_lost_off, 0, b->compressed, first_lost_ts,
+			"events were lost before %" PRIu64 " pages: %" PRIu64 " counted%s", lost_pages, lost,
+			lost_pages > 1 || !lost ? " (some pages could not store the count)" : "");
+	}
+	{
+		int s;
+
+		for (s = 0; s < b->nr_stats; s++) {
+			const struct kmt_cpustat *st = &b->stats[s];
+
+			if (st->cpu != cpu)
+				continue;
+			if (st->truncated)
+				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0, "recording truncated: %s",
+					st->note);
+			if (lost_pages && st->overrun + st->dropped < lost)
+				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
+					"pages count %" PRIu64 " lost events, the ring buffer's stats only %" PRIu64,
+					lost, st->overrun + st->dropped);
+			if (!lost_pages && st->overrun + st->dropped)
+				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
+					"the ring buffer's stats report %" PRIu64 " lost events, no page does",
+					st->overrun + st->dropped);
+		}
+	}
+}
+
+static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
+{
+	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
+	struct kmt_analyse_result ar;
+	struct kmt_model *m = kmt_model_new(NULL);
+	const struct kmt_summary *s;
+	const struct kmt_misuse *v;
+	struct kmt_symbols *syms;
+	struct kmt_diag d = { 0 };
+	size_t n, i, len;
+	const char *text = kmt_file_kallsyms(c->f, &len);
+
+	syms = kmt_symbols_parse(text, len);
+	if (!m || kmt_analyse(c->f, buffer, dec, m, &ao, &ar, &d)) {
+		/* Page-level problems were reported above already. */
+		kmt_model_free(m);
+		kmt_symbols_free(syms);
+		return;
+	}
+	v = kmt_model_misuse(m, &n);
+	for (i = 0; i < n; i++) {
+		char a[256], b[256];
+
+		if (kmt_misuse_severity(v[i].kind) == KMT_SEV_INFO)
+			continue;
+		finding(c, kmt_misuse_severity(v[i].kind), -1, 0, 0, false, v[i].first_ts,
+			"%s x%" PRIu64 " at %s (object from %s)", kmt_misuse_name(v[i].kind), v[i].count,
+			kmt_symbols_format(syms, v[i].site, a, sizeof(a)),
+			v[i].alloc_site ? kmt_symbols_format(syms, v[i].alloc_site, b, sizeof(b)) : "before the trace");
+	}
+	s = kmt_model_summary(m);
+	if (s->uncertain_objects || s->uncertain_misuse)
+		finding(c, KMT_SEV_WARNING, -1, 0, 0, false, 0,
+			"losses make %" PRIu64 " objects and %" PRIu64 " findings uncertain",
+			s->uncertain_objects, s->uncertain_misuse);
+	kmt_model_free(m);
+	kmt_symbols_free(syms);
+}
+
+int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
+		   struct kmt_check_result *res, struct kmt_diag *d)
+{
+	struct ck c = { .o = o, .res = res, .f = f };
+	struct kmt_decoder *dec;
+	int b, i;
+
+	memset(res, 0, sizeof(*res));
+	dec = kmt_decoder_new(&f->formats, f->info.big_endian, f->info.kernel_long_size);
+	if (!dec)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	check_sections(&c);
+	check_regions(&c);
+	if (*kmt_decoder_skipped(dec))
+		finding(&c, KMT_SEV_WARNING, -1, 0, 0, false, 0, "formats the decoder cannot use: %s",
+			kmt_decoder_skipped(dec));
+	for (b = 0; b < f->nr_buffers; b++) {
+		if (!f->buffers[b].nr_cpus)
+			continue;
+		res->buffers++;
+		for (i = 0; i < f->buffers[b].nr_cpus; i++) {
+			res->cpus += f->buffers[b].cpus[i].size != 0;
+			check_cpu(&c, b, i, dec);
+		}
+	}
+	if (o && o->model && f->main_buffer >= 0)
+		check_model(&c, f->main_buffer, dec);
+	kmt_decoder_free(dec);
+	return 0;
+}
