@@ -15,6 +15,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "record kernel memory events into a trace.dat file" },
 	{ "report", cmd_report, "analyse a trace: call sites, caches, processes, pages, leaks, misuse" },
 	{ "check", cmd_check, "validate a trace file: structure, pages, time order, losses, consistency" },
+	{ "convert", cmd_convert, "rewrite a trace: another version or compression, smaller kallsyms" },
 	{ "info", cmd_info, "show what a trace file holds: metadata, events per CPU, losses" },
 	{ "dump", cmd_dump, "print the decoded memory events of a trace file, in time order" },
 };

@@ -53,6 +53,7 @@ struct kmt_cpustat {
 	/* Lines kmemtrace adds after the kernel's (absent in other files). */
 	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
 	char note[128];			/* why, if truncated */
+	char *text;			/* the CPUSTAT text itself */
 };
 
 struct kmt_cpu_data {
@@ -117,6 +118,8 @@ const char *kmt_file_header_event(const struct kmt_file *f, size_t *len);
 const char *kmt_file_kallsyms(const struct kmt_file *f, size_t *len);
 const char *kmt_file_printk(const struct kmt_file *f, size_t *len);
 const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len);
+/* The TRACECLOCK option as stored ("[local] global ..."), or NULL. */
+const char *kmt_file_trace_clock(const struct kmt_file *f);
 
 int kmt_file_nr_buffers(const struct kmt_file *f);
 const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i);

@@ -71,6 +71,7 @@ struct kmt_file {
 	enum kmt_zalg zalg;
 	struct kmt_zctx *z;
 	char *compression, *compression_version, *uname, *clock, *recorder;
+	char *trace_clock;		/* TRACECLOCK as stored */
 
 	struct kmt_page_layout layout;
 	struct sbuf header_page, header_event, kallsyms, printk, cmdlines;

@@ -230,12 +230,17 @@ int tf_add_cpustat(struct kmt_file *f, const char *text, size_t len)
 		memcpy(st.note, t, n);
 		st.note[n] = '\0';
 	}
+	st.text = xstrndup(text, strnlen(text, len));
 	b = tf_buffer_get(f, f->stat_buffer ? f->stat_buffer : "");
-	if (!b)
+	if (!b || !st.text) {
+		free(st.text);
 		return -ENOMEM;
+	}
 	v = realloc(b->stats, sizeof(*v) * (size_t)(b->nr_stats + 1));
-	if (!v)
+	if (!v) {
+		free(st.text);
 		return -ENOMEM;
+	}
 	b->stats = v;
 	b->stats[b->nr_stats++] = st;
 	return sbuf_add(&f->cpustat_text, text, strnlen(text, len));

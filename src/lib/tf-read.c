@@ -195,6 +195,8 @@ static int handle_option(struct kmt_file *f, uint16_t id, struct cur *o,
 		return tf_parse_buffer_option(f, o, f->info.version >= 7,
 					      id == KMT_OPT_BUFFER_TEXT, d);
 	case KMT_OPT_TRACECLOCK:
+		free(f->trace_clock);
+		f->trace_clock = xstrndup(s, strnlen(s, len));
 		slot = &f->clock;
 		break;
 	case KMT_OPT_UNAME:
@@ -640,6 +642,10 @@ void kmt_file_close(struct kmt_file *f)
 	if (f->mapped)
 		munmap((void *)f->map, f->size);
 	for (i = 0; i < f->nr_buffers; i++) {
+		int j;
+
+		for (j = 0; j < f->buffers[i].nr_stats; j++)
+			free(f->buffers[i].stats[j].text);
 		free(f->buffers[i].name);
 		free(f->buffers[i].clock);
 		free(f->buffers[i].cpus);
@@ -658,6 +664,7 @@ void kmt_file_close(struct kmt_file *f)
 	free(f->compression_version);
 	free(f->uname);
 	free(f->clock);
+	free(f->trace_clock);
 	free(f->recorder);
 	free(f->path);
 	free(f);
@@ -713,6 +720,11 @@ const char *kmt_file_printk(const struct kmt_file *f, size_t *len)
 const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len)
 {
 	return blob(&f->cmdlines, len);
+}
+
+const char *kmt_file_trace_clock(const struct kmt_file *f)
+{
+	return f->trace_clock;
 }
 
 int kmt_file_nr_buffers(const struct kmt_file *f)

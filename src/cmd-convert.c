@@ -1,0 +1,303 @@
+/*
+ * kmemtrace convert: rewrite a trace file — another version (6 or 7),
+ * another compression, kallsyms cut down to the functions the trace
+ * mentions — keeping every event and the metadata that describes them.
+ * One buffer (the main one, or -B NAME) becomes the output's top buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <kmemtrace/compress.h>
+#include <kmemtrace/event.h>
+#include <kmemtrace/stream.h>
+#include <kmemtrace/symbols.h>
+#include <kmemtrace/tracefile.h>
+#include <kmemtrace/writer.h>
+#include "cmd.h"
+
+static const char convert_usage[] =
+	"usage: kmemtrace convert [options] IN OUT\n"
+	"\n"
+	"Rewrite the trace file IN as OUT (trace.dat v6 or v7), keeping every event of one\n"
+	"buffer and the metadata that describes them. For sharing (smaller files) or for\n"
+	"readers that want another version or compression.\n"
+	"\n"
+	"      --file-version N      6 or 7 (default 7)\n"
+	"      --compression ALG     none, zstd or zlib (default zstd; v6: none)\n"
+	"      --level N             compression level (default: zstd 1, zlib 9)\n"
+	"      --strip-kallsyms      keep only the symbols of functions the events name\n"
+	"  -B, --buffer NAME         the buffer to keep (default: the main one)\n"
+	"  -h, --help                this text\n";
+
+struct conv {
+	struct kmt_file *f;
+	int buffer;
+	bool strip;
+	uint64_t *addrs;		/* code addresses the events name */
+	size_t naddrs, addrs_cap;
+};
+
+static void note_addr(struct conv *c, uint64_t a)
+{
+	if (!a)
+		return;
+	if (c->naddrs == c->addrs_cap) {
+		size_t n = c->addrs_cap ? c->addrs_cap * 2 : 1024;
+		uint64_t *v = realloc(c->addrs, n * sizeof(*v));
+
+		if (!v)
+			return;
+		c->addrs = v;
+		c->addrs_cap = n;
+	}
+	c->addrs[c->naddrs++] = a;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Copy each CPU's pages of the buffer into a temporary file (inflated),
+ * collecting the call sites and stack addresses on the way.
+ */
+static int spill_cpu(struct conv *c, int idx, int fd, uint64_t *size, const struct kmt_decoder *dec,
+		     struct kmt_diag *d)
+{
+	const struct kmt_file_info *fi = kmt_file_info(c->f);
+	struct kmt_cpu_reader *r;
+	struct kmt_page pg;
+	int ret;
+
+	*size = 0;
+	ret = kmt_cpu_reader_open(&r, c->f, c->buffer, idx, d);
+	if (ret)
+		return ret;
+	while ((ret = kmt_cpu_reader_next(r, &pg, d)) > 0) {
+		if (write(fd, pg.base, pg.size) != (ssize_t)pg.size) {
+			ret = kmt_diag_set(d, -errno, "cannot write a temporary file: %s", strerror(errno));
+			break;
+		}
+		*size += pg.size;
+		if (c->strip) {
+			struct kmt_page_iter it;
+			struct kmt_rec rec;
+			struct kmt_event ev;
+
+			kmt_page_iter_init(&it, &pg);
+			while (kmt_page_next(&it, &rec, NULL) > 0) {
+				uint32_t i;
+
+				if (kmt_decode(dec, &rec, 0, &ev) <= 0)
+					continue;
+				note_addr(c, ev.call_site);
+				for (i = 0; i < ev.nr_stack; i++) {
+					uint64_t a;
+
+					memcpy(&a, ev.stack + i * 8, 8);
+					note_addr(c, a);
+				}
+			}
+		}
+	}
+	kmt_cpu_reader_close(r);
+	(void)fi;
+	return ret < 0 ? ret : 0;
+}
+
+/* kallsyms lines of the functions containing the noted addresses. */
+static char *strip_kallsyms(struct conv *c, size_t *len)
+{
+	size_t klen, i;
+	const char *text = kmt_file_kallsyms(c->f, &klen);
+	struct kmt_symbols *syms = kmt_symbols_parse(text, klen);
+	char *out = malloc(c->naddrs * 80 + 1), *p = out;
+	const char *last = NULL;
+
+	if (!syms || !out) {
+		kmt_symbols_free(syms);
+		free(out);
+		return NULL;
+	}
+	qsort(c->addrs, c->naddrs, sizeof(*c->addrs), cmp_u64);
+	for (i = 0; i < c->naddrs; i++) {
+		uint64_t off;
+		const char *fn = kmt_symbols_lookup(syms, c->addrs[i], &off);
+
+		if (!fn || fn == last)
+			continue;
+		last = fn;
+		p += snprintf(p, 80, "%016" PRIx64 " t %.56s\n", c->addrs[i] - off, fn);
+	}
+	*p = '\0';
+	*len = (size_t)(p - out);
+	kmt_symbols_free(syms);
+	return out;
+}
+
+static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, struct kmt_diag *d)
+{
+	const struct kmt_file_info *fi = kmt_file_info(c->f);
+	const struct kmt_buffer *b = kmt_file_buffer(c->f, c->buffer);
+	const struct kmt_formats *fs = kmt_file_formats(c->f);
+	struct kmt_wformat *wf = calloc((size_t)fs->nr + 1, sizeof(*wf));
+	struct kmt_wcpu *wc = calloc((size_t)b->nr_cpus + 1, sizeof(*wc));
+	struct kmt_decoder *dec = kmt_decoder_new(fs, fi->big_endian, fi->kernel_long_size);
+	struct kmt_trace_meta m = { 0 };
+	struct kmt_wbuffer wb = { .name = "", .clock = b->clock ? b->clock : (fi->clock ? fi->clock : "local"),
+				  .subbuf_size = b->page_size, .nr_cpus = b->nr_cpus, .cpus = wc };
+	char tmp[4200], *kall = NULL;
+	int i, j, fd, ret = 0;
+
+	if (!wf || !wc || !dec) {
+		ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < b->nr_cpus; i++)
+		wc[i].fd = -1;
+	for (i = 0; i < b->nr_cpus && !ret; i++) {
+		char name[] = "/tmp/kmemtrace-convert.XXXXXX";
+
+		wc[i].cpu = b->cpus[i].cpu;
+		wc[i].fd = mkstemp(name);
+		if (wc[i].fd < 0) {
+			ret = kmt_diag_set(d, -errno, "cannot create a temporary file: %s", strerror(errno));
+			break;
+		}
+		unlink(name);
+		ret = spill_cpu(c, i, wc[i].fd, &wc[i].size, dec, d);
+		for (j = 0; j < b->nr_stats; j++)
+			if (b->stats[j].cpu == wc[i].cpu)
+				wc[i].stats = b->stats[j].text;
+	}
+	if (ret)
+		goto out;
+	for (i = 0; i < fs->nr; i++) {
+		wf[i].system = fs->v[i].system;
+		wf[i].text = fs->v[i].text;
+		wf[i].len = fs->v[i].text_len;
+	}
+	m.header_page.data = kmt_file_header_page(c->f, &m.header_page.len);
+	m.header_event.data = kmt_file_header_event(c->f, &m.header_event.len);
+	m.formats = wf;
+	m.nr_formats = fs->nr;
+	m.kallsyms.data = kmt_file_kallsyms(c->f, &m.kallsyms.len);
+	if (c->strip) {
+		kall = strip_kallsyms(c, &m.kallsyms.len);
+		if (!kall) {
+			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+			goto out;
+		}
+		m.kallsyms.data = kall;
+	}
+	m.printk.data = kmt_file_printk(c->f, &m.printk.len);
+	m.cmdlines.data = kmt_file_cmdlines(c->f, &m.cmdlines.len);
+	m.uname = fi->uname;
+	m.trace_clock = kmt_file_trace_clock(c->f);
+	m.version = fi->recorder;
+	m.cpu_count = fi->cpu_count;
+	m.trace_id = fi->trace_id;
+	wo->page_size = fi->page_size;
+	wo->long_size = fi->long_size;
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", out, (int)getpid());
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = kmt_diag_set(d, -errno, "cannot create '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = kmt_write_trace(fd, wo, &m, &wb, 1, d);
+	if (!ret && fsync(fd))
+		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", tmp, strerror(errno));
+	close(fd);
+	if (!ret && rename(tmp, out))
+		ret = kmt_diag_set(d, -errno, "cannot rename '%s': %s", tmp, strerror(errno));
+	if (ret)
+		unlink(tmp);
+out:
+	for (i = 0; wc && i < b->nr_cpus; i++)
+		if (wc[i].fd >= 0)
+			close(wc[i].fd);
+	free(kall);
+	free(wf);
+	free(wc);
+	kmt_decoder_free(dec);
+	return ret;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_LEVEL, OPT_STRIP };
+	static const struct option opts[] = {
+		{ "file-version", required_argument, NULL, OPT_VERSION },
+		{ "compression", required_argument, NULL, OPT_COMPRESSION },
+		{ "level", required_argument, NULL, OPT_LEVEL },
+		{ "strip-kallsyms", no_argument, NULL, OPT_STRIP },
+		{ "buffer", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kmt_writer_opts wo = { .version = 7, .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 64 };
+	struct conv c = { 0 };
+	const char *buffer = NULL;
+	struct kmt_diag d = { 0 };
+	bool level_set = false;
+	int opt, ret, alg;
+	char *end;
+
+	while ((opt = getopt_long(argc, argv, "B:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_VERSION:
+			wo.version = (int)strtol(optarg, &end, 10);
+			if (*end || (wo.version != 6 && wo.version != 7))
+				return usage_error(convert_usage, "bad file version '%s' (6 or 7)", optarg);
+			break;
+		case OPT_COMPRESSION:
+			alg = kmt_zalg_from_name(optarg);
+			if (alg < 0)
+				return usage_error(convert_usage, "unknown compression '%s'", optarg);
+			wo.zalg = (enum kmt_zalg)alg;
+			break;
+		case OPT_LEVEL:
+			wo.level = (int)strtol(optarg, &end, 10);
+			if (*end)
+				return usage_error(convert_usage, "bad level '%s'", optarg);
+			level_set = true;
+			break;
+		case OPT_STRIP: c.strip = true; break;
+		case 'B': buffer = optarg; break;
+		case 'h':
+			usage_print(stdout, convert_usage);
+			return EXIT_OK;
+		default:
+			return usage_error(convert_usage, "unknown option");
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error(convert_usage, "need IN and OUT");
+	if (wo.version == 6)
+		wo.zalg = KMT_Z_NONE;
+	if (wo.zalg == KMT_Z_ZLIB && !level_set)
+		wo.level = 9;
+	if (!access(argv[optind + 1], F_OK))
+		return error("'%s' exists; remove it first", argv[optind + 1]);
+	if (kmt_file_open(&c.f, argv[optind], &d))
+		return error("%s", d.msg);
+	c.buffer = buffer ? kmt_file_find_buffer(c.f, buffer) : kmt_file_main_buffer(c.f);
+	if (c.buffer < 0) {
+		kmt_file_close(c.f);
+		return error("%s: %s", argv[optind], buffer ? "no such buffer" : "no event data");
+	}
+	ret = convert(&c, argv[optind + 1], &wo, &d);
+	free(c.addrs);
+	kmt_file_close(c.f);
+	return ret ? error("%s", d.msg) : EXIT_OK;
+}
