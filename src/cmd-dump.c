@@ -12,6 +12,7 @@
 
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
+#include <kmemtrace/hashptr.h>
 #include <kmemtrace/stream.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
@@ -27,10 +28,12 @@ static const char dump_usage[] =
 	"  -p, --pid PID       only events of this task\n"
 	"      --comm NAME     only events of tasks with this name\n"
 	"      --raw-ip        call sites as addresses\n"
+	"      --hash-pointers[=KEY]  kernel addresses and pfns as keyed hashes\n"
 	"  -a, --all           also process-naming events and stacks\n"
 	"  -h, --help          this text\n";
 
 struct dump {
+	struct kmt_hashptr hash;
 	struct kmt_symbols *syms;
 	struct kmt_comms *comms;
 	bool raw_ip, all;
@@ -56,42 +59,50 @@ static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
 	}
 }
 
+/* A code address: symbol+offset, or the (hashed) address. */
+static const char *site_str(const struct dump *dp, uint64_t a, char *buf, size_t len)
+{
+	uint64_t off;
+	const char *fn = dp->raw_ip ? NULL : kmt_symbols_lookup(dp->syms, a, &off);
+
+	if (fn)
+		snprintf(buf, len, "%s+0x%" PRIx64, fn, off);
+	else
+		kmt_hashptr_fmt(&dp->hash, a, buf, len);
+	return buf;
+}
+
 static void print_event(const struct dump *dp, const struct kmt_event *ev)
 {
 	const char *comm = kmt_comms_get(dp->comms, ev->pid);
-	char site[256];
+	char site[256], p[32];
 	uint32_t i;
 
 	printf("%6" PRIu64 ".%06" PRIu64 " [%03d] %s-%d %s", ev->ts / 1000000000,
 	       ev->ts / 1000 % 1000000, ev->cpu, comm ? comm : "<...>", ev->pid, kmt_kind_name(ev->kind));
-	if (ev->call_site) {
-		if (dp->raw_ip)
-			snprintf(site, sizeof(site), "0x%" PRIx64, ev->call_site);
-		else
-			kmt_symbols_format(dp->syms, ev->call_site, site, sizeof(site));
-		printf(" %s", site);
-	}
+	if (ev->call_site)
+		printf(" %s", site_str(dp, ev->call_site, site, sizeof(site)));
+	kmt_hashptr_fmt(&dp->hash, ev->ptr, p, sizeof(p));
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
 	case KMT_EV_PCPU_ALLOC:
-		printf(" ptr=0x%" PRIx64 " req=%" PRIu64 " alloc=%" PRIu64 " gfp=0x%" PRIx64, ev->ptr,
+		printf(" ptr=%s req=%" PRIu64 " alloc=%" PRIu64 " gfp=0x%" PRIx64, p,
 		       ev->bytes_req, ev->bytes_alloc, ev->gfp);
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
 	case KMT_EV_PCPU_FREE:
-		printf(" ptr=0x%" PRIx64, ev->ptr);
+		printf(" ptr=%s", p);
 		break;
 	case KMT_EV_PAGE_ALLOC:
-		printf(" %s=0x%" PRIx64 " order=%u gfp=0x%" PRIx64 " migratetype=%d",
-		       ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", ev->ptr, ev->order, ev->gfp,
+		printf(" %s=%s order=%u gfp=0x%" PRIx64 " migratetype=%d",
+		       ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", p, ev->order, ev->gfp,
 		       ev->migratetype);
 		break;
 	case KMT_EV_PAGE_FREE:
 	case KMT_EV_PAGE_FREE_BATCHED:
-		printf(" %s=0x%" PRIx64 " order=%u", ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn",
-		       ev->ptr, ev->order);
+		printf(" %s=%s order=%u", ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", p, ev->order);
 		break;
 	case KMT_EV_FORK:
 	case KMT_EV_EXEC:
@@ -101,8 +112,7 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 		printf(" pid=%d name=%.*s", ev->pid2, (int)ev->str2_len, ev->str2);
 		break;
 	case KMT_EV_ACCESS:
-		printf(" obj=0x%" PRIx64 " offset=%u %s", ev->ptr, ev->offset,
-		       ev->flags & KMT_EVF_WRITE ? "write" : "read");
+		printf(" obj=%s offset=%u %s", p, ev->offset, ev->flags & KMT_EVF_WRITE ? "write" : "read");
 		break;
 	}
 	if (ev->name_len)
@@ -114,11 +124,7 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 		uint64_t a;
 
 		memcpy(&a, ev->stack + i * 8, 8);
-		if (dp->raw_ip)
-			snprintf(site, sizeof(site), "0x%" PRIx64, a);
-		else
-			kmt_symbols_format(dp->syms, a, site, sizeof(site));
-		printf("\t=> %s\n", site);
+		printf("\t=> %s\n", site_str(dp, a, site, sizeof(site)));
 	}
 }
 
@@ -211,6 +217,7 @@ int cmd_dump(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "raw-ip", no_argument, NULL, 'r' },
+		{ "hash-pointers", optional_argument, NULL, 'H' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -226,6 +233,10 @@ int cmd_dump(int argc, char **argv)
 		case 'p': dp.pid = atoi(optarg); break;
 		case 'c': dp.comm = optarg; break;
 		case 'r': dp.raw_ip = true; break;
+		case 'H':
+			if (kmt_hashptr_init(&dp.hash, optarg))
+				return error("cannot get a random key");
+			break;
 		case 'a': dp.all = true; break;
 		case 'h':
 			usage_print(stdout, dump_usage);

@@ -4,6 +4,7 @@
  * the per-CPU streams by time, feeds the allocation model, and prints
  * sections as text tables, one JSON document or one section as CSV.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,6 +37,10 @@ static const char report_usage[] =
 	"      --comm NAME        only allocations by tasks with this name\n"
 	"  -B, --buffer NAME      the trace-cmd instance buffer to analyse\n"
 	"      --raw-ip           call sites as addresses\n"
+	"      --hash-pointers[=KEY]  kernel addresses as keyed hashes (h:...), so the\n"
+	"                         report can be shared without revealing the kernel's\n"
+	"                         layout; symbols stay readable. Same KEY, same hashes;\n"
+	"                         no KEY: a random one\n"
 	"      --json             one JSON document (schema: docs/report-json.md)\n"
 	"      --csv SECTION      one section as CSV\n"
 	"  -h, --help             this text\n";
@@ -165,7 +170,7 @@ static int run(struct report *r, const char *buffer, bool json, const char *csv,
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_SECTIONS = 256, OPT_TIME, OPT_COMM, OPT_RAWIP, OPT_JSON, OPT_CSV };
+	enum { OPT_SECTIONS = 256, OPT_TIME, OPT_COMM, OPT_RAWIP, OPT_JSON, OPT_CSV, OPT_HASH };
 	static const struct option opts[] = {
 		{ "sections", required_argument, NULL, OPT_SECTIONS },
 		{ "sort", required_argument, NULL, 's' },
@@ -175,6 +180,7 @@ int cmd_report(int argc, char **argv)
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "buffer", required_argument, NULL, 'B' },
 		{ "raw-ip", no_argument, NULL, OPT_RAWIP },
+		{ "hash-pointers", optional_argument, NULL, OPT_HASH },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -216,6 +222,10 @@ int cmd_report(int argc, char **argv)
 		case OPT_COMM: mo.comm = optarg; break;
 		case 'B': buffer = optarg; break;
 		case OPT_RAWIP: r.raw_ip = true; break;
+		case OPT_HASH:
+			if (kmt_hashptr_init(&r.hash, optarg))
+				return error("cannot get a random key: %s", strerror(errno));
+			break;
 		case OPT_JSON: json = true; break;
 		case OPT_CSV: csv = optarg; break;
 		case 'h':

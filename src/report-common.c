@@ -30,14 +30,24 @@ unsigned int section_bit(const char *name)
 	return 0;
 }
 
+const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len)
+{
+	return kmt_hashptr_fmt(&r->hash, addr, buf, len);
+}
+
 const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t len)
 {
+	uint64_t off;
+	const char *fn;
+
 	if (!addr)
 		snprintf(buf, len, "(unknown)");
 	else if (r->raw_ip)
-		snprintf(buf, len, "0x%" PRIx64, addr);
+		addr_str(r, addr, buf, len);
+	else if ((fn = kmt_symbols_lookup(r->syms, addr, &off)))
+		snprintf(buf, len, "%s+0x%" PRIx64, fn, off);
 	else
-		kmt_symbols_format(r->syms, addr, buf, len);
+		addr_str(r, addr, buf, len);	/* no symbol: the address, hashed if asked */
 	return buf;
 }
 
@@ -48,7 +58,7 @@ const char *site_function(const struct report *r, uint64_t addr, char *buf, size
 	if (fn)
 		snprintf(buf, len, "%s", fn);
 	else if (addr)
-		snprintf(buf, len, "0x%" PRIx64, addr);
+		addr_str(r, addr, buf, len);
 	else
 		snprintf(buf, len, "(unknown)");
 	return buf;

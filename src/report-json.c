@@ -100,6 +100,14 @@ static void hex(struct js *j, const char *k, uint64_t v)
 	sval(j, k, b);
 }
 
+/* A kernel address: hashed with --hash-pointers. */
+static void kaddr(struct js *j, const struct report *r, const char *k, uint64_t v)
+{
+	char b[32];
+
+	sval(j, k, addr_str(r, v, b, sizeof(b)));
+}
+
 static void hist(struct js *j, const char *k, const uint64_t *b)
 {
 	int i, top = -1;
@@ -119,7 +127,7 @@ static void site_keys(struct js *j, const struct report *r, uint64_t addr)
 
 	sval(j, "callsite", site_name(r, addr, b, sizeof(b)));
 	sval(j, "function", site_function(r, addr, b, sizeof(b)));
-	hex(j, "address", addr);
+	kaddr(j, r, "address", addr);
 }
 
 static void summary(struct js *j, const struct report *r)
@@ -335,7 +343,7 @@ static void misuse(struct js *j, const struct report *r)
 		sval(j, "alloc_function", site_function(r, v[i].alloc_site, b, sizeof(b)));
 		u64(j, "first_ts_ns", v[i].first_ts);
 		u64(j, "first_pid", (uint64_t)v[i].first_pid);
-		hex(j, "first_ptr", v[i].first_ptr);
+		kaddr(j, r, "first_ptr", v[i].first_ptr);
 		sval(j, "detail", v[i].detail);
 		{
 			size_t nc;
@@ -358,6 +366,7 @@ void report_json(const struct report *r, FILE *out)
 	fputc('{', out);
 	u64(&j, "kmemtrace_report", 1);
 	sval(&j, "file", r->path);
+	bval(&j, "hashed_pointers", r->hash.on);
 	u64(&j, "file_version", (uint64_t)fi->version);
 	sval(&j, "kernel", fi->uname ? fi->uname : "");
 	sval(&j, "clock", fi->clock ? fi->clock : "");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <kmemtrace/flags.h>
+#include <kmemtrace/hashptr.h>
 #include <kmemtrace/model.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
@@ -37,6 +38,7 @@ struct report {
 	int nr_sort;
 	int top;			/* rows per table, 0: all */
 	bool raw_ip;
+	struct kmt_hashptr hash;	/* --hash-pointers */
 	double t_start, t_end;		/* seconds from the first event, < 0: open */
 	/* filled by the run */
 	struct kmt_file *f;
@@ -54,6 +56,8 @@ unsigned int section_bit(const char *name);
 const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* The function alone: "do_getxattr". */
 const char *site_function(const struct report *r, uint64_t addr, char *buf, size_t len);
+/* An address, hashed with --hash-pointers. */
+const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* Sites sorted by the report's keys; a malloc'd array of pointers. */
 const struct kmt_site **sorted_sites(const struct report *r, const struct kmt_site *v, size_t n);
 double frag_pct(uint64_t req, uint64_t alloc);

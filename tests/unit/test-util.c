@@ -1,0 +1,126 @@
+/* Unit tests: keyed address hashes, symbols, process names, gfp flag names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/comm.h>
+#include <kmemtrace/flags.h>
+#include <kmemtrace/format.h>
+#include <kmemtrace/hashptr.h>
+#include <kmemtrace/symbols.h>
+#include "kmt-local.h"
+
+static void test_siphash(void **state)
+{
+	uint8_t m[15];
+	struct kmt_hashptr a, b, off = { 0 };
+	char x[32], y[32];
+	int i;
+
+	for (i = 0; i < 15; i++)
+		m[i] = (uint8_t)i;
+	/* The reference vector of the SipHash paper. */
+	assert_int_equal(kmt_siphash(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, m, 15),
+			 0xa129ca6149be45e5ULL);
+	assert_int_equal(kmt_hashptr_init(&a, "team-key"), 0);
+	assert_int_equal(kmt_hashptr_init(&b, "team-key"), 0);
+	assert_string_equal(kmt_hashptr_fmt(&a, 0xffff888100d83800ULL, x, sizeof(x)),
+			    kmt_hashptr_fmt(&b, 0xffff888100d83800ULL, y, sizeof(y)));
+	assert_memory_equal(x, "h:", 2);
+	assert_int_equal(strlen(x), 18);
+	assert_null(strstr(x, "ffff8881"));
+	assert_int_equal(kmt_hashptr_init(&b, "other-key"), 0);
+	assert_string_not_equal(x, kmt_hashptr_fmt(&b, 0xffff888100d83800ULL, y, sizeof(y)));
+	assert_string_equal(kmt_hashptr_fmt(&off, 0x1234, x, sizeof(x)), "0x1234");
+}
+
+static void test_symbols(void **state)
+{
+	const char *ks = "0000000000000000 A fixed_percpu_data\n"
+			 "ffffffff81000000 T _stext\n"
+			 "ffffffff81100000 t do_thing\n"
+			 "ffffffff81100100 D some_data\n"
+			 "ffffffff81100200 T other_thing\t[mod]\n"
+			 "garbage line\n";
+	struct kmt_symbols *s = kmt_symbols_parse(ks, strlen(ks));
+	uint64_t off;
+	char buf[64];
+
+	assert_non_null(s);
+	assert_int_equal(kmt_symbols_count(s), 3);
+	assert_string_equal(kmt_symbols_lookup(s, 0xffffffff81100155ULL, &off), "do_thing");
+	assert_int_equal(off, 0x155);
+	assert_string_equal(kmt_symbols_lookup(s, 0xffffffff81100200ULL, &off), "other_thing");
+	assert_null(kmt_symbols_lookup(s, 0x1000, &off));
+	assert_null(kmt_symbols_lookup(s, 0xffffffff91000000ULL, &off));	/* too far */
+	assert_string_equal(kmt_symbols_format(s, 0xffffffff81100010ULL, buf, sizeof(buf)), "do_thing+0x10");
+	assert_string_equal(kmt_symbols_format(s, 0x42, buf, sizeof(buf)), "0x42");
+	kmt_symbols_free(s);
+}
+
+static void test_comms(void **state)
+{
+	struct kmt_comms *c = kmt_comms_new();
+	const char *text = "1 systemd\n0 swapper\nbad\n42 a-very-long-process-name\n-7 negative\n";
+	char name[KMT_COMM_LEN], *out;
+	size_t len;
+	int i;
+
+	assert_int_equal(kmt_comms_parse(c, text, strlen(text)), 0);
+	assert_string_equal(kmt_comms_get(c, 1), "systemd");
+	assert_string_equal(kmt_comms_get(c, 0), "swapper");
+	assert_string_equal(kmt_comms_get(c, 42), "a-very-long-pro");
+	assert_null(kmt_comms_get(c, 2));
+	for (i = 100; i < 5000; i++)
+		kmt_comms_set(c, i, "worker", 6);
+	assert_string_equal(kmt_comms_get(c, 4999), "worker");
+	out = kmt_comms_format(c, &len);
+	assert_non_null(strstr(out, "0 swapper\n1 systemd\n"));
+	free(out);
+	kmt_comm_from_exec("/usr/bin/short-lived-tool-name", 30, name);
+	assert_string_equal(name, "short-lived-too");
+	kmt_comm_from_exec("kmt-gt", 6, name);
+	assert_string_equal(name, "kmt-gt");
+	kmt_comms_free(c);
+}
+
+static void test_gfp_names(void **state)
+{
+	struct sbuf sb = { 0 };
+	struct kmt_format fmt;
+	struct kmt_flags *fl;
+	struct kmt_diag d;
+	char buf[256];
+
+	assert_int_equal(read_file("tests/data/formats/6.18-kmem_kmalloc.format", &sb), 0);
+	assert_int_equal(kmt_format_parse(&fmt, "kmem", sb.buf, sb.len, &d), 0);
+	fl = kmt_flags_from_format(&fmt, "gfp_flags");
+	assert_non_null(fl);
+	assert_true(kmt_flags_count(fl) > 20);
+	assert_string_equal(kmt_flags_format(fl, 0xcc0, buf, sizeof(buf)), "GFP_KERNEL");
+	assert_string_equal(kmt_flags_format(fl, 0xdc0, buf, sizeof(buf)), "GFP_KERNEL|__GFP_ZERO");
+	assert_string_equal(kmt_flags_format(fl, 0x400cc0, buf, sizeof(buf)), "GFP_KERNEL_ACCOUNT");
+	assert_string_equal(kmt_flags_format(fl, 0x2800, buf, sizeof(buf)), "GFP_NOWAIT");
+	assert_string_equal(kmt_flags_format(fl, 0, buf, sizeof(buf)), "none");
+	assert_non_null(strstr(kmt_flags_format(fl, 0x80000000ULL, buf, sizeof(buf)), "0x80000000"));
+	kmt_flags_free(fl);
+	assert_null(kmt_flags_from_format(&fmt, "no_such_field"));
+	kmt_format_release(&fmt);
+	sbuf_release(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_siphash),
+		cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_comms),
+		cmocka_unit_test(test_gfp_names),
+	};
+
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
