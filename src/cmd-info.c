@@ -123,6 +123,9 @@ int cmd_info(int argc, char **argv)
 		printf("buffer:     \"%s\"%s: %d CPUs, sub-buffer %u%s\n", b->name,
 		       i == kmt_file_main_buffer(f) ? " (main)" : "", b->nr_cpus, b->page_size,
 		       b->compressed ? ", compressed" : "");
+		for (j = 0; j < b->nr_cpus; j++)
+			printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes\n",
+			       b->cpus[j].cpu, b->cpus[j].offset, b->cpus[j].size);
 		for (j = 0; j < b->nr_stats; j++)
 			if (b->stats[j].truncated)
 				printf("            CPU %d: recording truncated: %s\n",

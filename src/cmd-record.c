@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -246,6 +247,13 @@ static int rec_teardown(struct rec *rc, struct kmt_diag *d)
 			rc->capture_err = err;
 			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
 		}
+		if (err == -ENOSPC) {
+			/* The disk is full: the room set aside is needed from here on. */
+			char path[4200];
+
+			snprintf(path, sizeof(path), "%s/reserve", rc->spool);
+			unlink(path);
+		}
 		if (rc->in.created)
 			kmt_session_save_stats(&rc->in, rc->spool, rc->cpus, rc->nr_cpus, &dd);
 		kmt_recorder_free(rc->r);
@@ -296,6 +304,16 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 				  ro.subbuf_size, d);
 	if (ret)
 		return ret;
+	{
+		/* Room to finalise on a full disk: the compressed metadata and a chunk. */
+		char path[4200];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/kallsyms", rc->spool);
+		ret = kmt_spool_reserve(rc->spool, (2u << 20) + (stat(path, &st) ? 0 : (uint64_t)st.st_size / 4), d);
+		if (ret)
+			return ret;
+	}
 	ro.instance_path = rc->in.path;
 	rc->r = kmt_recorder_start(&ro, d);
 	if (!rc->r)
@@ -401,7 +419,7 @@ static int prepare(struct rec *rc, struct kmt_diag *d)
 	char removed[1024];
 	int ret;
 
-	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), true, d);
+	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
 	if (ret)
 		return ret;
 	ret = kmt_instances_reap(rc->root, removed, sizeof(removed));
@@ -441,7 +459,7 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	}
 	if (list) {
-		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), true, &d);
+		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, &d);
 		code = ret ? error("%s", d.msg) : ui_list(rc->root, verbose);
 		goto out_free;
 	}
@@ -487,13 +505,11 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		error("%s", d.msg);
 	if (rc->capture_err) {
-		error("recording stopped: %s", rc->capture_why);
-		if (rc->capture_err == -ENOSPC) {
-			char why[600];
-			int n = snprintf(why, sizeof(why), "%s\n", rc->capture_why);
+		char why[600];
+		int n = snprintf(why, sizeof(why), "%s\n", rc->capture_why);
 
-			kmt_spool_put(rc->spool, "truncated", why, (size_t)n, &d);
-		}
+		error("recording stopped: %s", rc->capture_why);
+		kmt_spool_put(rc->spool, "truncated", why, (size_t)n, &d);
 	}
 	code = rec_finalize(rc, rc->spool, rc->o.output, false);
 	if (code == EXIT_OK) {

@@ -77,6 +77,12 @@ int kmt_spool_add_format(const char *dir, const char *system, const char *name,
 			 const char *text, size_t len, struct kmt_diag *d);
 /* Remove @dir and everything in it. */
 int kmt_spool_remove(const char *dir);
+/*
+ * Set aside @bytes of disk in @dir (the file "reserve"): if the disk fills
+ * while recording, finalising gives it back first and has room to write
+ * the trace's metadata. -ENOSPC if there is not even that much room.
+ */
+int kmt_spool_reserve(const char *dir, uint64_t bytes, struct kmt_diag *d);
 
 struct kmt_finalize_opts {
 	enum kmt_zalg zalg;

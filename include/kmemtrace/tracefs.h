@@ -18,10 +18,10 @@
 
 /*
  * Find tracefs; mount it at /sys/kernel/tracing if it is not mounted and
- * @mount is set. Fills @root (PATH_MAX bytes). KMT_ENOTRACEFS, -EACCES or
- * -EPERM with a one-line explanation in @d.
+ * @mount is set. With @want, only that directory will do. Fills @root.
+ * KMT_ENOTRACEFS, -EACCES or -EPERM with a one-line explanation in @d.
  */
-int kmt_tracefs_find(char *root, size_t len, bool mount, struct kmt_diag *d);
+int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount, struct kmt_diag *d);
 
 struct kmt_instance {
 	char root[256];			/* tracefs */

@@ -344,6 +344,13 @@ int kmt_spool_finalize(const char *dir, const char *output,
 	memset(res, 0, sizeof(*res));
 	for (i = 0; i < MAX_CPUS; i++)
 		s.fd[i] = -1;
+	{
+		/* The room set aside for writing the metadata is needed now. */
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/reserve", dir);
+		unlink(path);
+	}
 	kmt_formats_init(&s.fs);
 	ret = spool_load(&s, d);
 	if (ret)

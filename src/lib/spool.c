@@ -120,6 +120,25 @@ int kmt_spool_add_format(const char *dir, const char *system, const char *name,
 	return 0;
 }
 
+int kmt_spool_reserve(const char *dir, uint64_t bytes, struct kmt_diag *d)
+{
+	char path[4096];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/reserve", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return kmt_diag_set(d, -errno, "cannot create '%s': %s", path, strerror(errno));
+	ret = posix_fallocate(fd, 0, (off_t)bytes);
+	close(fd);
+	if (ret) {
+		unlink(path);
+		return kmt_diag_set(d, -ret, "no room in '%s' for %llu MiB of trace metadata: %s", dir,
+				    (unsigned long long)(bytes >> 20), strerror(ret));
+	}
+	return 0;
+}
+
 int kmt_spool_remove(const char *dir)
 {
 	struct dirent *de;

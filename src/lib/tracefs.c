@@ -30,11 +30,20 @@ static bool is_tracefs(const char *path)
 	return access(inst, F_OK) == 0;
 }
 
-int kmt_tracefs_find(char *root, size_t len, bool mount_it, struct kmt_diag *d)
+int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount_it, struct kmt_diag *d)
 {
 	static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	size_t i;
 
+	if (want) {
+		if (!is_tracefs(want))
+			return kmt_diag_set(d, KMT_ENOTRACEFS, "%s is not a tracefs mount", want);
+		snprintf(root, len, "%s", want);
+		if (access(want, W_OK))
+			return kmt_diag_set(d, -EACCES, "%s is not writable: tracing needs root "
+					    "(or CAP_SYS_ADMIN with write access to tracefs)", want);
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(places); i++) {
 		if (is_tracefs(places[i])) {
 			snprintf(root, len, "%s", places[i]);

@@ -30,7 +30,9 @@ for sig in INT TERM HUP; do
 		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.dat.pid)" &&
 		[ ! -e $sig.dat.spool ] &&
 		$KMT dump $sig.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 5 &&
-		trace-cmd dump -v $sig.dat 2>&1 | grep -q "is a valid trace-cmd file"
+		$KMT check -q $sig.dat &&
+		trace-cmd dump -v $sig.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
+		trace-cmd report $sig.dat > /dev/null 2>&1
 	'
 done
 
@@ -62,6 +64,7 @@ test_expect_success '--recover turns the spool into a valid, truncated-marked tr
 	$KMT record --recover k.dat.spool 2> err; cat err &&
 	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] &&
 	$KMT info k.dat | grep -q "recording truncated" &&
+	$KMT check k.dat | grep -q "recording truncated" && $KMT check -q k.dat &&
 	trace-cmd dump -v k.dat 2>&1 | grep -q "is a valid trace-cmd file"
 '
 

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The recorder under faults: a full disk, no permission, no tracefs, an
+# unmounted tracefs, another tracer on the same events, privilege dropping
+# for the command, file modes. Each: one clear line, the right exit status,
+# nothing left behind.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+tracefs_snapshot
+F=$(gt_file)
+SMALL=$WORK/small
+trap 'umount $SMALL 2>/dev/null; rm -f "$F"; cleanup_work' EXIT
+
+test_expect_success 'disk full: clear error, recording stops, file valid and marked truncated' '
+	mkdir -p $SMALL && mount -t tmpfs -o size=24m tmpfs $SMALL &&
+	rc=0; $KMT record -m 0 -o $SMALL/f.dat -- hackbench -g 2 -l 300 > /dev/null 2> err || rc=$?;
+	cat err; [ $rc -eq 1 ] && grep -q "No space left on device" err &&
+	grep -q "recording is truncated" err &&
+	$KMT check $SMALL/f.dat > chk; rc=$?; cat chk; [ $rc -eq 0 ] &&
+	grep -q "recording truncated: .*No space left" chk &&
+	trace-cmd report $SMALL/f.dat > /dev/null 2>&1 &&
+	[ "$(ls $SMALL)" = f.dat ] && ! ls $T/instances | grep -q kmemtrace-
+'
+
+test_expect_success 'disk full while holding pages in memory: the same' '
+	rm -f $SMALL/* &&
+	rc=0; $KMT record -o $SMALL/g.dat -- hackbench -g 2 -l 300 > /dev/null 2> err || rc=$?;
+	cat err; [ $rc -eq 1 ] && grep -q "No space left on device" err &&
+	$KMT check -q $SMALL/g.dat && [ "$(ls $SMALL)" = g.dat ]
+'
+
+test_expect_success 'no room even for the metadata: refused up front' '
+	umount $SMALL && mount -t tmpfs -o size=6m tmpfs $SMALL &&
+	rc=0; $KMT record -o $SMALL/h.dat -- true 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && [ -z "$(ls $SMALL)" ] &&
+	! ls $T/instances | grep -q kmemtrace-
+'
+
+test_expect_success 'not root: one clear line, exit 1, nothing left' '
+	chmod 711 . && mkdir -p open && chmod 777 open &&
+	rc=0; setpriv --reuid=65534 --regid=65534 --clear-groups $KMT record -o open/x.dat -- true 2> err || rc=$?;
+	cat err; [ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "needs root" err &&
+	[ -z "$(ls open)" ]
+'
+
+test_expect_success 'not root, reading a trace is fine' '
+	$KMT record -q -o open/r.dat -- true && chmod 644 open/r.dat &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups $KMT check -q open/r.dat
+'
+
+test_expect_success 'no tracefs there: one clear line, exit 1' '
+	rc=0; KMT_TRACEFS=/nonexistent $KMT record -o n.dat -- true 2> err || rc=$?;
+	cat err; [ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "not a tracefs mount" err &&
+	[ ! -e n.dat ] && [ ! -e n.dat.spool ]
+'
+
+test_expect_success 'tracefs not mounted: kmemtrace mounts it and records' '
+	if ! umount $T 2>/dev/null; then echo "tracefs busy, cannot test"; exit 0; fi;
+	$KMT record -q -d 0.3 -o m.dat; rc=$?;
+	[ -d $T/instances ] || mount -t tracefs nodev $T;
+	[ $rc -eq 0 ] && $KMT check -q m.dat
+'
+
+test_expect_success 'beside perf record on the same events, both get their data' '
+	command -v perf > /dev/null || { echo "no perf"; exit 0; };
+	perf record -q -e kmem:kmalloc -a -o p.data -- sleep 2 > /dev/null 2>&1 & p=$!;
+	sleep 0.5 &&
+	$KMT record -q -o both.dat -- $WL/kmt-gt -g 37 $F > /dev/null &&
+	wait $p &&
+	$KMT dump both.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 37 &&
+	perf script -i p.data 2>/dev/null | grep -c "bytes_req=1337" > n && cat n && [ "$(cat n)" -ge 1 ]
+'
+
+test_expect_success '--user runs the command as that user, recording as root' '
+	rc=0; $KMT record -q --user nobody -o u.dat -- sh -c "id -u > /dev/shm/kmt-uid-$$" || rc=$?;
+	[ $rc -eq 0 ] && [ "$(cat /dev/shm/kmt-uid-$$)" = 65534 ] && rm -f /dev/shm/kmt-uid-$$ &&
+	$KMT check -q u.dat
+'
+
+test_expect_success 'under sudo, the command runs as the invoking user' '
+	rc=0; SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o s.dat -- sh -c "id -u > /dev/shm/kmt-uid2-$$" || rc=$?;
+	[ $rc -eq 0 ] && [ "$(cat /dev/shm/kmt-uid2-$$)" = 65534 ] && rm -f /dev/shm/kmt-uid2-$$
+'
+
+test_expect_success 'an unknown --user is refused' '
+	rc=0; $KMT record -q --user no-such-user-kmt -o nu.dat -- true 2> err || rc=$?;
+	cat err; [ $rc -ne 0 ] && grep -q "no such user" err && [ ! -e nu.dat ] && [ ! -e nu.dat.spool ]
+'
+
+test_expect_success 'trace files and spool files are 0600, the spool directory 0700' '
+	env --default-signal=INT $KMT record -q -o mode.dat > /dev/null 2>&1 & p=$!;
+	for i in $(seq 1 100); do [ -e mode.dat.spool/cpu0 ] && break; sleep 0.05; done;
+	stat -c "%a %n" mode.dat.spool mode.dat.spool/* > modes;
+	kill -INT $p; wait $p;
+	cat modes && grep -q "^700 mode.dat.spool$" modes && ! grep -v "^700 mode.dat.spool$" modes | grep -qv "^600 " &&
+	[ "$(stat -c %a mode.dat)" = 600 ]
+'
+
+test_expect_success '--hash-pointers hides kernel addresses, keeps symbols' '
+	$KMT record -q -o hp.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
+	$KMT report --json --hash-pointers=shared-key hp.dat > hp.json &&
+	! grep -q "0xffff" hp.json && grep -q "\"h:[0-9a-f]\{16\}\"" hp.json && grep -q "do_getxattr+0x" hp.json &&
+	$KMT report --json --hash-pointers=shared-key hp.dat | cmp - hp.json &&
+	$KMT dump --hash-pointers hp.dat | grep -q "ptr=h:" && ! $KMT dump --hash-pointers hp.dat | grep -q "ptr=0x"
+'
+
+tracefs_check
+test_done
