@@ -128,7 +128,8 @@ static char *strip_kallsyms(struct conv *c, size_t *len)
 		free(out);
 		return NULL;
 	}
-	qsort(c->addrs, c->naddrs, sizeof(*c->addrs), cmp_u64);
+	if (c->naddrs > 1)
+		qsort(c->addrs, c->naddrs, sizeof(*c->addrs), cmp_u64);
 	for (i = 0; i < c->naddrs; i++) {
 		uint64_t off;
 		const char *fn = kmt_symbols_lookup(syms, c->addrs[i], &off);

@@ -120,7 +120,8 @@ const struct kmt_site **sorted_sites(const struct report *r, const struct kmt_si
 	for (i = 0; i < n; i++)
 		p[i] = &v[i];
 	sort_report = r;
-	qsort(p, n, sizeof(*p), cmp_sites);
+	if (n > 1)
+		qsort(p, n, sizeof(*p), cmp_sites);
 	return p;
 }
 

@@ -169,8 +169,10 @@ static void caches(const struct report *r, FILE *out)
 
 	if (!v)
 		return;
-	memcpy(v, v0, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_cache);
+	if (n)
+		memcpy(v, v0, n * sizeof(*v));
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_cache);
 	fprintf(out, "\nCACHES (slab caches by name, kmalloc by size class)\n");
 	fprintf(out, "  %-28s %8s %9s %9s %10s %10s %6s %8s %10s\n", "cache", "objsize", "allocs",
 		"frees", "requested", "allocated", "frag", "live", "live bytes");
@@ -204,7 +206,8 @@ static void processes(const struct report *r, FILE *out)
 
 	if (!v || !c)
 		goto out;
-	memcpy(v, v0, n * sizeof(*v));
+	if (n)
+		memcpy(v, v0, n * sizeof(*v));
 	/* By name: every pid of a comm together. */
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < nc && strcmp(c[j].comm, v[i].comm); j++)
@@ -222,8 +225,10 @@ static void processes(const struct report *r, FILE *out)
 		c[j].live_bytes += v[i].live_bytes;
 		c[j].pages += v[i].pages;
 	}
-	qsort(c, nc, sizeof(*c), cmp_proc);
-	qsort(v, n, sizeof(*v), cmp_proc);
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_proc);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_proc);
 	fprintf(out, "\nPROCESSES (by name; the task that allocated)\n");
 	fprintf(out, "  %-16s %6s %9s %9s %10s %8s %10s %9s\n", "comm", "pids", "allocs", "frees",
 		"allocated", "live", "live bytes", "pages");
@@ -294,8 +299,10 @@ static void pages(const struct report *r, FILE *out)
 		fputc('\n', out);
 	}
 	if (g) {
-		memcpy(g, g0, kmt_model_gfp(r->m, &i) ? i * sizeof(*g) : 0);
-		qsort(g, i, sizeof(*g), cmp_gfp);
+		if (kmt_model_gfp(r->m, &i) && i)
+			memcpy(g, g0, i * sizeof(*g));
+		if (i > 1)
+			qsort(g, i, sizeof(*g), cmp_gfp);
 		fprintf(out, "\n  %10s %10s  %s\n", "allocs", "pages", "gfp flags");
 		for (n = 0; n < rows(r, i); n++)
 			fprintf(out, "  %10s %10s  %s\n", num(g[n].allocs), num(g[n].pages),

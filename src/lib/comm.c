@@ -145,7 +145,8 @@ char *kmt_comms_format(const struct kmt_comms *c, size_t *len)
 	for (i = 0; i < c->cap; i++)
 		if (c->v[i].pid)
 			all[n++] = c->v[i];
-	qsort(all, n, sizeof(*all), cmp_pid);
+	if (n > 1)
+		qsort(all, n, sizeof(*all), cmp_pid);
 	sbuf_grow(&sb, n * 24);
 	for (i = 0; i < n; i++)
 		if (sbuf_printf(&sb, "%d %s\n", all[i].pid == PID0 ? 0 : all[i].pid, all[i].name)) {

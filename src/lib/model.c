@@ -974,7 +974,8 @@ void kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		ou->age[kmt_life_bucket(age)]++;
 	}
 	imap_release(&out_map);
-	qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
+	if (m->outstanding.n > 1)
+		qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
 	if (ts > m->sum.last_ts)
 		m->sum.last_ts = ts;
 }

@@ -97,7 +97,7 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 		p = nl + 1;
 	}
 	/* /proc/kallsyms is nearly always in address order already. */
-	if (!sorted)
+	if (!sorted && s->n > 1)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
 	return s;
 }
