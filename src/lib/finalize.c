@@ -20,6 +20,8 @@
 #include <kmemtrace/writer.h>
 #include "kmt-local.h"
 
+#define SCAN_WINDOW (16u << 20)	/* bytes of a spool file mapped at once */
+
 #define MAX_CPUS 256
 
 struct spool {
@@ -219,6 +221,9 @@ static int scan_cpu(struct spool *s, int i, const struct kmt_decoder *dec,
 		if (ret < 0)
 			break;
 		fc->pages++;
+		/* Keep the scan's resident set small on long recordings. */
+		if (off && !(off & (SCAN_WINDOW - 1)))
+			madvise(map + off - SCAN_WINDOW, SCAN_WINDOW, MADV_DONTNEED);
 		if (pg.missed) {
 			if (pg.lost > 0)
 				fc->lost += (uint64_t)pg.lost;
