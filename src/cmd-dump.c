@@ -151,7 +151,8 @@ static int run(struct dump *dp, struct kmt_file *f)
 	struct kmt_event ev;
 	size_t len;
 	const char *text;
-	int mb = kmt_file_main_buffer(f), ret;
+	int bufs[2] = { kmt_file_main_buffer(f), kmt_file_access_buffer(f) };
+	int mb = bufs[0], nb = bufs[1] >= 0 ? 2 : 1, ncpu, ret;
 	bool *shown;
 
 	text = kmt_file_kallsyms(f, &len);
@@ -167,9 +168,10 @@ static int run(struct dump *dp, struct kmt_file *f)
 		kmt_decoder_free(dec);
 		return EXIT_OK;
 	}
-	s = kmt_stream_open(f, mb, &d);
+	s = kmt_stream_open_buffers(f, bufs, nb, &d);
 	/* Per CPU: was the last event shown? Its stack follows it there. */
-	shown = calloc((size_t)kmt_file_buffer(f, mb)->nr_cpus + 1, sizeof(*shown));
+	ncpu = kmt_file_buffer(f, mb)->nr_cpus + (nb > 1 ? kmt_file_buffer(f, bufs[1])->nr_cpus : 0);
+	shown = calloc((size_t)ncpu + 1, sizeof(*shown));
 	if (!s || !shown) {
 		kmt_decoder_free(dec);
 		kmt_stream_close(s);
@@ -178,10 +180,12 @@ static int run(struct dump *dp, struct kmt_file *f)
 	}
 	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
 		if (sr.lost_marker) {
+			const char *what = sr.buffer == mb ? "EVENTS" : "ACCESS SAMPLES";
+
 			if (sr.lost > 0)
-				printf("CPU %d: LOST %" PRId64 " EVENTS\n", sr.cpu, sr.lost);
+				printf("CPU %d: LOST %" PRId64 " %s\n", sr.cpu, sr.lost, what);
 			else
-				printf("CPU %d: LOST EVENTS\n", sr.cpu);
+				printf("CPU %d: LOST %s\n", sr.cpu, what);
 			continue;
 		}
 		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);

@@ -141,7 +141,62 @@ struct kmt_summary {
 	const uint64_t *lost_by_cpu;	/* nr_cpus entries */
 	const uint64_t *events_by_cpu;
 	bool affected_by_loss;
+	/* Watchpoint samples (kmemtrace watch files). */
+	uint64_t access_hits;		/* access records in the window */
+	uint64_t access_reads, access_writes;	/* attributed to a live object */
+	uint64_t access_dropped;	/* no live object there at that time */
+	uint64_t access_lost;		/* samples the recorder lost */
+	uint64_t access_objects;	/* distinct objects hit */
 	uint64_t order_mt[KMT_MAX_ORDER + 1][KMT_MIGRATE_TYPES + 1];
+};
+
+/* One object's life as the trace shows it (kmemtrace kmap). */
+enum kmt_fate {
+	KMT_FATE_FREED,			/* allocated and freed in the trace */
+	KMT_FATE_LIVE,			/* still live at the end */
+	KMT_FATE_UNSEEN_FREE,		/* its address was allocated again: freed untraced */
+	KMT_FATE_PREEXISTING,		/* freed, allocated before the trace */
+};
+
+struct kmt_object {
+	uint64_t ptr;			/* address; pages: pfn */
+	uint8_t kind;			/* KMT_EV_KMALLOC, KMT_EV_CACHE_ALLOC, KMT_EV_PAGE_ALLOC */
+	uint8_t fate;			/* enum kmt_fate */
+	bool uncertain;			/* events lost since it was allocated */
+	int32_t alloc_pid, free_pid;	/* -1: unknown */
+	int32_t alloc_cpu, free_cpu;
+	uint64_t alloc_ts, free_ts;	/* 0: not in the trace */
+	uint64_t alloc_site, free_site;	/* call_site addresses; 0: unknown */
+	uint64_t bytes_req, bytes_alloc;
+	uint32_t order;			/* pages */
+	const char *comm;		/* the allocating task, or NULL */
+	const char *cache;		/* "filp", "kmalloc-64", or NULL */
+};
+
+/*
+ * Calls out of the model, for consumers that want every object rather
+ * than totals. @object is called once per object when its story ends: at
+ * its free, when its address is allocated again, or at kmt_model_finish()
+ * for objects still live (in allocation order). @access is called for each
+ * watchpoint sample that falls in a live object (@o then has no free
+ * side). Pointers are valid during the call only.
+ */
+struct kmt_model_hooks {
+	void (*object)(void *arg, const struct kmt_object *o);
+	void (*access)(void *arg, const struct kmt_object *o, const struct kmt_event *ev);
+	void *arg;
+	bool pages;			/* page allocations are objects too */
+};
+
+/* Per object group, offset in the object and accessing instruction. */
+struct kmt_access_stat {
+	uint64_t site;			/* allocation site of the objects */
+	uint32_t cache;			/* their cache index, or UINT32_MAX */
+	uint32_t offset;
+	uint64_t ip;			/* the instruction after the access */
+	uint64_t reads, writes;
+	uint32_t len;			/* bytes watched */
+	char field[48];			/* member name, if the samples carry one */
 };
 
 struct kmt_model;
@@ -151,6 +206,10 @@ void kmt_model_free(struct kmt_model *m);
 
 /* Feed one decoded event; events must come in time order. */
 void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev);
+/* Install @h (before the first event). */
+void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h);
+/* The recorder of watchpoint samples lost @lost of them. */
+void kmt_model_access_lost(struct kmt_model *m, int64_t lost);
 /* A CPU lost @lost events (-1: unknown) just before time @ts. */
 void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts);
 /* Name tasks: pid -> comm as it changes (fork, exec, rename). */
@@ -166,6 +225,8 @@ const struct kmt_proc *kmt_model_procs(const struct kmt_model *m, size_t *n);
 const struct kmt_misuse *kmt_model_misuse(const struct kmt_model *m, size_t *n);
 const struct kmt_outstanding *kmt_model_outstanding(const struct kmt_model *m, size_t *n);
 const struct kmt_gfp_count *kmt_model_gfp(const struct kmt_model *m, size_t *n);
+/* Watchpoint samples by object group, offset and instruction, sorted so. */
+const struct kmt_access_stat *kmt_model_access(const struct kmt_model *m, size_t *n);
 /* Page-allocating functions (from --stack stacks), as sites. */
 const struct kmt_site *kmt_model_page_sites(const struct kmt_model *m, size_t *n);
 

@@ -8,7 +8,9 @@
  * stats) is written into the spool directory as plain files, so a spool
  * left by a recorder that was killed is enough to build a valid trace.
  * After the workload, kmt_spool_finalize() turns the spool into trace.dat
- * v7, compressing then, never on the recording path.
+ * v7, compressing then, never on the recording path. A spool with an
+ * access/ directory (kmemtrace watch: access/cpuN pages of kmemtrace:access
+ * events) gives a second buffer, KMT_ACCESS_BUFFER.
  */
 #ifndef KMEMTRACE_RECORD_H
 #define KMEMTRACE_RECORD_H
@@ -107,6 +109,7 @@ struct kmt_finalize_result {
 	int nr_cpus;
 	struct kmt_finalize_cpu cpus[256];
 	uint64_t events, lost, raw_bytes, file_bytes;
+	uint64_t access_events, access_lost;	/* kmemtrace watch's samples */
 	bool truncated;
 	char truncated_why[128];
 };

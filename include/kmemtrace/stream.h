@@ -1,6 +1,7 @@
 /*
- * One time-ordered stream of records from a buffer's per-CPU data: each
- * CPU's pages in order, merged by timestamp (ties: lower CPU index first).
+ * One time-ordered stream of records from a buffer's per-CPU data (or
+ * several buffers'): each CPU's pages in order, merged by timestamp (ties:
+ * lower index first).
  * Losses the ring buffer reported in a page header come out as a marker
  * before that page's first record, so a consumer knows a CPU has a gap.
  */
@@ -12,7 +13,8 @@
 struct kmt_srec {
 	struct kmt_rec rec;
 	int cpu;			/* CPU number */
-	int idx;			/* index of the CPU in the buffer */
+	int buffer;			/* the buffer it came from */
+	int idx;			/* index of the (buffer, CPU) in the stream */
 	bool lost_marker;		/* no record: events were lost on @cpu */
 	int64_t lost;			/* for a marker: count, or -1 unknown */
 };
@@ -21,6 +23,9 @@ struct kmt_stream;
 
 /* NULL on failure, with the reason in @d. */
 struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d);
+/* The same over several buffers' CPUs at once (a watch file's samples). */
+struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
+					   struct kmt_diag *d);
 /*
  * Next record (or loss marker). Returns 1, 0 at the end of all CPUs, or a
  * negative error with file, CPU and offset in @d.

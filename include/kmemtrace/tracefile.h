@@ -131,6 +131,13 @@ const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i);
 int kmt_file_main_buffer(const struct kmt_file *f);
 /* The buffer called @name, or -1. */
 int kmt_file_find_buffer(const struct kmt_file *f, const char *name);
+/*
+ * kmemtrace watch stores its watchpoint samples (kmemtrace:access events)
+ * in a buffer of their own beside the allocation events; readers merge it
+ * into the main buffer's stream. Its index, or -1.
+ */
+#define KMT_ACCESS_BUFFER "kmemtrace-access"
+int kmt_file_access_buffer(const struct kmt_file *f);
 
 /*
  * Page-by-page reading of one CPU's data of one buffer. Compressed data

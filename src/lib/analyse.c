@@ -12,7 +12,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_model *m, const struct kmt_analyse_opts *o,
 		struct kmt_analyse_result *res, struct kmt_diag *d)
 {
-	struct kmt_stream *s = kmt_stream_open(f, buffer, d);
+	int bufs[2] = { buffer, kmt_file_access_buffer(f) };
+	struct kmt_stream *s = kmt_stream_open_buffers(f, bufs, bufs[1] >= 0 && bufs[1] != buffer ? 2 : 1, d);
 	uint64_t lo = 0, hi = UINT64_MAX, last = 0;
 	struct kmt_srec sr;
 	struct kmt_event ev;
@@ -30,6 +31,10 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 				lo = res->t0 + (uint64_t)(o->t_start * 1e9);
 			if (o && o->t_end >= 0)
 				hi = res->t0 + (uint64_t)(o->t_end * 1e9);
+		}
+		if (sr.lost_marker && sr.buffer != buffer) {
+			kmt_model_access_lost(m, sr.lost);
+			continue;
 		}
 		if (sr.lost_marker) {
 			if (sr.rec.ts >= lo && sr.rec.ts <= hi)

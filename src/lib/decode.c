@@ -134,7 +134,7 @@ static const struct event_map event_maps[] = {
 	{ "kmemtrace", "access", KMT_EV_ACCESS, {
 		{ S_CALL, { "ip" }, REQ }, { S_PTR, { "obj" }, REQ },
 		{ S_OFFSET, { "offset" }, REQ }, { S_WRITE, { "write" }, REQ },
-		{ S_REQ, { "len" }, OPT } } },
+		{ S_REQ, { "len" }, OPT }, { S_STR2, { "field" }, OPT } } },
 };
 
 static const char *const kind_names[KMT_EV_NR] = {

@@ -17,6 +17,7 @@
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/record.h>
+#include <kmemtrace/tracefile.h>
 #include <kmemtrace/writer.h>
 #include "kmt-local.h"
 
@@ -36,9 +37,14 @@ struct spool {
 	int long_size;
 	int nr_cpus, cpus[MAX_CPUS];
 	char uname[256], version[64];
-	struct sbuf stats[MAX_CPUS];
-	int fd[MAX_CPUS];
-	uint64_t size[MAX_CPUS];
+	struct sbuffer {
+		const char *name;	/* "" for the main buffer */
+		const char *sub;	/* its files: DIR/SUBcpuN, DIR/SUBstatsN */
+		struct sbuf stats[MAX_CPUS];
+		int fd[MAX_CPUS];
+		uint64_t size[MAX_CPUS];
+	} buf[2];			/* main, and kmemtrace watch's samples */
+	int nbuf;
 };
 
 static int slurp(struct spool *s, const char *name, struct sbuf *sb, bool required,
@@ -176,7 +182,7 @@ static void note_comm(struct kmt_comms *comms, const struct kmt_event *ev)
  * Walk CPU @i's pages: count, collect names, and find where the valid
  * data ends (a recorder killed mid-write may leave a torn last page).
  */
-static int scan_cpu(struct spool *s, int i, const struct kmt_decoder *dec,
+static int scan_cpu(struct spool *s, struct sbuffer *b, int i, const struct kmt_decoder *dec,
 		    struct kmt_comms *comms, struct kmt_finalize_cpu *fc, struct kmt_diag *d)
 {
 	char path[4096];
@@ -184,19 +190,19 @@ static int scan_cpu(struct spool *s, int i, const struct kmt_decoder *dec,
 	uint8_t *map;
 	uint64_t off, size;
 
-	snprintf(path, sizeof(path), "%s/cpu%d", s->dir, s->cpus[i]);
-	s->fd[i] = open(path, O_RDWR | O_CLOEXEC);
-	if (s->fd[i] < 0) {
+	snprintf(path, sizeof(path), "%s/%scpu%d", s->dir, b->sub, s->cpus[i]);
+	b->fd[i] = open(path, O_RDWR | O_CLOEXEC);
+	if (b->fd[i] < 0) {
 		if (errno == ENOENT)
 			return 0;	/* a recorder killed before it opened this CPU */
 		return kmt_diag_set(d, -errno, "cannot open '%s': %s", path, strerror(errno));
 	}
-	if (fstat(s->fd[i], &st))
+	if (fstat(b->fd[i], &st))
 		return kmt_diag_set(d, -errno, "cannot stat '%s': %s", path, strerror(errno));
 	size = (uint64_t)st.st_size / s->subbuf_size * s->subbuf_size;
 	if (!size)
 		return 0;
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, s->fd[i], 0);
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd[i], 0);
 	if (map == MAP_FAILED)
 		return kmt_diag_set(d, -errno, "cannot map '%s': %s", path, strerror(errno));
 	madvise(map, size, MADV_SEQUENTIAL);
@@ -232,7 +238,7 @@ static int scan_cpu(struct spool *s, int i, const struct kmt_decoder *dec,
 		}
 	}
 	munmap(map, size);
-	s->size[i] = off;
+	b->size[i] = off;
 	fc->bytes = off;
 	return 0;
 }
@@ -248,15 +254,49 @@ static void parse_stats(const char *text, struct kmt_finalize_cpu *fc)
 	fc->has_stats = true;
 }
 
+/* kmemtrace watch's samples, if the spool has them: a second buffer. */
+static int load_access(struct spool *s, const struct kmt_decoder *dec, struct kmt_comms *comms,
+		       struct kmt_finalize_result *res, struct kmt_diag *d)
+{
+	struct sbuffer *b = &s->buf[1];
+	char path[4096];
+	struct stat st;
+	int i, ret;
+
+	snprintf(path, sizeof(path), "%s/access", s->dir);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	s->nbuf = 2;
+	for (i = 0; i < s->nr_cpus; i++) {
+		struct kmt_finalize_cpu fc = { 0 };
+		char name[32];
+
+		ret = scan_cpu(s, b, i, dec, comms, &fc, d);
+		if (ret)
+			return ret;
+		snprintf(name, sizeof(name), "access/stats%d", s->cpus[i]);
+		slurp(s, name, &b->stats[i], false, d);
+		if (!b->stats[i].len)
+			sbuf_printf(&b->stats[i], "CPU: %d\n", s->cpus[i]);
+		res->access_events += fc.events;
+		res->access_lost += fc.lost;
+		res->raw_bytes += fc.bytes;
+	}
+	return 0;
+}
+
 static void spool_release(struct spool *s)
 {
 	int i;
 
-	for (i = 0; i < s->nr_cpus; i++) {
-		if (s->fd[i] >= 0)
-			close(s->fd[i]);
-		sbuf_release(&s->stats[i]);
-	}
+	int j;
+
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < s->nr_cpus; i++) {
+			if (s->buf[j].fd[i] >= 0)
+				close(s->buf[j].fd[i]);
+			sbuf_release(&s->buf[j].stats[i]);
+		}
 	for (i = 0; i < s->nwf; i++)
 		free((char *)s->wf[i].system);
 	free(s->wf);
@@ -282,9 +322,8 @@ static int write_output(struct spool *s, const char *output, const struct kmt_fi
 		.long_size = s->long_size, .punch = o->punch, .progress = o->progress,
 		.progress_arg = o->progress_arg,
 	};
-	struct kmt_wcpu wc[MAX_CPUS];
-	struct kmt_wbuffer b = { .name = "", .subbuf_size = s->subbuf_size,
-				 .nr_cpus = s->nr_cpus, .cpus = wc };
+	struct kmt_wcpu wc[2][MAX_CPUS];
+	struct kmt_wbuffer b[2];
 	struct kmt_trace_meta m = {
 		.header_page = { s->header_page.buf, s->header_page.len },
 		.header_event = { s->header_event.buf, s->header_event.len },
@@ -298,27 +337,31 @@ static int write_output(struct spool *s, const char *output, const struct kmt_fi
 	};
 	char tmp[4200], clock[32] = "local", version[96];
 	struct stat st;
-	int fd, i, ret;
+	int fd, i, j, ret;
 
 	meta_str(s, "clock", clock, sizeof(clock));
-	b.clock = clock;
 	snprintf(version, sizeof(version), "kmemtrace %s", *s->version ? s->version : KMT_VERSION);
 	m.version = version;
 	m.trace_id = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)s;
 	if (m.cpu_count < s->nr_cpus)
 		m.cpu_count = s->nr_cpus;
-	for (i = 0; i < s->nr_cpus; i++) {
-		wc[i].cpu = s->cpus[i];
-		wc[i].fd = s->fd[i];
-		wc[i].mem = NULL;
-		wc[i].size = s->size[i];
-		wc[i].stats = s->stats[i].buf;
+	for (j = 0; j < s->nbuf; j++) {
+		b[j] = (struct kmt_wbuffer){ .name = s->buf[j].name, .clock = clock,
+					     .subbuf_size = s->subbuf_size, .nr_cpus = s->nr_cpus,
+					     .cpus = wc[j] };
+		for (i = 0; i < s->nr_cpus; i++) {
+			wc[j][i].cpu = s->cpus[i];
+			wc[j][i].fd = s->buf[j].fd[i];
+			wc[j][i].mem = NULL;
+			wc[j][i].size = s->buf[j].size[i];
+			wc[j][i].stats = s->buf[j].stats[i].buf;
+		}
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", output, (int)getpid());
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return kmt_diag_set(d, -errno, "cannot create '%s': %s", tmp, strerror(errno));
-	ret = kmt_write_trace(fd, &wo, &m, &b, 1, d);
+	ret = kmt_write_trace(fd, &wo, &m, b, s->nbuf, d);
 	if (!ret && fsync(fd))
 		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", tmp, strerror(errno));
 	if (!ret && !fstat(fd, &st))
@@ -348,7 +391,11 @@ int kmt_spool_finalize(const char *dir, const char *output,
 
 	memset(res, 0, sizeof(*res));
 	for (i = 0; i < MAX_CPUS; i++)
-		s.fd[i] = -1;
+		s.buf[0].fd[i] = s.buf[1].fd[i] = -1;
+	s.buf[0].name = s.buf[0].sub = "";
+	s.buf[1].name = KMT_ACCESS_BUFFER;
+	s.buf[1].sub = "access/";
+	s.nbuf = 1;
 	{
 		/* The room set aside for writing the metadata is needed now. */
 		char path[4096];
@@ -382,22 +429,25 @@ int kmt_spool_finalize(const char *dir, const char *output,
 		char name[32];
 
 		fc->cpu = s.cpus[i];
-		ret = scan_cpu(&s, i, dec, comms, fc, d);
+		ret = scan_cpu(&s, &s.buf[0], i, dec, comms, fc, d);
 		if (ret)
 			goto out;
 		snprintf(name, sizeof(name), "stats%d", s.cpus[i]);
-		slurp(&s, name, &s.stats[i], false, d);
-		if (s.stats[i].len)
-			parse_stats(s.stats[i].buf, fc);
+		slurp(&s, name, &s.buf[0].stats[i], false, d);
+		if (s.buf[0].stats[i].len)
+			parse_stats(s.buf[0].stats[i].buf, fc);
 		else
-			sbuf_printf(&s.stats[i], "CPU: %d\n", s.cpus[i]);
+			sbuf_printf(&s.buf[0].stats[i], "CPU: %d\n", s.cpus[i]);
 		if (res->truncated)
-			sbuf_printf(&s.stats[i], "kmemtrace truncated: %s\n", res->truncated_why);
+			sbuf_printf(&s.buf[0].stats[i], "kmemtrace truncated: %s\n", res->truncated_why);
 		res->events += fc->events;
 		/* Page headers and stats count the same losses; trust the larger. */
 		res->lost += MAX(fc->lost, fc->overrun + fc->dropped);
 		res->raw_bytes += fc->bytes;
 	}
+	ret = load_access(&s, dec, comms, res, d);
+	if (ret)
+		goto out;
 	cmdlines = kmt_comms_format(comms, &cmdlines_len);
 	if (!cmdlines) {
 		ret = kmt_diag_set(d, -ENOMEM, "out of memory");

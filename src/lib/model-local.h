@@ -23,7 +23,8 @@ struct obj {
 	uint8_t state;			/* OBJ_LIVE, or OBJ_EMPTY on the free list */
 	uint8_t kind;			/* KMT_EV_KMALLOC, ... */
 	uint8_t order;
-	uint8_t pad[3];
+	uint8_t hit;			/* a watchpoint sample fell in it */
+	uint8_t pad[2];
 	uint32_t next_free;
 	uint8_t pad2[8];		/* one object, one cache line */
 } __attribute__((aligned(64)));
@@ -110,5 +111,76 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
 {
 	return &t->s[hash64(key ^ KEY_MIX) & (t->cap - 1)];
 }
+
+/* ---- the model itself, shared by model.c and model-object.c ---- */
+
+#define MAX_CPUS 4096
+#define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
+
+/* A growable array of structs. */
+#define VEC(type) struct { type *v; size_t n, alloc; }
+#define VEC_PUSH(vec, oom) ({						\
+	if ((vec).n == (vec).alloc) {					\
+		size_t na_ = (vec).alloc ? (vec).alloc * 2 : 64;	\
+		void *nv_ = realloc((vec).v, na_ * sizeof(*(vec).v));	\
+		if (nv_) { (vec).v = nv_; (vec).alloc = na_; }		\
+	}								\
+	(vec).n < (vec).alloc ? (memset(&(vec).v[(vec).n], 0, sizeof(*(vec).v)), \
+				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
+
+struct cpu_state {
+	int32_t memo_pid;		/* the last task seen here ... */
+	uint32_t memo_proc;		/* ... its process index ... */
+	uint32_t memo_gen;		/* ... valid while names are unchanged */
+	uint32_t seq;			/* events seen on this CPU */
+	uint32_t last_slab_seq;		/* seq of its last slab allocation */
+	uint64_t last_slab_ptr;
+	uint32_t page_seq;		/* seq of its last page allocation */
+	uint32_t page_order;
+	uint64_t page_pfn;
+	bool page_pending;
+};
+
+/* A queued event, with its strings copied (its record may go away). */
+struct queued {
+	struct kmt_event ev;
+	char name[48];
+};
+
+struct kmt_model {
+	struct kmt_model_opts o;
+	struct queued q[LOOKAHEAD];
+	unsigned int qhead, qlen;
+	struct otab slab, pages, pcpu;
+	struct imap site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
+	VEC(struct kmt_site) sites;
+	VEC(struct kmt_site) page_sites;
+	VEC(struct kmt_cache) caches;
+	VEC(struct kmt_proc) procs;
+	VEC(struct kmt_misuse) misuse;
+	VEC(struct kmt_outstanding) outstanding;
+	VEC(struct kmt_gfp_count) gfp;
+	struct kmt_summary sum;
+	uint64_t *lost_by_cpu, *events_by_cpu;
+	struct cpu_state *cpu;
+	struct { uint64_t addr; uint32_t idx; } site_memo[256];
+	uint32_t *cache_hint;		/* per site: the cache it last used */
+	size_t cache_hint_n;
+	uint32_t comm_gen;		/* bumped when a task is renamed */
+	struct kmt_model_hooks hooks;
+	struct access_tab *access;	/* per (object, offset, ip) counts */
+	uint32_t loss_seq;
+	bool filtering;
+	bool oom;
+};
+
+/* model-object.c: per-object calls out and watchpoint samples. */
+void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,
+		const struct kmt_event *free_ev);
+void model_emit_preexisting(struct kmt_model *m, const struct kmt_event *ev);
+void model_emit_live(struct kmt_model *m);
+void model_access(struct kmt_model *m, const struct kmt_event *ev);
+void model_access_finish(struct kmt_model *m);
+void model_access_release(struct kmt_model *m);
 
 #endif

@@ -15,64 +15,6 @@
 #include <kmemtrace/symbols.h>
 #include "model-local.h"
 
-#define MAX_CPUS 4096
-#define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
-
-/* A growable array of structs. */
-#define VEC(type) struct { type *v; size_t n, alloc; }
-#define VEC_PUSH(vec, oom) ({						\
-	if ((vec).n == (vec).alloc) {					\
-		size_t na_ = (vec).alloc ? (vec).alloc * 2 : 64;	\
-		void *nv_ = realloc((vec).v, na_ * sizeof(*(vec).v));	\
-		if (nv_) { (vec).v = nv_; (vec).alloc = na_; }		\
-	}								\
-	(vec).n < (vec).alloc ? (memset(&(vec).v[(vec).n], 0, sizeof(*(vec).v)), \
-				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
-
-struct cpu_state {
-	int32_t memo_pid;		/* the last task seen here ... */
-	uint32_t memo_proc;		/* ... its process index ... */
-	uint32_t memo_gen;		/* ... valid while names are unchanged */
-	uint32_t seq;			/* events seen on this CPU */
-	uint32_t last_slab_seq;		/* seq of its last slab allocation */
-	uint64_t last_slab_ptr;
-	uint32_t page_seq;		/* seq of its last page allocation */
-	uint32_t page_order;
-	uint64_t page_pfn;
-	bool page_pending;
-};
-
-/* A queued event, with its strings copied (its record may go away). */
-struct queued {
-	struct kmt_event ev;
-	char name[48];
-};
-
-struct kmt_model {
-	struct kmt_model_opts o;
-	struct queued q[LOOKAHEAD];
-	unsigned int qhead, qlen;
-	struct otab slab, pages, pcpu;
-	struct imap site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
-	VEC(struct kmt_site) sites;
-	VEC(struct kmt_site) page_sites;
-	VEC(struct kmt_cache) caches;
-	VEC(struct kmt_proc) procs;
-	VEC(struct kmt_misuse) misuse;
-	VEC(struct kmt_outstanding) outstanding;
-	VEC(struct kmt_gfp_count) gfp;
-	struct kmt_summary sum;
-	uint64_t *lost_by_cpu, *events_by_cpu;
-	struct cpu_state *cpu;
-	struct { uint64_t addr; uint32_t idx; } site_memo[256];
-	uint32_t *cache_hint;		/* per site: the cache it last used */
-	size_t cache_hint_n;
-	uint32_t comm_gen;		/* bumped when a task is renamed */
-	uint32_t loss_seq;
-	bool filtering;
-	bool oom;
-};
-
 static const char *const misuse_names[KMT_MISUSE_NR] = {
 	[KMT_MISUSE_DOUBLE_FREE] = "double_free",
 	[KMT_MISUSE_ALLOC_LIVE] = "alloc_over_live",
@@ -178,6 +120,7 @@ void kmt_model_free(struct kmt_model *m)
 	free(m->events_by_cpu);
 	free(m->cpu);
 	free(m->cache_hint);
+	model_access_release(m);
 	free(m);
 }
 
@@ -449,11 +392,15 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		if (kmalloc_large_twin(m, o, ev)) {
 			count_alloc(m, o, -1);
 			m->sum.kmalloc_large_merged++;
-		} else if (o->loss_seq != m->loss_seq) {
-			m->sum.uncertain_misuse++;	/* its free may be in a gap */
 		} else {
-			note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr, o->cache, NULL);
+			model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
+			if (o->loss_seq != m->loss_seq)
+				m->sum.uncertain_misuse++;	/* its free may be in a gap */
+			else
+				note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr,
+					    o->cache, NULL);
 		}
+		o->hit = 0;
 	} else {
 		o = otab_obj_new(&m->slab, sl);
 		if (!o) {
@@ -505,6 +452,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 			return;
 		}
 		/* Allocated before the trace (or in a gap, if one came first). */
+		model_emit_preexisting(m, ev);
 		if (m->loss_seq)
 			m->sum.uncertain_objects++;
 		else
@@ -557,6 +505,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	m->sum.frees++;
 	m->sum.bytes_freed += o->alloc;
+	model_emit(m, o, KMT_FATE_FREED, ev);
 	otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
 }
 
@@ -605,7 +554,11 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		m->oom = true;
 		return;
 	}
+	if (o->kind == KMT_EV_PAGE_ALLOC)
+		model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
 	o->ts = ev->ts;
+	o->kind = KMT_EV_PAGE_ALLOC;
+	o->proc = proc;
 	o->order = (uint8_t)MIN(ev->order, 255u);
 	o->site = NONE;
 	o->cpu = (uint16_t)ev->cpu;
@@ -632,6 +585,7 @@ static void page_free(struct kmt_model *m, const struct kmt_event *ev)
 			if (ev->cpu != o->cpu)
 				s->cross_cpu++;
 		}
+		model_emit(m, o, KMT_FATE_FREED, ev);
 		otab_remove(&m->pages, sl);
 	}
 }
@@ -767,6 +721,10 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
 		stack(m, ev);
+		break;
+	case KMT_EV_ACCESS:
+		m->cpu[ev->cpu].seq--;	/* not part of the CPU's allocation chain */
+		model_access(m, ev);
 		break;
 	}
 }
@@ -974,6 +932,8 @@ void kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		ou->age[kmt_life_bucket(age)]++;
 	}
 	imap_release(&out_map);
+	model_emit_live(m);
+	model_access_finish(m);
 	if (m->outstanding.n > 1)
 		qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
 	if (ts > m->sum.last_ts)

@@ -151,7 +151,8 @@ int kmt_spool_remove(const char *dir)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
+		if (unlink(path) && errno == EISDIR)
+			kmt_spool_remove(path);	/* access/, one level down */
 	}
 	closedir(dp);
 	return rmdir(dir) ? -errno : 0;

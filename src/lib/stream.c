@@ -20,6 +20,7 @@ struct cpu_cur {
 	int64_t pending_lost;		/* loss to report before head */
 	bool has_lost;
 	int cpu;
+	int buffer;
 };
 
 struct kmt_stream {
@@ -99,34 +100,45 @@ static inline void sift_down(struct kmt_stream *s, int i)
 	}
 }
 
-struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d)
+struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
+					   struct kmt_diag *d)
 {
-	const struct kmt_buffer *b = kmt_file_buffer(f, buffer);
 	struct kmt_stream *s;
-	int i, ret;
+	int i, j, ret;
 
-	if (!b) {
-		kmt_diag_set(d, -EINVAL, "no buffer #%d", buffer);
-		return NULL;
+	for (j = 0, i = 0; j < nr; j++) {
+		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
+
+		if (!b) {
+			kmt_diag_set(d, -EINVAL, "no buffer #%d", buffers[j]);
+			return NULL;
+		}
+		i += b->nr_cpus;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
-	s->n = b->nr_cpus;
-	s->c = calloc((size_t)s->n + 1, sizeof(*s->c));
-	s->heap = calloc((size_t)s->n + 1, sizeof(*s->heap));
+	s->c = calloc((size_t)i + 1, sizeof(*s->c));
+	s->heap = calloc((size_t)i + 1, sizeof(*s->heap));
 	if (!s->c || !s->heap)
 		goto nomem;
-	for (i = 0; i < s->n; i++) {
-		s->c[i].cpu = b->cpus[i].cpu;
-		ret = kmt_cpu_reader_open(&s->c[i].r, f, buffer, i, d);
-		if (ret)
-			goto fail;
-		ret = cur_advance(&s->c[i], d);
-		if (ret < 0)
-			goto fail;
-		if (ret > 0)
-			s->heap[s->heap_n++] = i;
+	for (j = 0; j < nr; j++) {
+		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
+
+		for (i = 0; i < b->nr_cpus; i++) {
+			struct cpu_cur *c = &s->c[s->n++];
+
+			c->cpu = b->cpus[i].cpu;
+			c->buffer = buffers[j];
+			ret = kmt_cpu_reader_open(&c->r, f, buffers[j], i, d);
+			if (ret)
+				goto fail;
+			ret = cur_advance(c, d);
+			if (ret < 0)
+				goto fail;
+			if (ret > 0)
+				s->heap[s->heap_n++] = s->n - 1;
+		}
 	}
 	for (i = s->heap_n / 2 - 1; i >= 0; i--)
 		sift_down(s, i);
@@ -160,6 +172,7 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 		return 0;
 	c = &s->c[s->heap[0]];
 	out->cpu = c->cpu;
+	out->buffer = c->buffer;
 	out->idx = s->heap[0];
 	out->rec = c->head;
 	out->lost_marker = c->has_lost;
@@ -178,6 +191,11 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	}
 	s->advance = true;
 	return 1;
+}
+
+struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d)
+{
+	return kmt_stream_open_buffers(f, &buffer, 1, d);
 }
 
 uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx)

@@ -491,7 +491,7 @@ static int check_cpu_data(struct kmt_file *f, struct kmt_diag *d)
 				has_data = true;
 		}
 		/* The top-level buffer wins; else the first with data. */
-		if (has_data && (f->main_buffer < 0 || !*b->name))
+		if (has_data && (f->main_buffer < 0 || !*b->name) && strcmp(b->name, KMT_ACCESS_BUFFER))
 			f->main_buffer = i;
 	}
 	return 0;
@@ -750,4 +750,9 @@ int kmt_file_find_buffer(const struct kmt_file *f, const char *name)
 		if (!strcmp(f->buffers[i].name, name))
 			return i;
 	return -1;
+}
+
+int kmt_file_access_buffer(const struct kmt_file *f)
+{
+	return kmt_file_find_buffer(f, KMT_ACCESS_BUFFER);
 }

@@ -1,8 +1,6 @@
 /*
  * Test trace builder (see tbuild.h). Pages are packed like the kernel's
- * ring buffer: a 16-byte header (u64 timestamp, u64 commit), events with a
- * 4-byte header (type_len:5, delta:27), TIME_EXTEND when a delta does not
- * fit in 27 bits, type_len 0 events for payloads over 112 bytes.
+ * ring buffer by the library's page writer (kmemtrace/pagew.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,26 +9,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <kmemtrace/access.h>
 #include <kmemtrace/format.h>
+#include <kmemtrace/tracefile.h>
 #include <kmemtrace/page.h>
+#include <kmemtrace/pagew.h>
 #include "kmt-local.h"
 #include "tbuild.h"
 
-#define HDR 16
-
 struct tb_cpu {
 	struct sbuf data;		/* closed pages */
-	uint8_t *page;
-	uint32_t used;			/* bytes of events in page */
-	bool open;
-	uint64_t page_ts, last_ts;
-	bool lost_flag;
-	int64_t lost;
+	struct kmt_pagew w;
+	uint64_t last_ts;
 	char *stats;
 };
 
 struct tb {
 	int ncpus;
+	struct tb_cpu *acc;		/* kmemtrace watch samples, or NULL */
 	uint32_t subbuf;
 	struct kmt_formats fs;
 	struct kmt_wformat wf[256];
@@ -39,6 +35,13 @@ struct tb {
 	struct tb_cpu *cpu;
 	char *kallsyms, *cmdlines;
 };
+
+static int page_out(void *arg, const uint8_t *page, uint32_t size)
+{
+	struct tb_cpu *c = arg;
+
+	return sbuf_add(&c->data, page, size);
+}
 
 struct tb *tb_new(int ncpus, uint32_t subbuf)
 {
@@ -49,7 +52,8 @@ struct tb *tb_new(int ncpus, uint32_t subbuf)
 	tb->subbuf = subbuf ? subbuf : 4096;
 	tb->cpu = calloc((size_t)ncpus, sizeof(*tb->cpu));
 	for (i = 0; i < ncpus; i++)
-		tb->cpu[i].page = calloc(1, tb->subbuf);
+		if (kmt_pagew_init(&tb->cpu[i].w, tb->subbuf, page_out, &tb->cpu[i]))
+			abort();
 	kmt_formats_init(&tb->fs);
 	return tb;
 }
@@ -60,13 +64,18 @@ void tb_free(struct tb *tb)
 
 	for (i = 0; i < tb->ncpus; i++) {
 		sbuf_release(&tb->cpu[i].data);
-		free(tb->cpu[i].page);
+		kmt_pagew_release(&tb->cpu[i].w);
+		if (tb->acc) {
+			sbuf_release(&tb->acc[i].data);
+			kmt_pagew_release(&tb->acc[i].w);
+		}
 		free(tb->cpu[i].stats);
 	}
 	for (i = 0; i < tb->nwf; i++)
 		free(tb->texts[i]);
 	kmt_formats_release(&tb->fs);
 	free(tb->cpu);
+	free(tb->acc);
 	free(tb->kallsyms);
 	free(tb->cmdlines);
 	free(tb);
@@ -154,90 +163,26 @@ void tb_cpustat(struct tb *tb, int cpu, const char *text)
 	tb->cpu[cpu].stats = strdup(text);
 }
 
-static void close_page(struct tb *tb, struct tb_cpu *c)
-{
-	uint64_t commit;
-
-	if (!c->open)
-		return;
-	commit = c->used;
-	memset(c->page, 0, HDR);
-	memcpy(c->page, &c->page_ts, 8);
-	if (c->lost_flag) {
-		commit |= KMT_RB_MISSED_EVENTS;
-		if (c->lost >= 0) {
-			commit |= KMT_RB_MISSED_STORED;
-			memcpy(c->page + HDR + c->used, &c->lost, 8);
-		}
-		c->lost_flag = false;
-	}
-	memcpy(c->page + 8, &commit, 8);
-	sbuf_add(&c->data, c->page, tb->subbuf);
-	memset(c->page, 0, tb->subbuf);
-	c->open = false;
-	c->used = 0;
-}
-
 void tb_flush_page(struct tb *tb, int cpu)
 {
-	close_page(tb, &tb->cpu[cpu]);
+	kmt_pagew_flush(&tb->cpu[cpu].w);
 }
 
 void tb_lost(struct tb *tb, int cpu, int64_t lost)
 {
-	struct tb_cpu *c = &tb->cpu[cpu];
-
-	close_page(tb, c);
-	c->lost_flag = true;
-	c->lost = lost;
+	kmt_pagew_lost(&tb->cpu[cpu].w, lost);
 }
 
 static void put_event(struct tb *tb, struct tb_cpu *c, uint64_t ts, const uint8_t *p, uint32_t len)
 {
-	uint32_t plen = (len + 3) & ~3u, need, room;
-	uint64_t delta;
-	uint32_t hdr;
-
-	need = (plen <= 112 ? 4 : 8) + plen;
-	room = tb->subbuf - HDR - 8;	/* keep room for a lost count */
-	if (c->open && c->used + need + 8 > room)
-		close_page(tb, c);
-	if (!c->open) {
-		c->open = true;
-		c->page_ts = ts;
-		c->last_ts = ts;
-		c->used = 0;
-	}
 	if (ts < c->last_ts) {
 		fprintf(stderr, "tbuild: time goes back on a CPU (%llu < %llu)\n",
 			(unsigned long long)ts, (unsigned long long)c->last_ts);
 		abort();
 	}
-	delta = ts - c->last_ts;
-	if (delta >= (1u << 27)) {
-		uint32_t ext[2];
-
-		ext[0] = 30 | (uint32_t)((delta & ((1u << 27) - 1)) << 5);
-		ext[1] = (uint32_t)(delta >> 27);
-		memcpy(c->page + HDR + c->used, ext, 8);
-		c->used += 8;
-		delta = 0;
-	}
-	if (plen <= 112) {
-		hdr = (plen / 4) | (uint32_t)(delta << 5);
-		memcpy(c->page + HDR + c->used, &hdr, 4);
-		memcpy(c->page + HDR + c->used + 4, p, len);
-		c->used += 4 + plen;
-	} else {
-		uint32_t a0 = plen + 4;
-
-		hdr = (uint32_t)(delta << 5);
-		memcpy(c->page + HDR + c->used, &hdr, 4);
-		memcpy(c->page + HDR + c->used + 4, &a0, 4);
-		memcpy(c->page + HDR + c->used + 8, p, len);
-		c->used += 8 + plen;
-	}
 	c->last_ts = ts;
+	if (kmt_pagew_add(&c->w, ts, p, len))
+		abort();
 }
 
 void tb_emit(struct tb *tb, int cpu, uint64_t ts, const char *system, const char *event,
@@ -281,6 +226,29 @@ void tb_emit(struct tb *tb, int cpu, uint64_t ts, const char *system, const char
 	put_event(tb, &tb->cpu[cpu], ts, rec, dyn);
 }
 
+void tb_access(struct tb *tb, int cpu, uint64_t ts, int pid, uint64_t ip, uint64_t obj,
+	       uint32_t offset, bool write, const char *field)
+{
+	struct kmt_access a = { .pid = pid, .ip = ip, .obj = obj, .offset = offset, .len = 8,
+				.write = write, .field = field };
+	uint8_t rec[KMT_ACCESS_MAX];
+	int i;
+
+	if (!tb->acc) {
+		tb->acc = calloc((size_t)tb->ncpus, sizeof(*tb->acc));
+		for (i = 0; i < tb->ncpus; i++)
+			if (kmt_pagew_init(&tb->acc[i].w, tb->subbuf, page_out, &tb->acc[i]))
+				abort();
+		tb_format_text(tb, KMT_ACCESS_SYSTEM, kmt_access_format());
+	}
+	put_event(tb, &tb->acc[cpu], ts, rec, kmt_access_encode(rec, &a));
+}
+
+void tb_access_lost(struct tb *tb, int cpu, int64_t lost)
+{
+	kmt_pagew_lost(&tb->acc[cpu].w, lost);
+}
+
 const uint8_t *tb_cpu_data(struct tb *tb, int cpu, uint64_t *size)
 {
 	*size = tb->cpu[cpu].data.len;
@@ -298,18 +266,28 @@ int tb_write(struct tb *tb, const char *path, int version, enum kmt_zalg zalg)
 	struct kmt_writer_opts o = { .version = version, .zalg = zalg, .level = 1,
 				     .chunk_pages = 4, .page_size = 4096, .long_size = 8 };
 	struct kmt_trace_meta m = { 0 };
-	struct kmt_wcpu *wc = calloc((size_t)tb->ncpus, sizeof(*wc));
-	struct kmt_wbuffer b = { .name = "", .clock = "local", .subbuf_size = tb->subbuf,
-				 .nr_cpus = tb->ncpus, .cpus = wc };
+	struct kmt_wcpu *wc = calloc((size_t)tb->ncpus * 2, sizeof(*wc));
+	struct kmt_wbuffer b[2] = {
+		{ .name = "", .clock = "local", .subbuf_size = tb->subbuf, .nr_cpus = tb->ncpus,
+		  .cpus = wc },
+		{ .name = KMT_ACCESS_BUFFER, .clock = "local", .subbuf_size = tb->subbuf,
+		  .nr_cpus = tb->ncpus, .cpus = wc + tb->ncpus },
+	};
 	struct kmt_diag d;
 	int fd, i, ret;
 
 	for (i = 0; i < tb->ncpus; i++) {
-		close_page(tb, &tb->cpu[i]);
+		kmt_pagew_flush(&tb->cpu[i].w);
 		wc[i].cpu = i;
 		wc[i].mem = tb->cpu[i].data.buf;
 		wc[i].size = tb->cpu[i].data.len;
 		wc[i].stats = tb->cpu[i].stats;
+		if (tb->acc) {
+			kmt_pagew_flush(&tb->acc[i].w);
+			wc[tb->ncpus + i].cpu = i;
+			wc[tb->ncpus + i].mem = tb->acc[i].data.buf;
+			wc[tb->ncpus + i].size = tb->acc[i].data.len;
+		}
 	}
 	m.header_page.data = header_page_6_18;
 	m.header_page.len = strlen(header_page_6_18);
@@ -331,7 +309,7 @@ int tb_write(struct tb *tb, const char *path, int version, enum kmt_zalg zalg)
 		free(wc);
 		return -errno;
 	}
-	ret = kmt_write_trace(fd, &o, &m, &b, 1, &d);
+	ret = kmt_write_trace(fd, &o, &m, b, tb->acc ? 2 : 1, &d);
 	if (ret)
 		fprintf(stderr, "tbuild: %s\n", d.msg);
 	close(fd);

@@ -42,6 +42,15 @@ void tb_lost(struct tb *tb, int cpu, int64_t lost);
 /* Close @cpu's current page (the next event starts a new one). */
 void tb_flush_page(struct tb *tb, int cpu);
 
+/*
+ * A kmemtrace watch sample on @cpu (in the second buffer, KMT_ACCESS_BUFFER,
+ * created with the kmemtrace:access format at the first call), and a loss
+ * of samples before the next one.
+ */
+void tb_access(struct tb *tb, int cpu, uint64_t ts, int pid, uint64_t ip, uint64_t obj,
+	       uint32_t offset, bool write, const char *field);
+void tb_access_lost(struct tb *tb, int cpu, int64_t lost);
+
 /* Write everything to @path. Returns 0 or a negative error. */
 int tb_write(struct tb *tb, const char *path, int version, enum kmt_zalg zalg);
 /* Raw data of @cpu (whole pages so far), for page-level tests. */

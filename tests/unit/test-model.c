@@ -31,6 +31,9 @@ struct run {
 	struct kmt_analyse_result res;
 };
 
+/* Hooks for the next analyse(), if any. */
+static const struct kmt_model_hooks *next_hooks;
+
 static void analyse(struct run *r, struct tb *tb, double t_start, double t_end)
 {
 	const char *path = tb_tmpname("model");
@@ -44,6 +47,9 @@ static void analyse(struct run *r, struct tb *tb, double t_start, double t_end)
 	r->m = kmt_model_new(NULL);
 	assert_non_null(r->dec);
 	assert_non_null(r->m);
+	if (next_hooks)
+		kmt_model_set_hooks(r->m, next_hooks);
+	next_hooks = NULL;
 	if (kmt_analyse(r->f, kmt_file_main_buffer(r->f), r->dec, r->m, &o, &r->res, &d))
 		fail_msg("%s", d.msg);
 	tb_free(tb);
@@ -400,6 +406,134 @@ static void test_process_names(void **state)
 	done(&r);
 }
 
+/* What the hooks saw. */
+struct seen {
+	struct kmt_object obj[16];
+	char cache[16][48];
+	int nobj;
+	struct { uint64_t obj_ts, ip; uint32_t offset; bool write; char field[16]; } acc[16];
+	int nacc;
+};
+
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct seen *s = arg;
+
+	assert_true(s->nobj < 16);
+	s->obj[s->nobj] = *o;
+	snprintf(s->cache[s->nobj], 48, "%s", o->cache ? o->cache : "");
+	s->obj[s->nobj].cache = s->cache[s->nobj];
+	s->obj[s->nobj++].comm = NULL;
+}
+
+static void on_access(void *arg, const struct kmt_object *o, const struct kmt_event *ev)
+{
+	struct seen *s = arg;
+
+	assert_true(s->nacc < 16);
+	s->acc[s->nacc].obj_ts = o->alloc_ts;
+	s->acc[s->nacc].ip = ev->call_site;
+	s->acc[s->nacc].offset = ev->offset;
+	s->acc[s->nacc].write = ev->flags & KMT_EVF_WRITE;
+	snprintf(s->acc[s->nacc].field, 16, "%.*s", (int)ev->str2_len, ev->str2);
+	s->nacc++;
+}
+
+#define IP_W 0xffffffff81300040ULL
+#define IP_R 0xffffffff81300080ULL
+
+/*
+ * Objects and watchpoint samples: every object's record (freed, live,
+ * allocated over, pre-existing), and samples in a second buffer merged by
+ * time and attributed to the object live at the address then; a sample
+ * after the free is dropped, a loss of samples is not a loss of events.
+ */
+static void test_objects_and_accesses(void **state)
+{
+	static struct seen seen;
+	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &seen };
+	const struct kmt_access_stat *st;
+	const struct kmt_summary *s;
+	struct tb *tb = new_tb();
+	struct run r;
+	size_t n;
+
+	memset(&seen, 0, sizeof(seen));
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 40, 64);
+	tb_access(tb, 1, 2 * MS, 10, IP_W, OBJ(1), 32, true, "count");
+	tb_access(tb, 0, 2 * MS + 5, 11, IP_R, OBJ(1), 32, false, "count");
+	tb_access(tb, 0, 2 * MS + 9, 11, IP_R, OBJ(1), 40, false, "flags");
+	tb_kfree(tb, 1, 3 * MS, 11, FREE_A, OBJ(1));
+	tb_access(tb, 1, 3 * MS + 1, 11, IP_W, OBJ(1), 32, true, "count");	/* after the free */
+	tb_cache_alloc(tb, 1, 4 * MS, 12, SITE_B, OBJ(2), "filp", 232, 256);
+	tb_access_lost(tb, 0, 7);
+	tb_access(tb, 0, 5 * MS, 12, IP_W, OBJ(2), 0, true, NULL);
+	tb_kmalloc(tb, 0, 6 * MS, 10, SITE_A, OBJ(3), 8, 8);
+	tb_kmalloc(tb, 0, 7 * MS, 10, SITE_A, OBJ(3), 16, 16);	/* over a live one */
+	tb_kfree(tb, 1, 8 * MS, 11, FREE_A, OBJ(9));		/* allocated before */
+	next_hooks = &h;
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->access_hits, 5);
+	assert_int_equal(s->access_writes, 2);
+	assert_int_equal(s->access_reads, 2);
+	assert_int_equal(s->access_dropped, 1);
+	assert_int_equal(s->access_lost, 7);
+	assert_int_equal(s->access_objects, 2);
+	assert_false(s->affected_by_loss);	/* losing samples loses no allocation */
+	assert_int_equal(s->lost_events, 0);
+
+	/* In order: OBJ(1) freed, OBJ(3) allocated over, OBJ(9) pre-existing, then the live. */
+	assert_int_equal(seen.nobj, 5);
+	assert_int_equal(seen.obj[0].ptr, OBJ(1));
+	assert_int_equal(seen.obj[0].fate, KMT_FATE_FREED);
+	assert_int_equal(seen.obj[0].alloc_site, SITE_A);
+	assert_int_equal(seen.obj[0].free_site, FREE_A);
+	assert_int_equal(seen.obj[0].alloc_pid, 10);
+	assert_int_equal(seen.obj[0].free_pid, 11);
+	assert_int_equal(seen.obj[0].alloc_ts, 1 * MS);
+	assert_int_equal(seen.obj[0].free_ts, 3 * MS);
+	assert_int_equal(seen.obj[0].bytes_req, 40);
+	assert_int_equal(seen.obj[0].bytes_alloc, 64);
+	assert_string_equal(seen.obj[0].cache, "kmalloc-64");
+	assert_int_equal(seen.obj[1].ptr, OBJ(3));
+	assert_int_equal(seen.obj[1].fate, KMT_FATE_UNSEEN_FREE);
+	assert_int_equal(seen.obj[1].bytes_alloc, 8);
+	assert_int_equal(seen.obj[2].ptr, OBJ(9));
+	assert_int_equal(seen.obj[2].fate, KMT_FATE_PREEXISTING);
+	assert_int_equal(seen.obj[2].free_ts, 8 * MS);
+	assert_int_equal(seen.obj[3].ptr, OBJ(2));		/* live, oldest first */
+	assert_int_equal(seen.obj[3].fate, KMT_FATE_LIVE);
+	assert_string_equal(seen.obj[3].cache, "filp");
+	assert_int_equal(seen.obj[3].free_ts, 0);
+	assert_int_equal(seen.obj[4].ptr, OBJ(3));
+	assert_int_equal(seen.obj[4].bytes_alloc, 16);
+
+	assert_int_equal(seen.nacc, 4);
+	assert_int_equal(seen.acc[0].ip, IP_W);
+	assert_true(seen.acc[0].write);
+	assert_string_equal(seen.acc[0].field, "count");
+	assert_int_equal(seen.acc[0].obj_ts, 1 * MS);
+	assert_int_equal(seen.acc[2].offset, 40);
+	assert_int_equal(seen.acc[3].obj_ts, 4 * MS);	/* the filp object */
+
+	st = kmt_model_access(r.m, &n);
+	assert_int_equal(n, 4);		/* (A,32,W) (A,32,R) (A,40,R) (B,0,W) */
+	assert_int_equal(st[0].site, SITE_A);
+	assert_int_equal(st[0].offset, 32);
+	assert_int_equal(st[0].ip, IP_W);
+	assert_int_equal(st[0].writes, 1);
+	assert_int_equal(st[0].reads, 0);
+	assert_string_equal(st[0].field, "count");
+	assert_int_equal(st[1].ip, IP_R);
+	assert_int_equal(st[1].reads, 1);
+	assert_int_equal(st[2].offset, 40);
+	assert_string_equal(st[2].field, "flags");
+	assert_int_equal(st[3].site, SITE_B);
+	assert_int_equal(st[3].writes, 1);
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_old_kernel_layout),
 		cmocka_unit_test(test_process_names),
+		cmocka_unit_test(test_objects_and_accesses),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
