@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/analyse.h>
-#include <kmemtrace/comm.h>
-#include <kmemtrace/event.h>
+#include "analysis.h"
 #include "cmd.h"
 #include "report.h"
 
@@ -88,83 +86,35 @@ static int parse_sort(struct report *r, const char *arg)
 	return r->nr_sort ? 0 : -1;
 }
 
-static int parse_window(struct report *r, const char *arg)
+static int run(struct report *r, struct analysis *a, const char *buffer, bool json,
+	       const char *csv, struct kmt_model_opts *mo)
 {
-	const char *comma = strchr(arg, ',');
-	char *end;
-
-	if (!comma)
-		return -1;
-	if (comma != arg) {
-		r->t_start = strtod(arg, &end);
-		if (end != comma || r->t_start < 0)
-			return -1;
-	}
-	if (comma[1]) {
-		r->t_end = strtod(comma + 1, &end);
-		if (*end || r->t_end < 0)
-			return -1;
-	}
-	return r->t_end < 0 || r->t_end >= r->t_start ? 0 : -1;
-}
-
-static int run(struct report *r, const char *buffer, bool json, const char *csv,
-	       struct kmt_model_opts *mo)
-{
-	const struct kmt_file_info *fi = kmt_file_info(r->f);
-	struct kmt_analyse_opts ao = { .t_start = r->t_start, .t_end = r->t_end };
-	struct kmt_analyse_result res;
-	struct kmt_diag d = { 0 };
 	const struct kmt_format *fmt;
-	struct kmt_comms *comms = kmt_comms_new();
-	struct kmt_decoder *dec;
-	const char *text;
-	size_t len;
-	int b, ret;
+	int ret;
 
-	b = buffer ? kmt_file_find_buffer(r->f, buffer) : kmt_file_main_buffer(r->f);
-	if (buffer && b < 0) {
-		kmt_comms_free(comms);
-		return error("%s: no buffer '%s'", r->path, buffer);
-	}
-	text = kmt_file_kallsyms(r->f, &len);
-	r->syms = kmt_symbols_parse(text, len);
-	text = kmt_file_cmdlines(r->f, &len);
-	dec = kmt_decoder_new(kmt_file_formats(r->f), fi->big_endian, fi->kernel_long_size);
-	if (!comms || !r->syms || !dec) {
-		kmt_comms_free(comms);
-		kmt_decoder_free(dec);
-		return error("out of memory");
-	}
-	kmt_comms_parse(comms, text, len);
-	r->skipped = kmt_decoder_skipped(dec);
+	ret = analysis_open(a, r->path);
+	if (ret)
+		return ret;
+	r->f = a->f;
+	r->syms = a->syms;
+	r->skipped = a->skipped;
 	fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "mm_page_alloc");
 	if (!fmt)
 		fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "kmalloc");
 	r->gfp_names = fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
-	mo->cmdlines = comms;
-	mo->syms = r->syms;
-	r->m = kmt_model_new(mo);
-	if (!r->m) {
-		ret = error("out of memory");
-	} else if (b >= 0 && (ret = kmt_analyse(r->f, b, dec, r->m, &ao, &res, &d))) {
-		ret = error("%s", d.msg);
-	} else {
-		r->t0 = res.t0;
-		if (b < 0)
-			kmt_model_finish(r->m, 0);
-		ret = EXIT_OK;
-		if (csv)
-			ret = report_csv(r, csv, stdout);
-		else if (json)
-			report_json(r, stdout);
-		else
-			report_text(r, stdout);
-	}
+	ret = analysis_run(a, buffer, mo, NULL, r->t_start, r->t_end);
+	if (ret)
+		return ret;
+	r->m = a->m;
+	r->t0 = a->t0;
+	if (csv)
+		ret = report_csv(r, csv, stdout);
+	else if (json)
+		report_json(r, stdout);
+	else
+		report_text(r, stdout);
 	if (*r->skipped && !json && !csv)
 		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
-	kmt_decoder_free(dec);
-	kmt_comms_free(comms);
 	return ret;
 }
 
@@ -190,7 +140,7 @@ int cmd_report(int argc, char **argv)
 			    .t_start = -1, .t_end = -1, .nr_sort = 1, .sort = { SORT_BYTES } };
 	struct kmt_model_opts mo = { 0 };
 	const char *buffer = NULL, *csv = NULL;
-	struct kmt_diag d = { 0 };
+	struct analysis a;
 	bool json = false;
 	char *end;
 	int opt, ret;
@@ -211,7 +161,7 @@ int cmd_report(int argc, char **argv)
 				return usage_error(report_usage, "bad row count '%s'", optarg);
 			break;
 		case OPT_TIME:
-			if (parse_window(&r, optarg))
+			if (parse_window(optarg, &r.t_start, &r.t_end))
 				return usage_error(report_usage, "bad time window '%s' (START,END in seconds)", optarg);
 			break;
 		case 'p':
@@ -245,13 +195,8 @@ int cmd_report(int argc, char **argv)
 		return usage_error(report_usage, "too many arguments");
 	if (r.t_start < 0)
 		r.t_start = 0;
-	if (kmt_file_open(&r.f, r.path, &d))
-		return error("%s", d.msg);
-	kmt_file_set_prefetch(r.f, !getenv("KMT_NO_THREADS"));
-	ret = run(&r, buffer, json, csv, &mo);
-	kmt_model_free(r.m);
-	kmt_symbols_free(r.syms);
+	ret = run(&r, &a, buffer, json, csv, &mo);
 	kmt_flags_free(r.gfp_names);
-	kmt_file_close(r.f);
+	analysis_close(&a);
 	return ret;
 }

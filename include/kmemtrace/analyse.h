@@ -17,6 +17,8 @@ struct kmt_analyse_opts {
 	/* Called for every decoded event in the window, after the model. */
 	void (*each)(void *arg, const struct kmt_event *ev);
 	void *arg;
+	/* If set, receives the first record's time as soon as it is read. */
+	uint64_t *t0;
 };
 
 struct kmt_analyse_result {

@@ -27,6 +27,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		if (!started) {
 			started = true;
 			res->t0 = sr.rec.ts;
+			if (o && o->t0)
+				*o->t0 = res->t0;
 			if (o && o->t_start > 0)
 				lo = res->t0 + (uint64_t)(o->t_start * 1e9);
 			if (o && o->t_end >= 0)

@@ -1,0 +1,91 @@
+/*
+ * Opening and running a trace for analysis (src/analysis.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/analyse.h>
+#include "analysis.h"
+#include "cmd.h"
+
+int analysis_open(struct analysis *a, const char *path)
+{
+	const struct kmt_file_info *fi;
+	struct kmt_diag d = { 0 };
+	const char *text;
+	size_t len;
+
+	memset(a, 0, sizeof(*a));
+	a->path = path;
+	if (kmt_file_open(&a->f, path, &d))
+		return error("%s", d.msg);
+	kmt_file_set_prefetch(a->f, !getenv("KMT_NO_THREADS"));
+	fi = kmt_file_info(a->f);
+	text = kmt_file_kallsyms(a->f, &len);
+	a->syms = kmt_symbols_parse(text, len);
+	a->comms = kmt_comms_new();
+	a->dec = kmt_decoder_new(kmt_file_formats(a->f), fi->big_endian, fi->kernel_long_size);
+	if (!a->syms || !a->comms || !a->dec)
+		return error("out of memory");
+	text = kmt_file_cmdlines(a->f, &len);
+	kmt_comms_parse(a->comms, text, len);
+	a->skipped = kmt_decoder_skipped(a->dec);
+	return EXIT_OK;
+}
+
+int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
+		 const struct kmt_model_hooks *hooks, double t_start, double t_end)
+{
+	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0 };
+	struct kmt_analyse_result res;
+	struct kmt_diag d = { 0 };
+	int b = buffer ? kmt_file_find_buffer(a->f, buffer) : kmt_file_main_buffer(a->f);
+
+	if (buffer && b < 0)
+		return error("%s: no buffer '%s'", a->path, buffer);
+	mo->cmdlines = a->comms;
+	mo->syms = a->syms;
+	a->m = kmt_model_new(mo);
+	if (!a->m)
+		return error("out of memory");
+	if (hooks)
+		kmt_model_set_hooks(a->m, hooks);
+	if (b < 0) {
+		kmt_model_finish(a->m, 0);	/* no events at all: empty results */
+		return EXIT_OK;
+	}
+	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &res, &d))
+		return error("%s", d.msg);
+	return EXIT_OK;
+}
+
+void analysis_close(struct analysis *a)
+{
+	kmt_model_free(a->m);
+	kmt_decoder_free(a->dec);
+	kmt_comms_free(a->comms);
+	kmt_symbols_free(a->syms);
+	kmt_file_close(a->f);
+	memset(a, 0, sizeof(*a));
+}
+
+int parse_window(const char *arg, double *start, double *end)
+{
+	const char *comma = strchr(arg, ',');
+	char *e;
+
+	*start = *end = -1;
+	if (!comma)
+		return -1;
+	if (comma != arg) {
+		*start = strtod(arg, &e);
+		if (e != comma || *start < 0)
+			return -1;
+	}
+	if (comma[1]) {
+		*end = strtod(comma + 1, &e);
+		if (*e || *end < 0)
+			return -1;
+	}
+	return *end < 0 || *end >= *start ? 0 : -1;
+}

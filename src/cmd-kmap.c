@@ -1,0 +1,460 @@
+/*
+ * kmemtrace kmap: one record per object, Memorizer's KMAP. The model
+ * hands out each object when its story ends (freed, allocated over, or
+ * live at the end); watchpoint samples that fell in it are gathered per
+ * object while it lives and printed under its record. Memory: the model's
+ * live objects plus the samples of objects that have some.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cmd.h"
+#include "report.h"
+
+static const char kmap_usage[] =
+	"usage: kmemtrace kmap [options] [FILE]\n"
+	"\n"
+	"One record per object the trace saw allocated (default file kmemtrace.dat), in\n"
+	"Memorizer's KMAP format:\n"
+	"  alloc_ip,pid,obj_va_ptr,size,alloc_time,free_time,free_ip,comm,cache\n"
+	"and, when the file holds watchpoint samples (kmemtrace watch), under it one\n"
+	"line per accessing instruction and task:\n"
+	"    access_ip,access_pid,write_count,read_count\n"
+	"Times are ns from the first event; free_time 0 and free_ip empty when the\n"
+	"object was not freed in the trace; size is the bytes allocated. Records come\n"
+	"as objects leave: at their free, then those still live, oldest first.\n"
+	"\n"
+	"      --callsite FUNC    only objects allocated from FUNC (a function name)\n"
+	"      --cache NAME       only objects of this cache (kmalloc-64: a kmalloc size)\n"
+	"  -p, --pid PID          only objects allocated by this task\n"
+	"      --comm NAME        only objects allocated by tasks with this name\n"
+	"      --time START,END   only events in this window, seconds from the first\n"
+	"      --live             only objects still live at the end\n"
+	"      --accessed         only objects with watchpoint samples\n"
+	"      --pages            page allocations too (obj_va_ptr: pfn:N)\n"
+	"      --preexisting      also objects freed in the trace but allocated before\n"
+	"  -B, --buffer NAME      the trace-cmd instance buffer to read\n"
+	"      --raw-ip           instruction addresses instead of symbol+offset\n"
+	"      --hash-pointers[=KEY]  object and instruction addresses as keyed hashes\n"
+	"      --json             one JSON array (schema: docs/kmap.md)\n"
+	"  -h, --help             this text\n";
+
+/* Samples of one object, per instruction, task and offset. */
+struct hit {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t offset;
+	uint64_t reads, writes;
+	char field[48];
+};
+
+struct hits {
+	uint64_t ptr, alloc_ts;		/* the object; ptr 0: empty slot */
+	struct hit *v;
+	size_t n, alloc;
+};
+
+struct kmap {
+	struct report names;		/* symbols, --raw-ip, --hash-pointers */
+	const char *callsite, *cache;
+	bool live_only, accessed_only, preexisting, json;
+	const uint64_t *t0;		/* the first record's time, once read */
+	uint64_t printed;
+	struct hits *tab;		/* open addressing by object */
+	size_t cap, used;
+	uint64_t memo_site;		/* --callsite: last site looked at */
+	bool memo_match;
+	FILE *out;
+};
+
+static size_t slot_of(const struct kmap *k, uint64_t ptr, uint64_t ts)
+{
+	uint64_t h = (ptr ^ (ts * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return (size_t)(h >> 20) & (k->cap - 1);
+}
+
+static struct hits *hits_find(struct kmap *k, uint64_t ptr, uint64_t ts, bool create)
+{
+	size_t i;
+
+	if (create && (k->used + 1) * 2 > k->cap) {
+		size_t oc = k->cap, nc = oc ? oc * 2 : 64, j;
+		struct hits *old = k->tab, *nt = calloc(nc, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		k->tab = nt;
+		k->cap = nc;
+		for (j = 0; j < oc; j++)
+			if (old[j].ptr) {
+				for (i = slot_of(k, old[j].ptr, old[j].alloc_ts); nt[i].ptr; i = (i + 1) & (nc - 1))
+					;
+				nt[i] = old[j];
+			}
+		free(old);
+	}
+	if (!k->cap)
+		return NULL;
+	for (i = slot_of(k, ptr, ts); k->tab[i].ptr; i = (i + 1) & (k->cap - 1))
+		if (k->tab[i].ptr == ptr && k->tab[i].alloc_ts == ts)
+			return &k->tab[i];
+	if (!create)
+		return NULL;
+	k->tab[i].ptr = ptr;
+	k->tab[i].alloc_ts = ts;
+	k->used++;
+	return &k->tab[i];
+}
+
+/* Remove @h, re-placing the entries after it (linear probing). */
+static void hits_remove(struct kmap *k, struct hits *h)
+{
+	size_t i = (size_t)(h - k->tab), j = i;
+
+	free(h->v);
+	memset(h, 0, sizeof(*h));
+	k->used--;
+	for (;;) {
+		struct hits t;
+		size_t home;
+
+		j = (j + 1) & (k->cap - 1);
+		if (!k->tab[j].ptr)
+			return;
+		home = slot_of(k, k->tab[j].ptr, k->tab[j].alloc_ts);
+		/* Stays if its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		t = k->tab[j];
+		memset(&k->tab[j], 0, sizeof(k->tab[j]));
+		k->tab[i] = t;
+		i = j;
+	}
+}
+
+static void on_access(void *arg, const struct kmt_object *o, const struct kmt_event *ev)
+{
+	struct kmap *k = arg;
+	struct hits *h = hits_find(k, o->ptr, o->alloc_ts, true);
+	size_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->n; i++)
+		if (h->v[i].ip == ev->call_site && h->v[i].pid == ev->pid && h->v[i].offset == ev->offset)
+			break;
+	if (i == h->n) {
+		if (h->n == h->alloc) {
+			size_t na = h->alloc ? h->alloc * 2 : 4;
+			struct hit *nv = realloc(h->v, na * sizeof(*nv));
+
+			if (!nv)
+				return;
+			h->v = nv;
+			h->alloc = na;
+		}
+		memset(&h->v[i], 0, sizeof(h->v[i]));
+		h->v[i].ip = ev->call_site;
+		h->v[i].pid = ev->pid;
+		h->v[i].offset = ev->offset;
+		snprintf(h->v[i].field, sizeof(h->v[i].field), "%.*s",
+			 (int)MIN(ev->str2_len, 47u), ev->str2);
+		h->n++;
+	}
+	if (ev->flags & KMT_EVF_WRITE)
+		h->v[i].writes++;
+	else
+		h->v[i].reads++;
+}
+
+static bool wanted(struct kmap *k, const struct kmt_object *o)
+{
+	char fn[256];
+
+	if (k->live_only && o->fate != KMT_FATE_LIVE)
+		return false;
+	if (o->fate == KMT_FATE_PREEXISTING && !k->preexisting)
+		return false;
+	if (k->cache && (!o->cache || strcmp(o->cache, k->cache)))
+		return false;
+	if (k->callsite) {
+		if (o->alloc_site != k->memo_site || !k->memo_site) {
+			k->memo_site = o->alloc_site;
+			k->memo_match = !strcmp(site_function(&k->names, o->alloc_site, fn, sizeof(fn)),
+						k->callsite);
+		}
+		if (!k->memo_match)
+			return false;
+	}
+	return true;
+}
+
+/* A CSV field: quoted if it holds a comma or a quote. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+	fputc('"', out);
+}
+
+static uint64_t rel(const struct kmap *k, uint64_t ts)
+{
+	return ts > *k->t0 ? ts - *k->t0 : 0;
+}
+
+static const char *obj_str(const struct kmap *k, const struct kmt_object *o, char *buf, size_t len)
+{
+	char a[40];
+
+	if (o->kind == KMT_EV_PAGE_ALLOC) {
+		snprintf(buf, len, "pfn:%s", addr_str(&k->names, o->ptr, a, sizeof(a)));
+		return buf;
+	}
+	return addr_str(&k->names, o->ptr, buf, len);
+}
+
+static const char *fate_name(int fate)
+{
+	static const char *const n[] = { "freed", "live", "unseen_free", "preexisting" };
+
+	return fate >= 0 && fate < 4 ? n[fate] : "?";
+}
+
+static void print_text(struct kmap *k, const struct kmt_object *o, const struct hits *h)
+{
+	char ip[256], fip[256], obj[64];
+	size_t i, j;
+
+	fprintf(k->out, "%s,%d,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,",
+		o->alloc_site ? site_name(&k->names, o->alloc_site, ip, sizeof(ip)) : "",
+		o->alloc_pid, obj_str(k, o, obj, sizeof(obj)), o->bytes_alloc,
+		o->alloc_ts ? rel(k, o->alloc_ts) : 0, o->free_ts ? rel(k, o->free_ts) : 0,
+		o->free_ts && o->free_site ? site_name(&k->names, o->free_site, fip, sizeof(fip)) : "");
+	csv_field(k->out, o->comm ? o->comm : "");
+	fputc(',', k->out);
+	csv_field(k->out, o->cache ? o->cache : "");
+	fputc('\n', k->out);
+	/* One line per instruction and task: offsets added up, first seen first. */
+	for (i = 0; h && i < h->n; i++) {
+		uint64_t r = h->v[i].reads, w = h->v[i].writes;
+		bool dup = false;
+
+		for (j = 0; j < i && !dup; j++)
+			dup = h->v[j].ip == h->v[i].ip && h->v[j].pid == h->v[i].pid;
+		if (dup)
+			continue;
+		for (j = i + 1; j < h->n; j++)
+			if (h->v[j].ip == h->v[i].ip && h->v[j].pid == h->v[i].pid) {
+				r += h->v[j].reads;
+				w += h->v[j].writes;
+			}
+		fprintf(k->out, "  %s,%d,%" PRIu64 ",%" PRIu64 "\n",
+			site_name(&k->names, h->v[i].ip, ip, sizeof(ip)), h->v[i].pid, w, r);
+	}
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_site(struct kmap *k, const char *key, uint64_t addr)
+{
+	char buf[256];
+
+	fprintf(k->out, ",\"%s\":", key);
+	if (!addr) {
+		fputs("null", k->out);
+		return;
+	}
+	json_str(k->out, site_name(&k->names, addr, buf, sizeof(buf)));
+}
+
+static void print_json(struct kmap *k, const struct kmt_object *o, const struct hits *h)
+{
+	char buf[256];
+	size_t i;
+
+	fputs(k->printed ? ",\n  {" : "  {", k->out);
+	fputs("\"alloc_ip\":", k->out);
+	if (o->alloc_site)
+		json_str(k->out, site_name(&k->names, o->alloc_site, buf, sizeof(buf)));
+	else
+		fputs("null", k->out);
+	fputs(",\"function\":", k->out);
+	if (o->alloc_site)
+		json_str(k->out, site_function(&k->names, o->alloc_site, buf, sizeof(buf)));
+	else
+		fputs("null", k->out);
+	fprintf(k->out, ",\"pid\":%d,\"comm\":", o->alloc_pid);
+	json_str(k->out, o->comm ? o->comm : "");
+	fputs(",\"ptr\":", k->out);
+	json_str(k->out, obj_str(k, o, buf, sizeof(buf)));
+	fprintf(k->out, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"bytes_req\":%" PRIu64
+		",\"bytes_alloc\":%" PRIu64 ",\"cache\":",
+		o->kind == KMT_EV_PAGE_ALLOC ? "page" : o->kind == KMT_EV_CACHE_ALLOC ? "cache" :
+		o->kind == KMT_EV_KMALLOC ? "kmalloc" : "unknown",
+		o->bytes_alloc, o->bytes_req, o->bytes_alloc);
+	if (o->cache)
+		json_str(k->out, o->cache);
+	else
+		fputs("null", k->out);
+	if (o->alloc_ts)
+		fprintf(k->out, ",\"alloc_time\":%" PRIu64 ",\"alloc_cpu\":%d", rel(k, o->alloc_ts), o->alloc_cpu);
+	else
+		fputs(",\"alloc_time\":null,\"alloc_cpu\":null", k->out);
+	if (o->free_ts)
+		fprintf(k->out, ",\"free_time\":%" PRIu64 ",\"free_pid\":%d,\"free_cpu\":%d",
+			rel(k, o->free_ts), o->free_pid, o->free_cpu);
+	else
+		fputs(",\"free_time\":null,\"free_pid\":null,\"free_cpu\":null", k->out);
+	json_site(k, "free_ip", o->free_ts ? o->free_site : 0);
+	fprintf(k->out, ",\"fate\":\"%s\",\"uncertain\":%s,\"accesses\":[", fate_name(o->fate),
+		o->uncertain ? "true" : "false");
+	for (i = 0; h && i < h->n; i++) {
+		fprintf(k->out, "%s{\"ip\":", i ? "," : "");
+		json_str(k->out, site_name(&k->names, h->v[i].ip, buf, sizeof(buf)));
+		fputs(",\"function\":", k->out);
+		json_str(k->out, site_function(&k->names, h->v[i].ip, buf, sizeof(buf)));
+		fprintf(k->out, ",\"pid\":%d,\"offset\":%u,\"field\":", h->v[i].pid, h->v[i].offset);
+		if (*h->v[i].field)
+			json_str(k->out, h->v[i].field);
+		else
+			fputs("null", k->out);
+		fprintf(k->out, ",\"writes\":%" PRIu64 ",\"reads\":%" PRIu64 "}", h->v[i].writes,
+			h->v[i].reads);
+	}
+	fputs("]}", k->out);
+}
+
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct kmap *k = arg;
+	struct hits *h = o->alloc_ts ? hits_find(k, o->ptr, o->alloc_ts, false) : NULL;
+
+	if (wanted(k, o) && (!k->accessed_only || (h && h->n))) {
+		if (k->json)
+			print_json(k, o, h);
+		else
+			print_text(k, o, h);
+		k->printed++;
+	}
+	if (h)
+		hits_remove(k, h);
+}
+
+int cmd_kmap(int argc, char **argv)
+{
+	enum { OPT_CALLSITE = 256, OPT_CACHE, OPT_COMM, OPT_TIME, OPT_LIVE, OPT_ACCESSED,
+	       OPT_PAGES, OPT_PREEX, OPT_RAWIP, OPT_HASH, OPT_JSON };
+	static const struct option opts[] = {
+		{ "callsite", required_argument, NULL, OPT_CALLSITE },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "accessed", no_argument, NULL, OPT_ACCESSED },
+		{ "pages", no_argument, NULL, OPT_PAGES },
+		{ "preexisting", no_argument, NULL, OPT_PREEX },
+		{ "buffer", required_argument, NULL, 'B' },
+		{ "raw-ip", no_argument, NULL, OPT_RAWIP },
+		{ "hash-pointers", optional_argument, NULL, OPT_HASH },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kmap k = { .out = stdout };
+	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k };
+	struct kmt_model_opts mo = { 0 };
+	const char *path = "kmemtrace.dat", *buffer = NULL;
+	double t_start = 0, t_end = -1;
+	struct analysis a;
+	char *end;
+	int opt, ret;
+	size_t i;
+
+	while ((opt = getopt_long(argc, argv, "p:B:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CALLSITE: k.callsite = optarg; break;
+		case OPT_CACHE: k.cache = optarg; break;
+		case 'p':
+			mo.pid = (int32_t)strtol(optarg, &end, 10);
+			if (*end || mo.pid <= 0)
+				return usage_error(kmap_usage, "bad pid '%s'", optarg);
+			break;
+		case OPT_COMM: mo.comm = optarg; break;
+		case OPT_TIME:
+			if (parse_window(optarg, &t_start, &t_end))
+				return usage_error(kmap_usage, "bad time window '%s' (START,END in seconds)", optarg);
+			if (t_start < 0)
+				t_start = 0;
+			break;
+		case OPT_LIVE: k.live_only = true; break;
+		case OPT_ACCESSED: k.accessed_only = true; break;
+		case OPT_PAGES: h.pages = true; break;
+		case OPT_PREEX: k.preexisting = true; break;
+		case 'B': buffer = optarg; break;
+		case OPT_RAWIP: k.names.raw_ip = true; break;
+		case OPT_HASH:
+			if (kmt_hashptr_init(&k.names.hash, optarg))
+				return error("cannot get a random key: %s", strerror(errno));
+			break;
+		case OPT_JSON: k.json = true; break;
+		case 'h':
+			usage_print(stdout, kmap_usage);
+			return EXIT_OK;
+		default:
+			return usage_error(kmap_usage, "unknown option");
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return usage_error(kmap_usage, "too many arguments");
+	ret = analysis_open(&a, path);
+	if (ret) {
+		analysis_close(&a);
+		return ret;
+	}
+	k.names.path = path;
+	k.names.syms = a.syms;
+	k.names.f = a.f;
+	/* Times count from the file's first record, as in report --time. */
+	k.t0 = &a.t0;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (k.json)
+		fputs("[\n", k.out);
+	ret = analysis_run(&a, buffer, &mo, &h, t_start, t_end);
+	if (k.json)
+		fputs(k.printed ? "\n]\n" : "]\n", k.out);
+	for (i = 0; i < k.cap; i++)
+		free(k.tab[i].v);
+	free(k.tab);
+	analysis_close(&a);
+	if (fflush(stdout) || ferror(stdout))
+		return error("writing the output: %s", strerror(errno));
+	return ret;
+}
