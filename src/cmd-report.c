@@ -25,7 +25,9 @@ static const char report_usage[] =
 	"objects they may concern \"uncertain\": counted apart, never a leak or misuse.\n"
 	"\n"
 	"      --sections LIST    summary,callsites,caches,processes,pages,lifetimes,\n"
-	"                         outstanding,misuse, or all (default: all)\n"
+	"                         outstanding,misuse,access, or all (default: all;\n"
+	"                         access: watchpoint samples of kmemtrace watch, per\n"
+	"                         object offset and instruction)\n"
 	"  -s, --sort KEY[,KEY]   call sites by bytes (default), allocs, frees, waste,\n"
 	"                         frag, pingpong, live, req, callsite\n"
 	"  -n, --top N            rows per table (default 20; 0: all)\n"
@@ -136,7 +138,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .top = 20,
+	struct report r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true, .top = 20,
 			    .t_start = -1, .t_end = -1, .nr_sort = 1, .sort = { SORT_BYTES } };
 	struct kmt_model_opts mo = { 0 };
 	const char *buffer = NULL, *csv = NULL;
@@ -148,6 +150,7 @@ int cmd_report(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "s:n:p:B:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_SECTIONS:
+			r.all_sections = false;
 			if (parse_sections(&r, optarg))
 				return usage_error(report_usage, "bad section list '%s'", optarg);
 			break;

@@ -10,21 +10,21 @@
 
 static const char *const section_names[] = {
 	"summary", "callsites", "caches", "processes", "pages", "lifetimes",
-	"outstanding", "misuse",
+	"outstanding", "misuse", "access",
 };
 
 const char *section_name(unsigned int bit)
 {
 	int i = __builtin_ctz(bit);
 
-	return i < 8 ? section_names[i] : "?";
+	return i < 9 ? section_names[i] : "?";
 }
 
 unsigned int section_bit(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 9; i++)
 		if (!strcmp(name, section_names[i]))
 			return 1u << i;
 	return 0;
@@ -62,6 +62,14 @@ const char *site_function(const struct report *r, uint64_t addr, char *buf, size
 	else
 		snprintf(buf, len, "(unknown)");
 	return buf;
+}
+
+const char *cache_name(const struct report *r, uint32_t i)
+{
+	size_t n;
+	const struct kmt_cache *c = kmt_model_caches(r->m, &n);
+
+	return i < n ? c[i].name : "";
 }
 
 double frag_pct(uint64_t req, uint64_t alloc)

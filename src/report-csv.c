@@ -170,6 +170,27 @@ static void csv_misuse(const struct report *r, FILE *out)
 	}
 }
 
+static void csv_access(const struct report *r, FILE *out)
+{
+	size_t n, i;
+	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
+	char a[256];
+
+	fprintf(out, "alloc_function,cache,offset,field,len,instruction,function,writes,reads\n");
+	for (i = 0; i < n; i++) {
+		field(out, site_function(r, v[i].site, a, sizeof(a)));
+		fputc(',', out);
+		field(out, v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "");
+		fprintf(out, ",%u,", v[i].offset);
+		field(out, v[i].field);
+		fprintf(out, ",%u,", v[i].len);
+		field(out, site_name(r, v[i].ip, a, sizeof(a)));
+		fputc(',', out);
+		field(out, site_function(r, v[i].ip, a, sizeof(a)));
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", v[i].writes, v[i].reads);
+	}
+}
+
 int report_csv(const struct report *r, const char *section, FILE *out)
 {
 	switch (section_bit(section)) {
@@ -181,6 +202,7 @@ int report_csv(const struct report *r, const char *section, FILE *out)
 	case SEC_PAGES: csv_pages(r, out); break;
 	case SEC_OUTSTANDING: csv_outstanding(r, out); break;
 	case SEC_MISUSE: csv_misuse(r, out); break;
+	case SEC_ACCESS: csv_access(r, out); break;
 	default: return error("no section '%s'", section);
 	}
 	return EXIT_OK;

@@ -356,6 +356,38 @@ static void misuse(struct js *j, const struct report *r)
 	close_(j, ']');
 }
 
+static void access(struct js *j, const struct report *r)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	size_t n, i;
+	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
+	char b[256];
+
+	open_(j, "access", '{');
+	u64(j, "hits", s->access_hits);
+	u64(j, "writes", s->access_writes);
+	u64(j, "reads", s->access_reads);
+	u64(j, "dropped", s->access_dropped);
+	u64(j, "lost", s->access_lost);
+	u64(j, "objects", s->access_objects);
+	open_(j, "rows", '[');
+	for (i = 0; i < n; i++) {
+		open_(j, NULL, '{');
+		sval(j, "alloc_function", site_function(r, v[i].site, b, sizeof(b)));
+		sval(j, "cache", v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "");
+		u64(j, "offset", v[i].offset);
+		sval(j, "field", v[i].field);
+		u64(j, "len", v[i].len);
+		sval(j, "instruction", site_name(r, v[i].ip, b, sizeof(b)));
+		sval(j, "function", site_function(r, v[i].ip, b, sizeof(b)));
+		u64(j, "writes", v[i].writes);
+		u64(j, "reads", v[i].reads);
+		close_(j, '}');
+	}
+	close_(j, ']');
+	close_(j, '}');
+}
+
 void report_json(const struct report *r, FILE *out)
 {
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
@@ -387,6 +419,8 @@ void report_json(const struct report *r, FILE *out)
 		outstanding(&j, r);
 	if (r->sections & SEC_MISUSE)
 		misuse(&j, r);
+	if (r->sections & SEC_ACCESS)
+		access(&j, r);
 	close_(&j, '}');
 	fputc('\n', out);
 }

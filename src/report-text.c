@@ -394,14 +394,6 @@ static void outstanding(const struct report *r, FILE *out)
 			num(s->uncertain_objects));
 }
 
-static const char *cache_name(const struct report *r, uint32_t i)
-{
-	size_t n;
-	const struct kmt_cache *c = kmt_model_caches(r->m, &n);
-
-	return i < n ? c[i].name : "";
-}
-
 static void misuse(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
@@ -436,6 +428,43 @@ static void misuse(const struct report *r, FILE *out)
 			     "  allocation it did not trace, and is reported as untraced_alloc\n");
 }
 
+/* Watchpoint samples: per object group, offset and instruction. */
+static void access(const struct report *r, FILE *out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	size_t n, i;
+	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
+	char group[256], prev[256] = "", ip[256];
+	uint32_t prev_off = UINT32_MAX;
+
+	fprintf(out, "\nACCESSES (watchpoint samples: %s in %s objects, %s writes, %s reads;\n"
+		     "  %s dropped: no live object at that address then; %s lost)\n",
+		num(s->access_hits), num(s->access_objects), num(s->access_writes),
+		num(s->access_reads), num(s->access_dropped), num(s->access_lost));
+	if (!n) {
+		fprintf(out, "  none (record them with kmemtrace watch)\n");
+		return;
+	}
+	fprintf(out, "  %-36s %7s %-20s %9s %9s  %s\n", "object (allocated in, cache)", "offset",
+		"field", "writes", "reads", "instruction after the access");
+	for (i = 0; i < rows(r, n); i++) {
+		char fn[200];
+		bool same;
+
+		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
+			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
+		same = !strcmp(group, prev);
+		fprintf(out, "  %-36.36s %7s %-20.20s %9s %9s  %s\n", same ? "" : group,
+			same && v[i].offset == prev_off ? "" : num(v[i].offset),
+			same && v[i].offset == prev_off ? "" : v[i].field, num(v[i].writes),
+			num(v[i].reads), site_name(r, v[i].ip, ip, sizeof(ip)));
+		snprintf(prev, sizeof(prev), "%s", group);
+		prev_off = v[i].offset;
+	}
+	if (rows(r, n) < n)
+		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
+}
+
 void report_text(const struct report *r, FILE *out)
 {
 	if (r->sections & SEC_SUMMARY)
@@ -454,4 +483,7 @@ void report_text(const struct report *r, FILE *out)
 		outstanding(r, out);
 	if (r->sections & SEC_MISUSE)
 		misuse(r, out);
+	if ((r->sections & SEC_ACCESS) &&
+	    (!r->all_sections || kmt_model_summary(r->m)->access_hits))
+		access(r, out);
 }

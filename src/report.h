@@ -25,7 +25,8 @@ enum {
 	SEC_LIFETIMES = 1 << 5,
 	SEC_OUTSTANDING = 1 << 6,
 	SEC_MISUSE = 1 << 7,
-	SEC_ALL = (1 << 8) - 1,
+	SEC_ACCESS = 1 << 8,		/* watchpoint samples (kmemtrace watch) */
+	SEC_ALL = (1 << 9) - 1,
 };
 
 enum sort_key { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_WASTE, SORT_FRAG, SORT_PINGPONG,
@@ -47,6 +48,7 @@ struct report {
 	struct kmt_flags *gfp_names;
 	uint64_t t0;			/* first event in the file */
 	const char *skipped;		/* events the decoder could not map */
+	bool all_sections;		/* no --sections: skip empty optional ones */
 };
 
 /* The section name of a bit, and the bit of a name (0 if none). */
@@ -58,6 +60,8 @@ const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t l
 const char *site_function(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* An address, hashed with --hash-pointers. */
 const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len);
+/* The cache name of index @i, or "". */
+const char *cache_name(const struct report *r, uint32_t i);
 /* Sites sorted by the report's keys; a malloc'd array of pointers. */
 const struct kmt_site **sorted_sites(const struct report *r, const struct kmt_site *v, size_t n);
 double frag_pct(uint64_t req, uint64_t alloc);
