@@ -67,8 +67,8 @@ $(awk -v s="$size" 'BEGIN { printf "%.0f MiB", s / 1048576 }') written (zstd). S
 
 | time s | recorder RSS kB | MemAvailable drop MiB (holding pipes, page cache dirt) |
 |---|---|---|
-$(for s in "${samples[@]}"; do set -- $s; echo "| $1 | $2 | $(( $3 / 1024 )) |"; done)
+$(for s in "${samples[@]}"; do set -- $s; echo "| $1$([ "$1" -ge "$DURATION" ] && echo ' (writing the file)') | $2 | $(( $3 / 1024 )) |"; done)
 
-- Peak RSS over the whole run, finalisation (compression) included: ${peak:-?} kB.
-- RSS first sample → last sample: $(set -- ${samples[0]}; f=$2; set -- ${samples[${#samples[@]}-1]}; echo "$f → $2") kB.
+- RSS while recording: $(for s in "${samples[@]}"; do set -- $s; [ "$1" -lt "$DURATION" ] && echo "$2"; done | sort -n | sed -n '1p;$p' | paste -sd- | sed 's/-/ to /') kB.
+- Peak RSS over the whole run, writing the compressed file included: ${peak:-?} kB.
 MD

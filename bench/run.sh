@@ -4,6 +4,7 @@
 # RESULTS.md is those sections in a fixed order, so one benchmark can be
 # re-run without losing the others. Needs root (tracefs), hackbench, perf.
 #   bench/run.sh [record] [report] [memflat] [watch]    (default: record report)
+#   bench/run.sh --assemble                             (only rebuild RESULTS.md)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export KMT=${KMT:-$here/../build/kmemtrace}
@@ -12,6 +13,7 @@ trap - EXIT INT TERM
 [ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: needs root (tracefs)" >&2; exit 1; }
 ORDER="record report memflat watch"
 which=${*:-record report}
+[ "$which" = --assemble ] && which=
 mkdir -p "$here/results"
 for b in $which; do
 	[ -x "$here/$b.sh" ] || { echo "bench/run.sh: no benchmark '$b' (have: $ORDER)" >&2; exit 1; }
