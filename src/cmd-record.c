@@ -1,24 +1,12 @@
 /*
- * kmemtrace record: record kernel memory events into a trace.dat.
- *
- * Flow: fork the command (held) -> private instance, events, filters ->
- * metadata into the spool -> per-CPU capture threads -> tracing on,
- * command released -> wait (signals, command exit, -d, a capture error)
- * -> tracing off, drain, stats -> instance removed -> spool finalised into
- * the trace file. Every exit path after the instance exists goes through
- * rec_teardown(), so the kernel is left as it was found.
+ * kmemtrace record: record kernel memory events into a trace.dat. The
+ * options are here; the recording itself (instance, capture, signals,
+ * finalising) is src/recording.c, shared with kmemtrace watch.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -62,32 +50,6 @@ static const char record_usage[] =
 
 enum { OPT_STACK = 256, OPT_FILTER, OPT_NOCOMPRESS, OPT_LEVEL, OPT_RTPRIO, OPT_LIST,
        OPT_RECOVER, OPT_USER, OPT_PERCENT };
-
-struct rec {
-	struct rec_opts o;
-	char root[256];
-	char spool[4096];
-	int cpus[MAX_CPUS];
-	int nr_cpus;
-	struct kmt_event_list events;
-	struct kmt_instance in;
-	struct kmt_recorder *r;
-	struct child child;
-	int sigfd;
-	bool tracing;
-	struct timespec t0;
-	double elapsed;
-	int capture_err;
-	char capture_why[512];
-};
-
-static double now_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 static int add_pids(struct rec_opts *o, const char *arg)
 {
@@ -231,170 +193,6 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 	return 0;
 }
 
-/* Stop tracing, drain the buffers, keep the stats, remove the instance. */
-static int rec_teardown(struct rec *rc, struct kmt_diag *d)
-{
-	struct kmt_diag dd = { 0 };
-	int ret = 0, err;
-
-	if (rc->tracing) {
-		kmt_session_tracing(&rc->in, false, &dd);
-		rc->tracing = false;
-	}
-	if (rc->r) {
-		err = kmt_recorder_stop(rc->r, &dd);
-		if (err) {
-			rc->capture_err = err;
-			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
-		}
-		if (err == -ENOSPC) {
-			/* The disk is full: the room set aside is needed from here on. */
-			char path[4200];
-
-			snprintf(path, sizeof(path), "%s/reserve", rc->spool);
-			unlink(path);
-		}
-		if (rc->in.created)
-			kmt_session_save_stats(&rc->in, rc->spool, rc->cpus, rc->nr_cpus, &dd);
-		kmt_recorder_free(rc->r);
-		rc->r = NULL;
-	}
-	if (rc->in.created) {
-		err = kmt_instance_remove(&rc->in);
-		if (err)
-			ret = kmt_diag_set(d, err, "cannot remove tracefs instance %s: %s",
-					   rc->in.path, strerror(-err));
-	}
-	return ret;
-}
-
-static int rec_setup(struct rec *rc, struct kmt_diag *d)
-{
-	struct kmt_session_opts so = {
-		.events = &rc->events,
-		.pids = rc->o.nr_pids ? rc->o.pids : rc->o.follow ? &rc->child.pid : NULL,
-		.nr_pids = rc->o.nr_pids ? rc->o.nr_pids : rc->o.follow ? 1 : 0,
-		.filter = rc->o.filter,
-		.stack = rc->o.stack,
-		.buffer_kb = rc->o.buffer_kb,
-		.buffer_percent = rc->o.buffer_percent,
-		.clock = "local",
-	};
-	struct kmt_recorder_opts ro = {
-		.spool_dir = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
-		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
-		.hold_bytes = rc->o.hold_mb << 20,
-	};
-	char name[64], notes[2048], sub[32];
-	pid_t tids[MAX_CPUS + 1];
-	int n, ret;
-
-	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
-	ret = kmt_instance_create(&rc->in, rc->root, name, d);
-	if (ret)
-		return ret;
-	ret = kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
-	if (ret)
-		return ret;
-	if (*notes && !rc->o.quiet)
-		fprintf(stderr, "%s: note: %s", cmd_name, notes);
-	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
-		ro.subbuf_size = (uint32_t)strtoul(sub, NULL, 10) * 1024;
-	ret = kmt_session_capture(&rc->in, &rc->events, rc->spool, rc->cpus, rc->nr_cpus,
-				  ro.subbuf_size, d);
-	if (ret)
-		return ret;
-	{
-		/* Room to finalise on a full disk: the compressed metadata and a chunk. */
-		char path[4200];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/kallsyms", rc->spool);
-		ret = kmt_spool_reserve(rc->spool, (2u << 20) + (stat(path, &st) ? 0 : (uint64_t)st.st_size / 4), d);
-		if (ret)
-			return ret;
-	}
-	ro.instance_path = rc->in.path;
-	rc->r = kmt_recorder_start(&ro, d);
-	if (!rc->r)
-		return d->err ? d->err : -EIO;
-	tids[0] = (pid_t)gettid();
-	n = kmt_recorder_tids(rc->r, tids + 1, MAX_CPUS);
-	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
-	if (ret)
-		return ret;
-	ret = kmt_session_tracing(&rc->in, true, d);
-	rc->tracing = !ret;
-	return ret;
-}
-
-/* Wait for the end: the command, a signal, -d, or a capture error. */
-static int rec_wait(struct rec *rc)
-{
-	int errfd = kmt_recorder_error_fd(rc->r), stop_sig = 0;
-
-	for (;;) {
-		struct pollfd pf[2] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
-		double el = now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
-		int timeout = (int)(MIN(left, 1.0) * 1000) + 1;
-
-		if (rc->o.duration && left <= 0)
-			break;
-		if (rc->o.status)
-			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, el);
-		if (poll(pf, 2, timeout) < 0 && errno != EINTR)
-			break;
-		if (pf[1].revents)
-			break;		/* a capture thread failed: stop */
-		if (pf[0].revents) {
-			struct signalfd_siginfo si;
-
-			if (read(rc->sigfd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo != SIGCHLD) {
-				stop_sig = (int)si.ssi_signo;
-				break;
-			}
-			if (rc->child.pid > 0 && waitpid(rc->child.pid, &rc->child.status, WNOHANG) == rc->child.pid) {
-				rc->child.exited = true;
-				break;
-			}
-		}
-	}
-	if (rc->o.status)
-		ui_status_clear();
-	return stop_sig;
-}
-
-static int rec_finalize(struct rec *rc, const char *spool, const char *output, bool recovered)
-{
-	struct kmt_finalize_opts fo = {
-		.zalg = rc->o.compress ? KMT_Z_ZSTD : KMT_Z_NONE, .level = rc->o.level,
-		.chunk_pages = 64, .recovered = recovered, .punch = rc->capture_err == -ENOSPC,
-		.progress = rc->o.status ? ui_progress : NULL, .progress_arg = (void *)output,
-	};
-	struct kmt_finalize_result *res = calloc(1, sizeof(*res));
-	struct kmt_diag d = { 0 };
-	int ret;
-
-	if (!res)
-		return error("out of memory");
-	ret = kmt_spool_finalize(spool, output, &fo, res, &d);
-	if (rc->o.status)
-		ui_status_clear();
-	if (ret) {
-		free(res);
-		error("%s", d.msg);
-		return error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
-			     spool, spool);
-	}
-	kmt_spool_remove(spool);
-	if (!rc->o.quiet)
-		ui_summary(&rc->o, res, rc->elapsed, output);
-	free(res);
-	return EXIT_OK;
-}
-
 static int do_recover(struct rec *rc, const char *dir)
 {
 	char out[4096];
@@ -411,131 +209,30 @@ static int do_recover(struct rec *rc, const char *dir)
 	}
 	if (!access(rc->o.output, F_OK))
 		return error("'%s' exists; choose another name with -o", rc->o.output);
-	return rec_finalize(rc, dir, rc->o.output, true);
-}
-
-static int prepare(struct rec *rc, struct kmt_diag *d)
-{
-	char removed[1024];
-	int ret;
-
-	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
-	if (ret)
-		return ret;
-	ret = kmt_instances_reap(rc->root, removed, sizeof(removed));
-	if (ret > 0 && !rc->o.quiet)
-		fprintf(stderr, "%s: removed instances left by dead recorders: %s\n", cmd_name, removed);
-	if (rc->o.events_spec)
-		ret = kmt_events_expand(rc->root, rc->o.events_spec, false, &rc->events, d);
-	else
-		ret = kmt_events_expand(rc->root, kmt_default_events, true, &rc->events, d);
-	ret = ret ?: kmt_events_expand(rc->root, kmt_naming_events, true, &rc->events, d);
-	if (ret)
-		return ret;
-	rc->nr_cpus = kmt_online_cpus(rc->cpus, MAX_CPUS);
-	snprintf(rc->spool, sizeof(rc->spool), "%s.spool", rc->o.output);
-	if (!access(rc->o.output, F_OK) && access(rc->o.output, W_OK))
-		return kmt_diag_set(d, -EACCES, "cannot overwrite '%s'", rc->o.output);
-	return kmt_spool_create(rc->spool, d);
+	return rec_finalize(rc, dir, rc->o.output, true, NULL);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct rec *rc = calloc(1, sizeof(*rc));
 	const char *recover = NULL;
-	bool list = false, verbose = false, spooled = false;
+	bool list = false, verbose = false;
 	struct kmt_diag d = { 0 };
-	sigset_t mask, old;
-	int ret, code = EXIT_FAIL, stop_sig = 0;
+	int ret, code;
 
 	if (!rc)
 		return error("out of memory");
-	rc->child.pid = -1;
-	rc->sigfd = -1;
 	ret = parse_options(rc, argc, argv, &list, &verbose, &recover);
 	if (ret) {
-		free(rc->o.events_spec);
-		free(rc);
-		return ret;
-	}
-	if (list) {
+		code = ret;
+	} else if (list) {
 		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, &d);
 		code = ret ? error("%s", d.msg) : ui_list(rc->root, verbose);
-		goto out_free;
-	}
-	if (recover) {
+	} else if (recover) {
 		code = do_recover(rc, recover);
-		goto out_free;
-	}
-	if (prepare(rc, &d)) {
-		code = error("%s", d.msg);
-		goto out_free;
-	}
-	spooled = true;
-	/* Signals are taken synchronously from a signalfd, in this thread only. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	signal(SIGPIPE, SIG_IGN);
-	rc->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (rc->o.argv && child_spawn(&rc->child, rc->o.argv, rc->o.user)) {
-		code = error("cannot start '%s': %s", rc->o.argv[0], strerror(errno));
-		goto out;
-	}
-	ret = rec_setup(rc, &d);
-	if (ret) {
-		code = error("%s", d.msg);
-		goto out;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &rc->t0);
-	if (rc->o.argv) {
-		ret = child_release(&rc->child);
-		if (ret) {
-			code = error("cannot run '%s': %s", rc->o.argv[0], strerror(-ret));
-			rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
-			goto out;
-		}
-	}
-	stop_sig = rec_wait(rc);
-	rc->elapsed = now_since(&rc->t0);
-	ret = rec_teardown(rc, &d);
-	if (ret)
-		error("%s", d.msg);
-	if (rc->capture_err) {
-		char why[600];
-		int n = snprintf(why, sizeof(why), "%s\n", rc->capture_why);
-
-		error("recording stopped: %s", rc->capture_why);
-		kmt_spool_put(rc->spool, "truncated", why, (size_t)n, &d);
-	}
-	code = rec_finalize(rc, rc->spool, rc->o.output, false);
-	if (code == EXIT_OK) {
-		spooled = false;
-		if (ret || rc->capture_err)
-			code = EXIT_FAIL;
 	} else {
-		spooled = false;	/* kept on purpose for --recover */
+		code = rec_run(rc, NULL);
 	}
-out:
-	rec_teardown(rc, &d);
-	/* A command still running when recording stopped gets our signal. */
-	if (rc->child.pid > 0 && rc->child.released && !rc->child.exited) {
-		kill(rc->child.pid, stop_sig ? stop_sig : SIGTERM);
-		rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
-	}
-	child_abort(&rc->child);
-	if (spooled)
-		kmt_spool_remove(rc->spool);
-	if (rc->sigfd >= 0)
-		close(rc->sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (code == EXIT_OK && rc->o.argv)
-		code = child_exit_code(&rc->child);
-out_free:
-	kmt_event_list_release(&rc->events);
 	free(rc->o.events_spec);
 	free(rc);
 	return code;

@@ -1,13 +1,16 @@
 /*
- * kmemtrace record, shared between its files: the running recording's
- * state, the child command, and what is printed while and after recording.
+ * kmemtrace record and watch, shared between their files: the running
+ * recording's state and life (recording.c), the child command, and what is
+ * printed while and after recording.
  */
 #ifndef KMT_RECORD_H
 #define KMT_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <poll.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <kmemtrace/record.h>
 #include <kmemtrace/session.h>
@@ -43,6 +46,53 @@ struct child {
 	bool released, exited;
 	int status;
 };
+
+struct rec {
+	struct rec_opts o;
+	const char *clock;		/* trace clock (default "local") */
+	const char **event_filters;	/* per event of @events, or NULL */
+	char root[256];
+	char spool[4096];
+	int cpus[MAX_CPUS];
+	int nr_cpus;
+	struct kmt_event_list events;
+	struct kmt_instance in;
+	struct kmt_recorder *r;
+	struct child child;
+	int sigfd;
+	bool tracing;
+	struct timespec t0;
+	double elapsed;
+	int capture_err;
+	char capture_why[512];
+};
+
+/*
+ * What kmemtrace watch adds to a recording. @start runs once the instance
+ * records, before the command is released; @stop runs exactly once after a
+ * successful @start, on every path, before the instance goes; @fds and
+ * @ready join the wait loop (@ready returning 1 ends the recording); @done
+ * runs after the file is written.
+ */
+#define REC_HOOK_FDS 300
+struct rec_hooks {
+	int (*start)(struct rec *rc, void *arg, struct kmt_diag *d);
+	int (*fds)(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms);
+	int (*ready)(struct rec *rc, void *arg, const struct pollfd *pf, int n);
+	void (*stop)(struct rec *rc, void *arg);
+	void (*done)(struct rec *rc, void *arg, const struct kmt_finalize_result *res);
+	void *arg;
+};
+
+/* recording.c */
+/* Find tracefs, reap dead recorders' instances, expand the events, create the spool. */
+int rec_prepare(struct rec *rc, struct kmt_diag *d);
+/* The whole recording, from rec_prepare() to the file; returns the exit code. */
+int rec_run(struct rec *rc, const struct rec_hooks *h);
+/* Turn a spool into the trace file and print the summary. */
+int rec_finalize(struct rec *rc, const char *spool, const char *output, bool recovered,
+		 const struct rec_hooks *h);
+double rec_now_since(const struct timespec *t0);
 
 /* record-child.c */
 int child_spawn(struct child *c, char **argv, const char *user);

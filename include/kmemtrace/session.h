@@ -42,6 +42,7 @@ struct kmt_session_opts {
 	const pid_t *pids;		/* set_event_pid, following forks */
 	int nr_pids;
 	const char *filter;		/* applied where its fields exist */
+	const char **event_filters;	/* one per event (NULL: none), before @filter */
 	bool stack;			/* stacktrace trigger on allocations */
 	unsigned int buffer_kb;		/* per CPU */
 	unsigned int buffer_percent;	/* reader wake-up watermark */

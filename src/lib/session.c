@@ -276,9 +276,14 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 	}
 	for (i = 0; !ret && i < o->events->n; i++) {
 		const char *ev = o->events->v[i];
+		const char *ef = o->event_filters ? o->event_filters[i] : NULL;
 		bool filt = false;
 
-		if (o->filter && !is_naming_event(ev)) {
+		if (ef) {
+			ret = event_file(in, ev, "filter", ef, d);
+			filt = true;
+			filtered++;
+		} else if (o->filter && !is_naming_event(ev)) {
 			filt = filter_fits(in->root, ev, o->filter);
 			if (filt) {
 				ret = event_file(in, ev, "filter", o->filter, d);
@@ -292,7 +297,7 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 			char trig[4200];
 
 			snprintf(trig, sizeof(trig), "stacktrace%s%s", filt ? " if " : "",
-				 filt ? o->filter : "");
+				 filt ? ef ? ef : o->filter : "");
 			ret = event_file(in, ev, "trigger", trig, d);
 		}
 		if (!ret)
