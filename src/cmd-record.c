@@ -82,15 +82,6 @@ static void add_events(struct rec_opts *o, const char *arg)
 	o->events_spec = s;
 }
 
-/* 1/8 of the machine's memory, at most 4 GiB. */
-static size_t default_hold_mb(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	size_t mb = pages > 0 && psize > 0 ? (size_t)pages / 8 * (size_t)psize >> 20 : 256;
-
-	return MIN(mb, (size_t)4096);
-}
-
 static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool *verbose,
 			 const char **recover)
 {
@@ -121,13 +112,7 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 	char *end;
 	int opt;
 
-	o->output = "kmemtrace.dat";
-	o->buffer_kb = 65536;
-	o->buffer_percent = 25;
-	o->compress = true;
-	o->level = 1;
-	o->rt_prio = 1;
-	o->hold_mb = default_hold_mb();
+	rec_opts_defaults(o);
 	while ((opt = getopt_long(argc, argv, "+o:e:p:Fb:d:m:qvh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': o->output = optarg; output_set = true; break;

@@ -26,6 +26,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_kmap(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 

@@ -14,6 +14,7 @@ const char *cmd_name = "kmemtrace";
 static const struct cmd commands[] = {
 	{ "record", cmd_record, "record kernel memory events into a trace.dat file" },
 	{ "report", cmd_report, "analyse a trace: call sites, caches, processes, pages, leaks, misuse" },
+	{ "watch", cmd_watch, "sample accesses to a cache's objects with hardware watchpoints" },
 	{ "kmap", cmd_kmap, "one record per object: allocation, free, and the accesses watch saw" },
 	{ "check", cmd_check, "validate a trace file: structure, pages, time order, losses, consistency" },
 	{ "convert", cmd_convert, "rewrite a trace: another version or compression, smaller kallsyms" },

@@ -50,7 +50,8 @@ struct child {
 struct rec {
 	struct rec_opts o;
 	const char *clock;		/* trace clock (default "local") */
-	const char **event_filters;	/* per event of @events, or NULL */
+	const struct kmt_event_filter *event_filters;	/* per-event filters */
+	int nr_event_filters;
 	char root[256];
 	char spool[4096];
 	int cpus[MAX_CPUS];
@@ -85,6 +86,8 @@ struct rec_hooks {
 };
 
 /* recording.c */
+/* Defaults: kmemtrace.dat, 64 MiB per CPU, zstd 1, SCHED_FIFO 1, hold 1/8 of RAM. */
+void rec_opts_defaults(struct rec_opts *o);
 /* Find tracefs, reap dead recorders' instances, expand the events, create the spool. */
 int rec_prepare(struct rec *rc, struct kmt_diag *d);
 /* The whole recording, from rec_prepare() to the file; returns the exit code. */

@@ -22,6 +22,26 @@
 #include "cmd.h"
 #include "record.h"
 
+/* 1/8 of the machine's memory, at most 4 GiB. */
+static size_t default_hold_mb(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	size_t mb = pages > 0 && psize > 0 ? (size_t)pages / 8 * (size_t)psize >> 20 : 256;
+
+	return MIN(mb, (size_t)4096);
+}
+
+void rec_opts_defaults(struct rec_opts *o)
+{
+	o->output = "kmemtrace.dat";
+	o->buffer_kb = 65536;
+	o->buffer_percent = 25;
+	o->compress = true;
+	o->level = 1;
+	o->rt_prio = 1;
+	o->hold_mb = default_hold_mb();
+}
+
 double rec_now_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -78,7 +98,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.buffer_kb = rc->o.buffer_kb,
 		.buffer_percent = rc->o.buffer_percent,
 		.clock = rc->clock ? rc->clock : "local",
-		.event_filters = rc->event_filters,
+		.event_filters = rc->event_filters, .nr_event_filters = rc->nr_event_filters,
 	};
 	struct kmt_recorder_opts ro = {
 		.spool_dir = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
@@ -132,6 +152,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 {
 	int errfd = kmt_recorder_error_fd(rc->r), stop_sig = 0;
+	double shown = -1;
 
 	for (;;) {
 		struct pollfd pf[2 + REC_HOOK_FDS] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
@@ -144,8 +165,10 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 			n += h->fds(rc, h->arg, pf + 2, REC_HOOK_FDS, &ht);
 		if (ht >= 0 && ht < timeout)
 			timeout = ht;
-		if (rc->o.status)
+		if (rc->o.status && el - shown >= 1.0) {
 			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, el);
+			shown = el;
+		}
 		if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			break;
 		if (pf[1].revents)

@@ -437,10 +437,10 @@ static void access(const struct report *r, FILE *out)
 	char group[256], prev[256] = "", ip[256];
 	uint32_t prev_off = UINT32_MAX;
 
-	fprintf(out, "\nACCESSES (watchpoint samples: %s in %s objects, %s writes, %s reads;\n"
+	fprintf(out, "\nACCESSES (watchpoint samples: %s writes and %s reads in %s object%s;\n"
 		     "  %s dropped: no live object at that address then; %s lost)\n",
-		num(s->access_hits), num(s->access_objects), num(s->access_writes),
-		num(s->access_reads), num(s->access_dropped), num(s->access_lost));
+		num(s->access_writes), num(s->access_reads), num(s->access_objects),
+		s->access_objects == 1 ? "" : "s", num(s->access_dropped), num(s->access_lost));
 	if (!n) {
 		fprintf(out, "  none (record them with kmemtrace watch)\n");
 		return;

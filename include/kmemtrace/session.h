@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "format.h"
 #include "kmemtrace.h"
 #include "tracefs.h"
 
@@ -37,12 +38,19 @@ int kmt_events_expand(const char *root, const char *spec, bool optional,
 extern const char kmt_default_events[];
 extern const char kmt_naming_events[];
 
+/* A filter for one event ("kmem:kmalloc"). */
+struct kmt_event_filter {
+	const char *event;
+	const char *filter;
+};
+
 struct kmt_session_opts {
 	const struct kmt_event_list *events;
 	const pid_t *pids;		/* set_event_pid, following forks */
 	int nr_pids;
 	const char *filter;		/* applied where its fields exist */
-	const char **event_filters;	/* one per event (NULL: none), before @filter */
+	const struct kmt_event_filter *event_filters;	/* before @filter */
+	int nr_event_filters;
 	bool stack;			/* stacktrace trigger on allocations */
 	unsigned int buffer_kb;		/* per CPU */
 	unsigned int buffer_percent;	/* reader wake-up watermark */
@@ -74,6 +82,12 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_event_li
 /* Save per_cpu/cpuN/stats into the spool as statsN. */
 int kmt_session_save_stats(const struct kmt_instance *in, const char *dir, const int *cpus,
 			   int nr_cpus, struct kmt_diag *d);
+
+/* Parse the format of @ev ("system:name") from tracefs at @root into @fs. */
+int kmt_tracefs_load_format(const char *root, const char *ev, struct kmt_formats *fs,
+			    struct kmt_diag *d);
+/* The ring-buffer page layout of this kernel (events/header_page). */
+int kmt_tracefs_page_layout(const char *root, struct kmt_page_layout *pl, struct kmt_diag *d);
 
 /* The CPUs that are online, into @cpus (max @max); returns the count. */
 int kmt_online_cpus(int *cpus, int max);

@@ -30,6 +30,9 @@ struct kmt_btf {
 	uint32_t *off;			/* id -> offset in types; [0] unused */
 	uint32_t n;			/* ids 1 .. n-1 */
 	bool be;
+	/* The last struct looked up by name (lookups repeat: a linear scan each). */
+	char memo_name[64];
+	uint32_t memo_id;
 };
 
 struct btype {
@@ -230,19 +233,29 @@ static bool is_aggregate(const struct kmt_btf *b, uint32_t id, struct btype *t)
 	return get_type(b, id, t) && (kind_of(t->info) == K_STRUCT || kind_of(t->info) == K_UNION);
 }
 
-static uint32_t find_struct(const struct kmt_btf *b, const char *name, size_t len)
+static uint32_t find_struct(const struct kmt_btf *cb, const char *name, size_t len)
 {
+	struct kmt_btf *b = (struct kmt_btf *)cb;	/* the memo only */
 	uint32_t id;
 	struct btype t;
 
+	if (b->memo_id && len < sizeof(b->memo_name) && !strncmp(b->memo_name, name, len) &&
+	    !b->memo_name[len])
+		return b->memo_id;
 	for (id = 1; id < b->n; id++) {
 		const char *s;
 
 		if (!is_aggregate(b, id, &t) || !t.name_off)
 			continue;
 		s = str_at(b, t.name_off);
-		if (s && strlen(s) == len && !memcmp(s, name, len))
+		if (s && strlen(s) == len && !memcmp(s, name, len)) {
+			if (len < sizeof(b->memo_name)) {
+				memcpy(b->memo_name, name, len);
+				b->memo_name[len] = 0;
+				b->memo_id = id;
+			}
 			return id;
+		}
 	}
 	return 0;
 }

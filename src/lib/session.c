@@ -276,9 +276,13 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 	}
 	for (i = 0; !ret && i < o->events->n; i++) {
 		const char *ev = o->events->v[i];
-		const char *ef = o->event_filters ? o->event_filters[i] : NULL;
+		const char *ef = NULL;
 		bool filt = false;
+		int k;
 
+		for (k = 0; k < o->nr_event_filters; k++)
+			if (!strcmp(o->event_filters[k].event, ev))
+				ef = o->event_filters[k].filter;
 		if (ef) {
 			ret = event_file(in, ev, "filter", ef, d);
 			filt = true;
@@ -462,6 +466,48 @@ int kmt_session_save_stats(const struct kmt_instance *in, const char *dir, const
 		snprintf(name, sizeof(name), "stats%d", cpus[i]);
 		ret = kmt_spool_put(dir, name, text, (size_t)n, d);
 	}
+	return ret;
+}
+
+int kmt_tracefs_load_format(const char *root, const char *ev, struct kmt_formats *fs,
+			    struct kmt_diag *d)
+{
+	const char *colon = strchr(ev, ':');
+	char sys[128];
+	struct kmt_format fmt;
+	struct sbuf sb = { 0 };
+	int ret;
+
+	if (!colon)
+		return kmt_diag_set(d, -EINVAL, "bad event name '%s'", ev);
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - ev), ev);
+	ret = read_format(root, ev, &sb);
+	if (ret) {
+		sbuf_release(&sb);
+		return kmt_diag_set(d, ret, "cannot read the format of %s: %s", ev, strerror(-ret));
+	}
+	ret = kmt_format_parse(&fmt, sys, sb.buf, sb.len, d);
+	sbuf_release(&sb);
+	if (ret)
+		return ret;
+	ret = kmt_formats_add(fs, &fmt);
+	kmt_format_release(&fmt);
+	return ret ? kmt_diag_set(d, ret, "out of memory") : 0;
+}
+
+int kmt_tracefs_page_layout(const char *root, struct kmt_page_layout *pl, struct kmt_diag *d)
+{
+	char path[512];
+	struct sbuf sb = { 0 };
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/header_page", root);
+	ret = read_file(path, &sb);
+	if (ret)
+		ret = kmt_diag_set(d, ret, "cannot read '%s': %s", path, strerror(-ret));
+	else
+		ret = kmt_page_layout_parse(pl, sb.buf, sb.len, d);
+	sbuf_release(&sb);
 	return ret;
 }
 
