@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# kmemtrace watch on the real kernel. Ground truth (tests/workloads/
+# kmt-watch-gt.c): an eventfd context written and read N times; a watch on
+# its count and flags words must attribute exactly N writes and N reads of
+# count to eventfd_write and to eventfd_read, N reads and no write of flags.
+# Then --scan, kmap of the samples, signals (watchpoints and both instances
+# gone, a killed watcher's instances reaped), and bad input.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v jq > /dev/null || test_skip_all "jq is not installed"
+[ -r /sys/kernel/btf/vmlinux ] || test_skip_all "no kernel BTF (/sys/kernel/btf/vmlinux)"
+tracefs_snapshot
+N=100
+GT="$WL/kmt-watch-gt"
+
+# Can this machine set a data watchpoint on a kernel address at all?
+probe=$($KMT watch -q -o "$WORK/probe.dat" --callsite do_eventfd --offset eventfd_ctx.count -F -- \
+	"$GT" -n 1 -s 0 2>&1) || {
+	case $probe in
+	*"hardware breakpoints"*|*"debug registers"*) test_skip_all "no hardware data watchpoints here: $probe";;
+	esac
+}
+
+# Sum writes or reads of the access rows of a field and functions (regex).
+acc() {	# json field function-regex writes|reads
+	jq "[.access.rows[] | select(.field == \"$2\" and (.function | test(\"^($3)\$\"))) | .$4] | add // 0" "$1"
+}
+want() { v=$(acc "$@"); echo "$2 $3 $4 = $v (want $5)"; [ "$v" = "$5" ]; }
+
+test_expect_success 'watch count and flags of the ground-truth eventfd' '
+	$KMT watch -o gt.dat --callsite do_eventfd --offset eventfd_ctx.count,eventfd_ctx.flags \
+		-F -- $GT -n $N > out 2> err && cat out err &&
+	sed -n "s/^kmt-watch-gt pid \([0-9]*\):.*/\1/p" out > pid && [ -s pid ] &&
+	grep -q "watched 1 of 1 objects allocated, 2 words at a time" err &&
+	$KMT report --json --sections access gt.dat > gt.json
+'
+
+test_expect_success 'count: N reads then N writes by eventfd_write, the same by eventfd_read' '
+	want gt.json count eventfd_write writes $N && want gt.json count eventfd_write reads $N &&
+	want gt.json count "eventfd_read|eventfd_ctx_do_read" writes $N &&
+	want gt.json count "eventfd_read|eventfd_ctx_do_read" reads $N &&
+	want gt.json count ".*" writes $((2 * N)) && want gt.json count ".*" reads $((2 * N))
+'
+
+test_expect_success 'flags: read N times by eventfd_read, never written' '
+	want gt.json flags "eventfd_read|eventfd_ctx_do_read" reads $N &&
+	want gt.json flags ".*" writes 0 && want gt.json flags ".*" reads $N
+'
+
+test_expect_success 'all samples in one object, none lost; the offsets are the BTF ones' '
+	[ "$(jq .access.objects gt.json)" = 1 ] && [ "$(jq .access.lost gt.json)" = 0 ] &&
+	[ "$(jq "[.access.rows[] | select(.field == \"flags\") | .offset] | unique | length" gt.json)" = 1 ] &&
+	c=$(jq "[.access.rows[] | select(.field == \"count\") | .offset][0]" gt.json) &&
+	f=$(jq "[.access.rows[] | select(.field == \"flags\") | .offset][0]" gt.json) &&
+	echo "count at $c, flags at $f" && [ $((f - c)) -eq 8 ] &&
+	[ "$(jq -r "[.access.rows[] | .alloc_function] | unique | .[]" gt.json)" = do_eventfd ] &&
+	[ "$(jq -r "[.access.rows[] | .cache] | unique | .[]" gt.json)" = kmalloc-64 ]
+'
+
+test_expect_success 'a numeric --offset watches the same word' '
+	c=$(jq "[.access.rows[] | select(.field == \"count\") | .offset][0]" gt.json) &&
+	$KMT watch -q -o num.dat --callsite do_eventfd --offset $c -F -- $GT -n $N > /dev/null &&
+	$KMT report --json --sections access num.dat > num.json &&
+	w=$(jq "[.access.rows[] | select(.function == \"eventfd_write\") | .writes] | add" num.json) &&
+	echo "eventfd_write writes at $c: $w" && [ "$w" = $N ]
+'
+
+test_expect_success 'kmap: the eventfd context with its accesses, per instruction' '
+	p=$(cat pid) &&
+	$KMT kmap --accessed gt.dat > kmap && cat kmap &&
+	[ "$(grep -vc "^  " kmap)" = 1 ] &&
+	grep -q "^do_eventfd+0x[0-9a-f]*,$p,0x[0-9a-f]*,64,[0-9]*,[1-9][0-9]*,[a-z_]*+0x[0-9a-f]*,kmt-watch-gt,kmalloc-64$" kmap &&
+	awk -F, -v n=$N "/^  eventfd_write/ { w += \$3; r += \$4 } END { exit !(w == n && r == n) }" kmap &&
+	$KMT kmap --accessed --json gt.dat > kmap.json &&
+	[ "$(jq "[.[0].accesses[] | select(.field == \"flags\") | .reads] | add" kmap.json)" = $N ]
+'
+
+test_expect_success '--scan: every word of the object gets watched, attributions stay right' '
+	$KMT watch -o scan.dat --callsite do_eventfd --scan --type eventfd_ctx --dwell 20ms \
+		-F -- $GT -n 400 -i 1000 -s 100 > /dev/null 2> err && cat err &&
+	grep -q "8 offsets covered: 0 8 16 24 32 40 48 56" err &&
+	$KMT report --json --sections access scan.dat > scan.json &&
+	[ "$(jq "[.access.rows[] | .offset] | unique | length" scan.json)" -ge 4 ] &&
+	want scan.json "flags|id" ".*" writes 0 &&
+	writers=$(jq -r "[.access.rows[] | select(.field == \"count\" and .writes > 0) | .function] | unique | join(\" \")" scan.json) &&
+	echo "count written by: $writers" &&
+	{ [ "$writers" = "eventfd_read eventfd_write" ] || [ "$writers" = "eventfd_ctx_do_read eventfd_write" ]; }
+'
+
+test_expect_success 'trace-cmd reads the samples too' '
+	n=$(trace-cmd report gt.dat 2>/dev/null | grep -c "access: *\(read\|write\) obj=") &&
+	echo "trace-cmd: $n samples" &&
+	[ "$n" -eq $(( $(jq ".access.writes + .access.reads + .access.dropped" gt.json) )) ]
+'
+
+start_watch() {	# name
+	env --default-signal=INT,TERM,HUP $KMT watch -q -o "$1.dat" --cache kmalloc-64 -d 60 \
+		> /dev/null 2> "$1.err" &
+	echo $! > "$1.pid"
+	for i in $(seq 1 100); do
+		ls $T/instances | grep -q "kmemtrace-$(cat "$1.pid")-ctl" && return 0
+		sleep 0.05
+	done
+	echo "watch did not start"; cat "$1.err"; return 1
+}
+
+for sig in INT TERM; do
+	test_expect_success "SIG$sig: the file is valid, both instances and the watchpoints are gone" '
+		start_watch $sig && $GT -n 20 -s 0 > /dev/null && sleep 0.3 &&
+		kill -$sig $(cat $sig.pid) && rc=0 && { wait $(cat $sig.pid) || rc=$?; } &&
+		cat $sig.err && [ $rc -eq 0 ] &&
+		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.pid)" &&
+		$KMT check -q $sig.dat &&
+		$KMT watch -o again.dat --callsite do_eventfd --offset eventfd_ctx.count -F -- $GT -n 1 -s 0 \
+			> /dev/null 2> again.err && grep -q "2 words at a time" again.err
+	'
+done
+
+test_expect_success 'SIGKILL: the next watch removes both instances of the dead one' '
+	start_watch k && kill -KILL $(cat k.pid); wait $(cat k.pid) || true;
+	ls $T/instances | grep -q "kmemtrace-$(cat k.pid)-ctl" &&
+	$KMT watch -o next.dat --callsite do_eventfd -F -- true 2> err; cat err &&
+	grep -q "removed instances left by dead recorders:.*kmemtrace-$(cat k.pid)-ctl" err &&
+	! ls $T/instances | grep -q "kmemtrace-$(cat k.pid)" && rm -rf k.dat.spool
+'
+
+# Run a command expected to fail with @code; its stderr is in err.
+fails() {	# code command...
+	local code=$1 rc=0
+	shift
+	"$@" > /dev/null 2> err || rc=$?
+	cat err
+	[ $rc -eq $code ]
+}
+
+test_expect_success 'bad input: one clear line, nothing left behind' '
+	fails 2 $KMT watch -o x.dat && grep -q "cache NAME or --callsite" err &&
+	fails 1 $KMT watch -o x.dat --callsite no_such_function_kmt &&
+	grep -q "no function .no_such_function_kmt." err &&
+	fails 1 $KMT watch -o x.dat --cache no_such_cache_kmt && grep -q "no slab cache" err &&
+	fails 1 $KMT watch -o x.dat --callsite do_eventfd --offset eventfd_ctx.nope &&
+	grep -q "has no member .nope." err &&
+	fails 1 $KMT watch -o x.dat --callsite do_eventfd --offset 0,8,16 && grep -q "at most 2 offsets" err &&
+	fails 2 $KMT watch -o x.dat --callsite do_eventfd --offset 8 --scan && grep -q "exclude each other" err &&
+	[ ! -e x.dat ] && [ ! -e x.dat.spool ]
+'
+
+tracefs_check
+test_done
