@@ -31,6 +31,8 @@
 #include "cmd.h"
 #include "watch.h"
 
+#define CTL_POLL_MS 2		/* how often the control instance is read */
+
 static uint64_t now_ns(void)
 {
 	struct timespec t;
@@ -115,7 +117,7 @@ static int ctl_start(struct watch *w, struct kmt_diag *d)
 	ret = ret ?: kmt_instance_write(&w->ctl, "buffer_size_kb", "1024", d);
 	ret = ret ?: kmt_instance_write(&w->ctl, "trace_clock", "mono", d);
 	if (!ret && kmt_instance_has(&w->ctl, "buffer_percent"))
-		ret = kmt_instance_write(&w->ctl, "buffer_percent", "0", d);
+		ret = kmt_instance_write(&w->ctl, "buffer_percent", "100", d);
 	if (!ret && (rc->o.nr_pids || rc->o.follow)) {
 		char pids[1024] = "";
 		size_t n = 0;
@@ -570,15 +572,18 @@ static int w_fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *tim
 	int fds[256], i, n = 0, k;
 	uint64_t t = now_ns(), next = UINT64_MAX;
 
-	for (i = 0; i < rc->nr_cpus && n < max; i++)
-		pf[n++] = (struct pollfd){ w->ctl_fd[i], POLLIN, 0 };
+	/*
+	 * The control instance is read every CTL_POLL_MS, not on wake-ups: a
+	 * busy cache allocates hundreds of thousands of times a second, and a
+	 * wake-up each would cost more than the tracing.
+	 */
 	k = kmt_hwbp_fds(w->hw, fds, 256);
 	for (i = 0; i < k && n < max; i++)
 		pf[n++] = (struct pollfd){ fds[i], POLLIN, 0 };
 	for (i = 0; i < w->nr_slots; i++)
 		if (w->slot[i].armed)
 			next = MIN(next, w->slot[i].t_on + (uint64_t)(w->o.dwell * 1e9));
-	*timeout_ms = next == UINT64_MAX ? 100 : next <= t ? 0 : (int)MIN((next - t) / 1000000 + 1, 100);
+	*timeout_ms = next <= t ? 0 : (int)MIN((next - t) / 1000000 + 1, CTL_POLL_MS);
 	return n;
 }
 
