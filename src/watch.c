@@ -193,13 +193,17 @@ static void note_word(struct watch *w, uint32_t off)
 		w->words[word / 8] |= (uint8_t)(1u << (word % 8));
 }
 
+/* The newest live candidate at @ptr (an address comes back when reused). */
 static struct wcand *cand_find(struct watch *w, uint64_t ptr)
 {
 	int i;
 
-	for (i = 0; i < w->ncand; i++)
-		if (w->cand[i].ptr == ptr && !w->cand[i].freed)
-			return &w->cand[i];
+	for (i = 0; i < w->ncand; i++) {
+		struct wcand *c = &w->cand[(w->cand_next - 1 - i + WATCH_CANDS) % WATCH_CANDS];
+
+		if (c->ptr == ptr && !c->freed)
+			return c;
+	}
 	return NULL;
 }
 
@@ -344,6 +348,7 @@ static void assign(struct watch *w, int s, bool dwell_over)
 	struct wslot *sl = &w->slot[s];
 	struct wcand *c;
 	uint32_t off, len;
+	int ret;
 
 	if (!w->o.scan && w->o.nr_offs > 1 && s > 0) {
 		/* Several offsets: the other slots watch slot 0's object. */
@@ -373,9 +378,9 @@ static void assign(struct watch *w, int s, bool dwell_over)
 		slot_off(w, s);
 		return;
 	}
-	if (slot_on(w, s, c, off, len)) {
-		warning("slot %d: cannot set a watchpoint: %s; watching with %d", s,
-			strerror(ENOSPC), s);
+	ret = slot_on(w, s, c, off, len);
+	if (ret) {
+		warning("cannot set watchpoint %d: %s; going on with %d", s + 1, strerror(-ret), s);
 		w->nr_slots = s;	/* the debug registers are taken */
 	}
 }
