@@ -63,3 +63,20 @@ timed() {
 machine() {
 	echo "$(uname -sr), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 }
+
+# Run run_cfg (defined by the caller) for each configuration in $2, in a
+# fresh random order each round, $ROUNDS rounds: comparisons are paired.
+paired_rounds() {	# name "cfg cfg ..."
+	local i cfg order
+	for i in $(seq 1 "$ROUNDS"); do
+		order=$(echo $2 | tr ' ' '\n' | shuf | tr '\n' ' ')
+		echo "$1 bench: round $i/$ROUNDS: $order" >&2
+		for cfg in $order; do sync; sleep 1; run_cfg "$cfg" "$i"; done
+	done
+}
+
+med() { printf '%s\n' "$@" | median; }
+# One column of a paired table: the values of configuration $1 in array $2, per round.
+col() { local cfg=$1 m=$2 i; for i in $(seq 1 "$ROUNDS"); do eval echo "\${$m[$cfg,$i]}"; done; }
+# The median over rounds of configuration $1's value in array $3 over $2's.
+pratio() { local cfg=$1 base=$2 m=$3 i; for i in $(seq 1 "$ROUNDS"); do eval ratio "\${$m[$cfg,$i]}" "\${$m[$base,$i]}"; echo; done | median; }

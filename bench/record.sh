@@ -58,18 +58,11 @@ run_cfg() {	# cfg -> sets W[cfg,i] C[cfg,i]
 
 CFGS="untraced floor kmemtrace perf"
 command -v perf > /dev/null || CFGS="untraced floor kmemtrace"
-for i in $(seq 1 "$ROUNDS"); do
-	order=$(echo $CFGS | tr ' ' '\n' | shuf | tr '\n' ' ')
-	echo "record bench: round $i/$ROUNDS: $order" >&2
-	for cfg in $order; do sync; sleep 1; run_cfg "$cfg" "$i"; done
-done
+paired_rounds record "$CFGS"
 
-med() { printf '%s\n' "$@" | median; }
-col() { local cfg=$1 m=$2 i; for i in $(seq 1 "$ROUNDS"); do eval echo "\${$m[$cfg,$i]}"; done; }
-pratio() { local cfg=$1 m=$2 i; for i in $(seq 1 "$ROUNDS"); do eval ratio "\${$m[$cfg,$i]}" "\${$m[floor,$i]}"; echo; done | median; }
 row() {	# cfg label events lost
 	printf '| %s | %.3f | %.3f | %.2f | %.3f | %s | %s |\n' "$2" \
-		"$(col "$1" W | median)" "$(pratio "$1" W)" "$(col "$1" C | median)" "$(pratio "$1" C)" "$3" "$4"
+		"$(col "$1" W | median)" "$(pratio "$1" floor W)" "$(col "$1" C | median)" "$(pratio "$1" floor C)" "$3" "$4"
 }
 ev=$(med "${ev_km[@]}")
 cat <<MD

@@ -47,7 +47,6 @@ for i in $(seq 1 "$ROUNDS"); do
 		esac
 	done
 done
-med() { printf '%s\n' "$@" | median; }
 rate() { awk -v e="$1" -v s="$2" 'BEGIN { printf "%.1f", e / s / 1e6 }'; }
 mkt=$(med "${kt[@]}"); mk1=$(med "${k1[@]}"); mpf=$(med "${pf[@]}")
 mck=$(med "${ck[@]}"); mckn=$(med "${ckn[@]}")

@@ -40,15 +40,8 @@ run_cfg() {
 }
 
 CFGS="untraced floor record watch"
-for i in $(seq 1 "$ROUNDS"); do
-	order=$(echo $CFGS | tr ' ' '\n' | shuf | tr '\n' ' ')
-	echo "watch bench: round $i/$ROUNDS: $order" >&2
-	for cfg in $order; do sync; sleep 1; run_cfg "$cfg" "$i"; done
-done
+paired_rounds watch "$CFGS"
 
-med() { printf '%s\n' "$@" | median; }
-col() { local cfg=$1 m=$2 i; for i in $(seq 1 "$ROUNDS"); do eval echo "\${$m[$cfg,$i]}"; done; }
-pratio() { local cfg=$1 base=$2 m=$3 i; for i in $(seq 1 "$ROUNDS"); do eval ratio "\${$m[$cfg,$i]}" "\${$m[$base,$i]}"; echo; done | median; }
 row() {	# cfg label
 	printf '| %s | %.3f | %.3f | %.3f | %.2f | %.3f |\n' "$2" "$(col "$1" W | median)" \
 		"$(pratio "$1" untraced W)" "$(pratio "$1" floor W)" "$(col "$1" C | median)" "$(pratio "$1" floor C)"

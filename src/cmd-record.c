@@ -51,24 +51,6 @@ static const char record_usage[] =
 enum { OPT_STACK = 256, OPT_FILTER, OPT_NOCOMPRESS, OPT_LEVEL, OPT_RTPRIO, OPT_LIST,
        OPT_RECOVER, OPT_USER, OPT_PERCENT };
 
-static int add_pids(struct rec_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
-
-		if (*end || v <= 0 || o->nr_pids >= 64) {
-			free(copy);
-			return -1;
-		}
-		o->pids[o->nr_pids++] = (pid_t)v;
-	}
-	free(copy);
-	return 0;
-}
-
 static void add_events(struct rec_opts *o, const char *arg)
 {
 	size_t old = o->events_spec ? strlen(o->events_spec) : 0;
@@ -118,7 +100,7 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 		case 'o': o->output = optarg; output_set = true; break;
 		case 'e': add_events(o, optarg); break;
 		case 'p':
-			if (add_pids(o, optarg))
+			if (rec_add_pids(o, optarg))
 				return usage_error(record_usage, "bad pid list '%s'", optarg);
 			break;
 		case 'F': o->follow = true; break;

@@ -171,24 +171,6 @@ static int parse_offsets(struct watch *w, const char *arg, struct kmt_diag *d)
 	return ret;
 }
 
-static int add_pids(struct rec_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL, *end;
-	int ret = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long v = strtol(tok, &end, 10);
-
-		if (*end || v <= 0 || o->nr_pids >= 64) {
-			ret = -1;
-			break;
-		}
-		o->pids[o->nr_pids++] = (pid_t)v;
-	}
-	free(copy);
-	return ret;
-}
-
 /* The recording's events and their filters: the target's allocations, every free. */
 static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter *ef, char bufs[][300])
 {
@@ -293,7 +275,7 @@ int cmd_watch(int argc, char **argv)
 			break;
 		case 'F': rc->o.follow = true; break;
 		case 'p':
-			if (add_pids(&rc->o, optarg)) {
+			if (rec_add_pids(&rc->o, optarg)) {
 				code = usage_error(watch_usage, "bad pid list '%s'", optarg);
 				goto out;
 			}

@@ -31,6 +31,24 @@ static size_t default_hold_mb(void)
 	return MIN(mb, (size_t)4096);
 }
 
+int rec_add_pids(struct rec_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v <= 0 || o->nr_pids >= 64) {
+			free(copy);
+			return -1;
+		}
+		o->pids[o->nr_pids++] = (pid_t)v;
+	}
+	free(copy);
+	return 0;
+}
+
 void rec_opts_defaults(struct rec_opts *o)
 {
 	o->output = "kmemtrace.dat";
