@@ -190,8 +190,11 @@ static int run(struct dump *dp, struct kmt_file *f)
 		}
 		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
 		if (ret < 0) {
-			ret = error("%s: CPU %d: a record at %" PRIu64 " does not fit its format",
-				    fi->path, sr.cpu, sr.rec.ts);
+			error("%s: CPU %d, page at offset %" PRIu64 ": a record (time %" PRIu64
+			      ") does not fit its format", fi->path, sr.cpu,
+			      kmt_stream_offset(s, sr.idx), sr.rec.ts);
+			ret = KMT_EFORMAT;
+			d.msg[0] = '\0';	/* said already */
 			break;
 		}
 		if (ret == 0)

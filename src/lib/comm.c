@@ -171,6 +171,10 @@ void kmt_comm_from_exec(const char *filename, size_t len, char out[KMT_COMM_LEN]
 	const char *base = filename, *p;
 	size_t n;
 
+	if (!filename || !len) {	/* an exec event without a name */
+		out[0] = '\0';
+		return;
+	}
 	len = strnlen(filename, len);
 	for (p = filename; p < filename + len; p++)
 		if (*p == '/')

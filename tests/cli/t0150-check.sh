@@ -45,4 +45,14 @@ test_expect_success 'a truncated file: exit 2 or findings, never a crash' '
 	done
 '
 
+test_expect_success 'a record that does not fit its format: every reader exits 1 naming file and offset' '
+	f=$KMT_TESTDATA/corrupt/record-past-format.dat &&
+	for c in check report kmap dump; do
+		rc=0; $KMT $c $f > out 2> err || rc=$?; echo "$c: exit $rc: $(cat err)";
+		[ $rc -eq 1 ] || exit 1;
+		if [ $c = check ]; then grep -q "^error .*CPU0 *0x2004.*does not fit its format" out || exit 1;
+		else grep -q "record-past-format.dat.*offset [0-9]" err || exit 1; fi;
+	done
+'
+
 test_done
