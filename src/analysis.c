@@ -45,6 +45,7 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 		return error("%s: no buffer '%s'", a->path, buffer);
 	mo->cmdlines = a->comms;
 	mo->syms = a->syms;
+	kmt_model_opts_from_file(mo, a->f);
 	a->m = kmt_model_new(mo);
 	if (!a->m)
 		return error("out of memory");

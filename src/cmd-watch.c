@@ -273,7 +273,7 @@ int cmd_watch(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'F': rc->o.follow = true; break;
+		case 'F': w->o.follow = true; break;
 		case 'p':
 			if (rec_add_pids(&rc->o, optarg)) {
 				code = usage_error(watch_usage, "bad pid list '%s'", optarg);
@@ -309,7 +309,11 @@ int cmd_watch(int argc, char **argv)
 		code = usage_error(watch_usage, "--offset and --scan exclude each other");
 		goto out;
 	}
-	if (rc->o.follow && !rc->o.argv) {
+	/* Candidates only: the recording keeps every free, whoever frees. */
+	memcpy(w->o.pids, rc->o.pids, sizeof(w->o.pids));
+	w->o.nr_pids = rc->o.nr_pids;
+	rc->o.nr_pids = 0;
+	if (w->o.follow && !rc->o.argv) {
 		code = usage_error(watch_usage, "-F needs a COMMAND");
 		goto out;
 	}

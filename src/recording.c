@@ -134,6 +134,15 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	ret = kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
 	if (ret)
 		return ret;
+	{
+		unsigned int p = kmt_session_partial(rc->root, &so);
+
+		if (p)
+			kmt_spool_meta(rc->spool, "partial", "%s%s%s",
+				       p & KMT_PARTIAL_ALLOCS ? "allocations" : "",
+				       p == (KMT_PARTIAL_ALLOCS | KMT_PARTIAL_FREES) ? " " : "",
+				       p & KMT_PARTIAL_FREES ? "frees" : "");
+	}
 	if (*notes && !rc->o.quiet)
 		fprintf(stderr, "%s: note: %s", cmd_name, notes);
 	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)

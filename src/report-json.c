@@ -163,6 +163,9 @@ static void summary(struct js *j, const struct report *r)
 	u64(j, "uncertain_misuse", s->uncertain_misuse);
 	u64(j, "null_frees", s->null_frees);
 	u64(j, "kmalloc_large_merged", s->kmalloc_large_merged);
+	bval(j, "partial_allocs", s->partial_allocs);
+	bval(j, "partial_frees", s->partial_frees);
+	u64(j, "unseen_allocs", s->unseen_allocs);
 	u64(j, "untraced_evidence", s->untraced_evidence);
 	u64(j, "page_allocs", s->page_allocs);
 	u64(j, "page_frees", s->page_frees);

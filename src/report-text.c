@@ -99,6 +99,13 @@ static void summary(const struct report *r, FILE *out)
 		pct(s->cross_cpu_frees, s->frees));
 	fprintf(out, "  live at the end        %s objects, %s\n", num(s->live_objects),
 		bytes((double)s->live_bytes));
+	if (s->partial_allocs || s->partial_frees)
+		fprintf(out, "  partial recording      only some %s%s%s were recorded (pid or event filters):\n"
+			     "                         %s%s\n",
+			s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
+			s->partial_frees ? "frees" : "",
+			s->partial_allocs ? "a free of a freed address is not a double free; " : "",
+			s->partial_frees ? "a live object is not a leak" : "");
 	if (s->kmalloc_large_merged)
 		fprintf(out, "  large kmallocs         %s traced twice by the kernel, counted once\n",
 			num(s->kmalloc_large_merged));
@@ -389,6 +396,8 @@ static void outstanding(const struct report *r, FILE *out)
 		fprintf(out, "  (untraced?: objects of caches the kernel also frees without tracing: they may be gone)\n");
 	fprintf(out, "  %s objects freed in the trace were allocated before it (pre-existing, not errors)\n",
 		num(s->preexisting_frees));
+	if (s->partial_frees && n)
+		fprintf(out, "  frees were filtered in this recording: these objects may have been freed unseen\n");
 	if (s->uncertain_objects)
 		fprintf(out, "  %s objects are uncertain (events were lost after they were allocated)\n",
 			num(s->uncertain_objects));

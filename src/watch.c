@@ -118,15 +118,15 @@ static int ctl_start(struct watch *w, struct kmt_diag *d)
 	ret = ret ?: kmt_instance_write(&w->ctl, "trace_clock", "mono", d);
 	if (!ret && kmt_instance_has(&w->ctl, "buffer_percent"))
 		ret = kmt_instance_write(&w->ctl, "buffer_percent", "100", d);
-	if (!ret && (rc->o.nr_pids || rc->o.follow)) {
+	if (!ret && (w->o.nr_pids || w->o.follow)) {
 		char pids[1024] = "";
 		size_t n = 0;
 
-		if (rc->o.follow)
+		if (w->o.follow)
 			n += (size_t)snprintf(pids, sizeof(pids), "%d", (int)rc->child.pid);
-		for (i = 0; i < rc->o.nr_pids; i++)
+		for (i = 0; i < w->o.nr_pids; i++)
 			n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%d", n ? " " : "",
-					      (int)rc->o.pids[i]);
+					      (int)w->o.pids[i]);
 		ret = kmt_instance_write(&w->ctl, "options/event-fork", "1", d);
 		ret = ret ?: kmt_instance_write(&w->ctl, "set_event_pid", pids, d);
 	}

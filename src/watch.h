@@ -43,6 +43,10 @@ struct wopts {
 	bool scan;
 	char type[64];			/* struct naming the offsets, "" if none */
 	uint64_t max_objects;		/* -n, 0: no limit */
+	/* -F, -p: candidates only (the recording itself keeps every free). */
+	bool follow;
+	pid_t pids[64];
+	int nr_pids;
 	double dwell;			/* seconds on one object/offset */
 	unsigned int ring_pages;
 };

@@ -28,6 +28,13 @@ struct kmt_analyse_result {
 };
 
 /*
+ * What the file says about its own completeness (a recorder that filtered
+ * allocations or frees writes it into its VERSION option): sets
+ * @mo->partial_allocs and @mo->partial_frees.
+ */
+void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f);
+
+/*
  * Run @buffer of @f through @dec into @m and finish @m. Returns 0, or a
  * negative error with file, CPU and offset in @d.
  */

@@ -30,6 +30,8 @@ struct kmt_model_opts {
 	const char *comm;		/* only allocations by tasks so named */
 	const struct kmt_comms *cmdlines; /* names of tasks never seen renamed */
 	const struct kmt_symbols *syms;	/* to find page call sites in stacks */
+	/* The recording kept only part of the allocations / frees (filters). */
+	bool partial_allocs, partial_frees;
 };
 
 /* Per allocation call site (the kernel's call_site address). */
@@ -141,6 +143,8 @@ struct kmt_summary {
 	const uint64_t *lost_by_cpu;	/* nr_cpus entries */
 	const uint64_t *events_by_cpu;
 	bool affected_by_loss;
+	bool partial_allocs, partial_frees;	/* from the model's options */
+	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */
 	/* Watchpoint samples (kmemtrace watch files). */
 	uint64_t access_hits;		/* access records in the window */
 	uint64_t access_reads, access_writes;	/* attributed to a live object */

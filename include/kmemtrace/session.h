@@ -64,6 +64,16 @@ struct kmt_session_opts {
  */
 int kmt_session_configure(const struct kmt_instance *in, const struct kmt_session_opts *o,
 			  char *notes, size_t notes_len, struct kmt_diag *d);
+/*
+ * Does @o record only part of the slab allocations or frees (pid or event
+ * filters, free events left out)? KMT_PARTIAL_* bits. A reader must not
+ * call an object freed twice when allocations were filtered, nor call an
+ * object leaked when frees were.
+ */
+#define KMT_PARTIAL_ALLOCS 1u
+#define KMT_PARTIAL_FREES 2u
+unsigned int kmt_session_partial(const char *root, const struct kmt_session_opts *o);
+
 /* Exclude @tids from tracing (set_event_notrace_pid). */
 int kmt_session_exclude(const struct kmt_instance *in, const pid_t *tids, int n,
 			struct kmt_diag *d);

@@ -8,6 +8,17 @@
 #include <kmemtrace/stream.h>
 #include "kmt-local.h"
 
+void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
+{
+	const char *r = kmt_file_info(f)->recorder, *p = r ? strstr(r, "(partial: ") : NULL;
+	const char *end = p ? strchr(p, ')') : NULL;
+
+	if (!p || !end)
+		return;
+	mo->partial_allocs = memmem(p, (size_t)(end - p), "allocations", 11) != NULL;
+	mo->partial_frees = memmem(p, (size_t)(end - p), "frees", 5) != NULL;
+}
+
 int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_model *m, const struct kmt_analyse_opts *o,
 		struct kmt_analyse_result *res, struct kmt_diag *d)

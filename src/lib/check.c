@@ -222,7 +222,8 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 {
 	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
 	struct kmt_analyse_result ar;
-	struct kmt_model *m = kmt_model_new(NULL);
+	struct kmt_model_opts mo = { 0 };
+	struct kmt_model *m;
 	const struct kmt_summary *s;
 	const struct kmt_misuse *v;
 	struct kmt_symbols *syms;
@@ -230,6 +231,8 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 	size_t n, i, len;
 	const char *text = kmt_file_kallsyms(c->f, &len);
 
+	kmt_model_opts_from_file(&mo, c->f);
+	m = kmt_model_new(&mo);
 	syms = kmt_symbols_parse(text, len);
 	if (!m || kmt_analyse(c->f, buffer, dec, m, &ao, &ar, &d)) {
 		/* Page-level problems were reported above already. */

@@ -335,12 +335,15 @@ static int write_output(struct spool *s, const char *output, const struct kmt_fi
 		.trace_clock = s->clock.len ? s->clock.buf : NULL,
 		.cpu_count = (int)sysconf(_SC_NPROCESSORS_CONF),
 	};
-	char tmp[4200], clock[32] = "local", version[96];
+	char tmp[4200], clock[32] = "local", version[160], partial[64];
 	struct stat st;
 	int fd, i, j, ret;
 
 	meta_str(s, "clock", clock, sizeof(clock));
-	snprintf(version, sizeof(version), "kmemtrace %s", *s->version ? s->version : KMT_VERSION);
+	meta_str(s, "partial", partial, sizeof(partial));
+	/* The recorder's name, and what a reader must know of its filters. */
+	snprintf(version, sizeof(version), "kmemtrace %s%s%s%s", *s->version ? s->version : KMT_VERSION,
+		 *partial ? " (partial: " : "", partial, *partial ? ")" : "");
 	m.version = version;
 	m.trace_id = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)s;
 	if (m.cpu_count < s->nr_cpus)

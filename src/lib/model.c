@@ -90,6 +90,8 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	}
 	for (i = 0; i < MAX_CPUS; i++)
 		m->cpu[i].memo_proc = NONE;
+	m->sum.partial_allocs = m->o.partial_allocs;
+	m->sum.partial_frees = m->o.partial_frees;
 	m->sum.lost_by_cpu = m->lost_by_cpu;
 	m->sum.events_by_cpu = m->events_by_cpu;
 	return m;
@@ -441,6 +443,12 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		fsite = alloc_site(m, ev->call_site);
 		if (fsite)
 			fsite->free_calls++;
+		if (sl && m->o.partial_allocs) {
+			/* Allocated again where the recording did not look. */
+			m->sum.unseen_allocs++;
+			otab_kill(&m->slab, sl, NONE, sl->cache != 0xffff ? sl->cache : NONE, m->loss_seq);
+			return;
+		}
 		if (sl) {
 			uint32_t cache = sl->cache != 0xffff ? sl->cache : ev->name_len ? cache_of(m, ev) : NONE;
 

@@ -210,6 +210,11 @@ static bool is_alloc_event(const char *ev)
 	return false;
 }
 
+static bool is_slab_free_event(const char *ev)
+{
+	return !strcmp(ev, "kmem:kfree") || !strcmp(ev, "kmem:kmem_cache_free");
+}
+
 static bool is_naming_event(const char *ev)
 {
 	return strstr(kmt_naming_events, ev) != NULL;
@@ -223,6 +228,32 @@ static int event_file(const struct kmt_instance *in, const char *ev, const char 
 
 	snprintf(rel, sizeof(rel), "events/%.*s/%s/%s", (int)(colon - ev), ev, colon + 1, file);
 	return kmt_instance_write(in, rel, val, d);
+}
+
+unsigned int kmt_session_partial(const char *root, const struct kmt_session_opts *o)
+{
+	unsigned int p = 0;
+	int i, k;
+
+	if (o->nr_pids)
+		return KMT_PARTIAL_ALLOCS | KMT_PARTIAL_FREES;
+	for (i = 0; i < o->events->n; i++) {
+		const char *ev = o->events->v[i];
+		bool filt = false;
+
+		for (k = 0; k < o->nr_event_filters; k++)
+			filt |= !strcmp(o->event_filters[k].event, ev);
+		if (!filt && o->filter && !is_naming_event(ev))
+			filt = filter_fits(root, ev, o->filter);
+		if (filt && is_alloc_event(ev))
+			p |= KMT_PARTIAL_ALLOCS;
+		if (filt && is_slab_free_event(ev))
+			p |= KMT_PARTIAL_FREES;
+	}
+	if (!kmt_event_list_has(o->events, "kmem:kfree") ||
+	    !kmt_event_list_has(o->events, "kmem:kmem_cache_free"))
+		p |= KMT_PARTIAL_FREES;
+	return p;
 }
 
 int kmt_session_tracing(const struct kmt_instance *in, bool on, struct kmt_diag *d)

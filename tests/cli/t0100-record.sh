@@ -94,6 +94,16 @@ test_expect_success '-F follows only the command and its children' '
 	cat comms && ! grep -qv -e "^sh$" -e "^kmt-gt$" -e "^kmemtrace$" comms
 '
 
+test_expect_success 'a filtered recording says so, and the report draws no wrong conclusion from it' '
+	$KMT info ff.dat | grep -q "^recorder: *kmemtrace .* (partial: allocations frees)" &&
+	$KMT report --json ff.dat > ff.json &&
+	[ "$(jq .summary.partial_allocs ff.json)" = true ] && [ "$(jq .summary.partial_frees ff.json)" = true ] &&
+	[ "$(jq "[.misuse[] | select(.kind == \"double_free\")] | length" ff.json)" = 0 ] &&
+	$KMT record -q -o full.dat -- true && $KMT info full.dat | grep "^recorder:" | grep -vq partial &&
+	$KMT record -q -e kmem:kmalloc -o nofree.dat -- true &&
+	$KMT info nofree.dat | grep -q "(partial: frees)"
+'
+
 test_expect_success '--stack adds kernel stacks to allocations' '
 	$KMT record -q --stack -e kmem:kmalloc -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
 	$KMT info s.dat | grep -q "ftrace:kernel_stack" &&

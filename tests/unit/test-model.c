@@ -31,8 +31,9 @@ struct run {
 	struct kmt_analyse_result res;
 };
 
-/* Hooks for the next analyse(), if any. */
+/* Hooks and options for the next analyse(), if any. */
 static const struct kmt_model_hooks *next_hooks;
+static const struct kmt_model_opts *next_opts;
 
 static void analyse(struct run *r, struct tb *tb, double t_start, double t_end)
 {
@@ -44,7 +45,8 @@ static void analyse(struct run *r, struct tb *tb, double t_start, double t_end)
 	if (kmt_file_open(&r->f, path, &d))
 		fail_msg("%s", d.msg);
 	r->dec = kmt_decoder_new(kmt_file_formats(r->f), false, 8);
-	r->m = kmt_model_new(NULL);
+	r->m = kmt_model_new(next_opts);
+	next_opts = NULL;
 	assert_non_null(r->dec);
 	assert_non_null(r->m);
 	if (next_hooks)
@@ -534,6 +536,43 @@ static void test_objects_and_accesses(void **state)
 	done(&r);
 }
 
+/*
+ * A recording that filtered allocations (watch, -p, --filter): an address
+ * freed twice was allocated again where the recording did not look — not a
+ * double free.
+ */
+static void test_partial_allocations(void **state)
+{
+	struct kmt_model_opts mo = { .partial_allocs = true };
+	const struct kmt_summary *s;
+	struct tb *tb = new_tb();
+	struct run r;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 8, 8);
+	tb_kfree(tb, 0, 2 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 0, 3 * MS, 10, FREE_A, OBJ(1));	/* allocated unseen in between */
+	tb_kfree(tb, 0, 4 * MS, 10, FREE_A, OBJ(1));
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_true(s->partial_allocs);
+	assert_int_equal(s->unseen_allocs, 2);
+	assert_int_equal(misuse(&r, KMT_MISUSE_DOUBLE_FREE, NULL), 0);
+	assert_int_equal(misuse(&r, KMT_MISUSE_UNTRACED_ALLOC, NULL), 0);
+	assert_int_equal(s->frees, 1);
+	done(&r);
+
+	/* The same trace from a complete recording: two double frees (as untraced allocations). */
+	tb = new_tb();
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 8, 8);
+	tb_kfree(tb, 0, 2 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 0, 3 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 0, 4 * MS, 10, FREE_A, OBJ(1));
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_UNTRACED_ALLOC, NULL), 2);
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_old_kernel_layout),
 		cmocka_unit_test(test_process_names),
 		cmocka_unit_test(test_objects_and_accesses),
+		cmocka_unit_test(test_partial_allocations),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
