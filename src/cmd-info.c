@@ -17,7 +17,8 @@ static const char info_usage[] =
 	"\n"
 	"Show what a trace file holds: format, kernel, clock, buffers; per CPU the\n"
 	"events, pages and events lost (from page headers and the stored ring-buffer\n"
-	"stats); per event type the number of records. FILE defaults to kmemtrace.dat.\n"
+	"stats); per event type the number of records; kmemtrace watch's samples.\n"
+	"FILE defaults to kmemtrace.dat.\n"
 	"\n"
 	"  -h, --help   this text\n";
 
@@ -141,6 +142,21 @@ int cmd_info(int argc, char **argv)
 		kmt_census_release(&c);
 	} else {
 		printf("\nno event data\n");
+	}
+	if (kmt_file_access_buffer(f) >= 0) {
+		/* kmemtrace watch's samples, per CPU. */
+		int ab = kmt_file_access_buffer(f), j;
+
+		if (kmt_census_run(&c, f, ab, &d)) {
+			ret = error("%s", d.msg);
+		} else {
+			printf("\nwatchpoint samples: %" PRIu64 ", lost %" PRIu64 "%s (", c.events, c.lost_events,
+			       c.lost_unknown ? "+" : "");
+			for (j = 0; j < c.nr_cpus; j++)
+				printf("%sCPU %d: %" PRIu64, j ? ", " : "", c.cpus[j].cpu, c.cpus[j].events);
+			printf(")\n");
+		}
+		kmt_census_release(&c);
 	}
 	kmt_file_close(f);
 	return ret;

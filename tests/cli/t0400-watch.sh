@@ -87,6 +87,12 @@ test_expect_success '--scan: every word of the object gets watched, attributions
 	{ [ "$writers" = "eventfd_read eventfd_write" ] || [ "$writers" = "eventfd_ctx_do_read eventfd_write" ]; }
 '
 
+test_expect_success 'info counts the samples' '
+	$KMT info gt.dat | grep "^watchpoint samples:" &&
+	[ "$($KMT info gt.dat | sed -n "s/^watchpoint samples: \([0-9]*\),.*/\1/p")" -eq \
+	  $(( $(jq ".access.writes + .access.reads + .access.dropped" gt.json) )) ]
+'
+
 test_expect_success 'trace-cmd reads the samples too' '
 	n=$(trace-cmd report gt.dat 2>/dev/null | grep -c "access: *\(read\|write\) obj=") &&
 	echo "trace-cmd: $n samples" &&
