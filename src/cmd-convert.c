@@ -103,7 +103,7 @@ static int spill_cpu(struct conv *c, int idx, int fd, uint64_t *size, const stru
 				for (i = 0; i < ev.nr_stack; i++) {
 					uint64_t a;
 
-					memcpy(&a, ev.stack + i * 8, 8);
+					a = kmt_event_stack(&ev, i);
 					note_addr(c, a);
 				}
 			}

@@ -123,7 +123,7 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 	for (i = 0; i < ev->nr_stack; i++) {
 		uint64_t a;
 
-		memcpy(&a, ev->stack + i * 8, 8);
+		a = kmt_event_stack(ev, i);
 		printf("\t=> %s\n", site_str(dp, a, site, sizeof(site)));
 	}
 }

@@ -39,6 +39,7 @@ enum {
 	KMT_EVF_PAGE_PTR = 1 << 0,	/* ptr is a struct page *, not a pfn */
 	KMT_EVF_NO_NAME = 1 << 1,	/* the kernel does not record a cache name */
 	KMT_EVF_WRITE = 1 << 2,		/* access: a write */
+	KMT_EVF_STACK_BE = 1 << 3,	/* stack entries are big-endian */
 };
 
 struct kmt_event {
@@ -63,10 +64,23 @@ struct kmt_event {
 	uint32_t str2_len;
 	const uint8_t *stack;		/* nr_stack kernel longs, in the record */
 	uint32_t nr_stack;
+	uint32_t stack_word;		/* bytes per entry: the kernel's long */
 	uint32_t offset;		/* access: byte offset in the object */
 };
 
 const char *kmt_kind_name(enum kmt_kind kind);
+
+/* Entry @i (< nr_stack) of a stack event: a kernel address. */
+static inline uint64_t kmt_event_stack(const struct kmt_event *ev, uint32_t i)
+{
+	const uint8_t *p = ev->stack + (size_t)i * ev->stack_word;
+	uint64_t v = 0;
+	uint32_t k;
+
+	for (k = 0; k < ev->stack_word; k++)
+		v |= (uint64_t)p[(ev->flags & KMT_EVF_STACK_BE) ? ev->stack_word - 1 - k : k] << (8 * k);
+	return v;
+}
 
 struct kmt_decoder;
 

@@ -40,7 +40,7 @@ struct op {
 struct dec {
 	uint8_t kind;
 	uint8_t nops;
-	uint16_t need;			/* the record must be this long */
+	uint32_t need;			/* the record must be this long */
 	uint32_t flags;
 	/*
 	 * Fast path: a little-endian file whose memory event has the usual
@@ -222,7 +222,7 @@ static void compile_ops(struct dec *dc, bool be)
 		if (f->type == F_ABSENT)
 			continue;
 		/* A stack's caller[] is as long as it is: only its start must fit. */
-		dc->need = (uint16_t)MAX(dc->need, (uint32_t)f->off + (s == S_STACK ? 0 : f->size));
+		dc->need = MAX(dc->need, (uint32_t)f->off + (s == S_STACK ? 0 : f->size));
 		if (f->type != F_NUM || !slot_dst[s].size)
 			continue;
 		dc->ops[dc->nops].off = f->off;
@@ -402,6 +402,7 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 	ev->name_len = ev->str2_len = 0;
 	ev->stack = NULL;
 	ev->nr_stack = 0;
+	ev->stack_word = 0;
 	if (dc->fast) {
 		const uint8_t *p = rec->data;
 		uint32_t w;
@@ -451,6 +452,9 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 		room = rec->len > dc->f[S_STACK].off ? (rec->len - dc->f[S_STACK].off) / (uint32_t)dec->long_size : 0;
 		ev->stack = rec->data + dc->f[S_STACK].off;
 		ev->nr_stack = (uint32_t)MIN(n, (uint64_t)room);
+		ev->stack_word = (uint32_t)dec->long_size;
+		if (be)
+			ev->flags |= KMT_EVF_STACK_BE;
 	}
 	return ok ? dc->kind : KMT_EFORMAT;
 }

@@ -604,7 +604,7 @@ static bool allocator_frame(const char *fn)
 	static const char *const prefixes[] = {
 		"trace_", "__traceiter_", "alloc_pages", "__alloc_pages", "__alloc_frozen",
 		"alloc_frozen", "get_page_from_freelist", "__folio_alloc", "folio_alloc",
-		"__get_free_pages", "get_zeroed_page", "__kmalloc_large", "___kmalloc_large",
+		"__get_free_pages", "get_free_pages", "get_zeroed_page", "vma_alloc_folio", "__kmalloc_large", "___kmalloc_large",
 		"__kmalloc", "kmalloc_", "__kvmalloc", "kvmalloc", "rmqueue", "alloc_slab_page",
 		"allocate_slab", "new_slab", "___slab_alloc", "__slab_alloc", "__do_kmalloc",
 		"kmem_cache_alloc", "vm_area_alloc_pages", "__vmalloc", "vmalloc", "__alloc_",
@@ -627,14 +627,15 @@ static void stack(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	uint32_t i;
 
-	if (!cs->page_pending || cs->page_seq + 1 != cs->seq || !m->o.syms)
+	/* The stack event does not count in seq: it must be the very next event. */
+	if (!cs->page_pending || cs->page_seq != cs->seq || !m->o.syms)
 		return;
 	cs->page_pending = false;
 	for (i = 0; i < ev->nr_stack; i++) {
 		uint64_t a, off;
 		const char *fn;
 
-		memcpy(&a, ev->stack + i * 8, 8);
+		a = kmt_event_stack(ev, i);
 		fn = kmt_symbols_lookup(m->o.syms, a, &off);
 		if (!fn || allocator_frame(fn))
 			continue;

@@ -104,6 +104,13 @@ test_expect_success 'a filtered recording says so, and the report draws no wrong
 	$KMT info nofree.dat | grep -q "(partial: frees)"
 '
 
+test_expect_success '--stack names who allocated pages: each large getxattr buffer in do_getxattr' '
+	$KMT record -q --stack -e kmem:mm_page_alloc -o ps.dat -- $WL/kmt-gt -g 1 -l 3 $F > /dev/null &&
+	$KMT report --json --sections pages ps.dat > ps.json &&
+	jq -c ".pages.functions[] | {function, allocs, bytes_alloc}" ps.json &&
+	[ "$(jq -c ".pages.functions[] | select(.function == \"do_getxattr\") | [.allocs, .bytes_alloc]" ps.json)" = "[3,98304]" ]
+'
+
 test_expect_success '--stack adds kernel stacks to allocations' '
 	$KMT record -q --stack -e kmem:kmalloc -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
 	$KMT info s.dat | grep -q "ftrace:kernel_stack" &&

@@ -219,6 +219,12 @@ void tb_emit(struct tb *tb, int cpu, uint64_t ts, const char *system, const char
 			dyn += n;
 		} else if (vals->str) {
 			strncpy((char *)rec + f->offset, vals->str, f->size);
+		} else if (vals->arr) {
+			uint32_t n = MIN((uint32_t)vals->narr * 8, 1024 - f->offset);
+
+			memcpy(rec + f->offset, vals->arr, n);
+			len = MAX(len, f->offset + n);
+			dyn = MAX(dyn, len);
 		} else {
 			memcpy(rec + f->offset, &vals->num, f->size);
 		}

@@ -19,6 +19,8 @@ struct tb_val {
 	const char *name;
 	uint64_t num;
 	const char *str;		/* for string fields */
+	const uint64_t *arr;		/* for array fields: @narr longs */
+	int narr;
 };
 
 /* A builder for @ncpus CPUs with @subbuf-byte pages (0: 4096). */

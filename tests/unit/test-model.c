@@ -15,6 +15,7 @@
 
 #include <kmemtrace/analyse.h>
 #include <kmemtrace/model.h>
+#include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
 #include "tbuild.h"
 
@@ -537,6 +538,47 @@ static void test_objects_and_accesses(void **state)
 }
 
 /*
+ * --stack: a kernel stack right after a page allocation on the same CPU
+ * names the function that asked for the pages (the first frame outside the
+ * allocator); a stack after anything else names nobody.
+ */
+static void test_page_sites(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T __alloc_pages_noprof\n"
+				 "ffffffff81100000 T my_page_user\n"
+				 "ffffffff81200000 T other_fn\n"
+				 "ffffffff81300000 T zzz_end\n";
+	const uint64_t st[] = { 0xffffffff81000010ULL, 0xffffffff81100020ULL, 0xffffffff81200030ULL };
+	const uint64_t st2[] = { 0xffffffff81200040ULL };
+	struct kmt_symbols *syms = kmt_symbols_parse(ks, strlen(ks));
+	struct kmt_model_opts mo = { .syms = syms };
+	const struct kmt_site *ps;
+	struct tb *tb = new_tb();
+	struct run r;
+	size_t n;
+
+	tb_kallsyms(tb, ks);
+	tb_emit(tb, 0, 1 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x1000 }, { "order", 2 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_emit(tb, 0, 1 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
+	tb_emit(tb, 1, 2 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x2000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_kfree(tb, 1, 3 * MS, 10, FREE_A, OBJ(1));	/* the stack below is not the page's */
+	tb_emit(tb, 1, 3 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 1 }, { "caller", 0, NULL, st2, 1 }, { NULL } });
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	ps = kmt_model_page_sites(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ps[0].addr, 0xffffffff81100000ULL);
+	assert_int_equal(ps[0].allocs, 1);
+	assert_int_equal(ps[0].bytes_alloc, 16384);
+	done(&r);
+	kmt_symbols_free(syms);
+}
+
+/*
  * A recording that filtered allocations (watch, -p, --filter): an address
  * freed twice was allocated again where the recording did not look — not a
  * double free.
@@ -588,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_process_names),
 		cmocka_unit_test(test_objects_and_accesses),
 		cmocka_unit_test(test_partial_allocations),
+		cmocka_unit_test(test_page_sites),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
