@@ -11,7 +11,7 @@ export KMT=${KMT:-$here/../build/kmemtrace}
 . "$here/lib.sh"
 trap - EXIT INT TERM
 [ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: needs root (tracefs)" >&2; exit 1; }
-ORDER="record report memflat watch"
+ORDER="record report memflat watch fuzz"
 which=${*:-record report}
 [ "$which" = --assemble ] && which=
 mkdir -p "$here/results"
