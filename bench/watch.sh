@@ -22,11 +22,36 @@ WL=("$here/wl.sh" $WORKLOAD)
 declare -A W C
 samples=() objects=() walls=()
 
+# watch's floor: its two instances as it sets them up (the recording: the
+# cache's allocations and frees, every kfree; the control: the cache's
+# allocations, frees filtered by pointer), nobody reading, no watchpoint.
+WI=$T/instances/kmt-bench-watch-$$
+wfloor_on() {
+	local a=$WI-rec/events/kmem b=$WI-ctl/events/kmem i
+	mkdir "$WI-rec" "$WI-ctl" || return 1
+	for i in "$WI-rec" "$WI-ctl"; do echo 65536 > "$i/buffer_size_kb"; echo mono > "$i/trace_clock"; done
+	echo "name == \"$CACHE\"" > $a/kmem_cache_alloc/filter; echo 1 > $a/kmem_cache_alloc/enable
+	echo "name == \"$CACHE\"" > $a/kmem_cache_free/filter; echo 1 > $a/kmem_cache_free/enable
+	echo 1 > $a/kfree/enable
+	echo "name == \"$CACHE\"" > $b/kmem_cache_alloc/filter; echo 1 > $b/kmem_cache_alloc/enable
+	echo "ptr == 1" > $b/kfree/filter; echo 1 > $b/kfree/enable
+	echo "ptr == 1" > $b/kmem_cache_free/filter; echo 1 > $b/kmem_cache_free/enable
+}
+wfloor_off() {
+	local i
+	for i in "$WI-rec" "$WI-ctl"; do
+		[ -d "$i" ] || continue
+		echo 0 > "$i/tracing_on"; echo 0 > "$i/events/enable"; rmdir "$i"
+	done
+}
+trap 'wfloor_off; bench_cleanup; rm -rf "$tmp"' EXIT INT TERM
+
 run_cfg() {
 	local cfg=$1 i=$2
 	case $cfg in
 	untraced) "${WL[@]}" 3> "$tmp/t" ;;
 	floor) floor_on 65536; "${WL[@]}" 3> "$tmp/t"; floor_off ;;
+	wfloor) wfloor_on; "${WL[@]}" 3> "$tmp/t"; wfloor_off ;;
 	record) rm -f "$tmp/r.dat"; "$KMT" record -q -o "$tmp/r.dat" -- "${WL[@]}" 3> "$tmp/t" ;;
 	watch)
 		rm -f "$tmp/w.dat"
@@ -39,7 +64,7 @@ run_cfg() {
 	[ "$cfg" = watch ] && walls+=("${W[$cfg,$i]}")
 }
 
-CFGS="untraced floor record watch"
+CFGS="untraced floor wfloor record watch"
 paired_rounds watch "$CFGS"
 
 row() {	# cfg label
@@ -79,8 +104,12 @@ that cache's allocations and every free besides.
 $(row untraced "untraced")
 $(row floor "floor: record's events on, no reader")
 $(row record "kmemtrace record")
+$(row wfloor "watch's floor: its two instances, no reader, no watchpoint")
 $(row watch "**kmemtrace watch**")
 
+- watch over its own floor (paired median): $(pratio watch wfloor W)× wall, $(pratio watch wfloor C)× CPU — what
+  the readers and the watchpoints cost beyond the tracing itself. The control instance is
+  the expensive part: every kfree and kmem_cache_free on the machine passes its pointer filter.
 - Samples captured by watch: $(med "${samples[@]}") per run (median), $rates per second of
   workload; objects watched per run: $(med "${objects[@]}") (median).
 
