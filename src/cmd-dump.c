@@ -182,7 +182,9 @@ static int run(struct dump *dp, struct kmt_file *f)
 		if (sr.lost_marker) {
 			const char *what = sr.buffer == mb ? "EVENTS" : "ACCESS SAMPLES";
 
-			if (sr.lost > 0)
+			if (sr.truncated)
+				printf("CPU %d: RECORDING TRUNCATED HERE\n", sr.cpu);
+			else if (sr.lost > 0)
 				printf("CPU %d: LOST %" PRId64 " %s\n", sr.cpu, sr.lost, what);
 			else
 				printf("CPU %d: LOST %s\n", sr.cpu, what);

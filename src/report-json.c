@@ -185,6 +185,8 @@ static void summary(struct js *j, const struct report *r)
 		u64(j, NULL, s->events_by_cpu[i]);
 	close_(j, ']');
 	bval(j, "affected_by_loss", s->affected_by_loss);
+	key(j, "truncated_cpus");
+	fprintf(j->out, "%d", s->truncated_cpus);
 	close_(j, '}');
 }
 

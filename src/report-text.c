@@ -125,10 +125,18 @@ static void summary(const struct report *r, FILE *out)
 			fprintf(out, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
 	if (s->lost_pages_unknown)
 		fprintf(out, " (+%s gaps of unknown size)", num(s->lost_pages_unknown));
-	fprintf(out, "\n  RESULTS ARE AFFECTED BY LOST EVENTS: %s objects and %s misuse findings are\n"
+	fputc('\n', out);
+	if (s->truncated_cpus)
+		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"
+			     "                         events after that are missing\n",
+			s->truncated_cpus, s->truncated_cpus > 1 ? "s" : "",
+			(double)(s->truncated_ts - MIN_U(s->first_ts, s->truncated_ts)) / 1e9);
+	fprintf(out, "  RESULTS ARE AFFECTED BY %s: %s objects and %s misuse findings are\n"
 		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
-		     "  never reported as leaks or misuse. Record with a larger buffer (-b).\n",
-		num(s->uncertain_objects), num(s->uncertain_misuse));
+		     "  never reported as leaks or misuse.%s\n",
+		s->truncated_cpus ? "MISSING EVENTS" : "LOST EVENTS",
+		num(s->uncertain_objects), num(s->uncertain_misuse),
+		s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }
 
 static void callsites(const struct report *r, FILE *out)

@@ -143,6 +143,8 @@ struct kmt_summary {
 	const uint64_t *lost_by_cpu;	/* nr_cpus entries */
 	const uint64_t *events_by_cpu;
 	bool affected_by_loss;
+	int truncated_cpus;		/* CPUs whose recording stopped early */
+	uint64_t truncated_ts;		/* when the first of them stopped */
 	bool partial_allocs, partial_frees;	/* from the model's options */
 	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */
 	/* Watchpoint samples (kmemtrace watch files). */
@@ -216,6 +218,11 @@ void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h);
 void kmt_model_access_lost(struct kmt_model *m, int64_t lost);
 /* A CPU lost @lost events (-1: unknown) just before time @ts. */
 void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts);
+/*
+ * The recording of @cpu stopped early (disk full) at @ts: its later events
+ * are missing, so what follows is judged as after a loss of unknown size.
+ */
+void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts);
 /* Name tasks: pid -> comm as it changes (fork, exec, rename). */
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len);
 /* The trace ended at @ts: computes live objects, outstanding, ages. */

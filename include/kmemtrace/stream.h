@@ -4,6 +4,8 @@
  * lower index first).
  * Losses the ring buffer reported in a page header come out as a marker
  * before that page's first record, so a consumer knows a CPU has a gap.
+ * Where a CPU's recording was cut short (its CPUSTAT says "kmemtrace
+ * truncated"), a marker of unknown loss ends its data, flagged truncated.
  */
 #ifndef KMEMTRACE_STREAM_H
 #define KMEMTRACE_STREAM_H
@@ -17,6 +19,8 @@ struct kmt_srec {
 	int idx;			/* index of the (buffer, CPU) in the stream */
 	bool lost_marker;		/* no record: events were lost on @cpu */
 	int64_t lost;			/* for a marker: count, or -1 unknown */
+	bool truncated;			/* the marker is where @cpu's recording
+					 * stopped early (disk full): -1 lost */
 };
 
 struct kmt_stream;

@@ -50,7 +50,9 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			continue;
 		}
 		if (sr.lost_marker) {
-			if (sr.rec.ts >= lo && sr.rec.ts <= hi)
+			if (sr.truncated && sr.rec.ts <= hi)
+				kmt_model_truncated(m, sr.cpu, sr.rec.ts);
+			else if (sr.rec.ts >= lo && sr.rec.ts <= hi)
 				kmt_model_lost(m, sr.cpu, sr.lost, sr.rec.ts);
 			continue;
 		}

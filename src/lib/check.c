@@ -254,7 +254,8 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 	s = kmt_model_summary(m);
 	if (s->uncertain_objects || s->uncertain_misuse)
 		finding(c, KMT_SEV_WARNING, -1, 0, 0, false, 0,
-			"losses make %" PRIu64 " objects and %" PRIu64 " findings uncertain",
+			"%s make %" PRIu64 " objects and %" PRIu64 " findings uncertain",
+			s->truncated_cpus ? "missing events (truncated recording)" : "losses",
 			s->uncertain_objects, s->uncertain_misuse);
 	kmt_model_free(m);
 	kmt_symbols_free(syms);

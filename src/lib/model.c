@@ -424,6 +424,19 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	count_alloc(m, o, 1);
 }
 
+/* Would freeing @o by @ev be a misuse finding (kind or cache mismatch)? */
+static bool free_misfits(const struct kmt_model *m, const struct obj *o, const struct kmt_event *ev)
+{
+	const struct kmt_cache *c = o->cache != NONE ? &m->caches.v[o->cache] : NULL;
+
+	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC)
+		return true;
+	if (ev->kind == KMT_EV_KFREE && o->kind == KMT_EV_CACHE_ALLOC)
+		return true;
+	return ev->kind == KMT_EV_CACHE_FREE && ev->name_len && c && !c->is_kmalloc &&
+	       (c->name_len != ev->name_len || memcmp(c->name, ev->name, ev->name_len));
+}
+
 static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct kmt_site *fsite, *asite;
@@ -475,7 +488,10 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	o = slot_obj(&m->slab, sl);
 	asite = &m->sites.v[o->site];
-	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC) {
+	if (o->loss_seq != m->loss_seq && free_misfits(m, o, ev)) {
+		/* Freed and allocated again in a gap, maybe. */
+		m->sum.uncertain_misuse++;
+	} else if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC) {
 		note_misuse(m, KMT_MISUSE_CACHE_FREE_KMALLOC, ev, asite->addr, o->cache, NULL);
 	} else if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && o->cache != NONE &&
 		   !m->caches.v[o->cache].is_kmalloc &&
@@ -836,6 +852,21 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 		m->cpu[cpu].seq += 2;
 	}
 	(void)ts;
+}
+
+void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
+{
+	drain(m, 0);
+	m->loss_seq++;
+	m->sum.affected_by_loss = true;
+	if (!m->sum.truncated_cpus++ || ts < m->sum.truncated_ts)
+		m->sum.truncated_ts = ts;
+	if (cpu >= 0 && cpu < MAX_CPUS) {
+		if (cpu >= m->sum.nr_cpus)
+			m->sum.nr_cpus = cpu + 1;
+		m->cpu[cpu].page_pending = false;
+		m->cpu[cpu].seq += 2;
+	}
 }
 
 static int cmp_outstanding(const void *a, const void *b)

@@ -19,6 +19,9 @@ struct cpu_cur {
 	bool done;
 	int64_t pending_lost;		/* loss to report before head */
 	bool has_lost;
+	bool truncated;			/* the recording of this CPU stopped early */
+	bool end_marked;		/* its end marker was handed out */
+	uint64_t last_ts;		/* of the record handed out last */
 	int cpu;
 	int buffer;
 };
@@ -47,6 +50,18 @@ static int cur_advance_slow(struct cpu_cur *c, struct kmt_diag *d)
 				return kmt_cpu_reader_fail(c->r, d);
 		}
 		ret = kmt_cpu_reader_next(c->r, &c->pg, d);
+		if (ret == 0 && c->truncated && !c->end_marked) {
+			/* Where a truncated CPU stops, its events go missing. */
+			c->pg.base = NULL;
+			c->end_marked = true;
+			c->has_lost = true;
+			c->pending_lost = -1;
+			c->head.ts = c->last_ts;
+			c->head.data = NULL;
+			c->head.len = 0;
+			c->has_head = true;
+			return 1;
+		}
 		if (ret <= 0) {
 			c->pg.base = NULL;
 			c->has_head = false;
@@ -100,6 +115,16 @@ static inline void sift_down(struct kmt_stream *s, int i)
 	}
 }
 
+static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
+{
+	int i;
+
+	for (i = 0; i < b->nr_stats; i++)
+		if (b->stats[i].cpu == cpu)
+			return b->stats[i].truncated;
+	return false;
+}
+
 struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
 					   struct kmt_diag *d)
 {
@@ -130,6 +155,7 @@ struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffer
 
 			c->cpu = b->cpus[i].cpu;
 			c->buffer = buffers[j];
+			c->truncated = cpu_truncated(b, c->cpu);
 			ret = kmt_cpu_reader_open(&c->r, f, buffers[j], i, d);
 			if (ret)
 				goto fail;
@@ -177,6 +203,7 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	out->rec = c->head;
 	out->lost_marker = c->has_lost;
 	out->lost = c->has_lost ? c->pending_lost : 0;
+	out->truncated = c->has_lost && c->end_marked;
 	if (c->has_lost) {
 		/* The page's first record is still to come: no advance. */
 		c->has_lost = false;
@@ -189,6 +216,7 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 		sift_down(s, 0);
 		return 1;
 	}
+	c->last_ts = c->head.ts;
 	s->advance = true;
 	return 1;
 }

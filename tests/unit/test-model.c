@@ -296,6 +296,41 @@ static void test_loss_makes_uncertain(void **state)
 	done(&r);
 }
 
+static void test_truncated_cpu_makes_uncertain(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_summary *s;
+	struct run r;
+	const char *stat0 = "CPU: 0\nentries: 0\noverrun: 0\nkmemtrace truncated: writing the spool file: No space left on device\n";
+	const char *stat1 = "CPU: 1\nentries: 0\noverrun: 0\nkmemtrace truncated: writing the spool file: No space left on device\n";
+
+	/* Both CPUs complete until CPU 1 stops at 2 ms. */
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);
+	tb_cache_free(tb, 0, 1 * MS + 1, 10, FREE_A, OBJ(1), "filp");	/* certain misuse */
+	tb_kmalloc(tb, 0, 1 * MS + 2, 10, SITE_A, OBJ(2), 32, 32);
+	tb_cache_alloc(tb, 0, 1 * MS + 3, 10, SITE_B, OBJ(3), "filp", 184, 192);
+	tb_kmalloc(tb, 1, 2 * MS, 10, SITE_A, OBJ(4), 64, 64);		/* CPU 1's last event */
+	/* CPU 0 goes on; what CPU 1 did after 2 ms is unknown. */
+	tb_cache_free(tb, 0, 3 * MS, 10, FREE_A, OBJ(2), "filp");	/* uncertain */
+	tb_kfree(tb, 0, 4 * MS, 10, FREE_A, OBJ(3));			/* uncertain */
+	tb_kfree(tb, 0, 5 * MS, 10, FREE_A, OBJ(4));			/* a cross-CPU free, fine */
+	tb_cpustat(tb, 0, stat0);
+	tb_cpustat(tb, 1, stat1);
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->truncated_cpus, 2);
+	assert_int_equal(s->truncated_ts, 2 * MS);
+	assert_true(s->affected_by_loss);
+	assert_int_equal(s->lost_events, 0);
+	assert_int_equal(s->lost_pages_unknown, 0);
+	assert_int_equal(misuse(&r, KMT_MISUSE_CACHE_FREE_KMALLOC, NULL), 1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_KFREE_CACHE, NULL), 0);
+	assert_int_equal(s->uncertain_misuse, 2);
+	assert_int_equal(s->frees, 4);
+	assert_int_equal(s->cross_cpu_frees, 1);
+	done(&r);
+}
+
 static void test_time_window(void **state)
 {
 	struct tb *tb = new_tb();
@@ -625,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_kmalloc_large_twin),
 		cmocka_unit_test(test_cache_misuse),
 		cmocka_unit_test(test_loss_makes_uncertain),
+		cmocka_unit_test(test_truncated_cpu_makes_uncertain),
 		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_old_kernel_layout),
 		cmocka_unit_test(test_process_names),
