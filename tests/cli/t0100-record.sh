@@ -81,9 +81,11 @@ test_expect_success 'a filter no event can take is refused' '
 '
 
 test_expect_success '-p restricts to a process and its children' '
-	sh -c "sleep 0.3; $WL/kmt-gt -g 7 $F > /dev/null" & p=$!;
-	$KMT record -q -p $p -o p.dat -- sleep 1 &&
-	wait $p &&
+	mkfifo go || exit 1;
+	sh -c "read x < go; $WL/kmt-gt -g 7 $F > /dev/null" & p=$!;
+	rc=0; $KMT record -q -p $p -o p.dat -- sh -c "echo > go; sleep 1" || rc=$?;
+	[ $rc -eq 0 ] || timeout 2 sh -c "echo > go";
+	wait $p && [ $rc -eq 0 ] &&
 	$KMT dump p.dat > dump && grep -c "do_getxattr+.*req=1337" dump | grep -qx 7 &&
 	! grep -q " sleep-" dump
 '

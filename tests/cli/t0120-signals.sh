@@ -38,7 +38,8 @@ done
 
 test_expect_success 'SIGTERM to the recorder ends its command too' '
 	env --default-signal=TERM $KMT record -q -o c.dat -- sleep 30 > /dev/null 2>&1 & p=$!;
-	sleep 0.5; kill -TERM $p; rc=0; wait $p || rc=$?; echo "rc $rc";
+	for i in $(seq 1 200); do pgrep -x -P $p sleep > /dev/null && break; sleep 0.05; done;
+	kill -TERM $p; rc=0; wait $p || rc=$?; echo "rc $rc";
 	[ $rc -eq 143 ] && ! pgrep -P $p > /dev/null && $KMT info c.dat > /dev/null
 '
 
@@ -76,10 +77,9 @@ test_expect_success 'a running recorder'"'"'s instance is never reaped' '
 '
 
 test_expect_success 'two recorders at once both get complete data' '
-	env --default-signal=INT $KMT record -q -o a.dat -- sleep 1.5 & a=$!;
-	sleep 0.3;
+	start_recorder a.dat &&
 	$KMT record -q -o b.dat -- $WL/kmt-gt -g 13 $F > /dev/null &&
-	wait $a &&
+	kill -INT $(cat a.dat.pid) && wait $(cat a.dat.pid) &&
 	$KMT dump a.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 13 &&
 	$KMT dump b.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 13
 '
