@@ -360,8 +360,9 @@ static void *flusher_main(void *arg)
 		bool worked = false;
 		int i;
 
+		/* A pipe per CPU in turn: a full disk cuts every CPU alike. */
 		for (i = 0; i < h->n; i++)
-			while (flush_head(h, &h->c[i], false) > 0)
+			if (flush_head(h, &h->c[i], false) > 0)
 				worked = true;
 		pthread_mutex_lock(&h->wake_lock);
 		if (h->stop) {
