@@ -83,3 +83,10 @@ $( [ -n "${smp_pf[*]:-}" ] && row perf "perf kmem record" "$(med "${smp_pf[@]}")
   perf.data $( [ -n "${sz_pf[*]:-}" ] && awk -v s="$(med "${sz_pf[@]}")" -v e="$(med "${smp_pf[@]}")" 'BEGIN { if (e) printf "%.1f", s / e; else print "-" }') bytes per sample kept.
 - Events lost: the larger of the page-header counts and the ring buffer's overrun, summed over CPUs.
 MD
+# The machine is noisy: keep every run's headline so one run is never the
+# whole story (bench/results/record-runs.tsv, one line per run).
+runs=$here/results/record-runs.tsv
+printf '%s\t%s\t%s\t%s\n' "$(date -u '+%Y-%m-%d %H:%M')" "$(pratio kmemtrace floor W)" \
+	"$(pratio kmemtrace floor C)" "$(printf '%s+' "${lost_km[@]}" | sed 's/+$//')" >> "$runs"
+echo "- Every run so far (UTC, wall × floor, CPU × floor, lost per round):"
+awk -F'\t' '{ printf "  %s: %s, %s, lost %s;\n", $1, $2, $3, $4 }' "$runs"
