@@ -143,11 +143,15 @@ uint64_t life_quantile(const uint64_t *b, double q, uint64_t lo, uint64_t hi)
 	if (!total)
 		return 0;
 	for (i = 0; i < KMT_LIFE_BUCKETS; i++) {
-		acc += b[i];
-		if ((double)acc >= q * (double)total) {
-			v = kmt_life_bucket_ns(i) + kmt_life_bucket_ns(i) / 2;
+		if (b[i] && (double)(acc + b[i]) >= q * (double)total) {
+			/* Spread evenly over the bucket's range [2^(i-1), 2^i). */
+			double lo_i = (double)kmt_life_bucket_ns(i), hi_i = i ? lo_i * 2 : 1;
+			double f = (q * (double)total - (double)acc) / (double)b[i];
+
+			v = (uint64_t)(lo_i + (f < 0 ? 0 : f) * (hi_i - lo_i));
 			break;
 		}
+		acc += b[i];
 	}
 	return v < lo ? lo : v > hi ? hi : v;
 }

@@ -86,8 +86,8 @@ static void summary(const struct report *r, FILE *out)
 		if (s->by_kind[k])
 			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
 	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
-	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace\n",
-		num(s->frees), num(s->preexisting_frees));
+	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s\n",
+		num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "");
 	fprintf(out, "  bytes requested        %s\n", bytes((double)s->bytes_req));
 	fprintf(out, "  bytes allocated        %s\n", bytes((double)s->bytes_alloc));
 	fprintf(out, "  bytes freed            %s (of objects allocated in the trace)\n",
@@ -342,8 +342,10 @@ static void pages(const struct report *r, FILE *out)
 
 static void lifetimes(const struct report *r, FILE *out)
 {
-	static const char *const dec[] = { "<1us", "<10us", "<100us", "<1ms", "<10ms", "<100ms",
-					   "<1s", "<10s", ">=10s" };
+	/* Columns end on powers of two, so each log2 bucket falls in one. */
+	static const int bound_log2[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
+	static const char *const dec[] = { "<1.0us", "<16us", "<131us", "<1.0ms", "<17ms", "<134ms",
+					   "<1.1s", "<17s", ">=17s" };
 	size_t n, i, k = 0;
 	const struct kmt_site *v = kmt_model_sites(r->m, &n);
 	const struct kmt_site **p = sorted_sites(r, v, n);
@@ -352,8 +354,9 @@ static void lifetimes(const struct report *r, FILE *out)
 
 	if (!p)
 		return;
-	fprintf(out, "\nLIFETIMES (allocation to free, objects freed in the trace)\n");
-	fprintf(out, "  %-36s %8s %9s %9s %9s", "call site", "freed", "median", "p90", "max");
+	fprintf(out, "\nLIFETIMES (allocation to free, objects freed in the trace; median and p90\n"
+		     "estimated from log2 buckets, exact within a factor of two)\n");
+	fprintf(out, "  %-36s %8s %9s %9s %9s", "call site", "freed", "~median", "~p90", "max");
 	for (d = 0; d < 9; d++)
 		fprintf(out, " %7s", dec[d]);
 	fputc('\n', out);
@@ -366,12 +369,10 @@ static void lifetimes(const struct report *r, FILE *out)
 			continue;
 		k++;
 		for (b = 0; b < KMT_LIFE_BUCKETS; b++) {
-			static const uint64_t bound[8] = { 1000, 10000, 100000, 1000000, 10000000,
-							   100000000, 1000000000, 10000000000ULL };
-			uint64_t lo = kmt_life_bucket_ns(b);
 			int di = 0;
 
-			while (di < 8 && lo >= bound[di])
+			/* Bucket b holds [2^(b-1), 2^b) ns. */
+			while (di < 8 && b > bound_log2[di])
 				di++;
 			bins[di] += s->life[b];
 		}

@@ -65,7 +65,10 @@ const char *cache_name(const struct report *r, uint32_t i);
 /* Sites sorted by the report's keys; a malloc'd array of pointers. */
 const struct kmt_site **sorted_sites(const struct report *r, const struct kmt_site *v, size_t n);
 double frag_pct(uint64_t req, uint64_t alloc);
-/* The @q quantile of a log2 histogram: its bucket's middle, within [lo, hi]. */
+/*
+ * The @q quantile of a log2 histogram, spreading each bucket evenly over its
+ * range (so within a factor of two of the truth), clamped to [lo, hi].
+ */
 uint64_t life_quantile(const uint64_t *b, double q, uint64_t lo, uint64_t hi);
 
 void report_text(const struct report *r, FILE *out);

@@ -146,6 +146,7 @@ struct kmt_summary {
 	int truncated_cpus;		/* CPUs whose recording stopped early */
 	uint64_t truncated_ts;		/* when the first of them stopped */
 	bool partial_allocs, partial_frees;	/* from the model's options */
+	bool filtered;			/* by task (-p, --comm): others' events unseen */
 	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */
 	/* Watchpoint samples (kmemtrace watch files). */
 	uint64_t access_hits;		/* access records in the window */
@@ -223,6 +224,11 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts);
  * are missing, so what follows is judged as after a loss of unknown size.
  */
 void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts);
+/*
+ * Only the naming in a fork, exec, rename or new-task event (one before
+ * the analysed window): not counted as an event.
+ */
+void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev);
 /* Name tasks: pid -> comm as it changes (fork, exec, rename). */
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len);
 /* The trace ended at @ts: computes live objects, outstanding, ages. */

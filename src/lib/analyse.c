@@ -25,7 +25,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 {
 	int bufs[2] = { buffer, kmt_file_access_buffer(f) };
 	struct kmt_stream *s = kmt_stream_open_buffers(f, bufs, bufs[1] >= 0 && bufs[1] != buffer ? 2 : 1, d);
-	uint64_t lo = 0, hi = UINT64_MAX, last = 0;
+	uint64_t lo = 0, hi = UINT64_MAX, last = 0, seen = 0;
+	bool past_hi = false;
 	struct kmt_srec sr;
 	struct kmt_event ev;
 	bool started = false;
@@ -57,8 +58,11 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			continue;
 		}
 		res->records++;
-		if (sr.rec.ts > hi)
+		if (sr.rec.ts > hi) {
+			past_hi = true;
 			break;
+		}
+		seen = sr.rec.ts;
 		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
 		if (ret < 0) {
 			kmt_diag_set(d, ret, "%s: CPU %d, page at offset %" PRIu64
@@ -73,7 +77,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		if (sr.rec.ts < lo) {
 			/* Names still matter before the window. */
 			if (ev.kind >= KMT_EV_FORK && ev.kind <= KMT_EV_NEWTASK)
-				kmt_model_event(m, &ev);
+				kmt_model_name_event(m, &ev);
 			continue;
 		}
 		last = sr.rec.ts;
@@ -84,7 +88,12 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	kmt_stream_close(s);
 	if (ret < 0)
 		return ret;
-	res->t_end = hi != UINT64_MAX && hi > last ? hi : last;
+	if (started && lo > seen && !past_hi)
+		return kmt_diag_set(d, -ERANGE, "%s: the window starts at %.6f s, but the trace ends at %.6f s",
+				    kmt_file_info(f)->path, (double)(lo - res->t0) / 1e9,
+				    (double)(seen - res->t0) / 1e9);
+	/* The window's end if the trace goes on past it, else the trace's. */
+	res->t_end = past_hi ? hi : MAX(last, seen);
 	kmt_model_finish(m, res->t_end);
 	return 0;
 }

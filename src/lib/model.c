@@ -75,6 +75,7 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	if (o)
 		m->o = *o;
 	m->filtering = m->o.pid || m->o.comm;
+	m->sum.filtered = m->filtering;
 	m->lost_by_cpu = calloc(MAX_CPUS, sizeof(*m->lost_by_cpu));
 	m->events_by_cpu = calloc(MAX_CPUS, sizeof(*m->events_by_cpu));
 	m->cpu = calloc(MAX_CPUS, sizeof(*m->cpu));
@@ -697,10 +698,27 @@ static void pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
 		otab_remove(&m->pcpu, sl);
 }
 
-static void process_event(struct kmt_model *m, const struct kmt_event *ev)
+void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	char name[KMT_COMM_LEN];
 
+	switch (ev->kind) {
+	case KMT_EV_FORK:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+		kmt_model_set_comm(m, ev->pid2, ev->str2, ev->str2_len);
+		break;
+	case KMT_EV_EXEC:
+		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
+		kmt_model_set_comm(m, ev->pid2, name, strlen(name));
+		break;
+	default:
+		break;
+	}
+}
+
+static void process_event(struct kmt_model *m, const struct kmt_event *ev)
+{
 	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
 		return;
 	if (!m->sum.events)
@@ -737,11 +755,8 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_FORK:
 	case KMT_EV_RENAME:
 	case KMT_EV_NEWTASK:
-		kmt_model_set_comm(m, ev->pid2, ev->str2, ev->str2_len);
-		break;
 	case KMT_EV_EXEC:
-		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
-		kmt_model_set_comm(m, ev->pid2, name, strlen(name));
+		kmt_model_name_event(m, ev);
 		break;
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
@@ -886,11 +901,41 @@ static int cmp_outstanding(const void *a, const void *b)
  * untraced allocations (warnings). Caches involved are marked, so their
  * outstanding objects can be flagged.
  */
-static void classify_untraced(struct kmt_model *m)
+/*
+ * Caches the kernel fills through kmem_cache_alloc_bulk(), which fires no
+ * per-object event: napi's skb cache (net/core/skbuff.c), io_uring's
+ * request cache, the maple tree's node preallocation. A "double free" of
+ * their objects is an untraced allocation in between, not a bug.
+ */
+static bool bulk_filled_cache(const struct kmt_model *m, uint32_t cache)
 {
-	uint64_t alloc_live = 0, double_free = 0;
+	static const char *const names[] = { "skbuff_head_cache", "io_kiocb", "maple_node" };
+	const struct kmt_cache *c;
 	size_t i;
 
+	if (cache == NONE)
+		return false;
+	c = &m->caches.v[cache];
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (c->name_len == strlen(names[i]) && !memcmp(c->name, names[i], c->name_len))
+			return true;
+	return false;
+}
+
+static void classify_untraced(struct kmt_model *m)
+{
+	uint64_t alloc_live = 0, double_free = 0, bulk = 0;
+	size_t i;
+
+	for (i = 0; i < m->misuse.n; i++) {
+		struct kmt_misuse *mu = &m->misuse.v[i];
+
+		if (mu->kind == KMT_MISUSE_DOUBLE_FREE && bulk_filled_cache(m, mu->cache)) {
+			mu->kind = KMT_MISUSE_UNTRACED_ALLOC;
+			m->caches.v[mu->cache].untraced += mu->count;
+			bulk += mu->count;
+		}
+	}
 	for (i = 0; i < m->misuse.n; i++) {
 		const struct kmt_misuse *mu = &m->misuse.v[i];
 
@@ -904,8 +949,11 @@ static void classify_untraced(struct kmt_model *m)
 			m->caches.v[mu->cache].untraced += mu->count;
 	}
 	m->sum.untraced_evidence = alloc_live + (double_free >= 2 ? double_free : 0);
-	if (!m->sum.untraced_evidence)
+	if (!m->sum.untraced_evidence) {
+		m->sum.untraced_evidence = bulk;	/* known, says nothing of others */
 		return;
+	}
+	m->sum.untraced_evidence += bulk;
 	for (i = 0; i < m->misuse.n; i++)
 		if (m->misuse.v[i].kind == KMT_MISUSE_DOUBLE_FREE)
 			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;

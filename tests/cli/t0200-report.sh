@@ -72,9 +72,17 @@ test_expect_success 'text report: sections, --csv, --raw-ip, sorting, -n' '
 	$KMT report --raw-ip --csv callsites gt.dat | grep -q "^\"0xffffffff"
 '
 
-test_expect_success '--time cuts the trace: an empty window has no allocations' '
-	$KMT report --json --time 1000,2000 gt.dat > w.json &&
-	[ "$(jq .summary.allocs w.json)" = 0 ]
+test_expect_success '--time past the end of the trace: one clear line, exit 1' '
+	rc=0; $KMT report --json --time 1000,2000 gt.dat > w.json 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "the window starts at 1000.000000 s, but the trace ends at" err
+'
+
+test_expect_success '--time: the span shown is the window, not the whole trace' '
+	end=$($KMT report --json gt.dat | jq .summary.span_ns) &&
+	from=$(awk -v e=$end "BEGIN { printf \"%.6f\", e / 2e9 }") &&
+	$KMT report --json --time $from, gt.dat > w.json &&
+	jq .summary.span_ns w.json > span && cat span &&
+	[ $(cat span) -le $((end / 2 + 1000)) ]
 '
 
 test_expect_success 'usage errors are clear' '

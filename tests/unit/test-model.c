@@ -201,6 +201,27 @@ static void test_double_free(void **state)
 	done(&r);
 }
 
+static void test_double_free_in_bulk_filled_cache(void **state)
+{
+	struct tb *tb = new_tb();
+	struct run r;
+
+	/* skbuff_head_cache is refilled by kmem_cache_alloc_bulk: no event. */
+	tb_cache_alloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), "skbuff_head_cache", 224, 256);
+	tb_cache_free(tb, 0, 2 * MS, 10, FREE_A, OBJ(1), "skbuff_head_cache");
+	tb_cache_free(tb, 1, 3 * MS, 12, FREE_A, OBJ(1), "skbuff_head_cache");
+	/* The same pattern in an ordinary cache stays a double free. */
+	tb_cache_alloc(tb, 0, 4 * MS, 10, SITE_B, OBJ(2), "filp", 184, 192);
+	tb_cache_free(tb, 0, 5 * MS, 10, FREE_A, OBJ(2), "filp");
+	tb_cache_free(tb, 1, 6 * MS, 12, FREE_A, OBJ(2), "filp");
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_UNTRACED_ALLOC, NULL), 1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_DOUBLE_FREE, NULL), 1);
+	assert_int_equal(errors(&r), 1);
+	assert_int_equal(kmt_model_summary(r.m)->untraced_evidence, 1);
+	done(&r);
+}
+
 static void test_alloc_over_live(void **state)
 {
 	struct tb *tb = new_tb();
@@ -656,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_sites_and_bytes),
 		cmocka_unit_test(test_outstanding_and_preexisting),
 		cmocka_unit_test(test_double_free),
+		cmocka_unit_test(test_double_free_in_bulk_filled_cache),
 		cmocka_unit_test(test_alloc_over_live),
 		cmocka_unit_test(test_kmalloc_large_twin),
 		cmocka_unit_test(test_cache_misuse),
