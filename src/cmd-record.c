@@ -3,6 +3,7 @@
  * options are here; the recording itself (instance, capture, signals,
  * finalising) is src/recording.c, shared with kmemtrace watch.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,8 +101,14 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 		case 'o': o->output = optarg; output_set = true; break;
 		case 'e': add_events(o, optarg); break;
 		case 'p':
-			if (rec_add_pids(o, optarg))
+			switch (rec_add_pids(o, optarg)) {
+			case 0:
+				break;
+			case -ESRCH:
+				return error("-p %s: no such process", optarg);
+			default:
 				return usage_error(record_usage, "bad pid list '%s'", optarg);
+			}
 			break;
 		case 'F': o->follow = true; break;
 		case 'm':

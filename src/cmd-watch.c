@@ -275,7 +275,13 @@ int cmd_watch(int argc, char **argv)
 			break;
 		case 'F': w->o.follow = true; break;
 		case 'p':
-			if (rec_add_pids(&rc->o, optarg)) {
+			switch (rec_add_pids(&rc->o, optarg)) {
+			case 0:
+				break;
+			case -ESRCH:
+				code = error("-p %s: no such process", optarg);
+				goto out;
+			default:
 				code = usage_error(watch_usage, "bad pid list '%s'", optarg);
 				goto out;
 			}

@@ -67,8 +67,10 @@ int child_spawn(struct child *c, char **argv, const char *user)
 	c->go_fd = c->err_fd = -1;
 	c->released = c->exited = false;
 	drop = lookup_user(user, &uid, &gid, &name);
-	if (drop < 0)
-		return error("no such user '%s'", user), -ENOENT;
+	if (drop < 0) {
+		error("no such user '%s'", user);
+		return -ESRCH;		/* said already */
+	}
 	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
 		return -errno;
 	c->pid = fork();

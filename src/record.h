@@ -88,7 +88,10 @@ struct rec_hooks {
 /* recording.c */
 /* Defaults: kmemtrace.dat, 64 MiB per CPU, zstd 1, SCHED_FIFO 1, hold 1/8 of RAM. */
 void rec_opts_defaults(struct rec_opts *o);
-/* Add "PID[,PID]" to @o's pids; -1 if malformed or too many. */
+/*
+ * Add "PID[,PID]" to @o's pids; -1 if malformed or too many, -ESRCH if a
+ * process does not exist.
+ */
 int rec_add_pids(struct rec_opts *o, const char *arg);
 /* Find tracefs, reap dead recorders' instances, expand the events, create the spool. */
 int rec_prepare(struct rec *rc, struct kmt_diag *d);

@@ -39,9 +39,13 @@ int rec_add_pids(struct rec_opts *o, const char *arg)
 		char *end;
 		long v = strtol(tok, &end, 10);
 
-		if (*end || v <= 0 || o->nr_pids >= 64) {
+		if (*end || v <= 0 || v > INT32_MAX || o->nr_pids >= 64) {
 			free(copy);
 			return -1;
+		}
+		if (kill((pid_t)v, 0) && errno == ESRCH) {
+			free(copy);
+			return -ESRCH;
 		}
 		o->pids[o->nr_pids++] = (pid_t)v;
 	}
@@ -302,8 +306,8 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	signal(SIGPIPE, SIG_IGN);
 	rc->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (rc->o.argv && child_spawn(&rc->child, rc->o.argv, rc->o.user)) {
-		code = error("cannot start '%s': %s", rc->o.argv[0], strerror(errno));
+	if (rc->o.argv && (ret = child_spawn(&rc->child, rc->o.argv, rc->o.user))) {
+		code = ret == -ESRCH ? 1 : error("cannot start '%s': %s", rc->o.argv[0], strerror(-ret));
 		goto out;
 	}
 	ret = rec_setup(rc, &d);

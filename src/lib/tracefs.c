@@ -60,6 +60,9 @@ int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount_it, st
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
 		int err = -errno;
 
+		if ((err == -EPERM || err == -EACCES) && geteuid())
+			return kmt_diag_set(d, err, "tracing needs root: tracefs is not mounted or not "
+					    "accessible to uid %u", (unsigned)geteuid());
 		if (err == -EPERM || err == -EACCES)
 			return kmt_diag_set(d, err, "tracefs is not mounted and mounting it needs root");
 		return kmt_diag_set(d, KMT_ENOTRACEFS, "cannot mount tracefs on /sys/kernel/tracing: %s",

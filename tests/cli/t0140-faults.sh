@@ -84,7 +84,16 @@ test_expect_success 'under sudo, the command runs as the invoking user' '
 
 test_expect_success 'an unknown --user is refused' '
 	rc=0; $KMT record -q --user no-such-user-kmt -o nu.dat -- true 2> err || rc=$?;
-	cat err; [ $rc -ne 0 ] && grep -q "no such user" err && [ ! -e nu.dat ] && [ ! -e nu.dat.spool ]
+	cat err; [ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "no such user" err &&
+	[ ! -e nu.dat ] && [ ! -e nu.dat.spool ]
+'
+
+test_expect_success '-p of a process that does not exist: one clear line, exit 1' '
+	sh -c "exit 0" & gone=$!; wait $gone;
+	rc=0; $KMT record -q -p $gone -o np.dat -d 1 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "no such process" err && [ ! -e np.dat ] &&
+	rc=0; $KMT watch -q --cache filp -p $gone -o npw.dat -d 1 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && grep -q "no such process" err && [ ! -e npw.dat ]
 '
 
 test_expect_success 'trace files and spool files are 0600, the spool directory 0700' '
