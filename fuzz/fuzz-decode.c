@@ -34,11 +34,11 @@
 #include <kmemtrace/flags.h>
 #include <kmemtrace/format.h>
 #include <kmemtrace/page.h>
+#include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static volatile uint64_t sink;
 
 /* tests/data/formats/6.18-kmem_kmalloc.format */
 static const char fmt_kmalloc[] =
@@ -189,23 +189,6 @@ static const struct {
 	{ "kernel_stack", "ftrace" },
 	{ "access", "kmemtrace" },
 };
-
-static void touch(const void *p, size_t n)
-{
-	const volatile uint8_t *b = p;
-	uint64_t h = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = h * 31 + b[i];
-	sink += h;
-}
-
-static void touch_str(const char *s)
-{
-	if (s)
-		touch(s, strlen(s) + 1);
-}
 
 /* A decoded string or stack must lie inside the record it came from. */
 static void check_inside(const struct kmt_rec *rec, const void *p, uint64_t n, const char *what)

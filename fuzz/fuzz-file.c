@@ -23,28 +23,10 @@
 #include <kmemtrace/stream.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
+#include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Results go here so reading them is not optimised away. */
-static volatile uint64_t sink;
-
-static void touch(const void *p, size_t n)
-{
-	const volatile uint8_t *b = p;
-	uint64_t h = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = h * 31 + b[i];
-	sink += h;
-}
-
-static void touch_str(const char *s)
-{
-	if (s)
-		touch(s, strlen(s) + 1);
-}
 
 static void no_finding(void *arg, const struct kmt_finding *f)
 {

@@ -37,13 +37,13 @@
 #include <kmemtrace/event.h>
 #include <kmemtrace/model.h>
 #include <kmemtrace/symbols.h>
+#include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define EV_BYTES 16
 
-static volatile uint64_t sink;
 static struct kmt_symbols *syms;
 static struct kmt_comms *cmdlines;
 
@@ -103,23 +103,6 @@ static const char *const task_names[8] = {
 };
 
 static const char *const filter_comms[4] = { "make", "sh", "<...>", "<idle>" };
-
-static void touch(const void *p, size_t n)
-{
-	const volatile uint8_t *b = p;
-	uint64_t h = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = h * 31 + b[i];
-	sink += h;
-}
-
-static void touch_str(const char *s)
-{
-	if (s)
-		touch(s, strlen(s) + 1);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -44,19 +44,12 @@ struct dump {
 
 static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
 {
-	char name[KMT_COMM_LEN];
+	char buf[KMT_COMM_LEN];
+	size_t len;
+	const char *name = kmt_event_task_name(ev, buf, &len);
 
-	switch (ev->kind) {
-	case KMT_EV_FORK:
-	case KMT_EV_RENAME:
-	case KMT_EV_NEWTASK:
-		kmt_comms_set(comms, ev->pid2, ev->str2, ev->str2_len);
-		break;
-	case KMT_EV_EXEC:
-		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
-		kmt_comms_set(comms, ev->pid2, name, strlen(name));
-		break;
-	}
+	if (name)
+		kmt_comms_set(comms, ev->pid2, name, len);
 }
 
 /* A code address: symbol+offset, or the (hashed) address. */

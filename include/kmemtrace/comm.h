@@ -27,4 +27,12 @@ size_t kmt_comms_count(const struct kmt_comms *c);
 /* The comm a task gets from exec'ing @filename: its basename, 15 chars. */
 void kmt_comm_from_exec(const char *filename, size_t len, char out[KMT_COMM_LEN]);
 
+struct kmt_event;
+/*
+ * The name a fork, rename, new-task or exec event gives task @ev->pid2
+ * (exec: the program's basename, built in @buf), its length in *@len; NULL
+ * for any other event.
+ */
+const char *kmt_event_task_name(const struct kmt_event *ev, char buf[KMT_COMM_LEN], size_t *len);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <kmemtrace/comm.h>
+#include <kmemtrace/event.h>
 #include "kmt-local.h"
 
 struct centry {
@@ -182,4 +183,21 @@ void kmt_comm_from_exec(const char *filename, size_t len, char out[KMT_COMM_LEN]
 	n = MIN((size_t)(filename + len - base), (size_t)KMT_COMM_LEN - 1);
 	memcpy(out, base, n);
 	out[n] = '\0';
+}
+
+const char *kmt_event_task_name(const struct kmt_event *ev, char buf[KMT_COMM_LEN], size_t *len)
+{
+	switch (ev->kind) {
+	case KMT_EV_FORK:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+		*len = ev->str2_len;
+		return ev->str2;
+	case KMT_EV_EXEC:
+		kmt_comm_from_exec(ev->str2, ev->str2_len, buf);
+		*len = strlen(buf);
+		return buf;
+	default:
+		return NULL;
+	}
 }

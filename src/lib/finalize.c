@@ -162,20 +162,12 @@ static int spool_load(struct spool *s, struct kmt_diag *d)
 
 static void note_comm(struct kmt_comms *comms, const struct kmt_event *ev)
 {
-	char name[KMT_COMM_LEN];
+	char buf[KMT_COMM_LEN];
+	size_t len = ev->str2_len;
+	const char *name = ev->kind == KMT_EV_EXIT ? ev->str2 : kmt_event_task_name(ev, buf, &len);
 
-	switch (ev->kind) {
-	case KMT_EV_FORK:
-	case KMT_EV_RENAME:
-	case KMT_EV_NEWTASK:
-	case KMT_EV_EXIT:
-		kmt_comms_set(comms, ev->pid2, ev->str2, ev->str2_len);
-		break;
-	case KMT_EV_EXEC:
-		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
-		kmt_comms_set(comms, ev->pid2, name, strlen(name));
-		break;
-	}
+	if (name)
+		kmt_comms_set(comms, ev->pid2, name, len);
 }
 
 /*

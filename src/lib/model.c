@@ -425,21 +425,25 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	count_alloc(m, o, 1);
 }
 
-/* Would freeing @o by @ev be a misuse finding (kind or cache mismatch)? */
-static bool free_misfits(const struct kmt_model *m, const struct obj *o, const struct kmt_event *ev)
+/* The misuse in freeing @o by @ev (kind or cache mismatch), or KMT_MISUSE_NR. */
+static enum kmt_misuse_kind free_misuse(const struct kmt_model *m, const struct obj *o,
+					const struct kmt_event *ev)
 {
 	const struct kmt_cache *c = o->cache != NONE ? &m->caches.v[o->cache] : NULL;
 
 	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC)
-		return true;
+		return KMT_MISUSE_CACHE_FREE_KMALLOC;
+	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && c && !c->is_kmalloc &&
+	    (c->name_len != ev->name_len || memcmp(c->name, ev->name, ev->name_len)))
+		return KMT_MISUSE_CACHE_MISMATCH;
 	if (ev->kind == KMT_EV_KFREE && o->kind == KMT_EV_CACHE_ALLOC)
-		return true;
-	return ev->kind == KMT_EV_CACHE_FREE && ev->name_len && c && !c->is_kmalloc &&
-	       (c->name_len != ev->name_len || memcmp(c->name, ev->name, ev->name_len));
+		return KMT_MISUSE_KFREE_CACHE;
+	return KMT_MISUSE_NR;
 }
 
 static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 {
+	enum kmt_misuse_kind mk;
 	struct kmt_site *fsite, *asite;
 	struct islot *sl;
 	struct obj *o;
@@ -489,23 +493,19 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	o = slot_obj(&m->slab, sl);
 	asite = &m->sites.v[o->site];
-	if (o->loss_seq != m->loss_seq && free_misfits(m, o, ev)) {
+	mk = free_misuse(m, o, ev);
+	if (mk != KMT_MISUSE_NR && o->loss_seq != m->loss_seq) {
 		/* Freed and allocated again in a gap, maybe. */
 		m->sum.uncertain_misuse++;
-	} else if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC) {
-		note_misuse(m, KMT_MISUSE_CACHE_FREE_KMALLOC, ev, asite->addr, o->cache, NULL);
-	} else if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && o->cache != NONE &&
-		   !m->caches.v[o->cache].is_kmalloc &&
-		   (m->caches.v[o->cache].name_len != ev->name_len ||
-		    memcmp(m->caches.v[o->cache].name, ev->name, ev->name_len))) {
+	} else if (mk == KMT_MISUSE_CACHE_MISMATCH) {
 		char detail[64];
 
 		snprintf(detail, sizeof(detail), "freed as %.*s, allocated from %.20s",
 			 (int)MIN(ev->name_len, 20u), ev->name, m->caches.v[o->cache].name);
-		note_misuse(m, KMT_MISUSE_CACHE_MISMATCH, ev, asite->addr, o->cache, detail);
-	} else if (ev->kind == KMT_EV_KFREE && o->kind == KMT_EV_CACHE_ALLOC) {
-		note_misuse(m, KMT_MISUSE_KFREE_CACHE, ev, asite->addr, o->cache,
-			    o->cache != NONE ? m->caches.v[o->cache].name : NULL);
+		note_misuse(m, mk, ev, asite->addr, o->cache, detail);
+	} else if (mk != KMT_MISUSE_NR) {
+		note_misuse(m, mk, ev, asite->addr, o->cache,
+			    mk == KMT_MISUSE_KFREE_CACHE && o->cache != NONE ? m->caches.v[o->cache].name : NULL);
 	}
 	fsite = alloc_site(m, ev->call_site);
 	asite = &m->sites.v[o->site];	/* the lookup may have moved the array */
@@ -700,21 +700,12 @@ static void pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
 
 void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 {
-	char name[KMT_COMM_LEN];
+	char buf[KMT_COMM_LEN];
+	size_t len;
+	const char *name = kmt_event_task_name(ev, buf, &len);
 
-	switch (ev->kind) {
-	case KMT_EV_FORK:
-	case KMT_EV_RENAME:
-	case KMT_EV_NEWTASK:
-		kmt_model_set_comm(m, ev->pid2, ev->str2, ev->str2_len);
-		break;
-	case KMT_EV_EXEC:
-		kmt_comm_from_exec(ev->str2, ev->str2_len, name);
-		kmt_model_set_comm(m, ev->pid2, name, strlen(name));
-		break;
-	default:
-		break;
-	}
+	if (name)
+		kmt_model_set_comm(m, ev->pid2, name, len);
 }
 
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
