@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/hwbp.h>
+#include <kmemtrace/session.h>
 #include "cmd.h"
 
 int error(const char *fmt, ...)
@@ -83,4 +85,13 @@ const char *human_bytes(double bytes, char *buf)
 	else
 		snprintf(buf, 32, "%s%.1f %s", bytes < 0 ? "-" : "", v, units[u]);
 	return buf;
+}
+
+int hwbp_check(struct kmt_hwbp_probe *res, struct kmt_diag *d)
+{
+	const char *test = getenv("KMT_TEST_HWBP");
+	int cpus[256], n = kmt_online_cpus(cpus, 256);
+
+	return kmt_hwbp_probe(cpus, n, test && !strcmp(test, "decoy") ? KMT_HWBP_PROBE_DECOY : 0,
+			      res, d);
 }

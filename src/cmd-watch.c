@@ -43,6 +43,7 @@ static const char watch_usage[] =
 	"  -b, --buffer-size KB     ring buffer per CPU (default 65536)\n"
 	"      --user USER          run COMMAND as USER (default under sudo: the invoker)\n"
 	"  -q, --quiet              no status line or summary\n"
+	"      --self-test          only check that this machine's watchpoints fire, and exit\n"
 	"  -h, --help               this text\n"
 	"\n"
 	"Coverage: x86 has four debug registers per CPU. A watched word takes two (one\n"
@@ -51,7 +52,37 @@ static const char watch_usage[] =
 	"when the watched one is freed or has been watched for --dwell, and with --scan\n"
 	"to the next word. A read-modify-write counts as a write; the instruction shown\n"
 	"is the one after the access (data breakpoints trap after it). Samples that\n"
-	"land after the object was freed are dropped when the file is analysed.\n";
+	"land after the object was freed are dropped when the file is analysed.\n"
+	"\n"
+	"Before recording, watch checks that watchpoints fire on every CPU (a few\n"
+	"hundred microseconds). Some hypervisors accept them and never fire them;\n"
+	"there watch refuses to run (exit 1) rather than record nothing.\n";
+
+/*
+ * Do this machine's watchpoints fire on every online CPU? 0, or EXIT_FAIL
+ * after one line saying why not (the probe: cmd-util.c, hwbp_check()).
+ */
+static int watch_probe(bool report)
+{
+	struct kmt_hwbp_probe res;
+	struct kmt_diag d = { 0 };
+	const char *test = getenv("KMT_TEST_HWBP");
+	int ret;
+
+	if (!report && test && !strcmp(test, "skip"))
+		return EXIT_OK;
+	ret = hwbp_check(&res, &d);
+	if (ret == KMT_ENOFIRE)
+		return error("%s: kmemtrace watch cannot sample here; record, report and kmap still work",
+			     d.msg);
+	if (ret)
+		return error("%s", d.msg);
+	if (report)
+		printf("hardware watchpoints fire on this machine: %d CPU%s, %llu of %llu writes counted\n",
+		       res.cpus, res.cpus == 1 ? "" : "s", (unsigned long long)res.counted,
+		       (unsigned long long)res.writes);
+	return EXIT_OK;
+}
 
 /* [lo, hi) of function @name in /proc/kallsyms. */
 static int resolve_function(const char *name, uint64_t *lo, uint64_t *hi, struct kmt_diag *d)
@@ -210,7 +241,8 @@ static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter 
 
 int cmd_watch(int argc, char **argv)
 {
-	enum { OPT_CACHE = 256, OPT_CALLSITE, OPT_OFFSET, OPT_SCAN, OPT_TYPE, OPT_DWELL, OPT_USER };
+	enum { OPT_CACHE = 256, OPT_CALLSITE, OPT_OFFSET, OPT_SCAN, OPT_TYPE, OPT_DWELL, OPT_USER,
+	       OPT_SELFTEST };
 	static const struct option opts[] = {
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "callsite", required_argument, NULL, OPT_CALLSITE },
@@ -226,6 +258,7 @@ int cmd_watch(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "self-test", no_argument, NULL, OPT_SELFTEST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -296,6 +329,9 @@ int cmd_watch(int argc, char **argv)
 			break;
 		case OPT_USER: rc->o.user = optarg; break;
 		case 'q': rc->o.quiet = true; break;
+		case OPT_SELFTEST:
+			code = watch_probe(true);
+			goto out;
 		case 'h':
 			usage_print(stdout, watch_usage);
 			code = EXIT_OK;
@@ -340,6 +376,10 @@ int cmd_watch(int argc, char **argv)
 		}
 	}
 	w->nr_slots = w->o.scan || w->o.nr_offs == 1 ? KMT_HWBP_MAX_SLOTS : w->o.nr_offs;
+	/* Before anything is created: a machine where they never fire gets a refusal. */
+	code = watch_probe(false);
+	if (code)
+		goto out;
 	set_events(w, rc, ef, fbufs);
 	h.arg = w;
 	code = rec_run(rc, &h);

@@ -45,6 +45,15 @@ extern const char *cmd_name;
 
 /* Parse "1.5", "10s", "2m", "500ms" into nanoseconds; false if bad. */
 bool parse_duration(const char *s, double *seconds);
+struct kmt_hwbp_probe;
+/*
+ * Do hardware watchpoints fire on every online CPU (kmt_hwbp_probe)? For
+ * the tests, after git's GIT_TEST_*: KMT_TEST_HWBP=decoy makes the probe
+ * watch a word nobody writes, so the refusal can be tested on any machine;
+ * KMT_TEST_HWBP=skip lets kmemtrace watch run without the probe (set-up,
+ * signals and clean-up on machines where watchpoints never fire).
+ */
+int hwbp_check(struct kmt_hwbp_probe *res, struct kmt_diag *d);
 /* Human units: "12.3 MiB", "456 B". @buf must hold 32 bytes. */
 const char *human_bytes(double bytes, char *buf);
 

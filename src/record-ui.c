@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <kmemtrace/format.h>
+#include <kmemtrace/hwbp.h>
 #include "cmd.h"
 #include "record.h"
 
@@ -153,6 +154,19 @@ static void list_system(const char *root, const char *sys, bool verbose)
 		free(ents);
 }
 
+/* Whether kmemtrace watch can work here. */
+static void list_watchpoints(void)
+{
+	struct kmt_hwbp_probe res;
+	struct kmt_diag d = { 0 };
+
+	if (!hwbp_check(&res, &d))
+		printf("\nkmemtrace watch can work here: hardware watchpoints fire (%d CPU%s tested).\n",
+		       res.cpus, res.cpus == 1 ? "" : "s");
+	else
+		printf("\nkmemtrace watch cannot work here: %s.\n", d.msg);
+}
+
 int ui_list(const char *root, bool verbose)
 {
 	static const char *const systems[] = { "kmem", "percpu", "vmalloc", "cma", "compaction",
@@ -164,5 +178,6 @@ int ui_list(const char *root, bool verbose)
 		list_system(root, systems[i], verbose);
 	printf("\nAlways added, to name processes: %s\n", kmt_naming_events);
 	printf("Any other event can be recorded with -e SYSTEM:EVENT; -v shows full formats.\n");
+	list_watchpoints();
 	return EXIT_OK;
 }

@@ -667,6 +667,19 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 			fprintf(stderr, " %u", i * 8);
 	fprintf(stderr, "\n%s: %" PRIu64 " samples recorded (%" PRIu64 " outside any watch, not kept), %" PRIu64
 		" lost\n", cmd_name, w->hits - w->unmapped, w->unmapped, res ? res->access_lost : 0);
+	if (w->hits == w->unmapped) {
+		/* The watchpoints were checked at start: say why nothing came. */
+		if (!w->allocs_seen)
+			fprintf(stderr, "%s: no sample because nothing was allocated at the target while "
+				"recording (check --cache/--callsite, -F, -p)\n", cmd_name);
+		else if (!w->objects)
+			fprintf(stderr, "%s: no sample because none of the %" PRIu64 " objects lived long enough to "
+				"be watched (allocations are picked up every %d ms)\n", cmd_name, w->allocs_seen,
+				CTL_POLL_MS);
+		else
+			fprintf(stderr, "%s: no sample because nothing touched the watched words while they "
+				"were watched (try other offsets, or --scan)\n", cmd_name);
+	}
 	/* What the analysis keeps: samples in a live object, per the recorded frees. */
 	if (analysis_open(&a, rc->o.output) == EXIT_OK &&
 	    analysis_run(&a, NULL, &mo, NULL, -1, -1) == EXIT_OK) {

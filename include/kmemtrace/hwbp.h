@@ -68,4 +68,27 @@ uint64_t kmt_hwbp_lost(const struct kmt_hwbp *h, int i);
 /* Closing disarms everything. */
 void kmt_hwbp_close(struct kmt_hwbp *h);
 
+/* What kmt_hwbp_probe() saw. */
+struct kmt_hwbp_probe {
+	int cpus;			/* CPUs tested */
+	uint64_t writes, counted;	/* writes made, and counted by the watchpoint */
+	int silent_cpu;			/* the first CPU that missed writes, or -1 */
+	uint64_t silent_counted;	/* what it counted */
+};
+
+/* Test flag: watch a word nobody writes, so the probe sees no hit (tests). */
+#define KMT_HWBP_PROBE_DECOY 1u
+
+/*
+ * Check that watchpoints fire on each of @cpus: a write watchpoint on a
+ * word of the calling thread's, written a known number of times on each
+ * CPU in turn (the thread's affinity is restored after). 0 if every write
+ * was counted; KMT_ENOFIRE if the watchpoint opened but missed writes
+ * (hypervisors that do not pass debug registers through); -ENOENT,
+ * -EOPNOTSUPP, -ENODEV without hardware breakpoints; -EACCES/-EPERM without
+ * the privilege. @d gets one line; @res is filled in any case.
+ */
+int kmt_hwbp_probe(const int *cpus, int nr_cpus, unsigned int flags, struct kmt_hwbp_probe *res,
+		   struct kmt_diag *d);
+
 #endif

@@ -32,6 +32,7 @@ enum {
 	KMT_ECOMPRESS,			/* unknown compression, or a bad chunk */
 	KMT_ENOEVENT,			/* the kernel has no such event */
 	KMT_ENOTRACEFS,			/* tracefs is not available */
+	KMT_ENOFIRE,			/* hardware watchpoints are accepted but never fire */
 	KMT_ELAST,
 };
 

@@ -14,6 +14,7 @@ static const char *const kmt_errors[] = {
 	[KMT_ECOMPRESS - KMT_EFIRST] = "unsupported compression or corrupt compressed data",
 	[KMT_ENOEVENT - KMT_EFIRST] = "no such event on this kernel",
 	[KMT_ENOTRACEFS - KMT_EFIRST] = "tracefs is not available",
+	[KMT_ENOFIRE - KMT_EFIRST] = "hardware watchpoints never fire on this machine",
 };
 
 const char *kmt_strerror(int err)

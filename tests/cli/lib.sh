@@ -72,8 +72,28 @@ tracefs_snapshot() { tracefs_state > "$WORK/.tracefs-before"; }
 tracefs_check() {
 	test_expect_success 'tracefs is left as it was found' '
 		tracefs_state > .tracefs-after &&
+		while IFS="|" read -r from to; do
+			echo "forgiven: trace-cmd expanded the top-level buffer: $from -> $to"
+			awk -v f="$from" -v t="$to" "\$0 == f { \$0 = t } 1" .tracefs-before > .b &&
+			mv .b .tracefs-before
+		done < <(cat .tracefs-expanded 2>/dev/null) &&
 		diff -u .tracefs-before .tracefs-after
 	'
+}
+
+# trace-cmd commands that open tracefs (extract) expand the top-level ring
+# buffer on their first use after boot: buffer_size_kb goes from
+# "7 (expanded: 1408)" to "1410". Run them through this, so tracefs_check
+# forgives exactly that change, made by trace-cmd, and nothing else.
+trace_cmd_tracefs() {
+	local before after rc=0
+	before=$(cat $T/buffer_size_kb)
+	trace-cmd "$@" || rc=$?
+	after=$(cat $T/buffer_size_kb)
+	case $before in
+	*"(expanded: "*) [ "$before" = "$after" ] || echo "$before|$after" >> "$WORK/.tracefs-expanded";;
+	esac
+	return $rc
 }
 
 # A tmpfs file for the xattr ground-truth workload.

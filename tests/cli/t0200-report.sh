@@ -102,7 +102,7 @@ test_expect_success 'trace-cmd extract of a private instance' '
 	rm -f $F && touch $F &&
 	sh -c "echo \$\$ > $T/instances/$INST/set_event_pid; exec $WL/kmt-gt -g 31 -x 4 $F" > /dev/null &&
 	echo 0 > $T/instances/$INST/tracing_on &&
-	trace-cmd extract -B $INST -o tc.dat > /dev/null 2>&1;
+	trace_cmd_tracefs extract -B $INST -o tc.dat > /dev/null 2>&1;
 	{ rmdir $T/instances/$INST 2>/dev/null || true; } && [ -s tc.dat ] &&
 	trace-cmd convert -i tc.dat -o tc6.dat --file-version 6 > /dev/null 2>&1 && [ -s tc6.dat ]
 '
