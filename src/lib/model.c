@@ -712,6 +712,12 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
 		return;
+	/*
+	 * A truncated CPU's events are missing from its end to the trace's:
+	 * a gap that stays open, as if a loss came before every event.
+	 */
+	if (m->sum.truncated_cpus)
+		m->loss_seq++;
 	if (!m->sum.events)
 		m->sum.first_ts = ev->ts;
 	m->sum.last_ts = ev->ts;
