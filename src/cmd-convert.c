@@ -156,8 +156,8 @@ static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, 
 	struct kmt_trace_meta m = { 0 };
 	struct kmt_wbuffer wb = { .name = "", .clock = b->clock ? b->clock : (fi->clock ? fi->clock : "local"),
 				  .subbuf_size = b->page_size, .nr_cpus = b->nr_cpus, .cpus = wc };
-	char tmp[4200], *kall = NULL;
-	int i, j, fd, ret = 0;
+	char *kall = NULL;
+	int i, j, ret = 0;
 
 	if (!wf || !wc || !dec) {
 		ret = kmt_diag_set(d, -ENOMEM, "out of memory");
@@ -209,20 +209,7 @@ static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, 
 	m.trace_id = fi->trace_id;
 	wo->page_size = fi->page_size;
 	wo->long_size = fi->long_size;
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", out, (int)getpid());
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = kmt_diag_set(d, -errno, "cannot create '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	ret = kmt_write_trace(fd, wo, &m, &wb, 1, d);
-	if (!ret && fsync(fd))
-		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", tmp, strerror(errno));
-	close(fd);
-	if (!ret && rename(tmp, out))
-		ret = kmt_diag_set(d, -errno, "cannot rename '%s': %s", tmp, strerror(errno));
-	if (ret)
-		unlink(tmp);
+	ret = kmt_write_trace_file(out, wo, &m, &wb, 1, NULL, d);
 out:
 	for (i = 0; wc && i < b->nr_cpus; i++)
 		if (wc[i].fd >= 0)

@@ -169,6 +169,8 @@ static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool
 
 static int do_recover(struct rec *rc, const char *dir)
 {
+	struct kmt_diag d = { 0 };
+	struct kmt_spool *spool;
 	char out[4096];
 	size_t n = strlen(dir);
 
@@ -183,7 +185,10 @@ static int do_recover(struct rec *rc, const char *dir)
 	}
 	if (!access(rc->o.output, F_OK))
 		return error("'%s' exists; choose another name with -o", rc->o.output);
-	return rec_finalize(rc, dir, rc->o.output, true, NULL);
+	spool = kmt_spool_open(dir, &d);
+	if (!spool)
+		return error("%s", d.msg);
+	return rec_finalize(rc, spool, rc->o.output, true, NULL);
 }
 
 int cmd_record(int argc, char **argv)

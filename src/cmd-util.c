@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <kmemtrace/hwbp.h>
-#include <kmemtrace/session.h>
+#include <kmemtrace/tracefs.h>
 #include "cmd.h"
 
 int error(const char *fmt, ...)
@@ -90,7 +90,7 @@ const char *human_bytes(double bytes, char *buf)
 int hwbp_check(struct kmt_hwbp_probe *res, struct kmt_diag *d)
 {
 	const char *test = getenv("KMT_TEST_HWBP");
-	int cpus[256], n = kmt_online_cpus(cpus, 256);
+	int cpus[256], n = kmt_tracefs_cpus(cpus, 256);
 
 	return kmt_hwbp_probe(cpus, n, test && !strcmp(test, "decoy") ? KMT_HWBP_PROBE_DECOY : 0,
 			      res, d);

@@ -111,23 +111,14 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 
 static void list_event(const char *root, const char *sys, const char *name, bool verbose)
 {
-	static char text[1 << 16];
 	struct kmt_format fmt;
-	char path[1024], ev[256];
-	size_t len;
-	FILE *fp;
+	char ev[600];
 	int j;
 
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, sys, name);
-	fp = fopen(path, "r");
-	if (!fp)
+	snprintf(ev, sizeof(ev), "%s:%s", sys, name);
+	if (kmt_tracefs_format(root, ev, &fmt, NULL))
 		return;
-	len = fread(text, 1, sizeof(text) - 1, fp);
-	fclose(fp);
-	if (kmt_format_parse(&fmt, sys, text, len, NULL))
-		return;
-	snprintf(ev, sizeof(ev), "%s:%s", sys, fmt.name);
-	printf("%c %-36s id %-5u", strstr(kmt_default_events, ev) ? '*' : ' ', ev, fmt.id);
+	printf("%c %-36s id %-5u", strstr(kmt_events_default, ev) ? '*' : ' ', ev, fmt.id);
 	for (j = 0; j < fmt.nr_fields; j++)
 		if (strncmp(fmt.fields[j].name, "common_", 7))
 			printf(" %s", fmt.fields[j].name);
@@ -176,7 +167,7 @@ int ui_list(const char *root, bool verbose)
 	printf("Memory events of this kernel (* = recorded by default), with their fields:\n\n");
 	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
 		list_system(root, systems[i], verbose);
-	printf("\nAlways added, to name processes: %s\n", kmt_naming_events);
+	printf("\nAlways added, to name processes: %s\n", kmt_events_naming);
 	printf("Any other event can be recorded with -e SYSTEM:EVENT; -v shows full formats.\n");
 	list_watchpoints();
 	return EXIT_OK;

@@ -14,9 +14,9 @@
 
 #include <kmemtrace/record.h>
 #include <kmemtrace/session.h>
+#include <kmemtrace/spool.h>
 #include <kmemtrace/tracefs.h>
 
-#define MAX_CPUS 256
 
 struct rec_opts {
 	const char *output;
@@ -53,10 +53,11 @@ struct rec {
 	const struct kmt_event_filter *event_filters;	/* per-event filters */
 	int nr_event_filters;
 	char root[256];
-	char spool[4096];
-	int cpus[MAX_CPUS];
+	char spool_dir[4096];		/* OUTPUT.spool */
+	struct kmt_spool *spool;
+	int cpus[KMT_MAX_CPUS];
 	int nr_cpus;
-	struct kmt_event_list events;
+	struct kmt_events events;
 	struct kmt_instance in;
 	struct kmt_recorder *r;
 	struct child child;
@@ -97,8 +98,11 @@ int rec_add_pids(struct rec_opts *o, const char *arg);
 int rec_prepare(struct rec *rc, struct kmt_diag *d);
 /* The whole recording, from rec_prepare() to the file; returns the exit code. */
 int rec_run(struct rec *rc, const struct rec_hooks *h);
-/* Turn a spool into the trace file and print the summary. */
-int rec_finalize(struct rec *rc, const char *spool, const char *output, bool recovered,
+/*
+ * Turn @spool into the trace file, remove it, and print the summary. The
+ * handle is consumed: on failure the files stay, for --recover.
+ */
+int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
 		 const struct rec_hooks *h);
 double rec_now_since(const struct timespec *t0);
 

@@ -88,15 +88,11 @@ static int rec_teardown(struct rec *rc, struct kmt_diag *d)
 			rc->capture_err = err;
 			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
 		}
-		if (err == -ENOSPC) {
-			/* The disk is full: the room set aside is needed from here on. */
-			char path[4200];
-
-			snprintf(path, sizeof(path), "%s/reserve", rc->spool);
-			unlink(path);
-		}
+		if (err == -ENOSPC)
+			kmt_spool_unreserve(rc->spool);	/* the disk is full: the room is needed now */
 		if (rc->in.created)
-			kmt_session_save_stats(&rc->in, rc->spool, rc->cpus, rc->nr_cpus, &dd);
+			kmt_session_save_stats(&rc->in, rc->spool, KMT_SPOOL_MAIN, rc->cpus, rc->nr_cpus,
+					       &dd);
 		kmt_recorder_free(rc->r);
 		rc->r = NULL;
 	}
@@ -123,54 +119,47 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.event_filters = rc->event_filters, .nr_event_filters = rc->nr_event_filters,
 	};
 	struct kmt_recorder_opts ro = {
-		.spool_dir = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+		.spool = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
 		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
 		.hold_bytes = rc->o.hold_mb << 20,
 	};
+	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
 	char name[64], notes[2048], sub[32];
-	pid_t tids[MAX_CPUS + 1];
+	pid_t tids[KMT_MAX_CPUS + 1];
 	int n, ret;
+
+	if (!meta)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
-	if (ret)
+	ret = ret ?: kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
+	if (ret) {
+		free(meta);
 		return ret;
-	ret = kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
-	if (ret)
-		return ret;
-	{
-		unsigned int p = kmt_session_partial(rc->root, &so);
-
-		if (p)
-			kmt_spool_meta(rc->spool, "partial", "%s%s%s",
-				       p & KMT_PARTIAL_ALLOCS ? "allocations" : "",
-				       p == (KMT_PARTIAL_ALLOCS | KMT_PARTIAL_FREES) ? " " : "",
-				       p & KMT_PARTIAL_FREES ? "frees" : "");
 	}
 	if (*notes && !rc->o.quiet)
 		fprintf(stderr, "%s: note: %s", cmd_name, notes);
 	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
 		ro.subbuf_size = (uint32_t)strtoul(sub, NULL, 10) * 1024;
-	ret = kmt_session_capture(&rc->in, &rc->events, rc->spool, rc->cpus, rc->nr_cpus,
-				  ro.subbuf_size, d);
+	meta->partial = kmt_session_partial(rc->root, &so);
+	meta->subbuf_size = ro.subbuf_size;
+	meta->nr_cpus = rc->nr_cpus;
+	memcpy(meta->cpus, rc->cpus, (size_t)rc->nr_cpus * sizeof(*rc->cpus));
+	ret = kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d);
+	free(meta);
 	if (ret)
 		return ret;
-	{
-		/* Room to finalise on a full disk: the compressed metadata and a chunk. */
-		char path[4200];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/kallsyms", rc->spool);
-		ret = kmt_spool_reserve(rc->spool, (2u << 20) + (stat(path, &st) ? 0 : (uint64_t)st.st_size / 4), d);
-		if (ret)
-			return ret;
-	}
+	/* Room to finalise on a full disk: the compressed metadata and a chunk. */
+	ret = kmt_spool_reserve(rc->spool, (2u << 20) + kmt_spool_size(rc->spool, KMT_SPOOL_KALLSYMS) / 4, d);
+	if (ret)
+		return ret;
 	ro.instance_path = rc->in.path;
 	rc->r = kmt_recorder_start(&ro, d);
 	if (!rc->r)
 		return d->err ? d->err : -EIO;
 	tids[0] = (pid_t)gettid();
-	n = kmt_recorder_tids(rc->r, tids + 1, MAX_CPUS);
+	n = kmt_recorder_tids(rc->r, tids + 1, KMT_MAX_CPUS);
 	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
 	if (ret)
 		return ret;
@@ -226,7 +215,7 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 	return stop_sig;
 }
 
-int rec_finalize(struct rec *rc, const char *spool, const char *output, bool recovered,
+int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
 		 const struct rec_hooks *h)
 {
 	struct kmt_finalize_opts fo = {
@@ -246,8 +235,10 @@ int rec_finalize(struct rec *rc, const char *spool, const char *output, bool rec
 	if (ret) {
 		free(res);
 		error("%s", d.msg);
-		return error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
-			     spool, spool);
+		error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
+		      kmt_spool_dir(spool), kmt_spool_dir(spool));
+		kmt_spool_close(spool);
+		return EXIT_FAIL;
 	}
 	kmt_spool_remove(spool);
 	if (!rc->o.quiet)
@@ -266,21 +257,22 @@ int rec_prepare(struct rec *rc, struct kmt_diag *d)
 	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
 	if (ret)
 		return ret;
-	ret = kmt_instances_reap(rc->root, removed, sizeof(removed));
+	ret = kmt_instance_reap(rc->root, removed, sizeof(removed));
 	if (ret > 0 && !rc->o.quiet)
 		fprintf(stderr, "%s: removed instances left by dead recorders: %s\n", cmd_name, removed);
 	if (rc->o.events_spec)
 		ret = kmt_events_expand(rc->root, rc->o.events_spec, false, &rc->events, d);
 	else
-		ret = kmt_events_expand(rc->root, kmt_default_events, true, &rc->events, d);
-	ret = ret ?: kmt_events_expand(rc->root, kmt_naming_events, true, &rc->events, d);
+		ret = kmt_events_expand(rc->root, kmt_events_default, true, &rc->events, d);
+	ret = ret ?: kmt_events_expand(rc->root, kmt_events_naming, true, &rc->events, d);
 	if (ret)
 		return ret;
-	rc->nr_cpus = kmt_online_cpus(rc->cpus, MAX_CPUS);
-	snprintf(rc->spool, sizeof(rc->spool), "%s.spool", rc->o.output);
+	rc->nr_cpus = kmt_tracefs_cpus(rc->cpus, KMT_MAX_CPUS);
+	snprintf(rc->spool_dir, sizeof(rc->spool_dir), "%s.spool", rc->o.output);
 	if (!access(rc->o.output, F_OK) && access(rc->o.output, W_OK))
 		return kmt_diag_set(d, -EACCES, "cannot overwrite '%s'", rc->o.output);
-	return kmt_spool_create(rc->spool, d);
+	rc->spool = kmt_spool_create(rc->spool_dir, d);
+	return rc->spool ? 0 : d->err;
 }
 
 int rec_run(struct rec *rc, const struct rec_hooks *h)
@@ -293,7 +285,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	rc->child.pid = -1;
 	rc->sigfd = -1;
 	if (rec_prepare(rc, &d)) {
-		kmt_event_list_release(&rc->events);
+		kmt_events_release(&rc->events);
 		return error("%s", d.msg);
 	}
 	spooled = true;
@@ -337,20 +329,14 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	if (ret)
 		error("%s", d.msg);
 	if (rc->capture_err) {
-		char why[600];
-		int n = snprintf(why, sizeof(why), "%s\n", rc->capture_why);
-
 		error("recording stopped: %s", rc->capture_why);
-		kmt_spool_put(rc->spool, "truncated", why, (size_t)n, &d);
+		kmt_spool_set_truncated(rc->spool, rc->capture_why, &d);
 	}
 	code = rec_finalize(rc, rc->spool, rc->o.output, false, h);
-	if (code == EXIT_OK) {
-		spooled = false;
-		if (ret || rc->capture_err)
-			code = EXIT_FAIL;
-	} else {
-		spooled = false;	/* kept on purpose for --recover */
-	}
+	rc->spool = NULL;	/* removed, or kept on purpose for --recover */
+	spooled = false;
+	if (code == EXIT_OK && (ret || rc->capture_err))
+		code = EXIT_FAIL;
 out:
 	if (started && h->stop)
 		h->stop(rc, h->arg);
@@ -363,11 +349,14 @@ out:
 	child_abort(&rc->child);
 	if (spooled)
 		kmt_spool_remove(rc->spool);
+	else
+		kmt_spool_close(rc->spool);
+	rc->spool = NULL;
 	if (rc->sigfd >= 0)
 		close(rc->sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (code == EXIT_OK && rc->o.argv)
 		code = child_exit_code(&rc->child);
-	kmt_event_list_release(&rc->events);
+	kmt_events_release(&rc->events);
 	return code;
 }

@@ -27,6 +27,7 @@
 #include <kmemtrace/format.h>
 #include <kmemtrace/page.h>
 #include <kmemtrace/session.h>
+#include <kmemtrace/tracefs.h>
 #include "analysis.h"
 #include "cmd.h"
 #include "watch.h"
@@ -134,8 +135,8 @@ static int ctl_start(struct watch *w, struct kmt_diag *d)
 	for (i = 0; !ret && i < 2; i++) {
 		const char *f = watch_alloc_filter(&w->o.t, alloc_events[i], buf, sizeof(buf));
 
-		ret = kmt_tracefs_load_format(rc->root, alloc_events[i], &w->fs, d) ?:
-		      kmt_tracefs_load_format(rc->root, free_events[i], &w->fs, d);
+		ret = kmt_tracefs_add_format(rc->root, alloc_events[i], &w->fs, d) ?:
+		      kmt_tracefs_add_format(rc->root, free_events[i], &w->fs, d);
 		if (!ret && f) {
 			ret = ev_write(w, alloc_events[i], "filter", f, d);
 			ret = ret ?: ev_write(w, alloc_events[i], "enable", "1", d);
@@ -540,7 +541,6 @@ static void watch_cleanup(struct watch *w)
 static int w_start(struct rec *rc, void *arg, struct kmt_diag *d)
 {
 	struct watch *w = arg;
-	char path[4200];
 	int i, ret;
 
 	w->rc = rc;
@@ -549,16 +549,11 @@ static int w_start(struct rec *rc, void *arg, struct kmt_diag *d)
 		w->ctl_fd[i] = w->acc_fd[i] = -1;
 	ret = kmt_spool_add_format(rc->spool, KMT_ACCESS_SYSTEM, KMT_ACCESS_EVENT,
 				   kmt_access_format(), strlen(kmt_access_format()), d);
-	snprintf(path, sizeof(path), "%s/access", rc->spool);
-	if (!ret && mkdir(path, 0700))
-		ret = kmt_diag_set(d, -errno, "cannot create '%s': %s", path, strerror(errno));
+	ret = ret ?: kmt_spool_add_buffer(rc->spool, KMT_SPOOL_ACCESS, d);
 	for (i = 0; !ret && i < rc->nr_cpus; i++) {
-		snprintf(path, sizeof(path), "%s/access/cpu%d", rc->spool, rc->cpus[i]);
-		w->acc_fd[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (w->acc_fd[i] < 0)
-			ret = kmt_diag_set(d, -errno, "cannot create '%s': %s", path, strerror(errno));
-		else
-			ret = kmt_pagew_init(&w->acc[i], 4096, page_out, &w->acc_fd[i]);
+		w->acc_fd[i] = kmt_spool_cpu_create(rc->spool, KMT_SPOOL_ACCESS, rc->cpus[i], d);
+		ret = w->acc_fd[i] < 0 ? w->acc_fd[i] :
+		      kmt_pagew_init(&w->acc[i], 4096, page_out, &w->acc_fd[i]);
 	}
 	if (!ret) {
 		w->hw = kmt_hwbp_open(rc->cpus, rc->nr_cpus, w->nr_slots, w->o.ring_pages, d);
@@ -624,7 +619,7 @@ static int w_ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 static void w_stop(struct rec *rc, void *arg)
 {
 	struct watch *w = arg;
-	char name[64], text[256];
+	char text[256];
 	struct kmt_diag d;
 	int i, s;
 
@@ -641,8 +636,7 @@ static void w_stop(struct rec *rc, void *arg)
 		kmt_pagew_release(&w->acc[i]);
 		n = snprintf(text, sizeof(text), "CPU: %d\nsamples: %" PRIu64 "\nlost: %" PRIu64 "\n",
 			     rc->cpus[i], w->acc_n[i], w->hw ? kmt_hwbp_lost(w->hw, i) : 0);
-		snprintf(name, sizeof(name), "access/stats%d", rc->cpus[i]);
-		kmt_spool_put(rc->spool, name, text, (size_t)n, &d);
+		kmt_spool_put_stats(rc->spool, KMT_SPOOL_ACCESS, rc->cpus[i], text, (size_t)n, &d);
 	}
 	watch_cleanup(w);
 }

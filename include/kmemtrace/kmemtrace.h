@@ -23,6 +23,9 @@
 
 #define KMT_VERSION "0.1.0"
 
+/* CPUs a recording or a trace file may have, numbered 0 .. KMT_MAX_CPUS - 1. */
+#define KMT_MAX_CPUS 4096
+
 /* Errors of our own, in a range that cannot collide with -errno. */
 enum {
 	KMT_EFIRST = -10000,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "format.h"
 #include "page.h"
+#include "recinfo.h"
 
 /* Section and option ids of trace.dat v7 (trace-cmd.dat.v7(5)). */
 enum {
@@ -86,6 +87,7 @@ struct kmt_file_info {
 	const char *uname;		/* may be NULL */
 	const char *clock;		/* selected trace clock, may be NULL */
 	const char *recorder;		/* VERSION option, may be NULL */
+	struct kmt_recinfo recinfo;	/* what it says, typed */
 	int cpu_count;			/* CPUCOUNT option, or CPUs with data */
 	uint64_t trace_id;
 	uint64_t file_size;

@@ -1,20 +1,17 @@
 /*
- * tracefs: finding (or mounting) it, and private instances.
- *
- * kmemtrace records only in an instance of its own, instances/kmemtrace-PID,
- * and never writes a file of the top-level instance or of the function
- * tracer. An instance is removed on every exit path; instances left by a
- * recorder that was killed are found by name and removed by the next one.
+ * tracefs and what it says about this kernel: finding (or mounting) it,
+ * the format of an event, the ring-buffer page layout, and the CPUs whose
+ * buffers a recording reads. Writing is done in private instances only
+ * (instance.h); kmemtrace never writes a file of the top-level instance or
+ * of the function tracer.
  */
 #ifndef KMEMTRACE_TRACEFS_H
 #define KMEMTRACE_TRACEFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
+#include "format.h"
 #include "kmemtrace.h"
-
-#define KMT_INSTANCE_PREFIX "kmemtrace-"
 
 /*
  * Find tracefs; mount it at /sys/kernel/tracing if it is not mounted and
@@ -23,34 +20,18 @@
  */
 int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount, struct kmt_diag *d);
 
-struct kmt_instance {
-	char root[256];			/* tracefs */
-	char name[64];
-	char path[384];			/* root/instances/name */
-	bool created;
-};
-
-/* mkdir instances/@name; -EEXIST if it exists. */
-int kmt_instance_create(struct kmt_instance *in, const char *root, const char *name,
-			struct kmt_diag *d);
-/* Write @val to the instance file @rel (e.g. "events/kmem/kmalloc/enable"). */
-int kmt_instance_write(const struct kmt_instance *in, const char *rel, const char *val,
+/*
+ * Parse the format of @ev ("system:name") from tracefs at @root into @fmt
+ * (release with kmt_format_release()); -errno or KMT_EFORMAT with @d.
+ */
+int kmt_tracefs_format(const char *root, const char *ev, struct kmt_format *fmt,
 		       struct kmt_diag *d);
-/* Read the instance file @rel into @buf (NUL-terminated, truncated to @len). */
-int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len);
-/* Does the instance have the file or directory @rel? */
-bool kmt_instance_has(const struct kmt_instance *in, const char *rel);
-/*
- * Stop tracing in the instance and remove it, retrying while the kernel
- * reports it busy. Safe to call twice. Returns 0 or -errno.
- */
-int kmt_instance_remove(struct kmt_instance *in);
-
-/*
- * Remove instances named kmemtrace-PID whose PID is not a live kmemtrace
- * process. Their names go to @removed (space separated). Returns the number
- * removed or -errno.
- */
-int kmt_instances_reap(const char *root, char *removed, size_t len);
+/* The same, added to the set @fs. */
+int kmt_tracefs_add_format(const char *root, const char *ev, struct kmt_formats *fs,
+			   struct kmt_diag *d);
+/* The ring-buffer page layout of this kernel (events/header_page). */
+int kmt_tracefs_page_layout(const char *root, struct kmt_page_layout *pl, struct kmt_diag *d);
+/* The CPUs whose buffers to read (those online), into @cpus; returns the count. */
+int kmt_tracefs_cpus(int *cpus, int max);
 
 #endif

@@ -76,5 +76,12 @@ struct kmt_writer_opts {
 int kmt_write_trace(int fd, const struct kmt_writer_opts *o,
 		    const struct kmt_trace_meta *m, const struct kmt_wbuffer *bufs,
 		    int nr_bufs, struct kmt_diag *d);
+/*
+ * The same into the file @path, complete or absent (outfile.h), mode 0600;
+ * its size in *@bytes if not NULL. Errors name @path.
+ */
+int kmt_write_trace_file(const char *path, const struct kmt_writer_opts *o,
+			 const struct kmt_trace_meta *m, const struct kmt_wbuffer *bufs,
+			 int nr_bufs, uint64_t *bytes, struct kmt_diag *d);
 
 #endif

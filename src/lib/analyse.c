@@ -10,13 +10,10 @@
 
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
 {
-	const char *r = kmt_file_info(f)->recorder, *p = r ? strstr(r, "(partial: ") : NULL;
-	const char *end = p ? strchr(p, ')') : NULL;
+	unsigned int p = kmt_file_info(f)->recinfo.partial;
 
-	if (!p || !end)
-		return;
-	mo->partial_allocs = memmem(p, (size_t)(end - p), "allocations", 11) != NULL;
-	mo->partial_frees = memmem(p, (size_t)(end - p), "frees", 5) != NULL;
+	mo->partial_allocs = p & KMT_PARTIAL_ALLOCS;
+	mo->partial_frees = p & KMT_PARTIAL_FREES;
 }
 
 int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,

@@ -82,6 +82,9 @@ int pwrite_all(int fd, const void *buf, size_t len, off_t off);
 /* Write @s to an existing file (tracefs control files); -errno. */
 int write_str_file(const char *path, const char *s);
 
+/* The raw format text of @ev ("system:name") in tracefs at @root (tracefs.c). */
+int tracefs_format_text(const char *root, const char *ev, struct sbuf *out);
+
 /* strdup()/strndup() returning NULL on failure; a small convenience. */
 char *xstrndup(const char *s, size_t n);
 

@@ -156,11 +156,8 @@ static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct k
 	c->in_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->in_fd < 0)
 		return kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
-	snprintf(path, sizeof(path), "%s/cpu%d", o->spool_dir, c->cpu);
-	c->out_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (c->out_fd < 0)
-		return kmt_diag_set(d, -errno, "cannot create %s: %s", path, strerror(errno));
-	return 0;
+	c->out_fd = kmt_spool_cpu_create(o->spool, KMT_SPOOL_MAIN, c->cpu, d);
+	return c->out_fd < 0 ? c->out_fd : 0;
 }
 
 struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,

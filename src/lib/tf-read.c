@@ -504,6 +504,7 @@ static void fill_info(struct kmt_file *f)
 	f->info.compression_version = f->compression_version ? f->compression_version : "";
 	f->info.uname = f->uname;
 	f->info.recorder = f->recorder;
+	kmt_recinfo_parse(&f->info.recinfo, f->recorder);
 	f->info.file_size = f->size;
 	f->info.clock = NULL;
 	if (f->main_buffer >= 0)

@@ -14,8 +14,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <kmemtrace/outfile.h>
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/writer.h>
 #include "kmt-local.h"
@@ -591,4 +593,24 @@ int kmt_write_trace(int fd, const struct kmt_writer_opts *o,
 	if (ret)
 		return kmt_diag_set(d, ret, "cannot write trace: %s", kmt_strerror(ret));
 	return 0;
+}
+
+int kmt_write_trace_file(const char *path, const struct kmt_writer_opts *o,
+			 const struct kmt_trace_meta *m, const struct kmt_wbuffer *bufs,
+			 int nr_bufs, uint64_t *bytes, struct kmt_diag *d)
+{
+	struct kmt_outfile of;
+	struct stat st;
+	int ret = kmt_outfile_open(&of, path, 0600, d);
+
+	if (ret)
+		return ret;
+	ret = kmt_write_trace(of.fd, o, m, bufs, nr_bufs, d);
+	if (!ret && bytes && !fstat(of.fd, &st))
+		*bytes = (uint64_t)st.st_size;
+	if (ret) {
+		kmt_outfile_abort(&of);
+		return kmt_diag_set(d, ret, "%s: %s", path, d->msg);
+	}
+	return kmt_outfile_commit(&of, d);
 }

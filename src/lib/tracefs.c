@@ -1,5 +1,7 @@
 /*
- * tracefs discovery and private instances (include/kmemtrace/tracefs.h).
+ * tracefs and what it says about this kernel (include/kmemtrace/tracefs.h):
+ * finding or mounting it, event formats, the ring-buffer page layout, and
+ * the CPUs whose buffers a recording reads.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <kmemtrace/format.h>
 #include <kmemtrace/tracefs.h>
 #include "kmt-local.h"
 
@@ -74,169 +77,95 @@ int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount_it, st
 	return 0;
 }
 
-int kmt_instance_create(struct kmt_instance *in, const char *root, const char *name,
-			struct kmt_diag *d)
+int tracefs_format_text(const char *root, const char *ev, struct sbuf *out)
 {
-	memset(in, 0, sizeof(*in));
-	snprintf(in->root, sizeof(in->root), "%s", root);
-	snprintf(in->name, sizeof(in->name), "%s", name);
-	snprintf(in->path, sizeof(in->path), "%s/instances/%s", root, name);
-	if (mkdir(in->path, 0750)) {
-		int err = -errno;
+	char path[1024];
+	const char *colon = strchr(ev, ':');
 
-		return kmt_diag_set(d, err, "cannot create tracefs instance %s: %s", in->path,
-				    strerror(-err));
-	}
-	in->created = true;
-	return 0;
+	if (!colon)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", root, (int)(colon - ev), ev,
+		 colon + 1);
+	return read_file(path, out);
 }
 
-/* The last @lines lines of @buf, in place. */
-static char *tail_lines(char *buf, int lines)
-{
-	char *p = buf + strlen(buf);
-
-	while (p > buf && p[-1] == '\n')
-		*--p = '\0';
-	while (p > buf && lines) {
-		p--;
-		if (*p == '\n' && !--lines)
-			return p + 1;
-	}
-	return buf;
-}
-
-int kmt_instance_write(const struct kmt_instance *in, const char *rel, const char *val,
+int kmt_tracefs_format(const char *root, const char *ev, struct kmt_format *fmt,
 		       struct kmt_diag *d)
 {
-	char path[640], log[4096] = "";
-	const char *why = "";
+	const char *colon = strchr(ev, ':');
+	char sys[128];
+	struct sbuf sb = { 0 };
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
-	ret = write_str_file(path, val);
-	if (!ret)
-		return 0;
-	/* The kernel explains rejected filters and triggers in error_log. */
-	if (ret == -EINVAL && kmt_instance_read(in, "error_log", log, sizeof(log)) > 0)
-		why = tail_lines(log, 3);
-	return kmt_diag_set(d, ret, "cannot write '%s' to %s: %s%s%s", val, path,
-			    strerror(-ret), *why ? "\n" : "", why);
-}
-
-int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len)
-{
-	char path[640];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return (int)n;
-}
-
-bool kmt_instance_has(const struct kmt_instance *in, const char *rel)
-{
-	char path[640];
-
-	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
-	return access(path, F_OK) == 0;
-}
-
-static int remove_path(const char *path)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	char on[512];
-	int i;
-
-	snprintf(on, sizeof(on), "%s/tracing_on", path);
-	write_str_file(on, "0");
-	snprintf(on, sizeof(on), "%s/events/enable", path);
-	write_str_file(on, "0");
-	for (i = 0; i < 100; i++) {
-		if (!rmdir(path) || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -errno;
-		nanosleep(&ts, NULL);
+	if (!colon)
+		return kmt_diag_set(d, -EINVAL, "bad event name '%s'", ev);
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - ev), ev);
+	ret = tracefs_format_text(root, ev, &sb);
+	if (ret) {
+		sbuf_release(&sb);
+		return kmt_diag_set(d, ret, "cannot read the format of %s: %s", ev, strerror(-ret));
 	}
-	return -EBUSY;
-}
-
-int kmt_instance_remove(struct kmt_instance *in)
-{
-	int ret;
-
-	if (!in->created)
-		return 0;
-	ret = remove_path(in->path);
-	if (!ret)
-		in->created = false;
+	ret = kmt_format_parse(fmt, sys, sb.buf, sb.len, d);
+	sbuf_release(&sb);
 	return ret;
 }
 
-/* Is @pid a live process that is kmemtrace (not a recycled pid)? */
-static bool live_kmemtrace(pid_t pid)
+int kmt_tracefs_add_format(const char *root, const char *ev, struct kmt_formats *fs,
+			   struct kmt_diag *d)
 {
-	char path[64], comm[32] = "";
-	int fd;
-	ssize_t n;
+	struct kmt_format fmt;
+	int ret = kmt_tracefs_format(root, ev, &fmt, d);
 
-	if (kill(pid, 0) && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	comm[n] = '\0';
-	return !strncmp(comm, "kmemtrace", 9);
+	if (ret)
+		return ret;
+	ret = kmt_formats_add(fs, &fmt);
+	kmt_format_release(&fmt);
+	return ret ? kmt_diag_set(d, ret, "out of memory") : 0;
 }
 
-int kmt_instances_reap(const char *root, char *removed, size_t len)
+int kmt_tracefs_page_layout(const char *root, struct kmt_page_layout *pl, struct kmt_diag *d)
 {
-	char dir[512], path[768];
-	struct dirent *de;
+	char path[512];
+	struct sbuf sb = { 0 };
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/header_page", root);
+	ret = read_file(path, &sb);
+	if (ret)
+		ret = kmt_diag_set(d, ret, "cannot read '%s': %s", path, strerror(-ret));
+	else
+		ret = kmt_page_layout_parse(pl, sb.buf, sb.len, d);
+	sbuf_release(&sb);
+	return ret;
+}
+
+int kmt_tracefs_cpus(int *cpus, int max)
+{
+	struct sbuf sb = { 0 };
+	const char *p;
 	int n = 0;
-	DIR *dp;
 
-	if (len)
-		removed[0] = '\0';
-	snprintf(dir, sizeof(dir), "%s/instances", root);
-	dp = opendir(dir);
-	if (!dp)
-		return -errno;
-	while ((de = readdir(dp))) {
-		const char *s = de->d_name;
-		char *end;
-		long pid;
+	if (read_file("/sys/devices/system/cpu/online", &sb)) {
+		long i, nc = sysconf(_SC_NPROCESSORS_ONLN);
 
-		if (strncmp(s, KMT_INSTANCE_PREFIX, strlen(KMT_INSTANCE_PREFIX)))
-			continue;
-		pid = strtol(s + strlen(KMT_INSTANCE_PREFIX), &end, 10);
-		/* Names are kmemtrace-PID or kmemtrace-PID-TAG. */
-		if (pid <= 0 || (*end && *end != '-') || live_kmemtrace((pid_t)pid))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, s);
-		if (remove_path(path))
-			continue;
-		n++;
-		if (len) {
-			size_t l = strlen(removed);
-
-			snprintf(removed + l, len - l, "%s%s", l ? " " : "", s);
-		}
+		for (i = 0; i < nc && n < max; i++)
+			cpus[n++] = (int)i;
+		return n;
 	}
-	closedir(dp);
+	for (p = sb.buf; *p && n < max;) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a, i;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (i = a; i <= b && n < max; i++)
+			cpus[n++] = (int)i;
+		p = *end == ',' ? end + 1 : end;
+		if (*p == '\n')
+			break;
+	}
+	sbuf_release(&sb);
 	return n;
 }

@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include <kmemtrace/hwbp.h>
-#include <kmemtrace/session.h>
+#include <kmemtrace/tracefs.h>
 
 static int cpus[256], nr_cpus;
 
 static int setup(void **state)
 {
-	nr_cpus = kmt_online_cpus(cpus, 256);
+	nr_cpus = kmt_tracefs_cpus(cpus, 256);
 	return nr_cpus > 0 ? 0 : -1;
 }
 

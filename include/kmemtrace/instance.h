@@ -1,0 +1,50 @@
+/*
+ * Private tracefs instances.
+ *
+ * kmemtrace records only in instances of its own, instances/kmemtrace-PID
+ * (and kmemtrace-PID-TAG), and never writes a file of the top-level
+ * instance or of the function tracer. An instance is removed on every exit
+ * path; instances left by a recorder that was killed are found by name and
+ * removed by the next one.
+ */
+#ifndef KMEMTRACE_INSTANCE_H
+#define KMEMTRACE_INSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "kmemtrace.h"
+
+#define KMT_INSTANCE_PREFIX "kmemtrace-"
+
+struct kmt_instance {
+	char root[256];			/* tracefs */
+	char name[64];
+	char path[384];			/* root/instances/name */
+	bool created;
+};
+
+/* mkdir instances/@name; -EEXIST if it exists. */
+int kmt_instance_create(struct kmt_instance *in, const char *root, const char *name,
+			struct kmt_diag *d);
+/* Write @val to the instance file @rel (e.g. "events/kmem/kmalloc/enable"). */
+int kmt_instance_write(const struct kmt_instance *in, const char *rel, const char *val,
+		       struct kmt_diag *d);
+/* Read the instance file @rel into @buf (NUL-terminated, truncated to @len). */
+int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len);
+/* Does the instance have the file or directory @rel? */
+bool kmt_instance_has(const struct kmt_instance *in, const char *rel);
+/*
+ * Stop tracing in the instance and remove it, retrying while the kernel
+ * reports it busy. Safe to call twice. Returns 0 or -errno.
+ */
+int kmt_instance_remove(struct kmt_instance *in);
+
+/*
+ * Remove instances named kmemtrace-PID whose PID is not a live kmemtrace
+ * process. Their names go to @removed (space separated). Returns the number
+ * removed or -errno.
+ */
+int kmt_instance_reap(const char *root, char *removed, size_t len);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * An output file that is either complete or absent: written under a
+ * temporary name beside its final one, synced, and renamed into place only
+ * when the writer says it is done. Trace files, exports and pages all go
+ * through it, so an interrupted or failed run never leaves a file that
+ * looks complete.
+ */
+#ifndef KMEMTRACE_OUTFILE_H
+#define KMEMTRACE_OUTFILE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+#include "kmemtrace.h"
+
+struct kmt_outfile {
+	char *path;			/* the final name */
+	char *tmp;			/* PATH.tmp-PID while writing */
+	int fd;				/* -1 when closed */
+	FILE *stream;			/* kmt_outfile_stream(), or NULL */
+};
+
+/*
+ * Create the temporary file for @path with @mode (0600 for traces). -errno
+ * with @d on failure (nothing is left behind).
+ */
+int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d);
+/* A stdio stream on it (owned by @of); NULL + errno on failure. */
+FILE *kmt_outfile_stream(struct kmt_outfile *of);
+/*
+ * Flush, sync, close and rename into place. On failure the temporary file
+ * is removed and -errno returned with @d. @of is closed either way.
+ */
+int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d);
+/* Close and remove the temporary file (after a failure). Safe to repeat. */
+void kmt_outfile_abort(struct kmt_outfile *of);
+
+#endif

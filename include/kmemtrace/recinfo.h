@@ -1,0 +1,35 @@
+/*
+ * What a recording says about itself, typed: which recorder made it and
+ * whether it kept only part of the slab allocations or frees (pid or event
+ * filters), so a reader does not call an object freed twice when
+ * allocations were filtered, nor leaked when frees were.
+ *
+ * In a trace file it is the VERSION option, text trace-cmd shows as is:
+ * "kmemtrace 0.1.0 (partial: allocations frees)". That text is written and
+ * parsed here and nowhere else; the spool keeps the same words.
+ */
+#ifndef KMEMTRACE_RECINFO_H
+#define KMEMTRACE_RECINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KMT_PARTIAL_ALLOCS 1u
+#define KMT_PARTIAL_FREES 2u
+
+struct kmt_recinfo {
+	char recorder[64];		/* "kmemtrace 0.1.0", another tool's VERSION, or "" */
+	bool ours;			/* recorded by kmemtrace */
+	unsigned int partial;		/* KMT_PARTIAL_* */
+};
+
+/* The VERSION text of @ri into @buf (always NUL-terminated); returns @buf. */
+const char *kmt_recinfo_format(const struct kmt_recinfo *ri, char *buf, size_t len);
+/* Fill @ri from a VERSION text (NULL: nothing known). */
+void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text);
+
+/* KMT_PARTIAL_* bits as words ("allocations frees", "" for none), and back. */
+const char *kmt_partial_words(unsigned int partial);
+unsigned int kmt_partial_parse(const char *words, size_t len);
+
+#endif

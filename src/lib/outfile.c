@@ -1,0 +1,87 @@
+/*
+ * Complete-or-absent output files (include/kmemtrace/outfile.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <kmemtrace/outfile.h>
+#include "kmt-local.h"
+
+static void of_free(struct kmt_outfile *of)
+{
+	free(of->path);
+	free(of->tmp);
+	of->path = of->tmp = NULL;
+	of->fd = -1;
+	of->stream = NULL;
+}
+
+int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d)
+{
+	size_t len = strlen(path) + 32;
+
+	of->fd = -1;
+	of->stream = NULL;
+	of->path = strdup(path);
+	of->tmp = malloc(len);
+	if (!of->path || !of->tmp) {
+		of_free(of);
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	}
+	snprintf(of->tmp, len, "%s.tmp-%d", path, (int)getpid());
+	of->fd = open(of->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (of->fd < 0) {
+		int err = -errno;
+
+		kmt_diag_set(d, err, "cannot create '%s': %s", of->tmp, strerror(-err));
+		of_free(of);
+		return err;
+	}
+	return 0;
+}
+
+FILE *kmt_outfile_stream(struct kmt_outfile *of)
+{
+	if (!of->stream && of->fd >= 0)
+		of->stream = fdopen(of->fd, "w");
+	return of->stream;
+}
+
+int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
+{
+	int ret = 0;
+
+	if (!of->tmp)
+		return kmt_diag_set(d, -EBADF, "no file to commit");
+	if (of->stream && fflush(of->stream))
+		ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+	if (!ret && fsync(of->fd))
+		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", of->path, strerror(errno));
+	if (of->stream ? fclose(of->stream) : close(of->fd))
+		if (!ret)
+			ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+	of->stream = NULL;
+	of->fd = -1;
+	if (!ret && rename(of->tmp, of->path))
+		ret = kmt_diag_set(d, -errno, "cannot rename '%s' to '%s': %s", of->tmp, of->path,
+				   strerror(errno));
+	if (ret)
+		unlink(of->tmp);
+	of_free(of);
+	return ret;
+}
+
+void kmt_outfile_abort(struct kmt_outfile *of)
+{
+	if (!of->tmp)
+		return;
+	if (of->stream)
+		fclose(of->stream);
+	else if (of->fd >= 0)
+		close(of->fd);
+	unlink(of->tmp);
+	of_free(of);
+}
