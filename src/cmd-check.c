@@ -3,7 +3,6 @@
  * per finding. Exit 0 clean (warnings allowed), 1 errors (or warnings with
  * --strict), 2 unreadable.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,33 @@
 #include <kmemtrace/check.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
+#include "opt.h"
 
-static const char check_usage[] =
-	"usage: kmemtrace check [options] [FILE]\n"
-	"\n"
+enum { O_JSON = 256, O_NOMODEL, O_STRICT };
+
+static const struct opt check_opts[] = {
+	{ O_JSON, 0, "json", NULL, "one JSON document: findings and counts" },
+	{ O_NOMODEL, 0, "no-model", NULL, "skip the allocation/free consistency pass" },
+	{ O_STRICT, 0, "strict", NULL, "warnings count as errors" },
+	{ 'q', 'q', "quiet", NULL, "only the summary line" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help check_help = {
+	.name = "check",
+	.summary = "validate a trace file: structure, pages, time order, losses, consistency",
+	.usage = "[options] [FILE]",
+	.about =
 	"Validate a trace file (default kmemtrace.dat): header, sections and options;\n"
 	"event formats; every per-CPU page (header, commit, event headers, padding, time\n"
 	"extends); time order per CPU; lost-event markers against the stored ring-buffer\n"
 	"stats; records against their formats; and allocation/free consistency (the\n"
 	"report's misuse and uncertainty). One line per finding:\n"
 	"  SEVERITY CPU OFFSET TIME: what is wrong\n"
-	"Exit status: 0 clean (warnings allowed), 1 errors, 2 the file cannot be read.\n"
-	"\n"
-	"      --json       one JSON document: findings and counts\n"
-	"      --no-model   skip the allocation/free consistency pass\n"
-	"      --strict     warnings count as errors\n"
-	"  -q, --quiet      only the summary line\n"
-	"  -h, --help       this text\n";
+	"Exit status: 0 clean (warnings allowed), 1 errors, 2 the file cannot be read.\n",
+	.opts = check_opts,
+};
 
 struct out {
 	bool json, quiet, first;
@@ -78,15 +87,6 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 
 int cmd_check(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_NOMODEL, OPT_STRICT };
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "no-model", no_argument, NULL, OPT_NOMODEL },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct out o = { .first = true, .f = stdout };
 	struct kmt_check_opts co = { .model = true, .fn = on_finding, .arg = &o };
 	struct kmt_check_result res;
@@ -94,25 +94,30 @@ int cmd_check(int argc, char **argv)
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
 	bool strict = false;
-	int opt, code;
+	struct opt_parser p;
+	const char *arg;
+	int id, code = -1, i;
 
-	while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_JSON: o.json = true; break;
-		case OPT_NOMODEL: co.model = false; break;
-		case OPT_STRICT: strict = true; break;
+	if (opt_begin(&p, &check_help, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = EXIT_OK; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case O_JSON: o.json = true; break;
+		case O_NOMODEL: co.model = false; break;
+		case O_STRICT: strict = true; break;
 		case 'q': o.quiet = true; break;
-		case 'h':
-			usage_print(stdout, check_usage);
-			return EXIT_OK;
-		default:
-			return usage_error(check_usage, "unknown option");
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return usage_error(check_usage, "too many arguments");
+	i = opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
+	if (i < argc)
+		path = argv[i++];
+	if (i < argc)
+		return usage_error(&check_help, "too many arguments");
 	if (kmt_file_open(&f, path, &d)) {
 		if (o.json) {
 			printf("{\"file\": ");

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +19,30 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/writer.h>
 #include "cmd.h"
+#include "opt.h"
 
-static const char convert_usage[] =
-	"usage: kmemtrace convert [options] IN OUT\n"
-	"\n"
+enum { O_VERSION = 256, O_COMPRESSION, O_LEVEL, O_STRIP };
+
+static const struct opt convert_opts[] = {
+	{ O_VERSION, 0, "file-version", "N", "6 or 7 (default 7)" },
+	{ O_COMPRESSION, 0, "compression", "ALG", "none, zstd or zlib (default zstd; v6: none)" },
+	{ O_LEVEL, 0, "level", "N", "compression level (default: zstd 1, zlib 9)" },
+	{ O_STRIP, 0, "strip-kallsyms", NULL, "keep only the symbols of functions the events name" },
+	{ 'B', 'B', "buffer", "NAME", "the buffer to keep (default: the main one)" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help convert_help = {
+	.name = "convert",
+	.summary = "rewrite a trace: another version or compression, smaller kallsyms",
+	.usage = "[options] IN OUT",
+	.about =
 	"Rewrite the trace file IN as OUT (trace.dat v6 or v7), keeping every event of one\n"
 	"buffer and the metadata that describes them. For sharing (smaller files) or for\n"
-	"readers that want another version or compression.\n"
-	"\n"
-	"      --file-version N      6 or 7 (default 7)\n"
-	"      --compression ALG     none, zstd or zlib (default zstd; v6: none)\n"
-	"      --level N             compression level (default: zstd 1, zlib 9)\n"
-	"      --strip-kallsyms      keep only the symbols of functions the events name\n"
-	"  -B, --buffer NAME         the buffer to keep (default: the main one)\n"
-	"  -h, --help                this text\n";
+	"readers that want another version or compression.\n",
+	.opts = convert_opts,
+};
 
 struct conv {
 	struct kmt_file *f;
@@ -223,68 +232,63 @@ out:
 
 int cmd_convert(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_LEVEL, OPT_STRIP };
-	static const struct option opts[] = {
-		{ "file-version", required_argument, NULL, OPT_VERSION },
-		{ "compression", required_argument, NULL, OPT_COMPRESSION },
-		{ "level", required_argument, NULL, OPT_LEVEL },
-		{ "strip-kallsyms", no_argument, NULL, OPT_STRIP },
-		{ "buffer", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kmt_writer_opts wo = { .version = 7, .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 64 };
 	struct conv c = { 0 };
 	const char *buffer = NULL;
 	struct kmt_diag d = { 0 };
+	const struct cmd_help *H = &convert_help;
 	bool level_set = false;
-	int opt, ret, alg;
-	char *end;
+	struct opt_parser p;
+	const char *arg;
+	int id, ret, alg, code = -1, i;
 
-	while ((opt = getopt_long(argc, argv, "B:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_VERSION:
-			wo.version = (int)strtol(optarg, &end, 10);
-			if (*end || (wo.version != 6 && wo.version != 7))
-				return usage_error(convert_usage, "bad file version '%s' (6 or 7)", optarg);
+	if (opt_begin(&p, H, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = EXIT_OK; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case O_VERSION:
+			if (!opt_int(arg, 6, 7, &wo.version))
+				code = usage_error(H, "bad file version '%s' (6 or 7)", arg);
 			break;
-		case OPT_COMPRESSION:
-			alg = kmt_zalg_from_name(optarg);
+		case O_COMPRESSION:
+			alg = kmt_zalg_from_name(arg);
 			if (alg < 0)
-				return usage_error(convert_usage, "unknown compression '%s'", optarg);
-			wo.zalg = (enum kmt_zalg)alg;
+				code = usage_error(H, "unknown compression '%s' (none, zstd, zlib)", arg);
+			else
+				wo.zalg = (enum kmt_zalg)alg;
 			break;
-		case OPT_LEVEL:
-			wo.level = (int)strtol(optarg, &end, 10);
-			if (*end)
-				return usage_error(convert_usage, "bad level '%s'", optarg);
+		case O_LEVEL:
+			if (!opt_int(arg, -7, 22, &wo.level))
+				code = usage_error(H, "bad level '%s' (zstd -7 to 22, zlib 0 to 9)", arg);
 			level_set = true;
 			break;
-		case OPT_STRIP: c.strip = true; break;
-		case 'B': buffer = optarg; break;
-		case 'h':
-			usage_print(stdout, convert_usage);
-			return EXIT_OK;
-		default:
-			return usage_error(convert_usage, "unknown option");
+		case O_STRIP: c.strip = true; break;
+		case 'B': buffer = arg; break;
 		}
 	}
-	if (argc - optind != 2)
-		return usage_error(convert_usage, "need IN and OUT");
+	i = opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
+	if (argc - i != 2)
+		return usage_error(H, "need IN and OUT");
+	argv += i;
 	if (wo.version == 6)
 		wo.zalg = KMT_Z_NONE;
 	if (wo.zalg == KMT_Z_ZLIB && !level_set)
 		wo.level = 9;
-	if (!access(argv[optind + 1], F_OK))
-		return error("'%s' exists; remove it first", argv[optind + 1]);
-	if (kmt_file_open(&c.f, argv[optind], &d))
+	if (!access(argv[1], F_OK))
+		return error("'%s' exists; remove it first", argv[1]);
+	if (kmt_file_open(&c.f, argv[0], &d))
 		return error("%s", d.msg);
 	c.buffer = buffer ? kmt_file_find_buffer(c.f, buffer) : kmt_file_main_buffer(c.f);
 	if (c.buffer < 0) {
 		kmt_file_close(c.f);
-		return error("%s: %s", argv[optind], buffer ? "no such buffer" : "no event data");
+		return error("%s: %s", argv[0], buffer ? "no such buffer" : "no event data");
 	}
-	ret = convert(&c, argv[optind + 1], &wo, &d);
+	ret = convert(&c, argv[1], &wo, &d);
 	free(c.addrs);
 	kmt_file_close(c.f);
 	return ret ? error("%s", d.msg) : EXIT_OK;

@@ -4,7 +4,6 @@
  *
  *   TIME CPU COMM-PID KIND CALLSITE ptr=... req=... alloc=... [cache=...]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +16,30 @@
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
+#include "opt.h"
 
-static const char dump_usage[] =
-	"usage: kmemtrace dump [options] [FILE]\n"
-	"\n"
+enum { O_COMM = 256, O_RAWIP, O_HASH };
+
+static const struct opt dump_opts[] = {
+	{ 'p', 'p', "pid", "PID", "only events of this task" },
+	{ O_COMM, 0, "comm", "NAME", "only events of tasks with this name" },
+	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
+	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses and pfns as keyed hashes", OPT_OPTARG },
+	{ 'a', 'a', "all", NULL, "also process-naming events and stacks" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help dump_help = {
+	.name = "dump",
+	.summary = "print the decoded memory events of a trace file, in time order",
+	.usage = "[options] [FILE]",
+	.about =
 	"Print the memory events of a trace file (default kmemtrace.dat), decoded with\n"
 	"the formats stored in it, one per line in time order:\n"
-	"  TIME [CPU] COMM-PID KIND CALLSITE ptr=... req=... alloc=... cache=...\n"
-	"\n"
-	"  -p, --pid PID       only events of this task\n"
-	"      --comm NAME     only events of tasks with this name\n"
-	"      --raw-ip        call sites as addresses\n"
-	"      --hash-pointers[=KEY]  kernel addresses and pfns as keyed hashes\n"
-	"  -a, --all           also process-naming events and stacks\n"
-	"  -h, --help          this text\n";
+	"  TIME [CPU] COMM-PID KIND CALLSITE ptr=... req=... alloc=... cache=...\n",
+	.opts = dump_opts,
+};
 
 struct dump {
 	struct kmt_hashptr hash;
@@ -215,42 +224,40 @@ static int run(struct dump *dp, struct kmt_file *f)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "raw-ip", no_argument, NULL, 'r' },
-		{ "hash-pointers", optional_argument, NULL, 'H' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dump dp = { 0 };
-	const char *path = "kmemtrace.dat";
+	const char *path = "kmemtrace.dat", *arg;
 	struct kmt_diag d = { 0 };
+	struct opt_parser p;
 	struct kmt_file *f;
-	int opt, ret;
+	int id, ret, code = -1, i;
 
-	while ((opt = getopt_long(argc, argv, "p:ah", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'p': dp.pid = atoi(optarg); break;
-		case 'c': dp.comm = optarg; break;
-		case 'r': dp.raw_ip = true; break;
-		case 'H':
-			if (kmt_hashptr_init(&dp.hash, optarg))
-				return error("cannot get a random key");
+	if (opt_begin(&p, &dump_help, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = EXIT_OK; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case 'p':
+			if (!opt_int(arg, 1, INT32_MAX, &dp.pid))
+				code = usage_error(&dump_help, "bad pid '%s'", arg);
+			break;
+		case O_COMM: dp.comm = arg; break;
+		case O_RAWIP: dp.raw_ip = true; break;
+		case O_HASH:
+			if (kmt_hashptr_init(&dp.hash, arg))
+				code = error("cannot get a random key");
 			break;
 		case 'a': dp.all = true; break;
-		case 'h':
-			usage_print(stdout, dump_usage);
-			return EXIT_OK;
-		default:
-			return usage_error(dump_usage, "unknown option");
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return usage_error(dump_usage, "too many arguments");
+	i = opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
+	if (i < argc)
+		path = argv[i++];
+	if (i < argc)
+		return usage_error(&dump_help, "too many arguments");
 	if (kmt_file_open(&f, path, &d))
 		return error("%s", d.msg);
 	ret = run(&dp, f);

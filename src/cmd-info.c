@@ -3,7 +3,6 @@
  * events, pages and losses, and per event type the record counts. Works
  * on any trace.dat v6/v7, ours or trace-cmd's.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +10,24 @@
 #include <kmemtrace/census.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
+#include "opt.h"
 
-static const char info_usage[] =
-	"usage: kmemtrace info [FILE]\n"
-	"\n"
+static const struct opt info_opts[] = {
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help info_help = {
+	.name = "info",
+	.summary = "show what a trace file holds: metadata, events per CPU, losses",
+	.usage = "[FILE]",
+	.about =
 	"Show what a trace file holds: format, kernel, clock, buffers; per CPU the\n"
 	"events, pages and events lost (from page headers and the stored ring-buffer\n"
 	"stats); per event type the number of records; kmemtrace watch's samples.\n"
-	"FILE defaults to kmemtrace.dat.\n"
-	"\n"
-	"  -h, --help   this text\n";
+	"FILE defaults to kmemtrace.dat.\n",
+	.opts = info_opts,
+};
 
 static void print_stats(const struct kmt_buffer *b, int cpu)
 {
@@ -80,29 +87,27 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *path = "kmemtrace.dat";
+	const char *path = "kmemtrace.dat", *arg;
+	struct opt_parser p;
 	const struct kmt_file_info *fi;
 	struct kmt_census c;
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
 	char hb[32];
-	int opt, i, ret = EXIT_OK;
+	int id, i, ret = EXIT_OK, code = -1;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage_print(stdout, info_usage);
-			return EXIT_OK;
-		}
-		return usage_error(info_usage, "unknown option");
-	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return usage_error(info_usage, "too many arguments");
+	if (opt_begin(&p, &info_help, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE)
+		code = id == OPT_HELP ? EXIT_OK : id == OPT_BAD ? EXIT_USAGE : code;
+	i = opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
+	if (i < argc)
+		path = argv[i++];
+	if (i < argc)
+		return usage_error(&info_help, "too many arguments");
 	if (kmt_file_open(&f, path, &d))
 		return error("%s", d.msg);
 	fi = kmt_file_info(f);

@@ -6,18 +6,42 @@
  * live objects plus the samples of objects that have some.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 #include "cmd.h"
+#include "opt.h"
 #include "report.h"
 
-static const char kmap_usage[] =
-	"usage: kmemtrace kmap [options] [FILE]\n"
-	"\n"
+enum { O_CALLSITE = 256, O_CACHE, O_COMM, O_TIME, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX,
+       O_RAWIP, O_HASH, O_JSON };
+
+static const struct opt kmap_opts[] = {
+	{ O_CALLSITE, 0, "callsite", "FUNC", "only objects allocated from FUNC (a function name)" },
+	{ O_CACHE, 0, "cache", "NAME", "only objects of this cache (kmalloc-64: a kmalloc size)" },
+	{ 'p', 'p', "pid", "PID", "only objects allocated by this task" },
+	{ O_COMM, 0, "comm", "NAME", "only objects allocated by tasks with this name" },
+	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first" },
+	{ O_LIVE, 0, "live", NULL, "only objects still live at the end" },
+	{ O_ACCESSED, 0, "accessed", NULL, "only objects with watchpoint samples" },
+	{ O_PAGES, 0, "pages", NULL, "page allocations too (obj_va_ptr: pfn:N)" },
+	{ O_PREEX, 0, "preexisting", NULL, "also objects freed in the trace but allocated before" },
+	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read" },
+	{ O_RAWIP, 0, "raw-ip", NULL, "instruction addresses instead of symbol+offset" },
+	{ O_HASH, 0, "hash-pointers", "KEY", "object and instruction addresses as keyed hashes",
+	  OPT_OPTARG },
+	{ O_JSON, 0, "json", NULL, "one JSON array (schema: docs/kmap.md)" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help kmap_help = {
+	.name = "kmap",
+	.summary = "one record per object: allocation, free, and the accesses watch saw",
+	.usage = "[options] [FILE]",
+	.about =
 	"One record per object the trace saw allocated (default file kmemtrace.dat), in\n"
 	"Memorizer's KMAP format:\n"
 	"  alloc_ip,pid,obj_va_ptr,size,alloc_time,free_time,free_ip,comm,cache\n"
@@ -26,22 +50,9 @@ static const char kmap_usage[] =
 	"    access_ip,access_pid,write_count,read_count\n"
 	"Times are ns from the first event; free_time 0 and free_ip empty when the\n"
 	"object was not freed in the trace; size is the bytes allocated. Records come\n"
-	"as objects leave: at their free, then those still live, oldest first.\n"
-	"\n"
-	"      --callsite FUNC    only objects allocated from FUNC (a function name)\n"
-	"      --cache NAME       only objects of this cache (kmalloc-64: a kmalloc size)\n"
-	"  -p, --pid PID          only objects allocated by this task\n"
-	"      --comm NAME        only objects allocated by tasks with this name\n"
-	"      --time START,END   only events in this window, seconds from the first\n"
-	"      --live             only objects still live at the end\n"
-	"      --accessed         only objects with watchpoint samples\n"
-	"      --pages            page allocations too (obj_va_ptr: pfn:N)\n"
-	"      --preexisting      also objects freed in the trace but allocated before\n"
-	"  -B, --buffer NAME      the trace-cmd instance buffer to read\n"
-	"      --raw-ip           instruction addresses instead of symbol+offset\n"
-	"      --hash-pointers[=KEY]  object and instruction addresses as keyed hashes\n"
-	"      --json             one JSON array (schema: docs/kmap.md)\n"
-	"  -h, --help             this text\n";
+	"as objects leave: at their free, then those still live, oldest first.\n",
+	.opts = kmap_opts,
+};
 
 /* Samples of one object, per instruction, task and offset. */
 struct hit {
@@ -367,73 +378,58 @@ static void on_object(void *arg, const struct kmt_object *o)
 
 int cmd_kmap(int argc, char **argv)
 {
-	enum { OPT_CALLSITE = 256, OPT_CACHE, OPT_COMM, OPT_TIME, OPT_LIVE, OPT_ACCESSED,
-	       OPT_PAGES, OPT_PREEX, OPT_RAWIP, OPT_HASH, OPT_JSON };
-	static const struct option opts[] = {
-		{ "callsite", required_argument, NULL, OPT_CALLSITE },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "live", no_argument, NULL, OPT_LIVE },
-		{ "accessed", no_argument, NULL, OPT_ACCESSED },
-		{ "pages", no_argument, NULL, OPT_PAGES },
-		{ "preexisting", no_argument, NULL, OPT_PREEX },
-		{ "buffer", required_argument, NULL, 'B' },
-		{ "raw-ip", no_argument, NULL, OPT_RAWIP },
-		{ "hash-pointers", optional_argument, NULL, OPT_HASH },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kmap k = { .out = stdout };
 	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k };
 	struct kmt_model_opts mo = { 0 };
 	const char *path = "kmemtrace.dat", *buffer = NULL;
 	double t_start = 0, t_end = -1;
+	const struct cmd_help *H = &kmap_help;
+	struct opt_parser p;
 	struct analysis a;
-	char *end;
-	int opt, ret;
+	const char *arg;
+	int id, ret, code = -1, n;
 	size_t i;
 
-	while ((opt = getopt_long(argc, argv, "p:B:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_CALLSITE: k.callsite = optarg; break;
-		case OPT_CACHE: k.cache = optarg; break;
+	if (opt_begin(&p, H, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = EXIT_OK; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case O_CALLSITE: k.callsite = arg; break;
+		case O_CACHE: k.cache = arg; break;
 		case 'p':
-			mo.pid = (int32_t)strtol(optarg, &end, 10);
-			if (*end || mo.pid <= 0)
-				return usage_error(kmap_usage, "bad pid '%s'", optarg);
+			if (!opt_int(arg, 1, INT32_MAX, &mo.pid))
+				code = usage_error(H, "bad pid '%s'", arg);
 			break;
-		case OPT_COMM: mo.comm = optarg; break;
-		case OPT_TIME:
-			if (parse_window(optarg, &t_start, &t_end))
-				return usage_error(kmap_usage, "bad time window '%s' (START,END in seconds)", optarg);
+		case O_COMM: mo.comm = arg; break;
+		case O_TIME:
+			if (parse_window(arg, &t_start, &t_end))
+				code = usage_error(H, "bad time window '%s' (START,END in seconds)", arg);
 			if (t_start < 0)
 				t_start = 0;
 			break;
-		case OPT_LIVE: k.live_only = true; break;
-		case OPT_ACCESSED: k.accessed_only = true; break;
-		case OPT_PAGES: h.pages = true; break;
-		case OPT_PREEX: k.preexisting = true; break;
-		case 'B': buffer = optarg; break;
-		case OPT_RAWIP: k.names.raw_ip = true; break;
-		case OPT_HASH:
-			if (kmt_hashptr_init(&k.names.hash, optarg))
-				return error("cannot get a random key: %s", strerror(errno));
+		case O_LIVE: k.live_only = true; break;
+		case O_ACCESSED: k.accessed_only = true; break;
+		case O_PAGES: h.pages = true; break;
+		case O_PREEX: k.preexisting = true; break;
+		case 'B': buffer = arg; break;
+		case O_RAWIP: k.names.raw_ip = true; break;
+		case O_HASH:
+			if (kmt_hashptr_init(&k.names.hash, arg))
+				code = error("cannot get a random key: %s", strerror(errno));
 			break;
-		case OPT_JSON: k.json = true; break;
-		case 'h':
-			usage_print(stdout, kmap_usage);
-			return EXIT_OK;
-		default:
-			return usage_error(kmap_usage, "unknown option");
+		case O_JSON: k.json = true; break;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return usage_error(kmap_usage, "too many arguments");
+	n = opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
+	if (n < argc)
+		path = argv[n++];
+	if (n < argc)
+		return usage_error(H, "too many arguments");
 	ret = analysis_open(&a, path);
 	if (ret) {
 		analysis_close(&a);

@@ -4,53 +4,61 @@
  * finalising) is src/recording.c, shared with kmemtrace watch.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "record.h"
 
-static const char record_usage[] =
-	"usage: kmemtrace record [options] [-- COMMAND [ARG...]]\n"
-	"\n"
+enum { O_STACK = 256, O_FILTER, O_NOCOMPRESS, O_LEVEL, O_RTPRIO, O_LIST, O_RECOVER, O_USER,
+       O_PERCENT };
+
+static const struct opt record_opts[] = {
+	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
+	{ 'e', 'e', "event", "LIST", "events to record: kmem:kmalloc, kmem:*, vmalloc, ...\n"
+	  "(default: kmalloc, kfree, kmem_cache_alloc/free, page\nalloc/free, percpu alloc/free); "
+	  "process naming events\nare always added" },
+	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children" },
+	{ 'F', 'F', "follow", NULL, "only COMMAND and its children" },
+	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
+	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
+	{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation event" },
+	{ O_FILTER, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
+	  "the events that have its fields" },
+	{ O_NOCOMPRESS, 0, "no-compress", NULL, "store raw pages (default: zstd, after recording)" },
+	{ O_LEVEL, 0, "level", "N", "zstd level (default 1)" },
+	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet written; they\n"
+	  "are written when the machine is idle or this fills\n"
+	  "(default: 1/8 of RAM, at most 4096; 0: write at once)" },
+	{ O_RTPRIO, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority (default 1;\n"
+	  "0: ordinary scheduling)" },
+	{ O_PERCENT, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\n"
+	  "this full (default 25)" },
+	{ O_USER, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)" },
+	{ O_LIST, 0, "list", NULL, "list this kernel's memory events and their fields" },
+	{ O_RECOVER, 0, "recover", "DIR", "turn the spool DIR of an interrupted recording into\n"
+	  "a trace file (-o, default: DIR without .spool)" },
+	{ 'q', 'q', "quiet", NULL, "no status line or summary" },
+	{ 'v', 'v', "verbose", NULL, "with --list: the full formats" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help record_help = {
+	.name = "record",
+	.summary = "record kernel memory events into a trace.dat file",
+	.usage = "[options] [-- COMMAND [ARG...]]",
+	.about =
 	"Record the kernel's memory allocation events into a trace.dat file, from a\n"
 	"private tracefs instance, without touching the kernel's other tracing.\n"
 	"With COMMAND, record while it runs and exit with its status; without, record\n"
-	"until Ctrl-C, SIGTERM or -d.\n"
-	"\n"
-	"  -o, --output FILE       trace file (default kmemtrace.dat, mode 0600)\n"
-	"  -e, --event LIST        events to record: kmem:kmalloc, kmem:*, vmalloc, ...\n"
-	"                          (default: kmalloc, kfree, kmem_cache_alloc/free, page\n"
-	"                          alloc/free, percpu alloc/free); process naming events\n"
-	"                          are always added\n"
-	"  -p, --pid PID[,PID]     only these processes and their children\n"
-	"  -F, --follow            only COMMAND and its children\n"
-	"  -b, --buffer-size KB    ring buffer per CPU (default 65536)\n"
-	"  -d, --duration TIME     stop after TIME (10, 2.5s, 500ms, 1m)\n"
-	"      --stack             add a kernel stack to every allocation event\n"
-	"      --filter EXPR       kernel filter, e.g. 'bytes_req > 4096', applied to\n"
-	"                          the events that have its fields\n"
-	"      --no-compress       store raw pages (default: zstd, after recording)\n"
-	"      --level N           zstd level (default 1)\n"
-	"  -m, --hold MB           memory for captured pages not yet written; they\n"
-	"                          are written when the machine is idle or this fills\n"
-	"                          (default: 1/8 of RAM, at most 4096; 0: write at once)\n"
-	"      --rt-prio N         capture threads' SCHED_FIFO priority (default 1;\n"
-	"                          0: ordinary scheduling)\n"
-	"      --user USER         run COMMAND as USER (default under sudo: the\n"
-	"                          invoking user)\n"
-	"      --list              list this kernel's memory events and their fields\n"
-	"      --recover DIR       turn the spool DIR of an interrupted recording into\n"
-	"                          a trace file (-o, default: DIR without .spool)\n"
-	"  -q, --quiet             no status line or summary\n"
-	"  -v, --verbose           with --list: the full formats\n"
-	"  -h, --help              this text\n";
-
-enum { OPT_STACK = 256, OPT_FILTER, OPT_NOCOMPRESS, OPT_LEVEL, OPT_RTPRIO, OPT_LIST,
-       OPT_RECOVER, OPT_USER, OPT_PERCENT };
+	"until Ctrl-C, SIGTERM or -d.\n",
+	.opts = record_opts,
+	.stop_at_operand = true,
+};
 
 static void add_events(struct rec_opts *o, const char *arg)
 {
@@ -65,102 +73,84 @@ static void add_events(struct rec_opts *o, const char *arg)
 	o->events_spec = s;
 }
 
+/* 0 to go on, or the exit code (help shown, or bad usage). */
 static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool *verbose,
 			 const char **recover)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "follow", no_argument, NULL, 'F' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "stack", no_argument, NULL, OPT_STACK },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "no-compress", no_argument, NULL, OPT_NOCOMPRESS },
-		{ "level", required_argument, NULL, OPT_LEVEL },
-		{ "rt-prio", required_argument, NULL, OPT_RTPRIO },
-		{ "hold", required_argument, NULL, 'm' },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "buffer-percent", required_argument, NULL, OPT_PERCENT },
-		{ "list", no_argument, NULL, OPT_LIST },
-		{ "recover", required_argument, NULL, OPT_RECOVER },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct cmd_help *H = &record_help;
 	struct rec_opts *o = &rc->o;
 	bool output_set = false;
-	char *end;
-	int opt;
+	struct opt_parser p;
+	const char *arg;
+	uint64_t v;
+	int id, code = 0;
 
 	rec_opts_defaults(o);
-	while ((opt = getopt_long(argc, argv, "+o:e:p:Fb:d:m:qvh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': o->output = optarg; output_set = true; break;
-		case 'e': add_events(o, optarg); break;
+	if (opt_begin(&p, H, argc, argv))
+		return error("out of memory");
+	while (!code && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = -1; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case 'o': o->output = arg; output_set = true; break;
+		case 'e': add_events(o, arg); break;
 		case 'p':
-			switch (rec_add_pids(o, optarg)) {
+			switch (rec_add_pids(o, arg)) {
 			case 0:
 				break;
 			case -ESRCH:
-				return error("-p %s: no such process", optarg);
+				code = error("-p %s: no such process", arg);
+				break;
 			default:
-				return usage_error(record_usage, "bad pid list '%s'", optarg);
+				code = usage_error(H, "bad pid list '%s'", arg);
 			}
 			break;
 		case 'F': o->follow = true; break;
 		case 'm':
-			o->hold_mb = strtoul(optarg, &end, 10);
-			if (*end || o->hold_mb > 1u << 20)
-				return usage_error(record_usage, "bad holding size '%s' (MiB)", optarg);
+			if (!opt_u64(arg, 0, 1u << 20, &v))
+				code = usage_error(H, "bad holding size '%s' (MiB, 0 to 1048576)", arg);
+			else
+				o->hold_mb = (size_t)v;
 			break;
 		case 'b':
-			o->buffer_kb = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || o->buffer_kb < 4 || o->buffer_kb > 64u << 20)
-				return usage_error(record_usage, "bad buffer size '%s' (KiB per CPU)", optarg);
+			if (!opt_uint(arg, 4, 64u << 20, &o->buffer_kb))
+				code = usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", arg);
 			break;
 		case 'd':
-			if (!parse_duration(optarg, &o->duration) || o->duration <= 0)
-				return usage_error(record_usage, "bad duration '%s'", optarg);
+			if (!parse_duration(arg, &o->duration) || o->duration <= 0)
+				code = usage_error(H, "bad duration '%s'", arg);
 			break;
-		case OPT_STACK: o->stack = true; break;
-		case OPT_FILTER: o->filter = optarg; break;
-		case OPT_NOCOMPRESS: o->compress = false; break;
-		case OPT_LEVEL:
-			o->level = (int)strtol(optarg, &end, 10);
-			if (*end || o->level < -7 || o->level > 19)
-				return usage_error(record_usage, "bad zstd level '%s'", optarg);
+		case O_STACK: o->stack = true; break;
+		case O_FILTER: o->filter = arg; break;
+		case O_NOCOMPRESS: o->compress = false; break;
+		case O_LEVEL:
+			if (!opt_int(arg, -7, 19, &o->level))
+				code = usage_error(H, "bad zstd level '%s' (-7 to 19)", arg);
 			break;
-		case OPT_RTPRIO:
-			o->rt_prio = (int)strtol(optarg, &end, 10);
-			if (*end || o->rt_prio < 0 || o->rt_prio > 99)
-				return usage_error(record_usage, "bad priority '%s' (0-99)", optarg);
+		case O_RTPRIO:
+			if (!opt_int(arg, 0, 99, &o->rt_prio))
+				code = usage_error(H, "bad priority '%s' (0 to 99)", arg);
 			break;
-		case OPT_PERCENT:
-			o->buffer_percent = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || o->buffer_percent > 100)
-				return usage_error(record_usage, "bad buffer percent '%s'", optarg);
+		case O_PERCENT:
+			if (!opt_uint(arg, 0, 100, &o->buffer_percent))
+				code = usage_error(H, "bad buffer percent '%s' (0 to 100)", arg);
 			break;
-		case OPT_USER: o->user = optarg; break;
-		case OPT_LIST: *list = true; break;
-		case OPT_RECOVER: *recover = optarg; break;
+		case O_USER: o->user = arg; break;
+		case O_LIST: *list = true; break;
+		case O_RECOVER: *recover = arg; break;
 		case 'q': o->quiet = true; break;
 		case 'v': *verbose = true; break;
-		case 'h':
-			usage_print(stdout, record_usage);
-			exit(EXIT_OK);
-		default:
-			return usage_error(record_usage, "unknown option");
 		}
 	}
-	if (optind < argc)
-		o->argv = argv + optind;
+	if (!code && opt_index(&p) < argc)
+		o->argv = argv + opt_index(&p);
+	opt_end(&p);
+	if (code)
+		return code;
 	if (o->follow && !o->argv)
-		return usage_error(record_usage, "-F needs a COMMAND");
+		return usage_error(H, "-F needs a COMMAND");
 	if (o->follow && o->nr_pids)
-		return usage_error(record_usage, "-F and -p cannot be combined");
+		return usage_error(H, "-F and -p cannot be combined");
 	if (*recover && !output_set)
 		o->output = NULL;
 	o->status = !o->quiet && isatty(STDERR_FILENO);
@@ -203,7 +193,7 @@ int cmd_record(int argc, char **argv)
 		return error("out of memory");
 	ret = parse_options(rc, argc, argv, &list, &verbose, &recover);
 	if (ret) {
-		code = ret;
+		code = ret < 0 ? EXIT_OK : ret;
 	} else if (list) {
 		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, &d);
 		code = ret ? error("%s", d.msg) : ui_list(rc->root, verbose);

@@ -5,45 +5,52 @@
  * sections as text tables, one JSON document or one section as CSV.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 #include "cmd.h"
+#include "opt.h"
 #include "report.h"
 
-static const char report_usage[] =
-	"usage: kmemtrace report [options] [FILE]\n"
-	"\n"
+enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH };
+
+static const struct opt report_opts[] = {
+	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,lifetimes,\n"
+	  "outstanding,misuse,access, or all (default: all;\naccess: watchpoint samples of kmemtrace "
+	  "watch, per\nobject offset and instruction)" },
+	{ 's', 's', "sort", "KEY[,KEY]", "call sites by bytes (default), allocs, frees, waste,\n"
+	  "frag, pingpong, live, req, callsite" },
+	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
+	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
+	  "event (either may be empty)" },
+	{ 'p', 'p', "pid", "PID", "only allocations by this task" },
+	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
+	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to analyse" },
+	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
+	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses as keyed hashes (h:...), so the\n"
+	  "report can be shared without revealing the kernel's\nlayout; symbols stay readable. Same "
+	  "KEY, same hashes;\nno KEY: a random one", OPT_OPTARG },
+	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/report-json.md)" },
+	{ O_CSV, 0, "csv", "SECTION", "one section as CSV" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help report_help = {
+	.name = "report",
+	.summary = "analyse a trace: call sites, caches, processes, pages, leaks, misuse",
+	.usage = "[options] [FILE]",
+	.about =
 	"Analyse the memory events of a trace file (default kmemtrace.dat; files of\n"
 	"trace-cmd record/extract too, v6 or v7): per call site, cache and process the\n"
 	"allocations, bytes requested and allocated, internal fragmentation, frees on\n"
 	"another CPU and objects still live; page allocations; object lifetimes;\n"
 	"outstanding objects (leak candidates) and misuse. Events a CPU lost make the\n"
-	"objects they may concern \"uncertain\": counted apart, never a leak or misuse.\n"
-	"\n"
-	"      --sections LIST    summary,callsites,caches,processes,pages,lifetimes,\n"
-	"                         outstanding,misuse,access, or all (default: all;\n"
-	"                         access: watchpoint samples of kmemtrace watch, per\n"
-	"                         object offset and instruction)\n"
-	"  -s, --sort KEY[,KEY]   call sites by bytes (default), allocs, frees, waste,\n"
-	"                         frag, pingpong, live, req, callsite\n"
-	"  -n, --top N            rows per table (default 20; 0: all)\n"
-	"      --time START,END   only events in this window, seconds from the first\n"
-	"                         event (either may be empty)\n"
-	"  -p, --pid PID          only allocations by this task\n"
-	"      --comm NAME        only allocations by tasks with this name\n"
-	"  -B, --buffer NAME      the trace-cmd instance buffer to analyse\n"
-	"      --raw-ip           call sites as addresses\n"
-	"      --hash-pointers[=KEY]  kernel addresses as keyed hashes (h:...), so the\n"
-	"                         report can be shared without revealing the kernel's\n"
-	"                         layout; symbols stay readable. Same KEY, same hashes;\n"
-	"                         no KEY: a random one\n"
-	"      --json             one JSON document (schema: docs/report-json.md)\n"
-	"      --csv SECTION      one section as CSV\n"
-	"  -h, --help             this text\n";
+	"objects they may concern \"uncertain\": counted apart, never a leak or misuse.\n",
+	.opts = report_opts,
+};
 
 static const char *const sort_names[SORT_NR] = {
 	[SORT_BYTES] = "bytes", [SORT_ALLOCS] = "allocs", [SORT_FREES] = "frees",
@@ -122,80 +129,67 @@ static int run(struct report *r, struct analysis *a, const char *buffer, bool js
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_SECTIONS = 256, OPT_TIME, OPT_COMM, OPT_RAWIP, OPT_JSON, OPT_CSV, OPT_HASH };
-	static const struct option opts[] = {
-		{ "sections", required_argument, NULL, OPT_SECTIONS },
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "buffer", required_argument, NULL, 'B' },
-		{ "raw-ip", no_argument, NULL, OPT_RAWIP },
-		{ "hash-pointers", optional_argument, NULL, OPT_HASH },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true, .top = 20,
 			    .t_start = -1, .t_end = -1, .nr_sort = 1, .sort = { SORT_BYTES } };
 	struct kmt_model_opts mo = { 0 };
 	const char *buffer = NULL, *csv = NULL;
+	const struct cmd_help *H = &report_help;
+	struct opt_parser p;
 	struct analysis a;
 	bool json = false;
-	char *end;
-	int opt, ret;
+	const char *arg;
+	int id, ret, code = -1, i;
 
-	while ((opt = getopt_long(argc, argv, "s:n:p:B:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_SECTIONS:
+	if (opt_begin(&p, H, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = EXIT_OK; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case O_SECTIONS:
 			r.all_sections = false;
-			if (parse_sections(&r, optarg))
-				return usage_error(report_usage, "bad section list '%s'", optarg);
+			if (parse_sections(&r, arg))
+				code = usage_error(H, "bad section list '%s'", arg);
 			break;
 		case 's':
-			if (parse_sort(&r, optarg))
-				return usage_error(report_usage, "bad sort key in '%s'", optarg);
+			if (parse_sort(&r, arg))
+				code = usage_error(H, "bad sort key in '%s'", arg);
 			break;
 		case 'n':
-			r.top = (int)strtol(optarg, &end, 10);
-			if (*end || r.top < 0)
-				return usage_error(report_usage, "bad row count '%s'", optarg);
+			if (!opt_int(arg, 0, INT32_MAX, &r.top))
+				code = usage_error(H, "bad row count '%s'", arg);
 			break;
-		case OPT_TIME:
-			if (parse_window(optarg, &r.t_start, &r.t_end))
-				return usage_error(report_usage, "bad time window '%s' (START,END in seconds)", optarg);
+		case O_TIME:
+			if (parse_window(arg, &r.t_start, &r.t_end))
+				code = usage_error(H, "bad time window '%s' (START,END in seconds)", arg);
 			break;
 		case 'p':
-			mo.pid = (int32_t)strtol(optarg, &end, 10);
-			if (*end || mo.pid <= 0)
-				return usage_error(report_usage, "bad pid '%s'", optarg);
+			if (!opt_int(arg, 1, INT32_MAX, &mo.pid))
+				code = usage_error(H, "bad pid '%s'", arg);
 			break;
-		case OPT_COMM: mo.comm = optarg; break;
-		case 'B': buffer = optarg; break;
-		case OPT_RAWIP: r.raw_ip = true; break;
-		case OPT_HASH:
-			if (kmt_hashptr_init(&r.hash, optarg))
-				return error("cannot get a random key: %s", strerror(errno));
+		case O_COMM: mo.comm = arg; break;
+		case 'B': buffer = arg; break;
+		case O_RAWIP: r.raw_ip = true; break;
+		case O_HASH:
+			if (kmt_hashptr_init(&r.hash, arg))
+				code = error("cannot get a random key: %s", strerror(errno));
 			break;
-		case OPT_JSON: json = true; break;
-		case OPT_CSV: csv = optarg; break;
-		case 'h':
-			usage_print(stdout, report_usage);
-			return EXIT_OK;
-		default:
-			return usage_error(report_usage, "unknown option");
+		case O_JSON: json = true; break;
+		case O_CSV: csv = arg; break;
 		}
 	}
+	i = opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
 	if (json && csv)
-		return usage_error(report_usage, "--json and --csv exclude each other");
+		return usage_error(H, "--json and --csv exclude each other");
 	if (csv && !section_bit(csv))
-		return usage_error(report_usage, "no section '%s' for --csv", csv);
-	if (optind < argc)
-		r.path = argv[optind++];
-	if (optind < argc)
-		return usage_error(report_usage, "too many arguments");
+		return usage_error(H, "no section '%s' for --csv", csv);
+	if (i < argc)
+		r.path = argv[i++];
+	if (i < argc)
+		return usage_error(H, "too many arguments");
 	if (r.t_start < 0)
 		r.t_start = 0;
 	ret = run(&r, &a, buffer, json, csv, &mo);

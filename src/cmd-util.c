@@ -32,24 +32,6 @@ void warning(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void usage_print(FILE *out, const char *text)
-{
-	fputs(text, out);
-}
-
-int usage_error(const char *text, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", cmd_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n\n", stderr);
-	fputs(text, stderr);
-	return EXIT_USAGE;
-}
-
 bool parse_duration(const char *s, double *seconds)
 {
 	char *end;

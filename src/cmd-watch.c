@@ -1,51 +1,65 @@
 /*
- * kmemtrace watch: options, and what to watch resolved against the running
+ * kmemtrace watch: options, what to watch resolved against the running
  * kernel (a function's addresses from /proc/kallsyms, a member's offset
- * from BTF). The recording and the watcher are src/recording.c and
- * src/watch.c.
+ * from BTF), and the summary. The recording is src/recording.c; the
+ * watcher inside it is the library's (include/kmemtrace/watcher.h),
+ * joined to the recording by the hooks below.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <kmemtrace/btf.h>
+#include <kmemtrace/hwbp.h>
+#include <kmemtrace/symbols.h>
+#include <kmemtrace/watcher.h>
+#include "analysis.h"
 #include "cmd.h"
-#include "watch.h"
+#include "opt.h"
+#include "record.h"
 
-static const char watch_usage[] =
-	"usage: kmemtrace watch (--cache NAME | --callsite FUNC) [options] [-- COMMAND [ARG...]]\n"
-	"\n"
+enum { O_CACHE = 256, O_CALLSITE, O_OFFSET, O_SCAN, O_TYPE, O_DWELL, O_USER, O_SELFTEST };
+
+static const struct opt watch_opts[] = {
+	{ O_CACHE, 0, "cache", "NAME", "objects of this slab cache; kmalloc-N: every kmalloc\n"
+	  "of that size class" },
+	{ O_CALLSITE, 0, "callsite", "FUNC", "objects allocated (kmalloc, kmem_cache_alloc) in FUNC" },
+	{ O_OFFSET, 0, "offset", "WHERE[,WHERE]", "the word(s) to watch: a byte offset, or\n"
+	  "STRUCT.MEMBER from the kernel's BTF (eventfd_ctx.count)" },
+	{ O_SCAN, 0, "scan", NULL, "rotate over the whole object a word at a time, so every\n"
+	  "offset gets sampled over time (the default)" },
+	{ O_TYPE, 0, "type", "STRUCT", "name offsets after STRUCT's members (BTF)" },
+	{ 'n', 'n', "objects", "N", "stop after watching N objects" },
+	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
+	{ O_DWELL, 0, "dwell", "TIME", "move on to another object (with --scan: or word) after\n"
+	  "watching one this long (default 100ms)" },
+	{ 'F', 'F', "follow", NULL, "only objects allocated by COMMAND and its children" },
+	{ 'p', 'p', "pid", "PID[,PID]", "only objects allocated by these tasks and children" },
+	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
+	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
+	{ O_USER, 0, "user", "USER", "run COMMAND as USER (default under sudo: the invoker)" },
+	{ 'q', 'q', "quiet", NULL, "no status line or summary" },
+	{ O_SELFTEST, 0, "self-test", NULL, "only check that this machine's watchpoints fire, and exit" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help watch_help = {
+	.name = "watch",
+	.summary = "sample accesses to a cache's objects with hardware watchpoints",
+	.usage = "(--cache NAME | --callsite FUNC) [options] [-- COMMAND [ARG...]]",
+	.about =
 	"Sample how the kernel uses the objects of one slab cache or one allocation\n"
 	"call site: follow their allocations live, pick objects among them, and watch a\n"
 	"word of each with hardware data watchpoints on every CPU, telling reads from\n"
 	"writes. The target's allocations, every free, and the samples go to one trace\n"
 	"file: kmemtrace kmap lists each object with its accesses, kmemtrace report\n"
-	"--sections access the accesses per offset and function.\n"
-	"\n"
-	"      --cache NAME         objects of this slab cache; kmalloc-N: every kmalloc\n"
-	"                           of that size class\n"
-	"      --callsite FUNC      objects allocated (kmalloc, kmem_cache_alloc) in FUNC\n"
-	"      --offset WHERE[,WHERE]  the word(s) to watch: a byte offset, or\n"
-	"                           STRUCT.MEMBER from the kernel's BTF (eventfd_ctx.count)\n"
-	"      --scan               rotate over the whole object a word at a time, so every\n"
-	"                           offset gets sampled over time (the default)\n"
-	"      --type STRUCT        name offsets after STRUCT's members (BTF)\n"
-	"  -n, --objects N          stop after watching N objects\n"
-	"  -d, --duration TIME      stop after TIME (10, 2.5s, 500ms, 1m)\n"
-	"      --dwell TIME         move on to another object (with --scan: or word) after\n"
-	"                           watching one this long (default 100ms)\n"
-	"  -F, --follow             only objects allocated by COMMAND and its children\n"
-	"  -p, --pid PID[,PID]      only objects allocated by these tasks and children\n"
-	"  -o, --output FILE        trace file (default kmemtrace.dat, mode 0600)\n"
-	"  -b, --buffer-size KB     ring buffer per CPU (default 65536)\n"
-	"      --user USER          run COMMAND as USER (default under sudo: the invoker)\n"
-	"  -q, --quiet              no status line or summary\n"
-	"      --self-test          only check that this machine's watchpoints fire, and exit\n"
-	"  -h, --help               this text\n"
-	"\n"
+	"--sections access the accesses per offset and function.\n",
+	.opts = watch_opts,
+	.more =
 	"Coverage: x86 has four debug registers per CPU. A watched word takes two (one\n"
 	"fires on writes, one on reads and writes), so two words are watched at once,\n"
 	"on every CPU. Samples accumulate as the watchpoints move: to another object\n"
@@ -56,7 +70,19 @@ static const char watch_usage[] =
 	"\n"
 	"Before recording, watch checks that watchpoints fire on every CPU (a few\n"
 	"hundred microseconds). Some hypervisors accept them and never fire them;\n"
-	"there watch refuses to run (exit 1) rather than record nothing.\n";
+	"there watch refuses to run (exit 1) rather than record nothing.\n",
+	.stop_at_operand = true,
+};
+
+/* What the command sets up, and the watcher once the recording runs. */
+struct watch {
+	struct kmt_watcher_opts o;
+	struct kmt_watcher *w;
+	struct kmt_btf *btf;
+	char type[64];
+	bool follow;
+	pid_t pids[64];			/* candidates: -p, and the command with -F */
+};
 
 /*
  * Do this machine's watchpoints fire on every online CPU? 0, or EXIT_FAIL
@@ -84,54 +110,42 @@ static int watch_probe(bool report)
 	return EXIT_OK;
 }
 
+/* ---- what to watch ---- */
+
 /* [lo, hi) of function @name in /proc/kallsyms. */
 static int resolve_function(const char *name, uint64_t *lo, uint64_t *hi, struct kmt_diag *d)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], sym[256], type;
-	unsigned long long a;
-	uint64_t start = 0, next = UINT64_MAX;
-	int matches = 0;
+	struct kmt_symbols *syms = kmt_symbols_load("/proc/kallsyms");
+	int n;
 
-	if (!f)
+	if (!syms)
 		return kmt_diag_set(d, -errno, "cannot read /proc/kallsyms: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3)
-			continue;
-		if ((type == 't' || type == 'T') && !strcmp(sym, name) && !matches++)
-			start = a;
-	}
-	if (start) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%llx %c", &a, &type) == 2 && a > start && a < next)
-				next = a;
-	}
-	fclose(f);
-	if (!matches)
-		return kmt_diag_set(d, -ENOENT, "the kernel has no function '%s' (see /proc/kallsyms)", name);
-	if (!start)
+	n = kmt_symbols_find(syms, name, lo, hi);
+	if (!n && !kmt_symbols_count(syms)) {
+		kmt_symbols_free(syms);
 		return kmt_diag_set(d, -EPERM, "/proc/kallsyms shows no addresses (kptr_restrict): run as root");
-	if (matches > 1)
-		warning("%d functions are called '%s'; watching the first", matches, name);
-	*lo = start;
-	*hi = next == UINT64_MAX ? start + 4096 : next;
+	}
+	kmt_symbols_free(syms);
+	if (!n)
+		return kmt_diag_set(d, -ENOENT, "the kernel has no function '%s' (see /proc/kallsyms)", name);
+	if (n > 1)
+		warning("%d functions are called '%s'; watching the first", n, name);
 	return 0;
 }
 
-static int resolve_target(struct wtarget *t, const char *cache, const char *callsite,
+static int resolve_target(struct kmt_watch_target *t, const char *cache, const char *callsite,
 			  struct kmt_diag *d)
 {
 	char *end;
 
 	if (callsite) {
-		t->kind = T_CALLSITE;
+		t->kind = KMT_WATCH_CALLSITE;
 		snprintf(t->name, sizeof(t->name), "%s", callsite);
 		return resolve_function(callsite, &t->lo, &t->hi, d);
 	}
 	snprintf(t->name, sizeof(t->name), "%s", cache);
 	if (!strncmp(cache, "kmalloc-", 8)) {
-		t->kind = T_KMALLOC;
+		t->kind = KMT_WATCH_KMALLOC;
 		t->size = strtoull(cache + 8, &end, 10);
 		if (*end == 'k')
 			t->size *= 1024, end++;
@@ -139,7 +153,7 @@ static int resolve_target(struct wtarget *t, const char *cache, const char *call
 			return kmt_diag_set(d, -EINVAL, "'%s' is not a kmalloc size class (kmalloc-64, kmalloc-2k)", cache);
 		return 0;
 	}
-	t->kind = T_CACHE;
+	t->kind = KMT_WATCH_CACHE;
 	if (!access("/sys/kernel/slab", F_OK)) {
 		char path[300];
 
@@ -151,15 +165,15 @@ static int resolve_target(struct wtarget *t, const char *cache, const char *call
 }
 
 /* One --offset item: a number, or STRUCT.MEMBER through BTF. */
-static int parse_offset(struct watch *w, const char *s, struct woffset *o, struct kmt_diag *d)
+static int parse_offset(struct watch *w, const char *s, struct kmt_watch_offset *o,
+			struct kmt_diag *d)
 {
 	struct kmt_btf_field f;
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
+	uint64_t v;
 	int ret;
 
-	if (!*end && end != s) {
-		o->off = (uint32_t)(v & ~7UL);
+	if (opt_u64(s, 0, 1u << 20, &v)) {
+		o->off = (uint32_t)(v & ~7ULL);
 		o->len = 8;
 		return 0;
 	}
@@ -180,8 +194,8 @@ static int parse_offset(struct watch *w, const char *s, struct woffset *o, struc
 		o->len = 8;
 	}
 	snprintf(o->field, sizeof(o->field), "%s", strchr(s, '.') + 1);
-	if (!w->o.type[0])
-		snprintf(w->o.type, sizeof(w->o.type), "%.*s", (int)(strchr(s, '.') - s), s);
+	if (!w->type[0])
+		snprintf(w->type, sizeof(w->type), "%.*s", (int)(strchr(s, '.') - s), s);
 	return 0;
 }
 
@@ -207,6 +221,7 @@ static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter 
 {
 	static const char *const evs[] = { "kmem:kmalloc", "kmem:kmem_cache_alloc", "kmem:kfree",
 					   "kmem:kmem_cache_free" };
+	const struct kmt_watch_target *t = &w->o.target;
 	char spec[200] = "";
 	size_t n = 0;
 	int i;
@@ -216,13 +231,13 @@ static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter 
 		bool want = true;
 
 		if (i < 2) {
-			f = watch_alloc_filter(&w->o.t, evs[i], bufs[i], 300);
+			f = kmt_watch_alloc_filter(t, evs[i], bufs[i], 300);
 			want = f != NULL;
 		} else if (i == 3) {
 			/* Cache objects only come from caches; by name if we know it. */
-			want = w->o.t.kind != T_KMALLOC;
-			if (w->o.t.kind == T_CACHE) {
-				snprintf(bufs[i], 300, "name == \"%s\"", w->o.t.name);
+			want = t->kind != KMT_WATCH_KMALLOC;
+			if (t->kind == KMT_WATCH_CACHE) {
+				snprintf(bufs[i], 300, "name == \"%s\"", t->name);
 				f = bufs[i];
 			}
 		}
@@ -239,38 +254,177 @@ static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter 
 	rc->clock = "mono";
 }
 
+/* ---- the hooks into the recording ---- */
+
+static int w_start(struct rec *rc, void *arg, struct kmt_diag *d)
+{
+	struct watch *w = arg;
+
+	w->o.root = rc->root;
+	w->o.cpus = rc->cpus;
+	w->o.nr_cpus = rc->nr_cpus;
+	w->o.spool = rc->spool;
+	if (w->follow)
+		w->pids[w->o.nr_pids++] = rc->child.pid;
+	w->o.pids = w->pids;
+	w->w = kmt_watcher_start(&w->o, d);
+	return w->w ? 0 : d->err ? d->err : -EIO;
+}
+
+static int w_fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)
+{
+	struct watch *w = arg;
+
+	return kmt_watcher_fds(w->w, pf, max, timeout_ms);
+}
+
+static int w_ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
+{
+	struct watch *w = arg;
+
+	return kmt_watcher_poll(w->w);
+}
+
+static void w_stop(struct rec *rc, void *arg)
+{
+	struct watch *w = arg;
+
+	kmt_watcher_stop(w->w);
+}
+
+/* The summary: what was watched, what was sampled, what the analysis keeps. */
+static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *res)
+{
+	struct watch *w = arg;
+	const struct kmt_watcher_stats *st = kmt_watcher_stats(w->w);
+	struct kmt_model_opts mo = { 0 };
+	struct analysis a = { 0 };
+	uint32_t off;
+
+	if (*st->note)
+		warning("%s", st->note);
+	if (rc->o.quiet)
+		return;
+	fprintf(stderr, "%s: watched %" PRIu64 " of %" PRIu64 " objects allocated, %d word%s at a time on %d CPUs;",
+		cmd_name, st->objects, st->allocs_seen, st->slots, st->slots == 1 ? "" : "s", rc->nr_cpus);
+	if (!st->words) {
+		fprintf(stderr, " no offset covered\n");
+	} else {
+		fprintf(stderr, " %u offset%s covered:", st->words, st->words == 1 ? "" : "s");
+		for (off = 0; off < st->max_off && off / 8 < KMT_WATCH_MAX_WORDS; off += 8)
+			if (kmt_watcher_covered(w->w, off))
+				fprintf(stderr, " %u", off);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "%s: %" PRIu64 " samples recorded (%" PRIu64 " outside any watch, not kept), %" PRIu64
+		" lost\n", cmd_name, st->hits - st->unmapped, st->unmapped, res ? res->access_lost : 0);
+	if (st->hits == st->unmapped) {
+		/* The watchpoints were checked at start: say why nothing came. */
+		if (!st->allocs_seen)
+			fprintf(stderr, "%s: no sample because nothing was allocated at the target while "
+				"recording (check --cache/--callsite, -F, -p)\n", cmd_name);
+		else if (!st->objects)
+			fprintf(stderr, "%s: no sample because none of the %" PRIu64 " objects lived long enough to "
+				"be watched (allocations are picked up every few milliseconds)\n", cmd_name,
+				st->allocs_seen);
+		else
+			fprintf(stderr, "%s: no sample because nothing touched the watched words while they "
+				"were watched (try other offsets, or --scan)\n", cmd_name);
+	}
+	/* What the analysis keeps: samples in a live object, per the recorded frees. */
+	if (analysis_open(&a, rc->o.output) == EXIT_OK &&
+	    analysis_run(&a, NULL, &mo, NULL, -1, -1) == EXIT_OK) {
+		const struct kmt_summary *sum = kmt_model_summary(a.m);
+
+		fprintf(stderr, "%s: %" PRIu64 " writes and %" PRIu64 " reads in %" PRIu64 " object%s; %" PRIu64
+			" samples dropped (no live object there then: after a free)\n", cmd_name,
+			sum->access_writes, sum->access_reads, sum->access_objects,
+			sum->access_objects == 1 ? "" : "s", sum->access_dropped);
+	}
+	analysis_close(&a);
+}
+
+/* ---- the command ---- */
+
+/* 0 to go on, or the exit code (help shown, or bad usage). */
+static int parse_options(struct watch *w, struct rec *rc, int argc, char **argv,
+			 const char **cache, const char **callsite, const char **offsets)
+{
+	const struct cmd_help *H = &watch_help;
+	struct opt_parser p;
+	const char *arg;
+	int id, code = -1;
+
+	if (opt_begin(&p, H, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
+		switch (id) {
+		case OPT_HELP: code = EXIT_OK; break;
+		case OPT_BAD: code = EXIT_USAGE; break;
+		case O_CACHE: *cache = arg; break;
+		case O_CALLSITE: *callsite = arg; break;
+		case O_OFFSET: *offsets = arg; break;
+		case O_SCAN: w->o.scan = true; break;
+		case O_TYPE: snprintf(w->type, sizeof(w->type), "%s", arg); break;
+		case 'n':
+			if (!opt_u64(arg, 1, UINT32_MAX, &w->o.max_objects))
+				code = usage_error(H, "bad object count '%s'", arg);
+			break;
+		case 'd':
+			if (!parse_duration(arg, &rc->o.duration) || rc->o.duration <= 0)
+				code = usage_error(H, "bad duration '%s'", arg);
+			break;
+		case O_DWELL:
+			if (!parse_duration(arg, &w->o.dwell) || w->o.dwell <= 0)
+				code = usage_error(H, "bad dwell time '%s'", arg);
+			break;
+		case 'F': w->follow = true; break;
+		case 'p':
+			switch (rec_add_pids(&rc->o, arg)) {
+			case 0:
+				break;
+			case -ESRCH:
+				code = error("-p %s: no such process", arg);
+				break;
+			default:
+				code = usage_error(H, "bad pid list '%s'", arg);
+			}
+			break;
+		case 'o': rc->o.output = arg; break;
+		case 'b':
+			if (!opt_uint(arg, 4, 64u << 20, &rc->o.buffer_kb))
+				code = usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", arg);
+			break;
+		case O_USER: rc->o.user = arg; break;
+		case 'q': rc->o.quiet = true; break;
+		case O_SELFTEST: code = watch_probe(true); break;
+		}
+	}
+	if (code < 0 && opt_index(&p) < argc)
+		rc->o.argv = argv + opt_index(&p);
+	opt_end(&p);
+	if (code >= 0)
+		return code;
+	if (!*cache == !*callsite)
+		return usage_error(H, "say what to watch: --cache NAME or --callsite FUNC");
+	if (*offsets && w->o.scan)
+		return usage_error(H, "--offset and --scan exclude each other");
+	if (w->follow && !rc->o.argv)
+		return usage_error(H, "-F needs a COMMAND");
+	return -1;
+}
+
 int cmd_watch(int argc, char **argv)
 {
-	enum { OPT_CACHE = 256, OPT_CALLSITE, OPT_OFFSET, OPT_SCAN, OPT_TYPE, OPT_DWELL, OPT_USER,
-	       OPT_SELFTEST };
-	static const struct option opts[] = {
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "callsite", required_argument, NULL, OPT_CALLSITE },
-		{ "offset", required_argument, NULL, OPT_OFFSET },
-		{ "scan", no_argument, NULL, OPT_SCAN },
-		{ "type", required_argument, NULL, OPT_TYPE },
-		{ "objects", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "dwell", required_argument, NULL, OPT_DWELL },
-		{ "follow", no_argument, NULL, 'F' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "self-test", no_argument, NULL, OPT_SELFTEST },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct watch *w = calloc(1, sizeof(*w));
 	struct rec *rc = calloc(1, sizeof(*rc));
 	const char *cache = NULL, *callsite = NULL, *offsets = NULL;
 	struct kmt_event_filter ef[4];
 	char fbufs[4][300];
 	struct kmt_diag d = { 0 };
-	struct rec_hooks h = watch_hooks;
-	char *end;
-	int opt, code = EXIT_FAIL;
+	struct rec_hooks h = { .start = w_start, .fds = w_fds, .ready = w_ready, .stop = w_stop,
+			       .done = w_done, .arg = w };
+	int code;
 
 	if (!w || !rc) {
 		free(w);
@@ -280,110 +434,42 @@ int cmd_watch(int argc, char **argv)
 	rec_opts_defaults(&rc->o);
 	w->o.dwell = 0.1;
 	w->o.ring_pages = 64;
-	while ((opt = getopt_long(argc, argv, "+n:d:Fp:o:b:qh", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_CACHE: cache = optarg; break;
-		case OPT_CALLSITE: callsite = optarg; break;
-		case OPT_OFFSET: offsets = optarg; break;
-		case OPT_SCAN: w->o.scan = true; break;
-		case OPT_TYPE: snprintf(w->o.type, sizeof(w->o.type), "%s", optarg); break;
-		case 'n':
-			w->o.max_objects = strtoull(optarg, &end, 10);
-			if (*end || !w->o.max_objects) {
-				code = usage_error(watch_usage, "bad object count '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'd':
-			if (!parse_duration(optarg, &rc->o.duration) || rc->o.duration <= 0) {
-				code = usage_error(watch_usage, "bad duration '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_DWELL:
-			if (!parse_duration(optarg, &w->o.dwell) || w->o.dwell <= 0) {
-				code = usage_error(watch_usage, "bad dwell time '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'F': w->o.follow = true; break;
-		case 'p':
-			switch (rec_add_pids(&rc->o, optarg)) {
-			case 0:
-				break;
-			case -ESRCH:
-				code = error("-p %s: no such process", optarg);
-				goto out;
-			default:
-				code = usage_error(watch_usage, "bad pid list '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'o': rc->o.output = optarg; break;
-		case 'b':
-			rc->o.buffer_kb = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || rc->o.buffer_kb < 4 || rc->o.buffer_kb > 64u << 20) {
-				code = usage_error(watch_usage, "bad buffer size '%s' (KiB per CPU)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_USER: rc->o.user = optarg; break;
-		case 'q': rc->o.quiet = true; break;
-		case OPT_SELFTEST:
-			code = watch_probe(true);
-			goto out;
-		case 'h':
-			usage_print(stdout, watch_usage);
-			code = EXIT_OK;
-			goto out;
-		default:
-			code = usage_error(watch_usage, "unknown option");
-			goto out;
-		}
-	}
-	if (optind < argc)
-		rc->o.argv = argv + optind;
-	if (!cache == !callsite) {
-		code = usage_error(watch_usage, "say what to watch: --cache NAME or --callsite FUNC");
+	code = parse_options(w, rc, argc, argv, &cache, &callsite, &offsets);
+	if (code >= 0)
 		goto out;
-	}
-	if (offsets && w->o.scan) {
-		code = usage_error(watch_usage, "--offset and --scan exclude each other");
-		goto out;
-	}
 	/* Candidates only: the recording keeps every free, whoever frees. */
-	memcpy(w->o.pids, rc->o.pids, sizeof(w->o.pids));
+	memcpy(w->pids, rc->o.pids, sizeof(w->pids));
 	w->o.nr_pids = rc->o.nr_pids;
 	rc->o.nr_pids = 0;
-	if (w->o.follow && !rc->o.argv) {
-		code = usage_error(watch_usage, "-F needs a COMMAND");
-		goto out;
-	}
 	rc->o.status = !rc->o.quiet && isatty(STDERR_FILENO);
-	if (resolve_target(&w->o.t, cache, callsite, &d) || (offsets && parse_offsets(w, offsets, &d))) {
+	if (resolve_target(&w->o.target, cache, callsite, &d) ||
+	    (offsets && parse_offsets(w, offsets, &d))) {
 		code = error("%s", d.msg);
 		goto out;
 	}
 	if (!offsets)
 		w->o.scan = true;
-	if (w->o.type[0] && !w->btf) {
+	if (w->type[0]) {
 		struct kmt_btf_field f;
 
-		w->btf = kmt_btf_open(NULL, &d);
-		if (!w->btf || kmt_btf_field(w->btf, w->o.type, &f, &d)) {
-			code = error("--type %s: %s", w->o.type, d.msg);
+		if (!w->btf)
+			w->btf = kmt_btf_open(NULL, &d);
+		if (!w->btf || kmt_btf_field(w->btf, w->type, &f, &d)) {
+			code = error("--type %s: %s", w->type, d.msg);
 			goto out;
 		}
+		w->o.type = w->type;
+		w->o.btf = w->btf;
 	}
-	w->nr_slots = w->o.scan || w->o.nr_offs == 1 ? KMT_HWBP_MAX_SLOTS : w->o.nr_offs;
+	w->o.nr_slots = w->o.scan || w->o.nr_offs == 1 ? KMT_HWBP_MAX_SLOTS : w->o.nr_offs;
 	/* Before anything is created: a machine where they never fire gets a refusal. */
 	code = watch_probe(false);
 	if (code)
 		goto out;
 	set_events(w, rc, ef, fbufs);
-	h.arg = w;
 	code = rec_run(rc, &h);
 out:
+	kmt_watcher_free(w->w);
 	kmt_btf_close(w->btf);
 	free(rc->o.events_spec);
 	free(rc);

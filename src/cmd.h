@@ -13,11 +13,15 @@
 /* Exit codes: 0 ok, 1 failure (or findings, for check), 2 bad usage. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/* A subcommand: its entry point, and its help (names, options: src/opt.h). */
+struct cmd_help;
 struct cmd {
-	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary;
+	const struct cmd_help *help;
 };
+
+extern const struct cmd_help record_help, report_help, watch_help, kmap_help, check_help,
+	convert_help, info_help, dump_help;
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -34,11 +38,6 @@ int cmd_watch(int argc, char **argv);
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "kmemtrace <cmd>: warning: <message>" on stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print the usage text of the current command to @out. */
-void usage_print(FILE *out, const char *text);
-/* For bad usage: the usage text on stderr, returns EXIT_USAGE. */
-int usage_error(const char *text, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* The name of the running subcommand, for messages. */
 extern const char *cmd_name;

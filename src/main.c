@@ -8,18 +8,19 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "opt.h"
 
 const char *cmd_name = "kmemtrace";
 
 static const struct cmd commands[] = {
-	{ "record", cmd_record, "record kernel memory events into a trace.dat file" },
-	{ "report", cmd_report, "analyse a trace: call sites, caches, processes, pages, leaks, misuse" },
-	{ "watch", cmd_watch, "sample accesses to a cache's objects with hardware watchpoints" },
-	{ "kmap", cmd_kmap, "one record per object: allocation, free, and the accesses watch saw" },
-	{ "check", cmd_check, "validate a trace file: structure, pages, time order, losses, consistency" },
-	{ "convert", cmd_convert, "rewrite a trace: another version or compression, smaller kallsyms" },
-	{ "info", cmd_info, "show what a trace file holds: metadata, events per CPU, losses" },
-	{ "dump", cmd_dump, "print the decoded memory events of a trace file, in time order" },
+	{ cmd_record, &record_help },
+	{ cmd_report, &report_help },
+	{ cmd_watch, &watch_help },
+	{ cmd_kmap, &kmap_help },
+	{ cmd_check, &check_help },
+	{ cmd_convert, &convert_help },
+	{ cmd_info, &info_help },
+	{ cmd_dump, &dump_help },
 };
 
 static void main_usage(FILE *out)
@@ -30,7 +31,7 @@ static void main_usage(FILE *out)
 		     "Trace the kernel's memory allocations on a stock kernel through tracefs,\n"
 		     "store them as trace.dat, and analyse them offline.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "   %-8s %s\n", commands[i].help->name, commands[i].help->summary);
 	fprintf(out, "\n'kmemtrace <command> --help' describes a command; man kmemtrace(1) all of them.\n");
 }
 
@@ -53,9 +54,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		static char name[64];
 
-		if (strcmp(argv[1], commands[i].name))
+		if (strcmp(argv[1], commands[i].help->name))
 			continue;
-		snprintf(name, sizeof(name), "kmemtrace %s", commands[i].name);
+		snprintf(name, sizeof(name), "kmemtrace %s", commands[i].help->name);
 		cmd_name = name;
 		return commands[i].fn(argc - 1, argv + 1);
 	}

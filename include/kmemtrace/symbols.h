@@ -13,6 +13,8 @@ struct kmt_symbols;
 
 /* Parse /proc/kallsyms text (copied). NULL + errno on failure. */
 struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len);
+/* Read and parse a kallsyms file (/proc/kallsyms). NULL + errno on failure. */
+struct kmt_symbols *kmt_symbols_load(const char *path);
 void kmt_symbols_free(struct kmt_symbols *s);
 size_t kmt_symbols_count(const struct kmt_symbols *s);
 /*
@@ -20,6 +22,12 @@ size_t kmt_symbols_count(const struct kmt_symbols *s);
  * address is below every symbol or implausibly far past the nearest one.
  */
 const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off);
+/*
+ * The addresses [*@lo, *@hi) of the function @name: from its address to
+ * the next symbol's. Returns how many text symbols have that name (the
+ * first is given), 0 if none.
+ */
+int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi);
 /* "func+0x1a" into @buf, or "0xaddr" if unknown; returns @buf. */
 const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
 			       size_t len);

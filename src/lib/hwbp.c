@@ -41,9 +41,9 @@ struct ring {
 
 struct kmt_hwbp {
 	int nr_cpus, slots;
-	int cpus[256];
-	struct ring ring[256];
-	struct bp bp[256][KMT_HWBP_MAX_SLOTS][2];	/* [cpu][slot][0 = W, 1 = RW] */
+	int *cpus;
+	struct ring *ring;
+	struct bp (*bp)[KMT_HWBP_MAX_SLOTS][2];	/* [cpu][slot][0 = W, 1 = RW] */
 	unsigned int pages;
 };
 
@@ -84,14 +84,20 @@ struct kmt_hwbp *kmt_hwbp_open(const int *cpus, int nr_cpus, int slots, unsigned
 	long psize = sysconf(_SC_PAGESIZE);
 	int i, s, k;
 
-	if (nr_cpus < 1 || nr_cpus > 256 || slots < 1 || slots > KMT_HWBP_MAX_SLOTS ||
+	if (nr_cpus < 1 || nr_cpus > KMT_MAX_CPUS || slots < 1 || slots > KMT_HWBP_MAX_SLOTS ||
 	    !ring_pages || (ring_pages & (ring_pages - 1))) {
 		kmt_diag_set(d, -EINVAL, "bad watchpoint set-up (%d CPUs, %d slots, %u pages)",
 			     nr_cpus, slots, ring_pages);
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
-	if (!h) {
+	if (h) {
+		h->cpus = calloc((size_t)nr_cpus, sizeof(*h->cpus));
+		h->ring = calloc((size_t)nr_cpus, sizeof(*h->ring));
+		h->bp = calloc((size_t)nr_cpus, sizeof(*h->bp));
+	}
+	if (!h || !h->cpus || !h->ring || !h->bp) {
+		kmt_hwbp_close(h);
 		kmt_diag_set(d, -ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -350,7 +356,7 @@ void kmt_hwbp_close(struct kmt_hwbp *h)
 
 	if (!h)
 		return;
-	for (i = 0; i < h->nr_cpus; i++) {
+	for (i = 0; h->ring && h->bp && i < h->nr_cpus; i++) {
 		for (s = 0; s < KMT_HWBP_MAX_SLOTS; s++)
 			for (k = 0; k < 2; k++)
 				if (h->bp[i][s][k].fd >= 0)
@@ -360,5 +366,8 @@ void kmt_hwbp_close(struct kmt_hwbp *h)
 		if (h->ring[i].fd >= 0)
 			close(h->ring[i].fd);
 	}
+	free(h->cpus);
+	free(h->ring);
+	free(h->bp);
 	free(h);
 }

@@ -150,3 +150,37 @@ const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char 
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;
 }
+
+struct kmt_symbols *kmt_symbols_load(const char *path)
+{
+	struct kmt_symbols *s;
+	struct sbuf sb = { 0 };
+	int ret = read_file(path, &sb);
+
+	if (ret) {
+		sbuf_release(&sb);
+		errno = -ret;
+		return NULL;
+	}
+	s = kmt_symbols_parse(sb.buf, sb.len);
+	sbuf_release(&sb);
+	return s;
+}
+
+int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	size_t i, first = SIZE_MAX;
+	int n = 0;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->v[i].name, name) && !n++)
+			first = i;
+	if (!n)
+		return 0;
+	*lo = s->v[first].addr;
+	/* The next symbol up (several may share an address). */
+	for (i = first + 1; i < s->n && s->v[i].addr == *lo; i++)
+		;
+	*hi = i < s->n ? s->v[i].addr : *lo + 4096;
+	return n;
+}

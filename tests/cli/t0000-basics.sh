@@ -23,14 +23,43 @@ test_expect_success 'an unknown command is a usage error (exit 2)' '
 	grep -q "not a kmemtrace command" err
 '
 
-test_expect_success 'an unknown option is a usage error (exit 2) with the usage' '
-	rc=0; $KMT record --frob 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "^usage:" err
+test_expect_success 'an unknown option: one line and a hint (exit 2), for every command' '
+	for c in $($KMT --help | awk "/^commands:/ { on = 1; next } on && !NF { exit } on { print \$1 }"); do
+		rc=0; $KMT $c --frob 2> err || rc=$?; cat err
+		[ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
+		grep -qx "kmemtrace $c: unknown option .--frob." err &&
+		grep -qx "see .kmemtrace $c --help." err || exit 1
+	done
 '
 
-test_expect_success 'bad option values are refused clearly' '
-	rc=0; $KMT record -b lots 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "bad buffer size" err &&
-	rc=0; $KMT record -d soon 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "bad duration" err &&
-	rc=0; $KMT record -F 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "needs a COMMAND" err
+test_expect_success 'a bad value is one line and a hint too, not the whole usage' '
+	rc=0; $KMT report -n many 2> err || rc=$?; cat err; [ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
+	rc=0; $KMT report --time 2,1 2> err || rc=$?; cat err; [ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
+	rc=0; $KMT report -n 2> err || rc=$?; cat err; [ $rc -eq 2 ] && grep -q "needs a value" err
+'
+
+test_expect_success 'numbers are range-checked, never cut to fit' '
+	rc=0; $KMT record -b 4294967300 -- true 2> err || rc=$?; cat err; [ $rc -eq 2 ] &&
+	grep -q "bad buffer size .4294967300." err &&
+	rc=0; $KMT record -b -5 -- true 2> err || rc=$?; [ $rc -eq 2 ] &&
+	rc=0; $KMT record --rt-prio 100 -- true 2> err || rc=$?; [ $rc -eq 2 ] &&
+	rc=0; $KMT record -m 99999999999 -- true 2> err || rc=$?; [ $rc -eq 2 ] &&
+	rc=0; $KMT watch --callsite x -n 0 2> err || rc=$?; [ $rc -eq 2 ] &&
+	rc=0; $KMT report -p 99999999999 2> err || rc=$?; [ $rc -eq 2 ]
+'
+
+# Each command's section of the manual (roff dashes made plain) names every
+# long option its --help lists, which the option table generates.
+test_expect_success 'the manual documents every option of every command' '
+	for c in $($KMT --help | awk "/^commands:/ { on = 1; next } on && !NF { exit } on { print \$1 }"); do
+		sed "s/\\\\-/-/g" $ROOT/docs/kmemtrace.1 |
+			awk -v c="$c" "/^\\.S[SH] / { on = (\$0 == \".SS \" c) } on" > man.$c
+		[ -s man.$c ] || { echo "no section for $c"; bad=1; }
+		for o in $($KMT $c --help | grep -E "^  (-., )?--|^      --" | grep -o -- "--[a-z][a-z-]*" | sort -u); do
+			[ "$o" = --help ] && continue
+			grep -q -- "$o" man.$c || { echo "$c $o is not in its section of docs/kmemtrace.1"; bad=1; }
+		done
+	done; [ -z "${bad:-}" ]
 '
 
 test_expect_success 'a missing trace file: one line naming it, exit 1' '

@@ -1,0 +1,86 @@
+/*
+ * Options as data, after perf's OPT_* arrays and tmux's cmd_entry: each
+ * command declares one table, and its parser, its --help text and the
+ * option lists of the manual are all read from it, so an option cannot
+ * exist without its documentation.
+ *
+ *	static const struct opt record_opts[] = {
+ *		{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat)" },
+ *		{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation" },
+ *		{ 0 },
+ *	};
+ *
+ * Usage errors print one line and a hint ("see 'kmemtrace record
+ * --help'"), as git does; numbers are range-checked.
+ */
+#ifndef KMT_OPT_H
+#define KMT_OPT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define OPT_OPTARG 1u		/* the argument may be left out: --name[=ARG] */
+
+struct opt {
+	int id;			/* what opt_next() returns: the letter, or >= 256 */
+	char short_name;	/* 0: none */
+	const char *long_name;	/* NULL: none */
+	const char *arg;	/* the argument's name, NULL for a flag */
+	const char *help;	/* lines separated by '\n' */
+	unsigned int flags;
+};
+
+/* A command's whole help: its table, and the text around it. */
+struct cmd_help {
+	const char *name;	/* "record" */
+	const char *summary;	/* one line, for 'kmemtrace --help' */
+	const char *usage;	/* "[options] [-- COMMAND [ARG...]]" */
+	const char *about;	/* paragraphs before the options */
+	const struct opt *opts;	/* ends with { 0 } */
+	const char *more;	/* paragraphs after them, or NULL */
+	bool stop_at_operand;	/* options end at the first operand (a COMMAND follows) */
+};
+
+enum { OPT_DONE = -1, OPT_HELP = -2, OPT_BAD = -3 };
+
+struct opt_parser {
+	const struct cmd_help *h;
+	int argc;
+	char **argv;
+	struct option *lopts;
+	char shorts[160];
+};
+
+/*
+ * Start parsing @argv (argv[0] is the command name). -ENOMEM if the tables
+ * cannot be built.
+ */
+int opt_begin(struct opt_parser *p, const struct cmd_help *h, int argc, char **argv);
+/*
+ * The next option's id, with its argument in *@arg (NULL if none);
+ * OPT_DONE at the end (operands start at opt_index()); OPT_HELP after
+ * printing the help on standard output; OPT_BAD after printing one line
+ * about an unknown option or a missing argument.
+ */
+int opt_next(struct opt_parser *p, const char **arg);
+/* The first operand's index in argv. */
+int opt_index(const struct opt_parser *p);
+void opt_end(struct opt_parser *p);
+
+/* The help text, generated from @h. */
+void help_print(FILE *out, const struct cmd_help *h);
+/* "kmemtrace CMD: MESSAGE" and "see 'kmemtrace CMD --help'" on stderr; EXIT_USAGE. */
+int usage_error(const struct cmd_help *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A whole number in [@min, @max] (decimal, or 0x hex); false if @s is not
+ * one or out of range (nothing is cut to fit).
+ */
+bool opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+bool opt_uint(const char *s, unsigned int min, unsigned int max, unsigned int *out);
+bool opt_int(const char *s, int min, int max, int *out);
+
+#endif
