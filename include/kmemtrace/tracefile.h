@@ -44,7 +44,12 @@ enum {
 	KMT_OPT_BUFFER_TEXT = 22,
 };
 
-#define KMT_SEC_COMPRESSED 1
+/* Section ids beyond the options above (trace-cmd 3.x). */
+#define KMT_SEC_BTF 23
+#define KMT_SEC_MODULES 25
+#define KMT_SEC_LAST_ID 25		/* the highest id a section may have */
+#define KMT_SEC_COMPRESSED 1		/* flags: the payload is compressed */
+#define KMT_SECTION_HEADER 16		/* u16 id, u16 flags, u32 string id, u64 size */
 
 /* Per-CPU ring-buffer statistics, from the file's CPUSTAT options. */
 struct kmt_cpustat {
@@ -122,6 +127,33 @@ const char *kmt_file_printk(const struct kmt_file *f, size_t *len);
 const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len);
 /* The TRACECLOCK option as stored ("[local] global ..."), or NULL. */
 const char *kmt_file_trace_clock(const struct kmt_file *f);
+
+/*
+ * v7 files are a sequence of sections from the end of the file header to
+ * the end of the file; checkers walk them with these (v6 has none).
+ */
+struct kmt_section {
+	uint64_t offset;		/* of its header */
+	uint16_t id, flags;
+	uint64_t size;			/* payload bytes (KMT_ETRUNC: bytes left) */
+	bool known;			/* an id trace-cmd defines */
+	bool past_end;			/* the payload runs past the end of the file */
+	const char *name;		/* "kallsyms", "flyrecord", ... or NULL */
+};
+
+struct kmt_section_iter {
+	const struct kmt_file *f;
+	uint64_t off;
+};
+
+void kmt_section_iter_init(struct kmt_section_iter *it, const struct kmt_file *f);
+/*
+ * The next section into @s: 1, or 0 after the last. KMT_ETRUNC if the
+ * bytes left are too few for a section header (@s->offset, @s->size say
+ * where and how many); after a section that runs past the end
+ * (@s->past_end), the walk is over.
+ */
+int kmt_section_next(struct kmt_section_iter *it, struct kmt_section *s);
 
 int kmt_file_nr_buffers(const struct kmt_file *f);
 const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i);

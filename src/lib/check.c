@@ -44,47 +44,27 @@ static void finding(struct ck *c, enum kmt_severity sev, int cpu, uint64_t off, 
 /* v7: the sections must follow each other to the end of the file. */
 static void check_sections(struct ck *c)
 {
-	struct kmt_file *f = c->f;
-	struct cur h = { f->map, f->map + f->size, f->info.big_endian, false };
-	uint64_t off;
-	int n = 0;
+	struct kmt_section_iter it;
+	struct kmt_section sec;
+	int n = 0, ret;
 
-	if (f->info.version < 7)
+	if (c->f->info.version < 7)
 		return;
-	cur_bytes(&h, 10);
-	cur_str(&h);
-	cur_bytes(&h, 6);
-	cur_str(&h);
-	cur_str(&h);
-	cur_num(&h, 8);
-	if (h.bad)
-		return;
-	off = (uint64_t)(h.p - f->map);
-	while (off < f->size) {
-		struct cur s = { f->map + off, f->map + f->size, f->info.big_endian, false };
-		uint16_t id = (uint16_t)cur_num(&s, 2);
-		uint64_t size;
-
-		cur_num(&s, 2);
-		cur_num(&s, 4);
-		size = cur_num(&s, 8);
-		if (s.bad) {
-			finding(c, KMT_SEV_WARNING, -1, off, 0, false, 0,
-				"%" PRIu64 " bytes after the last section are not a section", f->size - off);
-			return;
-		}
-		if (id > 25 && id != 0xffff)
-			finding(c, KMT_SEV_WARNING, -1, off, 0, false, 0, "section of unknown id %u", id);
-		if (size > cur_left(&s)) {
-			finding(c, KMT_SEV_ERROR, -1, off, 0, false, 0,
-				"section %u of %" PRIu64 " bytes runs past the end of the file", id, size);
-			return;
-		}
-		off += 16 + size;
+	kmt_section_iter_init(&it, c->f);
+	while ((ret = kmt_section_next(&it, &sec)) > 0) {
 		n++;
+		if (!sec.known)
+			finding(c, KMT_SEV_WARNING, -1, sec.offset, 0, false, 0, "section of unknown id %u",
+				sec.id);
+		if (sec.past_end)
+			finding(c, KMT_SEV_ERROR, -1, sec.offset, 0, false, 0,
+				"section %u of %" PRIu64 " bytes runs past the end of the file", sec.id, sec.size);
 	}
-	if (!n)
-		finding(c, KMT_SEV_ERROR, -1, off, 0, false, 0, "no sections");
+	if (ret == KMT_ETRUNC)
+		finding(c, KMT_SEV_WARNING, -1, sec.offset, 0, false, 0,
+			"%" PRIu64 " bytes after the last section are not a section", sec.size);
+	else if (!n)
+		finding(c, KMT_SEV_ERROR, -1, c->f->size, 0, false, 0, "no sections");
 }
 
 /* CPU data: inside the file (checked at open), page aligned, not overlapping. */

@@ -81,6 +81,7 @@ struct kmt_file {
 	struct kmt_buffer *buffers;
 	int main_buffer;
 
+	uint64_t first_section;		/* v7: where the sections start */
 	/* v7: section offsets found in options. */
 	uint64_t sec_off[KMT_OPT_BUFFER_TEXT + 1];
 	/* Stats gathered from CPUSTAT options, before buffers are known. */

@@ -21,12 +21,17 @@
 
 static const char *const section_names[] = {
 	[KMT_OPT_DONE] = "options",
+	[KMT_OPT_BUFFER] = "flyrecord",
+	[KMT_OPT_STRINGS] = "strings",
 	[KMT_OPT_HEADER_INFO] = "headers",
 	[KMT_OPT_FTRACE_EVENTS] = "ftrace events",
 	[KMT_OPT_EVENT_FORMATS] = "event formats",
 	[KMT_OPT_KALLSYMS] = "kallsyms",
 	[KMT_OPT_PRINTK] = "printk",
 	[KMT_OPT_CMDLINES] = "cmdlines",
+	[KMT_OPT_BUFFER_TEXT] = "latency buffer",
+	[KMT_SEC_BTF] = "btf",
+	[KMT_SEC_MODULES] = "modules",
 };
 
 int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
@@ -49,6 +54,43 @@ static struct cur cur_at(const struct kmt_file *f, uint64_t off)
 	else
 		c.bad = true;
 	return c;
+}
+
+/* Section ids trace-cmd writes or reserves (trace-cmd.dat.v7(5)). */
+static bool section_known(uint16_t id)
+{
+	return id <= KMT_SEC_LAST_ID || id == 0xffff;	/* 0xffff: as before, not flagged */
+}
+
+void kmt_section_iter_init(struct kmt_section_iter *it, const struct kmt_file *f)
+{
+	it->f = f;
+	it->off = f->info.version >= 7 ? f->first_section : f->size;
+}
+
+int kmt_section_next(struct kmt_section_iter *it, struct kmt_section *s)
+{
+	const struct kmt_file *f = it->f;
+	struct cur h = cur_at(f, it->off);
+
+	memset(s, 0, sizeof(*s));
+	if (it->off >= f->size)
+		return 0;
+	s->offset = it->off;
+	s->id = (uint16_t)cur_num(&h, 2);
+	s->flags = (uint16_t)cur_num(&h, 2);
+	cur_num(&h, 4);	/* description string id */
+	s->size = cur_num(&h, 8);
+	if (h.bad) {
+		s->size = f->size - it->off;	/* what is left, too short for a header */
+		it->off = f->size;
+		return KMT_ETRUNC;
+	}
+	s->known = section_known(s->id);
+	s->name = s->id < ARRAY_SIZE(section_names) ? section_names[s->id] : NULL;
+	s->past_end = s->size > cur_left(&h);
+	it->off = s->past_end ? f->size : it->off + KMT_SECTION_HEADER + s->size;
+	return 1;
 }
 
 static int parse_initial(struct kmt_file *f, struct cur *c, uint64_t *opt_off,
@@ -533,6 +575,7 @@ static int file_load(struct kmt_file *f, struct kmt_diag *d)
 	ret = parse_initial(f, &c, &opt_off, d);
 	if (ret)
 		return tf_fail(f, d, "file header", 0);
+	f->first_section = (uint64_t)(c.p - f->map);
 	/* Until header_page says otherwise, assume the kernel's long is ours. */
 	kmt_page_layout_default(&f->layout, f->info.long_size);
 	f->info.kernel_long_size = f->info.long_size;

@@ -178,10 +178,85 @@ static void test_corpus(void **state)
 	assert_true(files >= 4);
 }
 
+struct findings {
+	char text[4096];
+	int errors, warnings;
+};
+
+static void collect(void *arg, const struct kmt_finding *fd)
+{
+	struct findings *fs = arg;
+	size_t n = strlen(fs->text);
+
+	snprintf(fs->text + n, sizeof(fs->text) - n, "%s@%llu\n", fd->what,
+		 (unsigned long long)fd->offset);
+	fs->errors += fd->severity == KMT_SEV_ERROR;
+	fs->warnings += fd->severity == KMT_SEV_WARNING;
+}
+
+/* Check a real v7 file with @tail appended after its last section. */
+static void check_with_tail(const uint8_t *file, size_t len, const uint8_t *tail, size_t tlen,
+			    struct findings *fs, int *nsec)
+{
+	struct kmt_check_opts co = { .model = false, .fn = collect, .arg = fs };
+	struct kmt_check_result cr;
+	struct kmt_section_iter it;
+	struct kmt_section sec;
+	struct kmt_diag d = { 0 };
+	struct kmt_file *f;
+	uint8_t *p = malloc(len + tlen);
+
+	memcpy(p, file, len);
+	memcpy(p + len, tail, tlen);
+	memset(fs, 0, sizeof(*fs));
+	assert_int_equal(kmt_file_open_mem(&f, p, len + tlen, "tail.dat", &d), 0);
+	*nsec = 0;
+	kmt_section_iter_init(&it, f);
+	while (kmt_section_next(&it, &sec) > 0)
+		(*nsec)++;
+	assert_int_equal(kmt_check_file(f, &co, &cr, &d), 0);
+	kmt_file_close(f);
+	free(p);
+}
+
+/* The section walk the checker relies on: what follows the last section. */
+static void test_sections(void **state)
+{
+	const char *dir = getenv("KMT_CORPUS") ? getenv("KMT_CORPUS") : "fuzz/corpus/file";
+	uint8_t unknown[16] = { 99, 0 }, past[16] = { 21, 0 }, odd[5] = { 1, 2, 3, 4, 5 };
+	struct findings fs;
+	struct sbuf sb = { 0 };
+	char path[512], want[128];
+	int clean, n;
+
+	snprintf(path, sizeof(path), "%s/real-v7-zstd.dat", dir);
+	assert_int_equal(read_file(path, &sb), 0);
+	check_with_tail((uint8_t *)sb.buf, sb.len, NULL, 0, &fs, &clean);
+	assert_true(clean >= 8);	/* options, strings, headers, ..., flyrecord */
+	assert_int_equal(fs.errors + fs.warnings, 0);
+	/* An unknown section id: a warning, and it still counts as a section. */
+	check_with_tail((uint8_t *)sb.buf, sb.len, unknown, sizeof(unknown), &fs, &n);
+	snprintf(want, sizeof(want), "section of unknown id 99@%zu", sb.len);
+	assert_non_null(strstr(fs.text, want));
+	assert_int_equal(n, clean + 1);
+	/* A section whose size runs past the end: an error. */
+	past[8] = 200;
+	check_with_tail((uint8_t *)sb.buf, sb.len, past, sizeof(past), &fs, &n);
+	assert_non_null(strstr(fs.text, "section 21 of 200 bytes runs past the end of the file"));
+	assert_int_equal(fs.errors, 1);
+	/* Bytes too few for a section header: a warning naming how many. */
+	check_with_tail((uint8_t *)sb.buf, sb.len, odd, sizeof(odd), &fs, &n);
+	snprintf(want, sizeof(want), "5 bytes after the last section are not a section@%zu", sb.len);
+	assert_non_null(strstr(fs.text, want));
+	assert_int_equal(n, clean);
+	sbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_sections),
 	};
 
 	return cmocka_run_group_tests_name("corrupt", tests, NULL, NULL);
