@@ -11,6 +11,7 @@
 #   V=1                   show the commands
 
 CC ?= cc
+OBJCOPY ?= objcopy
 O ?= build
 CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
@@ -41,6 +42,7 @@ CMD_SRC := $(sort $(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o)
 LIB := $(O)/libkmemtrace.a
+LIB_INTERNAL := $(O)/libkmemtrace-internal.a
 BIN := $(O)/kmemtrace
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
@@ -56,22 +58,35 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The library's public surface is exactly include/kmemtrace/: its objects
+# are linked into one, and what the private headers declare (hidden, as
+# libtracefs's __hidden) becomes local to it. Unit tests, which look
+# inside, link every object as it is.
 $(LIB): $(LIB_OBJ)
+	$(call quiet,AR,$@)rm -f $@ $(O)/libkmemtrace.o && \
+	$(LD) -r -o $(O)/libkmemtrace.o $^ && \
+	$(OBJCOPY) --localize-hidden $(O)/libkmemtrace.o && \
+	$(AR) rcs $@ $(O)/libkmemtrace.o
+
+$(LIB_INTERNAL): $(LIB_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(CMD_OBJ) $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
 
-$(O)/tests/%: $(O)/tests/unit/%.o $(UNIT_HELPER_OBJ) $(LIB)
+# The out-of-memory test fails the library's allocations on purpose.
+$(O)/tests/test-oom: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(UNIT_HELPER_OBJ) $(LIB_INTERNAL)
 	@mkdir -p $(dir $@)
-	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) $(LIB) $(LIBS) -lcmocka
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) $(LIB_INTERNAL) $(LIBS) -lcmocka
 
 # Ground-truth workloads: plain programs, no library.
 $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -std=gnu11 -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -o $@ $<
 
-tests: $(BIN) $(UNIT_BIN) $(WORKLOAD_BIN)
+tests: $(BIN) $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN)
 
 check: tests
 	$(Q)KMT_BUILD=$(O) tests/run.sh

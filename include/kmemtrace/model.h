@@ -211,8 +211,12 @@ struct kmt_model;
 struct kmt_model *kmt_model_new(const struct kmt_model_opts *o);
 void kmt_model_free(struct kmt_model *m);
 
-/* Feed one decoded event; events must come in time order. */
-void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev);
+/*
+ * Feed one decoded event; events must come in time order. -ENOMEM once
+ * the model could not allocate: from then on its results are incomplete
+ * and must not be shown as if they were not.
+ */
+int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev);
 /* Install @h (before the first event). */
 void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h);
 /* The recorder of watchpoint samples lost @lost of them. */
@@ -231,8 +235,11 @@ void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts);
 void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev);
 /* Name tasks: pid -> comm as it changes (fork, exec, rename). */
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len);
-/* The trace ended at @ts: computes live objects, outstanding, ages. */
-void kmt_model_finish(struct kmt_model *m, uint64_t ts);
+/*
+ * The trace ended at @ts: computes live objects, outstanding, ages. 0, or
+ * -ENOMEM if the model ran out of memory at any point (see above).
+ */
+int kmt_model_finish(struct kmt_model *m, uint64_t ts);
 
 /* Results, valid after kmt_model_finish(); owned by the model. */
 const struct kmt_summary *kmt_model_summary(const struct kmt_model *m);

@@ -78,7 +78,12 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			continue;
 		}
 		last = sr.rec.ts;
-		kmt_model_event(m, &ev);
+		if (kmt_model_event(m, &ev)) {
+			ret = kmt_diag_set(d, -ENOMEM, "%s: out of memory in the allocation model after %" PRIu64
+					   " events; the results would be incomplete", kmt_file_info(f)->path,
+					   res->records);
+			break;
+		}
 		if (o && o->each)
 			o->each(o->arg, &ev);
 	}
@@ -91,6 +96,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 				    (double)(seen - res->t0) / 1e9);
 	/* The window's end if the trace goes on past it, else the trace's. */
 	res->t_end = past_hi ? hi : MAX(last, seen);
-	kmt_model_finish(m, res->t_end);
+	if (kmt_model_finish(m, res->t_end))
+		return kmt_diag_set(d, -ENOMEM, "%s: out of memory in the allocation model; the results "
+				    "would be incomplete", kmt_file_info(f)->path);
 	return 0;
 }

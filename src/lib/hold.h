@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Private to the library: hidden from its users (see the Makefile). */
+#pragma GCC visibility push(hidden)
+
 struct hold;
 
 /*
@@ -40,5 +43,7 @@ uint64_t hold_held(const struct hold *h);
 /* A tid to exclude from tracing (the flusher's), or 0. */
 int hold_flusher_tid(const struct hold *h);
 void hold_free(struct hold *h);
+
+#pragma GCC visibility pop
 
 #endif

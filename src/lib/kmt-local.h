@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+/* Private to the library: hidden from its users (see the Makefile). */
+#pragma GCC visibility push(hidden)
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -87,5 +90,7 @@ int tracefs_format_text(const char *root, const char *ev, struct sbuf *out);
 
 /* strdup()/strndup() returning NULL on failure; a small convenience. */
 char *xstrndup(const char *s, size_t n);
+
+#pragma GCC visibility pop
 
 #endif

@@ -8,6 +8,9 @@
 #include <kmemtrace/model.h>
 #include "kmt-local.h"
 
+/* Private to the library: hidden from its users (see the Makefile). */
+#pragma GCC visibility push(hidden)
+
 enum { OBJ_EMPTY = 0, OBJ_LIVE };
 
 /* A live object's details, in a dense pool (the index points here). */
@@ -182,5 +185,7 @@ void model_emit_live(struct kmt_model *m);
 void model_access(struct kmt_model *m, const struct kmt_event *ev);
 void model_access_finish(struct kmt_model *m);
 void model_access_release(struct kmt_model *m);
+
+#pragma GCC visibility pop
 
 #endif

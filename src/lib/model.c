@@ -821,15 +821,17 @@ static void prefetch_pool(struct kmt_model *m, const struct kmt_event *ev)
 		__builtin_prefetch(slot_obj(t, sl), 1);
 }
 
-void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
+int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct queued *q;
 
+	if (m->oom)
+		return -ENOMEM;
 	/* Stacks and renames belong exactly where they are: no queueing. */
 	if (ev->kind >= KMT_EV_FORK) {
 		drain(m, 0);
 		process_event(m, ev);
-		return;
+		return m->oom ? -ENOMEM : 0;
 	}
 	if (m->qlen == LOOKAHEAD)
 		drain(m, LOOKAHEAD - 1);
@@ -843,6 +845,7 @@ void kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 	prefetch_obj(m, ev);
 	if (m->qlen > LOOKAHEAD / 2)
 		prefetch_pool(m, &m->q[(m->qhead + m->qlen - 1 - LOOKAHEAD / 2) % LOOKAHEAD].ev);
+	return m->oom ? -ENOMEM : 0;
 }
 
 void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
@@ -956,16 +959,16 @@ static void classify_untraced(struct kmt_model *m)
 			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
 }
 
-void kmt_model_finish(struct kmt_model *m, uint64_t ts)
+int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 {
 	struct imap out_map;
 	size_t i;
 
 	drain(m, 0);
 	classify_untraced(m);
-	if (imap_init(&out_map, 1 << 8)) {
+	if (m->oom || imap_init(&out_map, 1 << 8)) {
 		m->oom = true;
-		return;
+		return -ENOMEM;
 	}
 	for (i = 0; i < m->slab.pool_n; i++) {
 		struct obj *o = &m->slab.pool[i];
@@ -1023,6 +1026,7 @@ void kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
 	if (ts > m->sum.last_ts)
 		m->sum.last_ts = ts;
+	return m->oom ? -ENOMEM : 0;
 }
 
 const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)

@@ -8,6 +8,9 @@
 #include <kmemtrace/spool.h>
 #include "kmt-local.h"
 
+/* Private to the library: hidden from its users (see the Makefile). */
+#pragma GCC visibility push(hidden)
+
 /* Blob @b into @out; an optional one that is absent reads as "". */
 int spool_get(const struct kmt_spool *s, enum kmt_spool_blob b, struct sbuf *out,
 	      struct kmt_diag *d);
@@ -40,5 +43,7 @@ int spool_get_stats(const struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 		    struct sbuf *out);
 /* Why the recording was truncated ("" if it was not). */
 int spool_get_truncated(const struct kmt_spool *s, struct sbuf *out);
+
+#pragma GCC visibility pop
 
 #endif

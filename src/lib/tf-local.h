@@ -8,6 +8,9 @@
 #include <kmemtrace/tracefile.h>
 #include "kmt-local.h"
 
+/* Private to the library: hidden from its users (see the Makefile). */
+#pragma GCC visibility push(hidden)
+
 /* A bounded cursor over bytes of the file (or of a decompressed section). */
 struct cur {
 	const uint8_t *p;
@@ -103,5 +106,7 @@ struct kmt_buffer *tf_buffer_get(struct kmt_file *f, const char *name);
 /* Prefix a diagnostic with the file name and where it happened. */
 int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
 	    uint64_t offset);
+
+#pragma GCC visibility pop
 
 #endif

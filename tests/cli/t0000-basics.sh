@@ -62,6 +62,18 @@ test_expect_success 'the manual documents every option of every command' '
 	done; [ -z "${bad:-}" ]
 '
 
+# The library's surface is its public header: every symbol it exports is a
+# kmt_ name declared in include/kmemtrace/, and nothing private leaks.
+test_expect_success 'libkmemtrace.a exports exactly what include/kmemtrace/ declares' '
+	command -v nm > /dev/null || { echo "nm is missing (binutils)"; exit 1; }
+	nm -g --defined-only $B/libkmemtrace.a | awk "NF == 3 { print \$3 }" > syms &&
+	[ $(wc -l < syms) -gt 100 ] &&
+	! grep -v "^kmt_" syms &&
+	for s in $(cat syms); do
+		grep -qw "$s" $ROOT/include/kmemtrace/*.h || { echo "not declared in include/kmemtrace: $s"; exit 1; }
+	done
+'
+
 test_expect_success 'a missing trace file: one line naming it, exit 1' '
 	rc=0; $KMT info /nonexistent.dat 2> err || rc=$?; [ $rc -eq 1 ] &&
 	[ $(wc -l < err) -eq 1 ] && grep -q "/nonexistent.dat" err
