@@ -14,6 +14,7 @@
 
 #include <kmemtrace/compress.h>
 #include <kmemtrace/event.h>
+#include <kmemtrace/outfile.h>
 #include <kmemtrace/stream.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
@@ -92,8 +93,9 @@ static int spill_cpu(struct conv *c, int idx, int fd, uint64_t *size, const stru
 	if (ret)
 		return ret;
 	while ((ret = kmt_cpu_reader_next(r, &pg, d)) > 0) {
-		if (write(fd, pg.base, pg.size) != (ssize_t)pg.size) {
-			ret = kmt_diag_set(d, -errno, "cannot write a temporary file: %s", strerror(errno));
+		ret = kmt_write_all(fd, pg.base, pg.size);
+		if (ret) {
+			kmt_diag_set(d, ret, "cannot write a temporary file: %s", strerror(-ret));
 			break;
 		}
 		*size += pg.size;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "report.h"
 
 static const char *const section_names[] = {
@@ -74,7 +75,7 @@ const char *cache_name(const struct report *r, uint32_t i)
 
 double frag_pct(uint64_t req, uint64_t alloc)
 {
-	return alloc ? 100.0 * (double)(alloc - MIN_U(req, alloc)) / (double)alloc : 0;
+	return alloc ? 100.0 * (double)(alloc - MIN(req, alloc)) / (double)alloc : 0;
 }
 
 static const struct report *sort_report;
@@ -85,7 +86,7 @@ static uint64_t key_of(const struct kmt_site *s, enum sort_key k)
 	case SORT_BYTES: return s->bytes_alloc;
 	case SORT_ALLOCS: return s->allocs;
 	case SORT_FREES: return s->frees + s->free_calls;
-	case SORT_WASTE: return s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc);
+	case SORT_WASTE: return s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
 	case SORT_FRAG: return (uint64_t)(frag_pct(s->bytes_req, s->bytes_alloc) * 1000);
 	case SORT_PINGPONG: return s->cross_cpu;
 	case SORT_LIVE: return s->live_bytes;

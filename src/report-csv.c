@@ -26,14 +26,14 @@ static void csv_summary(const struct report *r, FILE *out)
 
 	fprintf(out, "key,value\n");
 #define KV(k, v) fprintf(out, "%s,%" PRIu64 "\n", k, (uint64_t)(v))
-	KV("span_ns", s->last_ts - MIN_U(s->first_ts, s->last_ts));
+	KV("span_ns", s->last_ts - MIN(s->first_ts, s->last_ts));
 	KV("events", s->events);
 	KV("allocs", s->allocs);
 	KV("frees", s->frees);
 	KV("bytes_req", s->bytes_req);
 	KV("bytes_alloc", s->bytes_alloc);
 	KV("bytes_freed", s->bytes_freed);
-	KV("fragmentation_bytes", s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc));
+	KV("fragmentation_bytes", s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc));
 	KV("cross_cpu_frees", s->cross_cpu_frees);
 	KV("preexisting_frees", s->preexisting_frees);
 	KV("live_objects", s->live_objects);
@@ -81,7 +81,7 @@ static void csv_sites(const struct report *r, FILE *out, bool lifetimes)
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 			s->allocs, s->frees, s->free_calls, s->bytes_req, s->bytes_alloc,
-			s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc), s->cross_cpu,
+			s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc), s->cross_cpu,
 			s->live_objects, s->live_bytes, s->uncertain, s->failures);
 	}
 	free(p);

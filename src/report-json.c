@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "report.h"
 
 struct js {
@@ -138,7 +139,7 @@ static void summary(struct js *j, const struct report *r)
 	open_(j, "summary", '{');
 	u64(j, "first_ts_ns", s->first_ts);
 	u64(j, "last_ts_ns", s->last_ts);
-	u64(j, "span_ns", s->last_ts - MIN_U(s->first_ts, s->last_ts));
+	u64(j, "span_ns", s->last_ts - MIN(s->first_ts, s->last_ts));
 	u64(j, "events", s->events);
 	open_(j, "events_by_kind", '{');
 	for (i = 1; i < KMT_EV_NR; i++)
@@ -153,7 +154,7 @@ static void summary(struct js *j, const struct report *r)
 	u64(j, "bytes_freed", s->bytes_freed);
 	key(j, "net_bytes");
 	fprintf(j->out, "%" PRId64, (int64_t)(s->bytes_alloc - s->bytes_freed));
-	u64(j, "fragmentation_bytes", s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc));
+	u64(j, "fragmentation_bytes", s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc));
 	dbl(j, "fragmentation_pct", frag_pct(s->bytes_req, s->bytes_alloc));
 	u64(j, "cross_cpu_frees", s->cross_cpu_frees);
 	u64(j, "preexisting_frees", s->preexisting_frees);
@@ -210,7 +211,7 @@ static void sites(struct js *j, const struct report *r, const char *name,
 		u64(j, "bytes_req", s->bytes_req);
 		u64(j, "bytes_alloc", s->bytes_alloc);
 		u64(j, "bytes_freed", s->bytes_freed);
-		u64(j, "waste", s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc));
+		u64(j, "waste", s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc));
 		dbl(j, "frag_pct", frag_pct(s->bytes_req, s->bytes_alloc));
 		u64(j, "cross_cpu_frees", s->cross_cpu);
 		u64(j, "live_objects", s->live_objects);

@@ -69,7 +69,7 @@ static void summary(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
-	uint64_t waste = s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc);
+	uint64_t waste = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
 	int i, k;
 
 	fprintf(out, "SUMMARY\n");
@@ -79,7 +79,7 @@ static void summary(const struct report *r, FILE *out)
 		fprintf(out, "  kernel                 %s, %d CPUs, clock %s\n", fi->uname, fi->cpu_count,
 			fi->clock ? fi->clock : "?");
 	fprintf(out, "  trace span             %s (%.6f .. %.6f)\n",
-		dur(s->last_ts - MIN_U(s->first_ts, s->last_ts)), (double)s->first_ts / 1e9,
+		dur(s->last_ts - MIN(s->first_ts, s->last_ts)), (double)s->first_ts / 1e9,
 		(double)s->last_ts / 1e9);
 	fprintf(out, "  events                 %s\n", num(s->events));
 	for (k = 1; k < KMT_EV_NR; k++)
@@ -130,7 +130,7 @@ static void summary(const struct report *r, FILE *out)
 		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"
 			     "                         events after that are missing\n",
 			s->truncated_cpus, s->truncated_cpus > 1 ? "s" : "",
-			(double)(s->truncated_ts - MIN_U(s->first_ts, s->truncated_ts)) / 1e9);
+			(double)(s->truncated_ts - MIN(s->first_ts, s->truncated_ts)) / 1e9);
 	fprintf(out, "  RESULTS ARE AFFECTED BY %s: %s objects and %s misuse findings are\n"
 		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
 		     "  never reported as leaks or misuse.%s\n",
@@ -160,7 +160,7 @@ static void callsites(const struct report *r, FILE *out)
 		fprintf(out, "  %-40.40s %9s %9s %10s %10s %10s %5.1f%% %7s %8s %10s\n",
 			site_name(r, s->addr, name, sizeof(name)), num(s->allocs), num(s->frees),
 			bytes((double)s->bytes_req), bytes((double)s->bytes_alloc),
-			bytes((double)(s->bytes_alloc - MIN_U(s->bytes_req, s->bytes_alloc))),
+			bytes((double)(s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc))),
 			frag_pct(s->bytes_req, s->bytes_alloc), num(s->cross_cpu), num(s->live_objects),
 			bytes((double)s->live_bytes));
 	}
@@ -434,7 +434,7 @@ static void misuse(const struct report *r, FILE *out)
 		fprintf(out, "  %-22s %-7s %8s %-32.32s %-32.32s %.6f %d  %s\n", kmt_misuse_name(v[i].kind),
 			kmt_severity_name(kmt_misuse_severity(v[i].kind)), num(v[i].count),
 			site_name(r, v[i].site, a, sizeof(a)), site_name(r, v[i].alloc_site, b, sizeof(b)),
-			(double)(v[i].first_ts - MIN_U(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
+			(double)(v[i].first_ts - MIN(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
 			*v[i].detail ? v[i].detail : cache_name(r, v[i].cache));
 	if (s->uncertain_misuse)
 		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",

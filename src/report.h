@@ -14,8 +14,6 @@
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
 
-#define MIN_U(a, b) ((a) < (b) ? (a) : (b))
-
 enum {
 	SEC_SUMMARY = 1 << 0,
 	SEC_CALLSITES = 1 << 1,

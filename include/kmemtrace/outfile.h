@@ -34,4 +34,7 @@ int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d);
 /* Close and remove the temporary file (after a failure). Safe to repeat. */
 void kmt_outfile_abort(struct kmt_outfile *of);
 
+/* Write all of @len bytes to @fd, through short writes and EINTR; 0 or -errno. */
+int kmt_write_all(int fd, const void *buf, size_t len);
+
 #endif

@@ -61,14 +61,13 @@ struct hold {
 	bool stop, kick;
 };
 
-static void set_err(struct hcpu *c, int err, const char *what, char *why, size_t len)
+/* The first error of @c's queue, kept for whoever asks next. */
+static void set_err(struct hcpu *c, int err, const char *what)
 {
 	if (!c->err) {
 		c->err = err;
 		snprintf(c->why, sizeof(c->why), "%s: %s", what, strerror(-err));
 	}
-	if (why)
-		snprintf(why, len, "%s", c->why);
 }
 
 static int pipe_new(struct hpipe *p, size_t want)
@@ -164,7 +163,7 @@ static int flush_head(struct hold *h, struct hcpu *c, bool all)
 			continue;
 		if (m <= 0) {
 			pthread_mutex_lock(&c->lock);
-			set_err(c, m < 0 ? -errno : -EIO, "writing the spool file", NULL, 0);
+			set_err(c, m < 0 ? -errno : -EIO, "writing the spool file");
 			ret = c->err;
 			pthread_mutex_unlock(&c->lock);
 			pthread_mutex_unlock(&c->file);
@@ -272,7 +271,7 @@ static int make_room(struct hold *h, struct hcpu *c)
 	return ret < 0 ? ret : 0;
 }
 
-long hold_splice_in(struct hold *h, int i, int in_fd, char *why, size_t whylen)
+long hold_splice_in(struct hold *h, int i, int in_fd, struct kmt_diag *d)
 {
 	struct hcpu *c = &h->c[i];
 	long total = 0;
@@ -283,8 +282,7 @@ long hold_splice_in(struct hold *h, int i, int in_fd, char *why, size_t whylen)
 		ssize_t n;
 
 		if (!t) {
-			ret = -errno;
-			snprintf(why, whylen, "creating a pipe: %s", strerror(errno));
+			ret = kmt_diag_set(d, -errno, "creating a pipe: %s", strerror(errno));
 			break;
 		}
 		n = splice(in_fd, NULL, t->w, NULL, t->cap - t->bytes, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -293,8 +291,7 @@ long hold_splice_in(struct hold *h, int i, int in_fd, char *why, size_t whylen)
 		if (n < 0 && errno == EAGAIN)
 			break;
 		if (n < 0) {
-			ret = -errno;
-			snprintf(why, whylen, "reading trace_pipe_raw: %s", strerror(errno));
+			ret = kmt_diag_set(d, -errno, "reading trace_pipe_raw: %s", strerror(errno));
 			break;
 		}
 		if (n == 0)
@@ -305,15 +302,14 @@ long hold_splice_in(struct hold *h, int i, int in_fd, char *why, size_t whylen)
 		atomic_fetch_add(&h->held, (uint64_t)n);
 		ret = make_room(h, c);
 		if (ret < 0) {
-			snprintf(why, whylen, "%s", c->why);
+			kmt_diag_set(d, ret, "%s", c->why);
 			break;
 		}
 	}
 	return ret < 0 ? ret : total;
 }
 
-int hold_write_in(struct hold *h, int i, const void *buf, size_t len, char *why,
-		  size_t whylen)
+int hold_write_in(struct hold *h, int i, const void *buf, size_t len, struct kmt_diag *d)
 {
 	struct hcpu *c = &h->c[i];
 	const char *p = buf;
@@ -324,8 +320,7 @@ int hold_write_in(struct hold *h, int i, const void *buf, size_t len, char *why,
 		ssize_t n;
 
 		if (!t) {
-			ret = -errno;
-			snprintf(why, whylen, "creating a pipe: %s", strerror(errno));
+			ret = kmt_diag_set(d, -errno, "creating a pipe: %s", strerror(errno));
 			break;
 		}
 		n = write(t->w, p, MIN(len, t->cap - t->bytes));
@@ -333,7 +328,7 @@ int hold_write_in(struct hold *h, int i, const void *buf, size_t len, char *why,
 			continue;
 		if (n <= 0) {
 			ret = n < 0 ? -errno : -EIO;
-			snprintf(why, whylen, "queueing a page: %s", strerror(-ret));
+			kmt_diag_set(d, ret, "queueing a page: %s", strerror(-ret));
 			break;
 		}
 		t->bytes += (size_t)n;
@@ -343,7 +338,7 @@ int hold_write_in(struct hold *h, int i, const void *buf, size_t len, char *why,
 		atomic_fetch_add(&h->held, (uint64_t)n);
 		ret = make_room(h, c);
 		if (ret < 0)
-			snprintf(why, whylen, "%s", c->why);
+			kmt_diag_set(d, ret, "%s", c->why);
 	}
 	return ret < 0 ? ret : 0;
 }
@@ -392,7 +387,7 @@ int hold_start(struct hold *h)
 	return 0;
 }
 
-int hold_finish(struct hold *h, char *why, size_t whylen)
+int hold_finish(struct hold *h, struct kmt_diag *d)
 {
 	int i, ret = 0;
 
@@ -409,10 +404,8 @@ int hold_finish(struct hold *h, char *why, size_t whylen)
 
 		while (flush_head(h, c, true) > 0)
 			;
-		if (c->err && !ret) {
-			ret = c->err;
-			snprintf(why, whylen, "%s", c->why);
-		}
+		if (c->err && !ret)
+			ret = kmt_diag_set(d, c->err, "%s", c->why);
 	}
 	return ret;
 }

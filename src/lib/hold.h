@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <kmemtrace/kmemtrace.h>
+
 /* Private to the library: hidden from its users (see the Makefile). */
 #pragma GCC visibility push(hidden)
 
@@ -26,17 +28,16 @@ struct hold *hold_new(int n, const int *out_fds, size_t limit);
 int hold_start(struct hold *h);
 /*
  * Move every full page @in_fd has for CPU index @i into the queue.
- * Returns bytes moved, or -errno (the failing step in @why).
+ * Returns bytes moved, or -errno (the failing step in @d).
  */
-long hold_splice_in(struct hold *h, int i, int in_fd, char *why, size_t whylen);
-/* Queue @len bytes from memory (the partial last page). */
-int hold_write_in(struct hold *h, int i, const void *buf, size_t len, char *why,
-		  size_t whylen);
+long hold_splice_in(struct hold *h, int i, int in_fd, struct kmt_diag *d);
+/* Queue @len bytes from memory (the partial last page); 0 or -errno with @d. */
+int hold_write_in(struct hold *h, int i, const void *buf, size_t len, struct kmt_diag *d);
 /*
  * Stop the flusher and write everything held to the files. Returns 0 or
- * the first error (message in @why).
+ * the first error (message in @d).
  */
-int hold_finish(struct hold *h, char *why, size_t whylen);
+int hold_finish(struct hold *h, struct kmt_diag *d);
 /* Bytes taken in for CPU @i so far, and bytes in memory now. */
 uint64_t hold_bytes_in(const struct hold *h, int i);
 uint64_t hold_held(const struct hold *h);

@@ -82,6 +82,8 @@ int read_file(const char *path, struct sbuf *out);
 int write_all(int fd, const void *buf, size_t len);
 /* pwrite() all of @len bytes at @off; -errno on failure. */
 int pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* pread() all of @len bytes at @off (-EIO at the end of the file); -errno. */
+int pread_all(int fd, void *buf, size_t len, off_t off);
 /* Write @s to an existing file (tracefs control files); -errno. */
 int write_str_file(const char *path, const char *s);
 

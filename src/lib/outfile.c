@@ -85,3 +85,8 @@ void kmt_outfile_abort(struct kmt_outfile *of)
 	unlink(of->tmp);
 	of_free(of);
 }
+
+int kmt_write_all(int fd, const void *buf, size_t len)
+{
+	return write_all(fd, buf, len);
+}

@@ -37,7 +37,7 @@ struct rcpu {
 	bool started;
 	pid_t tid;
 	int err;
-	char why[200];
+	struct kmt_diag diag;		/* what went wrong, once err is set */
 };
 
 struct kmt_recorder {
@@ -50,23 +50,24 @@ struct kmt_recorder {
 	sem_t ready;
 };
 
+/* The thread stops on @err: the message in c->diag gets the CPU in front. */
 static void rcpu_fail(struct rcpu *c, int err)
 {
 	uint64_t one = 1;
-	char msg[sizeof(c->why)];
+	char msg[sizeof(c->diag.msg)];
 
 	if (c->err)
 		return;
 	c->err = err;
-	snprintf(msg, sizeof(msg), "%s", c->why);
-	snprintf(c->why, sizeof(c->why), "CPU %d: %.180s", c->cpu, msg);
+	snprintf(msg, sizeof(msg), "%s", c->diag.msg);
+	kmt_diag_set(&c->diag, err, "CPU %d: %.400s", c->cpu, msg);
 	if (write(c->r->err_fd, &one, 8) < 0)
 		c->err = err;	/* nothing more we can do */
 }
 
 static long drain(struct rcpu *c)
 {
-	long n = hold_splice_in(c->r->hold, c->idx, c->in_fd, c->why, sizeof(c->why));
+	long n = hold_splice_in(c->r->hold, c->idx, c->in_fd, &c->diag);
 
 	if (n < 0)
 		rcpu_fail(c, (int)n);
@@ -81,8 +82,7 @@ static void flush_partial(struct rcpu *c)
 	int i;
 
 	if (!page) {
-		snprintf(c->why, sizeof(c->why), "out of memory");
-		rcpu_fail(c, -ENOMEM);
+		rcpu_fail(c, kmt_diag_set(&c->diag, -ENOMEM, "out of memory"));
 		return;
 	}
 	for (i = 0; i < 1 << 20; i++) {
@@ -95,7 +95,7 @@ static void flush_partial(struct rcpu *c)
 			break;
 		if ((size_t)n < psize)
 			memset(page + n, 0, psize - (size_t)n);
-		ret = hold_write_in(c->r->hold, c->idx, page, psize, c->why, sizeof(c->why));
+		ret = hold_write_in(c->r->hold, c->idx, page, psize, &c->diag);
 		if (ret) {
 			rcpu_fail(c, ret);
 			break;
@@ -132,8 +132,7 @@ static void *rcpu_main(void *arg)
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(c->why, sizeof(c->why), "poll: %s", strerror(errno));
-			rcpu_fail(c, -errno);
+			rcpu_fail(c, kmt_diag_set(&c->diag, -errno, "poll: %s", strerror(errno)));
 			break;
 		}
 		if (pf[1].revents)
@@ -252,7 +251,7 @@ uint64_t kmt_recorder_held(const struct kmt_recorder *r)
 
 int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
 {
-	char why[200];
+	struct kmt_diag hd = { 0 };
 	uint64_t one = 1;
 	int i, err = 0;
 
@@ -266,13 +265,13 @@ int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
 			c->started = false;
 		}
 		if (c->err && !err)
-			err = kmt_diag_set(d, c->err, "%s", c->why);
+			err = kmt_diag_set(d, c->err, "%s", c->diag.msg);
 	}
 	if (r->hold) {
-		int ret = hold_finish(r->hold, why, sizeof(why));
+		int ret = hold_finish(r->hold, &hd);
 
 		if (ret && !err)
-			err = kmt_diag_set(d, ret, "%s", why);
+			err = kmt_diag_set(d, ret, "%s", hd.msg);
 	}
 	return err;
 }

@@ -246,24 +246,11 @@ static void report_progress(struct wout *w, uint64_t n)
 /* Read @len bytes of a CPU's source at @off into @buf. */
 static int src_read(const struct kmt_wcpu *c, void *buf, size_t len, uint64_t off)
 {
-	size_t got = 0;
-
 	if (c->mem) {
 		memcpy(buf, (const char *)c->mem + off, len);
 		return 0;
 	}
-	while (got < len) {
-		ssize_t n = pread(c->fd, (char *)buf + got, len - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		got += (size_t)n;
-	}
-	return 0;
+	return pread_all(c->fd, buf, len, (off_t)off);
 }
 
 static void src_done(const struct wout *w, const struct kmt_wcpu *c, uint64_t off, uint64_t len)

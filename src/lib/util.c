@@ -162,6 +162,26 @@ int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int write_str_file(const char *path, const char *s)
 {
 	int fd, ret;
