@@ -85,41 +85,43 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 			fd->what);
 }
 
+struct check_args {
+	struct out o;
+	struct kmt_check_opts co;
+	bool strict;
+};
+
+static int check_opt(void *arg, int id, const char *value)
+{
+	struct check_args *a = arg;
+
+	switch (id) {
+	case O_JSON: a->o.json = true; break;
+	case O_NOMODEL: a->co.model = false; break;
+	case O_STRICT: a->strict = true; break;
+	case 'q': a->o.quiet = true; break;
+	}
+	return -1;
+}
+
 int cmd_check(int argc, char **argv)
 {
-	struct out o = { .first = true, .f = stdout };
-	struct kmt_check_opts co = { .model = true, .fn = on_finding, .arg = &o };
+	struct check_args a = { .o = { .first = true, .f = stdout },
+				.co = { .model = true, .fn = on_finding } };
+	struct out *o = &a.o;
 	struct kmt_check_result res;
 	const char *path = "kmemtrace.dat";
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
-	bool strict = false;
-	struct opt_parser p;
-	const char *arg;
-	int id, code = -1, i;
+	int code, i;
 
-	if (opt_begin(&p, &check_help, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = EXIT_OK; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case O_JSON: o.json = true; break;
-		case O_NOMODEL: co.model = false; break;
-		case O_STRICT: strict = true; break;
-		case 'q': o.quiet = true; break;
-		}
-	}
-	i = opt_index(&p);
-	opt_end(&p);
+	a.co.arg = o;
+	code = opt_parse(&check_help, argc, argv, check_opt, &a, &i);
+	code = code >= 0 ? code : opt_file(&check_help, argc, argv, i, &path);
 	if (code >= 0)
 		return code;
-	if (i < argc)
-		path = argv[i++];
-	if (i < argc)
-		return usage_error(&check_help, "too many arguments");
 	if (kmt_file_open(&f, path, &d)) {
-		if (o.json) {
+		if (o->json) {
 			printf("{\"file\": ");
 			json_str(stdout, path);
 			printf(", \"readable\": false, \"error\": ");
@@ -130,20 +132,20 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	kmt_file_set_prefetch(f, true);
-	if (o.json) {
+	if (o->json) {
 		printf("{\"file\": ");
 		json_str(stdout, path);
 		printf(", \"readable\": true, \"findings\": [");
 	}
-	if (kmt_check_file(f, &co, &res, &d)) {
+	if (kmt_check_file(f, &a.co, &res, &d)) {
 		kmt_file_close(f);
-		if (o.json)
+		if (o->json)
 			printf("]}\n");
 		error("%s", d.msg);
 		return 2;
 	}
-	code = res.errors || (strict && res.warnings) ? EXIT_FAIL : EXIT_OK;
-	if (o.json)
+	code = res.errors || (a.strict && res.warnings) ? EXIT_FAIL : EXIT_OK;
+	if (o->json)
 		printf("\n  ],\n  \"events\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"cpus\": %d, \"lost\": %" PRIu64
 		       ", \"errors\": %" PRIu64 ", \"warnings\": %" PRIu64 ", \"clean\": %s\n}\n",
 		       res.events, res.pages, res.cpus, res.lost, res.errors, res.warnings,

@@ -232,65 +232,69 @@ out:
 	return ret;
 }
 
+struct convert_args {
+	struct kmt_writer_opts wo;
+	bool strip, level_set;
+	const char *buffer;
+};
+
+static int convert_opt(void *arg, int id, const char *value)
+{
+	struct convert_args *a = arg;
+	int alg;
+
+	switch (id) {
+	case O_VERSION:
+		if (!opt_int(value, 6, 7, &a->wo.version))
+			return usage_error(&convert_help, "bad file version '%s' (6 or 7)", value);
+		break;
+	case O_COMPRESSION:
+		alg = kmt_zalg_from_name(value);
+		if (alg < 0)
+			return usage_error(&convert_help, "unknown compression '%s' (none, zstd, zlib)", value);
+		a->wo.zalg = (enum kmt_zalg)alg;
+		break;
+	case O_LEVEL:
+		if (!opt_int(value, -7, 22, &a->wo.level))
+			return usage_error(&convert_help, "bad level '%s' (zstd -7 to 22, zlib 0 to 9)", value);
+		a->level_set = true;
+		break;
+	case O_STRIP: a->strip = true; break;
+	case 'B': a->buffer = value; break;
+	}
+	return -1;
+}
+
 int cmd_convert(int argc, char **argv)
 {
-	struct kmt_writer_opts wo = { .version = 7, .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 64 };
-	struct conv c = { 0 };
-	const char *buffer = NULL;
-	struct kmt_diag d = { 0 };
+	struct convert_args a = { .wo = { .version = 7, .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 64 } };
+	struct kmt_writer_opts *wo = &a.wo;
 	const struct cmd_help *H = &convert_help;
-	bool level_set = false;
-	struct opt_parser p;
-	const char *arg;
-	int id, ret, alg, code = -1, i;
+	struct conv c = { 0 };
+	struct kmt_diag d = { 0 };
+	int ret, code, i;
 
-	if (opt_begin(&p, H, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = EXIT_OK; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case O_VERSION:
-			if (!opt_int(arg, 6, 7, &wo.version))
-				code = usage_error(H, "bad file version '%s' (6 or 7)", arg);
-			break;
-		case O_COMPRESSION:
-			alg = kmt_zalg_from_name(arg);
-			if (alg < 0)
-				code = usage_error(H, "unknown compression '%s' (none, zstd, zlib)", arg);
-			else
-				wo.zalg = (enum kmt_zalg)alg;
-			break;
-		case O_LEVEL:
-			if (!opt_int(arg, -7, 22, &wo.level))
-				code = usage_error(H, "bad level '%s' (zstd -7 to 22, zlib 0 to 9)", arg);
-			level_set = true;
-			break;
-		case O_STRIP: c.strip = true; break;
-		case 'B': buffer = arg; break;
-		}
-	}
-	i = opt_index(&p);
-	opt_end(&p);
+	code = opt_parse(H, argc, argv, convert_opt, &a, &i);
 	if (code >= 0)
 		return code;
+	c.strip = a.strip;
 	if (argc - i != 2)
 		return usage_error(H, "need IN and OUT");
 	argv += i;
-	if (wo.version == 6)
-		wo.zalg = KMT_Z_NONE;
-	if (wo.zalg == KMT_Z_ZLIB && !level_set)
-		wo.level = 9;
+	if (wo->version == 6)
+		wo->zalg = KMT_Z_NONE;
+	if (wo->zalg == KMT_Z_ZLIB && !a.level_set)
+		wo->level = 9;
 	if (!access(argv[1], F_OK))
 		return error("'%s' exists; remove it first", argv[1]);
 	if (kmt_file_open(&c.f, argv[0], &d))
 		return error("%s", d.msg);
-	c.buffer = buffer ? kmt_file_find_buffer(c.f, buffer) : kmt_file_main_buffer(c.f);
+	c.buffer = a.buffer ? kmt_file_find_buffer(c.f, a.buffer) : kmt_file_main_buffer(c.f);
 	if (c.buffer < 0) {
 		kmt_file_close(c.f);
-		return error("%s: %s", argv[0], buffer ? "no such buffer" : "no event data");
+		return error("%s: %s", argv[0], a.buffer ? "no such buffer" : "no event data");
 	}
-	ret = convert(&c, argv[1], &wo, &d);
+	ret = convert(&c, argv[1], wo, &d);
 	free(c.addrs);
 	kmt_file_close(c.f);
 	return ret ? error("%s", d.msg) : EXIT_OK;

@@ -222,42 +222,38 @@ static int run(struct dump *dp, struct kmt_file *f)
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
+static int dump_opt(void *arg, int id, const char *value)
+{
+	struct dump *dp = arg;
+
+	switch (id) {
+	case 'p':
+		if (!opt_int(value, 1, INT32_MAX, &dp->pid))
+			return usage_error(&dump_help, "bad pid '%s'", value);
+		break;
+	case O_COMM: dp->comm = value; break;
+	case O_RAWIP: dp->raw_ip = true; break;
+	case O_HASH:
+		if (kmt_hashptr_init(&dp->hash, value))
+			return error("cannot get a random key");
+		break;
+	case 'a': dp->all = true; break;
+	}
+	return -1;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	struct dump dp = { 0 };
-	const char *path = "kmemtrace.dat", *arg;
+	const char *path = "kmemtrace.dat";
 	struct kmt_diag d = { 0 };
-	struct opt_parser p;
 	struct kmt_file *f;
-	int id, ret, code = -1, i;
+	int ret, code, i;
 
-	if (opt_begin(&p, &dump_help, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = EXIT_OK; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case 'p':
-			if (!opt_int(arg, 1, INT32_MAX, &dp.pid))
-				code = usage_error(&dump_help, "bad pid '%s'", arg);
-			break;
-		case O_COMM: dp.comm = arg; break;
-		case O_RAWIP: dp.raw_ip = true; break;
-		case O_HASH:
-			if (kmt_hashptr_init(&dp.hash, arg))
-				code = error("cannot get a random key");
-			break;
-		case 'a': dp.all = true; break;
-		}
-	}
-	i = opt_index(&p);
-	opt_end(&p);
+	code = opt_parse(&dump_help, argc, argv, dump_opt, &dp, &i);
+	code = code >= 0 ? code : opt_file(&dump_help, argc, argv, i, &path);
 	if (code >= 0)
 		return code;
-	if (i < argc)
-		path = argv[i++];
-	if (i < argc)
-		return usage_error(&dump_help, "too many arguments");
 	if (kmt_file_open(&f, path, &d))
 		return error("%s", d.msg);
 	ret = run(&dp, f);

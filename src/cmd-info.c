@@ -85,29 +85,26 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 	}
 }
 
+/* Only --help, which the parser handles. */
+static int no_opt(void *arg, int id, const char *value)
+{
+	return -1;
+}
+
 int cmd_info(int argc, char **argv)
 {
-	const char *path = "kmemtrace.dat", *arg;
-	struct opt_parser p;
+	const char *path = "kmemtrace.dat";
 	const struct kmt_file_info *fi;
 	struct kmt_census c;
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
 	char hb[32];
-	int id, i, ret = EXIT_OK, code = -1;
+	int i, ret = EXIT_OK, code;
 
-	if (opt_begin(&p, &info_help, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE)
-		code = id == OPT_HELP ? EXIT_OK : id == OPT_BAD ? EXIT_USAGE : code;
-	i = opt_index(&p);
-	opt_end(&p);
+	code = opt_parse(&info_help, argc, argv, no_opt, NULL, &i);
+	code = code >= 0 ? code : opt_file(&info_help, argc, argv, i, &path);
 	if (code >= 0)
 		return code;
-	if (i < argc)
-		path = argv[i++];
-	if (i < argc)
-		return usage_error(&info_help, "too many arguments");
 	if (kmt_file_open(&f, path, &d))
 		return error("%s", d.msg);
 	fi = kmt_file_info(f);

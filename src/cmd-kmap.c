@@ -376,60 +376,62 @@ static void on_object(void *arg, const struct kmt_object *o)
 		hits_remove(k, h);
 }
 
+struct kmap_args {
+	struct kmap *k;
+	struct kmt_model_hooks *h;
+	struct kmt_model_opts mo;
+	const char *buffer;
+	double t_start, t_end;
+};
+
+static int kmap_opt(void *arg, int id, const char *value)
+{
+	struct kmap_args *a = arg;
+	const struct cmd_help *H = &kmap_help;
+
+	switch (id) {
+	case O_CALLSITE: a->k->callsite = value; break;
+	case O_CACHE: a->k->cache = value; break;
+	case 'p':
+		if (!opt_int(value, 1, INT32_MAX, &a->mo.pid))
+			return usage_error(H, "bad pid '%s'", value);
+		break;
+	case O_COMM: a->mo.comm = value; break;
+	case O_TIME:
+		if (parse_window(value, &a->t_start, &a->t_end))
+			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
+		if (a->t_start < 0)
+			a->t_start = 0;
+		break;
+	case O_LIVE: a->k->live_only = true; break;
+	case O_ACCESSED: a->k->accessed_only = true; break;
+	case O_PAGES: a->h->pages = true; break;
+	case O_PREEX: a->k->preexisting = true; break;
+	case 'B': a->buffer = value; break;
+	case O_RAWIP: a->k->names.raw_ip = true; break;
+	case O_HASH:
+		if (kmt_hashptr_init(&a->k->names.hash, value))
+			return error("cannot get a random key: %s", strerror(errno));
+		break;
+	case O_JSON: a->k->json = true; break;
+	}
+	return -1;
+}
+
 int cmd_kmap(int argc, char **argv)
 {
 	struct kmap k = { .out = stdout };
 	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k };
-	struct kmt_model_opts mo = { 0 };
-	const char *path = "kmemtrace.dat", *buffer = NULL;
-	double t_start = 0, t_end = -1;
-	const struct cmd_help *H = &kmap_help;
-	struct opt_parser p;
+	struct kmap_args o = { .k = &k, .h = &h, .t_start = 0, .t_end = -1 };
+	const char *path = "kmemtrace.dat";
 	struct analysis a;
-	const char *arg;
-	int id, ret, code = -1, n;
+	int ret, code, n;
 	size_t i;
 
-	if (opt_begin(&p, H, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = EXIT_OK; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case O_CALLSITE: k.callsite = arg; break;
-		case O_CACHE: k.cache = arg; break;
-		case 'p':
-			if (!opt_int(arg, 1, INT32_MAX, &mo.pid))
-				code = usage_error(H, "bad pid '%s'", arg);
-			break;
-		case O_COMM: mo.comm = arg; break;
-		case O_TIME:
-			if (parse_window(arg, &t_start, &t_end))
-				code = usage_error(H, "bad time window '%s' (START,END in seconds)", arg);
-			if (t_start < 0)
-				t_start = 0;
-			break;
-		case O_LIVE: k.live_only = true; break;
-		case O_ACCESSED: k.accessed_only = true; break;
-		case O_PAGES: h.pages = true; break;
-		case O_PREEX: k.preexisting = true; break;
-		case 'B': buffer = arg; break;
-		case O_RAWIP: k.names.raw_ip = true; break;
-		case O_HASH:
-			if (kmt_hashptr_init(&k.names.hash, arg))
-				code = error("cannot get a random key: %s", strerror(errno));
-			break;
-		case O_JSON: k.json = true; break;
-		}
-	}
-	n = opt_index(&p);
-	opt_end(&p);
+	code = opt_parse(&kmap_help, argc, argv, kmap_opt, &o, &n);
+	code = code >= 0 ? code : opt_file(&kmap_help, argc, argv, n, &path);
 	if (code >= 0)
 		return code;
-	if (n < argc)
-		path = argv[n++];
-	if (n < argc)
-		return usage_error(H, "too many arguments");
 	ret = analysis_open(&a, path);
 	if (ret) {
 		analysis_close(&a);
@@ -443,7 +445,7 @@ int cmd_kmap(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (k.json)
 		fputs("[\n", k.out);
-	ret = analysis_run(&a, buffer, &mo, &h, t_start, t_end);
+	ret = analysis_run(&a, o.buffer, &o.mo, &h, o.t_start, o.t_end);
 	if (k.json)
 		fputs(k.printed ? "\n]\n" : "]\n", k.out);
 	for (i = 0; i < k.cap; i++)

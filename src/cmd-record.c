@@ -73,88 +73,92 @@ static void add_events(struct rec_opts *o, const char *arg)
 	o->events_spec = s;
 }
 
-/* 0 to go on, or the exit code (help shown, or bad usage). */
-static int parse_options(struct rec *rc, int argc, char **argv, bool *list, bool *verbose,
-			 const char **recover)
+struct record_args {
+	struct rec_opts *o;
+	bool list, verbose, output_set;
+	const char *recover;
+};
+
+static int record_opt(void *arg, int id, const char *value)
+{
+	const struct cmd_help *H = &record_help;
+	struct record_args *a = arg;
+	struct rec_opts *o = a->o;
+	uint64_t v;
+
+	switch (id) {
+	case 'o': o->output = value; a->output_set = true; break;
+	case 'e': add_events(o, value); break;
+	case 'p':
+		switch (rec_add_pids(o, value)) {
+		case 0:
+			break;
+		case -ESRCH:
+			return error("-p %s: no such process", value);
+		default:
+			return usage_error(H, "bad pid list '%s'", value);
+		}
+		break;
+	case 'F': o->follow = true; break;
+	case 'm':
+		if (!opt_u64(value, 0, 1u << 20, &v))
+			return usage_error(H, "bad holding size '%s' (MiB, 0 to 1048576)", value);
+		o->hold_mb = (size_t)v;
+		break;
+	case 'b':
+		if (!opt_uint(value, 4, 64u << 20, &o->buffer_kb))
+			return usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", value);
+		break;
+	case 'd':
+		if (!parse_duration(value, &o->duration) || o->duration <= 0)
+			return usage_error(H, "bad duration '%s'", value);
+		break;
+	case O_STACK: o->stack = true; break;
+	case O_FILTER: o->filter = value; break;
+	case O_NOCOMPRESS: o->compress = false; break;
+	case O_LEVEL:
+		if (!opt_int(value, -7, 19, &o->level))
+			return usage_error(H, "bad zstd level '%s' (-7 to 19)", value);
+		break;
+	case O_RTPRIO:
+		if (!opt_int(value, 0, 99, &o->rt_prio))
+			return usage_error(H, "bad priority '%s' (0 to 99)", value);
+		break;
+	case O_PERCENT:
+		if (!opt_uint(value, 0, 100, &o->buffer_percent))
+			return usage_error(H, "bad buffer percent '%s' (0 to 100)", value);
+		break;
+	case O_USER: o->user = value; break;
+	case O_LIST: a->list = true; break;
+	case O_RECOVER: a->recover = value; break;
+	case 'q': o->quiet = true; break;
+	case 'v': a->verbose = true; break;
+	}
+	return -1;
+}
+
+/* -1 to go on, or the exit code (help shown, or bad usage). */
+static int parse_options(struct rec *rc, int argc, char **argv, struct record_args *a)
 {
 	const struct cmd_help *H = &record_help;
 	struct rec_opts *o = &rc->o;
-	bool output_set = false;
-	struct opt_parser p;
-	const char *arg;
-	uint64_t v;
-	int id, code = 0;
+	int code, i;
 
 	rec_opts_defaults(o);
-	if (opt_begin(&p, H, argc, argv))
-		return error("out of memory");
-	while (!code && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = -1; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case 'o': o->output = arg; output_set = true; break;
-		case 'e': add_events(o, arg); break;
-		case 'p':
-			switch (rec_add_pids(o, arg)) {
-			case 0:
-				break;
-			case -ESRCH:
-				code = error("-p %s: no such process", arg);
-				break;
-			default:
-				code = usage_error(H, "bad pid list '%s'", arg);
-			}
-			break;
-		case 'F': o->follow = true; break;
-		case 'm':
-			if (!opt_u64(arg, 0, 1u << 20, &v))
-				code = usage_error(H, "bad holding size '%s' (MiB, 0 to 1048576)", arg);
-			else
-				o->hold_mb = (size_t)v;
-			break;
-		case 'b':
-			if (!opt_uint(arg, 4, 64u << 20, &o->buffer_kb))
-				code = usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", arg);
-			break;
-		case 'd':
-			if (!parse_duration(arg, &o->duration) || o->duration <= 0)
-				code = usage_error(H, "bad duration '%s'", arg);
-			break;
-		case O_STACK: o->stack = true; break;
-		case O_FILTER: o->filter = arg; break;
-		case O_NOCOMPRESS: o->compress = false; break;
-		case O_LEVEL:
-			if (!opt_int(arg, -7, 19, &o->level))
-				code = usage_error(H, "bad zstd level '%s' (-7 to 19)", arg);
-			break;
-		case O_RTPRIO:
-			if (!opt_int(arg, 0, 99, &o->rt_prio))
-				code = usage_error(H, "bad priority '%s' (0 to 99)", arg);
-			break;
-		case O_PERCENT:
-			if (!opt_uint(arg, 0, 100, &o->buffer_percent))
-				code = usage_error(H, "bad buffer percent '%s' (0 to 100)", arg);
-			break;
-		case O_USER: o->user = arg; break;
-		case O_LIST: *list = true; break;
-		case O_RECOVER: *recover = arg; break;
-		case 'q': o->quiet = true; break;
-		case 'v': *verbose = true; break;
-		}
-	}
-	if (!code && opt_index(&p) < argc)
-		o->argv = argv + opt_index(&p);
-	opt_end(&p);
-	if (code)
+	a->o = o;
+	code = opt_parse(H, argc, argv, record_opt, a, &i);
+	if (code >= 0)
 		return code;
+	if (i < argc)
+		o->argv = argv + i;
 	if (o->follow && !o->argv)
 		return usage_error(H, "-F needs a COMMAND");
 	if (o->follow && o->nr_pids)
 		return usage_error(H, "-F and -p cannot be combined");
-	if (*recover && !output_set)
+	if (a->recover && !a->output_set)
 		o->output = NULL;
 	o->status = !o->quiet && isatty(STDERR_FILENO);
-	return 0;
+	return -1;
 }
 
 static int do_recover(struct rec *rc, const char *dir)
@@ -184,21 +188,20 @@ static int do_recover(struct rec *rc, const char *dir)
 int cmd_record(int argc, char **argv)
 {
 	struct rec *rc = calloc(1, sizeof(*rc));
-	const char *recover = NULL;
-	bool list = false, verbose = false;
+	struct record_args a = { 0 };
 	struct kmt_diag d = { 0 };
 	int ret, code;
 
 	if (!rc)
 		return error("out of memory");
-	ret = parse_options(rc, argc, argv, &list, &verbose, &recover);
-	if (ret) {
-		code = ret < 0 ? EXIT_OK : ret;
-	} else if (list) {
+	code = parse_options(rc, argc, argv, &a);
+	if (code >= 0) {
+		/* help, or bad usage */
+	} else if (a.list) {
 		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, &d);
-		code = ret ? error("%s", d.msg) : ui_list(rc->root, verbose);
-	} else if (recover) {
-		code = do_recover(rc, recover);
+		code = ret ? error("%s", d.msg) : ui_list(rc->root, a.verbose);
+	} else if (a.recover) {
+		code = do_recover(rc, a.recover);
 	} else {
 		code = rec_run(rc, NULL);
 	}

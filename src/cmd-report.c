@@ -127,73 +127,75 @@ static int run(struct report *r, struct analysis *a, const char *buffer, bool js
 	return ret;
 }
 
+struct report_args {
+	struct report r;
+	struct kmt_model_opts mo;
+	const char *buffer, *csv;
+	bool json;
+};
+
+static int report_opt(void *arg, int id, const char *value)
+{
+	struct report_args *a = arg;
+	const struct cmd_help *H = &report_help;
+
+	switch (id) {
+	case O_SECTIONS:
+		a->r.all_sections = false;
+		if (parse_sections(&a->r, value))
+			return usage_error(H, "bad section list '%s'", value);
+		break;
+	case 's':
+		if (parse_sort(&a->r, value))
+			return usage_error(H, "bad sort key in '%s'", value);
+		break;
+	case 'n':
+		if (!opt_int(value, 0, INT32_MAX, &a->r.top))
+			return usage_error(H, "bad row count '%s'", value);
+		break;
+	case O_TIME:
+		if (parse_window(value, &a->r.t_start, &a->r.t_end))
+			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
+		break;
+	case 'p':
+		if (!opt_int(value, 1, INT32_MAX, &a->mo.pid))
+			return usage_error(H, "bad pid '%s'", value);
+		break;
+	case O_COMM: a->mo.comm = value; break;
+	case 'B': a->buffer = value; break;
+	case O_RAWIP: a->r.raw_ip = true; break;
+	case O_HASH:
+		if (kmt_hashptr_init(&a->r.hash, value))
+			return error("cannot get a random key: %s", strerror(errno));
+		break;
+	case O_JSON: a->json = true; break;
+	case O_CSV: a->csv = value; break;
+	}
+	return -1;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true, .top = 20,
-			    .t_start = -1, .t_end = -1, .nr_sort = 1, .sort = { SORT_BYTES } };
-	struct kmt_model_opts mo = { 0 };
-	const char *buffer = NULL, *csv = NULL;
+	struct report_args o = { .r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true,
+					.top = 20, .t_start = -1, .t_end = -1, .nr_sort = 1,
+					.sort = { SORT_BYTES } } };
 	const struct cmd_help *H = &report_help;
-	struct opt_parser p;
+	struct report *r = &o.r;
 	struct analysis a;
-	bool json = false;
-	const char *arg;
-	int id, ret, code = -1, i;
+	int ret, code, i;
 
-	if (opt_begin(&p, H, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = EXIT_OK; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case O_SECTIONS:
-			r.all_sections = false;
-			if (parse_sections(&r, arg))
-				code = usage_error(H, "bad section list '%s'", arg);
-			break;
-		case 's':
-			if (parse_sort(&r, arg))
-				code = usage_error(H, "bad sort key in '%s'", arg);
-			break;
-		case 'n':
-			if (!opt_int(arg, 0, INT32_MAX, &r.top))
-				code = usage_error(H, "bad row count '%s'", arg);
-			break;
-		case O_TIME:
-			if (parse_window(arg, &r.t_start, &r.t_end))
-				code = usage_error(H, "bad time window '%s' (START,END in seconds)", arg);
-			break;
-		case 'p':
-			if (!opt_int(arg, 1, INT32_MAX, &mo.pid))
-				code = usage_error(H, "bad pid '%s'", arg);
-			break;
-		case O_COMM: mo.comm = arg; break;
-		case 'B': buffer = arg; break;
-		case O_RAWIP: r.raw_ip = true; break;
-		case O_HASH:
-			if (kmt_hashptr_init(&r.hash, arg))
-				code = error("cannot get a random key: %s", strerror(errno));
-			break;
-		case O_JSON: json = true; break;
-		case O_CSV: csv = arg; break;
-		}
-	}
-	i = opt_index(&p);
-	opt_end(&p);
+	code = opt_parse(H, argc, argv, report_opt, &o, &i);
+	if (code < 0 && o.json && o.csv)
+		code = usage_error(H, "--json and --csv exclude each other");
+	if (code < 0 && o.csv && !section_bit(o.csv))
+		code = usage_error(H, "no section '%s' for --csv", o.csv);
+	code = code >= 0 ? code : opt_file(H, argc, argv, i, &r->path);
 	if (code >= 0)
 		return code;
-	if (json && csv)
-		return usage_error(H, "--json and --csv exclude each other");
-	if (csv && !section_bit(csv))
-		return usage_error(H, "no section '%s' for --csv", csv);
-	if (i < argc)
-		r.path = argv[i++];
-	if (i < argc)
-		return usage_error(H, "too many arguments");
-	if (r.t_start < 0)
-		r.t_start = 0;
-	ret = run(&r, &a, buffer, json, csv, &mo);
-	kmt_flags_free(r.gfp_names);
+	if (r->t_start < 0)
+		r->t_start = 0;
+	ret = run(r, &a, o.buffer, o.json, o.csv, &o.mo);
+	kmt_flags_free(r->gfp_names);
 	analysis_close(&a);
 	return ret;
 }

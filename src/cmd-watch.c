@@ -346,70 +346,76 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 
 /* ---- the command ---- */
 
-/* 0 to go on, or the exit code (help shown, or bad usage). */
-static int parse_options(struct watch *w, struct rec *rc, int argc, char **argv,
-			 const char **cache, const char **callsite, const char **offsets)
+struct watch_args {
+	struct watch *w;
+	struct rec *rc;
+	const char *cache, *callsite, *offsets;
+};
+
+static int watch_opt(void *arg, int id, const char *value)
 {
 	const struct cmd_help *H = &watch_help;
-	struct opt_parser p;
-	const char *arg;
-	int id, code = -1;
+	struct watch_args *a = arg;
+	struct watch *w = a->w;
+	struct rec *rc = a->rc;
 
-	if (opt_begin(&p, H, argc, argv))
-		return error("out of memory");
-	while (code < 0 && (id = opt_next(&p, &arg)) != OPT_DONE) {
-		switch (id) {
-		case OPT_HELP: code = EXIT_OK; break;
-		case OPT_BAD: code = EXIT_USAGE; break;
-		case O_CACHE: *cache = arg; break;
-		case O_CALLSITE: *callsite = arg; break;
-		case O_OFFSET: *offsets = arg; break;
-		case O_SCAN: w->o.scan = true; break;
-		case O_TYPE: snprintf(w->type, sizeof(w->type), "%s", arg); break;
-		case 'n':
-			if (!opt_u64(arg, 1, UINT32_MAX, &w->o.max_objects))
-				code = usage_error(H, "bad object count '%s'", arg);
+	switch (id) {
+	case O_CACHE: a->cache = value; break;
+	case O_CALLSITE: a->callsite = value; break;
+	case O_OFFSET: a->offsets = value; break;
+	case O_SCAN: w->o.scan = true; break;
+	case O_TYPE: snprintf(w->type, sizeof(w->type), "%s", value); break;
+	case 'n':
+		if (!opt_u64(value, 1, UINT32_MAX, &w->o.max_objects))
+			return usage_error(H, "bad object count '%s'", value);
+		break;
+	case 'd':
+		if (!parse_duration(value, &rc->o.duration) || rc->o.duration <= 0)
+			return usage_error(H, "bad duration '%s'", value);
+		break;
+	case O_DWELL:
+		if (!parse_duration(value, &w->o.dwell) || w->o.dwell <= 0)
+			return usage_error(H, "bad dwell time '%s'", value);
+		break;
+	case 'F': w->follow = true; break;
+	case 'p':
+		switch (rec_add_pids(&rc->o, value)) {
+		case 0:
 			break;
-		case 'd':
-			if (!parse_duration(arg, &rc->o.duration) || rc->o.duration <= 0)
-				code = usage_error(H, "bad duration '%s'", arg);
-			break;
-		case O_DWELL:
-			if (!parse_duration(arg, &w->o.dwell) || w->o.dwell <= 0)
-				code = usage_error(H, "bad dwell time '%s'", arg);
-			break;
-		case 'F': w->follow = true; break;
-		case 'p':
-			switch (rec_add_pids(&rc->o, arg)) {
-			case 0:
-				break;
-			case -ESRCH:
-				code = error("-p %s: no such process", arg);
-				break;
-			default:
-				code = usage_error(H, "bad pid list '%s'", arg);
-			}
-			break;
-		case 'o': rc->o.output = arg; break;
-		case 'b':
-			if (!opt_uint(arg, 4, 64u << 20, &rc->o.buffer_kb))
-				code = usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", arg);
-			break;
-		case O_USER: rc->o.user = arg; break;
-		case 'q': rc->o.quiet = true; break;
-		case O_SELFTEST: code = watch_probe(true); break;
+		case -ESRCH:
+			return error("-p %s: no such process", value);
+		default:
+			return usage_error(H, "bad pid list '%s'", value);
 		}
+		break;
+	case 'o': rc->o.output = value; break;
+	case 'b':
+		if (!opt_uint(value, 4, 64u << 20, &rc->o.buffer_kb))
+			return usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", value);
+		break;
+	case O_USER: rc->o.user = value; break;
+	case 'q': rc->o.quiet = true; break;
+	case O_SELFTEST: return watch_probe(true);
 	}
-	if (code < 0 && opt_index(&p) < argc)
-		rc->o.argv = argv + opt_index(&p);
-	opt_end(&p);
+	return -1;
+}
+
+/* -1 to go on, or the exit code (help shown, or bad usage). */
+static int parse_options(struct watch_args *a, int argc, char **argv)
+{
+	const struct cmd_help *H = &watch_help;
+	int code, i;
+
+	code = opt_parse(H, argc, argv, watch_opt, a, &i);
 	if (code >= 0)
 		return code;
-	if (!*cache == !*callsite)
+	if (i < argc)
+		a->rc->o.argv = argv + i;
+	if (!a->cache == !a->callsite)
 		return usage_error(H, "say what to watch: --cache NAME or --callsite FUNC");
-	if (*offsets && w->o.scan)
+	if (a->offsets && a->w->o.scan)
 		return usage_error(H, "--offset and --scan exclude each other");
-	if (w->follow && !rc->o.argv)
+	if (a->w->follow && !a->rc->o.argv)
 		return usage_error(H, "-F needs a COMMAND");
 	return -1;
 }
@@ -418,7 +424,7 @@ int cmd_watch(int argc, char **argv)
 {
 	struct watch *w = calloc(1, sizeof(*w));
 	struct rec *rc = calloc(1, sizeof(*rc));
-	const char *cache = NULL, *callsite = NULL, *offsets = NULL;
+	struct watch_args a = { .w = w, .rc = rc };
 	struct kmt_event_filter ef[4];
 	char fbufs[4][300];
 	struct kmt_diag d = { 0 };
@@ -434,7 +440,7 @@ int cmd_watch(int argc, char **argv)
 	rec_opts_defaults(&rc->o);
 	w->o.dwell = 0.1;
 	w->o.ring_pages = 64;
-	code = parse_options(w, rc, argc, argv, &cache, &callsite, &offsets);
+	code = parse_options(&a, argc, argv);
 	if (code >= 0)
 		goto out;
 	/* Candidates only: the recording keeps every free, whoever frees. */
@@ -442,12 +448,12 @@ int cmd_watch(int argc, char **argv)
 	w->o.nr_pids = rc->o.nr_pids;
 	rc->o.nr_pids = 0;
 	rc->o.status = !rc->o.quiet && isatty(STDERR_FILENO);
-	if (resolve_target(&w->o.target, cache, callsite, &d) ||
-	    (offsets && parse_offsets(w, offsets, &d))) {
+	if (resolve_target(&w->o.target, a.cache, a.callsite, &d) ||
+	    (a.offsets && parse_offsets(w, a.offsets, &d))) {
 		code = error("%s", d.msg);
 		goto out;
 	}
-	if (!offsets)
+	if (!a.offsets)
 		w->o.scan = true;
 	if (w->type[0]) {
 		struct kmt_btf_field f;

@@ -12,6 +12,17 @@
 
 #define HELP_COL 27		/* where the help of an option starts */
 
+enum { OPT_DONE = -1, OPT_HELP = -2, OPT_BAD = -3 };
+
+/* getopt_long's tables, built from a command's option table. */
+struct opt_parser {
+	const struct cmd_help *h;
+	int argc;
+	char **argv;
+	struct option *lopts;
+	char shorts[160];
+};
+
 static int nr_opts(const struct opt *o)
 {
 	int n = 0;
@@ -21,7 +32,7 @@ static int nr_opts(const struct opt *o)
 	return n;
 }
 
-int opt_begin(struct opt_parser *p, const struct cmd_help *h, int argc, char **argv)
+static int opt_begin(struct opt_parser *p, const struct cmd_help *h, int argc, char **argv)
 {
 	int i, n = nr_opts(h->opts), k = 0;
 	size_t s = 0;
@@ -67,7 +78,7 @@ static const struct opt *by_id(const struct cmd_help *h, int id)
 	return NULL;
 }
 
-int opt_next(struct opt_parser *p, const char **arg)
+static int opt_next(struct opt_parser *p, const char **arg)
 {
 	int c = getopt_long(p->argc, p->argv, p->shorts, p->lopts, NULL);
 	const char *bad = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "?";
@@ -93,15 +104,40 @@ int opt_next(struct opt_parser *p, const char **arg)
 	return c;
 }
 
-int opt_index(const struct opt_parser *p)
+static int opt_index(const struct opt_parser *p)
 {
 	return optind;
 }
 
-void opt_end(struct opt_parser *p)
+static void opt_end(struct opt_parser *p)
 {
 	free(p->lopts);
 	p->lopts = NULL;
+}
+
+int opt_parse(const struct cmd_help *h, int argc, char **argv,
+	      int (*fn)(void *arg, int id, const char *value), void *arg, int *operands)
+{
+	struct opt_parser p;
+	const char *value;
+	int id, code = -1;
+
+	if (opt_begin(&p, h, argc, argv))
+		return error("out of memory");
+	while (code < 0 && (id = opt_next(&p, &value)) != OPT_DONE)
+		code = id == OPT_HELP ? EXIT_OK : id == OPT_BAD ? EXIT_USAGE : fn(arg, id, value);
+	*operands = opt_index(&p);
+	opt_end(&p);
+	return code;
+}
+
+int opt_file(const struct cmd_help *h, int argc, char **argv, int operands, const char **path)
+{
+	if (operands < argc)
+		*path = argv[operands++];
+	if (operands < argc)
+		return usage_error(h, "too many arguments");
+	return -1;
 }
 
 /* "  -o, --output FILE" for @o. */

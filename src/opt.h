@@ -43,31 +43,20 @@ struct cmd_help {
 	bool stop_at_operand;	/* options end at the first operand (a COMMAND follows) */
 };
 
-enum { OPT_DONE = -1, OPT_HELP = -2, OPT_BAD = -3 };
-
-struct opt_parser {
-	const struct cmd_help *h;
-	int argc;
-	char **argv;
-	struct option *lopts;
-	char shorts[160];
-};
-
 /*
- * Start parsing @argv (argv[0] is the command name). -ENOMEM if the tables
- * cannot be built.
+ * The whole loop: @fn(@arg, id, value) for each option, which returns -1
+ * to go on or an exit code to stop (after printing why). Returns -1 with
+ * the first operand's index in *@operands, or the exit code to end the
+ * command with: EXIT_OK after --help, EXIT_USAGE after a bad option, or
+ * what @fn returned.
  */
-int opt_begin(struct opt_parser *p, const struct cmd_help *h, int argc, char **argv);
+int opt_parse(const struct cmd_help *h, int argc, char **argv,
+	      int (*fn)(void *arg, int id, const char *value), void *arg, int *operands);
 /*
- * The next option's id, with its argument in *@arg (NULL if none);
- * OPT_DONE at the end (operands start at opt_index()); OPT_HELP after
- * printing the help on standard output; OPT_BAD after printing one line
- * about an unknown option or a missing argument.
+ * At most one operand, a file (left as is if there is none): -1, or
+ * EXIT_USAGE after saying there are too many.
  */
-int opt_next(struct opt_parser *p, const char **arg);
-/* The first operand's index in argv. */
-int opt_index(const struct opt_parser *p);
-void opt_end(struct opt_parser *p);
+int opt_file(const struct cmd_help *h, int argc, char **argv, int operands, const char **path);
 
 /* The help text, generated from @h. */
 void help_print(FILE *out, const struct cmd_help *h);

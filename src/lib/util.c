@@ -123,51 +123,16 @@ int read_file(const char *path, struct sbuf *out)
 	return ret;
 }
 
-int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
+enum io { IO_WRITE, IO_PWRITE, IO_PREAD };
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		off += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int pread_all(int fd, void *buf, size_t len, off_t off)
+/* All of @len bytes, through short transfers and EINTR; -EIO if none move. */
+static int io_all(enum io how, int fd, void *buf, size_t len, off_t off)
 {
 	char *p = buf;
 
 	while (len) {
-		ssize_t n = pread(fd, p, len, off);
+		ssize_t n = how == IO_WRITE ? write(fd, p, len) :
+			    how == IO_PWRITE ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -180,6 +145,21 @@ int pread_all(int fd, void *buf, size_t len, off_t off)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	return io_all(IO_WRITE, fd, (void *)buf, len, 0);
+}
+
+int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	return io_all(IO_PWRITE, fd, (void *)buf, len, off);
+}
+
+int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	return io_all(IO_PREAD, fd, buf, len, off);
 }
 
 int write_str_file(const char *path, const char *s)
