@@ -14,14 +14,14 @@
 #include "opt.h"
 #include "report.h"
 
-enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH };
+enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS };
 
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,lifetimes,\n"
 	  "outstanding,misuse,access, or all (default: all;\naccess: watchpoint samples of kmemtrace "
 	  "watch, per\nobject offset and instruction)" },
-	{ 's', 's', "sort", "KEY[,KEY]", "call sites by bytes (default), allocs, frees, waste,\n"
-	  "frag, pingpong, live, req, callsite" },
+	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
+	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid" },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
 	  "event (either may be empty)" },
@@ -33,7 +33,8 @@ static const struct opt report_opts[] = {
 	  "report can be shared without revealing the kernel's\nlayout; symbols stay readable. Same "
 	  "KEY, same hashes;\nno KEY: a random one", OPT_OPTARG },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/report-json.md)" },
-	{ O_CSV, 0, "csv", "SECTION", "one section as CSV" },
+	{ O_CSV, 0, "csv", "NAME", "one section or table as CSV (names: --columns)" },
+	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the report, and exit" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -50,12 +51,6 @@ const struct cmd_help report_help = {
 	"outstanding objects (leak candidates) and misuse. Events a CPU lost make the\n"
 	"objects they may concern \"uncertain\": counted apart, never a leak or misuse.\n",
 	.opts = report_opts,
-};
-
-static const char *const sort_names[SORT_NR] = {
-	[SORT_BYTES] = "bytes", [SORT_ALLOCS] = "allocs", [SORT_FREES] = "frees",
-	[SORT_WASTE] = "waste", [SORT_FRAG] = "frag", [SORT_PINGPONG] = "pingpong",
-	[SORT_LIVE] = "live", [SORT_REQ] = "req", [SORT_CALLSITE] = "callsite",
 };
 
 static int parse_sections(struct report *r, const char *arg)
@@ -76,22 +71,18 @@ static int parse_sections(struct report *r, const char *arg)
 	return r->sections ? 0 : -1;
 }
 
+/* -s KEY[,KEY]: the keys any table sorts by; kept in the report. */
 static int parse_sort(struct report *r, const char *arg)
 {
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int k;
+	char *tok, *save = NULL;
 
+	snprintf(r->sort_text, sizeof(r->sort_text), "%s", arg);
 	r->nr_sort = 0;
-	for (tok = strtok_r(copy, ",", &save); tok && r->nr_sort < 8; tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < SORT_NR && strcmp(tok, sort_names[k]); k++)
-			;
-		if (k == SORT_NR) {
-			free(copy);
+	for (tok = strtok_r(r->sort_text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!report_sort_key_known(tok) || r->nr_sort == 8)
 			return -1;
-		}
-		r->sort[r->nr_sort++] = (enum sort_key)k;
+		r->sort[r->nr_sort++] = tok;
 	}
-	free(copy);
 	return r->nr_sort ? 0 : -1;
 }
 
@@ -127,6 +118,46 @@ static int run(struct report *r, struct analysis *a, const char *buffer, bool js
 	return ret;
 }
 
+static const char *type_name(const struct rcol *c)
+{
+	static const char *const units[] = { [RU_COUNT] = "count", [RU_BYTES] = "bytes",
+					     [RU_NS] = "ns", [RU_NONE] = "number" };
+
+	switch (c->type) {
+	case RT_STR: return "string";
+	case RT_PCT: return "percent";
+	case RT_BOOL: return "bool";
+	case RT_HIST: return "log2 histogram";
+	case RT_ARRAY: return "per-CPU array";
+	case RT_KINDS: return "per-kind object";
+	case RT_MATRIX: return "order x type matrix";
+	case RT_I64: return c->unit == RU_BYTES ? "bytes (signed)" : "number (signed)";
+	default: return units[c->unit];
+	}
+}
+
+/* Every table and column, from report-cols.c: the report's schema. */
+static int print_columns(void)
+{
+	int k;
+
+	for (k = 0; report_tables[k]; k++) {
+		const struct rtable *t = report_tables[k];
+		const struct rcol *c;
+
+		printf("%s%s%s%s: %s\n", t->name, t->parent ? " (in " : "", t->parent ? t->parent : "",
+		       t->parent ? ")" : "", t->doc);
+		printf("  in %s%s; section %s%s\n", t->csv_only ? "" : "text and JSON",
+		       t->json_only ? "" : t->csv_only ? "CSV" : " and CSV",
+		       section_name(t->section & -t->section), t->single ? "; one row" : "");
+		for (c = t->cols; c->name; c++)
+			printf("  %-22s %-16s %s%s%s\n", c->name, type_name(c), c->doc,
+			       c->sort ? "  [-s " : "", c->sort ? c->sort : "");
+		printf("\n");
+	}
+	return EXIT_OK;
+}
+
 struct report_args {
 	struct report r;
 	struct kmt_model_opts mo;
@@ -146,12 +177,17 @@ static int report_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad section list '%s'", value);
 		break;
 	case 's':
-		if (parse_sort(&a->r, value))
-			return usage_error(H, "bad sort key in '%s'", value);
+		if (parse_sort(&a->r, value)) {
+			char keys[256];
+
+			return usage_error(H, "bad sort key in '%s' (keys: %s)", value,
+					   report_sort_keys(keys, sizeof(keys)));
+		}
 		break;
 	case 'n':
 		if (!opt_int(value, 0, INT32_MAX, &a->r.top))
 			return usage_error(H, "bad row count '%s'", value);
+		a->r.top_set = true;
 		break;
 	case O_TIME:
 		if (parse_window(value, &a->r.t_start, &a->r.t_end))
@@ -170,6 +206,7 @@ static int report_opt(void *arg, int id, const char *value)
 		break;
 	case O_JSON: a->json = true; break;
 	case O_CSV: a->csv = value; break;
+	case O_COLUMNS: return print_columns();
 	}
 	return -1;
 }
@@ -177,8 +214,7 @@ static int report_opt(void *arg, int id, const char *value)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args o = { .r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true,
-					.top = 20, .t_start = -1, .t_end = -1, .nr_sort = 1,
-					.sort = { SORT_BYTES } } };
+					.top = 20, .t_start = -1, .t_end = -1 } };
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
 	struct analysis a;

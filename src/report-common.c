@@ -78,62 +78,6 @@ double frag_pct(uint64_t req, uint64_t alloc)
 	return alloc ? 100.0 * (double)(alloc - MIN(req, alloc)) / (double)alloc : 0;
 }
 
-static const struct report *sort_report;
-
-static uint64_t key_of(const struct kmt_site *s, enum sort_key k)
-{
-	switch (k) {
-	case SORT_BYTES: return s->bytes_alloc;
-	case SORT_ALLOCS: return s->allocs;
-	case SORT_FREES: return s->frees + s->free_calls;
-	case SORT_WASTE: return s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
-	case SORT_FRAG: return (uint64_t)(frag_pct(s->bytes_req, s->bytes_alloc) * 1000);
-	case SORT_PINGPONG: return s->cross_cpu;
-	case SORT_LIVE: return s->live_bytes;
-	case SORT_REQ: return s->bytes_req;
-	default: return 0;
-	}
-}
-
-static int cmp_sites(const void *a, const void *b)
-{
-	const struct kmt_site *x = *(const struct kmt_site *const *)a;
-	const struct kmt_site *y = *(const struct kmt_site *const *)b;
-	int i;
-
-	for (i = 0; i < sort_report->nr_sort; i++) {
-		enum sort_key k = sort_report->sort[i];
-
-		if (k == SORT_CALLSITE) {
-			char nx[256], ny[256];
-			int c = strcmp(site_name(sort_report, x->addr, nx, sizeof(nx)),
-				       site_name(sort_report, y->addr, ny, sizeof(ny)));
-
-			if (c)
-				return c;
-			continue;
-		}
-		if (key_of(x, k) != key_of(y, k))
-			return key_of(x, k) < key_of(y, k) ? 1 : -1;
-	}
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-const struct kmt_site **sorted_sites(const struct report *r, const struct kmt_site *v, size_t n)
-{
-	const struct kmt_site **p = malloc((n + 1) * sizeof(*p));
-	size_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < n; i++)
-		p[i] = &v[i];
-	sort_report = r;
-	if (n > 1)
-		qsort(p, n, sizeof(*p), cmp_sites);
-	return p;
-}
-
 uint64_t life_quantile(const uint64_t *b, double q, uint64_t lo, uint64_t hi)
 {
 	uint64_t total = 0, acc = 0, v = hi;

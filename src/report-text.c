@@ -139,141 +139,63 @@ static void summary(const struct report *r, FILE *out)
 		s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }
 
-static void callsites(const struct report *r, FILE *out)
+void text_table(const struct report *r, const struct rtable *t, FILE *out)
 {
-	size_t n, i, k = 0;
-	const struct kmt_site *v = kmt_model_sites(r->m, &n);
-	const struct kmt_site **p = sorted_sites(r, v, n);
-	char name[256];
+	const void **rows = NULL;
+	size_t n = rtable_rows(r, t, &rows), i, k = 0, lim = r->top ? (size_t)r->top : n;
+	const struct rcol *c;
+	char buf[512];
 
-	if (!p)
-		return;
-	fprintf(out, "\nCALL SITES (allocation sites; frees = of their objects)\n");
-	fprintf(out, "  %-40s %9s %9s %10s %10s %10s %6s %7s %8s %10s\n", "call site", "allocs", "frees",
-		"requested", "allocated", "waste", "frag", "x-cpu", "live", "live bytes");
-	for (i = 0; i < n && k < rows(r, n); i++) {
-		const struct kmt_site *s = p[i];
-
-		if (!s->allocs && !s->failures)
+	fputc(' ', out);
+	for (c = t->cols; c->name; c++)
+		if (c->title)
+			fprintf(out, " %*s", c->width, c->title);
+	fputc('\n', out);
+	for (i = 0; i < n && k < lim; i++) {
+		if (t->text_keep && !t->text_keep(r, rows[i]))
 			continue;
 		k++;
-		fprintf(out, "  %-40.40s %9s %9s %10s %10s %10s %5.1f%% %7s %8s %10s\n",
-			site_name(r, s->addr, name, sizeof(name)), num(s->allocs), num(s->frees),
-			bytes((double)s->bytes_req), bytes((double)s->bytes_alloc),
-			bytes((double)(s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc))),
-			frag_pct(s->bytes_req, s->bytes_alloc), num(s->cross_cpu), num(s->live_objects),
-			bytes((double)s->live_bytes));
+		fputc(' ', out);
+		for (c = t->cols; c->name; c++) {
+			struct rval v;
+			const char *txt;
+
+			if (!c->title)
+				continue;
+			rcol_value(r, c, rows[i], &v, buf, sizeof(buf));
+			txt = rval_text(c, &v, buf, sizeof(buf));
+			if (c->type == RT_U64 && !v.u && (c->flags & (RC_DASH0 | RC_BLANK0)))
+				txt = c->flags & RC_DASH0 ? "-" : "";
+			if (c->width < -1)
+				fprintf(out, " %*.*s", c->width, -c->width, txt);
+			else if (c->width == -1)
+				fprintf(out, " %s", txt);	/* the last column, as long as it is */
+			else
+				fprintf(out, " %*s", c->width, txt);
+		}
+		fputc('\n', out);
 	}
-	free(p);
+	free(rows);
 }
 
-static int cmp_cache(const void *a, const void *b)
+static void callsites(const struct report *r, FILE *out)
 {
-	const struct kmt_cache *x = a, *y = b;
-
-	if (x->bytes_alloc != y->bytes_alloc)
-		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
-	return strcmp(x->name, y->name);
+	fprintf(out, "\nCALL SITES (allocation sites; frees = of their objects)\n");
+	text_table(r, rtable_find("callsites"), out);
 }
 
 static void caches(const struct report *r, FILE *out)
 {
-	size_t n, i;
-	const struct kmt_cache *v0 = kmt_model_caches(r->m, &n);
-	struct kmt_cache *v = malloc((n + 1) * sizeof(*v));
-
-	if (!v)
-		return;
-	if (n)
-		memcpy(v, v0, n * sizeof(*v));
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_cache);
 	fprintf(out, "\nCACHES (slab caches by name, kmalloc by size class)\n");
-	fprintf(out, "  %-28s %8s %9s %9s %10s %10s %6s %8s %10s\n", "cache", "objsize", "allocs",
-		"frees", "requested", "allocated", "frag", "live", "live bytes");
-	for (i = 0; i < rows(r, n); i++)
-		fprintf(out, "  %-28.28s %8s %9s %9s %10s %10s %5.1f%% %8s %10s\n", v[i].name,
-			v[i].object_size ? num(v[i].object_size) : "-", num(v[i].allocs), num(v[i].frees),
-			bytes((double)v[i].bytes_req), bytes((double)v[i].bytes_alloc),
-			frag_pct(v[i].bytes_req, v[i].bytes_alloc), num(v[i].live_objects),
-			bytes((double)v[i].live_bytes));
-	free(v);
-}
-
-static int cmp_proc(const void *a, const void *b)
-{
-	const struct kmt_proc *x = a, *y = b;
-
-	if (x->bytes_alloc != y->bytes_alloc)
-		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
-	if (x->pages != y->pages)
-		return (x->pages < y->pages) - (x->pages > y->pages);
-	if (x->pid != y->pid)
-		return (x->pid > y->pid) - (x->pid < y->pid);
-	return strcmp(x->comm, y->comm);
+	text_table(r, rtable_find("caches"), out);
 }
 
 static void processes(const struct report *r, FILE *out)
 {
-	size_t n, i, k = 0, nc = 0, j;
-	const struct kmt_proc *v0 = kmt_model_procs(r->m, &n);
-	struct kmt_proc *v = malloc((n + 1) * sizeof(*v)), *c = calloc(n + 1, sizeof(*c));
-
-	if (!v || !c)
-		goto out;
-	if (n)
-		memcpy(v, v0, n * sizeof(*v));
-	/* By name: every pid of a comm together. */
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < nc && strcmp(c[j].comm, v[i].comm); j++)
-			;
-		if (j == nc) {
-			memcpy(c[nc].comm, v[i].comm, sizeof(c[nc].comm));
-			c[nc++].pid = 0;
-		}
-		c[j].pid++;
-		c[j].allocs += v[i].allocs;
-		c[j].frees += v[i].frees;
-		c[j].bytes_alloc += v[i].bytes_alloc;
-		c[j].bytes_freed += v[i].bytes_freed;
-		c[j].live_objects += v[i].live_objects;
-		c[j].live_bytes += v[i].live_bytes;
-		c[j].pages += v[i].pages;
-	}
-	if (nc > 1)
-		qsort(c, nc, sizeof(*c), cmp_proc);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_proc);
 	fprintf(out, "\nPROCESSES (by name; the task that allocated)\n");
-	fprintf(out, "  %-16s %6s %9s %9s %10s %8s %10s %9s\n", "comm", "pids", "allocs", "frees",
-		"allocated", "live", "live bytes", "pages");
-	for (i = 0; i < rows(r, nc); i++)
-		if (c[i].allocs || c[i].pages)
-			fprintf(out, "  %-16s %6d %9s %9s %10s %8s %10s %9s\n", c[i].comm, c[i].pid,
-				num(c[i].allocs), num(c[i].frees), bytes((double)c[i].bytes_alloc),
-				num(c[i].live_objects), bytes((double)c[i].live_bytes), num(c[i].pages));
-	fprintf(out, "\n  %-16s %8s %9s %9s %10s %8s %10s %9s\n", "comm", "pid", "allocs", "frees",
-		"allocated", "live", "live bytes", "pages");
-	for (i = 0; i < n && k < rows(r, n); i++) {
-		if (!v[i].allocs && !v[i].pages)
-			continue;
-		k++;
-		fprintf(out, "  %-16s %8d %9s %9s %10s %8s %10s %9s\n", v[i].comm, v[i].pid,
-			num(v[i].allocs), num(v[i].frees), bytes((double)v[i].bytes_alloc),
-			num(v[i].live_objects), bytes((double)v[i].live_bytes), num(v[i].pages));
-	}
-out:
-	free(v);
-	free(c);
-}
-
-static int cmp_gfp(const void *a, const void *b)
-{
-	const struct kmt_gfp_count *x = a, *y = b;
-
-	if (x->allocs != y->allocs)
-		return (x->allocs < y->allocs) - (x->allocs > y->allocs);
-	return (x->gfp > y->gfp) - (x->gfp < y->gfp);
+	text_table(r, rtable_find("comms"), out);
+	fputc('\n', out);
+	text_table(r, rtable_find("processes"), out);
 }
 
 static void pages(const struct report *r, FILE *out)
@@ -281,12 +203,7 @@ static void pages(const struct report *r, FILE *out)
 	static const char *const mt[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic",
 					  "CMA", "Isolate", "6", "7", "?" };
 	const struct kmt_summary *s = kmt_model_summary(r->m);
-	size_t n, i;
-	const struct kmt_gfp_count *g0 = kmt_model_gfp(r->m, &n);
-	struct kmt_gfp_count *g = malloc((n + 1) * sizeof(*g));
-	const struct kmt_site *ps = kmt_model_page_sites(r->m, &n);
-	const struct kmt_site **p;
-	char flags[512], name[256];
+	size_t n;
 	int o, t, used[KMT_MIGRATE_TYPES + 1] = { 0 };
 
 	fprintf(out, "\nPAGES\n  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
@@ -313,31 +230,15 @@ static void pages(const struct report *r, FILE *out)
 				fprintf(out, " %12s", num(s->order_mt[o][t]));
 		fputc('\n', out);
 	}
-	if (g) {
-		if (kmt_model_gfp(r->m, &i) && i)
-			memcpy(g, g0, i * sizeof(*g));
-		if (i > 1)
-			qsort(g, i, sizeof(*g), cmp_gfp);
-		fprintf(out, "\n  %10s %10s  %s\n", "allocs", "pages", "gfp flags");
-		for (n = 0; n < rows(r, i); n++)
-			fprintf(out, "  %10s %10s  %s\n", num(g[n].allocs), num(g[n].pages),
-				kmt_flags_format(r->gfp_names, g[n].gfp, flags, sizeof(flags)));
-		free(g);
-	}
-	ps = kmt_model_page_sites(r->m, &n);
+	fputc('\n', out);
+	text_table(r, rtable_find("gfp"), out);
+	kmt_model_page_sites(r->m, &n);
 	if (!n) {
 		fprintf(out, "\n  (page allocations by function need kernel stacks: record with --stack)\n");
 		return;
 	}
-	p = sorted_sites(r, ps, n);
-	if (!p)
-		return;
-	fprintf(out, "\n  %-40s %9s %9s %10s\n", "allocating function (from stacks)", "allocs", "frees",
-		"bytes");
-	for (i = 0; i < rows(r, n); i++)
-		fprintf(out, "  %-40.40s %9s %9s %10s\n", site_function(r, p[i]->addr, name, sizeof(name)),
-			num(p[i]->allocs), num(p[i]->frees), bytes((double)p[i]->bytes_alloc));
-	free(p);
+	fputc('\n', out);
+	text_table(r, rtable_find("functions"), out);
 }
 
 static void lifetimes(const struct report *r, FILE *out)
@@ -346,28 +247,22 @@ static void lifetimes(const struct report *r, FILE *out)
 	static const int bound_log2[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
 	static const char *const dec[] = { "<1.0us", "<16us", "<131us", "<1.0ms", "<17ms", "<134ms",
 					   "<1.1s", "<17s", ">=17s" };
-	size_t n, i, k = 0;
-	const struct kmt_site *v = kmt_model_sites(r->m, &n);
-	const struct kmt_site **p = sorted_sites(r, v, n);
+	const void **p = NULL;
+	size_t n = rtable_rows(r, rtable_find("lifetimes"), &p), i;
 	char name[256];
 	int d;
 
-	if (!p)
-		return;
 	fprintf(out, "\nLIFETIMES (allocation to free, objects freed in the trace; median and p90\n"
 		     "estimated from log2 buckets, exact within a factor of two)\n");
 	fprintf(out, "  %-36s %8s %9s %9s %9s", "call site", "freed", "~median", "~p90", "max");
 	for (d = 0; d < 9; d++)
 		fprintf(out, " %7s", dec[d]);
 	fputc('\n', out);
-	for (i = 0; i < n && k < rows(r, n); i++) {
+	for (i = 0; i < rows(r, n); i++) {
 		const struct kmt_site *s = p[i];
 		uint64_t bins[9] = { 0 };
 		int b;
 
-		if (!s->frees)
-			continue;
-		k++;
 		for (b = 0; b < KMT_LIFE_BUCKETS; b++) {
 			int di = 0;
 
@@ -389,18 +284,11 @@ static void lifetimes(const struct report *r, FILE *out)
 static void outstanding(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
-	size_t n, i;
-	const struct kmt_outstanding *v = kmt_model_outstanding(r->m, &n);
-	char name[256];
+	size_t n;
 
+	kmt_model_outstanding(r->m, &n);
 	fprintf(out, "\nOUTSTANDING (live at the end of the trace: leak candidates)\n");
-	fprintf(out, "  %-40s %9s %10s %10s %10s %10s %10s\n", "call site", "objects", "bytes", "youngest",
-		"median age", "oldest", "untraced?");
-	for (i = 0; i < rows(r, n); i++)
-		fprintf(out, "  %-40.40s %9s %10s %10s %10s %10s %10s\n", site_name(r, v[i].site, name, sizeof(name)),
-			num(v[i].objects), bytes((double)v[i].bytes_alloc), dur(v[i].age_min),
-			dur(life_quantile(v[i].age, 0.5, v[i].age_min, v[i].age_max)), dur(v[i].age_max),
-			v[i].in_untraced_caches ? num(v[i].in_untraced_caches) : "");
+	text_table(r, rtable_find("outstanding"), out);
 	if (n)
 		fprintf(out, "  (untraced?: objects of caches the kernel also frees without tracing: they may be gone)\n");
 	fprintf(out, "  %s objects freed in the trace were allocated before it (pre-existing, not errors)\n",

@@ -27,15 +27,14 @@ enum {
 	SEC_ALL = (1 << 9) - 1,
 };
 
-enum sort_key { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_WASTE, SORT_FRAG, SORT_PINGPONG,
-	SORT_LIVE, SORT_REQ, SORT_CALLSITE, SORT_NR };
-
 struct report {
 	const char *path;
 	unsigned int sections;
-	enum sort_key sort[8];
+	const char *sort[8];		/* -s keys, most significant first */
+	char sort_text[256];		/* what they point into */
 	int nr_sort;
 	int top;			/* rows per table, 0: all */
+	bool top_set;			/* -n given (JSON and CSV: all rows otherwise) */
 	bool raw_ip;
 	struct kmt_hashptr hash;	/* --hash-pointers */
 	double t_start, t_end;		/* seconds from the first event, < 0: open */
@@ -60,14 +59,95 @@ const char *site_function(const struct report *r, uint64_t addr, char *buf, size
 const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* The cache name of index @i, or "". */
 const char *cache_name(const struct report *r, uint32_t i);
-/* Sites sorted by the report's keys; a malloc'd array of pointers. */
-const struct kmt_site **sorted_sites(const struct report *r, const struct kmt_site *v, size_t n);
 double frag_pct(uint64_t req, uint64_t alloc);
 /*
  * The @q quantile of a log2 histogram, spreading each bucket evenly over its
  * range (so within a factor of two of the truth), clamped to [lo, hi].
  */
 uint64_t life_quantile(const uint64_t *b, double q, uint64_t lo, uint64_t hi);
+
+/* ---- report tables (report-table.c, report-cols.c) ----
+ *
+ * Every section's rows are a table of columns, after perf's sort_entry:
+ * a column has a name (the JSON key, the CSV header, later the SQL column),
+ * a type and unit, a text title and width, the -s key that sorts by it,
+ * a line of documentation, and how to get its value from a row. Text,
+ * JSON and CSV all print from these tables, so a column cannot appear in
+ * one format and not another; `kmemtrace report --columns` lists them,
+ * and a test holds docs/report-json.md to that list.
+ */
+enum rtype {
+	RT_U64, RT_I64, RT_PCT, RT_STR, RT_BOOL,
+	RT_HIST,			/* log2 histogram (KMT_LIFE_BUCKETS counts) */
+	RT_ARRAY,			/* counts per CPU */
+	RT_KINDS,			/* counts per event kind: an object in JSON */
+	RT_MATRIX,			/* pages: order x migrate type */
+};
+enum runit { RU_COUNT, RU_BYTES, RU_NS, RU_NONE };
+
+struct rval {
+	uint64_t u;			/* RT_U64, RT_BOOL */
+	int64_t i;			/* RT_I64 */
+	double f;			/* RT_PCT */
+	const char *s;			/* RT_STR */
+	const uint64_t *v;		/* RT_HIST, RT_ARRAY, RT_KINDS, RT_MATRIX */
+	int n;
+};
+
+struct rcol {
+	const char *name;
+	enum rtype type;
+	enum runit unit;
+	const char *title;		/* text header; NULL: not in the text table */
+	int width;			/* text: > 0 right-aligned, < 0 left-aligned */
+	const char *sort;		/* the -s key that sorts by it, or NULL */
+	const char *doc;
+	size_t off;			/* a uint64_t field of the row, if get is NULL */
+	void (*get)(const struct report *r, const void *row, struct rval *v, char *buf, size_t len);
+	unsigned int flags;		/* RC_* */
+};
+
+#define RC_DASH0 1u			/* text: "-" for 0 */
+#define RC_BLANK0 2u			/* text: nothing for 0 */
+#define RC_CSV_BUCKETS 4u		/* CSV: a histogram as one column per bucket */
+
+struct rtable {
+	const char *name;		/* JSON key and --csv name */
+	unsigned int section;		/* the SEC_* bit it belongs to */
+	const char *doc;
+	const struct rcol *cols;	/* ends with a NULL name */
+	/* The rows in the model's order: a malloc'd array of pointers. */
+	size_t (*rows)(const struct report *r, const void ***out);
+	bool (*keep)(const struct report *r, const void *row);	/* NULL: every row */
+	bool (*text_keep)(const struct report *r, const void *row);	/* and in the text */
+	const char *default_sort;	/* a -s key, or NULL: the model's order */
+	bool single;			/* one row: a JSON object, CSV key,value lines */
+	const char *parent;		/* nested in this table's JSON object, or NULL */
+	bool json_only, csv_only;	/* shown in one of the machine formats only */
+};
+
+extern const struct rtable *const report_tables[];	/* NULL-terminated */
+const struct rtable *rtable_find(const char *name);
+/* A section's main table ("callsites"), or NULL. */
+const struct rtable *rtable_of_section(unsigned int bit);
+/*
+ * The rows to show, kept and sorted by the report's -s keys that @t has
+ * (then its default): a malloc'd array, NULL if there are none.
+ */
+size_t rtable_rows(const struct report *r, const struct rtable *t, const void ***out);
+/* How many of @n rows to print: -n for text, and for JSON/CSV if given. */
+size_t rtable_limit(const struct report *r, size_t n, bool machine);
+void rcol_value(const struct report *r, const struct rcol *c, const void *row, struct rval *v,
+		char *buf, size_t len);
+/* Is @key a -s key of any table? */
+bool report_sort_key_known(const char *key);
+/* The -s keys, comma-separated, into @buf (for messages and help). */
+const char *report_sort_keys(char *buf, size_t len);
+
+/* Text formatting of one value into @buf (human units). */
+const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, size_t len);
+/* A text table of @t's titled columns: header and up to -n rows (report-text.c). */
+void text_table(const struct report *r, const struct rtable *t, FILE *out);
 
 void report_text(const struct report *r, FILE *out);
 void report_json(const struct report *r, FILE *out);

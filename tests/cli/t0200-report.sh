@@ -68,7 +68,8 @@ test_expect_success 'text report: sections, --csv, --raw-ip, sorting, -n' '
 	$KMT report --sections callsites -s allocs -n 3 gt.dat > cs && ! grep -q SUMMARY cs &&
 	[ $(grep -c "+0x" cs) -le 3 ] &&
 	$KMT report --csv callsites --comm kmt-gt gt.dat > cs.csv &&
-	grep -q "^\"do_getxattr+0x[0-9a-f]*\",\"do_getxattr\",$((G + L))," cs.csv &&
+	head -n 1 cs.csv | grep -q "^callsite,function,address,allocs,frees," &&
+	grep -q "^\"do_getxattr+0x[0-9a-f]*\",\"do_getxattr\",\"0x[0-9a-f]*\",$((G + L))," cs.csv &&
 	$KMT report --raw-ip --csv callsites gt.dat | grep -q "^\"0xffffffff"
 '
 
@@ -113,8 +114,9 @@ tc_sites() {
 		sed -n "s/.* \(kmalloc\|kmem_cache_alloc\): .*call_site=\([^ ]*\) ptr=\([^ ]*\).*/\2 \3/p" |
 		grep -v " (nil)$" | awk "{ n[\$1]++ } END { for (s in n) print s, n[s] }" | sort
 }
-our_sites() {
-	$KMT report --csv callsites "$1" | awk -F, "NR > 1 && \$3 > 0 { gsub(/\"/, \"\", \$1); print \$1, \$3 }" | sort
+our_sites() {	# columns by their header names
+	$KMT report --csv callsites "$1" | awk -F, "NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+		\$c[\"allocs\"] > 0 { s = \$c[\"callsite\"]; gsub(/\"/, \"\", s); print s, \$c[\"allocs\"] }" | sort
 }
 
 test_expect_success 'trace-cmd v7 file: same allocations per call site as trace-cmd report' '
@@ -126,6 +128,25 @@ test_expect_success 'trace-cmd v7 file: same allocations per call site as trace-
 test_expect_success 'trace-cmd v6 file: the same numbers' '
 	$KMT info tc6.dat | grep -q "trace.dat v6" &&
 	our_sites tc6.dat > ours6 && diff -u ours ours6
+'
+
+# docs/report-json.md has a heading per table ("## callsites[]", "### pages.gfp[]",
+# "## lifetimes (CSV only)") under which every column of the table is named.
+test_expect_success 'docs/report-json.md names every table and column report --columns lists' '
+	$KMT report --columns > cols &&
+	awk "/^[a-z_]+( \\(in [a-z]+\\))?: / { t = \$1; sub(/:\$/, \"\", t); p = \"\";
+		if (\$2 == \"(in\") { p = \$3; sub(/\\):\$/, \"\", p); p = p \".\" } next }
+		/^  in / { next }
+		/^  [a-z_]+ / { print p t, \$1 }" cols > pairs &&
+	[ $(wc -l < pairs) -gt 100 ] &&
+	while read -r t c; do
+		awk -v t="$t" "/^#/ { h = \$0; sub(/^#+ /, \"\", h); sub(/\\[\\]\$/, \"\", h);
+			sub(/ \\(CSV only\\)\$/, \"\", h); on = (h == t); next } on" \
+			$ROOT/docs/report-json.md > part &&
+		[ -s part ] || { echo "no heading for table $t"; exit 1; }
+		grep -q "\`$c\`" part || { [ "$c" = lt ] && grep -q "\`lt_" part; } ||
+			{ echo "$t.$c is not in docs/report-json.md"; exit 1; }
+	done < pairs
 '
 
 tracefs_check

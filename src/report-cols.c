@@ -1,0 +1,835 @@
+/*
+ * The report's tables (src/report.h): for every section, its columns and
+ * where its rows come from. This file is the one place a report column is
+ * defined; text, JSON and CSV (and `report --columns`) read it.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report.h"
+
+#define U(n, st, f, un, t, w, so, d) \
+	{ .name = n, .type = RT_U64, .unit = un, .title = t, .width = w, .sort = so, .doc = d, \
+	  .off = offsetof(st, f) }
+#define G(n, ty, un, t, w, so, d, fn) \
+	{ .name = n, .type = ty, .unit = un, .title = t, .width = w, .sort = so, .doc = d, .get = fn }
+#define END { .name = NULL }
+
+/* ---- rows ---- */
+
+/* Pointers to the @n elements of @v, of @size bytes each. */
+static size_t ptrs(const void *v, size_t n, size_t size, const void ***out)
+{
+	const void **p = n ? malloc(n * sizeof(*p)) : NULL;
+	size_t i;
+
+	*out = p;
+	if (!p)
+		return 0;
+	for (i = 0; i < n; i++)
+		p[i] = (const char *)v + i * size;
+	return n;
+}
+
+static size_t one(const void *row, const void ***out)
+{
+	const void **p = malloc(sizeof(*p));
+
+	*out = p;
+	if (!p)
+		return 0;
+	p[0] = row;
+	return 1;
+}
+
+static size_t summary_rows(const struct report *r, const void ***out)
+{
+	return one(kmt_model_summary(r->m), out);
+}
+
+static size_t site_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_site *v = kmt_model_sites(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t page_site_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_site *v = kmt_model_page_sites(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t cache_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_cache *v = kmt_model_caches(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t proc_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_proc *v = kmt_model_procs(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+/* Processes by name: every pid of a comm summed (pid: how many pids). */
+static size_t comm_rows(const struct report *r, const void ***out)
+{
+	size_t n, i, j, nc = 0;
+	const struct kmt_proc *v = kmt_model_procs(r->m, &n);
+	const void **p = malloc((n + 1) * (sizeof(*p) + sizeof(struct kmt_proc)));
+	struct kmt_proc *c = (struct kmt_proc *)(p + n + 1);
+
+	*out = p;
+	if (!p)
+		return 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nc && strcmp(c[j].comm, v[i].comm); j++)
+			;
+		if (j == nc) {
+			memset(&c[nc], 0, sizeof(c[nc]));
+			memcpy(c[nc].comm, v[i].comm, sizeof(c[nc].comm));
+			p[nc] = &c[nc];
+			nc++;
+		}
+		c[j].pid++;
+		c[j].allocs += v[i].allocs;
+		c[j].frees += v[i].frees;
+		c[j].bytes_req += v[i].bytes_req;
+		c[j].bytes_alloc += v[i].bytes_alloc;
+		c[j].bytes_freed += v[i].bytes_freed;
+		c[j].live_objects += v[i].live_objects;
+		c[j].live_bytes += v[i].live_bytes;
+		c[j].page_allocs += v[i].page_allocs;
+		c[j].pages += v[i].pages;
+	}
+	return nc;
+}
+
+static size_t gfp_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_gfp_count *v = kmt_model_gfp(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t outstanding_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_outstanding *v = kmt_model_outstanding(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t misuse_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t access_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
+
+	return ptrs(v, n, sizeof(*v), out);
+}
+
+/* Page allocations by order and migrate type, the cells that are not zero. */
+struct order_cell {
+	uint64_t order, migratetype, allocs;
+};
+
+#define NR_CELLS ((KMT_MAX_ORDER + 1) * (KMT_MIGRATE_TYPES + 1))
+
+/* The cells live in the same block as the pointers, freed with them. */
+static size_t order_rows(const struct report *r, const void ***out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	const void **p = malloc(NR_CELLS * (sizeof(*p) + sizeof(struct order_cell)));
+	struct order_cell *cells = (struct order_cell *)(p + NR_CELLS);
+	size_t n = 0;
+	int o, t;
+
+	*out = p;
+	if (!p)
+		return 0;
+	for (o = 0; o <= KMT_MAX_ORDER; o++)
+		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+			if (s->order_mt[o][t]) {
+				cells[n] = (struct order_cell){ (uint64_t)o, (uint64_t)t, s->order_mt[o][t] };
+				p[n] = &cells[n];
+				n++;
+			}
+	return n;
+}
+
+/* ---- which rows show ---- */
+
+static bool site_keep(const struct report *r, const void *row)
+{
+	const struct kmt_site *s = row;
+
+	return s->allocs || s->failures || s->free_calls;
+}
+
+/* The text table shows allocation sites only. */
+static bool site_text_keep(const struct report *r, const void *row)
+{
+	const struct kmt_site *s = row;
+
+	return s->allocs || s->failures;
+}
+
+static bool lifetime_keep(const struct report *r, const void *row)
+{
+	return ((const struct kmt_site *)row)->frees;
+}
+
+static bool proc_keep(const struct report *r, const void *row)
+{
+	const struct kmt_proc *p = row;
+
+	return p->allocs || p->page_allocs;
+}
+
+/* ---- values ---- */
+
+/* g_callsite and friends read the address a site or outstanding row starts with. */
+_Static_assert(offsetof(struct kmt_site, addr) == 0, "kmt_site starts with its address");
+_Static_assert(offsetof(struct kmt_outstanding, site) == 0, "kmt_outstanding starts with its site");
+
+static void g_callsite(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_name(r, *(const uint64_t *)row, buf, len);	/* addr/site comes first */
+}
+
+static void g_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_function(r, *(const uint64_t *)row, buf, len);
+}
+
+static void g_address(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = addr_str(r, *(const uint64_t *)row, buf, len);
+}
+
+static void g_site_waste(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_site *s = row;
+
+	v->u = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
+}
+
+static void g_site_frag(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_site *s = row;
+
+	v->f = frag_pct(s->bytes_req, s->bytes_alloc);
+}
+
+static void g_site_life(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->v = ((const struct kmt_site *)row)->life;
+	v->n = KMT_LIFE_BUCKETS;
+}
+
+static void g_life_median(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_site *s = row;
+
+	v->u = life_quantile(s->life, 0.5, s->life_min, s->life_max);
+}
+
+static void g_life_p90(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_site *s = row;
+
+	v->u = life_quantile(s->life, 0.9, s->life_min, s->life_max);
+}
+
+static void g_cache_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = ((const struct kmt_cache *)row)->is_kmalloc ? "kmalloc" : "slab";
+}
+
+static void g_cache_name(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = ((const struct kmt_cache *)row)->name;
+}
+
+static void g_cache_frag(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_cache *c = row;
+
+	v->f = frag_pct(c->bytes_req, c->bytes_alloc);
+}
+
+static void g_cache_waste(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_cache *c = row;
+
+	v->u = c->bytes_alloc - MIN(c->bytes_req, c->bytes_alloc);
+}
+
+static void g_proc_pid(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = (uint64_t)((const struct kmt_proc *)row)->pid;
+}
+
+static void g_proc_comm(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = ((const struct kmt_proc *)row)->comm;
+}
+
+static void g_gfp_value(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%" PRIx64, ((const struct kmt_gfp_count *)row)->gfp);
+	v->s = buf;
+}
+
+static void g_gfp_flags(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = kmt_flags_format(r->gfp_names, ((const struct kmt_gfp_count *)row)->gfp, buf, len);
+}
+
+static void g_out_median(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_outstanding *o = row;
+
+	v->u = life_quantile(o->age, 0.5, o->age_min, o->age_max);
+}
+
+static void g_out_ages(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->v = ((const struct kmt_outstanding *)row)->age;
+	v->n = KMT_LIFE_BUCKETS;
+}
+
+static void g_mis_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = kmt_misuse_name(((const struct kmt_misuse *)row)->kind);
+}
+
+static void g_mis_severity(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = kmt_severity_name(kmt_misuse_severity(((const struct kmt_misuse *)row)->kind));
+}
+
+static void g_mis_site(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_name(r, ((const struct kmt_misuse *)row)->site, buf, len);
+}
+
+static void g_mis_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_function(r, ((const struct kmt_misuse *)row)->site, buf, len);
+}
+
+static void g_mis_address(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = addr_str(r, ((const struct kmt_misuse *)row)->site, buf, len);
+}
+
+static void g_mis_asite(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_name(r, ((const struct kmt_misuse *)row)->alloc_site, buf, len);
+}
+
+static void g_mis_afunction(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_function(r, ((const struct kmt_misuse *)row)->alloc_site, buf, len);
+}
+
+static void g_mis_pid(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = (uint64_t)((const struct kmt_misuse *)row)->first_pid;
+}
+
+static void g_mis_ptr(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = addr_str(r, ((const struct kmt_misuse *)row)->first_ptr, buf, len);
+}
+
+static void g_mis_detail(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = ((const struct kmt_misuse *)row)->detail;
+}
+
+static void g_mis_cache(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = cache_name(r, ((const struct kmt_misuse *)row)->cache);
+}
+
+static void g_acc_afunction(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_function(r, ((const struct kmt_access_stat *)row)->site, buf, len);
+}
+
+static void g_acc_cache(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_access_stat *a = row;
+
+	v->s = a->cache != UINT32_MAX ? cache_name(r, a->cache) : "";
+}
+
+static void g_acc_offset(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = ((const struct kmt_access_stat *)row)->offset;
+}
+
+static void g_acc_len(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = ((const struct kmt_access_stat *)row)->len;
+}
+
+static void g_acc_field(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = ((const struct kmt_access_stat *)row)->field;
+}
+
+static void g_acc_ip(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_name(r, ((const struct kmt_access_stat *)row)->ip, buf, len);
+}
+
+static void g_acc_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_function(r, ((const struct kmt_access_stat *)row)->ip, buf, len);
+}
+
+/* The summary's derived numbers. */
+#define SUM(row) ((const struct kmt_summary *)(row))
+
+static void g_span(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->last_ts - MIN(SUM(row)->first_ts, SUM(row)->last_ts);
+}
+
+static void g_by_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->v = SUM(row)->by_kind;
+	v->n = KMT_EV_NR;
+}
+
+static void g_net(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->i = (int64_t)(SUM(row)->bytes_alloc - SUM(row)->bytes_freed);
+}
+
+static void g_frag_bytes(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->bytes_alloc - MIN(SUM(row)->bytes_req, SUM(row)->bytes_alloc);
+}
+
+static void g_frag_pct(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->f = frag_pct(SUM(row)->bytes_req, SUM(row)->bytes_alloc);
+}
+
+static void g_partial_allocs(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->partial_allocs;
+}
+
+static void g_partial_frees(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->partial_frees;
+}
+
+static void g_affected(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->affected_by_loss;
+}
+
+static void g_truncated(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = (uint64_t)SUM(row)->truncated_cpus;
+}
+
+static void g_lost_by_cpu(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->v = SUM(row)->lost_by_cpu;
+	v->n = SUM(row)->nr_cpus;
+}
+
+static void g_events_by_cpu(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->v = SUM(row)->events_by_cpu;
+	v->n = SUM(row)->nr_cpus;
+}
+
+static void g_order_mt(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->v = &SUM(row)->order_mt[0][0];
+	v->n = (KMT_MAX_ORDER + 1) * (KMT_MIGRATE_TYPES + 1);
+}
+
+static void g_order_mtype(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct order_cell *c = row;
+
+	v->i = c->migratetype < KMT_MIGRATE_TYPES ? (int64_t)c->migratetype : -1;
+}
+
+/* ---- the tables ---- */
+
+#define S struct kmt_summary
+static const struct rcol summary_cols[] = {
+	U("first_ts_ns", S, first_ts, RU_NS, NULL, 0, NULL, "the analysed window's first event, in the trace clock"),
+	U("last_ts_ns", S, last_ts, RU_NS, NULL, 0, NULL, "and its last"),
+	G("span_ns", RT_U64, RU_NS, NULL, 0, NULL, "the window's length", g_span),
+	U("events", S, events, RU_COUNT, NULL, 0, NULL, "decoded events in the window, all kinds"),
+	G("events_by_kind", RT_KINDS, RU_COUNT, NULL, 0, NULL, "{\"kmalloc\": N, \"kfree\": N, ...}", g_by_kind),
+	U("allocs", S, allocs, RU_COUNT, NULL, 0, NULL, "slab objects (kmalloc and kmem_cache) allocated"),
+	U("frees", S, frees, RU_COUNT, NULL, 0, NULL, "of them, freed in the window"),
+	U("failures", S, failures, RU_COUNT, NULL, 0, NULL, "allocations that returned NULL"),
+	U("bytes_req", S, bytes_req, RU_BYTES, NULL, 0, NULL, "bytes requested by allocs"),
+	U("bytes_alloc", S, bytes_alloc, RU_BYTES, NULL, 0, NULL, "bytes allocated for them"),
+	U("bytes_freed", S, bytes_freed, RU_BYTES, NULL, 0, NULL, "allocated bytes of the objects freed in the window"),
+	G("net_bytes", RT_I64, RU_BYTES, NULL, 0, NULL, "bytes_alloc - bytes_freed (signed)", g_net),
+	G("fragmentation_bytes", RT_U64, RU_BYTES, NULL, 0, NULL, "bytes_alloc - bytes_req", g_frag_bytes),
+	G("fragmentation_pct", RT_PCT, RU_NONE, NULL, 0, NULL, "its share of bytes_alloc", g_frag_pct),
+	U("cross_cpu_frees", S, cross_cpu_frees, RU_COUNT, NULL, 0, NULL,
+	  "objects freed on another CPU than the one that allocated them"),
+	U("preexisting_frees", S, preexisting_frees, RU_COUNT, NULL, 0, NULL,
+	  "frees of objects allocated before the window (not errors)"),
+	U("live_objects", S, live_objects, RU_COUNT, NULL, 0, NULL,
+	  "objects allocated in the window and live at its end (certain ones)"),
+	U("live_bytes", S, live_bytes, RU_BYTES, NULL, 0, NULL, "their allocated bytes"),
+	U("uncertain_objects", S, uncertain_objects, RU_COUNT, NULL, 0, NULL,
+	  "objects whose fate a loss may hide"),
+	U("uncertain_misuse", S, uncertain_misuse, RU_COUNT, NULL, 0, NULL,
+	  "contradictions a loss may explain; not in misuse"),
+	U("null_frees", S, null_frees, RU_COUNT, NULL, 0, NULL, "kfree(NULL)"),
+	U("kmalloc_large_merged", S, kmalloc_large_merged, RU_COUNT, NULL, 0, NULL,
+	  "large kmallocs the kernel traced twice, counted once"),
+	G("partial_allocs", RT_BOOL, RU_NONE, NULL, 0, NULL,
+	  "the recording kept only some slab allocations (its VERSION option says so)", g_partial_allocs),
+	G("partial_frees", RT_BOOL, RU_NONE, NULL, 0, NULL, "the recording kept only some slab frees",
+	  g_partial_frees),
+	U("unseen_allocs", S, unseen_allocs, RU_COUNT, NULL, 0, NULL,
+	  "with partial_allocs: frees of an address already freed"),
+	U("untraced_evidence", S, untraced_evidence, RU_COUNT, NULL, 0, NULL,
+	  "findings proving the kernel allocated or freed slab objects without tracing"),
+	U("page_allocs", S, page_allocs, RU_COUNT, NULL, 0, NULL, "page allocations"),
+	U("page_frees", S, page_frees, RU_COUNT, NULL, 0, NULL, "page frees"),
+	U("pages_allocated", S, pages_allocated, RU_COUNT, NULL, 0, NULL, "pages in those allocations"),
+	U("pages_freed", S, pages_freed, RU_COUNT, NULL, 0, NULL, "pages in those frees"),
+	U("page_failures", S, page_failures, RU_COUNT, NULL, 0, NULL, "page allocations that failed"),
+	U("percpu_allocs", S, pcpu_allocs, RU_COUNT, NULL, 0, NULL, "per-CPU allocations"),
+	U("percpu_frees", S, pcpu_frees, RU_COUNT, NULL, 0, NULL, "per-CPU frees"),
+	U("lost_events", S, lost_events, RU_COUNT, NULL, 0, NULL, "events the ring buffer reported lost"),
+	U("lost_gaps_unknown", S, lost_pages_unknown, RU_COUNT, NULL, 0, NULL,
+	  "gaps reported without a count"),
+	G("lost_by_cpu", RT_ARRAY, RU_COUNT, NULL, 0, NULL, "events lost, indexed by CPU number", g_lost_by_cpu),
+	G("events_by_cpu", RT_ARRAY, RU_COUNT, NULL, 0, NULL, "events, indexed by CPU number", g_events_by_cpu),
+	G("affected_by_loss", RT_BOOL, RU_NONE, NULL, 0, NULL, "true if any loss is in the window", g_affected),
+	G("truncated_cpus", RT_U64, RU_COUNT, NULL, 0, NULL,
+	  "CPUs whose recording stopped early (disk full): their later events are missing", g_truncated),
+	END,
+};
+#undef S
+
+#define ST struct kmt_site
+#define SITE_KEYS(what) \
+	G("callsite", RT_STR, RU_NONE, "call site", -40, "callsite", what " as symbol+0xoffset (the address with --raw-ip)", g_callsite), \
+	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "the symbol alone", g_function), \
+	G("address", RT_STR, RU_NONE, NULL, 0, NULL, "the address (a keyed hash with --hash-pointers)", g_address)
+
+static const struct rcol site_cols[] = {
+	SITE_KEYS("the allocation site"),
+	U("allocs", ST, allocs, RU_COUNT, "allocs", 9, "allocs", "allocations made here"),
+	U("frees", ST, frees, RU_COUNT, "frees", 9, "frees", "of those objects, freed in the window"),
+	U("free_calls", ST, free_calls, RU_COUNT, NULL, 0, NULL, "free events whose call site is here"),
+	U("bytes_req", ST, bytes_req, RU_BYTES, "requested", 10, "req", "bytes requested"),
+	U("bytes_alloc", ST, bytes_alloc, RU_BYTES, "allocated", 10, "bytes", "bytes allocated"),
+	U("bytes_freed", ST, bytes_freed, RU_BYTES, NULL, 0, NULL, "allocated bytes of the objects freed"),
+	G("waste", RT_U64, RU_BYTES, "waste", 10, "waste", "bytes_alloc - bytes_req", g_site_waste),
+	G("frag_pct", RT_PCT, RU_NONE, "frag", 6, "frag", "waste as a share of bytes_alloc", g_site_frag),
+	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, "x-cpu", 7, "pingpong", "objects from here freed on another CPU"),
+	U("live_objects", ST, live_objects, RU_COUNT, "live", 8, NULL, "objects from here live at the end (certain ones)"),
+	U("live_bytes", ST, live_bytes, RU_BYTES, "live bytes", 10, "live", "their allocated bytes"),
+	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "objects from here whose free a loss may hide"),
+	U("failures", ST, failures, RU_COUNT, NULL, 0, NULL, "allocations here that returned NULL"),
+	G("lifetime_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL,
+	  "allocation-to-free times: entry i counts lifetimes in [2^(i-1), 2^i) ns (entry 0: 0 ns)", g_site_life),
+	END,
+};
+
+static const struct rcol lifetime_cols[] = {
+	SITE_KEYS("the allocation site"),
+	U("allocs", ST, allocs, RU_COUNT, NULL, 0, "allocs", "allocations made here"),
+	U("bytes_alloc", ST, bytes_alloc, RU_BYTES, NULL, 0, "bytes", "bytes allocated"),
+	U("freed", ST, frees, RU_COUNT, NULL, 0, "frees", "objects from here freed in the window"),
+	G("median_ns", RT_U64, RU_NS, NULL, 0, NULL, "median lifetime, estimated from the log2 buckets", g_life_median),
+	G("p90_ns", RT_U64, RU_NS, NULL, 0, NULL, "90th percentile, estimated likewise", g_life_p90),
+	U("min_ns", ST, life_min, RU_NS, NULL, 0, NULL, "shortest lifetime"),
+	U("max_ns", ST, life_max, RU_NS, NULL, 0, NULL, "longest lifetime"),
+	{ .name = "lt", .type = RT_HIST, .unit = RU_COUNT, .get = g_site_life, .flags = RC_CSV_BUCKETS,
+	  .doc = "the lifetime histogram, a column per bucket: lt_Nns counts lifetimes below N ns "
+		 "and at least half that" },
+	END,
+};
+
+/* As site_cols, titled for the text's page-allocating functions. */
+static const struct rcol page_site_cols[] = {
+	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "the first non-allocator function of the stack, "
+	  "+offset", g_callsite),
+	G("function", RT_STR, RU_NONE, "allocating function (from stacks)", -40, NULL, "the function", g_function),
+	G("address", RT_STR, RU_NONE, NULL, 0, NULL, "its address", g_address),
+	U("allocs", ST, allocs, RU_COUNT, "allocs", 9, "allocs", "page allocations"),
+	U("frees", ST, frees, RU_COUNT, "frees", 9, "frees", "of them, freed in the window"),
+	U("free_calls", ST, free_calls, RU_COUNT, NULL, 0, NULL, "always 0 (page frees have no call site)"),
+	U("bytes_req", ST, bytes_req, RU_BYTES, NULL, 0, "req", "bytes (pages x page size)"),
+	U("bytes_alloc", ST, bytes_alloc, RU_BYTES, "bytes", 10, "bytes", "bytes (pages x page size)"),
+	U("bytes_freed", ST, bytes_freed, RU_BYTES, NULL, 0, NULL, "bytes of those freed"),
+	G("waste", RT_U64, RU_BYTES, NULL, 0, "waste", "always 0", g_site_waste),
+	G("frag_pct", RT_PCT, RU_NONE, NULL, 0, "frag", "always 0", g_site_frag),
+	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, NULL, 0, "pingpong", "freed on another CPU"),
+	U("live_objects", ST, live_objects, RU_COUNT, NULL, 0, NULL, "allocations live at the end"),
+	U("live_bytes", ST, live_bytes, RU_BYTES, NULL, 0, "live", "their bytes"),
+	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "whose free a loss may hide"),
+	U("failures", ST, failures, RU_COUNT, NULL, 0, NULL, "failed allocations"),
+	G("lifetime_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL, "as in callsites", g_site_life),
+	END,
+};
+#undef ST
+
+#define C struct kmt_cache
+static const struct rcol cache_cols[] = {
+	G("name", RT_STR, RU_NONE, "cache", -28, "name", "slab cache name; kmalloc-N for a kmalloc size class", g_cache_name),
+	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "slab or kmalloc", g_cache_kind),
+	{ .name = "object_size", .type = RT_U64, .unit = RU_COUNT, .title = "objsize", .width = 8,
+	  .off = offsetof(C, object_size), .flags = RC_DASH0, .doc = "bytes allocated per object" },
+	U("allocs", C, allocs, RU_COUNT, "allocs", 9, "allocs", "allocations"),
+	U("frees", C, frees, RU_COUNT, "frees", 9, "frees", "of them, freed in the window"),
+	U("bytes_req", C, bytes_req, RU_BYTES, "requested", 10, "req", "bytes requested"),
+	U("bytes_alloc", C, bytes_alloc, RU_BYTES, "allocated", 10, "bytes", "bytes allocated"),
+	G("waste", RT_U64, RU_BYTES, NULL, 0, "waste", "bytes_alloc - bytes_req", g_cache_waste),
+	G("frag_pct", RT_PCT, RU_NONE, "frag", 6, "frag", "waste as a share of bytes_alloc", g_cache_frag),
+	U("live_objects", C, live_objects, RU_COUNT, "live", 8, NULL, "objects live at the end"),
+	U("live_bytes", C, live_bytes, RU_BYTES, "live bytes", 10, "live", "their bytes"),
+	U("untraced", C, untraced, RU_COUNT, NULL, 0, NULL,
+	  "signs that the kernel allocates or frees its objects without tracing (bulk paths)"),
+	END,
+};
+#undef C
+
+#define P struct kmt_proc
+static const struct rcol proc_cols[] = {
+	G("comm", RT_STR, RU_NONE, "comm", -16, "comm", "the task's name", g_proc_comm),
+	G("pid", RT_U64, RU_NONE, "pid", 8, "pid", "its pid (a task that execs gets a row per name)", g_proc_pid),
+	U("allocs", P, allocs, RU_COUNT, "allocs", 9, "allocs", "slab allocations by the task"),
+	U("frees", P, frees, RU_COUNT, "frees", 9, "frees", "of its objects, freed in the window"),
+	U("bytes_req", P, bytes_req, RU_BYTES, NULL, 0, "req", "bytes requested"),
+	U("bytes_alloc", P, bytes_alloc, RU_BYTES, "allocated", 10, "bytes", "bytes allocated"),
+	U("live_objects", P, live_objects, RU_COUNT, "live", 8, NULL, "its objects live at the end"),
+	U("live_bytes", P, live_bytes, RU_BYTES, "live bytes", 10, "live", "their bytes"),
+	U("page_allocs", P, page_allocs, RU_COUNT, NULL, 0, NULL, "page allocations by the task"),
+	U("pages", P, pages, RU_COUNT, "pages", 9, "pages", "pages in them"),
+	END,
+};
+
+static const struct rcol comm_cols[] = {
+	G("comm", RT_STR, RU_NONE, "comm", -16, "comm", "the task name", g_proc_comm),
+	G("pids", RT_U64, RU_COUNT, "pids", 6, NULL, "how many tasks had it", g_proc_pid),
+	U("allocs", P, allocs, RU_COUNT, "allocs", 9, "allocs", "slab allocations by those tasks"),
+	U("frees", P, frees, RU_COUNT, "frees", 9, "frees", "of their objects, freed in the window"),
+	U("bytes_req", P, bytes_req, RU_BYTES, NULL, 0, "req", "bytes requested"),
+	U("bytes_alloc", P, bytes_alloc, RU_BYTES, "allocated", 10, "bytes", "bytes allocated"),
+	U("live_objects", P, live_objects, RU_COUNT, "live", 8, NULL, "their objects live at the end"),
+	U("live_bytes", P, live_bytes, RU_BYTES, "live bytes", 10, "live", "their bytes"),
+	U("page_allocs", P, page_allocs, RU_COUNT, NULL, 0, NULL, "page allocations"),
+	U("pages", P, pages, RU_COUNT, "pages", 9, "pages", "pages in them"),
+	END,
+};
+#undef P
+
+static const struct rcol pages_cols[] = {
+	U("allocs", struct kmt_summary, page_allocs, RU_COUNT, NULL, 0, NULL, "page allocations"),
+	U("frees", struct kmt_summary, page_frees, RU_COUNT, NULL, 0, NULL, "page frees"),
+	U("pages_allocated", struct kmt_summary, pages_allocated, RU_COUNT, NULL, 0, NULL, "pages allocated"),
+	U("pages_freed", struct kmt_summary, pages_freed, RU_COUNT, NULL, 0, NULL, "pages freed"),
+	U("failures", struct kmt_summary, page_failures, RU_COUNT, NULL, 0, NULL, "failed allocations"),
+	G("order_migratetype", RT_MATRIX, RU_COUNT, NULL, 0, NULL,
+	  "12 rows (orders 0..11, the last 11 and above) of 9 counts (migrate types 0..7, then unknown)",
+	  g_order_mt),
+	END,
+};
+
+static const struct rcol order_cols[] = {
+	U("order", struct order_cell, order, RU_NONE, NULL, 0, NULL, "allocation order"),
+	G("migratetype", RT_I64, RU_NONE, NULL, 0, NULL, "migrate type (-1: unknown)", g_order_mtype),
+	U("allocs", struct order_cell, allocs, RU_COUNT, NULL, 0, "allocs", "allocations"),
+	END,
+};
+
+static const struct rcol gfp_cols[] = {
+	G("value", RT_STR, RU_NONE, NULL, 0, NULL, "the gfp flags, hex", g_gfp_value),
+	U("allocs", struct kmt_gfp_count, allocs, RU_COUNT, "allocs", 10, "allocs", "page allocations with them"),
+	U("pages", struct kmt_gfp_count, pages, RU_COUNT, "pages", 10, "pages", "pages in them"),
+	G("flags", RT_STR, RU_NONE, "gfp flags", -1, NULL, "named from the file's own print format", g_gfp_flags),
+	END,
+};
+
+#define O struct kmt_outstanding
+static const struct rcol outstanding_cols[] = {
+	SITE_KEYS("the allocation site"),
+	U("objects", O, objects, RU_COUNT, "objects", 9, "allocs", "objects from here live at the end"),
+	U("bytes_req", O, bytes_req, RU_BYTES, NULL, 0, "req", "their requested bytes"),
+	U("bytes_alloc", O, bytes_alloc, RU_BYTES, "bytes", 10, "bytes", "their allocated bytes"),
+	U("age_min_ns", O, age_min, RU_NS, "youngest", 10, NULL, "the youngest one's age at the end"),
+	G("age_median_ns", RT_U64, RU_NS, "~median age", 12, NULL,
+	  "median age, estimated from the log2 buckets (within a factor of two)", g_out_median),
+	U("age_max_ns", O, age_max, RU_NS, "oldest", 10, NULL, "the oldest one's age"),
+	{ .name = "in_untraced_caches", .type = RT_U64, .unit = RU_COUNT, .title = "untraced?", .width = 10,
+	  .off = offsetof(O, in_untraced_caches), .flags = RC_BLANK0,
+	  .doc = "of them in caches the kernel also frees without tracing: they may be gone" },
+	G("age_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL, "histogram of ages at the end, as lifetime_log2_ns",
+	  g_out_ages),
+	END,
+};
+#undef O
+
+#define M struct kmt_misuse
+static const struct rcol misuse_cols[] = {
+	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "double_free, alloc_over_live, cache_free_of_kmalloc, "
+	  "cache_mismatch, kfree_of_cache_object, untraced_alloc", g_mis_kind),
+	G("severity", RT_STR, RU_NONE, NULL, 0, NULL, "error, warning or info", g_mis_severity),
+	U("count", M, count, RU_COUNT, NULL, 0, "allocs", "occurrences with this kind, call site and allocation site"),
+	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "where it happened (the free, or the allocation)", g_mis_site),
+	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "the symbol alone", g_mis_function),
+	G("address", RT_STR, RU_NONE, NULL, 0, NULL, "the address", g_mis_address),
+	G("alloc_callsite", RT_STR, RU_NONE, NULL, 0, NULL, "where the object came from ((unknown) if before the trace)",
+	  g_mis_asite),
+	G("alloc_function", RT_STR, RU_NONE, NULL, 0, NULL, "its symbol alone", g_mis_afunction),
+	U("first_ts_ns", M, first_ts, RU_NS, NULL, 0, NULL, "the first occurrence, in the trace clock"),
+	G("first_pid", RT_U64, RU_NONE, NULL, 0, NULL, "its task", g_mis_pid),
+	G("first_ptr", RT_STR, RU_NONE, NULL, 0, NULL, "its object's address", g_mis_ptr),
+	G("detail", RT_STR, RU_NONE, NULL, 0, NULL, "e.g. freed as dentry, allocated from filp", g_mis_detail),
+	G("cache", RT_STR, RU_NONE, NULL, 0, NULL, "the object's cache", g_mis_cache),
+	END,
+};
+#undef M
+
+#define S struct kmt_summary
+static const struct rcol access_cols[] = {
+	U("hits", S, access_hits, RU_COUNT, NULL, 0, NULL, "sample records in the window"),
+	U("writes", S, access_writes, RU_COUNT, NULL, 0, NULL, "attributed to an object live at that address then"),
+	U("reads", S, access_reads, RU_COUNT, NULL, 0, NULL, "likewise"),
+	U("dropped", S, access_dropped, RU_COUNT, NULL, 0, NULL, "no live object there then (freed before the watch moved)"),
+	U("lost", S, access_lost, RU_COUNT, NULL, 0, NULL, "samples the kernel dropped"),
+	U("objects", S, access_objects, RU_COUNT, NULL, 0, NULL, "distinct objects with samples"),
+	END,
+};
+#undef S
+
+#define A struct kmt_access_stat
+static const struct rcol access_row_cols[] = {
+	G("alloc_function", RT_STR, RU_NONE, NULL, 0, NULL, "the function that allocated the objects", g_acc_afunction),
+	G("cache", RT_STR, RU_NONE, NULL, 0, NULL, "their cache (or kmalloc size class)", g_acc_cache),
+	G("offset", RT_U64, RU_NONE, NULL, 0, NULL, "byte offset of the watched word in the object", g_acc_offset),
+	G("field", RT_STR, RU_NONE, NULL, 0, NULL, "the struct member(s) at that offset, when known", g_acc_field),
+	G("len", RT_U64, RU_NONE, NULL, 0, NULL, "bytes watched (1, 2, 4 or 8)", g_acc_len),
+	G("instruction", RT_STR, RU_NONE, NULL, 0, NULL, "the instruction after the access", g_acc_ip),
+	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "its function", g_acc_function),
+	U("writes", A, writes, RU_COUNT, NULL, 0, NULL, "samples; a read-modify-write counts as a write"),
+	U("reads", A, reads, RU_COUNT, NULL, 0, NULL, "samples that only read"),
+	END,
+};
+#undef A
+
+static const struct rtable t_summary = {
+	.name = "summary", .section = SEC_SUMMARY, .single = true, .cols = summary_cols,
+	.rows = summary_rows, .doc = "the analysed window in totals",
+};
+static const struct rtable t_callsites = {
+	.name = "callsites", .section = SEC_CALLSITES | SEC_LIFETIMES, .cols = site_cols,
+	.rows = site_rows, .keep = site_keep, .text_keep = site_text_keep, .default_sort = "bytes",
+	.doc = "allocation sites, and sites that only free (allocs 0, free_calls > 0; not in the text)",
+};
+static const struct rtable t_lifetimes = {
+	.name = "lifetimes", .section = SEC_LIFETIMES, .cols = lifetime_cols, .rows = site_rows,
+	.keep = lifetime_keep, .default_sort = "bytes", .csv_only = true,
+	.doc = "allocation sites whose objects were freed, with lifetimes (in JSON: callsites' lifetime_log2_ns)",
+};
+static const struct rtable t_caches = {
+	.name = "caches", .section = SEC_CACHES, .cols = cache_cols, .rows = cache_rows,
+	.default_sort = "bytes", .doc = "slab caches by name, kmalloc by size class",
+};
+static const struct rtable t_processes = {
+	.name = "processes", .section = SEC_PROCESSES, .cols = proc_cols, .rows = proc_rows,
+	.keep = proc_keep, .default_sort = "bytes", .doc = "one row per task id and name",
+};
+static const struct rtable t_comms = {
+	.name = "comms", .section = SEC_PROCESSES, .cols = comm_cols, .rows = comm_rows,
+	.keep = proc_keep, .default_sort = "bytes", .doc = "processes by name: every pid of a name together",
+};
+static const struct rtable t_pages = {
+	.name = "pages", .section = SEC_PAGES, .single = true, .cols = pages_cols, .rows = summary_rows,
+	.json_only = true, .doc = "the page allocator",
+};
+static const struct rtable t_page_orders = {
+	.name = "page_orders", .section = SEC_PAGES, .cols = order_cols, .rows = order_rows,
+	.csv_only = true, .doc = "page allocations by order and migrate type (the cells of order_migratetype)",
+};
+static const struct rtable t_gfp = {
+	.name = "gfp", .section = SEC_PAGES, .parent = "pages", .cols = gfp_cols, .rows = gfp_rows,
+	.default_sort = "allocs", .doc = "page allocations by gfp flags",
+};
+static const struct rtable t_page_functions = {
+	.name = "functions", .section = SEC_PAGES, .parent = "pages", .cols = page_site_cols,
+	.rows = page_site_rows, .default_sort = "bytes",
+	.doc = "page allocations by the first non-allocator function of their stack (record --stack)",
+};
+static const struct rtable t_outstanding = {
+	.name = "outstanding", .section = SEC_OUTSTANDING, .cols = outstanding_cols,
+	.rows = outstanding_rows, .doc = "objects live at the end, by allocation site, largest first",
+};
+static const struct rtable t_misuse = {
+	.name = "misuse", .section = SEC_MISUSE, .cols = misuse_cols, .rows = misuse_rows,
+	.doc = "what the model finds contradictory",
+};
+static const struct rtable t_access = {
+	.name = "access", .section = SEC_ACCESS, .single = true, .cols = access_cols,
+	.rows = summary_rows, .json_only = true, .doc = "watchpoint samples (files of kmemtrace watch)",
+};
+static const struct rtable t_access_rows = {
+	.name = "rows", .section = SEC_ACCESS, .parent = "access", .cols = access_row_cols,
+	.rows = access_rows, .doc = "samples per allocation site, offset and instruction",
+};
+
+const struct rtable *const report_tables[] = {
+	&t_summary, &t_callsites, &t_lifetimes, &t_caches, &t_processes, &t_comms, &t_pages, &t_page_orders,
+	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_access, &t_access_rows, NULL,
+};
+
+const struct rtable *rtable_of_section(unsigned int bit)
+{
+	switch (bit) {
+	case SEC_SUMMARY: return &t_summary;
+	case SEC_CALLSITES: return &t_callsites;
+	case SEC_LIFETIMES: return &t_lifetimes;
+	case SEC_CACHES: return &t_caches;
+	case SEC_PROCESSES: return &t_processes;
+	case SEC_PAGES: return &t_page_orders;
+	case SEC_OUTSTANDING: return &t_outstanding;
+	case SEC_MISUSE: return &t_misuse;
+	case SEC_ACCESS: return &t_access_rows;
+	}
+	return NULL;
+}
