@@ -1,7 +1,8 @@
 /*
  * The report's tables (src/report.h): for every section, its columns and
- * where its rows come from. This file is the one place a report column is
- * defined; text, JSON and CSV (and `report --columns`) read it.
+ * where its rows come from. This file and report-cols-site.c (the tables
+ * keyed by call site) are the one place a report column is defined; text,
+ * JSON and CSV (and `report --columns`) read them.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -11,17 +12,12 @@
 #include "cmd.h"
 #include "report.h"
 
-#define U(n, st, f, un, t, w, so, d) \
-	{ .name = n, .type = RT_U64, .unit = un, .title = t, .width = w, .sort = so, .doc = d, \
-	  .off = offsetof(st, f) }
-#define G(n, ty, un, t, w, so, d, fn) \
-	{ .name = n, .type = ty, .unit = un, .title = t, .width = w, .sort = so, .doc = d, .get = fn }
-#define END { .name = NULL }
+#include "report-cols.h"
 
 /* ---- rows ---- */
 
 /* Pointers to the @n elements of @v, of @size bytes each. */
-static size_t ptrs(const void *v, size_t n, size_t size, const void ***out)
+size_t rtable_ptrs(const void *v, size_t n, size_t size, const void ***out)
 {
 	const void **p = n ? malloc(n * sizeof(*p)) : NULL;
 	size_t i;
@@ -34,7 +30,7 @@ static size_t ptrs(const void *v, size_t n, size_t size, const void ***out)
 	return n;
 }
 
-static size_t one(const void *row, const void ***out)
+size_t rtable_one(const void *row, const void ***out)
 {
 	const void **p = malloc(sizeof(*p));
 
@@ -47,23 +43,7 @@ static size_t one(const void *row, const void ***out)
 
 static size_t summary_rows(const struct report *r, const void ***out)
 {
-	return one(kmt_model_summary(r->m), out);
-}
-
-static size_t site_rows(const struct report *r, const void ***out)
-{
-	size_t n;
-	const struct kmt_site *v = kmt_model_sites(r->m, &n);
-
-	return ptrs(v, n, sizeof(*v), out);
-}
-
-static size_t page_site_rows(const struct report *r, const void ***out)
-{
-	size_t n;
-	const struct kmt_site *v = kmt_model_page_sites(r->m, &n);
-
-	return ptrs(v, n, sizeof(*v), out);
+	return rtable_one(kmt_model_summary(r->m), out);
 }
 
 static size_t cache_rows(const struct report *r, const void ***out)
@@ -71,7 +51,7 @@ static size_t cache_rows(const struct report *r, const void ***out)
 	size_t n;
 	const struct kmt_cache *v = kmt_model_caches(r->m, &n);
 
-	return ptrs(v, n, sizeof(*v), out);
+	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
 static size_t proc_rows(const struct report *r, const void ***out)
@@ -79,7 +59,7 @@ static size_t proc_rows(const struct report *r, const void ***out)
 	size_t n;
 	const struct kmt_proc *v = kmt_model_procs(r->m, &n);
 
-	return ptrs(v, n, sizeof(*v), out);
+	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
 /* Processes by name: every pid of a comm summed (pid: how many pids). */
@@ -121,15 +101,7 @@ static size_t gfp_rows(const struct report *r, const void ***out)
 	size_t n;
 	const struct kmt_gfp_count *v = kmt_model_gfp(r->m, &n);
 
-	return ptrs(v, n, sizeof(*v), out);
-}
-
-static size_t outstanding_rows(const struct report *r, const void ***out)
-{
-	size_t n;
-	const struct kmt_outstanding *v = kmt_model_outstanding(r->m, &n);
-
-	return ptrs(v, n, sizeof(*v), out);
+	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
 static size_t misuse_rows(const struct report *r, const void ***out)
@@ -137,7 +109,7 @@ static size_t misuse_rows(const struct report *r, const void ***out)
 	size_t n;
 	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
 
-	return ptrs(v, n, sizeof(*v), out);
+	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
 static size_t access_rows(const struct report *r, const void ***out)
@@ -145,7 +117,7 @@ static size_t access_rows(const struct report *r, const void ***out)
 	size_t n;
 	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
 
-	return ptrs(v, n, sizeof(*v), out);
+	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
 /* Page allocations by order and migrate type, the cells that are not zero. */
@@ -179,26 +151,6 @@ static size_t order_rows(const struct report *r, const void ***out)
 
 /* ---- which rows show ---- */
 
-static bool site_keep(const struct report *r, const void *row)
-{
-	const struct kmt_site *s = row;
-
-	return s->allocs || s->failures || s->free_calls;
-}
-
-/* The text table shows allocation sites only. */
-static bool site_text_keep(const struct report *r, const void *row)
-{
-	const struct kmt_site *s = row;
-
-	return s->allocs || s->failures;
-}
-
-static bool lifetime_keep(const struct report *r, const void *row)
-{
-	return ((const struct kmt_site *)row)->frees;
-}
-
 static bool proc_keep(const struct report *r, const void *row)
 {
 	const struct kmt_proc *p = row;
@@ -207,59 +159,6 @@ static bool proc_keep(const struct report *r, const void *row)
 }
 
 /* ---- values ---- */
-
-/* g_callsite and friends read the address a site or outstanding row starts with. */
-_Static_assert(offsetof(struct kmt_site, addr) == 0, "kmt_site starts with its address");
-_Static_assert(offsetof(struct kmt_outstanding, site) == 0, "kmt_outstanding starts with its site");
-
-static void g_callsite(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_name(r, *(const uint64_t *)row, buf, len);	/* addr/site comes first */
-}
-
-static void g_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_function(r, *(const uint64_t *)row, buf, len);
-}
-
-static void g_address(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = addr_str(r, *(const uint64_t *)row, buf, len);
-}
-
-static void g_site_waste(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_site *s = row;
-
-	v->u = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
-}
-
-static void g_site_frag(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_site *s = row;
-
-	v->f = frag_pct(s->bytes_req, s->bytes_alloc);
-}
-
-static void g_site_life(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->v = ((const struct kmt_site *)row)->life;
-	v->n = KMT_LIFE_BUCKETS;
-}
-
-static void g_life_median(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_site *s = row;
-
-	v->u = life_quantile(s->life, 0.5, s->life_min, s->life_max);
-}
-
-static void g_life_p90(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_site *s = row;
-
-	v->u = life_quantile(s->life, 0.9, s->life_min, s->life_max);
-}
 
 static void g_cache_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
@@ -304,19 +203,6 @@ static void g_gfp_value(const struct report *r, const void *row, struct rval *v,
 static void g_gfp_flags(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->s = kmt_flags_format(r->gfp_names, ((const struct kmt_gfp_count *)row)->gfp, buf, len);
-}
-
-static void g_out_median(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_outstanding *o = row;
-
-	v->u = life_quantile(o->age, 0.5, o->age_min, o->age_max);
-}
-
-static void g_out_ages(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->v = ((const struct kmt_outstanding *)row)->age;
-	v->n = KMT_LIFE_BUCKETS;
 }
 
 static void g_mis_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -544,70 +430,6 @@ static const struct rcol summary_cols[] = {
 };
 #undef S
 
-#define ST struct kmt_site
-#define SITE_KEYS(what) \
-	G("callsite", RT_STR, RU_NONE, "call site", -40, "callsite", what " as symbol+0xoffset (the address with --raw-ip)", g_callsite), \
-	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "the symbol alone", g_function), \
-	G("address", RT_STR, RU_NONE, NULL, 0, NULL, "the address (a keyed hash with --hash-pointers)", g_address)
-
-static const struct rcol site_cols[] = {
-	SITE_KEYS("the allocation site"),
-	U("allocs", ST, allocs, RU_COUNT, "allocs", 9, "allocs", "allocations made here"),
-	U("frees", ST, frees, RU_COUNT, "frees", 9, "frees", "of those objects, freed in the window"),
-	U("free_calls", ST, free_calls, RU_COUNT, NULL, 0, NULL, "free events whose call site is here"),
-	U("bytes_req", ST, bytes_req, RU_BYTES, "requested", 10, "req", "bytes requested"),
-	U("bytes_alloc", ST, bytes_alloc, RU_BYTES, "allocated", 10, "bytes", "bytes allocated"),
-	U("bytes_freed", ST, bytes_freed, RU_BYTES, NULL, 0, NULL, "allocated bytes of the objects freed"),
-	G("waste", RT_U64, RU_BYTES, "waste", 10, "waste", "bytes_alloc - bytes_req", g_site_waste),
-	G("frag_pct", RT_PCT, RU_NONE, "frag", 6, "frag", "waste as a share of bytes_alloc", g_site_frag),
-	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, "x-cpu", 7, "pingpong", "objects from here freed on another CPU"),
-	U("live_objects", ST, live_objects, RU_COUNT, "live", 8, NULL, "objects from here live at the end (certain ones)"),
-	U("live_bytes", ST, live_bytes, RU_BYTES, "live bytes", 10, "live", "their allocated bytes"),
-	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "objects from here whose free a loss may hide"),
-	U("failures", ST, failures, RU_COUNT, NULL, 0, NULL, "allocations here that returned NULL"),
-	G("lifetime_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL,
-	  "allocation-to-free times: entry i counts lifetimes in [2^(i-1), 2^i) ns (entry 0: 0 ns)", g_site_life),
-	END,
-};
-
-static const struct rcol lifetime_cols[] = {
-	SITE_KEYS("the allocation site"),
-	U("allocs", ST, allocs, RU_COUNT, NULL, 0, "allocs", "allocations made here"),
-	U("bytes_alloc", ST, bytes_alloc, RU_BYTES, NULL, 0, "bytes", "bytes allocated"),
-	U("freed", ST, frees, RU_COUNT, NULL, 0, "frees", "objects from here freed in the window"),
-	G("median_ns", RT_U64, RU_NS, NULL, 0, NULL, "median lifetime, estimated from the log2 buckets", g_life_median),
-	G("p90_ns", RT_U64, RU_NS, NULL, 0, NULL, "90th percentile, estimated likewise", g_life_p90),
-	U("min_ns", ST, life_min, RU_NS, NULL, 0, NULL, "shortest lifetime"),
-	U("max_ns", ST, life_max, RU_NS, NULL, 0, NULL, "longest lifetime"),
-	{ .name = "lt", .type = RT_HIST, .unit = RU_COUNT, .get = g_site_life, .flags = RC_CSV_BUCKETS,
-	  .doc = "the lifetime histogram, a column per bucket: lt_Nns counts lifetimes below N ns "
-		 "and at least half that" },
-	END,
-};
-
-/* As site_cols, titled for the text's page-allocating functions. */
-static const struct rcol page_site_cols[] = {
-	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "the first non-allocator function of the stack, "
-	  "+offset", g_callsite),
-	G("function", RT_STR, RU_NONE, "allocating function (from stacks)", -40, NULL, "the function", g_function),
-	G("address", RT_STR, RU_NONE, NULL, 0, NULL, "its address", g_address),
-	U("allocs", ST, allocs, RU_COUNT, "allocs", 9, "allocs", "page allocations"),
-	U("frees", ST, frees, RU_COUNT, "frees", 9, "frees", "of them, freed in the window"),
-	U("free_calls", ST, free_calls, RU_COUNT, NULL, 0, NULL, "always 0 (page frees have no call site)"),
-	U("bytes_req", ST, bytes_req, RU_BYTES, NULL, 0, "req", "bytes (pages x page size)"),
-	U("bytes_alloc", ST, bytes_alloc, RU_BYTES, "bytes", 10, "bytes", "bytes (pages x page size)"),
-	U("bytes_freed", ST, bytes_freed, RU_BYTES, NULL, 0, NULL, "bytes of those freed"),
-	G("waste", RT_U64, RU_BYTES, NULL, 0, "waste", "always 0", g_site_waste),
-	G("frag_pct", RT_PCT, RU_NONE, NULL, 0, "frag", "always 0", g_site_frag),
-	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, NULL, 0, "pingpong", "freed on another CPU"),
-	U("live_objects", ST, live_objects, RU_COUNT, NULL, 0, NULL, "allocations live at the end"),
-	U("live_bytes", ST, live_bytes, RU_BYTES, NULL, 0, "live", "their bytes"),
-	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "whose free a loss may hide"),
-	U("failures", ST, failures, RU_COUNT, NULL, 0, NULL, "failed allocations"),
-	G("lifetime_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL, "as in callsites", g_site_life),
-	END,
-};
-#undef ST
 
 #define C struct kmt_cache
 static const struct rcol cache_cols[] = {
@@ -686,24 +508,6 @@ static const struct rcol gfp_cols[] = {
 	END,
 };
 
-#define O struct kmt_outstanding
-static const struct rcol outstanding_cols[] = {
-	SITE_KEYS("the allocation site"),
-	U("objects", O, objects, RU_COUNT, "objects", 9, "allocs", "objects from here live at the end"),
-	U("bytes_req", O, bytes_req, RU_BYTES, NULL, 0, "req", "their requested bytes"),
-	U("bytes_alloc", O, bytes_alloc, RU_BYTES, "bytes", 10, "bytes", "their allocated bytes"),
-	U("age_min_ns", O, age_min, RU_NS, "youngest", 10, NULL, "the youngest one's age at the end"),
-	G("age_median_ns", RT_U64, RU_NS, "~median age", 12, NULL,
-	  "median age, estimated from the log2 buckets (within a factor of two)", g_out_median),
-	U("age_max_ns", O, age_max, RU_NS, "oldest", 10, NULL, "the oldest one's age"),
-	{ .name = "in_untraced_caches", .type = RT_U64, .unit = RU_COUNT, .title = "untraced?", .width = 10,
-	  .off = offsetof(O, in_untraced_caches), .flags = RC_BLANK0,
-	  .doc = "of them in caches the kernel also frees without tracing: they may be gone" },
-	G("age_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL, "histogram of ages at the end, as lifetime_log2_ns",
-	  g_out_ages),
-	END,
-};
-#undef O
 
 #define M struct kmt_misuse
 static const struct rcol misuse_cols[] = {
@@ -757,16 +561,6 @@ static const struct rtable t_summary = {
 	.name = "summary", .section = SEC_SUMMARY, .single = true, .cols = summary_cols,
 	.rows = summary_rows, .doc = "the analysed window in totals",
 };
-static const struct rtable t_callsites = {
-	.name = "callsites", .section = SEC_CALLSITES | SEC_LIFETIMES, .cols = site_cols,
-	.rows = site_rows, .keep = site_keep, .text_keep = site_text_keep, .default_sort = "bytes",
-	.doc = "allocation sites, and sites that only free (allocs 0, free_calls > 0; not in the text)",
-};
-static const struct rtable t_lifetimes = {
-	.name = "lifetimes", .section = SEC_LIFETIMES, .cols = lifetime_cols, .rows = site_rows,
-	.keep = lifetime_keep, .default_sort = "bytes", .csv_only = true,
-	.doc = "allocation sites whose objects were freed, with lifetimes (in JSON: callsites' lifetime_log2_ns)",
-};
 static const struct rtable t_caches = {
 	.name = "caches", .section = SEC_CACHES, .cols = cache_cols, .rows = cache_rows,
 	.default_sort = "bytes", .doc = "slab caches by name, kmalloc by size class",
@@ -790,15 +584,6 @@ static const struct rtable t_page_orders = {
 static const struct rtable t_gfp = {
 	.name = "gfp", .section = SEC_PAGES, .parent = "pages", .cols = gfp_cols, .rows = gfp_rows,
 	.default_sort = "allocs", .doc = "page allocations by gfp flags",
-};
-static const struct rtable t_page_functions = {
-	.name = "functions", .section = SEC_PAGES, .parent = "pages", .cols = page_site_cols,
-	.rows = page_site_rows, .default_sort = "bytes",
-	.doc = "page allocations by the first non-allocator function of their stack (record --stack)",
-};
-static const struct rtable t_outstanding = {
-	.name = "outstanding", .section = SEC_OUTSTANDING, .cols = outstanding_cols,
-	.rows = outstanding_rows, .doc = "objects live at the end, by allocation site, largest first",
 };
 static const struct rtable t_misuse = {
 	.name = "misuse", .section = SEC_MISUSE, .cols = misuse_cols, .rows = misuse_rows,

@@ -1,0 +1,27 @@
+/*
+ * Shared by report-cols.c and report-cols-site.c: shorthand for column
+ * definitions, row helpers, and the tables one file gives the other.
+ */
+#ifndef KMT_REPORT_COLS_H
+#define KMT_REPORT_COLS_H
+
+#include <stddef.h>
+#include "report.h"
+
+/* A uint64_t field of the row, or a value from a getter. */
+#define U(n, st, f, un, t, w, so, d) \
+	{ .name = n, .type = RT_U64, .unit = un, .title = t, .width = w, .sort = so, .doc = d, \
+	  .off = offsetof(st, f) }
+#define G(n, ty, un, t, w, so, d, fn) \
+	{ .name = n, .type = ty, .unit = un, .title = t, .width = w, .sort = so, .doc = d, .get = fn }
+#define END { .name = NULL }
+
+/* Pointers to the @n elements of @v (@size bytes each): a malloc'd array. */
+size_t rtable_ptrs(const void *v, size_t n, size_t size, const void ***out);
+/* An array of the one row @row. */
+size_t rtable_one(const void *row, const void ***out);
+
+/* report-cols-site.c */
+extern const struct rtable t_callsites, t_lifetimes, t_page_functions, t_outstanding;
+
+#endif
