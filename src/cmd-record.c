@@ -90,15 +90,7 @@ static int record_opt(void *arg, int id, const char *value)
 	case 'o': o->output = value; a->output_set = true; break;
 	case 'e': add_events(o, value); break;
 	case 'p':
-		switch (rec_add_pids(o, value)) {
-		case 0:
-			break;
-		case -ESRCH:
-			return error("-p %s: no such process", value);
-		default:
-			return usage_error(H, "bad pid list '%s'", value);
-		}
-		break;
+		return rec_opt_pids(H, o, value);
 	case 'F': o->follow = true; break;
 	case 'm':
 		if (!opt_u64(value, 0, 1u << 20, &v))

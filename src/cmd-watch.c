@@ -379,15 +379,7 @@ static int watch_opt(void *arg, int id, const char *value)
 		break;
 	case 'F': w->follow = true; break;
 	case 'p':
-		switch (rec_add_pids(&rc->o, value)) {
-		case 0:
-			break;
-		case -ESRCH:
-			return error("-p %s: no such process", value);
-		default:
-			return usage_error(H, "bad pid list '%s'", value);
-		}
-		break;
+		return rec_opt_pids(H, &rc->o, value);
 	case 'o': rc->o.output = value; break;
 	case 'b':
 		if (!opt_uint(value, 4, 64u << 20, &rc->o.buffer_kb))

@@ -94,6 +94,9 @@ void rec_opts_defaults(struct rec_opts *o);
  * process does not exist.
  */
 int rec_add_pids(struct rec_opts *o, const char *arg);
+struct cmd_help;
+/* The same for an option parser: -1 to go on, or the exit code after saying why. */
+int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg);
 /* Find tracefs, reap dead recorders' instances, expand the events, create the spool. */
 int rec_prepare(struct rec *rc, struct kmt_diag *d);
 /* The whole recording, from rec_prepare() to the file; returns the exit code. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "record.h"
 
 /* 1/8 of the machine's memory, at most 4 GiB. */
@@ -51,6 +52,18 @@ int rec_add_pids(struct rec_opts *o, const char *arg)
 	}
 	free(copy);
 	return 0;
+}
+
+int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg)
+{
+	switch (rec_add_pids(o, arg)) {
+	case 0:
+		return -1;
+	case -ESRCH:
+		return error("-p %s: no such process", arg);
+	default:
+		return usage_error(h, "bad pid list '%s'", arg);
+	}
 }
 
 void rec_opts_defaults(struct rec_opts *o)
