@@ -57,6 +57,16 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 	}
 	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &res, &d))
 		return error("%s", d.msg);
+	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched) {
+		char what[64];
+
+		if (mo->pid)
+			snprintf(what, sizeof(what), "with pid %d", (int)mo->pid);
+		else
+			snprintf(what, sizeof(what), "named '%.40s'", mo->comm);
+		warning("%s: no task %s is in the trace%s: nothing to report", a->path, what,
+			t_start > 0 || t_end >= 0 ? " window" : "");
+	}
 	return EXIT_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <kmemtrace/check.h>
+#include <kmemtrace/stream.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
 #include "opt.h"
@@ -41,6 +42,7 @@ const struct cmd_help check_help = {
 struct out {
 	bool json, quiet, first;
 	FILE *f;
+	uint64_t t0;			/* the trace's first event: times count from it */
 };
 
 static void json_str(FILE *f, const char *s)
@@ -57,6 +59,23 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The time of the trace's first event (0 if none can be read). */
+static uint64_t first_ts(struct kmt_file *f)
+{
+	struct kmt_diag d = { 0 };
+	struct kmt_stream *s;
+	struct kmt_srec sr;
+	uint64_t ts = 0;
+	int b = kmt_file_main_buffer(f);
+
+	if (b < 0 || !(s = kmt_stream_open(f, b, &d)))
+		return 0;
+	if (kmt_stream_next(s, &sr, &d) > 0)
+		ts = sr.rec.ts;
+	kmt_stream_close(s);
+	return ts;
+}
+
 static void on_finding(void *arg, const struct kmt_finding *fd)
 {
 	struct out *o = arg;
@@ -69,12 +88,12 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 	else if (fd->offset)
 		snprintf(where, sizeof(where), "0x%" PRIx64, fd->offset);
 	if (fd->ts)
-		snprintf(ts, sizeof(ts), "%.6f", (double)fd->ts / 1e9);
+		snprintf(ts, sizeof(ts), "%.6f", (double)(fd->ts - MIN(o->t0, fd->ts)) / 1e9);
 	if (o->json) {
 		fprintf(o->f, "%s\n    {\"severity\": \"%s\", \"cpu\": %d, \"offset\": %" PRIu64
 			", \"in_chunk\": %" PRIu64 ", \"ts_ns\": %" PRIu64 ", \"what\": ",
 			o->first ? "" : ",", kmt_severity_name(fd->severity), fd->cpu, fd->offset,
-			fd->in_chunk, fd->ts);
+			fd->in_chunk, fd->ts ? fd->ts - MIN(o->t0, fd->ts) : 0);
 		json_str(o->f, fd->what);
 		fputc('}', o->f);
 		o->first = false;
@@ -131,11 +150,15 @@ int cmd_check(int argc, char **argv)
 		error("%s", d.msg);
 		return 2;
 	}
+	o->t0 = first_ts(f);
 	kmt_file_set_prefetch(f, true);
 	if (o->json) {
 		printf("{\"file\": ");
 		json_str(stdout, path);
-		printf(", \"readable\": true, \"findings\": [");
+		printf(", \"readable\": true, \"start_ts_ns\": %" PRIu64 ", \"findings\": [", o->t0);
+	} else if (!o->quiet) {
+		printf("# times count from the trace's first event, at %.6f s of the trace clock\n",
+		       (double)o->t0 / 1e9);
 	}
 	if (kmt_check_file(f, &a.co, &res, &d)) {
 		kmt_file_close(f);

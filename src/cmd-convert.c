@@ -234,7 +234,7 @@ out:
 
 struct convert_args {
 	struct kmt_writer_opts wo;
-	bool strip, level_set;
+	bool strip, level_set, zalg_set;
 	const char *buffer;
 };
 
@@ -253,6 +253,7 @@ static int convert_opt(void *arg, int id, const char *value)
 		if (alg < 0)
 			return usage_error(&convert_help, "unknown compression '%s' (none, zstd, zlib)", value);
 		a->wo.zalg = (enum kmt_zalg)alg;
+		a->zalg_set = true;
 		break;
 	case O_LEVEL:
 		if (!opt_int(value, -7, 22, &a->wo.level))
@@ -281,8 +282,13 @@ int cmd_convert(int argc, char **argv)
 	if (argc - i != 2)
 		return usage_error(H, "need IN and OUT");
 	argv += i;
+	if (wo->version == 6 && a.zalg_set && wo->zalg != KMT_Z_NONE)
+		return usage_error(H, "trace.dat v6 has no compression: use --file-version 7, or "
+				   "--compression none");
 	if (wo->version == 6)
 		wo->zalg = KMT_Z_NONE;
+	if (wo->zalg == KMT_Z_ZLIB)
+		warning("trace-cmd 3.1.6 (Debian 12) cannot read zlib-compressed files; zstd ones it can");
 	if (wo->zalg == KMT_Z_ZLIB && !a.level_set)
 		wo->level = 9;
 	if (!access(argv[1], F_OK))

@@ -11,18 +11,22 @@
 
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
+#include <kmemtrace/flags.h>
 #include <kmemtrace/hashptr.h>
 #include <kmemtrace/stream.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
+#include "analysis.h"
 #include "cmd.h"
 #include "opt.h"
 
-enum { O_COMM = 256, O_RAWIP, O_HASH };
+enum { O_COMM = 256, O_RAWIP, O_HASH, O_TIME };
 
 static const struct opt dump_opts[] = {
 	{ 'p', 'p', "pid", "PID", "only events of this task" },
 	{ O_COMM, 0, "comm", "NAME", "only events of tasks with this name" },
+	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
+	  "event (either may be empty)" },
 	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses and pfns as keyed hashes", OPT_OPTARG },
 	{ 'a', 'a', "all", NULL, "also process-naming events and stacks" },
@@ -37,18 +41,24 @@ const struct cmd_help dump_help = {
 	.about =
 	"Print the memory events of a trace file (default kmemtrace.dat), decoded with\n"
 	"the formats stored in it, one per line in time order:\n"
-	"  TIME [CPU] COMM-PID KIND CALLSITE ptr=... req=... alloc=... cache=...\n",
+	"  TIME [CPU] COMM-PID KIND CALLSITE ptr=... req=... alloc=... cache=...\n"
+	"TIME counts seconds from the trace's first event, whose own time in the trace\n"
+	"clock the first line (a # comment) gives, as in kmemtrace report.\n",
 	.opts = dump_opts,
 };
 
 struct dump {
 	struct kmt_hashptr hash;
+	struct kmt_flags *gfp_names;	/* from the file's formats, or NULL */
+	double t_start, t_end;		/* --time, seconds from the first event; < 0: open */
+	uint64_t lo, hi;		/* the same in the trace clock */
 	struct kmt_symbols *syms;
 	struct kmt_comms *comms;
 	bool raw_ip, all;
 	int pid;
 	const char *comm;
 	uint64_t t0;
+	bool started;
 };
 
 static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
@@ -74,14 +84,24 @@ static const char *site_str(const struct dump *dp, uint64_t a, char *buf, size_t
 	return buf;
 }
 
+/* gfp=GFP_KERNEL|__GFP_ZERO, named from the file's own print format. */
+static const char *gfp_str(const struct dump *dp, uint64_t gfp, char *buf, size_t len)
+{
+	if (dp->gfp_names)
+		return kmt_flags_format(dp->gfp_names, gfp, buf, len);
+	snprintf(buf, len, "0x%" PRIx64, gfp);
+	return buf;
+}
+
 static void print_event(const struct dump *dp, const struct kmt_event *ev)
 {
 	const char *comm = kmt_comms_get(dp->comms, ev->pid);
-	char site[256], p[32];
+	char site[256], p[32], g[512];
+	uint64_t t = ev->ts - MIN(dp->t0, ev->ts);
 	uint32_t i;
 
-	printf("%6" PRIu64 ".%06" PRIu64 " [%03d] %s-%d %s", ev->ts / 1000000000,
-	       ev->ts / 1000 % 1000000, ev->cpu, comm ? comm : "<...>", ev->pid, kmt_kind_name(ev->kind));
+	printf("%6" PRIu64 ".%06" PRIu64 " [%03d] %s-%d %s", t / 1000000000, t / 1000 % 1000000, ev->cpu,
+	       comm ? comm : "<...>", ev->pid, kmt_kind_name(ev->kind));
 	if (ev->call_site)
 		printf(" %s", site_str(dp, ev->call_site, site, sizeof(site)));
 	kmt_hashptr_fmt(&dp->hash, ev->ptr, p, sizeof(p));
@@ -89,8 +109,8 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
 	case KMT_EV_PCPU_ALLOC:
-		printf(" ptr=%s req=%" PRIu64 " alloc=%" PRIu64 " gfp=0x%" PRIx64, p,
-		       ev->bytes_req, ev->bytes_alloc, ev->gfp);
+		printf(" ptr=%s req=%" PRIu64 " alloc=%" PRIu64 " gfp=%s", p,
+		       ev->bytes_req, ev->bytes_alloc, gfp_str(dp, ev->gfp, g, sizeof(g)));
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
@@ -98,9 +118,9 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 		printf(" ptr=%s", p);
 		break;
 	case KMT_EV_PAGE_ALLOC:
-		printf(" %s=%s order=%u gfp=0x%" PRIx64 " migratetype=%d",
-		       ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", p, ev->order, ev->gfp,
-		       ev->migratetype);
+		printf(" %s=%s order=%u gfp=%s migratetype=%d",
+		       ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", p, ev->order,
+		       gfp_str(dp, ev->gfp, g, sizeof(g)), ev->migratetype);
 		break;
 	case KMT_EV_PAGE_FREE:
 	case KMT_EV_PAGE_FREE_BATCHED:
@@ -136,6 +156,8 @@ static bool wanted(const struct dump *dp, const struct kmt_event *ev)
 
 	if (!dp->all && (ev->kind >= KMT_EV_FORK && ev->kind <= KMT_EV_STACK))
 		return false;
+	if (ev->ts < dp->lo || ev->ts > dp->hi)
+		return false;
 	if (dp->pid && ev->pid != dp->pid)
 		return false;
 	if (dp->comm && (!(comm = kmt_comms_get(dp->comms, ev->pid)) || strcmp(comm, dp->comm)))
@@ -166,6 +188,13 @@ static int run(struct dump *dp, struct kmt_file *f)
 	dec = kmt_decoder_new(kmt_file_formats(f), fi->big_endian, fi->kernel_long_size);
 	if (!dp->syms || !dp->comms || !dec)
 		return error("out of memory");
+	{
+		const struct kmt_format *fmt = kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_alloc");
+
+		if (!fmt)
+			fmt = kmt_formats_find(kmt_file_formats(f), "kmem", "kmalloc");
+		dp->gfp_names = fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
+	}
 	if (mb < 0) {
 		kmt_decoder_free(dec);
 		return EXIT_OK;
@@ -181,6 +210,15 @@ static int run(struct dump *dp, struct kmt_file *f)
 		return error("%s", s ? "out of memory" : d.msg);
 	}
 	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
+		if (!dp->started) {
+			/* The trace's own start, once; every time printed counts from it. */
+			dp->started = true;
+			dp->t0 = sr.rec.ts;
+			dp->lo = dp->t_start > 0 ? dp->t0 + (uint64_t)(dp->t_start * 1e9) : 0;
+			dp->hi = dp->t_end >= 0 ? dp->t0 + (uint64_t)(dp->t_end * 1e9) : UINT64_MAX;
+			printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
+			       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
+		}
 		if (sr.lost_marker) {
 			const char *what = sr.buffer == mb ? "EVENTS" : "ACCESS SAMPLES";
 
@@ -232,6 +270,10 @@ static int dump_opt(void *arg, int id, const char *value)
 			return usage_error(&dump_help, "bad pid '%s'", value);
 		break;
 	case O_COMM: dp->comm = value; break;
+	case O_TIME:
+		if (parse_window(value, &dp->t_start, &dp->t_end))
+			return usage_error(&dump_help, "bad time window '%s' (START,END in seconds)", value);
+		break;
 	case O_RAWIP: dp->raw_ip = true; break;
 	case O_HASH:
 		if (kmt_hashptr_init(&dp->hash, value))
@@ -244,7 +286,7 @@ static int dump_opt(void *arg, int id, const char *value)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump dp = { 0 };
+	struct dump dp = { .t_start = -1, .t_end = -1 };
 	const char *path = "kmemtrace.dat";
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
@@ -259,6 +301,7 @@ int cmd_dump(int argc, char **argv)
 	ret = run(&dp, f);
 	kmt_symbols_free(dp.syms);
 	kmt_comms_free(dp.comms);
+	kmt_flags_free(dp.gfp_names);
 	kmt_file_close(f);
 	return ret;
 }

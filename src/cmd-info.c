@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <kmemtrace/census.h>
 #include <kmemtrace/tracefile.h>
@@ -112,8 +113,24 @@ int cmd_info(int argc, char **argv)
 	printf("format:     trace.dat v%d, %s endian, %d-bit kernel, page %u, compression %s %s\n",
 	       fi->version, fi->big_endian ? "big" : "little", fi->kernel_long_size * 8,
 	       fi->page_size, fi->compression, fi->compression_version);
-	if (fi->recorder)
-		printf("recorder:   %s\n", fi->recorder);
+	if (fi->recorder) {
+		const struct kmt_recinfo *ri = &fi->recinfo;
+
+		printf("recorder:   %s%s%s%s\n", ri->recorder, ri->partial ? " (partial: " : "",
+		       kmt_partial_words(ri->partial), ri->partial ? ")" : "");
+		if (*ri->command)
+			printf("command:    %s\n", ri->command);
+		if (*ri->settings)
+			printf("settings:   %s\n", ri->settings);
+		if (ri->created) {
+			time_t t = (time_t)ri->created;
+			struct tm tm;
+			char when[64];
+
+			if (localtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm))
+				printf("recorded:   %s\n", when);
+		}
+	}
 	if (fi->uname)
 		printf("kernel:     %s\n", fi->uname);
 	printf("clock:      %s\n", fi->clock ? fi->clock : "(unknown)");

@@ -137,6 +137,8 @@ static int parse_options(struct rec *rc, int argc, char **argv, struct record_ar
 	int code, i;
 
 	rec_opts_defaults(o);
+	o->cmdline = argv;
+	o->cmdline_n = argc;
 	a->o = o;
 	code = opt_parse(H, argc, argv, record_opt, a, &i);
 	if (code >= 0)

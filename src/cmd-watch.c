@@ -430,6 +430,8 @@ int cmd_watch(int argc, char **argv)
 		return error("out of memory");
 	}
 	rec_opts_defaults(&rc->o);
+	rc->o.cmdline = argv;
+	rc->o.cmdline_n = argc;
 	w->o.dwell = 0.1;
 	w->o.ring_pages = 64;
 	code = parse_options(&a, argc, argv);

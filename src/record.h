@@ -37,6 +37,8 @@ struct rec_opts {
 	bool status;			/* status line (stderr is a terminal) */
 	char **argv;			/* -- COMMAND */
 	const char *user;		/* --user */
+	char *const *cmdline;		/* kmemtrace's own arguments, from the subcommand on */
+	int cmdline_n;
 };
 
 struct child {

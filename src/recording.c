@@ -118,6 +118,39 @@ static int rec_teardown(struct rec *rc, struct kmt_diag *d)
 	return ret;
 }
 
+/* "kmemtrace record -F -- ./app 'a b'": how the recording was asked for. */
+static void describe_command(const struct rec_opts *o, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "kmemtrace");
+	int i;
+
+	for (i = 0; i < o->cmdline_n && n < len; i++) {
+		const char *a = o->cmdline[i];
+		bool plain = *a && !a[strcspn(a, " \t\n'\"\\$`*?[]{}()<>|&;!#~")];
+
+		n += (size_t)snprintf(buf + n, len - n, plain ? " %s" : " '%s'", a);
+	}
+	if (n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* What is recorded and how, for kmemtrace info. */
+static void describe_settings(const struct rec *rc, const struct kmt_session_opts *so, char *buf,
+			      size_t len)
+{
+	char who[64];
+
+	if (rc->o.follow)
+		snprintf(who, sizeof(who), "the command and its children");
+	else if (rc->o.nr_pids)
+		snprintf(who, sizeof(who), "%d pid%s and children", rc->o.nr_pids, rc->o.nr_pids > 1 ? "s" : "");
+	else
+		snprintf(who, sizeof(who), "every task");
+	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; clock %s; stacks %s; filter %s",
+		 rc->events.n, who, rc->o.buffer_kb, so->clock, rc->o.stack ? "yes" : "no",
+		 rc->o.filter ? rc->o.filter : "none");
+}
+
 static int rec_setup(struct rec *rc, struct kmt_diag *d)
 {
 	struct kmt_session_opts so = {
@@ -156,6 +189,8 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
 		ro.subbuf_size = (uint32_t)strtoul(sub, NULL, 10) * 1024;
 	meta->partial = kmt_session_partial(rc->root, &so);
+	describe_command(&rc->o, meta->command, sizeof(meta->command));
+	describe_settings(rc, &so, meta->settings, sizeof(meta->settings));
 	meta->subbuf_size = ro.subbuf_size;
 	meta->nr_cpus = rc->nr_cpus;
 	memcpy(meta->cpus, rc->cpus, (size_t)rc->nr_cpus * sizeof(*rc->cpus));

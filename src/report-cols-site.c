@@ -109,13 +109,6 @@ static void g_life_p90(const struct report *r, const void *row, struct rval *v, 
 	v->u = life_quantile(s->life, 0.9, s->life_min, s->life_max);
 }
 
-static void g_out_median(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_outstanding *o = row;
-
-	v->u = life_quantile(o->age, 0.5, o->age_min, o->age_max);
-}
-
 static void g_out_ages(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->v = ((const struct kmt_outstanding *)row)->age;
@@ -142,6 +135,9 @@ static const struct rcol site_cols[] = {
 	U("live_objects", ST, live_objects, RU_COUNT, "live", 8, NULL, "objects from here live at the end (certain ones)"),
 	U("live_bytes", ST, live_bytes, RU_BYTES, "live bytes", 10, "live", "their allocated bytes"),
 	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "objects from here whose free a loss may hide"),
+	U("unseen_frees", ST, unseen_frees, RU_COUNT, "unseen", 7, NULL,
+	  "objects from here freed where the trace shows no free (their address was allocated "
+	  "again): allocs = frees + live_objects + uncertain + unseen_frees"),
 	U("failures", ST, failures, RU_COUNT, NULL, 0, NULL, "allocations here that returned NULL"),
 	G("lifetime_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL,
 	  "allocation-to-free times: entry i counts lifetimes in [2^(i-1), 2^i) ns (entry 0: 0 ns)", g_site_life),
@@ -181,6 +177,7 @@ static const struct rcol page_site_cols[] = {
 	U("live_objects", ST, live_objects, RU_COUNT, NULL, 0, NULL, "allocations live at the end"),
 	U("live_bytes", ST, live_bytes, RU_BYTES, NULL, 0, "live", "their bytes"),
 	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "whose free a loss may hide"),
+	U("unseen_frees", ST, unseen_frees, RU_COUNT, NULL, 0, NULL, "always 0 for pages"),
 	U("failures", ST, failures, RU_COUNT, NULL, 0, NULL, "failed allocations"),
 	G("lifetime_log2_ns", RT_HIST, RU_COUNT, NULL, 0, NULL, "as in callsites", g_site_life),
 	END,
@@ -194,8 +191,8 @@ static const struct rcol outstanding_cols[] = {
 	U("bytes_req", O, bytes_req, RU_BYTES, NULL, 0, "req", "their requested bytes"),
 	U("bytes_alloc", O, bytes_alloc, RU_BYTES, "bytes", 10, "bytes", "their allocated bytes"),
 	U("age_min_ns", O, age_min, RU_NS, "youngest", 10, NULL, "the youngest one's age at the end"),
-	G("age_median_ns", RT_U64, RU_NS, "~median age", 12, NULL,
-	  "median age, estimated from the log2 buckets (within a factor of two)", g_out_median),
+	U("age_median_ns", O, age_median, RU_NS, "median age", 10, NULL,
+	  "the median age, exact (of an even count, the lower middle)"),
 	U("age_max_ns", O, age_max, RU_NS, "oldest", 10, NULL, "the oldest one's age"),
 	{ .name = "in_untraced_caches", .type = RT_U64, .unit = RU_COUNT, .title = "untraced?", .width = 10,
 	  .off = offsetof(O, in_untraced_caches), .flags = RC_BLANK0,

@@ -240,6 +240,13 @@ static void g_mis_afunction(const struct report *r, const void *row, struct rval
 	v->s = site_function(r, ((const struct kmt_misuse *)row)->alloc_site, buf, len);
 }
 
+static void g_mis_ts(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_misuse *m = row;
+
+	v->u = m->first_ts - MIN(r->t0, m->first_ts);
+}
+
 static void g_mis_pid(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->u = (uint64_t)((const struct kmt_misuse *)row)->first_pid;
@@ -300,6 +307,27 @@ static void g_acc_function(const struct report *r, const void *row, struct rval 
 /* The summary's derived numbers. */
 #define SUM(row) ((const struct kmt_summary *)(row))
 
+/* Times count from the trace's first event (r->t0); it alone is absolute. */
+static uint64_t rel(const struct report *r, uint64_t ts)
+{
+	return ts - MIN(r->t0, ts);
+}
+
+static void g_start(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = r->t0;
+}
+
+static void g_first(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = rel(r, SUM(row)->first_ts);
+}
+
+static void g_last(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = rel(r, SUM(row)->last_ts);
+}
+
 static void g_span(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->u = SUM(row)->last_ts - MIN(SUM(row)->first_ts, SUM(row)->last_ts);
@@ -334,6 +362,16 @@ static void g_partial_allocs(const struct report *r, const void *row, struct rva
 static void g_partial_frees(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->u = SUM(row)->partial_frees;
+}
+
+static void g_filtered(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->filtered;
+}
+
+static void g_filter_matched(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->filter_matched;
 }
 
 static void g_affected(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -375,8 +413,10 @@ static void g_order_mtype(const struct report *r, const void *row, struct rval *
 
 #define S struct kmt_summary
 static const struct rcol summary_cols[] = {
-	U("first_ts_ns", S, first_ts, RU_NS, NULL, 0, NULL, "the analysed window's first event, in the trace clock"),
-	U("last_ts_ns", S, last_ts, RU_NS, NULL, 0, NULL, "and its last"),
+	G("start_ts_ns", RT_U64, RU_NS, NULL, 0, NULL,
+	  "the trace's first event, in the trace clock: every other time counts from it", g_start),
+	G("first_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "the analysed window's first event", g_first),
+	G("last_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "and its last", g_last),
 	G("span_ns", RT_U64, RU_NS, NULL, 0, NULL, "the window's length", g_span),
 	U("events", S, events, RU_COUNT, NULL, 0, NULL, "decoded events in the window, all kinds"),
 	G("events_by_kind", RT_KINDS, RU_COUNT, NULL, 0, NULL, "{\"kmalloc\": N, \"kfree\": N, ...}", g_by_kind),
@@ -423,6 +463,10 @@ static const struct rcol summary_cols[] = {
 	  "gaps reported without a count"),
 	G("lost_by_cpu", RT_ARRAY, RU_COUNT, NULL, 0, NULL, "events lost, indexed by CPU number", g_lost_by_cpu),
 	G("events_by_cpu", RT_ARRAY, RU_COUNT, NULL, 0, NULL, "events, indexed by CPU number", g_events_by_cpu),
+	G("filtered", RT_BOOL, RU_NONE, NULL, 0, NULL, "only some tasks' events were analysed (-p, --comm)",
+	  g_filtered),
+	G("filter_matched", RT_BOOL, RU_NONE, NULL, 0, NULL, "with filtered: some task in the window matched",
+	  g_filter_matched),
 	G("affected_by_loss", RT_BOOL, RU_NONE, NULL, 0, NULL, "true if any loss is in the window", g_affected),
 	G("truncated_cpus", RT_U64, RU_COUNT, NULL, 0, NULL,
 	  "CPUs whose recording stopped early (disk full): their later events are missing", g_truncated),
@@ -445,6 +489,8 @@ static const struct rcol cache_cols[] = {
 	G("frag_pct", RT_PCT, RU_NONE, "frag", 6, "frag", "waste as a share of bytes_alloc", g_cache_frag),
 	U("live_objects", C, live_objects, RU_COUNT, "live", 8, NULL, "objects live at the end"),
 	U("live_bytes", C, live_bytes, RU_BYTES, "live bytes", 10, "live", "their bytes"),
+	U("unseen_frees", C, unseen_frees, RU_COUNT, NULL, 0, NULL,
+	  "objects freed where the trace shows no free (their address was allocated again)"),
 	U("untraced", C, untraced, RU_COUNT, NULL, 0, NULL,
 	  "signs that the kernel allocates or frees its objects without tracing (bulk paths)"),
 	END,
@@ -521,7 +567,7 @@ static const struct rcol misuse_cols[] = {
 	G("alloc_callsite", RT_STR, RU_NONE, NULL, 0, NULL, "where the object came from ((unknown) if before the trace)",
 	  g_mis_asite),
 	G("alloc_function", RT_STR, RU_NONE, NULL, 0, NULL, "its symbol alone", g_mis_afunction),
-	U("first_ts_ns", M, first_ts, RU_NS, NULL, 0, NULL, "the first occurrence, in the trace clock"),
+	G("first_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "the first occurrence", g_mis_ts),
 	G("first_pid", RT_U64, RU_NONE, NULL, 0, NULL, "its task", g_mis_pid),
 	G("first_ptr", RT_STR, RU_NONE, NULL, 0, NULL, "its object's address", g_mis_ptr),
 	G("detail", RT_STR, RU_NONE, NULL, 0, NULL, "e.g. freed as dentry, allocated from filp", g_mis_detail),

@@ -196,7 +196,7 @@ void report_json(const struct report *r, FILE *out)
 	int k;
 
 	fputc('{', out);
-	u64(&j, "kmemtrace_report", 1);
+	u64(&j, "kmemtrace_report", 2);
 	sval(&j, "file", r->path);
 	bval(&j, "hashed_pointers", r->hash.on);
 	u64(&j, "file_version", (uint64_t)fi->version);

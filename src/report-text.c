@@ -78,16 +78,21 @@ static void summary(const struct report *r, FILE *out)
 	if (fi->uname)
 		fprintf(out, "  kernel                 %s, %d CPUs, clock %s\n", fi->uname, fi->cpu_count,
 			fi->clock ? fi->clock : "?");
-	fprintf(out, "  trace span             %s (%.6f .. %.6f)\n",
-		dur(s->last_ts - MIN(s->first_ts, s->last_ts)), (double)s->first_ts / 1e9,
-		(double)s->last_ts / 1e9);
+	/* Times count from the trace's first event; its own time is stated here, once. */
+	fprintf(out, "  trace span             %s, from %.6f to %.6f s (the trace starts at %.6f s of\n"
+		     "                         the %s clock; times in this report count from there)\n",
+		dur(s->last_ts - MIN(s->first_ts, s->last_ts)),
+		(double)(s->first_ts - MIN(r->t0, s->first_ts)) / 1e9,
+		(double)(s->last_ts - MIN(r->t0, s->last_ts)) / 1e9, (double)r->t0 / 1e9,
+		fi->clock ? fi->clock : "trace");
 	fprintf(out, "  events                 %s\n", num(s->events));
 	for (k = 1; k < KMT_EV_NR; k++)
 		if (s->by_kind[k])
 			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
 	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
-	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s\n",
-		num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "");
+	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s%s\n",
+		num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
+		s->partial_allocs ? " or excluded by the recording's filter" : "");
 	fprintf(out, "  bytes requested        %s\n", bytes((double)s->bytes_req));
 	fprintf(out, "  bytes allocated        %s\n", bytes((double)s->bytes_alloc));
 	fprintf(out, "  bytes freed            %s (of objects allocated in the trace)\n",
@@ -101,10 +106,11 @@ static void summary(const struct report *r, FILE *out)
 		bytes((double)s->live_bytes));
 	if (s->partial_allocs || s->partial_frees)
 		fprintf(out, "  partial recording      only some %s%s%s were recorded (pid or event filters):\n"
-			     "                         %s%s\n",
+			     "                         %s%s%s\n",
 			s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
 			s->partial_frees ? "frees" : "",
-			s->partial_allocs ? "a free of a freed address is not a double free; " : "",
+			s->partial_allocs ? "a free of a freed address is not a double free" : "",
+			s->partial_allocs && s->partial_frees ? "; " : "",
 			s->partial_frees ? "a live object is not a leak" : "");
 	if (s->kmalloc_large_merged)
 		fprintf(out, "  large kmallocs         %s traced twice by the kernel, counted once\n",
@@ -180,7 +186,8 @@ void text_table(const struct report *r, const struct rtable *t, FILE *out)
 
 static void callsites(const struct report *r, FILE *out)
 {
-	fprintf(out, "\nCALL SITES (allocation sites; frees = of their objects)\n");
+	fprintf(out, "\nCALL SITES (allocation sites; frees: of their objects; unseen: freed where the "
+		     "trace\n  shows no free, as the address was allocated again)\n");
 	text_table(r, rtable_find("callsites"), out);
 }
 
@@ -291,8 +298,8 @@ static void outstanding(const struct report *r, FILE *out)
 	text_table(r, rtable_find("outstanding"), out);
 	if (n)
 		fprintf(out, "  (untraced?: objects of caches the kernel also frees without tracing: they may be gone)\n");
-	fprintf(out, "  %s objects freed in the trace were allocated before it (pre-existing, not errors)\n",
-		num(s->preexisting_frees));
+	fprintf(out, "  %s objects freed in the trace were allocated before it%s (pre-existing, not errors)\n",
+		num(s->preexisting_frees), s->partial_allocs ? " or excluded by the recording's filter" : "");
 	if (s->partial_frees && n)
 		fprintf(out, "  frees were filtered in this recording: these objects may have been freed unseen\n");
 	if (s->uncertain_objects)
@@ -316,14 +323,18 @@ static void misuse(const struct report *r, FILE *out)
 	if (!n)
 		fprintf(out, "  none\n");
 	else
-		fprintf(out, "  %-22s %-7s %8s %-32s %-32s %s\n", "kind", "", "count", "at", "allocated at",
-			"first (s, pid)");
-	for (i = 0; i < n; i++)
-		fprintf(out, "  %-22s %-7s %8s %-32.32s %-32.32s %.6f %d  %s\n", kmt_misuse_name(v[i].kind),
-			kmt_severity_name(kmt_misuse_severity(v[i].kind)), num(v[i].count),
-			site_name(r, v[i].site, a, sizeof(a)), site_name(r, v[i].alloc_site, b, sizeof(b)),
+		fprintf(out, "  %-22s %-7s %8s %-32s %-18s %-32s %s\n", "kind", "", "count", "at", "cache",
+			"first: allocated at", "s, pid");
+	/* Grouped by kind, call site and cache; errors first, then by count. */
+	for (i = 0; i < rows(r, n); i++)
+		fprintf(out, "  %-22s %-7s %8s %-32.32s %-18.18s %-32.32s %.6f %d%s%s\n",
+			kmt_misuse_name(v[i].kind), kmt_severity_name(kmt_misuse_severity(v[i].kind)),
+			num(v[i].count), site_name(r, v[i].site, a, sizeof(a)), cache_name(r, v[i].cache),
+			v[i].alloc_site ? site_name(r, v[i].alloc_site, b, sizeof(b)) : "before the trace",
 			(double)(v[i].first_ts - MIN(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
-			*v[i].detail ? v[i].detail : cache_name(r, v[i].cache));
+			*v[i].detail ? "  " : "", v[i].detail);
+	if (rows(r, n) < n)
+		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
 	if (s->uncertain_misuse)
 		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",
 			num(s->uncertain_misuse));

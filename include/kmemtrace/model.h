@@ -43,6 +43,9 @@ struct kmt_site {
 	uint64_t cross_cpu;		/* objects from here freed on another CPU */
 	uint64_t live_objects, live_bytes; /* at the end (certain ones) */
 	uint64_t uncertain;		/* live at the end but a loss followed */
+	uint64_t unseen_frees;		/* freed where the trace shows no free: the
+					   address was allocated again (the kernel did
+					   not trace it, or a loss hid it) */
 	uint64_t failures;		/* allocation returned NULL */
 	uint64_t life[KMT_LIFE_BUCKETS];	/* alloc -> free time, log2 ns */
 	uint64_t life_min, life_max;	/* ns, of objects freed */
@@ -59,6 +62,7 @@ struct kmt_cache {
 	uint64_t allocs, frees, bytes_req, bytes_alloc;
 	uint64_t live_objects, live_bytes;
 	uint64_t untraced;		/* signs of untraced frees/allocations */
+	uint64_t unseen_frees;		/* as for sites */
 };
 
 /* Per task name and pid. */
@@ -108,6 +112,7 @@ struct kmt_outstanding {
 	uint64_t objects, bytes_req, bytes_alloc;
 	uint64_t in_untraced_caches;	/* objects of caches the kernel frees untraced */
 	uint64_t age_min, age_max;	/* ns, at the end of the trace */
+	uint64_t age_median;		/* ns, exact (the lower middle of an even count) */
 	uint64_t age[KMT_LIFE_BUCKETS];	/* log2 ns */
 };
 
@@ -147,6 +152,7 @@ struct kmt_summary {
 	uint64_t truncated_ts;		/* when the first of them stopped */
 	bool partial_allocs, partial_frees;	/* from the model's options */
 	bool filtered;			/* by task (-p, --comm): others' events unseen */
+	bool filter_matched;		/* ... and some task matched the filter */
 	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */
 	/* Watchpoint samples (kmemtrace watch files). */
 	uint64_t access_hits;		/* access records in the window */
@@ -241,7 +247,14 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
  */
 int kmt_model_finish(struct kmt_model *m, uint64_t ts);
 
-/* Results, valid after kmt_model_finish(); owned by the model. */
+/*
+ * Results, valid after kmt_model_finish(); owned by the model. With a task
+ * filter, the summary counts only the events that concern the chosen
+ * tasks: their allocations, the frees of their objects (and frees by them
+ * of objects the trace did not see allocated), their names.
+ * Misuse comes grouped by kind, call site and cache, errors first, then
+ * by count.
+ */
 const struct kmt_summary *kmt_model_summary(const struct kmt_model *m);
 const struct kmt_site *kmt_model_sites(const struct kmt_model *m, size_t *n);
 const struct kmt_cache *kmt_model_caches(const struct kmt_model *m, size_t *n);

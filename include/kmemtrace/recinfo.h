@@ -4,15 +4,18 @@
  * filters), so a reader does not call an object freed twice when
  * allocations were filtered, nor leaked when frees were.
  *
- * In a trace file it is the VERSION option, text trace-cmd shows as is:
- * "kmemtrace 0.1.0 (partial: allocations frees)". That text is written and
- * parsed here and nowhere else; the spool keeps the same words.
+ * In a trace file it is the VERSION option, text trace-cmd shows as is: its
+ * first line "kmemtrace 0.1.0 (partial: allocations frees)", then
+ * "command: ...", "settings: ..." and "recorded: 2026-11-23T10:00:00Z"
+ * lines. That text is written and parsed here and nowhere else; the spool
+ * keeps the same words.
  */
 #ifndef KMEMTRACE_RECINFO_H
 #define KMEMTRACE_RECINFO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define KMT_PARTIAL_ALLOCS 1u
 #define KMT_PARTIAL_FREES 2u
@@ -21,6 +24,9 @@ struct kmt_recinfo {
 	char recorder[64];		/* "kmemtrace 0.1.0", another tool's VERSION, or "" */
 	bool ours;			/* recorded by kmemtrace */
 	unsigned int partial;		/* KMT_PARTIAL_* */
+	char command[1024];		/* the command line that recorded, or "" */
+	char settings[512];		/* what it recorded and how, one line, or "" */
+	int64_t created;		/* when recording started (time(2)), or 0 */
 };
 
 /* The VERSION text of @ri into @buf (always NUL-terminated); returns @buf. */

@@ -50,6 +50,8 @@ struct kmt_spool_meta {
 	int long_size;			/* the kernel's */
 	char clock[32];			/* the trace clock */
 	unsigned int partial;		/* KMT_PARTIAL_* (recinfo.h) */
+	char command[1024];		/* the command line that records */
+	char settings[512];		/* what it records and how, one line */
 	int nr_cpus;
 	int cpus[KMT_MAX_CPUS];
 };

@@ -256,7 +256,7 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 	const struct sbuf *blob = s->blob;
 	struct kmt_wcpu *wc = calloc((size_t)sm->nr_cpus * KMT_SPOOL_NR_BUFFERS, sizeof(*wc));
 	struct kmt_wbuffer b[KMT_SPOOL_NR_BUFFERS];
-	struct kmt_recinfo ri = { .ours = true, .partial = sm->partial };
+	struct kmt_recinfo ri = { .ours = true, .partial = sm->partial, .created = sm->created };
 	struct kmt_trace_meta m = {
 		.header_page = { blob[KMT_SPOOL_HEADER_PAGE].buf, blob[KMT_SPOOL_HEADER_PAGE].len },
 		.header_event = { blob[KMT_SPOOL_HEADER_EVENT].buf, blob[KMT_SPOOL_HEADER_EVENT].len },
@@ -268,13 +268,15 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 		.trace_clock = blob[KMT_SPOOL_TRACE_CLOCK].len ? blob[KMT_SPOOL_TRACE_CLOCK].buf : NULL,
 		.cpu_count = (int)sysconf(_SC_NPROCESSORS_CONF),
 	};
-	char version[160];
+	char version[2048];
 	int i, j, ret;
 
 	if (!wc)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	/* The recorder's name, and what a reader must know of its filters. */
 	snprintf(ri.recorder, sizeof(ri.recorder), "kmemtrace %s", *sm->version ? sm->version : KMT_VERSION);
+	snprintf(ri.command, sizeof(ri.command), "%s", sm->command);
+	snprintf(ri.settings, sizeof(ri.settings), "%s", sm->settings);
 	m.version = kmt_recinfo_format(&ri, version, sizeof(version));
 	m.trace_id = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)s;
 	if (m.cpu_count < sm->nr_cpus)

@@ -142,6 +142,7 @@ struct cpu_state {
 	uint32_t page_order;
 	uint64_t page_pfn;
 	bool page_pending;
+	bool last_scope;		/* the last event here was in scope (for its stack) */
 };
 
 /* A queued event, with its strings copied (its record may go away). */
@@ -174,6 +175,8 @@ struct kmt_model {
 	struct access_tab *access;	/* per (object, offset, ip) counts */
 	uint32_t loss_seq;
 	bool filtering;
+	bool scope;			/* the event being processed concerns the chosen tasks */
+	bool started;			/* an event was seen */
 	bool oom;
 };
 

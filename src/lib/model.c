@@ -253,14 +253,15 @@ static bool task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
 		return false;
 	if (m->o.comm && (proc == NONE || strcmp(m->procs.v[proc].comm, m->o.comm)))
 		return false;
+	m->sum.filter_matched = true;
 	return true;
 }
 
 static void note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
 			uint64_t alloc_site, uint32_t cache, const char *detail)
 {
-	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64(alloc_site + 1) ^
-		       hash64((uint64_t)cache << 20);
+	/* One row per kind, call site and cache: the first occurrence keeps its details. */
+	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64((uint64_t)cache << 20);
 	uint32_t i = imap_get(&m->misuse_map, key);
 	struct kmt_misuse *mu;
 
@@ -376,6 +377,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 	if (m->filtering && !task_wanted(m, ev->pid, proc))
 		return;
+	m->scope = true;
 	site = alloc_site(m, ev->call_site);
 	if (!site)
 		return;
@@ -397,6 +399,9 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 			m->sum.kmalloc_large_merged++;
 		} else {
 			model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
+			m->sites.v[o->site].unseen_frees++;
+			if (o->cache != NONE)
+				m->caches.v[o->cache].unseen_frees++;
 			if (o->loss_seq != m->loss_seq)
 				m->sum.uncertain_misuse++;	/* its free may be in a gap */
 			else
@@ -450,14 +455,21 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	uint64_t life;
 
 	if (!ev->ptr) {
+		if (m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+			return;
+		m->scope = true;
 		m->sum.null_frees++;
 		return;
 	}
 	sl = otab_find(&m->slab, ev->ptr);
 	if (!sl || !slot_live(sl)) {
-		/* Not ours to judge when filtering by task. */
-		if (m->filtering && !sl && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		/*
+		 * Not ours to judge when filtering by task: another task's
+		 * allocations are not seen, so its frees say nothing.
+		 */
+		if (m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
 			return;
+		m->scope = true;
 		fsite = alloc_site(m, ev->call_site);
 		if (fsite)
 			fsite->free_calls++;
@@ -492,6 +504,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		return;
 	}
 	o = slot_obj(&m->slab, sl);
+	m->scope = true;	/* a chosen task's object */
 	asite = &m->sites.v[o->site];
 	mk = free_misuse(m, o, ev);
 	if (mk != KMT_MISUSE_NR && o->loss_seq != m->loss_seq) {
@@ -504,8 +517,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 			 (int)MIN(ev->name_len, 20u), ev->name, m->caches.v[o->cache].name);
 		note_misuse(m, mk, ev, asite->addr, o->cache, detail);
 	} else if (mk != KMT_MISUSE_NR) {
-		note_misuse(m, mk, ev, asite->addr, o->cache,
-			    mk == KMT_MISUSE_KFREE_CACHE && o->cache != NONE ? m->caches.v[o->cache].name : NULL);
+		note_misuse(m, mk, ev, asite->addr, o->cache, NULL);
 	}
 	fsite = alloc_site(m, ev->call_site);
 	asite = &m->sites.v[o->site];	/* the lookup may have moved the array */
@@ -550,6 +562,7 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 	if (m->filtering && !task_wanted(m, ev->pid, proc))
 		return;
+	m->scope = true;
 	m->sum.page_allocs++;
 	if (page_failed(ev)) {
 		m->sum.page_failures++;
@@ -599,6 +612,10 @@ static void page_free(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl = otab_find(&m->pages, ev->ptr);
 	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->pages, sl) : NULL;
 
+	/* With a task filter: the chosen tasks' pages, and pages they free. */
+	if (!o && m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		return;
+	m->scope = true;
 	m->sum.page_frees++;
 	m->sum.pages_freed += 1ULL << MIN(ev->order, 30u);
 	if (o) {
@@ -675,6 +692,9 @@ static void pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	struct obj *o;
 
+	if (m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		return;
+	m->scope = true;
 	m->sum.pcpu_allocs++;
 	m->sum.pcpu_bytes += ev->bytes_alloc;
 	if (!ev->ptr)
@@ -693,6 +713,9 @@ static void pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct islot *sl = otab_find(&m->pcpu, ev->ptr);
 
+	if (!(sl && slot_live(sl)) && m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		return;
+	m->scope = true;
 	m->sum.pcpu_frees++;
 	if (sl && slot_live(sl))
 		otab_remove(&m->pcpu, sl);
@@ -718,15 +741,15 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	 */
 	if (m->sum.truncated_cpus)
 		m->loss_seq++;
-	if (!m->sum.events)
+	if (!m->started)
 		m->sum.first_ts = ev->ts;
+	m->started = true;
 	m->sum.last_ts = ev->ts;
-	m->sum.events++;
-	m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
-	m->events_by_cpu[ev->cpu]++;
 	if (ev->cpu >= m->sum.nr_cpus)
 		m->sum.nr_cpus = ev->cpu + 1;
 	m->cpu[ev->cpu].seq++;
+	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
+	m->scope = !m->filtering;
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
@@ -754,15 +777,27 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_NEWTASK:
 	case KMT_EV_EXEC:
 		kmt_model_name_event(m, ev);
+		/* fall through */
+	case KMT_EV_EXIT:
+		if (m->filtering)
+			m->scope = task_wanted(m, ev->pid2, proc_of(m, ev->pid2));
 		break;
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
+		m->scope = m->cpu[ev->cpu].last_scope;
 		stack(m, ev);
 		break;
 	case KMT_EV_ACCESS:
 		m->cpu[ev->cpu].seq--;	/* not part of the CPU's allocation chain */
 		model_access(m, ev);
 		break;
+	}
+	if (ev->kind != KMT_EV_STACK)
+		m->cpu[ev->cpu].last_scope = m->scope;
+	if (m->scope) {
+		m->sum.events++;
+		m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
+		m->events_by_cpu[ev->cpu]++;
 	}
 }
 
@@ -959,17 +994,70 @@ static void classify_untraced(struct kmt_model *m)
 			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
 }
 
+/* The age of one live object, for the exact median of its site's ages. */
+struct age_of {
+	uint32_t k;			/* its outstanding row */
+	uint64_t age;
+};
+
+static int cmp_age(const void *a, const void *b)
+{
+	const struct age_of *x = a, *y = b;
+
+	if (x->k != y->k)
+		return (x->k > y->k) - (x->k < y->k);
+	return (x->age > y->age) - (x->age < y->age);
+}
+
+/* Each outstanding row's median age, from the ages of its objects. */
+static void median_ages(struct kmt_model *m, struct age_of *v, size_t n)
+{
+	size_t i = 0, j;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_age);
+	while (i < n) {
+		for (j = i; j < n && v[j].k == v[i].k; j++)
+			;
+		/* The lower middle of an even count: always an age some object has. */
+		m->outstanding.v[v[i].k].age_median = v[i + (j - i - 1) / 2].age;
+		i = j;
+	}
+}
+
+static int misuse_rank(const struct kmt_misuse *x)
+{
+	return (int)kmt_misuse_severity(x->kind);
+}
+
+/* Errors first, then warnings, then information; the most frequent first. */
+static int cmp_misuse(const void *a, const void *b)
+{
+	const struct kmt_misuse *x = a, *y = b;
+
+	if (misuse_rank(x) != misuse_rank(y))
+		return misuse_rank(y) - misuse_rank(x);
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+}
+
 int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 {
 	struct imap out_map;
-	size_t i;
+	struct age_of *ages;
+	size_t i, nages = 0;
 
 	drain(m, 0);
 	classify_untraced(m);
-	if (m->oom || imap_init(&out_map, 1 << 8)) {
+	ages = malloc((m->slab.live + 1) * sizeof(*ages));
+	if (m->oom || !ages || imap_init(&out_map, 1 << 8)) {
+		free(ages);
 		m->oom = true;
 		return -ENOMEM;
 	}
+	if (m->misuse.n > 1)
+		qsort(m->misuse.v, m->misuse.n, sizeof(*m->misuse.v), cmp_misuse);
 	for (i = 0; i < m->slab.pool_n; i++) {
 		struct obj *o = &m->slab.pool[i];
 		struct kmt_site *s;
@@ -1018,8 +1106,12 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		ou->age_min = MIN(ou->age_min, age);
 		ou->age_max = MAX(ou->age_max, age);
 		ou->age[kmt_life_bucket(age)]++;
+		if (nages <= m->slab.live)
+			ages[nages++] = (struct age_of){ k, age };
 	}
 	imap_release(&out_map);
+	median_ages(m, ages, nages);
+	free(ages);
 	model_emit_live(m);
 	model_access_finish(m);
 	if (m->outstanding.n > 1)

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <kmemtrace/kmemtrace.h>
 #include <kmemtrace/recinfo.h>
@@ -34,12 +35,42 @@ unsigned int kmt_partial_parse(const char *words, size_t len)
 const char *kmt_recinfo_format(const struct kmt_recinfo *ri, char *buf, size_t len)
 {
 	const char *rec = *ri->recorder ? ri->recorder : "kmemtrace " KMT_VERSION;
+	size_t n;
 
 	if (ri->partial)
-		snprintf(buf, len, "%s" PARTIAL_OPEN "%s)", rec, kmt_partial_words(ri->partial));
+		n = (size_t)snprintf(buf, len, "%s" PARTIAL_OPEN "%s)", rec, kmt_partial_words(ri->partial));
 	else
-		snprintf(buf, len, "%s", rec);
+		n = (size_t)snprintf(buf, len, "%s", rec);
+	if (*ri->command && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "\ncommand: %s", ri->command);
+	if (*ri->settings && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "\nsettings: %s", ri->settings);
+	if (ri->created && n < len) {
+		time_t t = (time_t)ri->created;
+		struct tm tm;
+		char when[32];
+
+		if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			snprintf(buf + n, len - n, "\nrecorded: %s", when);
+	}
 	return buf;
+}
+
+/* The value of "@key: " on a line of @text, into @out. */
+static void line_value(const char *text, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	*out = '\0';
+	while ((p = strchr(p, '\n'))) {
+		p++;
+		if (!strncmp(p, key, klen) && p[klen] == ':' && p[klen + 1] == ' ') {
+			p += klen + 2;
+			snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+	}
 }
 
 void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text)
@@ -51,9 +82,21 @@ void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text)
 		return;
 	p = strstr(text, PARTIAL_OPEN);
 	end = p ? strchr(p, ')') : NULL;
+	if (p && (size_t)(p - text) > strcspn(text, "\n"))
+		p = NULL;	/* not on the first line */
 	snprintf(ri->recorder, sizeof(ri->recorder), "%.*s",
 		 (int)(p && end ? (size_t)(p - text) : strcspn(text, "\n")), text);
 	ri->ours = !strncmp(text, "kmemtrace ", 10);
-	if (p && end)
+	if (p && end && (size_t)(p - text) < strcspn(text, "\n"))
 		ri->partial = kmt_partial_parse(p, (size_t)(end - p));
+	line_value(text, "command", ri->command, sizeof(ri->command));
+	line_value(text, "settings", ri->settings, sizeof(ri->settings));
+	{
+		char when[32];
+		struct tm tm = { 0 };
+
+		line_value(text, "recorded", when, sizeof(when));
+		if (*when && strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm))
+			ri->created = (int64_t)timegm(&tm);
+	}
 }

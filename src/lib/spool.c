@@ -115,6 +115,10 @@ static int meta_write(struct kmt_spool *s, const struct kmt_spool_meta *m, struc
 		sbuf_printf(&sb, "clock %s\n", m->clock);
 	if (m->partial)
 		sbuf_printf(&sb, "partial %s\n", kmt_partial_words(m->partial));
+	if (*m->command)
+		sbuf_printf(&sb, "command %.*s\n", (int)strcspn(m->command, "\n"), m->command);
+	if (*m->settings)
+		sbuf_printf(&sb, "settings %.*s\n", (int)strcspn(m->settings, "\n"), m->settings);
 	if (!sb.buf)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	/* Whole or not at all: a reader never sees half of it. */
@@ -189,6 +193,8 @@ static int meta_read(struct kmt_spool *s, struct kmt_diag *d)
 	m->subbuf_size = (uint32_t)meta_num(sb.buf, "subbuf_size");
 	m->long_size = (int)meta_num(sb.buf, "long_size");
 	meta_str(sb.buf, "clock", m->clock, sizeof(m->clock));
+	meta_str(sb.buf, "command", m->command, sizeof(m->command));
+	meta_str(sb.buf, "settings", m->settings, sizeof(m->settings));
 	if ((v = meta_value(sb.buf, "partial", &len)))
 		m->partial = kmt_partial_parse(v, len);
 	if ((v = meta_value(sb.buf, "cpus", &len))) {

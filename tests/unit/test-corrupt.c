@@ -207,7 +207,8 @@ static void check_with_tail(const uint8_t *file, size_t len, const uint8_t *tail
 	uint8_t *p = malloc(len + tlen);
 
 	memcpy(p, file, len);
-	memcpy(p + len, tail, tlen);
+	if (tlen)
+		memcpy(p + len, tail, tlen);
 	memset(fs, 0, sizeof(*fs));
 	assert_int_equal(kmt_file_open_mem(&f, p, len + tlen, "tail.dat", &d), 0);
 	*nsec = 0;
