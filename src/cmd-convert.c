@@ -291,16 +291,20 @@ int cmd_convert(int argc, char **argv)
 		warning("trace-cmd 3.1.6 (Debian 12) cannot read zlib-compressed files; zstd ones it can");
 	if (wo->zalg == KMT_Z_ZLIB && !a.level_set)
 		wo->level = 9;
-	if (!access(argv[1], F_OK))
-		return error("'%s' exists; remove it first", argv[1]);
 	if (kmt_file_open(&c.f, argv[0], &d))
 		return error("%s", d.msg);
+	if (output_prepare(argv[1], false)) {
+		kmt_file_close(c.f);
+		return EXIT_FAIL;
+	}
 	c.buffer = a.buffer ? kmt_file_find_buffer(c.f, a.buffer) : kmt_file_main_buffer(c.f);
 	if (c.buffer < 0) {
 		kmt_file_close(c.f);
 		return error("%s: %s", argv[0], a.buffer ? "no such buffer" : "no event data");
 	}
 	ret = convert(&c, argv[1], wo, &d);
+	if (!ret)
+		give_to_invoker(argv[1]);
 	free(c.addrs);
 	kmt_file_close(c.f);
 	return ret ? error("%s", d.msg) : EXIT_OK;

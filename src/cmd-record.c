@@ -171,11 +171,13 @@ static int do_recover(struct rec *rc, const char *dir)
 			snprintf(out, sizeof(out), "%.*s.dat", (int)n, dir);
 		rc->o.output = out;
 	}
-	if (!access(rc->o.output, F_OK))
-		return error("'%s' exists; choose another name with -o", rc->o.output);
 	spool = kmt_spool_open(dir, &d);
 	if (!spool)
 		return error("%s", d.msg);
+	if (output_prepare(rc->o.output, rc->o.quiet)) {
+		kmt_spool_close(spool);
+		return EXIT_FAIL;
+	}
 	return rec_finalize(rc, spool, rc->o.output, true, NULL);
 }
 
@@ -192,8 +194,8 @@ int cmd_record(int argc, char **argv)
 	if (code >= 0) {
 		/* help, or bad usage */
 	} else if (a.list) {
-		ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, &d);
-		code = ret ? error("%s", d.msg) : ui_list(rc->root, a.verbose);
+		ret = kmt_tracefs_find_readable(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), &d);
+		code = ret ? error("listing this kernel's events: %s", d.msg) : ui_list(rc->root, a.verbose);
 	} else if (a.recover) {
 		code = do_recover(rc, a.recover);
 	} else {

@@ -53,6 +53,21 @@ struct kmt_hwbp_probe;
  * signals and clean-up on machines where watchpoints never fire).
  */
 int hwbp_check(struct kmt_hwbp_probe *res, struct kmt_diag *d);
+/* cmd-output.c */
+/*
+ * Make ready to write @path: EXIT_OK, or EXIT_FAIL after one line. A
+ * directory, a place we cannot write, or an existing file that is not a
+ * trace file (and not empty) is refused; an existing trace file is moved
+ * to PATH.old (said on stderr unless @quiet).
+ */
+int output_prepare(const char *path, bool quiet);
+/*
+ * Under sudo (root, SUDO_UID and SUDO_GID set), give @path (a directory:
+ * and what is in it) to the invoking user, so they can read what they
+ * recorded without root; modes stay as they are (0600).
+ */
+void give_to_invoker(const char *path);
+
 /* Human units: "12.3 MiB", "456 B". @buf must hold 32 bytes. */
 const char *human_bytes(double bytes, char *buf);
 

@@ -109,7 +109,8 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 	}
 }
 
-static void list_event(const char *root, const char *sys, const char *name, bool verbose)
+static void list_event(const char *root, const char *sys, const char *name, bool verbose,
+		       int width)
 {
 	struct kmt_format fmt;
 	char ev[600];
@@ -118,7 +119,7 @@ static void list_event(const char *root, const char *sys, const char *name, bool
 	snprintf(ev, sizeof(ev), "%s:%s", sys, name);
 	if (kmt_tracefs_format(root, ev, &fmt, NULL))
 		return;
-	printf("%c %-36s id %-5u", strstr(kmt_events_default, ev) ? '*' : ' ', ev, fmt.id);
+	printf("%c %-*s id %-5u", strstr(kmt_events_default, ev) ? '*' : ' ', width, ev, fmt.id);
 	for (j = 0; j < fmt.nr_fields; j++)
 		if (strncmp(fmt.fields[j].name, "common_", 7))
 			printf(" %s", fmt.fields[j].name);
@@ -128,21 +129,29 @@ static void list_event(const char *root, const char *sys, const char *name, bool
 	kmt_format_release(&fmt);
 }
 
-static void list_system(const char *root, const char *sys, bool verbose)
+/* Lists @sys's events with names @width wide; or with @width 0, returns the widest. */
+static int list_system(const char *root, const char *sys, bool verbose, int width)
 {
 	struct dirent **ents;
 	char path[1024];
-	int n, i;
+	int n, i, widest = 0;
 
 	snprintf(path, sizeof(path), "%s/events/%s", root, sys);
 	n = scandir(path, &ents, NULL, alphasort);
 	for (i = 0; i < n; i++) {
-		if (ents[i]->d_name[0] != '.')
-			list_event(root, sys, ents[i]->d_name, verbose);
+		int w = (int)(strlen(sys) + 1 + strlen(ents[i]->d_name));
+
+		if (ents[i]->d_name[0] != '.' && strcmp(ents[i]->d_name, "enable") &&
+		    strcmp(ents[i]->d_name, "filter")) {
+			if (width)
+				list_event(root, sys, ents[i]->d_name, verbose, width);
+			widest = w > widest ? w : widest;
+		}
 		free(ents[i]);
 	}
 	if (n >= 0)
 		free(ents);
+	return widest;
 }
 
 /* Whether kmemtrace watch can work here. */
@@ -162,11 +171,16 @@ int ui_list(const char *root, bool verbose)
 {
 	static const char *const systems[] = { "kmem", "percpu", "vmalloc", "cma", "compaction",
 					       "huge_memory", "migrate", "oom", "vmscan" };
+	int width = 0, w;
 	size_t i;
 
 	printf("Memory events of this kernel (* = recorded by default), with their fields:\n\n");
+	/* One column width for every name, however long. */
 	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
-		list_system(root, systems[i], verbose);
+		if ((w = list_system(root, systems[i], false, 0)) > width)
+			width = w;
+	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
+		list_system(root, systems[i], verbose, width);
 	printf("\nAlways added, to name processes: %s\n", kmt_events_naming);
 	printf("Any other event can be recorded with -e SYSTEM:EVENT; -v shows full formats.\n");
 	list_watchpoints();

@@ -283,11 +283,16 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	if (ret) {
 		free(res);
 		error("%s", d.msg);
-		error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
-		      kmt_spool_dir(spool), kmt_spool_dir(spool));
+		if (recovered)
+			error("the spool '%s' is left as it was", kmt_spool_dir(spool));
+		else
+			error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
+			      kmt_spool_dir(spool), kmt_spool_dir(spool));
+		give_to_invoker(kmt_spool_dir(spool));
 		kmt_spool_close(spool);
 		return EXIT_FAIL;
 	}
+	give_to_invoker(output);
 	kmt_spool_remove(spool);
 	if (!rc->o.quiet)
 		ui_summary(&rc->o, res, rc->elapsed, output);
@@ -317,8 +322,6 @@ int rec_prepare(struct rec *rc, struct kmt_diag *d)
 		return ret;
 	rc->nr_cpus = kmt_tracefs_cpus(rc->cpus, KMT_MAX_CPUS);
 	snprintf(rc->spool_dir, sizeof(rc->spool_dir), "%s.spool", rc->o.output);
-	if (!access(rc->o.output, F_OK) && access(rc->o.output, W_OK))
-		return kmt_diag_set(d, -EACCES, "cannot overwrite '%s'", rc->o.output);
 	rc->spool = kmt_spool_create(rc->spool_dir, d);
 	return rc->spool ? 0 : d->err;
 }
@@ -335,6 +338,13 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	if (rec_prepare(rc, &d)) {
 		kmt_events_release(&rc->events);
 		return error("%s", d.msg);
+	}
+	/* The output's place, checked before anything is recorded. */
+	if (output_prepare(rc->o.output, rc->o.quiet)) {
+		kmt_spool_remove(rc->spool);
+		rc->spool = NULL;
+		kmt_events_release(&rc->events);
+		return EXIT_FAIL;
 	}
 	spooled = true;
 	/* Signals are taken synchronously from a signalfd, in this thread only. */

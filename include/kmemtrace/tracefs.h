@@ -19,6 +19,11 @@
  * KMT_ENOTRACEFS, -EACCES or -EPERM with a one-line explanation in @d.
  */
 int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount, struct kmt_diag *d);
+/*
+ * The same for reading only (listing events): no mount, no write access
+ * needed. -EACCES if tracefs is there but readable by root only.
+ */
+int kmt_tracefs_find_readable(char *root, size_t len, const char *want, struct kmt_diag *d);
 
 /*
  * Parse the format of @ev ("system:name") from tracefs at @root into @fmt

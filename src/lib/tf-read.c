@@ -97,11 +97,14 @@ static int parse_initial(struct kmt_file *f, struct cur *c, uint64_t *opt_off,
 			 struct kmt_diag *d)
 {
 	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	const uint8_t *m = cur_bytes(c, sizeof(magic));
+	const uint8_t *m;
 	const char *ver;
 	char *end;
 	long v;
 
+	if (!cur_left(c))
+		return kmt_diag_set(d, KMT_ETRUNC, "the file is empty");
+	m = cur_bytes(c, sizeof(magic));
 	if (!m || memcmp(m, magic, sizeof(magic)))
 		return kmt_diag_set(d, KMT_EFORMAT, "not a trace.dat file (bad magic)");
 	ver = cur_str(c);

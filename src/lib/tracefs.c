@@ -33,6 +33,28 @@ static bool is_tracefs(const char *path)
 	return access(inst, F_OK) == 0;
 }
 
+int kmt_tracefs_find_readable(char *root, size_t len, const char *want, struct kmt_diag *d)
+{
+	static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(places) + 1; i++) {
+		const char *p = want ? want : i < ARRAY_SIZE(places) ? places[i] : NULL;
+
+		if (!p)
+			break;
+		if (access(p, R_OK | X_OK) && errno == EACCES)
+			return kmt_diag_set(d, -EACCES, "%s is readable by root only: run with sudo", p);
+		if (is_tracefs(p)) {
+			snprintf(root, len, "%s", p);
+			return 0;
+		}
+		if (want)
+			break;
+	}
+	return kmt_diag_set(d, KMT_ENOTRACEFS, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+}
+
 int kmt_tracefs_find(char *root, size_t len, const char *want, bool mount_it, struct kmt_diag *d)
 {
 	static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
