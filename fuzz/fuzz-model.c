@@ -264,6 +264,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ev.cpu = cpu;
 		ev.pid = e[2] % 8;
 		ev.kind = op == 15 ? KMT_EV_ACCESS : kinds[op];
+		/* Some page and per-CPU frees are vmalloc events instead. */
+		if (op == KMT_EV_PAGE_FREE_BATCHED - 1 && sub == 3)
+			ev.kind = KMT_EV_VMAP_ALLOC;
+		if (op == KMT_EV_PCPU_FREE - 1 && sub == 3)
+			ev.kind = KMT_EV_VMAP_FREE;
+		if (ev.kind == KMT_EV_VMAP_ALLOC && (e[11] & 1))
+			ev.flags |= KMT_EVF_FAILED;
 		ev.call_site = sites[e[4] & 7];
 		ev.ptr = addrs[e[3] & 7] + ((e[3] >> 3) & 3) * 8;
 		ev.bytes_req = req;

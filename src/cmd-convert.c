@@ -293,7 +293,7 @@ int cmd_convert(int argc, char **argv)
 		wo->level = 9;
 	if (kmt_file_open(&c.f, argv[0], &d))
 		return error("%s", d.msg);
-	if (output_prepare(argv[1], false)) {
+	if (output_prepare(argv[1], false, false)) {
 		kmt_file_close(c.f);
 		return EXIT_FAIL;
 	}

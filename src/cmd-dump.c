@@ -126,6 +126,12 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 	case KMT_EV_PAGE_FREE_BATCHED:
 		printf(" %s=%s order=%u", ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn", p, ev->order);
 		break;
+	case KMT_EV_VMAP_ALLOC:
+		printf(" addr=%s size=%" PRIu64 "%s", p, ev->bytes_alloc, ev->flags & KMT_EVF_FAILED ? " failed" : "");
+		break;
+	case KMT_EV_VMAP_FREE:
+		printf(" addr=%s", p);
+		break;
 	case KMT_EV_FORK:
 	case KMT_EV_EXEC:
 	case KMT_EV_EXIT:

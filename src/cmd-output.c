@@ -32,7 +32,7 @@ static bool is_trace_file(const char *path, bool *empty)
 	return n == (ssize_t)sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
 }
 
-int output_prepare(const char *path, bool quiet)
+int output_prepare(const char *path, bool quiet, bool check_only)
 {
 	char *copy = strdup(path), *dir, old[4200];
 	struct stat st;
@@ -50,6 +50,8 @@ int output_prepare(const char *path, bool quiet)
 		if (!S_ISREG(st.st_mode)) {
 			ret = error("'%s' exists and is not a regular file: not replacing it", path);
 		} else if (is_trace_file(path, &empty)) {
+			if (check_only)
+				goto out;
 			snprintf(old, sizeof(old), "%s.old", path);
 			if (rename(path, old))
 				ret = error("cannot keep the previous '%s' as '%s': %s", path, old, strerror(errno));
@@ -59,6 +61,7 @@ int output_prepare(const char *path, bool quiet)
 			ret = error("'%s' exists and is not a trace file: not overwriting it", path);
 		}
 	}
+out:
 	free(copy);
 	return ret;
 }

@@ -174,7 +174,7 @@ static int do_recover(struct rec *rc, const char *dir)
 	spool = kmt_spool_open(dir, &d);
 	if (!spool)
 		return error("%s", d.msg);
-	if (output_prepare(rc->o.output, rc->o.quiet)) {
+	if (output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_close(spool);
 		return EXIT_FAIL;
 	}

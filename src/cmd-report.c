@@ -17,9 +17,9 @@
 enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS };
 
 static const struct opt report_opts[] = {
-	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,lifetimes,\n"
-	  "outstanding,misuse,access, or all (default: all;\naccess: watchpoint samples of kmemtrace "
-	  "watch, per\nobject offset and instruction)" },
+	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
+	  "lifetimes,outstanding,misuse,access, or all (default:\nall; access: watchpoint samples of "
+	  "kmemtrace watch,\nper object offset and instruction)" },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
 	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid" },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
@@ -145,8 +145,11 @@ static int print_columns(void)
 		const struct rtable *t = report_tables[k];
 		const struct rcol *c;
 
-		printf("%s%s%s%s: %s\n", t->name, t->parent ? " (in " : "", t->parent ? t->parent : "",
-		       t->parent ? ")" : "", t->doc);
+		if (t->parent)
+			printf("%s (JSON: %s.%s): %s\n", t->name, t->parent, t->json_key ? t->json_key : t->name,
+			       t->doc);
+		else
+			printf("%s: %s\n", t->name, t->doc);
 		printf("  in %s%s; section %s%s\n", t->csv_only ? "" : "text and JSON",
 		       t->json_only ? "" : t->csv_only ? "CSV" : " and CSV",
 		       section_name(t->section & -t->section), t->single ? "; one row" : "");

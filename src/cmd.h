@@ -58,9 +58,9 @@ int hwbp_check(struct kmt_hwbp_probe *res, struct kmt_diag *d);
  * Make ready to write @path: EXIT_OK, or EXIT_FAIL after one line. A
  * directory, a place we cannot write, or an existing file that is not a
  * trace file (and not empty) is refused; an existing trace file is moved
- * to PATH.old (said on stderr unless @quiet).
+ * to PATH.old (said on stderr unless @quiet), unless @check_only.
  */
-int output_prepare(const char *path, bool quiet);
+int output_prepare(const char *path, bool quiet, bool check_only);
 /*
  * Under sudo (root, SUDO_UID and SUDO_GID set), give @path (a directory:
  * and what is in it) to the invoking user, so they can read what they

@@ -335,12 +335,14 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 
 	rc->child.pid = -1;
 	rc->sigfd = -1;
+	/* The output's place, checked before anything is created or recorded. */
+	if (output_prepare(rc->o.output, rc->o.quiet, true))
+		return EXIT_FAIL;
 	if (rec_prepare(rc, &d)) {
 		kmt_events_release(&rc->events);
 		return error("%s", d.msg);
 	}
-	/* The output's place, checked before anything is recorded. */
-	if (output_prepare(rc->o.output, rc->o.quiet)) {
+	if (output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_remove(rc->spool);
 		rc->spool = NULL;
 		kmt_events_release(&rc->events);

@@ -214,7 +214,7 @@ const struct rtable t_lifetimes = {
 	.doc = "allocation sites whose objects were freed, with lifetimes (in JSON: callsites' lifetime_log2_ns)",
 };
 const struct rtable t_page_functions = {
-	.name = "functions", .section = SEC_PAGES, .parent = "pages", .cols = page_site_cols,
+	.name = "page_functions", .json_key = "functions", .section = SEC_PAGES, .parent = "pages", .cols = page_site_cols,
 	.rows = page_site_rows, .default_sort = "bytes",
 	.doc = "page allocations by the first non-allocator function of their stack (record --stack)",
 };

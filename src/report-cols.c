@@ -640,13 +640,14 @@ static const struct rtable t_access = {
 	.rows = summary_rows, .json_only = true, .doc = "watchpoint samples (files of kmemtrace watch)",
 };
 static const struct rtable t_access_rows = {
-	.name = "rows", .section = SEC_ACCESS, .parent = "access", .cols = access_row_cols,
+	.name = "access_rows", .json_key = "rows", .section = SEC_ACCESS, .parent = "access", .cols = access_row_cols,
 	.rows = access_rows, .doc = "samples per allocation site, offset and instruction",
 };
 
 const struct rtable *const report_tables[] = {
 	&t_summary, &t_callsites, &t_lifetimes, &t_caches, &t_processes, &t_comms, &t_pages, &t_page_orders,
-	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_access, &t_access_rows, NULL,
+	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_access, &t_access_rows,
+	&t_vmalloc, &t_vmalloc_sizes, &t_vmalloc_functions, &t_vmalloc_live, NULL,
 };
 
 const struct rtable *rtable_of_section(unsigned int bit)
@@ -661,6 +662,7 @@ const struct rtable *rtable_of_section(unsigned int bit)
 	case SEC_OUTSTANDING: return &t_outstanding;
 	case SEC_MISUSE: return &t_misuse;
 	case SEC_ACCESS: return &t_access_rows;
+	case SEC_VMALLOC: return &t_vmalloc_live;
 	}
 	return NULL;
 }

@@ -11,21 +11,21 @@
 
 static const char *const section_names[] = {
 	"summary", "callsites", "caches", "processes", "pages", "lifetimes",
-	"outstanding", "misuse", "access",
+	"outstanding", "misuse", "access", "vmalloc",
 };
 
 const char *section_name(unsigned int bit)
 {
 	int i = __builtin_ctz(bit);
 
-	return i < 9 ? section_names[i] : "?";
+	return i < 10 ? section_names[i] : "?";
 }
 
 unsigned int section_bit(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 10; i++)
 		if (!strcmp(name, section_names[i]))
 			return 1u << i;
 	return 0;

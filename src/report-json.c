@@ -168,8 +168,10 @@ static void json_table(struct js *j, const struct report *r, const struct rtable
 	size_t n = rtable_rows(r, t, &rows), i;
 	int k;
 
+	const char *name = t->json_key ? t->json_key : t->name;
+
 	if (t->single) {
-		open_(j, t->name, '{');
+		open_(j, name, '{');
 		if (n)
 			json_fields(j, r, t, rows[0]);
 		/* Tables nested in this one, as arrays. */
@@ -178,7 +180,7 @@ static void json_table(struct js *j, const struct report *r, const struct rtable
 				json_table(j, r, report_tables[k]);
 		close_(j, '}');
 	} else {
-		open_(j, t->name, '[');
+		open_(j, name, '[');
 		for (i = 0; i < rtable_limit(r, n, true); i++) {
 			open_(j, NULL, '{');
 			json_fields(j, r, t, rows[i]);

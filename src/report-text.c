@@ -121,6 +121,10 @@ static void summary(const struct report *r, FILE *out)
 	if (s->pcpu_allocs || s->pcpu_frees)
 		fprintf(out, "  per-CPU                %s allocations (%s), %s frees\n", num(s->pcpu_allocs),
 			bytes((double)s->pcpu_bytes), num(s->pcpu_frees));
+	if (s->vmap_allocs || s->vmap_frees)
+		fprintf(out, "  vmalloc                %s areas (%s), %s frees, %s live at the end (%s)\n",
+			num(s->vmap_allocs), bytes((double)s->vmap_bytes), num(s->vmap_frees),
+			num(s->vmap_live), bytes((double)s->vmap_live_bytes));
 	if (!s->affected_by_loss) {
 		fprintf(out, "  events lost            0\n");
 		return;
@@ -245,7 +249,41 @@ static void pages(const struct report *r, FILE *out)
 		return;
 	}
 	fputc('\n', out);
-	text_table(r, rtable_find("functions"), out);
+	text_table(r, rtable_find("page_functions"), out);
+}
+
+static void vmalloc(const struct report *r, FILE *out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	size_t n;
+
+	fprintf(out, "\nVMALLOC (areas from alloc_vmap_area; freed lazily by free_vmap_area_noflush,\n"
+		     "  often from a kworker; sizes include the guard page)\n");
+	if (!kmt_formats_find(kmt_file_formats(r->f), "vmalloc", "alloc_vmap_area")) {
+		fprintf(out, "  not recorded (kmemtrace record records vmalloc:alloc_vmap_area and\n"
+			     "  vmalloc:free_vmap_area_noflush by default where the kernel has them)\n");
+		return;
+	}
+	fprintf(out, "  %s areas (%s), %s frees (%s) and %s of areas allocated before the trace, %s failed\n"
+		     "  live at the end: %s areas, %s\n",
+		num(s->vmap_allocs), bytes((double)s->vmap_bytes), num(s->vmap_frees - s->vmap_preexisting_frees),
+		bytes((double)s->vmap_bytes_freed), num(s->vmap_preexisting_frees), num(s->vmap_failures),
+		num(s->vmap_live), bytes((double)s->vmap_live_bytes));
+	if (!s->vmap_allocs)
+		return;
+	fputc('\n', out);
+	text_table(r, rtable_find("vmalloc_sizes"), out);
+	kmt_model_vmap_sites(r->m, &n);
+	fputc('\n', out);
+	if (n)
+		text_table(r, rtable_find("vmalloc_functions"), out);
+	else
+		fprintf(out, "  (vmalloc allocations by function need kernel stacks: record with --stack)\n");
+	kmt_model_vmap_live(r->m, &n);
+	if (n) {
+		fprintf(out, "\n  live at the end, largest first:\n");
+		text_table(r, rtable_find("vmalloc_live"), out);
+	}
 }
 
 static void lifetimes(const struct report *r, FILE *out)
@@ -394,6 +432,8 @@ void report_text(const struct report *r, FILE *out)
 		processes(r, out);
 	if (r->sections & SEC_PAGES)
 		pages(r, out);
+	if (r->sections & SEC_VMALLOC)
+		vmalloc(r, out);
 	if (r->sections & SEC_LIFETIMES)
 		lifetimes(r, out);
 	if (r->sections & SEC_OUTSTANDING)

@@ -24,7 +24,8 @@ enum {
 	SEC_OUTSTANDING = 1 << 6,
 	SEC_MISUSE = 1 << 7,
 	SEC_ACCESS = 1 << 8,		/* watchpoint samples (kmemtrace watch) */
-	SEC_ALL = (1 << 9) - 1,
+	SEC_VMALLOC = 1 << 9,
+	SEC_ALL = (1 << 10) - 1,
 };
 
 struct report {
@@ -112,7 +113,8 @@ struct rcol {
 #define RC_CSV_BUCKETS 4u		/* CSV: a histogram as one column per bucket */
 
 struct rtable {
-	const char *name;		/* JSON key and --csv name */
+	const char *name;		/* --csv name, and JSON key unless json_key says */
+	const char *json_key;		/* nested tables: the key in their parent's object */
 	unsigned int section;		/* the SEC_* bit it belongs to */
 	const char *doc;
 	const struct rcol *cols;	/* ends with a NULL name */

@@ -24,6 +24,8 @@ enum kmt_kind {
 	KMT_EV_PAGE_FREE_BATCHED,
 	KMT_EV_PCPU_ALLOC,
 	KMT_EV_PCPU_FREE,
+	KMT_EV_VMAP_ALLOC,		/* ptr = address, bytes_alloc = size (guard page included) */
+	KMT_EV_VMAP_FREE,		/* ptr = address (freed lazily: the range is reused later) */
 	KMT_EV_FORK,			/* pid2 = child, str2 = child comm */
 	KMT_EV_EXEC,			/* pid2 = pid, str2 = filename */
 	KMT_EV_EXIT,			/* pid2 = pid, str2 = comm */
@@ -40,6 +42,7 @@ enum {
 	KMT_EVF_NO_NAME = 1 << 1,	/* the kernel does not record a cache name */
 	KMT_EVF_WRITE = 1 << 2,		/* access: a write */
 	KMT_EVF_STACK_BE = 1 << 3,	/* stack entries are big-endian */
+	KMT_EVF_FAILED = 1 << 4,	/* the allocation failed (vmalloc) */
 };
 
 struct kmt_event {

@@ -142,6 +142,11 @@ struct kmt_summary {
 	uint64_t null_frees;		/* kfree(NULL) */
 	uint64_t page_allocs, page_frees, pages_allocated, pages_freed, page_failures;
 	uint64_t pcpu_allocs, pcpu_frees, pcpu_bytes;
+	/* vmalloc: alloc_vmap_area and free_vmap_area_noflush (freed lazily). */
+	uint64_t vmap_allocs, vmap_frees, vmap_failures;
+	uint64_t vmap_bytes, vmap_bytes_freed;
+	uint64_t vmap_preexisting_frees;	/* of areas allocated before the trace */
+	uint64_t vmap_live, vmap_live_bytes;	/* allocated in the trace, live at its end */
 	uint64_t lost_events;		/* known counts */
 	uint64_t lost_pages_unknown;	/* gaps of unknown size */
 	int nr_cpus;			/* highest CPU seen + 1 */
@@ -161,6 +166,23 @@ struct kmt_summary {
 	uint64_t access_lost;		/* samples the recorder lost */
 	uint64_t access_objects;	/* distinct objects hit */
 	uint64_t order_mt[KMT_MAX_ORDER + 1][KMT_MIGRATE_TYPES + 1];
+};
+
+/* vmalloc areas by size (alloc_vmap_area's size: the guard page included). */
+struct kmt_vmap_size {
+	uint64_t size;
+	uint64_t allocs, frees;
+	uint64_t live;			/* areas of this size live at the end */
+};
+
+/* A vmalloc area allocated in the trace and live at its end. */
+struct kmt_vmap_area {
+	uint64_t addr, size;
+	uint64_t age;			/* ns, at the end of the trace */
+	int32_t pid;			/* the allocating task */
+	char comm[16];
+	uint64_t function;		/* allocating function (--stack), or 0 */
+	bool uncertain;			/* a loss since: it may be gone */
 };
 
 /* One object's life as the trace shows it (kmemtrace kmap). */
@@ -266,6 +288,10 @@ const struct kmt_gfp_count *kmt_model_gfp(const struct kmt_model *m, size_t *n);
 const struct kmt_access_stat *kmt_model_access(const struct kmt_model *m, size_t *n);
 /* Page-allocating functions (from --stack stacks), as sites. */
 const struct kmt_site *kmt_model_page_sites(const struct kmt_model *m, size_t *n);
+/* vmalloc: allocating functions (--stack), areas by size, and those live at the end. */
+const struct kmt_site *kmt_model_vmap_sites(const struct kmt_model *m, size_t *n);
+const struct kmt_vmap_size *kmt_model_vmap_sizes(const struct kmt_model *m, size_t *n);
+const struct kmt_vmap_area *kmt_model_vmap_live(const struct kmt_model *m, size_t *n);
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k);
 enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k);

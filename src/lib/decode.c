@@ -24,7 +24,7 @@ struct fld {
 
 /* Slots, in struct dec order. */
 enum { S_PID, S_CALL, S_PTR, S_REQ, S_ALLOC, S_GFP, S_NODE, S_ORDER, S_MT,
-	S_NAME, S_PID2, S_STR2, S_STACK_N, S_STACK, S_OFFSET, S_WRITE, S_NR };
+	S_NAME, S_PID2, S_STR2, S_STACK_N, S_STACK, S_OFFSET, S_WRITE, S_FAILED, S_NR };
 
 /* A numeric field, compiled: load @size bytes at @off, store at @dst. */
 struct op {
@@ -119,6 +119,11 @@ static const struct event_map event_maps[] = {
 		{ S_GFP, { "gfp_flags" }, OPT } } },
 	{ "percpu", "percpu_free_percpu", KMT_EV_PCPU_FREE, {
 		{ S_PTR, { "ptr" }, REQ } } },
+	{ "vmalloc", "alloc_vmap_area", KMT_EV_VMAP_ALLOC, {
+		{ S_PTR, { "addr" }, REQ }, { S_ALLOC, { "size" }, REQ }, { S_REQ, { "size" }, REQ },
+		{ S_FAILED, { "failed" }, OPT } } },
+	{ "vmalloc", "free_vmap_area_noflush", KMT_EV_VMAP_FREE, {
+		{ S_PTR, { "va_start" }, REQ } } },
 	{ "sched", "sched_process_fork", KMT_EV_FORK, {
 		{ S_PID2, { "child_pid" }, REQ }, { S_STR2, { "child_comm" }, REQ } } },
 	{ "sched", "sched_process_exec", KMT_EV_EXEC, {
@@ -143,6 +148,7 @@ static const char *const kind_names[KMT_EV_NR] = {
 	[KMT_EV_PAGE_ALLOC] = "mm_page_alloc", [KMT_EV_PAGE_FREE] = "mm_page_free",
 	[KMT_EV_PAGE_FREE_BATCHED] = "mm_page_free_batched",
 	[KMT_EV_PCPU_ALLOC] = "percpu_alloc_percpu", [KMT_EV_PCPU_FREE] = "percpu_free_percpu",
+	[KMT_EV_VMAP_ALLOC] = "alloc_vmap_area", [KMT_EV_VMAP_FREE] = "free_vmap_area_noflush",
 	[KMT_EV_FORK] = "sched_process_fork", [KMT_EV_EXEC] = "sched_process_exec",
 	[KMT_EV_EXIT] = "sched_process_exit", [KMT_EV_RENAME] = "task_rename",
 	[KMT_EV_NEWTASK] = "task_newtask", [KMT_EV_STACK] = "kernel_stack",
@@ -440,6 +446,8 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 	}
 	if (dc->f[S_WRITE].type == F_NUM && ldn(rec->data + dc->f[S_WRITE].off, dc->f[S_WRITE].size, be))
 		ev->flags |= KMT_EVF_WRITE;
+	if (dc->f[S_FAILED].type == F_NUM && ldn(rec->data + dc->f[S_FAILED].off, dc->f[S_FAILED].size, be))
+		ev->flags |= KMT_EVF_FAILED;
 	if (dc->f[S_NAME].type >= F_STR_ARRAY)
 		ok &= get_str(&dc->f[S_NAME], rec, be, &ev->name, &ev->name_len);
 	if (dc->f[S_STR2].type >= F_STR_ARRAY)

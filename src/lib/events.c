@@ -17,6 +17,7 @@ const char kmt_events_default[] =
 	"kmem:kmalloc,kmem:kfree,kmem:kmem_cache_alloc,kmem:kmem_cache_free,"
 	"kmem:mm_page_alloc,kmem:mm_page_free,kmem:mm_page_free_batched,"
 	"percpu:percpu_alloc_percpu,percpu:percpu_free_percpu,"
+	"vmalloc:alloc_vmap_area,vmalloc:free_vmap_area_noflush,"
 	/* Kernels before 6.1 trace node allocations separately. */
 	"kmem:kmalloc_node,kmem:kmem_cache_alloc_node";
 const char kmt_events_naming[] =
@@ -27,6 +28,7 @@ const char kmt_events_naming[] =
 static const char *const alloc_events[] = {
 	"kmem:kmalloc", "kmem:kmalloc_node", "kmem:kmem_cache_alloc",
 	"kmem:kmem_cache_alloc_node", "kmem:mm_page_alloc", "percpu:percpu_alloc_percpu",
+	"vmalloc:alloc_vmap_area",
 };
 
 void kmt_events_release(struct kmt_events *l)

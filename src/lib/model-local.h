@@ -143,6 +143,18 @@ struct cpu_state {
 	uint64_t page_pfn;
 	bool page_pending;
 	bool last_scope;		/* the last event here was in scope (for its stack) */
+	bool vmap_pending;		/* its last event was a vmalloc, to name from a stack */
+	uint32_t vmap_seq;
+	uint64_t vmap_addr;
+	/*
+	 * The vmalloc's own stack is often cut short by the unwinder (two
+	 * frames on 6.18); the stack of its vmap_area allocation just before,
+	 * same task and CPU, names the caller instead.
+	 */
+	bool vmap_area_pending;
+	uint32_t vmap_area_seq;
+	uint64_t vmap_caller;
+	int32_t vmap_caller_pid;
 };
 
 /* A queued event, with its strings copied (its record may go away). */
@@ -164,6 +176,12 @@ struct kmt_model {
 	VEC(struct kmt_misuse) misuse;
 	VEC(struct kmt_outstanding) outstanding;
 	VEC(struct kmt_gfp_count) gfp;
+	/* vmalloc (model-vmap.c) */
+	struct otab vmap;
+	struct imap vmap_site_map, vmap_size_map;
+	VEC(struct kmt_site) vmap_sites;
+	VEC(struct kmt_vmap_size) vmap_sizes;
+	VEC(struct kmt_vmap_area) vmap_live;
 	struct kmt_summary sum;
 	uint64_t *lost_by_cpu, *events_by_cpu;
 	struct cpu_state *cpu;
@@ -179,6 +197,26 @@ struct kmt_model {
 	bool started;			/* an event was seen */
 	bool oom;
 };
+
+/* model.c: what the other model files share. */
+struct kmt_site *model_site_of(struct kmt_model *m, struct imap *map, void *vec, uint64_t addr);
+uint32_t model_proc_of(struct kmt_model *m, int32_t pid);
+/* Is the task one the filter chose (always, without a filter)? */
+bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);
+/* A frame of the allocators themselves, skipped to find who asked. */
+bool model_allocator_frame(const char *fn);
+
+/* model-vmap.c: vmalloc areas. */
+int model_vmap_init(struct kmt_model *m);
+void model_vmap_release(struct kmt_model *m);
+void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev);
+/* A stack right after a vmalloc on its CPU: 1 if it was that vmalloc's. */
+bool model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev);
+/* A slab allocation from the vmap_area cache: its stack may name a vmalloc caller. */
+void model_vmap_area_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_finish(struct kmt_model *m, uint64_t ts);
 
 /* model-object.c: per-object calls out and watchpoint samples. */
 void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,

@@ -84,7 +84,8 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	    otab_init(&m->pcpu, 1 << 10) || imap_init(&m->site_map, 1 << 10) ||
 	    imap_init(&m->page_site_map, 1 << 8) || imap_init(&m->cache_map, 1 << 8) ||
 	    imap_init(&m->proc_map, 1 << 10) || imap_init(&m->pid_map, 1 << 10) ||
-	    imap_init(&m->misuse_map, 1 << 6) || imap_init(&m->gfp_map, 1 << 6)) {
+	    imap_init(&m->misuse_map, 1 << 6) || imap_init(&m->gfp_map, 1 << 6) ||
+	    model_vmap_init(m)) {
 		kmt_model_free(m);
 		errno = ENOMEM;
 		return NULL;
@@ -105,6 +106,7 @@ void kmt_model_free(struct kmt_model *m)
 	otab_release(&m->slab);
 	otab_release(&m->pages);
 	otab_release(&m->pcpu);
+	model_vmap_release(m);
 	imap_release(&m->site_map);
 	imap_release(&m->page_site_map);
 	imap_release(&m->cache_map);
@@ -132,7 +134,7 @@ static uint32_t sat32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-static struct kmt_site *site_of(struct kmt_model *m, struct imap *map, void *vec_, uint64_t addr)
+struct kmt_site *model_site_of(struct kmt_model *m, struct imap *map, void *vec_, uint64_t addr)
 {
 	VEC(struct kmt_site) *vec = vec_;
 	uint32_t i = imap_get(map, addr);
@@ -209,7 +211,7 @@ static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, s
 	return i;
 }
 
-static uint32_t proc_of(struct kmt_model *m, int32_t pid)
+uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 {
 	uint32_t i = imap_get(&m->pid_map, (uint64_t)(uint32_t)pid);
 	const char *name;
@@ -225,14 +227,14 @@ static uint32_t proc_of(struct kmt_model *m, int32_t pid)
 	return i;
 }
 
-/* proc_of() through the CPU's memo of the last task it saw. */
+/* model_proc_of() through the CPU's memo of the last task it saw. */
 static uint32_t proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
 {
 	if (cs->memo_pid == pid && cs->memo_gen == m->comm_gen && cs->memo_proc != NONE)
 		return cs->memo_proc;
 	cs->memo_pid = pid;
 	cs->memo_gen = m->comm_gen;
-	cs->memo_proc = proc_of(m, pid);
+	cs->memo_proc = model_proc_of(m, pid);
 	return cs->memo_proc;
 }
 
@@ -247,7 +249,7 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 		m->oom = true;
 }
 
-static bool task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
+bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
 {
 	if (m->o.pid && pid != m->o.pid)
 		return false;
@@ -330,7 +332,7 @@ static struct kmt_site *alloc_site(struct kmt_model *m, uint64_t addr)
 
 	if (m->site_memo[h].addr == addr && addr)
 		return &m->sites.v[m->site_memo[h].idx];
-	s = site_of(m, &m->site_map, &m->sites, addr);
+	s = model_site_of(m, &m->site_map, &m->sites, addr);
 	if (s) {
 		m->site_memo[h].addr = addr;
 		m->site_memo[h].idx = (uint32_t)(s - m->sites.v);
@@ -375,7 +377,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	struct obj *o;
 
-	if (m->filtering && !task_wanted(m, ev->pid, proc))
+	if (m->filtering && !model_task_wanted(m, ev->pid, proc))
 		return;
 	m->scope = true;
 	site = alloc_site(m, ev->call_site);
@@ -428,6 +430,8 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	cs->last_slab_seq = cs->seq;
 	cs->last_slab_ptr = ev->ptr;
 	count_alloc(m, o, 1);
+	if (ev->name_len && m->o.syms)
+		model_vmap_area_alloc(m, ev);
 }
 
 /* The misuse in freeing @o by @ev (kind or cache mismatch), or KMT_MISUSE_NR. */
@@ -455,7 +459,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	uint64_t life;
 
 	if (!ev->ptr) {
-		if (m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 			return;
 		m->scope = true;
 		m->sum.null_frees++;
@@ -467,7 +471,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		 * Not ours to judge when filtering by task: another task's
 		 * allocations are not seen, so its frees say nothing.
 		 */
-		if (m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+		if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 			return;
 		m->scope = true;
 		fsite = alloc_site(m, ev->call_site);
@@ -560,7 +564,7 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	struct obj *o;
 
-	if (m->filtering && !task_wanted(m, ev->pid, proc))
+	if (m->filtering && !model_task_wanted(m, ev->pid, proc))
 		return;
 	m->scope = true;
 	m->sum.page_allocs++;
@@ -613,7 +617,7 @@ static void page_free(struct kmt_model *m, const struct kmt_event *ev)
 	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->pages, sl) : NULL;
 
 	/* With a task filter: the chosen tasks' pages, and pages they free. */
-	if (!o && m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+	if (!o && m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 		return;
 	m->scope = true;
 	m->sum.page_frees++;
@@ -633,7 +637,7 @@ static void page_free(struct kmt_model *m, const struct kmt_event *ev)
 }
 
 /* Frames of the allocator itself, skipped to find who asked for pages. */
-static bool allocator_frame(const char *fn)
+bool model_allocator_frame(const char *fn)
 {
 	static const char *const prefixes[] = {
 		"trace_", "__traceiter_", "alloc_pages", "__alloc_pages", "__alloc_frozen",
@@ -642,6 +646,7 @@ static bool allocator_frame(const char *fn)
 		"__kmalloc", "kmalloc_", "__kvmalloc", "kvmalloc", "rmqueue", "alloc_slab_page",
 		"allocate_slab", "new_slab", "___slab_alloc", "__slab_alloc", "__do_kmalloc",
 		"kmem_cache_alloc", "vm_area_alloc_pages", "__vmalloc", "vmalloc", "__alloc_",
+		"alloc_vmap_area", "__get_vm_area", "get_vm_area", "__vmap", "vmap",
 		"stack_trace_save", "__ftrace_trace_stack", "ftrace_", "event_triggers_call",
 		"trace_event_", "pcpu_",
 	};
@@ -671,9 +676,9 @@ static void stack(struct kmt_model *m, const struct kmt_event *ev)
 
 		a = kmt_event_stack(ev, i);
 		fn = kmt_symbols_lookup(m->o.syms, a, &off);
-		if (!fn || allocator_frame(fn))
+		if (!fn || model_allocator_frame(fn))
 			continue;
-		s = site_of(m, &m->page_site_map, &m->page_sites, a - off);
+		s = model_site_of(m, &m->page_site_map, &m->page_sites, a - off);
 		if (!s)
 			return;
 		s->allocs++;
@@ -692,7 +697,7 @@ static void pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	struct obj *o;
 
-	if (m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+	if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 		return;
 	m->scope = true;
 	m->sum.pcpu_allocs++;
@@ -713,7 +718,7 @@ static void pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct islot *sl = otab_find(&m->pcpu, ev->ptr);
 
-	if (!(sl && slot_live(sl)) && m->filtering && !task_wanted(m, ev->pid, proc_of(m, ev->pid)))
+	if (!(sl && slot_live(sl)) && m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 		return;
 	m->scope = true;
 	m->sum.pcpu_frees++;
@@ -772,6 +777,12 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_PCPU_FREE:
 		pcpu_free(m, ev);
 		break;
+	case KMT_EV_VMAP_ALLOC:
+		model_vmap_alloc(m, ev);
+		break;
+	case KMT_EV_VMAP_FREE:
+		model_vmap_free(m, ev);
+		break;
 	case KMT_EV_FORK:
 	case KMT_EV_RENAME:
 	case KMT_EV_NEWTASK:
@@ -780,12 +791,14 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		/* fall through */
 	case KMT_EV_EXIT:
 		if (m->filtering)
-			m->scope = task_wanted(m, ev->pid2, proc_of(m, ev->pid2));
+			m->scope = model_task_wanted(m, ev->pid2, model_proc_of(m, ev->pid2));
 		break;
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
 		m->scope = m->cpu[ev->cpu].last_scope;
-		stack(m, ev);
+		model_vmap_area_stack(m, ev);
+		if (!model_vmap_stack(m, ev))
+			stack(m, ev);
 		break;
 	case KMT_EV_ACCESS:
 		m->cpu[ev->cpu].seq--;	/* not part of the CPU's allocation chain */
@@ -1112,6 +1125,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	imap_release(&out_map);
 	median_ages(m, ages, nages);
 	free(ages);
+	model_vmap_finish(m, ts);
 	model_emit_live(m);
 	model_access_finish(m);
 	if (m->outstanding.n > 1)
@@ -1139,3 +1153,6 @@ ACCESSOR(kmt_model_procs, struct kmt_proc, procs)
 ACCESSOR(kmt_model_misuse, struct kmt_misuse, misuse)
 ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, outstanding)
 ACCESSOR(kmt_model_gfp, struct kmt_gfp_count, gfp)
+ACCESSOR(kmt_model_vmap_sites, struct kmt_site, vmap_sites)
+ACCESSOR(kmt_model_vmap_sizes, struct kmt_vmap_size, vmap_sizes)
+ACCESSOR(kmt_model_vmap_live, struct kmt_vmap_area, vmap_live)

@@ -35,7 +35,10 @@ test_expect_success 'an unknown option: one line and a hint (exit 2), for every 
 test_expect_success 'a bad value is one line and a hint too, not the whole usage' '
 	rc=0; $KMT report -n many 2> err || rc=$?; cat err; [ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
 	rc=0; $KMT report --time 2,1 2> err || rc=$?; cat err; [ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
-	rc=0; $KMT report -n 2> err || rc=$?; cat err; [ $rc -eq 2 ] && grep -q "needs a value" err
+	rc=0; $KMT report -n 2> err || rc=$?; cat err; [ $rc -eq 2 ] && grep -q "needs a value" err &&
+	rc=0; $KMT record -d 0 2> err || rc=$?; cat err; [ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
+	rc=0; $KMT report --csv foo 2> err || rc=$?; cat err; [ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
+	grep -q "see .kmemtrace report --help." err
 '
 
 test_expect_success 'numbers are range-checked, never cut to fit' '

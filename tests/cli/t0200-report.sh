@@ -134,10 +134,10 @@ test_expect_success 'trace-cmd v6 file: the same numbers' '
 # "## lifetimes (CSV only)") under which every column of the table is named.
 test_expect_success 'docs/report-json.md names every table and column report --columns lists' '
 	$KMT report --columns > cols &&
-	awk "/^[a-z_]+( \\(in [a-z]+\\))?: / { t = \$1; sub(/:\$/, \"\", t); p = \"\";
-		if (\$2 == \"(in\") { p = \$3; sub(/\\):\$/, \"\", p); p = p \".\" } next }
+	awk "/^[a-z_]+( \\(JSON: [a-z_.]+\\))?: / { t = \$1; sub(/:\$/, \"\", t);
+		if (\$2 == \"(JSON:\") { t = \$3; sub(/\\):\$/, \"\", t) } next }
 		/^  in / { next }
-		/^  [a-z_]+ / { print p t, \$1 }" cols > pairs &&
+		/^  [a-z_]+ / { print t, \$1 }" cols > pairs &&
 	[ $(wc -l < pairs) -gt 100 ] &&
 	while read -r t c; do
 		awk -v t="$t" "/^#/ { h = \$0; sub(/^#+ /, \"\", h); sub(/\\[\\]\$/, \"\", h);

@@ -138,6 +138,8 @@ void tb_formats_6_18(struct tb *tb)
 		{ "task", "6.18-task_task_rename.format" },
 		{ "task", "6.18-task_task_newtask.format" },
 		{ "ftrace", "6.18-ftrace_kernel_stack.format" },
+		{ "vmalloc", "6.18-vmalloc_alloc_vmap_area.format" },
+		{ "vmalloc", "6.18-vmalloc_free_vmap_area_noflush.format" },
 	};
 	size_t i;
 

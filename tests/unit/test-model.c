@@ -639,6 +639,154 @@ static void test_page_sites(void **state)
 	kmt_symbols_free(syms);
 }
 
+/* Misuse comes grouped by kind, site and cache; errors first, then by count. */
+static void test_misuse_grouped(void **state)
+{
+	struct tb *tb = new_tb();
+	const struct kmt_misuse *v;
+	struct run r;
+	size_t n;
+	int i;
+
+	/* Three objects of kmalloc-32 from two sites, each allocated over at SITE_B. */
+	for (i = 0; i < 3; i++) {
+		tb_kmalloc(tb, 0, (uint64_t)(10 * i + 1) * MS, 10, i ? SITE_A : FREE_A, OBJ(i), 32, 32);
+		/* On the other CPU: not the kernel's doubled large kmalloc. */
+		tb_kmalloc(tb, 1, (uint64_t)(10 * i + 2) * MS, 11, SITE_B, OBJ(i), 32, 32);
+	}
+	/* One error, after them in time: a kmalloc object freed as a cache object. */
+	tb_kmalloc(tb, 0, 50 * MS, 10, SITE_A, OBJ(9), 32, 32);
+	tb_cache_free(tb, 0, 51 * MS, 12, FREE_A, OBJ(9), "filp");
+	analyse(&r, tb, -1, -1);
+	v = kmt_model_misuse(r.m, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].kind, KMT_MISUSE_CACHE_FREE_KMALLOC);
+	assert_int_equal(v[1].kind, KMT_MISUSE_ALLOC_LIVE);
+	assert_int_equal(v[1].count, 3);
+	assert_int_equal(v[1].site, SITE_B);
+	assert_int_equal(v[1].alloc_site, FREE_A);	/* the first occurrence's */
+	assert_int_equal(v[1].first_ts, 2 * MS);
+	assert_int_equal(v[1].first_pid, 11);
+	/* allocs = frees + live + uncertain + unseen frees, per site */
+	assert_int_equal(site(&r, SITE_A)->unseen_frees, 2);
+	assert_int_equal(site(&r, SITE_A)->allocs, site(&r, SITE_A)->frees +
+			 site(&r, SITE_A)->live_objects + site(&r, SITE_A)->uncertain +
+			 site(&r, SITE_A)->unseen_frees);
+	done(&r);
+}
+
+/* With a task filter, every count concerns the chosen task only. */
+static void test_task_filter_scope(void **state)
+{
+	struct kmt_model_opts mo = { .pid = 10 };
+	const struct kmt_summary *s;
+	struct tb *tb = new_tb();
+	struct run r;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);
+	tb_kfree(tb, 1, 2 * MS, 20, FREE_A, OBJ(1));		/* another frees ours: counted */
+	tb_kmalloc(tb, 0, 3 * MS, 20, SITE_A, OBJ(2), 32, 32);	/* not ours */
+	tb_kfree(tb, 0, 4 * MS, 20, FREE_A, OBJ(2));
+	tb_emit(tb, 0, 5 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x1000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_emit(tb, 1, 6 * MS, "kmem", "mm_page_free", 30, (struct tb_val[]){
+		{ "pfn", 0x1000 }, { "order", 0 }, { NULL } });		/* our page: counted */
+	tb_emit(tb, 1, 7 * MS, "kmem", "mm_page_free", 30, (struct tb_val[]){
+		{ "pfn", 0x2000 }, { "order", 0 }, { NULL } });		/* not ours */
+	tb_emit(tb, 0, 8 * MS, "percpu", "percpu_alloc_percpu", 20, (struct tb_val[]){
+		{ "ptr", 0x100 }, { "size", 8 }, { "bytes_alloc", 16 }, { NULL } });
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->allocs, 1);
+	assert_int_equal(s->frees, 1);
+	assert_int_equal(s->page_allocs, 1);
+	assert_int_equal(s->page_frees, 1);
+	assert_int_equal(s->pcpu_allocs, 0);
+	assert_int_equal(s->events, 4);
+	assert_int_equal(s->by_kind[KMT_EV_KFREE], 1);
+	assert_int_equal(s->by_kind[KMT_EV_PAGE_FREE], 1);
+	assert_true(s->filter_matched);
+	done(&r);
+	mo.pid = 99;
+	tb = new_tb();
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 32, 32);
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	assert_false(kmt_model_summary(r.m)->filter_matched);
+	assert_int_equal(kmt_model_summary(r.m)->events, 0);
+	done(&r);
+}
+
+/* vmalloc areas: by address whoever frees, sizes, live areas, allocating functions. */
+static void test_vmalloc(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T alloc_vmap_area\n"
+				 "ffffffff81080000 T __vmalloc_node_range_noprof\n"
+				 "ffffffff81100000 T array_map_alloc\n"
+				 "ffffffff81300000 T zzz_end\n";
+	const uint64_t st[] = { 0xffffffff81000010ULL, 0xffffffff81080010ULL, 0xffffffff81100020ULL };
+	const uint64_t cut[] = { 0xffffffff81000010ULL };
+	struct kmt_symbols *syms = kmt_symbols_parse(ks, strlen(ks));
+	struct kmt_model_opts mo = { .syms = syms };
+	const struct kmt_summary *s;
+	const struct kmt_vmap_size *z;
+	const struct kmt_vmap_area *a;
+	const struct kmt_site *f;
+	struct tb *tb = new_tb();
+	struct run r;
+	size_t n;
+
+	tb_kallsyms(tb, ks);
+	/* An area whose stack names its caller, freed by a kworker. */
+	tb_emit(tb, 0, 1 * MS, "vmalloc", "alloc_vmap_area", 10, (struct tb_val[]){
+		{ "addr", 0xffffc90000100000ULL }, { "size", 139264 }, { NULL } });
+	tb_emit(tb, 0, 1 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
+	tb_emit(tb, 1, 2 * MS, "vmalloc", "free_vmap_area_noflush", 77, (struct tb_val[]){
+		{ "va_start", 0xffffc90000100000ULL }, { NULL } });
+	/* One whose own stack stops in the allocator: its vmap_area allocation's names it. */
+	tb_cache_alloc(tb, 0, 3 * MS, 10, 0xffffffff81000020ULL, OBJ(5), "vmap_area", 72, 72);
+	tb_emit(tb, 0, 3 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
+	tb_emit(tb, 0, 4 * MS, "vmalloc", "alloc_vmap_area", 10, (struct tb_val[]){
+		{ "addr", 0xffffc90000200000ULL }, { "size", 139264 }, { NULL } });
+	tb_emit(tb, 0, 4 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 1 }, { "caller", 0, NULL, cut, 1 }, { NULL } });
+	/* A failure, and a free of an area from before the trace. */
+	tb_emit(tb, 0, 5 * MS, "vmalloc", "alloc_vmap_area", 10, (struct tb_val[]){
+		{ "addr", 0 }, { "size", 8192 }, { "failed", 1 }, { NULL } });
+	tb_emit(tb, 1, 6 * MS, "vmalloc", "free_vmap_area_noflush", 77, (struct tb_val[]){
+		{ "va_start", 0xffffc90000900000ULL }, { NULL } });
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	assert_int_equal(s->vmap_allocs, 2);
+	assert_int_equal(s->vmap_frees, 2);
+	assert_int_equal(s->vmap_preexisting_frees, 1);
+	assert_int_equal(s->vmap_failures, 1);
+	assert_int_equal(s->vmap_live, 1);
+	assert_int_equal(s->vmap_live_bytes, 139264);
+	z = kmt_model_vmap_sizes(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(z[0].size, 139264);
+	assert_int_equal(z[0].allocs, 2);
+	assert_int_equal(z[0].frees, 1);
+	assert_int_equal(z[0].live, 1);
+	f = kmt_model_vmap_sites(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].addr, 0xffffffff81100000ULL);
+	assert_int_equal(f[0].allocs, 2);
+	assert_int_equal(f[0].frees, 1);
+	a = kmt_model_vmap_live(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(a[0].addr, 0xffffc90000200000ULL);
+	assert_int_equal(a[0].age, 2 * MS);
+	assert_int_equal(a[0].function, 0xffffffff81100000ULL);
+	done(&r);
+	kmt_symbols_free(syms);
+}
+
 /*
  * A recording that filtered allocations (watch, -p, --filter): an address
  * freed twice was allocated again where the recording did not look — not a
@@ -694,6 +842,9 @@ int main(void)
 		cmocka_unit_test(test_objects_and_accesses),
 		cmocka_unit_test(test_partial_allocations),
 		cmocka_unit_test(test_page_sites),
+		cmocka_unit_test(test_misuse_grouped),
+		cmocka_unit_test(test_task_filter_scope),
+		cmocka_unit_test(test_vmalloc),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -80,7 +80,7 @@ static void check_readback(const char *path, int version, const char *zname)
 	assert_int_equal(kmt_file_info(f)->cpu_count, 2);
 	assert_string_equal(kmt_file_cmdlines(f, &len), "100 worker\n200 other\n");
 	assert_non_null(strstr(kmt_file_kallsyms(f, NULL), "do_thing"));
-	assert_int_equal(kmt_file_formats(f)->nr, 15);
+	assert_int_equal(kmt_file_formats(f)->nr, 17);	/* tb_formats_6_18() */
 	assert_int_equal(kmt_file_main_buffer(f), 0);
 	dec = kmt_decoder_new(kmt_file_formats(f), false, 8);
 	assert_non_null(dec);

@@ -14,12 +14,19 @@
  *  -r N          then removexattr the first N of them again (frees both).
  *  -l N          N large getxattr calls of 20000 bytes (kmalloc_large: order-3
  *                pages; the kernel traces each as two kmalloc events).
+ *  -m N          N BPF array maps of 16 values of 8 KiB, each closed at once:
+ *                one vmalloc area each (alloc_vmap_area of 139264 bytes: 128 KiB
+ *                of values and the map's header in 33 pages, and a guard page,
+ *                from __bpf_map_area_alloc), freed by a kworker soon after the
+ *                close; then it waits 300 ms for those frees. Needs CAP_BPF.
  * It prints one line of what it did and its pid, and exits 0.
  */
 #include <errno.h>
+#include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -33,12 +40,12 @@ static void die(const char *what)
 
 int main(int argc, char **argv)
 {
-	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, i;
+	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, i;
 	const char *file;
 	char name[64];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:")) != -1) {
 		switch (opt) {
 		case 'g': getx = atol(optarg); break;
 		case 's': gsize = atol(optarg); break;
@@ -46,14 +53,15 @@ int main(int argc, char **argv)
 		case 'v': vsize = atol(optarg); break;
 		case 'r': rem = atol(optarg); break;
 		case 'l': large = atol(optarg); break;
+		case 'm': maps = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] FILE\n");
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] FILE\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
 	    rem > setx) {
-		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] FILE\n");
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] FILE\n");
 		return 2;
 	}
 	file = argv[optind];
@@ -74,7 +82,23 @@ int main(int argc, char **argv)
 	for (i = 0; i < large; i++)
 		if (getxattr(file, "user.kmt-none", buf, 20000) >= 0 || errno != ENODATA)
 			die("getxattr (large)");
-	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large\n",
-	       (int)getpid(), getx, gsize, setx, vsize, rem, large);
+	for (i = 0; i < maps; i++) {
+		union bpf_attr a;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.map_type = BPF_MAP_TYPE_ARRAY;
+		a.key_size = 4;
+		a.value_size = 8192;
+		a.max_entries = 16;
+		fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+		if (fd < 0)
+			die("bpf(BPF_MAP_CREATE)");
+		close(fd);
+	}
+	if (maps)
+		usleep(300 * 1000);	/* the maps are freed by a kworker */
+	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps\n",
+	       (int)getpid(), getx, gsize, setx, vsize, rem, large, maps);
 	return 0;
 }

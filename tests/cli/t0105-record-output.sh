@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Where a recording goes and whose it is: sudo hands the file to the
+# invoking user; -o DIR, an unwritable place or a non-trace file are refused
+# before anything is recorded; a trace already there is kept as FILE.old
+# (record, --recover and convert alike); what the file says about how it
+# was recorded (info); vmalloc recorded by default, with an exact ground
+# truth (kmt-gt -m: BPF array maps, one 139264-byte vmalloc area each).
+. "$(dirname "$0")/lib.sh"
+need_tracing
+tracefs_snapshot
+F=$(gt_file)
+trap 'rm -f "$F"; cleanup_work' EXIT
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+test_expect_success 'under sudo the trace is the invoking user'"'"'s, still 0600, and they can read it' '
+	chmod 711 . &&
+	SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
+	[ "$(stat -c "%u:%g %a" s.dat)" = "65534:65534 600" ] &&
+	$NOBODY $KMT report --sections summary s.dat > rep && grep -q "^SUMMARY" rep &&
+	$KMT record -q -o r.dat -- true && [ "$(stat -c %u r.dat)" = 0 ]
+'
+
+test_expect_success 'record --list without root says to use sudo (tracefs is root'"'"'s)' '
+	if [ "$(stat -c %a $T)" = 700 ]; then
+		rc=0; $NOBODY $KMT record --list > out 2> err || rc=$?; cat err;
+		[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "run with sudo" err
+	else
+		$NOBODY $KMT record --list | grep -q "kmem:kmalloc"
+	fi
+'
+
+test_expect_success '-o DIR: refused before recording, nothing left behind' '
+	mkdir outdir && rc=0; $KMT record -o outdir -- $WL/kmt-gt -g 1 $F > out 2> err || rc=$?;
+	cat err; [ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "is a directory" err &&
+	! grep -q "kmt-gt pid" out && [ -z "$(ls outdir)" ] && [ ! -e outdir.spool ] &&
+	! ls $T/instances | grep -q kmemtrace-
+'
+
+test_expect_success 'a file that is not a trace is never overwritten; a trace is kept as .old' '
+	echo "my notes" > notes.txt && rc=0; $KMT record -q -o notes.txt -- true 2> err || rc=$?;
+	cat err; [ $rc -eq 1 ] && grep -q "is not a trace file" err && [ "$(cat notes.txt)" = "my notes" ] &&
+	cp s.dat keep.dat && $KMT record -o keep.dat -- true 2> err && cat err &&
+	grep -q "previous keep.dat is kept as keep.dat.old" err && cmp s.dat keep.dat.old &&
+	rc=0; $KMT record -o /nonexistent/dir/x.dat -- true 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && grep -q "cannot write in ./nonexistent/dir." err
+'
+
+test_expect_success 'convert follows the same rules' '
+	$KMT convert s.dat c.dat && $KMT convert r.dat c.dat 2> err && cat err &&
+	grep -q "kept as c.dat.old" err && cmp <($KMT dump c.dat.old | tail -n +2) <($KMT dump s.dat | tail -n +2) &&
+	rc=0; $KMT convert s.dat notes.txt 2> err || rc=$?; [ $rc -eq 1 ] && grep -q "not a trace file" err &&
+	rc=0; $KMT convert s.dat outdir 2> err || rc=$?; [ $rc -eq 1 ] && grep -q "is a directory" err
+'
+
+test_expect_success 'convert: v6 has no compression; zlib is not for Debian 12'"'"'s trace-cmd' '
+	rc=0; $KMT convert --file-version 6 --compression zstd s.dat v6.dat 2> err || rc=$?;
+	cat err; [ $rc -eq 2 ] && grep -q "v6 has no compression" err && [ ! -e v6.dat ] &&
+	$KMT convert --compression zlib s.dat z.dat 2> err && cat err && grep -q "cannot read zlib" err &&
+	$KMT convert --file-version 6 s.dat v6.dat && $KMT info v6.dat | grep -q "trace.dat v6"
+'
+
+test_expect_success '--recover of a spool that is not there: one line, no advice to do the same' '
+	rc=0; $KMT record --recover /no/such.spool 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "/no/such.spool" err && ! grep -q -- "--recover" err
+'
+
+test_expect_success 'info says how the file was recorded: command, settings, date' '
+	$KMT record -q --stack -F -b 2048 --filter "bytes_req > 1000" -o how.dat -- $WL/kmt-gt -g 2 $F > /dev/null &&
+	$KMT info how.dat > info && sed -n "/^recorder/,/^recorded/p" info &&
+	grep -q "^command: *kmemtrace record -q --stack -F -b 2048 --filter .bytes_req > 1000. -o how.dat -- .*kmt-gt -g 2 " info &&
+	grep -q "^settings: .*tasks: the command and its children; buffer 2048 KiB per CPU; .*stacks yes; filter bytes_req > 1000" info &&
+	grep -q "^recorded: *$(date +%Y-)" info &&
+	trace-cmd report how.dat > /dev/null 2>&1
+'
+
+test_expect_success 'an empty file says so' '
+	: > empty.dat && rc=0; $KMT report empty.dat 2> err || rc=$?; cat err;
+	[ $rc -eq 1 ] && grep -q "empty.dat: .*the file is empty" err
+'
+
+# vmalloc: N BPF array maps, one area of 139264 bytes each from
+# __bpf_map_area_alloc, freed by a kworker (whoever frees, by address).
+M=5
+test_expect_success 'vmalloc is recorded by default: the ground truth, exactly' '
+	if ! $WL/kmt-gt -g 0 -m 1 $F > /dev/null 2> err; then
+		cat err; echo "BPF maps cannot be created here"; exit 1
+	fi
+	$KMT record -q --stack -o v.dat -- $WL/kmt-gt -g 0 -m $M $F > out &&
+	pid=$(sed -n "s/^kmt-gt pid \([0-9]*\):.*/\1/p" out) &&
+	$KMT report --json -p $pid --sections vmalloc v.dat > v.json &&
+	jq -c ".vmalloc | {allocs, frees, live, sizes, functions}" v.json &&
+	[ "$(jq -c "[.vmalloc.sizes[] | select(.size == 139264) | [.allocs, .frees, .live]]" v.json)" = "[[$M,$M,0]]" ] &&
+	[ "$(jq -c "[.vmalloc.functions[] | select(.function == \"__bpf_map_area_alloc\") | [.allocs, .frees, .bytes]]" v.json)" = "[[$M,$M,$((M * 139264))]]" ] &&
+	n=$(trace-cmd report v.dat 2>/dev/null | grep -c "kmt-gt-$pid .* alloc_vmap_area: .* size=139264 ") &&
+	echo "trace-cmd: $n" && [ "$n" -eq $M ] &&
+	$KMT report --sections vmalloc v.dat | grep -q "__bpf_map_area_alloc  *$M  *$M "
+'
+
+tracefs_check
+test_done

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# kmemtrace report's options on a real recording: -p/--comm filter every
+# count and say when nothing matched; -n and -s apply to every table in
+# every format; where allocations went (allocs = frees + live + uncertain +
+# unseen frees); exact median ages; one time base; the --filter wording;
+# the event list's columns.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v jq > /dev/null || test_skip_all "jq is not installed"
+tracefs_snapshot
+F=$(gt_file)
+trap 'rm -f "$F"; cleanup_work' EXIT
+G=40 X=7 R=2 L=3
+
+test_expect_success 'record the ground truth system-wide, and a busier trace' '
+	$KMT record -q -o gt.dat -- $WL/kmt-gt -g $G -x $X -r $R -l $L $F > out &&
+	sed -n "s/^kmt-gt pid \([0-9]*\):.*/\1/p" out > pid && [ -s pid ] &&
+	$KMT dump gt.dat > dump &&
+	$KMT record -q -o hb.dat -- hackbench -g 1 -l 50 > /dev/null
+'
+
+# Raw events of the workload, by kind, as our dump shows them.
+raw() { awk -v p="-$(cat pid)\$" -v k="$1" "\$3 ~ p && \$4 == k" dump | wc -l; }
+# Page frees that concern the workload: of pages it allocated, or by it.
+page_frees() {
+	awk -v p="-$(cat pid)\$" "\$4 == \"mm_page_alloc\" && \$3 ~ p { live[\$5] = 1 }
+		\$4 ~ /^mm_page_free/ { if (\$3 ~ p || (\$5 in live)) n++; delete live[\$5] }
+		END { print n + 0 }" dump
+}
+
+test_expect_success '-p PID: every count is that task'"'"'s, page and per-CPU events too' '
+	$KMT report --json -p $(cat pid) gt.dat > p.json &&
+	jq -c ".summary | {events, events_by_kind, page_allocs, page_frees, percpu_allocs, percpu_frees, filtered, filter_matched}" p.json &&
+	[ "$(jq .summary.events_by_kind.kmalloc p.json)" -eq $(raw kmalloc) ] &&
+	[ "$(jq .summary.events_by_kind.kmem_cache_alloc p.json)" -eq $(raw kmem_cache_alloc) ] &&
+	[ "$(jq .summary.page_allocs p.json)" -eq $(raw mm_page_alloc) ] &&
+	[ "$(jq "[.summary.events_by_kind[]] | add" p.json)" -eq "$(jq .summary.events p.json)" ] &&
+	[ "$(jq .summary.filter_matched p.json)" = true ] &&
+	$KMT report --json gt.dat > all.json &&
+	[ "$(jq .summary.page_frees p.json)" -eq $(page_frees) ] &&
+	$KMT report --json --comm kmt-gt gt.dat > c.json &&
+	[ "$(jq ".summary.allocs" c.json)" -gt 0 ] &&
+	[ "$(jq ".summary.allocs" c.json)" -le "$(jq ".summary.allocs" p.json)" ] &&
+	[ "$(jq "[.summary.events_by_kind[]] | add" c.json)" -eq "$(jq .summary.events c.json)" ]
+'
+
+test_expect_success '-p of a task not in the trace: all zero, and it says so' '
+	$KMT report --json -p 999999 gt.dat > none.json 2> err && cat err &&
+	grep -q "no task with pid 999999 is in the trace" err &&
+	[ "$(jq -c ".summary | [.events, .allocs, .page_frees, .percpu_allocs, .percpu_frees, .filter_matched]" none.json)" = "[0,0,0,0,0,false]" ] &&
+	$KMT report --comm no-such-comm gt.dat > /dev/null 2> err && grep -q "no task named .no-such-comm." err
+'
+
+test_expect_success '-n cuts every table in JSON and CSV too (all rows without it)' '
+	[ "$(jq ".callsites | length" all.json)" -gt 20 ] &&
+	[ "$($KMT report --json -n 2 gt.dat | jq "[.callsites, .caches, .processes] | map(length)" -c)" = \
+	  "$(jq "[.callsites, .caches, .processes] | map([length, 2] | min)" -c all.json)" ] &&
+	[ $($KMT report --csv caches -n 3 gt.dat | wc -l) -eq 4 ]
+'
+
+# Column @2 (by header name) of CSV @1, rows in order.
+csvcol() { awk -F, -v c="$2" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == c) k = i; next } { print \$k }" "$1"; }
+sorted_desc() { sort -nr "$1" | cmp -s - "$1"; }
+
+test_expect_success '-s sorts every table that has the key, in every format' '
+	$KMT report --csv caches gt.dat > caches.csv && csvcol caches.csv bytes_alloc > k && sorted_desc k &&
+	$KMT report --csv caches -s allocs gt.dat > caches.csv && csvcol caches.csv allocs > k && sorted_desc k &&
+	$KMT report --csv processes -s pages gt.dat > procs.csv && csvcol procs.csv pages > k && sorted_desc k &&
+	$KMT report --json -s pages gt.dat | jq ".processes[].pages" > k && sorted_desc k &&
+	$KMT report -s pages --sections processes -n 1 gt.dat > t && cat t &&
+	[ "$(awk "/^  comm  *pid/ { getline; print \$2; exit }" t)" = "$(head -n 1 k | xargs -I{} sh -c "jq -r \".processes[] | select(.pages == {}) | .pid\" all.json" | head -n 1)" ] &&
+	rc=0; $KMT report -s nosuch gt.dat 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "keys: .*pages" err
+'
+
+test_expect_success 'every allocation is accounted: allocs = frees + live + uncertain + unseen frees' '
+	for f in gt.dat hb.dat; do
+		$KMT report --json $f | jq -r ".callsites[] | select(.allocs > 0) |
+			select(.allocs != .frees + .live_objects + .uncertain + .unseen_frees) | .callsite" > bad &&
+		[ ! -s bad ] || { echo "$f:"; cat bad; exit 1; }
+	done &&
+	$KMT report --json hb.dat | jq "[.callsites[].unseen_frees] | add" > n && cat n
+'
+
+test_expect_success 'outstanding median age is exact: the middle of the live objects'"'"' ages' '
+	site=$(jq -r ".outstanding[] | select(.function == \"simple_xattr_alloc\") | .callsite" all.json) &&
+	[ "$(jq ".outstanding[] | select(.function == \"simple_xattr_alloc\") | .objects" all.json)" -eq $((X - R)) ] &&
+	end=$(jq .summary.last_ts_ns all.json) &&
+	$KMT kmap --live gt.dat | awk -F, -v s="$site" -v e=$end "\$1 == s { print e - \$5 }" | sort -n > ages &&
+	cat ages && [ $(wc -l < ages) -eq $((X - R)) ] &&
+	[ "$(sed -n "$(( (X - R + 1) / 2 ))p" ages)" = "$(jq ".outstanding[] | select(.function == \"simple_xattr_alloc\") | .age_median_ns" all.json)" ]
+'
+
+test_expect_success 'one time base: the trace'"'"'s first event, its own time stated once' '
+	[ "$(jq .kmemtrace_report all.json)" = 2 ] &&
+	[ "$(jq .summary.first_ts_ns all.json)" = 0 ] && [ "$(jq .summary.start_ts_ns all.json)" -gt 0 ] &&
+	[ "$(jq .summary.last_ts_ns all.json)" = "$(jq .summary.span_ns all.json)" ] &&
+	head -n 2 dump | sed -n 1p | grep -q "^# gt.dat: times are seconds from the trace.s first event, at [0-9.]* s of the local clock$" &&
+	sed -n 2p dump | grep -q "^ *0\.000000 " &&
+	$KMT report --sections summary gt.dat | grep -q "from 0.000000 to [0-9.]* s (the trace starts at" &&
+	$KMT check gt.dat | head -n 1 | grep -q "^# times count from the trace.s first event" &&
+	$KMT dump --time 0,0.000001 gt.dat | tail -n +2 | awk "{ if (\$1 > 0.000001) exit 1 }"
+'
+
+test_expect_success 'a --filter recording: frees of objects it left out are not called pre-existing only' '
+	$KMT record -q --filter "bytes_req > 1000" -o f.dat -- $WL/kmt-gt -g 5 $F > /dev/null &&
+	$KMT report --sections summary,outstanding f.dat > t && cat t &&
+	grep -q "allocated before the trace or excluded by the recording.s filter" t &&
+	! grep -q "; *$" t
+'
+
+test_expect_success 'record --list: one column for every event name, however long' '
+	$KMT record --list | grep " id [0-9]" | awk "{ print index(\$0, \" id \") }" | sort -u > cols &&
+	cat cols && [ $(wc -l < cols) -eq 1 ]
+'
+
+tracefs_check
+test_done
