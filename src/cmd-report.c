@@ -14,7 +14,7 @@
 #include "opt.h"
 #include "report.h"
 
-enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS };
+enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_DEPTH, O_STACKS };
 
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
@@ -27,6 +27,9 @@ static const struct opt report_opts[] = {
 	  "event (either may be empty)" },
 	{ 'p', 'p', "pid", "PID", "only allocations by this task" },
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
+	{ O_DEPTH, 0, "stack-depth", "N", "slab allocation stacks (--stack recordings): group\n"
+	  "by the first N callers of the call site (default: all)" },
+	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },
 	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to analyse" },
 	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses as keyed hashes (h:...), so the\n"
@@ -131,6 +134,7 @@ static const char *type_name(const struct rcol *c)
 	case RT_ARRAY: return "per-CPU array";
 	case RT_KINDS: return "per-kind object";
 	case RT_MATRIX: return "order x type matrix";
+	case RT_FRAMES: return "stack (strings)";
 	case RT_I64: return c->unit == RU_BYTES ? "bytes (signed)" : "number (signed)";
 	default: return units[c->unit];
 	}
@@ -201,6 +205,14 @@ static int report_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad pid '%s'", value);
 		break;
 	case O_COMM: a->mo.comm = value; break;
+	case O_DEPTH:
+		if (!opt_uint(value, 1, 1024, &a->mo.stack_depth))
+			return usage_error(H, "bad stack depth '%s' (1 to 1024)", value);
+		break;
+	case O_STACKS:
+		if (!opt_int(value, 0, INT32_MAX, &a->r.stacks_per_site))
+			return usage_error(H, "bad stack count '%s'", value);
+		break;
 	case 'B': a->buffer = value; break;
 	case O_RAWIP: a->r.raw_ip = true; break;
 	case O_HASH:
@@ -217,7 +229,8 @@ static int report_opt(void *arg, int id, const char *value)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args o = { .r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true,
-					.top = 20, .t_start = -1, .t_end = -1 } };
+					.top = 20, .t_start = -1, .t_end = -1,
+					.stacks_per_site = 3 } };
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
 	struct analysis a;
@@ -226,8 +239,9 @@ int cmd_report(int argc, char **argv)
 	code = opt_parse(H, argc, argv, report_opt, &o, &i);
 	if (code < 0 && o.json && o.csv)
 		code = usage_error(H, "--json and --csv exclude each other");
-	if (code < 0 && o.csv && !section_bit(o.csv))
-		code = usage_error(H, "no section '%s' for --csv", o.csv);
+	if (code < 0 && o.csv && !section_bit(o.csv) && (!rtable_find(o.csv) || rtable_find(o.csv)->json_only))
+		code = usage_error(H, "no section or table '%s' for --csv (names: kmemtrace report --columns)",
+				   o.csv);
 	code = code >= 0 ? code : opt_file(H, argc, argv, i, &r->path);
 	if (code >= 0)
 		return code;

@@ -23,6 +23,8 @@ size_t rtable_one(const void *row, const void ***out);
 
 /* report-cols-site.c */
 extern const struct rtable t_callsites, t_lifetimes, t_page_functions, t_outstanding;
+/* report-cols-stack.c */
+extern const struct rtable t_callsite_stacks;
 /* report-cols-vmalloc.c */
 extern const struct rtable t_vmalloc, t_vmalloc_sizes, t_vmalloc_functions, t_vmalloc_live;
 

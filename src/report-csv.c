@@ -40,7 +40,7 @@ static void bucket_header(const struct rcol *c, FILE *out)
 static void value(const struct report *r, const struct rcol *c, const void *row, FILE *out)
 {
 	struct rval v;
-	char buf[512];
+	char buf[8192];
 
 	rcol_value(r, c, row, &v, buf, sizeof(buf));
 	switch (c->type) {

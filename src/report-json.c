@@ -141,6 +141,12 @@ static void json_value(struct js *j, const struct report *r, const struct rcol *
 				u64(j, kmt_kind_name(i), v.v[i]);
 		close_(j, '}');
 		break;
+	case RT_FRAMES:
+		open_(j, c->name, '[');
+		for (i = 0; i < v.n; i++)
+			sval(j, NULL, site_name(r, v.v[i], buf, sizeof(buf)));
+		close_(j, ']');
+		break;
 	case RT_MATRIX:
 		open_(j, c->name, '[');
 		for (i = 0; i <= KMT_MAX_ORDER; i++) {
@@ -159,7 +165,34 @@ static void json_fields(struct js *j, const struct report *r, const struct rtabl
 	const struct rcol *c;
 
 	for (c = t->cols; c->name; c++)
-		json_value(j, r, c, row);
+		if (!(c->flags & RC_CSV_ONLY))
+			json_value(j, r, c, row);
+}
+
+/* Does @t have any rows at all? (Nested lists are left out where none could be.) */
+static bool any_rows(const struct report *r, const struct rtable *t)
+{
+	const void **p = NULL;
+	size_t n = t->rows(r, &p);
+
+	free(p);
+	return n;
+}
+
+/* The rows of @t nested in the row @parent, as a list. */
+static void json_list(struct js *j, const struct report *r, const struct rtable *t, const void *parent)
+{
+	const void **rows = NULL;
+	size_t n = rtable_rows_of(r, t, parent, &rows), i;
+
+	open_(j, t->json_key ? t->json_key : t->name, '[');
+	for (i = 0; i < rtable_limit(r, n, true); i++) {
+		open_(j, NULL, '{');
+		json_fields(j, r, t, rows[i]);
+		close_(j, '}');
+	}
+	close_(j, ']');
+	free(rows);
 }
 
 static void json_table(struct js *j, const struct report *r, const struct rtable *t)
@@ -176,14 +209,25 @@ static void json_table(struct js *j, const struct report *r, const struct rtable
 			json_fields(j, r, t, rows[0]);
 		/* Tables nested in this one, as arrays. */
 		for (k = 0; report_tables[k]; k++)
-			if (report_tables[k]->parent && !strcmp(report_tables[k]->parent, t->name))
+			if (report_tables[k]->parent && !report_tables[k]->rows_of &&
+			    !strcmp(report_tables[k]->parent, t->name))
 				json_table(j, r, report_tables[k]);
 		close_(j, '}');
 	} else {
+		const struct rtable *sub[4];
+		int nsub = 0;
+
+		/* Tables with a list in each row. */
+		for (k = 0; report_tables[k] && nsub < 4; k++)
+			if (report_tables[k]->rows_of && !strcmp(report_tables[k]->parent, t->name) &&
+			    any_rows(r, report_tables[k]))
+				sub[nsub++] = report_tables[k];
 		open_(j, name, '[');
 		for (i = 0; i < rtable_limit(r, n, true); i++) {
 			open_(j, NULL, '{');
 			json_fields(j, r, t, rows[i]);
+			for (k = 0; k < nsub; k++)
+				json_list(j, r, sub[k], rows[i]);
 			close_(j, '}');
 		}
 		close_(j, ']');

@@ -117,16 +117,12 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return (a > b) - (a < b);	/* rows point into one array: its order */
 }
 
-size_t rtable_rows(const struct report *r, const struct rtable *t, const void ***out)
+static size_t keep_and_sort(const struct report *r, const struct rtable *t, const void **p, size_t n)
 {
 	struct sorter so = { .r = r };
-	const void **p = NULL;
-	size_t n = t->rows(r, &p), i, k = 0;
+	size_t i, k = 0;
 	int j;
 
-	*out = p;
-	if (!p)
-		return 0;
 	for (i = 0; i < n; i++)
 		if (!t->keep || t->keep(r, p[i]))
 			p[k++] = p[i];
@@ -141,6 +137,25 @@ size_t rtable_rows(const struct report *r, const struct rtable *t, const void **
 	if (so.n && k > 1)
 		qsort_r(p, k, sizeof(*p), cmp_rows, &so);
 	return k;
+}
+
+size_t rtable_rows(const struct report *r, const struct rtable *t, const void ***out)
+{
+	const void **p = NULL;
+	size_t n = t->rows(r, &p);
+
+	*out = p;
+	return p ? keep_and_sort(r, t, p, n) : 0;
+}
+
+size_t rtable_rows_of(const struct report *r, const struct rtable *t, const void *parent,
+		      const void ***out)
+{
+	const void **p = NULL;
+	size_t n = t->rows_of(r, parent, &p);
+
+	*out = p;
+	return p ? keep_and_sort(r, t, p, n) : 0;
 }
 
 size_t rtable_limit(const struct report *r, size_t n, bool machine)

@@ -154,8 +154,13 @@ void text_table(const struct report *r, const struct rtable *t, FILE *out)
 	const void **rows = NULL;
 	size_t n = rtable_rows(r, t, &rows), i, k = 0, lim = r->top ? (size_t)r->top : n;
 	const struct rcol *c;
+	const struct rtable *sub = NULL;
 	char buf[512];
+	int j;
 
+	for (j = 0; report_tables[j]; j++)
+		if (report_tables[j]->text_after && !strcmp(report_tables[j]->parent, t->name))
+			sub = report_tables[j];
 	fputc(' ', out);
 	for (c = t->cols; c->name; c++)
 		if (c->title)
@@ -184,14 +189,22 @@ void text_table(const struct report *r, const struct rtable *t, FILE *out)
 				fprintf(out, " %*s", c->width, txt);
 		}
 		fputc('\n', out);
+		if (sub)
+			sub->text_after(r, rows[i], out);
 	}
 	free(rows);
 }
 
 static void callsites(const struct report *r, FILE *out)
 {
+	size_t n;
+
 	fprintf(out, "\nCALL SITES (allocation sites; frees: of their objects; unseen: freed where the "
 		     "trace\n  shows no free, as the address was allocated again)\n");
+	kmt_model_stacks(r->m, &n);
+	if (n && r->stacks_per_site)
+		fprintf(out, "  under each, its top stacks: share of its allocations, allocations, bytes,\n"
+			     "  and the callers, innermost first\n");
 	text_table(r, rtable_find("callsites"), out);
 }
 

@@ -39,6 +39,7 @@ struct report {
 	bool raw_ip;
 	struct kmt_hashptr hash;	/* --hash-pointers */
 	double t_start, t_end;		/* seconds from the first event, < 0: open */
+	int stacks_per_site;		/* text: stacks shown under each call site */
 	/* filled by the run */
 	struct kmt_file *f;
 	struct kmt_model *m;
@@ -83,6 +84,7 @@ enum rtype {
 	RT_ARRAY,			/* counts per CPU */
 	RT_KINDS,			/* counts per event kind: an object in JSON */
 	RT_MATRIX,			/* pages: order x migrate type */
+	RT_FRAMES,			/* a stack: addresses, as symbol+offset strings */
 };
 enum runit { RU_COUNT, RU_BYTES, RU_NS, RU_NONE };
 
@@ -111,6 +113,7 @@ struct rcol {
 #define RC_DASH0 1u			/* text: "-" for 0 */
 #define RC_BLANK0 2u			/* text: nothing for 0 */
 #define RC_CSV_BUCKETS 4u		/* CSV: a histogram as one column per bucket */
+#define RC_CSV_ONLY 8u			/* in CSV, not JSON (a string JSON has as an array) */
 
 struct rtable {
 	const char *name;		/* --csv name, and JSON key unless json_key says */
@@ -125,6 +128,12 @@ struct rtable {
 	const char *default_sort;	/* a -s key, or NULL: the model's order */
 	bool single;			/* one row: a JSON object, CSV key,value lines */
 	const char *parent;		/* nested in this table's JSON object, or NULL */
+	/*
+	 * Nested in each row of the parent (a list per row in JSON, lines
+	 * under the row in text): the rows of one parent row.
+	 */
+	size_t (*rows_of)(const struct report *r, const void *parent, const void ***out);
+	void (*text_after)(const struct report *r, const void *row, FILE *out);
 	bool json_only, csv_only;	/* shown in one of the machine formats only */
 };
 
@@ -137,6 +146,9 @@ const struct rtable *rtable_of_section(unsigned int bit);
  * (then its default): a malloc'd array, NULL if there are none.
  */
 size_t rtable_rows(const struct report *r, const struct rtable *t, const void ***out);
+/* Likewise, the rows of @t nested in the row @parent (t->rows_of). */
+size_t rtable_rows_of(const struct report *r, const struct rtable *t, const void *parent,
+		      const void ***out);
 /* How many of @n rows to print: -n for text, and for JSON/CSV if given. */
 size_t rtable_limit(const struct report *r, size_t n, bool machine);
 void rcol_value(const struct report *r, const struct rcol *c, const void *row, struct rval *v,

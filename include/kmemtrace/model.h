@@ -32,6 +32,10 @@ struct kmt_model_opts {
 	const struct kmt_symbols *syms;	/* to find page call sites in stacks */
 	/* The recording kept only part of the allocations / frees (filters). */
 	bool partial_allocs, partial_frees;
+	/* Slab allocation stacks: callers kept per stack (0: all of them). */
+	uint32_t stack_depth;
+	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
+	bool detail;
 };
 
 /* Per allocation call site (the kernel's call_site address). */
@@ -135,6 +139,7 @@ struct kmt_summary {
 	uint64_t preexisting_bytes;	/* unknown: 0 unless the free says */
 	uint64_t live_objects, live_bytes;
 	uint64_t uncertain_objects;	/* a loss may hide their fate */
+	uint64_t uncertain_bytes;	/* allocated bytes of those allocated in the trace */
 	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
 	uint64_t failures;		/* allocations that returned NULL */
 	uint64_t kmalloc_large_merged;	/* the kernel's doubled large-kmalloc events */
@@ -292,6 +297,83 @@ const struct kmt_site *kmt_model_page_sites(const struct kmt_model *m, size_t *n
 const struct kmt_site *kmt_model_vmap_sites(const struct kmt_model *m, size_t *n);
 const struct kmt_vmap_size *kmt_model_vmap_sizes(const struct kmt_model *m, size_t *n);
 const struct kmt_vmap_area *kmt_model_vmap_live(const struct kmt_model *m, size_t *n);
+
+/*
+ * Slab allocations by call site and the stack of its callers (recordings
+ * with --stack): one row per pair, rows by call site address, then bytes.
+ * allocs = frees + live_objects + objects uncertain or freed unseen.
+ */
+struct kmt_site_stack {
+	uint64_t site;			/* the call site (kmt_site.addr) */
+	uint32_t stack;			/* its callers: kmt_model_stack() */
+	uint64_t allocs, frees, bytes_req, bytes_alloc;
+	uint64_t live_objects, live_bytes;	/* at the end (certain ones) */
+};
+
+const struct kmt_site_stack *kmt_model_stacks(const struct kmt_model *m, size_t *n);
+/* The rows of call site @site, most bytes first (NULL, 0 if none). */
+const struct kmt_site_stack *kmt_model_site_stacks(const struct kmt_model *m, uint64_t site,
+						   size_t *n);
+/*
+ * The frames of stack @id: return addresses, the call site's caller first
+ * (at most kmt_model_opts.stack_depth of them). May be empty: the stack
+ * showed nothing above the call site.
+ */
+const uint64_t *kmt_model_stack(const struct kmt_model *m, uint32_t id, size_t *n);
+
+/*
+ * Detail (kmt_model_opts.detail). The time series: the trace cut into at
+ * most KMT_TL_BUCKETS intervals of equal width from its first event (the
+ * width doubles as the trace grows). Slab counts match the summary: the
+ * allocs series sums to allocs, frees to frees (objects allocated in the
+ * trace), and the running sum of net to live_bytes + uncertain_bytes at
+ * the end (an object found freed unseen leaves when its address is
+ * allocated again). Per cache, net bytes at full resolution; per call
+ * site, KMT_TL_COARSE intervals in one.
+ */
+#define KMT_TL_BUCKETS 2048
+#define KMT_TL_COARSE 8
+
+struct kmt_gap {
+	uint64_t ts;
+	int cpu;
+	int64_t lost;			/* events, or -1: unknown */
+	bool truncated;			/* the CPU's recording stopped there */
+};
+
+struct kmt_timeline {
+	uint64_t start, width;		/* ns, the trace clock */
+	uint32_t n;			/* intervals in use */
+	const uint64_t *allocs, *frees;	/* slab objects */
+	const uint64_t *bytes_alloc, *bytes_freed;
+	const int64_t *net;		/* bytes allocated - bytes gone */
+	const uint64_t *page_allocs[KMT_MAX_ORDER + 1];	/* by order (the last: higher) */
+	const uint64_t *forks, *newtasks;	/* process births */
+	size_t nr_caches, nr_sites;	/* as kmt_model_caches(), kmt_model_sites() */
+	const int64_t *const *cache_net;	/* [cache][interval]; NULL: none */
+	const int64_t *const *site_net;	/* [site][interval / KMT_TL_COARSE] */
+	const struct kmt_gap *gaps;	/* losses and truncations, in time order */
+	size_t nr_gaps;
+};
+
+/* Slab allocations per call site, cache and task (indices into the tables above). */
+struct kmt_group {
+	uint32_t site, cache, proc;	/* cache, proc: UINT32_MAX if unknown */
+	uint64_t allocs, bytes_req, bytes_alloc;
+	uint64_t live_objects, live_bytes;	/* at the end (certain ones) */
+};
+
+/* Slab allocations by requested and allocated size. */
+struct kmt_size_count {
+	uint32_t req, alloc;		/* bytes (4 GiB - 1 at most) */
+	uint64_t count;
+};
+
+/* NULL without kmt_model_opts.detail. */
+const struct kmt_timeline *kmt_model_timeline(const struct kmt_model *m);
+const struct kmt_group *kmt_model_groups(const struct kmt_model *m, size_t *n);
+/* By allocated size, then requested. */
+const struct kmt_size_count *kmt_model_sizes(const struct kmt_model *m, size_t *n);
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k);
 enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k);

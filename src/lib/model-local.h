@@ -29,7 +29,8 @@ struct obj {
 	uint8_t hit;			/* a watchpoint sample fell in it */
 	uint8_t pad[2];
 	uint32_t next_free;
-	uint8_t pad2[8];		/* one object, one cache line */
+	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
+	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */
 } __attribute__((aligned(64)));
 
 #define NONE UINT32_MAX
@@ -144,6 +145,7 @@ struct cpu_state {
 	bool page_pending;
 	bool last_scope;		/* the last event here was in scope (for its stack) */
 	bool vmap_pending;		/* its last event was a vmalloc, to name from a stack */
+	bool slab_stack_pending;	/* its last slab allocation awaits its stack */
 	uint32_t vmap_seq;
 	uint64_t vmap_addr;
 	/*
@@ -191,6 +193,8 @@ struct kmt_model {
 	uint32_t comm_gen;		/* bumped when a task is renamed */
 	struct kmt_model_hooks hooks;
 	struct access_tab *access;	/* per (object, offset, ip) counts */
+	struct kmt_stacks *stacks;	/* slab allocations by stack (model-stack.c) */
+	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
 	uint32_t loss_seq;
 	bool filtering;
 	bool scope;			/* the event being processed concerns the chosen tasks */
@@ -217,6 +221,33 @@ bool model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev);
 void model_vmap_area_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev);
 void model_vmap_finish(struct kmt_model *m, uint64_t ts);
+
+/* model-stack.c: slab allocations by call site and stack. */
+int model_stack_init(struct kmt_model *m);
+void model_stack_release(struct kmt_model *m);
+/* A stack event: the callers of the slab allocation just before it on its CPU. */
+void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev);
+void model_stack_unalloc(struct kmt_model *m, struct obj *o);	/* a twin undone */
+void model_stack_freed(struct kmt_model *m, const struct obj *o);
+void model_stack_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */
+void model_stack_finish(struct kmt_model *m);
+
+/*
+ * model-detail.c: what only a picture needs (kmt_model_opts.detail): time
+ * series, allocations by site, cache and task, and by requested size.
+ * All do nothing without the option.
+ */
+int model_detail_init(struct kmt_model *m);
+void model_detail_release(struct kmt_model *m);
+void model_detail_alloc(struct kmt_model *m, struct obj *o);
+void model_detail_unalloc(struct kmt_model *m, const struct obj *o);	/* a twin undone */
+/* @o leaves at @ts: freed (@freed) or found gone by a new allocation at its address. */
+void model_detail_gone(struct kmt_model *m, const struct obj *o, uint64_t ts, bool freed);
+void model_detail_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */
+void model_detail_page(struct kmt_model *m, uint64_t ts, uint32_t order);
+void model_detail_birth(struct kmt_model *m, const struct kmt_event *ev);
+void model_detail_gap(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts, bool truncated);
+void model_detail_finish(struct kmt_model *m);
 
 /* model-object.c: per-object calls out and watchpoint samples. */
 void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,

@@ -85,7 +85,7 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	    imap_init(&m->page_site_map, 1 << 8) || imap_init(&m->cache_map, 1 << 8) ||
 	    imap_init(&m->proc_map, 1 << 10) || imap_init(&m->pid_map, 1 << 10) ||
 	    imap_init(&m->misuse_map, 1 << 6) || imap_init(&m->gfp_map, 1 << 6) ||
-	    model_vmap_init(m)) {
+	    model_vmap_init(m) || model_stack_init(m) || model_detail_init(m)) {
 		kmt_model_free(m);
 		errno = ENOMEM;
 		return NULL;
@@ -107,6 +107,8 @@ void kmt_model_free(struct kmt_model *m)
 	otab_release(&m->pages);
 	otab_release(&m->pcpu);
 	model_vmap_release(m);
+	model_stack_release(m);
+	model_detail_release(m);
 	imap_release(&m->site_map);
 	imap_release(&m->page_site_map);
 	imap_release(&m->cache_map);
@@ -397,10 +399,13 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	if (slot_live(sl)) {
 		o = slot_obj(&m->slab, sl);
 		if (kmalloc_large_twin(m, o, ev)) {
+			model_stack_unalloc(m, o);
+			model_detail_unalloc(m, o);
 			count_alloc(m, o, -1);
 			m->sum.kmalloc_large_merged++;
 		} else {
 			model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
+			model_detail_gone(m, o, ev->ts, false);
 			m->sites.v[o->site].unseen_frees++;
 			if (o->cache != NONE)
 				m->caches.v[o->cache].unseen_frees++;
@@ -427,9 +432,12 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->loss_seq = m->loss_seq;
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = (uint8_t)ev->kind;
+	o->stack = 0;
 	cs->last_slab_seq = cs->seq;
 	cs->last_slab_ptr = ev->ptr;
+	cs->slab_stack_pending = true;
 	count_alloc(m, o, 1);
+	model_detail_alloc(m, o);
 	if (ev->name_len && m->o.syms)
 		model_vmap_area_alloc(m, ev);
 }
@@ -546,6 +554,8 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	m->sum.frees++;
 	m->sum.bytes_freed += o->alloc;
+	model_stack_freed(m, o);
+	model_detail_gone(m, o, ev->ts, true);
 	model_emit(m, o, KMT_FATE_FREED, ev);
 	otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
 }
@@ -573,6 +583,7 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		return;
 	}
 	m->sum.pages_allocated += npages;
+	model_detail_page(m, ev->ts, ev->order);
 	m->sum.order_mt[MIN(ev->order, (uint32_t)KMT_MAX_ORDER)]
 		       [ev->migratetype >= 0 && ev->migratetype < KMT_MIGRATE_TYPES ? ev->migratetype : KMT_MIGRATE_TYPES]++;
 	gi = imap_get(&m->gfp_map, ev->gfp);
@@ -796,6 +807,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
 		m->scope = m->cpu[ev->cpu].last_scope;
+		model_stack_slab(m, ev);
 		model_vmap_area_stack(m, ev);
 		if (!model_vmap_stack(m, ev))
 			stack(m, ev);
@@ -807,6 +819,8 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	if (ev->kind != KMT_EV_STACK)
 		m->cpu[ev->cpu].last_scope = m->scope;
+	if (m->scope && (ev->kind == KMT_EV_FORK || ev->kind == KMT_EV_NEWTASK))
+		model_detail_birth(m, ev);
 	if (m->scope) {
 		m->sum.events++;
 		m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
@@ -914,7 +928,7 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 		m->cpu[cpu].page_pending = false;
 		m->cpu[cpu].seq += 2;
 	}
-	(void)ts;
+	model_detail_gap(m, cpu, lost > 0 ? lost : -1, ts, false);
 }
 
 void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
@@ -930,6 +944,7 @@ void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
 		m->cpu[cpu].page_pending = false;
 		m->cpu[cpu].seq += 2;
 	}
+	model_detail_gap(m, cpu, -1, ts, true);
 }
 
 static int cmp_outstanding(const void *a, const void *b)
@@ -1085,8 +1100,11 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 			/* Its free may have been lost. */
 			s->uncertain++;
 			m->sum.uncertain_objects++;
+			m->sum.uncertain_bytes += o->alloc;
 			continue;
 		}
+		model_stack_live(m, o);
+		model_detail_live(m, o);
 		s->live_objects++;
 		s->live_bytes += o->alloc;
 		m->sum.live_objects++;
@@ -1126,6 +1144,8 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	median_ages(m, ages, nages);
 	free(ages);
 	model_vmap_finish(m, ts);
+	model_stack_finish(m);
+	model_detail_finish(m);
 	model_emit_live(m);
 	model_access_finish(m);
 	if (m->outstanding.n > 1)

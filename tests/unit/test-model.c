@@ -824,6 +824,179 @@ static void test_partial_allocations(void **state)
 	done(&r);
 }
 
+/* A stack event with frames @f after the last event on @cpu. */
+static void stack(struct tb *tb, int cpu, uint64_t ts, const uint64_t *f, int n)
+{
+	tb_emit(tb, cpu, ts, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", (uint64_t)n }, { "caller", 0, NULL, f, n }, { NULL } });
+}
+
+/* Slab allocations by call site and the callers above it in their stacks. */
+static void test_slab_stacks(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T trace_event_raw_event_kmalloc\n"
+				 "ffffffff81010000 T __kmalloc_noprof\n"
+				 "ffffffff81020000 T __kvmalloc_node_noprof\n"
+				 "ffffffff81100000 T site_fn\n"
+				 "ffffffff81400000 T caller_one\n"
+				 "ffffffff81500000 T caller_two\n"
+				 "ffffffff81600000 T syscall_fn\n"
+				 "ffffffff81700000 T zzz_end\n";
+	const uint64_t tr = 0xffffffff81000010ULL, km = 0xffffffff81010010ULL, kv = 0xffffffff81020010ULL;
+	const uint64_t c1 = 0xffffffff81400010ULL, c2 = 0xffffffff81500010ULL, sys = 0xffffffff81600010ULL;
+	const uint64_t one[] = { tr, km, SITE_A, c1, sys }, two[] = { tr, km, SITE_A, c2, sys };
+	/* Inlined: the call site's own frame is not in the stack. */
+	const uint64_t inl[] = { tr, km, 0xffffffff81100040ULL, c2, sys };
+	const uint64_t big[] = { tr, kv, 0xffffffff81100050ULL, c1, sys };
+	struct kmt_symbols *syms = kmt_symbols_parse(ks, strlen(ks));
+	struct kmt_model_opts mo = { .syms = syms };
+	const struct kmt_site_stack *v;
+	const uint64_t *f;
+	struct run r;
+	size_t n, nf;
+	int depth;
+
+	for (depth = 0; depth <= 1; depth++) {
+		struct tb *tb = new_tb();
+
+		tb_kallsyms(tb, ks);
+		tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 100, 128);
+		stack(tb, 0, 1 * MS, one, 5);
+		tb_kmalloc(tb, 0, 2 * MS, 10, SITE_A, OBJ(2), 100, 128);
+		stack(tb, 0, 2 * MS, one, 5);
+		tb_kmalloc(tb, 0, 3 * MS, 10, SITE_A, OBJ(3), 100, 128);
+		stack(tb, 0, 3 * MS, two, 5);
+		tb_kmalloc(tb, 0, 4 * MS, 10, SITE_A, OBJ(4), 100, 128);
+		stack(tb, 0, 4 * MS, inl, 5);
+		tb_kmalloc(tb, 0, 5 * MS, 10, SITE_A, OBJ(5), 100, 128);	/* no stack */
+		tb_kfree(tb, 0, 6 * MS, 10, FREE_A, OBJ(1));
+		stack(tb, 0, 6 * MS, one, 5);				/* a free's: not counted */
+		tb_kfree(tb, 1, 7 * MS, 10, FREE_A, OBJ(3));
+		/* A large kmalloc traced twice: the first (and its stack) undone. */
+		tb_kmalloc(tb, 0, 8 * MS, 10, SITE_B, OBJ(9), 20000, 32768);
+		stack(tb, 0, 8 * MS, big, 5);
+		tb_kmalloc(tb, 0, 8 * MS, 10, SITE_A, OBJ(9), 20000, 32768);
+		stack(tb, 0, 8 * MS, big, 5);
+		mo.stack_depth = (uint32_t)depth;
+		next_opts = &mo;
+		analyse(&r, tb, -1, -1);
+		assert_int_equal(site(&r, SITE_A)->allocs, 6);
+		kmt_model_site_stacks(r.m, SITE_B, &n);
+		assert_int_equal(n, 0);
+		v = kmt_model_site_stacks(r.m, SITE_A, &n);
+		assert_int_equal(n, 2);
+		/* Most bytes first: caller_one (2 x 128 + 32768), then caller_two. */
+		assert_int_equal(v[0].allocs, 3);
+		assert_int_equal(v[0].frees, 1);
+		assert_int_equal(v[0].bytes_req, 20200);
+		assert_int_equal(v[0].bytes_alloc, 33024);
+		assert_int_equal(v[0].live_objects, 2);
+		assert_int_equal(v[0].live_bytes, 32896);
+		assert_int_equal(v[1].allocs, 2);
+		assert_int_equal(v[1].frees, 1);
+		assert_int_equal(v[1].live_objects, 1);
+		assert_int_equal(v[1].live_bytes, 128);
+		f = kmt_model_stack(r.m, v[0].stack, &nf);
+		assert_int_equal(nf, depth ? 1 : 2);
+		assert_int_equal(f[0], c1);
+		if (!depth)
+			assert_int_equal(f[1], sys);
+		f = kmt_model_stack(r.m, v[1].stack, &nf);
+		assert_int_equal(nf, depth ? 1 : 2);
+		assert_int_equal(f[0], c2);
+		kmt_model_stacks(r.m, &n);
+		assert_int_equal(n, 2);
+		done(&r);
+	}
+	kmt_symbols_free(syms);
+}
+
+/* The time series and the other details a picture needs add up to the summary. */
+static void test_detail(void **state)
+{
+	struct kmt_model_opts mo = { .detail = true };
+	const struct kmt_timeline *t;
+	const struct kmt_summary *s;
+	const struct kmt_group *g;
+	const struct kmt_size_count *z;
+	const struct kmt_cache *c;
+	struct tb *tb = new_tb();
+	uint64_t allocs = 0, frees = 0, pages = 0, forks = 0, ba = 0, bf = 0;
+	int64_t live = 0, filp = 0, site_a = 0;
+	struct run r;
+	size_t n, i, k;
+
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 100, 128);
+	tb_cache_alloc(tb, 0, 2 * MS, 10, SITE_B, OBJ(2), "filp", 64, 64);
+	tb_kfree(tb, 1, 3 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 1, 3 * MS, 10, FREE_A, OBJ(7));		/* from before the trace */
+	tb_emit(tb, 0, 4 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x1000 }, { "order", 2 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_emit(tb, 0, 5 * MS, "sched", "sched_process_fork", 10, (struct tb_val[]){
+		{ "parent_comm", 0, "sh" }, { "parent_pid", 10 }, { "child_comm", 0, "sh" },
+		{ "child_pid", 11 }, { NULL } });
+	tb_kmalloc(tb, 0, 6 * MS, 11, SITE_A, OBJ(3), 100, 128);
+	tb_kmalloc(tb, 1, 7 * MS, 11, SITE_A, OBJ(3), 100, 128);	/* OBJ(3) freed unseen */
+	tb_lost(tb, 1, 5);
+	tb_kmalloc(tb, 1, 1000 * MS, 11, SITE_A, OBJ(4), 100, 128);	/* widens the intervals */
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	s = kmt_model_summary(r.m);
+	t = kmt_model_timeline(r.m);
+	assert_non_null(t);
+	assert_int_equal(t->start, 1 * MS);
+	assert_true(t->n <= KMT_TL_BUCKETS && t->n * t->width > 999 * MS);
+	assert_true((t->n - 1) * t->width <= 999 * MS);
+	for (i = 0; i < t->n; i++) {
+		allocs += t->allocs[i];
+		frees += t->frees[i];
+		ba += t->bytes_alloc[i];
+		bf += t->bytes_freed[i];
+		live += t->net[i];
+		pages += t->page_allocs[2][i];
+		forks += t->forks[i];
+	}
+	assert_int_equal(allocs, s->allocs);
+	assert_int_equal(allocs, 5);
+	assert_int_equal(frees, s->frees);
+	assert_int_equal(ba, s->bytes_alloc);
+	assert_int_equal(bf, s->bytes_freed);
+	assert_int_equal(live, (int64_t)(s->live_bytes + s->uncertain_bytes));
+	assert_int_equal(s->uncertain_bytes, 192);		/* OBJ(2), OBJ(3) again: a loss followed */
+	assert_int_equal(pages, 1);
+	assert_int_equal(forks, 1);
+	assert_int_equal(t->nr_gaps, 1);
+	assert_int_equal(t->gaps[0].cpu, 1);
+	assert_int_equal(t->gaps[0].lost, 5);
+	c = kmt_model_caches(r.m, &n);
+	assert_int_equal(t->nr_caches, n);
+	for (k = 0; k < n; k++)
+		if (!strcmp(c[k].name, "filp"))
+			for (i = 0; i < t->n; i++)
+				filp += t->cache_net[k][i];
+	assert_int_equal(filp, 64);
+	for (k = 0; k < t->nr_sites; k++)
+		if (kmt_model_sites(r.m, &n)[k].addr == SITE_A && t->site_net[k])
+			for (i = 0; i < (t->n + KMT_TL_COARSE - 1) / KMT_TL_COARSE; i++)
+				site_a += t->site_net[k][i];
+	assert_int_equal(site_a, 256);				/* OBJ(3) and OBJ(4) */
+	g = kmt_model_groups(r.m, &n);
+	for (i = 0, allocs = 0, live = 0; i < n; i++) {
+		allocs += g[i].allocs;
+		live += (int64_t)g[i].live_bytes;
+	}
+	assert_int_equal(allocs, 5);
+	assert_int_equal(live, (int64_t)s->live_bytes);
+	z = kmt_model_sizes(r.m, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(z[0].req, 64);
+	assert_int_equal(z[0].count, 1);
+	assert_int_equal(z[1].req, 100);
+	assert_int_equal(z[1].alloc, 128);
+	assert_int_equal(z[1].count, 4);
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -845,6 +1018,8 @@ int main(void)
 		cmocka_unit_test(test_misuse_grouped),
 		cmocka_unit_test(test_task_filter_scope),
 		cmocka_unit_test(test_vmalloc),
+		cmocka_unit_test(test_slab_stacks),
+		cmocka_unit_test(test_detail),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

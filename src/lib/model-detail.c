@@ -1,0 +1,414 @@
+/*
+ * What only a picture of the trace needs (kmt_model_opts.detail): time
+ * series of slab and page traffic, slab allocations per call site, cache
+ * and task, and by requested size. Bounded by the number of intervals
+ * (KMT_TL_BUCKETS, merged in pairs as the trace grows), caches, sites,
+ * tasks and sizes, never by the length of the trace.
+ */
+#include <stdlib.h>
+
+#include "model-local.h"
+
+#define N KMT_TL_BUCKETS
+#define NC (KMT_TL_BUCKETS / KMT_TL_COARSE)
+
+struct kmt_detail {
+	struct kmt_timeline tl;
+	uint64_t *allocs, *frees, *bytes_alloc, *bytes_freed, *forks, *newtasks;
+	uint64_t *pages[KMT_MAX_ORDER + 1];
+	int64_t *net;
+	int64_t **cache_net, **site_net;	/* grown with the model's tables */
+	size_t cache_cap, site_cap;
+	bool started;
+	VEC(struct kmt_gap) gaps;
+	struct imap group_map;		/* site:24 cache:16 proc:24 -> row */
+	VEC(struct kmt_group) groups;
+	uint64_t groups_dropped;	/* indices too large for the key */
+	struct imap size_map;		/* req << 32 | alloc -> row */
+	VEC(struct kmt_size_count) sizes;
+};
+
+static uint64_t *counts(void)
+{
+	return calloc(N, sizeof(uint64_t));
+}
+
+int model_detail_init(struct kmt_model *m)
+{
+	struct kmt_detail *d;
+	int i;
+
+	if (!m->o.detail)
+		return 0;
+	d = m->detail = calloc(1, sizeof(*d));
+	if (!d)
+		return -1;
+	d->tl.width = 1024;
+	d->allocs = counts();
+	d->frees = counts();
+	d->bytes_alloc = counts();
+	d->bytes_freed = counts();
+	d->forks = counts();
+	d->newtasks = counts();
+	d->net = calloc(N, sizeof(int64_t));
+	for (i = 0; i <= KMT_MAX_ORDER; i++)
+		if (!(d->pages[i] = counts()))
+			return -1;
+	if (!d->allocs || !d->frees || !d->bytes_alloc || !d->bytes_freed || !d->forks ||
+	    !d->newtasks || !d->net || imap_init(&d->group_map, 1 << 10) ||
+	    imap_init(&d->size_map, 1 << 10))
+		return -1;
+	return 0;
+}
+
+void model_detail_release(struct kmt_model *m)
+{
+	struct kmt_detail *d = m->detail;
+	size_t i;
+
+	if (!d)
+		return;
+	free(d->allocs);
+	free(d->frees);
+	free(d->bytes_alloc);
+	free(d->bytes_freed);
+	free(d->forks);
+	free(d->newtasks);
+	free(d->net);
+	for (i = 0; i <= KMT_MAX_ORDER; i++)
+		free(d->pages[i]);
+	for (i = 0; i < d->cache_cap; i++)
+		free(d->cache_net[i]);
+	for (i = 0; i < d->site_cap; i++)
+		free(d->site_net[i]);
+	free(d->cache_net);
+	free(d->site_net);
+	free(d->gaps.v);
+	imap_release(&d->group_map);
+	free(d->groups.v);
+	imap_release(&d->size_map);
+	free(d->sizes.v);
+	free(d);
+	m->detail = NULL;
+}
+
+/* Intervals 2i and 2i+1 become interval i. */
+static void halve_u(uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n / 2; i++)
+		v[i] = v[2 * i] + v[2 * i + 1];
+	memset(v + n / 2, 0, (n - n / 2) * sizeof(*v));
+}
+
+static void halve_i(int64_t *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n / 2; i++)
+		v[i] = v[2 * i] + v[2 * i + 1];
+	memset(v + n / 2, 0, (n - n / 2) * sizeof(*v));
+}
+
+static void widen(struct kmt_detail *d)
+{
+	size_t i;
+
+	halve_u(d->allocs, N);
+	halve_u(d->frees, N);
+	halve_u(d->bytes_alloc, N);
+	halve_u(d->bytes_freed, N);
+	halve_u(d->forks, N);
+	halve_u(d->newtasks, N);
+	halve_i(d->net, N);
+	for (i = 0; i <= KMT_MAX_ORDER; i++)
+		halve_u(d->pages[i], N);
+	for (i = 0; i < d->cache_cap; i++)
+		halve_i(d->cache_net[i], N);
+	for (i = 0; i < d->site_cap; i++)
+		halve_i(d->site_net[i], NC);
+	d->tl.width *= 2;
+	d->tl.n = (d->tl.n + 1) / 2;
+}
+
+/* The interval of @ts, widening them all until it fits. */
+static size_t bucket(struct kmt_model *m, uint64_t ts)
+{
+	struct kmt_detail *d = m->detail;
+	uint64_t b;
+
+	if (!d->started) {
+		d->started = true;
+		d->tl.start = m->sum.first_ts;
+	}
+	if (ts < d->tl.start)
+		return 0;
+	while ((b = (ts - d->tl.start) / d->tl.width) >= N)
+		widen(d);
+	if (b >= d->tl.n)
+		d->tl.n = (uint32_t)b + 1;
+	return (size_t)b;
+}
+
+/* Make room for @need series in @tab (NULL entries); false on ENOMEM. */
+static bool grow(struct kmt_model *m, int64_t ***tab, size_t *cap, size_t need)
+{
+	size_t nc = MAX(need, *cap * 2);
+	int64_t **nt;
+
+	if (need <= *cap)
+		return true;
+	nt = realloc(*tab, nc * sizeof(*nt));
+	if (!nt) {
+		m->oom = true;
+		return false;
+	}
+	memset(nt + *cap, 0, (nc - *cap) * sizeof(*nt));
+	*tab = nt;
+	*cap = nc;
+	return true;
+}
+
+/* Series @i of @tab, allocated on first use; NULL on ENOMEM. */
+static int64_t *series(struct kmt_model *m, int64_t ***tab, size_t *cap, size_t i, size_t len)
+{
+	if (!grow(m, tab, cap, i + 1))
+		return NULL;
+	if (!(*tab)[i] && !((*tab)[i] = calloc(len, sizeof(int64_t))))
+		m->oom = true;
+	return (*tab)[i];
+}
+
+/* Add @bytes at @ts to the net series of @o's cache and site. */
+static void net(struct kmt_model *m, const struct obj *o, uint64_t ts, int64_t bytes)
+{
+	struct kmt_detail *d = m->detail;
+	size_t b = bucket(m, ts);
+	int64_t *s;
+
+	d->net[b] += bytes;
+	if (o->cache != NONE && (s = series(m, &d->cache_net, &d->cache_cap, o->cache, N)))
+		s[b] += bytes;
+	if ((s = series(m, &d->site_net, &d->site_cap, o->site, NC)))
+		s[b / KMT_TL_COARSE] += bytes;
+}
+
+static struct kmt_group *group_of(struct kmt_model *m, struct obj *o)
+{
+	struct kmt_detail *d = m->detail;
+	uint64_t cache = o->cache == NONE ? 0xffff : o->cache, proc = o->proc == NONE ? 0xffffff : o->proc;
+	uint64_t key;
+	uint32_t i;
+
+	if (o->site >= 0xffffff || cache > 0xffff || proc > 0xffffff) {
+		d->groups_dropped++;
+		return NULL;
+	}
+	key = (uint64_t)o->site << 40 | cache << 24 | proc;
+	i = imap_get(&d->group_map, key);
+	if (i == NONE) {
+		i = VEC_PUSH(d->groups, m->oom);
+		if (i == NONE || imap_put(&d->group_map, key, i)) {
+			m->oom = true;
+			return NULL;
+		}
+		d->groups.v[i].site = o->site;
+		d->groups.v[i].cache = o->cache;
+		d->groups.v[i].proc = o->proc;
+	}
+	o->group = i;
+	return &d->groups.v[i];
+}
+
+static void count_size(struct kmt_model *m, const struct obj *o, int64_t sign)
+{
+	struct kmt_detail *d = m->detail;
+	uint64_t key = (uint64_t)o->req << 32 | o->alloc;
+	uint32_t i = imap_get(&d->size_map, key);
+
+	if (i == NONE) {
+		i = VEC_PUSH(d->sizes, m->oom);
+		if (i == NONE || imap_put(&d->size_map, key, i)) {
+			m->oom = true;
+			return;
+		}
+		d->sizes.v[i].req = o->req;
+		d->sizes.v[i].alloc = o->alloc;
+	}
+	d->sizes.v[i].count += (uint64_t)sign;
+}
+
+void model_detail_alloc(struct kmt_model *m, struct obj *o)
+{
+	struct kmt_detail *d = m->detail;
+	struct kmt_group *g;
+	size_t b;
+
+	o->group = NONE;
+	if (!d)
+		return;
+	b = bucket(m, o->ts);
+	d->allocs[b]++;
+	d->bytes_alloc[b] += o->alloc;
+	net(m, o, o->ts, o->alloc);
+	count_size(m, o, 1);
+	if ((g = group_of(m, o))) {
+		g->allocs++;
+		g->bytes_req += o->req;
+		g->bytes_alloc += o->alloc;
+	}
+}
+
+void model_detail_unalloc(struct kmt_model *m, const struct obj *o)
+{
+	struct kmt_detail *d = m->detail;
+	size_t b;
+
+	if (!d)
+		return;
+	b = bucket(m, o->ts);
+	d->allocs[b]--;
+	d->bytes_alloc[b] -= o->alloc;
+	net(m, o, o->ts, -(int64_t)o->alloc);
+	count_size(m, o, -1);
+	if (o->group != NONE) {
+		struct kmt_group *g = &d->groups.v[o->group];
+
+		g->allocs--;
+		g->bytes_req -= o->req;
+		g->bytes_alloc -= o->alloc;
+	}
+}
+
+void model_detail_gone(struct kmt_model *m, const struct obj *o, uint64_t ts, bool freed)
+{
+	struct kmt_detail *d = m->detail;
+	size_t b;
+
+	if (!d)
+		return;
+	b = bucket(m, ts);
+	if (freed) {
+		d->frees[b]++;
+		d->bytes_freed[b] += o->alloc;
+	}
+	net(m, o, ts, -(int64_t)o->alloc);
+}
+
+void model_detail_live(struct kmt_model *m, const struct obj *o)
+{
+	struct kmt_detail *d = m->detail;
+
+	if (d && o->group != NONE) {
+		d->groups.v[o->group].live_objects++;
+		d->groups.v[o->group].live_bytes += o->alloc;
+	}
+}
+
+void model_detail_page(struct kmt_model *m, uint64_t ts, uint32_t order)
+{
+	if (m->detail)
+		m->detail->pages[MIN(order, (uint32_t)KMT_MAX_ORDER)][bucket(m, ts)]++;
+}
+
+void model_detail_birth(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct kmt_detail *d = m->detail;
+
+	if (!d)
+		return;
+	if (ev->kind == KMT_EV_FORK)
+		d->forks[bucket(m, ev->ts)]++;
+	else if (ev->kind == KMT_EV_NEWTASK)
+		d->newtasks[bucket(m, ev->ts)]++;
+}
+
+void model_detail_gap(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts, bool truncated)
+{
+	struct kmt_detail *d = m->detail;
+	uint32_t i;
+
+	if (!d)
+		return;
+	i = VEC_PUSH(d->gaps, m->oom);
+	if (i == NONE)
+		return;
+	d->gaps.v[i] = (struct kmt_gap){ .ts = ts, .cpu = cpu, .lost = lost, .truncated = truncated };
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct kmt_size_count *x = a, *y = b;
+
+	if (x->alloc != y->alloc)
+		return (x->alloc > y->alloc) - (x->alloc < y->alloc);
+	return (x->req > y->req) - (x->req < y->req);
+}
+
+static int cmp_gap(const void *a, const void *b)
+{
+	const struct kmt_gap *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+void model_detail_finish(struct kmt_model *m)
+{
+	struct kmt_detail *d = m->detail;
+	struct kmt_timeline *t;
+	size_t i, k = 0;
+
+	if (!d)
+		return;
+	t = &d->tl;
+	if (!d->started)
+		t->start = m->sum.first_ts;
+	if (!t->n)
+		t->n = 1;
+	t->allocs = d->allocs;
+	t->frees = d->frees;
+	t->bytes_alloc = d->bytes_alloc;
+	t->bytes_freed = d->bytes_freed;
+	t->net = d->net;
+	t->forks = d->forks;
+	t->newtasks = d->newtasks;
+	for (i = 0; i <= KMT_MAX_ORDER; i++)
+		t->page_allocs[i] = d->pages[i];
+	/* Every cache and site gets an entry, NULL where it had no series. */
+	grow(m, &d->cache_net, &d->cache_cap, m->caches.n);
+	grow(m, &d->site_net, &d->site_cap, m->sites.n);
+	t->nr_caches = m->caches.n;
+	t->nr_sites = m->sites.n;
+	t->cache_net = (const int64_t *const *)d->cache_net;
+	t->site_net = (const int64_t *const *)d->site_net;
+	if (d->gaps.n > 1)
+		qsort(d->gaps.v, d->gaps.n, sizeof(*d->gaps.v), cmp_gap);
+	t->gaps = d->gaps.v;
+	t->nr_gaps = d->gaps.n;
+	for (i = 0; i < d->sizes.n; i++)
+		if (d->sizes.v[i].count)
+			d->sizes.v[k++] = d->sizes.v[i];
+	d->sizes.n = k;
+	if (d->sizes.n > 1)
+		qsort(d->sizes.v, d->sizes.n, sizeof(*d->sizes.v), cmp_size);
+}
+
+const struct kmt_timeline *kmt_model_timeline(const struct kmt_model *m)
+{
+	return m->detail ? &m->detail->tl : NULL;
+}
+
+const struct kmt_group *kmt_model_groups(const struct kmt_model *m, size_t *n)
+{
+	*n = m->detail ? m->detail->groups.n : 0;
+	return m->detail ? m->detail->groups.v : NULL;
+}
+
+const struct kmt_size_count *kmt_model_sizes(const struct kmt_model *m, size_t *n)
+{
+	*n = m->detail ? m->detail->sizes.n : 0;
+	return m->detail ? m->detail->sizes.v : NULL;
+}
