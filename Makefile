@@ -40,7 +40,7 @@ ALL_CFLAGS = $(KMT_CPPFLAGS) $(KMT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 CMD_SRC := $(sort $(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o) $(O)/src/html-assets.o
 LIB := $(O)/libkmemtrace.a
 LIB_INTERNAL := $(O)/libkmemtrace-internal.a
 BIN := $(O)/kmemtrace
@@ -57,6 +57,11 @@ all: $(BIN)
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The page's style and script, built in (.incbin: no generator needed).
+$(O)/src/html-assets.o: src/html-assets.S src/html/report.css src/html/report.js
+	@mkdir -p $(dir $@)
+	$(call quiet,AS,$@)$(CC) -c -o $@ $<
 
 # The library's public surface is exactly include/kmemtrace/: its objects
 # are linked into one, and what the private headers declare (hidden, as
@@ -86,7 +91,11 @@ $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -std=gnu11 -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -o $@ $<
 
-tests: $(BIN) $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN)
+# Synthetic trace files, through the unit tests' trace builder.
+$(O)/tests/kmt-synth: $(O)/tests/tools/kmt-synth.o $(UNIT_HELPER_OBJ) $(LIB_INTERNAL)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) $(LIB_INTERNAL) $(LIBS)
+
+tests: $(BIN) $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN) $(O)/tests/kmt-synth
 
 check: tests
 	$(Q)KMT_BUILD=$(O) tests/run.sh

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/outfile.h>
+
 #include "analysis.h"
 #include "cmd.h"
 #include "opt.h"
 #include "report.h"
 
-enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_DEPTH, O_STACKS };
+enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_DEPTH, O_STACKS, O_HTML };
 
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
@@ -37,6 +39,10 @@ static const struct opt report_opts[] = {
 	  "KEY, same hashes;\nno KEY: a random one", OPT_OPTARG },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/report-json.md)" },
 	{ O_CSV, 0, "csv", "NAME", "one section or table as CSV (names: --columns)" },
+	{ O_HTML, 0, "html", NULL, "one self-contained page: time series, tables, flame\n"
+	  "graph (tables: -n rows, default 100)" },
+	{ 'o', 'o', "output", "FILE", "write to FILE (complete or not at all) instead of\n"
+	  "standard output" },
 	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the report, and exit" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -89,8 +95,43 @@ static int parse_sort(struct report *r, const char *arg)
 	return r->nr_sort ? 0 : -1;
 }
 
-static int run(struct report *r, struct analysis *a, const char *buffer, bool json,
-	       const char *csv, struct kmt_model_opts *mo)
+enum format { F_TEXT, F_JSON, F_CSV, F_HTML };
+
+/* Print the report in @fmt to @out (or, with @path, to that file, whole or not at all). */
+static int print(const struct report *r, enum format fmt, const char *csv, const char *path)
+{
+	struct kmt_outfile of;
+	struct kmt_diag d = { 0 };
+	FILE *out = stdout;
+	int ret = EXIT_OK;
+
+	if (path) {
+		if (kmt_outfile_open(&of, path, 0644, &d) || !(out = kmt_outfile_stream(&of))) {
+			if (!d.msg[0])
+				snprintf(d.msg, sizeof(d.msg), "%s: %s", path, strerror(errno));
+			kmt_outfile_abort(&of);
+			return error("%s", d.msg);
+		}
+	}
+	switch (fmt) {
+	case F_CSV: ret = report_csv(r, csv, out); break;
+	case F_JSON: report_json(r, out); break;
+	case F_HTML: report_html(r, out); break;
+	default: report_text(r, out); break;
+	}
+	if (!path)
+		return ret;
+	if (ret) {
+		kmt_outfile_abort(&of);
+		return ret;
+	}
+	if (kmt_outfile_commit(&of, &d))
+		return error("%s", d.msg);
+	return EXIT_OK;
+}
+
+static int run(struct report *r, struct analysis *a, const char *buffer, enum format format,
+	       const char *csv, const char *path, struct kmt_model_opts *mo)
 {
 	const struct kmt_format *fmt;
 	int ret;
@@ -110,13 +151,8 @@ static int run(struct report *r, struct analysis *a, const char *buffer, bool js
 		return ret;
 	r->m = a->m;
 	r->t0 = a->t0;
-	if (csv)
-		ret = report_csv(r, csv, stdout);
-	else if (json)
-		report_json(r, stdout);
-	else
-		report_text(r, stdout);
-	if (*r->skipped && !json && !csv)
+	ret = print(r, format, csv, path);
+	if (*r->skipped && format == F_TEXT)
 		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
 	return ret;
 }
@@ -168,8 +204,8 @@ static int print_columns(void)
 struct report_args {
 	struct report r;
 	struct kmt_model_opts mo;
-	const char *buffer, *csv;
-	bool json;
+	const char *buffer, *csv, *output;
+	bool json, html;
 };
 
 static int report_opt(void *arg, int id, const char *value)
@@ -221,6 +257,8 @@ static int report_opt(void *arg, int id, const char *value)
 		break;
 	case O_JSON: a->json = true; break;
 	case O_CSV: a->csv = value; break;
+	case O_HTML: a->html = true; break;
+	case 'o': a->output = value; break;
 	case O_COLUMNS: return print_columns();
 	}
 	return -1;
@@ -237,8 +275,8 @@ int cmd_report(int argc, char **argv)
 	int ret, code, i;
 
 	code = opt_parse(H, argc, argv, report_opt, &o, &i);
-	if (code < 0 && o.json && o.csv)
-		code = usage_error(H, "--json and --csv exclude each other");
+	if (code < 0 && o.json + !!o.csv + o.html > 1)
+		code = usage_error(H, "--json, --csv and --html exclude each other");
 	if (code < 0 && o.csv && !section_bit(o.csv) && (!rtable_find(o.csv) || rtable_find(o.csv)->json_only))
 		code = usage_error(H, "no section or table '%s' for --csv (names: kmemtrace report --columns)",
 				   o.csv);
@@ -247,7 +285,16 @@ int cmd_report(int argc, char **argv)
 		return code;
 	if (r->t_start < 0)
 		r->t_start = 0;
-	ret = run(r, &a, o.buffer, o.json, o.csv, &o.mo);
+	if (o.html) {
+		/* A page stays small: bounded tables, a few stacks per call site. */
+		o.mo.detail = true;
+		if (!r->top_set)
+			r->top = 100;
+		r->top_set = true;
+		r->nested_top = 10;
+	}
+	ret = run(r, &a, o.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
+		  o.output, &o.mo);
 	kmt_flags_free(r->gfp_names);
 	analysis_close(&a);
 	return ret;

@@ -33,6 +33,7 @@ int cmd_kmap(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* "kmemtrace <cmd>: <message>" on stderr; returns EXIT_FAIL. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

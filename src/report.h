@@ -40,6 +40,7 @@ struct report {
 	struct kmt_hashptr hash;	/* --hash-pointers */
 	double t_start, t_end;		/* seconds from the first event, < 0: open */
 	int stacks_per_site;		/* text: stacks shown under each call site */
+	int nested_top;			/* JSON: rows of lists in rows (stacks), 0: as -n */
 	/* filled by the run */
 	struct kmt_file *f;
 	struct kmt_model *m;
@@ -164,7 +165,11 @@ const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, siz
 void text_table(const struct report *r, const struct rtable *t, FILE *out);
 
 void report_text(const struct report *r, FILE *out);
+void report_html(const struct report *r, FILE *out);
 void report_json(const struct report *r, FILE *out);
+struct js;
+/* The members of report_json's document, into the object @j has open. */
+void report_json_members(const struct report *r, struct js *j);
 int report_csv(const struct report *r, const char *section, FILE *out);
 
 #endif

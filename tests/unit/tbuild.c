@@ -34,6 +34,7 @@ struct tb {
 	char *texts[256];
 	struct tb_cpu *cpu;
 	char *kallsyms, *cmdlines;
+	const char *uname;
 };
 
 static int page_out(void *arg, const uint8_t *page, uint32_t size)
@@ -145,6 +146,11 @@ void tb_formats_6_18(struct tb *tb)
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		tb_format_file(tb, f[i][0], f[i][1]);
+}
+
+void tb_uname(struct tb *tb, const char *text)
+{
+	tb->uname = text;
 }
 
 void tb_kallsyms(struct tb *tb, const char *text)
@@ -308,7 +314,7 @@ int tb_write(struct tb *tb, const char *path, int version, enum kmt_zalg zalg)
 	m.cmdlines.data = tb->cmdlines ? tb->cmdlines : "";
 	m.cmdlines.len = strlen(m.cmdlines.data);
 	m.printk.data = "";
-	m.uname = "Linux test 6.18.0 x86_64";
+	m.uname = tb->uname ? tb->uname : "Linux test 6.18.0 x86_64";
 	m.trace_clock = "[local] global\n";
 	m.version = "tbuild";
 	m.cpu_count = tb->ncpus;

@@ -33,6 +33,8 @@ void tb_format_text(struct tb *tb, const char *system, const char *text);
 /* The standard formats of this project's reference kernel (6.18). */
 void tb_formats_6_18(struct tb *tb);
 void tb_kallsyms(struct tb *tb, const char *text);
+/* The kernel's uname (default "Linux test 6.18.0 x86_64"); @text must outlive tb_write(). */
+void tb_uname(struct tb *tb, const char *text);
 void tb_cmdlines(struct tb *tb, const char *text);
 void tb_cpustat(struct tb *tb, int cpu, const char *text);
 

@@ -1,0 +1,103 @@
+/*
+ * The JSON writer (src/json.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "json.h"
+
+void js_init(struct js *j, FILE *out, bool html, bool compact)
+{
+	memset(j, 0, sizeof(*j));
+	j->out = out;
+	j->html = html;
+	j->compact = compact;
+	j->first[0] = true;
+}
+
+static void sep(struct js *j)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->out);
+	j->first[j->depth] = false;
+	if (!j->compact) {
+		fputc('\n', j->out);
+		fprintf(j->out, "%*s", j->depth * 2, "");
+	}
+}
+
+void js_raw_str(struct js *j, const char *s)
+{
+	fputc('"', j->out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(j->out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f || (j->html && (c == '<' || c == '>' || c == '&')))
+			fprintf(j->out, "\\u%04x", c);
+		else
+			fputc(c, j->out);
+	}
+	fputc('"', j->out);
+}
+
+void js_key(struct js *j, const char *k)
+{
+	if (j->depth)
+		sep(j);
+	if (k) {
+		js_raw_str(j, k);
+		fputs(j->compact ? ":" : ": ", j->out);
+	}
+}
+
+void js_open(struct js *j, const char *k, char c)
+{
+	js_key(j, k);
+	fputc(c, j->out);
+	if (j->depth < 31)
+		j->first[++j->depth] = true;
+}
+
+void js_close(struct js *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	j->depth--;
+	if (!empty && !j->compact) {
+		fputc('\n', j->out);
+		fprintf(j->out, "%*s", j->depth * 2, "");
+	}
+	fputc(c, j->out);
+}
+
+void js_u64(struct js *j, const char *k, uint64_t v)
+{
+	js_key(j, k);
+	fprintf(j->out, "%" PRIu64, v);
+}
+
+void js_i64(struct js *j, const char *k, int64_t v)
+{
+	js_key(j, k);
+	fprintf(j->out, "%" PRId64, v);
+}
+
+void js_dbl(struct js *j, const char *k, double v)
+{
+	js_key(j, k);
+	fprintf(j->out, "%.3f", v);
+}
+
+void js_str(struct js *j, const char *k, const char *v)
+{
+	js_key(j, k);
+	js_raw_str(j, v);
+}
+
+void js_bool(struct js *j, const char *k, bool v)
+{
+	js_key(j, k);
+	fputs(v ? "true" : "false", j->out);
+}

@@ -1,0 +1,36 @@
+/*
+ * A small streaming JSON writer, shared by report --json, the data of
+ * report --html and diff: keys and values in order, indentation by depth,
+ * strings escaped (and, for a page, '<', '>' and '&' too, so the document
+ * can sit in a <script> element).
+ */
+#ifndef KMT_JSON_H
+#define KMT_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct js {
+	FILE *out;
+	int depth;
+	bool first[32];
+	bool html;			/* escape <, > and & */
+	bool compact;			/* no newlines or indentation */
+};
+
+/* A writer on @out at the top level (call js_open for the document's object). */
+void js_init(struct js *j, FILE *out, bool html, bool compact);
+/* A key (NULL inside an array), then a value. */
+void js_key(struct js *j, const char *k);
+void js_open(struct js *j, const char *k, char c);	/* '{' or '[' */
+void js_close(struct js *j, char c);
+void js_u64(struct js *j, const char *k, uint64_t v);
+void js_i64(struct js *j, const char *k, int64_t v);
+void js_dbl(struct js *j, const char *k, double v);	/* 3 decimals */
+void js_str(struct js *j, const char *k, const char *v);
+void js_bool(struct js *j, const char *k, bool v);
+/* A string value alone, escaped (after js_key). */
+void js_raw_str(struct js *j, const char *s);
+
+#endif

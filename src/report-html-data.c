@@ -1,0 +1,505 @@
+/*
+ * The data of report --html beyond report --json's document: the time
+ * series (the model's detail, with the top caches and call sites), the
+ * flame graph's tree and the requested x allocated sizes, all bounded so
+ * that a page of any trace stays a few MB.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "json.h"
+#include "report-html.h"
+
+#define TOP_SERIES 8			/* caches, sites stacked in the live series */
+#define FLAME_MIN 5000			/* nodes below 1/FLAME_MIN of the root, in every metric, merged */
+#define MAX_SIZES 4000			/* (requested, allocated) pairs; the rest summed per class */
+
+/* ---- time series ---- */
+
+static void u64_array(struct js *j, const char *k, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	js_open(j, k, '[');
+	for (i = 0; i < n; i++)
+		js_u64(j, NULL, v[i]);
+	js_close(j, ']');
+}
+
+static void i64_array(struct js *j, const char *k, const int64_t *v, size_t n)
+{
+	size_t i;
+
+	js_open(j, k, '[');
+	for (i = 0; i < n; i++)
+		js_i64(j, NULL, v[i]);
+	js_close(j, ']');
+}
+
+/* The running sum of @net into @live; returns its peak. */
+static int64_t running(const int64_t *net, size_t n, int64_t *live)
+{
+	int64_t sum = 0, peak = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sum += net ? net[i] : 0;
+		live[i] = sum;
+		peak = MAX(peak, sum);
+	}
+	return peak;
+}
+
+struct top {
+	size_t idx;
+	int64_t peak;
+};
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	if (x->peak != y->peak)
+		return (x->peak < y->peak) - (x->peak > y->peak);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * The live bytes of the @nr series in @tab with the highest peaks, and of
+ * the rest together ("other"), each @n intervals; @total their sum.
+ */
+static void top_series(struct js *j, const struct report *r, const char *key,
+		       const int64_t *const *tab, size_t nr, size_t n, const int64_t *total,
+		       bool sites)
+{
+	struct top *t = calloc(nr + 1, sizeof(*t));
+	int64_t *live = calloc(n + 1, sizeof(*live)), *other = calloc(n + 1, sizeof(*other));
+	size_t i, k, m = 0;
+	char buf[256];
+
+	js_open(j, key, '[');
+	if (!t || !live || !other)
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (tab[i]) {
+			t[m].idx = i;
+			t[m++].peak = running(tab[i], n, live);
+		}
+	qsort(t, m, sizeof(*t), cmp_top);
+	memcpy(other, total, n * sizeof(*other));
+	for (k = 0; k < m && k < TOP_SERIES && t[k].peak > 0; k++) {
+		size_t nsites;
+		const struct kmt_site *s = kmt_model_sites(r->m, &nsites);
+
+		running(tab[t[k].idx], n, live);
+		for (i = 0; i < n; i++)
+			other[i] -= live[i];
+		js_open(j, NULL, '{');
+		js_str(j, "name", sites ? site_name(r, s[t[k].idx].addr, buf, sizeof(buf))
+				       : cache_name(r, (uint32_t)t[k].idx));
+		i64_array(j, "live", live, n);
+		js_close(j, '}');
+	}
+	if (m > k) {
+		js_open(j, NULL, '{');
+		js_str(j, "name", "other");
+		i64_array(j, "live", other, n);
+		js_close(j, '}');
+	}
+out:
+	js_close(j, ']');
+	free(t);
+	free(live);
+	free(other);
+}
+
+static void timeline(struct js *j, const struct report *r)
+{
+	const struct kmt_timeline *t = kmt_model_timeline(r->m);
+	size_t n, nc, i;
+	int64_t *live, *coarse_net, *coarse;
+	uint64_t births = 0, newtasks = 0;
+	int o;
+
+	if (!t)
+		return;
+	n = t->n;
+	nc = (n + KMT_TL_COARSE - 1) / KMT_TL_COARSE;
+	live = calloc(n + 1, sizeof(*live));
+	coarse_net = calloc(nc + 1, sizeof(*coarse_net));
+	coarse = calloc(nc + 1, sizeof(*coarse));
+	if (!live || !coarse_net || !coarse)
+		goto out;
+	js_open(j, "timeline", '{');
+	js_u64(j, "start_ns", t->start - MIN(r->t0, t->start));
+	js_u64(j, "width_ns", t->width);
+	js_u64(j, "n", n);
+	u64_array(j, "allocs", t->allocs, n);
+	u64_array(j, "frees", t->frees, n);
+	u64_array(j, "bytes_alloc", t->bytes_alloc, n);
+	u64_array(j, "bytes_freed", t->bytes_freed, n);
+	running(t->net, n, live);
+	i64_array(j, "live", live, n);
+	js_open(j, "pages", '[');
+	for (o = 0; o <= KMT_MAX_ORDER; o++) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += t->page_allocs[o][i];
+		if (!sum)
+			continue;
+		js_open(j, NULL, '{');
+		js_u64(j, "order", (uint64_t)o);
+		u64_array(j, "allocs", t->page_allocs[o], n);
+		js_close(j, '}');
+	}
+	js_close(j, ']');
+	/* Births: sched_process_fork where recorded, else task_newtask. */
+	for (i = 0; i < n; i++) {
+		births += t->forks[i];
+		newtasks += t->newtasks[i];
+	}
+	js_str(j, "births_event", births || !newtasks ? "sched_process_fork" : "task_newtask");
+	u64_array(j, "births", births || !newtasks ? t->forks : t->newtasks, n);
+	top_series(j, r, "caches", t->cache_net, t->nr_caches, n, live, false);
+	/* Call sites at a coarser grain: KMT_TL_COARSE intervals in one. */
+	for (i = 0; i < n; i++)
+		coarse_net[i / KMT_TL_COARSE] += t->net[i];
+	running(coarse_net, nc, coarse);
+	js_u64(j, "site_width_ns", t->width * KMT_TL_COARSE);
+	js_u64(j, "site_n", nc);
+	top_series(j, r, "sites", t->site_net, t->nr_sites, nc, coarse, true);
+	js_open(j, "gaps", '[');
+	for (i = 0; i < t->nr_gaps; i++) {
+		js_open(j, NULL, '{');
+		js_u64(j, "ts_ns", t->gaps[i].ts - MIN(r->t0, t->gaps[i].ts));
+		js_i64(j, "cpu", t->gaps[i].cpu);
+		js_i64(j, "lost", t->gaps[i].lost);
+		js_bool(j, "truncated", t->gaps[i].truncated);
+		js_close(j, '}');
+	}
+	js_close(j, ']');
+	js_close(j, '}');
+out:
+	free(live);
+	free(coarse_net);
+	free(coarse);
+}
+
+/* ---- the flame graph's tree ---- */
+
+struct fnode {
+	char *name;
+	uint64_t v[3];			/* bytes, objects, live bytes */
+	struct fnode **kids;
+	size_t nkids, cap;
+};
+
+static struct fnode *fnode_new(const char *name)
+{
+	struct fnode *f = calloc(1, sizeof(*f));
+
+	if (f && !(f->name = strdup(name))) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void fnode_free(struct fnode *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nkids; i++)
+		fnode_free(f->kids[i]);
+	free(f->kids);
+	free(f->name);
+	free(f);
+}
+
+/* The child of @f named @name, made if absent; NULL on ENOMEM. */
+static struct fnode *fnode_kid(struct fnode *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->nkids; i++)
+		if (!strcmp(f->kids[i]->name, name))
+			return f->kids[i];
+	if (f->nkids == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 4;
+		struct fnode **nk = realloc(f->kids, nc * sizeof(*nk));
+
+		if (!nk)
+			return NULL;
+		f->kids = nk;
+		f->cap = nc;
+	}
+	return (f->kids[f->nkids++] = fnode_new(name));
+}
+
+/* Add @v along the path @names[0..n) below @root. */
+static bool fnode_add(struct fnode *root, const char *const *names, size_t n, const uint64_t v[3])
+{
+	struct fnode *f = root;
+	size_t i;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		root->v[k] += v[k];
+	for (i = 0; i < n; i++) {
+		if (!(f = fnode_kid(f, names[i])))
+			return false;
+		for (k = 0; k < 3; k++)
+			f->v[k] += v[k];
+	}
+	return true;
+}
+
+static int cmp_fnode(const void *a, const void *b)
+{
+	const struct fnode *x = *(struct fnode *const *)a, *y = *(struct fnode *const *)b;
+
+	if (x->v[0] != y->v[0])
+		return (x->v[0] < y->v[0]) - (x->v[0] > y->v[0]);
+	return strcmp(x->name, y->name);
+}
+
+/* Children too small in every metric are summed into one "(other)" leaf. */
+static void fnode_write(struct js *j, const char *key, struct fnode *f, const uint64_t *min)
+{
+	uint64_t other[3] = { 0 };
+	size_t i, nother = 0;
+	int k;
+
+	js_open(j, key, '{');
+	js_str(j, "n", f->name);
+	js_open(j, "v", '[');
+	for (k = 0; k < 3; k++)
+		js_u64(j, NULL, f->v[k]);
+	js_close(j, ']');
+	if (f->nkids) {
+		qsort(f->kids, f->nkids, sizeof(*f->kids), cmp_fnode);
+		js_open(j, "c", '[');
+		for (i = 0; i < f->nkids; i++) {
+			struct fnode *c = f->kids[i];
+
+			if (c->v[0] < min[0] && c->v[1] < min[1] && c->v[2] < min[2]) {
+				for (k = 0; k < 3; k++)
+					other[k] += c->v[k];
+				nother++;
+			} else {
+				fnode_write(j, NULL, c, min);
+			}
+		}
+		if (nother) {
+			js_open(j, NULL, '{');
+			js_str(j, "n", "(other)");
+			js_open(j, "v", '[');
+			for (k = 0; k < 3; k++)
+				js_u64(j, NULL, other[k]);
+			js_close(j, ']');
+			js_u64(j, "merged", nother);
+			js_close(j, '}');
+		}
+		js_close(j, ']');
+	}
+	js_close(j, '}');
+}
+
+/* --stack recordings: outermost caller down to the call site. */
+static bool flame_stacks(const struct report *r, struct fnode *root)
+{
+	size_t n, ns, i, k, nf;
+	const struct kmt_site *s = kmt_model_sites(r->m, &n);
+	const char *path[130];
+	char names[130][128];
+
+	for (i = 0; i < n; i++) {
+		const struct kmt_site_stack *st = kmt_model_site_stacks(r->m, s[i].addr, &ns);
+		uint64_t rest[3] = { s[i].bytes_alloc, s[i].allocs, s[i].live_bytes };
+
+		if (!s[i].allocs)
+			continue;
+		for (k = 0; k < ns; k++) {
+			const uint64_t *f = kmt_model_stack(r->m, st[k].stack, &nf);
+			uint64_t v[3] = { st[k].bytes_alloc, st[k].allocs, st[k].live_bytes };
+			size_t d = 0, x;
+
+			nf = MIN(nf, (size_t)128);
+			for (x = nf; x-- > 0;)
+				path[d++] = site_function(r, f[x], names[x], sizeof(names[x]));
+			path[d++] = site_name(r, s[i].addr, names[129], sizeof(names[129]));
+			if (!fnode_add(root, path, d, v))
+				return false;
+			rest[0] -= MIN(rest[0], v[0]);
+			rest[1] -= MIN(rest[1], v[1]);
+			rest[2] -= MIN(rest[2], v[2]);
+		}
+		if (rest[0] || rest[1]) {
+			path[0] = "(no stack)";
+			path[1] = site_name(r, s[i].addr, names[0], sizeof(names[0]));
+			if (!fnode_add(root, path, 2, rest))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Otherwise: call site, cache, process name. */
+static bool flame_sites(const struct report *r, struct fnode *root)
+{
+	size_t ng, ns, np, i;
+	const struct kmt_group *g = kmt_model_groups(r->m, &ng);
+	const struct kmt_site *s = kmt_model_sites(r->m, &ns);
+	const struct kmt_proc *p = kmt_model_procs(r->m, &np);
+	char site[256];
+
+	for (i = 0; i < ng; i++) {
+		uint64_t v[3] = { g[i].bytes_alloc, g[i].allocs, g[i].live_bytes };
+		const char *path[3];
+
+		if (!g[i].allocs)
+			continue;
+		path[0] = g[i].site < ns ? site_name(r, s[g[i].site].addr, site, sizeof(site)) : "(unknown)";
+		path[1] = g[i].cache != UINT32_MAX ? cache_name(r, g[i].cache) : "(no cache)";
+		path[2] = g[i].proc < np ? p[g[i].proc].comm : "(unknown task)";
+		if (!fnode_add(root, path, 3, v))
+			return false;
+	}
+	return true;
+}
+
+static void flame(struct js *j, const struct report *r)
+{
+	struct fnode *root = fnode_new("all slab allocations");
+	uint64_t min[3];
+	size_t n;
+	bool stacks;
+	int k;
+
+	if (!root)
+		return;
+	kmt_model_stacks(r->m, &n);
+	stacks = n > 0;
+	if (stacks ? flame_stacks(r, root) : flame_sites(r, root)) {
+		for (k = 0; k < 3; k++)
+			min[k] = MAX(root->v[k] / FLAME_MIN, (uint64_t)1);
+		js_open(j, "flame", '{');
+		js_str(j, "kind", stacks ? "stacks" : "sites");
+		fnode_write(j, "root", root, min);
+		js_close(j, '}');
+	}
+	fnode_free(root);
+}
+
+/* ---- sizes ---- */
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct kmt_size_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	if (x->alloc != y->alloc)
+		return (x->alloc > y->alloc) - (x->alloc < y->alloc);
+	return (x->req > y->req) - (x->req < y->req);
+}
+
+static int cmp_alloc(const void *a, const void *b)
+{
+	const struct kmt_size_count *x = a, *y = b;
+
+	return (x->alloc > y->alloc) - (x->alloc < y->alloc);
+}
+
+/*
+ * Slab allocations by (requested, allocated) size, the most frequent
+ * MAX_SIZES pairs; the rest per allocated size with "req": null.
+ */
+static void sizes(struct js *j, const struct report *r)
+{
+	size_t n, i, k;
+	const struct kmt_size_count *v = kmt_model_sizes(r->m, &n);
+	struct kmt_size_count *c = n ? malloc(n * sizeof(*c)) : NULL;
+
+	js_open(j, "sizes", '[');
+	if (c) {
+		memcpy(c, v, n * sizeof(*c));
+		qsort(c, n, sizeof(*c), cmp_count);
+		for (i = 0; i < n && i < MAX_SIZES; i++) {
+			js_open(j, NULL, '[');
+			js_u64(j, NULL, c[i].req);
+			js_u64(j, NULL, c[i].alloc);
+			js_u64(j, NULL, c[i].count);
+			js_close(j, ']');
+		}
+		/* The rest, summed per allocated size: [-requested bytes, alloc, count]. */
+		if (i < n)
+			qsort(c + i, n - i, sizeof(*c), cmp_alloc);
+		for (; i < n; i = k) {
+			uint64_t req = 0, cnt = 0;
+
+			for (k = i; k < n && c[k].alloc == c[i].alloc; k++) {
+				req += (uint64_t)c[k].req * c[k].count;
+				cnt += c[k].count;
+			}
+			js_open(j, NULL, '[');
+			js_i64(j, NULL, -(int64_t)req);
+			js_u64(j, NULL, c[i].alloc);
+			js_u64(j, NULL, cnt);
+			js_close(j, ']');
+		}
+		free(c);
+	}
+	js_close(j, ']');
+}
+
+/* ---- the columns of the report's tables ---- */
+
+static const char *const unit_names[] = {
+	[RU_COUNT] = "count", [RU_BYTES] = "bytes", [RU_NS] = "ns", [RU_NONE] = "",
+};
+
+static void columns(struct js *j)
+{
+	static const char *const types[] = {
+		[RT_U64] = "u64", [RT_I64] = "i64", [RT_PCT] = "pct", [RT_STR] = "str",
+		[RT_BOOL] = "bool", [RT_HIST] = "hist", [RT_ARRAY] = "array", [RT_KINDS] = "kinds",
+		[RT_MATRIX] = "matrix", [RT_FRAMES] = "frames",
+	};
+	const struct rcol *c;
+	int k;
+
+	js_open(j, "columns", '{');
+	for (k = 0; report_tables[k]; k++) {
+		js_open(j, report_tables[k]->name, '[');
+		for (c = report_tables[k]->cols; c->name; c++) {
+			if (c->flags & RC_CSV_ONLY)
+				continue;
+			js_open(j, NULL, '{');
+			js_str(j, "name", c->name);
+			js_str(j, "title", c->title ? c->title : "");
+			js_str(j, "type", types[c->type]);
+			js_str(j, "unit", unit_names[c->unit]);
+			js_str(j, "doc", c->doc);
+			js_close(j, '}');
+		}
+		js_close(j, ']');
+	}
+	js_close(j, '}');
+}
+
+void html_data(const struct report *r, struct js *j)
+{
+	js_open(j, "report", '{');
+	report_json_members(r, j);
+	js_close(j, '}');
+	columns(j);
+	timeline(j, r);
+	flame(j, r);
+	sizes(j, r);
+}

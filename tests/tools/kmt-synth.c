@@ -1,0 +1,181 @@
+/*
+ * kmt-synth: synthetic trace files for what a real recording on the test
+ * machine cannot show on demand (built with the unit tests' trace builder).
+ *
+ *   kmt-synth full FILE   2 s of slab, page, vmalloc and task events on two
+ *                         CPUs with a loss on CPU 1, misuse of every kind,
+ *                         watchpoint samples (an access section) and stacks
+ *   kmt-synth arch FILE   a small trace of an aarch64 kernel
+ *
+ * Deterministic: the same file every time. Formats are read from
+ * $KMT_TESTDATA/formats (tests/data).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/tbuild.h"
+
+#define MS 1000000ULL
+#define FN(i) (0xffffffff81000000ULL + (uint64_t)(i) * 0x10000)
+#define OBJ(n) (0xffff888100000000ULL + (uint64_t)(n) * 0x1000)
+
+static const char ksyms[] =
+	"ffffffff81000000 T trace_event_raw_event_kmalloc\n"
+	"ffffffff81010000 T __kmalloc_noprof\n"
+	"ffffffff81020000 T kmem_cache_alloc_noprof\n"
+	"ffffffff81030000 T do_sys_open\n"
+	"ffffffff81040000 T alloc_inode\n"
+	"ffffffff81050000 T seq_read_iter\n"
+	"ffffffff81060000 T load_elf_binary\n"
+	"ffffffff81070000 T kfree_sensible\n"
+	"ffffffff81080000 T sock_alloc_send_pskb\n"
+	"ffffffff81090000 T __x64_sys_openat\n"
+	"ffffffff810a0000 T __x64_sys_read\n"
+	"ffffffff810b0000 T do_syscall_64\n"
+	"ffffffff810c0000 T entry_SYSCALL_64_after_hwframe\n"
+	"ffffffff810d0000 T array_map_alloc\n"
+	"ffffffff810e0000 T inode_init_once\n"
+	"ffffffff810f0000 T zzz_end\n";
+
+/* Sites: function index and offset, the size requested and the cache. */
+static const struct {
+	int fn;
+	const char *cache;		/* NULL: kmalloc */
+	uint64_t req, alloc;
+	int callers[3];			/* stack above the site, innermost first */
+} sites[] = {
+	{ 3, "filp", 232, 256, { 9, 11, 12 } },
+	{ 4, "inode_cache", 600, 640, { 3, 9, 11 } },
+	{ 5, NULL, 100, 128, { 10, 11, 12 } },
+	{ 6, NULL, 1337, 2048, { 11, 12, 0 } },
+	{ 8, NULL, 3000, 4096, { 10, 11, 12 } },
+};
+
+static void stack(struct tb *tb, int cpu, uint64_t ts, int s)
+{
+	uint64_t f[6] = { FN(0) + 0x10, sites[s].cache ? FN(2) + 0x20 : FN(1) + 0x20,
+			  FN(sites[s].fn) + 0x40 };
+	int n = 3, i;
+
+	for (i = 0; i < 3 && sites[s].callers[i]; i++)
+		f[n++] = FN(sites[s].callers[i]) + 0x18;
+	tb_emit(tb, cpu, ts, "ftrace", "kernel_stack", 1, (struct tb_val[]){
+		{ "size", (uint64_t)n }, { "caller", 0, NULL, f, n }, { NULL } });
+}
+
+static int site_of[8192];		/* by object number */
+
+static void alloc(struct tb *tb, int cpu, uint64_t ts, int pid, int s, uint64_t obj)
+{
+	site_of[(obj - OBJ(0)) / 0x1000 % 8192] = s;
+	uint64_t site = FN(sites[s].fn) + 0x40;
+
+	if (sites[s].cache)
+		tb_cache_alloc(tb, cpu, ts, pid, site, obj, sites[s].cache, sites[s].req, sites[s].alloc);
+	else
+		tb_kmalloc(tb, cpu, ts, pid, site, obj, sites[s].req, sites[s].alloc);
+	stack(tb, cpu, ts, s);
+}
+
+static void release(struct tb *tb, int cpu, uint64_t ts, int pid, int s, uint64_t obj)
+{
+	if (sites[s].cache)
+		tb_cache_free(tb, cpu, ts, pid, FN(7) + 0x8, obj, sites[s].cache);
+	else
+		tb_kfree(tb, cpu, ts, pid, FN(7) + 0x8, obj);
+}
+
+static void page(struct tb *tb, int cpu, uint64_t ts, int pid, uint64_t pfn, int order)
+{
+	tb_emit(tb, cpu, ts, "kmem", "mm_page_alloc", pid, (struct tb_val[]){
+		{ "pfn", pfn }, { "order", (uint64_t)order }, { "gfp_flags", 0xcc0 },
+		{ "migratetype", (uint64_t)(order & 1) }, { NULL } });
+}
+
+static void fork_(struct tb *tb, int cpu, uint64_t ts, int parent, int child, const char *comm)
+{
+	tb_emit(tb, cpu, ts, "sched", "sched_process_fork", parent, (struct tb_val[]){
+		{ "parent_comm", 0, comm }, { "parent_pid", (uint64_t)parent }, { "child_comm", 0, comm },
+		{ "child_pid", (uint64_t)child }, { NULL } });
+}
+
+static void full(struct tb *tb)
+{
+	static const char *const comms[] = { "bash", "make", "cc1", "ld" };
+	uint64_t ts = 1 * MS, obj = 1;
+	int i, k, pid;
+
+	tb_kallsyms(tb, ksyms);
+	tb_cmdlines(tb, "100 bash\n101 make\n");
+	fork_(tb, 0, ts, 100, 101, "make");
+	/* 2 s in 1000 steps: a growing live set, a burst in the middle, frees after. */
+	for (i = 0; i < 1000; i++, ts += 2 * MS) {
+		int cpu = i & 1, s = i % 5;
+
+		pid = 100 + i % 4;
+		if (i == 300)
+			tb_lost(tb, 1, 250);
+		if (i % 100 == 50)
+			fork_(tb, cpu, ts, pid, 200 + i / 100, comms[(i / 100) % 4]);
+		alloc(tb, cpu, ts, pid, s, OBJ(obj++));
+		if (i >= 400 && i < 500)
+			for (k = 0; k < 4; k++)
+				alloc(tb, cpu, ts + 1 + k, pid, 2, OBJ(obj++));
+		if (i % 10 == 0)
+			page(tb, cpu, ts + 5, pid, 0x10000 + (uint64_t)i * 8, (i / 10) % 4);
+		if (i % 50 == 25) {
+			tb_emit(tb, cpu, ts + 7, "vmalloc", "alloc_vmap_area", pid, (struct tb_val[]){
+				{ "addr", 0xffffc90000000000ULL + (uint64_t)i * 0x100000 },
+				{ "size", 139264 }, { NULL } });
+		}
+		if (i % 20 == 3) {
+			/* Watchpoint samples on the object just allocated. */
+			tb_access(tb, cpu, ts + 9, pid, FN(13) + 0x30, OBJ(obj - 1), 0, true, "f_count");
+			tb_access(tb, cpu, ts + 11, pid, FN(5) + 0x64, OBJ(obj - 1), 8, false, "f_flags");
+			tb_access(tb, cpu, ts + 12, pid, FN(14) + 0x22, OBJ(obj - 1), 16, i % 40 == 3,
+				  "f_pos");
+		}
+		if (i >= 2 && i % 3)
+			release(tb, cpu ^ (i % 7 == 0), ts + MS, pid, site_of[(obj - 3) % 8192], OBJ(obj - 3));
+	}
+	/* Misuse: a double free, kmem_cache_free of kmalloc, a cache mismatch, kfree of a cache object. */
+	alloc(tb, 0, ts, 100, 2, OBJ(900001));
+	tb_kfree(tb, 0, ts + 1, 100, FN(7) + 0x8, OBJ(900001));
+	tb_kfree(tb, 0, ts + 2, 100, FN(7) + 0x8, OBJ(900001));
+	alloc(tb, 0, ts + 3, 100, 2, OBJ(900002));
+	tb_cache_free(tb, 0, ts + 4, 100, FN(7) + 0x8, OBJ(900002), "kmalloc-128");
+	alloc(tb, 0, ts + 5, 100, 0, OBJ(900003));
+	tb_cache_free(tb, 0, ts + 6, 100, FN(7) + 0x8, OBJ(900003), "dentry");
+	alloc(tb, 0, ts + 7, 100, 1, OBJ(900004));
+	tb_kfree(tb, 0, ts + 8, 100, FN(7) + 0x8, OBJ(900004));
+}
+
+int main(int argc, char **argv)
+{
+	struct tb *tb;
+	int ret;
+
+	if (argc != 3 || (strcmp(argv[1], "full") && strcmp(argv[1], "arch"))) {
+		fprintf(stderr, "usage: kmt-synth full|arch FILE\n");
+		return 2;
+	}
+	tb = tb_new(2, 0);
+	tb_formats_6_18(tb);
+	if (!strcmp(argv[1], "full")) {
+		full(tb);
+	} else {
+		tb_uname(tb, "Linux test 6.18.0 aarch64");
+		tb_kallsyms(tb, ksyms);
+		alloc(tb, 0, 1 * MS, 100, 2, OBJ(1));
+		alloc(tb, 1, 2 * MS, 100, 0, OBJ(2));
+		release(tb, 0, 3 * MS, 100, 2, OBJ(1));
+	}
+	ret = tb_write(tb, argv[2], 7, KMT_Z_ZSTD);
+	tb_free(tb);
+	if (ret) {
+		fprintf(stderr, "kmt-synth: cannot write %s\n", argv[2]);
+		return 1;
+	}
+	return 0;
+}
