@@ -438,6 +438,8 @@ static const struct rcol summary_cols[] = {
 	U("live_bytes", S, live_bytes, RU_BYTES, NULL, 0, NULL, "their allocated bytes"),
 	U("uncertain_objects", S, uncertain_objects, RU_COUNT, NULL, 0, NULL,
 	  "objects whose fate a loss may hide"),
+	U("uncertain_bytes", S, uncertain_bytes, RU_BYTES, NULL, 0, NULL,
+	  "allocated bytes of the uncertain objects allocated in the trace (live at its end)"),
 	U("uncertain_misuse", S, uncertain_misuse, RU_COUNT, NULL, 0, NULL,
 	  "contradictions a loss may explain; not in misuse"),
 	U("null_frees", S, null_frees, RU_COUNT, NULL, 0, NULL, "kfree(NULL)"),
