@@ -21,10 +21,11 @@ struct cmd {
 };
 
 extern const struct cmd_help record_help, report_help, watch_help, kmap_help, check_help,
-	convert_help, info_help, dump_help;
+	convert_help, info_help, dump_help, diff_help;
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -409,6 +409,13 @@ static void g_order_mtype(const struct report *r, const void *row, struct rval *
 	v->i = c->migratetype < KMT_MIGRATE_TYPES ? (int64_t)c->migratetype : -1;
 }
 
+static void g_order_pages(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct order_cell *c = row;
+
+	v->u = c->allocs << MIN(c->order, (uint64_t)30);
+}
+
 /* ---- the tables ---- */
 
 #define S struct kmt_summary
@@ -545,6 +552,7 @@ static const struct rcol order_cols[] = {
 	U("order", struct order_cell, order, RU_NONE, NULL, 0, NULL, "allocation order"),
 	G("migratetype", RT_I64, RU_NONE, NULL, 0, NULL, "migrate type (-1: unknown)", g_order_mtype),
 	U("allocs", struct order_cell, allocs, RU_COUNT, NULL, 0, "allocs", "allocations"),
+	G("pages", RT_U64, RU_COUNT, NULL, 0, "pages", "pages in them (allocs << order)", g_order_pages),
 	END,
 };
 

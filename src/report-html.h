@@ -14,6 +14,13 @@ struct js;
 /* The page's data members, into the object @j has open. */
 void html_data(const struct report *r, struct js *j);
 
+/*
+ * A page titled @title: the style, @data's members in the data document
+ * (its object open), the script; @json_cmd prints the same numbers.
+ */
+void html_page(FILE *out, const char *title, const char *json_cmd,
+	       void (*data)(void *arg, struct js *j), void *arg);
+
 /* src/html/report.css and report.js, NUL-terminated (src/html-assets.S). */
 extern const char kmt_html_css[], kmt_html_js[];
 

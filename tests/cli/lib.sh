@@ -8,6 +8,7 @@ B=${KMT_BUILD:-build}
 case $B in /*) ;; *) B=$ROOT/$B;; esac
 KMT=$B/kmemtrace
 WL=$B/workloads
+SYNTH=$B/tests/kmt-synth
 T=/sys/kernel/tracing
 export KMT_TESTDATA=${KMT_TESTDATA:-$ROOT/tests/data}
 WORK=$(mktemp -d "/tmp/kmt-$TEST_NAME.XXXXXX")

@@ -1,0 +1,179 @@
+/*
+ * kmemtrace diff OLD NEW: what changed between two recordings, per call
+ * site, cache, process name and page order (src/diff.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/outfile.h>
+
+#include "cmd.h"
+#include "diff.h"
+#include "opt.h"
+
+enum { O_PER_SECOND = 256, O_MATCH, O_TIME, O_COMM, O_JSON, O_CSV, O_HTML };
+
+static const struct opt diff_opts[] = {
+	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
+	  "allocs, frees, req, waste, live, objects (live ones), pages" },
+	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
+	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's numbers by its own span" },
+	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
+	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
+	{ O_TIME, 0, "time", "START,END", "only events in this window of each trace, seconds\n"
+	  "from its first event" },
+	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name, in both" },
+	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
+	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
+	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
+	  "bars, old beside new, and the tables" },
+	{ 'o', 'o', "output", "FILE", "write to FILE (complete or not at all) instead of\n"
+	  "standard output" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help diff_help = {
+	.name = "diff",
+	.summary = "compare two traces: what did my patch change?",
+	.usage = "[options] OLD NEW",
+	.about =
+	"Compare two trace files (ours or trace-cmd's) per call site, cache, process\n"
+	"name and page order: old, new, delta and change of allocations, frees,\n"
+	"bytes requested and allocated, waste and what is live at the end, largest\n"
+	"change first; rows in one file only are marked. Call sites match by\n"
+	"function+offset when both traces come from the same kernel build, by\n"
+	"function name otherwise (a patched kernel: offsets move), as it says. A\n"
+	"file that lost events, was cut short or was recorded with filters has its\n"
+	"numbers marked as lower bounds.\n",
+	.opts = diff_opts,
+};
+
+struct diff_args {
+	struct diff d;
+	struct kmt_model_opts mo;
+	double t_start, t_end;
+	const char *csv, *output;
+	bool json, html;
+};
+
+static const char *sort_field(const char *key)
+{
+	static const char *const keys[][2] = {
+		{ "bytes", "bytes_alloc" }, { "allocs", "allocs" }, { "frees", "frees" },
+		{ "req", "bytes_req" }, { "waste", "waste" }, { "live", "live_bytes" },
+		{ "objects", "live_objects" }, { "pages", "pages" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i][0]))
+			return keys[i][1];
+	return NULL;
+}
+
+static int diff_opt(void *arg, int id, const char *value)
+{
+	struct diff_args *a = arg;
+	const struct cmd_help *H = &diff_help;
+
+	switch (id) {
+	case 's':
+		if (!(a->d.sort_name = sort_field(value)))
+			return usage_error(H, "bad sort key '%s' (bytes, allocs, frees, req, waste, live, "
+					   "objects, pages)", value);
+		break;
+	case 'n':
+		if (!opt_int(value, 0, INT32_MAX, &a->d.top))
+			return usage_error(H, "bad row count '%s'", value);
+		a->d.top_set = true;
+		break;
+	case O_PER_SECOND: a->d.per_second = true; break;
+	case O_MATCH:
+		if (!strcmp(value, "auto"))
+			a->d.match = MATCH_AUTO;
+		else if (!strcmp(value, "offset"))
+			a->d.match = MATCH_OFFSET;
+		else if (!strcmp(value, "function"))
+			a->d.match = MATCH_FUNCTION;
+		else
+			return usage_error(H, "bad --match '%s' (auto, offset, function)", value);
+		break;
+	case O_TIME:
+		if (parse_window(value, &a->t_start, &a->t_end))
+			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
+		break;
+	case O_COMM: a->mo.comm = value; break;
+	case O_JSON: a->json = true; break;
+	case O_CSV: a->csv = value; break;
+	case O_HTML: a->html = true; break;
+	case 'o': a->output = value; break;
+	}
+	return -1;
+}
+
+static int print(const struct diff_args *a, FILE *out)
+{
+	if (a->csv)
+		return diff_csv(&a->d, a->csv, out);
+	if (a->json)
+		diff_json(&a->d, out);
+	else if (a->html)
+		diff_html(&a->d, out);
+	else
+		diff_text(&a->d, out);
+	return EXIT_OK;
+}
+
+/* To standard output, or to the file (complete or not at all). */
+static int output(const struct diff_args *a)
+{
+	struct kmt_outfile of;
+	struct kmt_diag dg = { 0 };
+	FILE *out;
+	int ret;
+
+	if (!a->output)
+		return print(a, stdout);
+	if (kmt_outfile_open(&of, a->output, 0644, &dg) || !(out = kmt_outfile_stream(&of))) {
+		if (!dg.msg[0])
+			snprintf(dg.msg, sizeof(dg.msg), "%s: %s", a->output, strerror(errno));
+		kmt_outfile_abort(&of);
+		return error("%s", dg.msg);
+	}
+	ret = print(a, out);
+	if (ret) {
+		kmt_outfile_abort(&of);
+		return ret;
+	}
+	return kmt_outfile_commit(&of, &dg) ? error("%s", dg.msg) : EXIT_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args a = { .d = { .top = 20 }, .t_start = -1, .t_end = -1 };
+	const struct cmd_help *H = &diff_help;
+	int code, i, ret;
+
+	code = opt_parse(H, argc, argv, diff_opt, &a, &i);
+	if (code < 0 && a.json + !!a.csv + a.html > 1)
+		code = usage_error(H, "--json, --csv and --html exclude each other");
+	if (code < 0 && a.csv && strcmp(a.csv, "callsites") && strcmp(a.csv, "caches") &&
+	    strcmp(a.csv, "processes") && strcmp(a.csv, "pages"))
+		code = usage_error(H, "no table '%s' for --csv (callsites, caches, processes, pages)", a.csv);
+	if (code < 0 && argc - i != 2)
+		code = usage_error(H, argc - i < 2 ? "give two trace files, OLD and NEW" :
+				   "too many operands: give two trace files, OLD and NEW");
+	if (code >= 0)
+		return code;
+	if (a.t_start < 0)
+		a.t_start = 0;
+	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.mo, a.t_start, a.t_end);
+	if (!ret)
+		ret = diff_build(&a.d);
+	if (!ret)
+		ret = output(&a);
+	diff_close(&a.d);
+	return ret;
+}
