@@ -19,7 +19,11 @@ struct kmt_detail {
 	int64_t *net;
 	int64_t **cache_net, **site_net;	/* grown with the model's tables */
 	size_t cache_cap, site_cap;
+	unsigned int shift;		/* width = 1 << shift */
 	bool started;
+	/* Per call site, the group and size row of its last allocation. */
+	struct hint { uint32_t group, size; } *hint;
+	size_t hint_n;
 	VEC(struct kmt_gap) gaps;
 	struct imap group_map;		/* site:24 cache:16 proc:24 -> row */
 	VEC(struct kmt_group) groups;
@@ -43,7 +47,8 @@ int model_detail_init(struct kmt_model *m)
 	d = m->detail = calloc(1, sizeof(*d));
 	if (!d)
 		return -1;
-	d->tl.width = 1024;
+	d->shift = 10;
+	d->tl.width = 1ULL << d->shift;
 	d->allocs = counts();
 	d->frees = counts();
 	d->bytes_alloc = counts();
@@ -88,6 +93,7 @@ void model_detail_release(struct kmt_model *m)
 	free(d->groups.v);
 	imap_release(&d->size_map);
 	free(d->sizes.v);
+	free(d->hint);
 	free(d);
 	m->detail = NULL;
 }
@@ -130,7 +136,8 @@ static void widen(struct kmt_detail *d)
 		halve_i(d->cache_net[i], N);
 	for (i = 0; i < d->site_cap; i++)
 		halve_i(d->site_net[i], NC);
-	d->tl.width *= 2;
+	d->shift++;
+	d->tl.width = 1ULL << d->shift;
 	d->tl.n = (d->tl.n + 1) / 2;
 }
 
@@ -146,7 +153,7 @@ static size_t bucket(struct kmt_model *m, uint64_t ts)
 	}
 	if (ts < d->tl.start)
 		return 0;
-	while ((b = (ts - d->tl.start) / d->tl.width) >= N)
+	while ((b = (ts - d->tl.start) >> d->shift) >= N)
 		widen(d);
 	if (b >= d->tl.n)
 		d->tl.n = (uint32_t)b + 1;
@@ -182,11 +189,10 @@ static int64_t *series(struct kmt_model *m, int64_t ***tab, size_t *cap, size_t 
 	return (*tab)[i];
 }
 
-/* Add @bytes at @ts to the net series of @o's cache and site. */
-static void net(struct kmt_model *m, const struct obj *o, uint64_t ts, int64_t bytes)
+/* Add @bytes in interval @b to the net series of @o's cache and site. */
+static void net(struct kmt_model *m, const struct obj *o, size_t b, int64_t bytes)
 {
 	struct kmt_detail *d = m->detail;
-	size_t b = bucket(m, ts);
 	int64_t *s;
 
 	d->net[b] += bytes;
@@ -196,13 +202,38 @@ static void net(struct kmt_model *m, const struct obj *o, uint64_t ts, int64_t b
 		s[b / KMT_TL_COARSE] += bytes;
 }
 
-static struct kmt_group *group_of(struct kmt_model *m, struct obj *o)
+/* The hint of @o's site (NULL on ENOMEM). */
+static struct hint *hint_of(struct kmt_model *m, const struct obj *o)
+{
+	struct kmt_detail *d = m->detail;
+
+	if (o->site >= d->hint_n) {
+		size_t n = MAX((size_t)o->site + 1, d->hint_n * 2);
+		struct hint *h = realloc(d->hint, n * sizeof(*h));
+
+		if (!h) {
+			m->oom = true;
+			return NULL;
+		}
+		memset(h + d->hint_n, 0xff, (n - d->hint_n) * sizeof(*h));
+		d->hint = h;
+		d->hint_n = n;
+	}
+	return &d->hint[o->site];
+}
+
+static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hint *h)
 {
 	struct kmt_detail *d = m->detail;
 	uint64_t cache = o->cache == NONE ? 0xffff : o->cache, proc = o->proc == NONE ? 0xffffff : o->proc;
 	uint64_t key;
 	uint32_t i;
 
+	if (h->group != NONE && d->groups.v[h->group].cache == o->cache &&
+	    d->groups.v[h->group].proc == o->proc) {
+		o->group = h->group;
+		return &d->groups.v[h->group];
+	}
 	if (o->site >= 0xffffff || cache > 0xffff || proc > 0xffffff) {
 		d->groups_dropped++;
 		return NULL;
@@ -220,14 +251,16 @@ static struct kmt_group *group_of(struct kmt_model *m, struct obj *o)
 		d->groups.v[i].proc = o->proc;
 	}
 	o->group = i;
+	h->group = i;
 	return &d->groups.v[i];
 }
 
-static void count_size(struct kmt_model *m, const struct obj *o, int64_t sign)
+static void count_size(struct kmt_model *m, const struct obj *o, int64_t sign, struct hint *h)
 {
 	struct kmt_detail *d = m->detail;
 	uint64_t key = (uint64_t)o->req << 32 | o->alloc;
-	uint32_t i = imap_get(&d->size_map, key);
+	uint32_t i = h && h->size != NONE && d->sizes.v[h->size].req == o->req &&
+		     d->sizes.v[h->size].alloc == o->alloc ? h->size : imap_get(&d->size_map, key);
 
 	if (i == NONE) {
 		i = VEC_PUSH(d->sizes, m->oom);
@@ -239,23 +272,26 @@ static void count_size(struct kmt_model *m, const struct obj *o, int64_t sign)
 		d->sizes.v[i].alloc = o->alloc;
 	}
 	d->sizes.v[i].count += (uint64_t)sign;
+	if (h)
+		h->size = i;
 }
 
 void model_detail_alloc(struct kmt_model *m, struct obj *o)
 {
 	struct kmt_detail *d = m->detail;
 	struct kmt_group *g;
+	struct hint *h;
 	size_t b;
 
 	o->group = NONE;
-	if (!d)
+	if (!d || !(h = hint_of(m, o)))
 		return;
 	b = bucket(m, o->ts);
 	d->allocs[b]++;
 	d->bytes_alloc[b] += o->alloc;
-	net(m, o, o->ts, o->alloc);
-	count_size(m, o, 1);
-	if ((g = group_of(m, o))) {
+	net(m, o, b, o->alloc);
+	count_size(m, o, 1, h);
+	if ((g = group_of(m, o, h))) {
 		g->allocs++;
 		g->bytes_req += o->req;
 		g->bytes_alloc += o->alloc;
@@ -272,8 +308,8 @@ void model_detail_unalloc(struct kmt_model *m, const struct obj *o)
 	b = bucket(m, o->ts);
 	d->allocs[b]--;
 	d->bytes_alloc[b] -= o->alloc;
-	net(m, o, o->ts, -(int64_t)o->alloc);
-	count_size(m, o, -1);
+	net(m, o, b, -(int64_t)o->alloc);
+	count_size(m, o, -1, NULL);
 	if (o->group != NONE) {
 		struct kmt_group *g = &d->groups.v[o->group];
 
@@ -295,7 +331,7 @@ void model_detail_gone(struct kmt_model *m, const struct obj *o, uint64_t ts, bo
 		d->frees[b]++;
 		d->bytes_freed[b] += o->alloc;
 	}
-	net(m, o, ts, -(int64_t)o->alloc);
+	net(m, o, b, -(int64_t)o->alloc);
 }
 
 void model_detail_live(struct kmt_model *m, const struct obj *o)
