@@ -111,9 +111,10 @@ fuzz:
 	$(Q)$(MAKE) -f fuzz/Makefile O=$(O)/fuzz
 
 # Debian 12 packages: build, tests (cmocka, trace-cmd as a second reader,
-# hackbench for the loss test), benchmarks (perf) and fuzzing (clang).
+# hackbench for the loss test, chromium to render the HTML pages),
+# benchmarks (perf) and fuzzing (clang).
 DEPS = build-essential libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests \
-	linux-perf clang procps jq
+	linux-perf clang procps jq chromium fonts-dejavu-core
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
