@@ -211,6 +211,8 @@ struct kmt_object {
 	uint32_t order;			/* pages */
 	const char *comm;		/* the allocating task, or NULL */
 	const char *cache;		/* "filp", "kmalloc-64", or NULL */
+	uint64_t gfp;			/* the allocation's gfp flags */
+	uint32_t stack;			/* the callers: kmt_model_stack() id, or UINT32_MAX */
 };
 
 /*
@@ -224,6 +226,11 @@ struct kmt_object {
 struct kmt_model_hooks {
 	void (*object)(void *arg, const struct kmt_object *o);
 	void (*access)(void *arg, const struct kmt_object *o, const struct kmt_event *ev);
+	/*
+	 * Every event that concerns the chosen tasks (all, without a filter),
+	 * in time order, after the model has taken it; stacks included.
+	 */
+	void (*event)(void *arg, const struct kmt_event *ev);
 	void *arg;
 	bool pages;			/* page allocations are objects too */
 };

@@ -31,7 +31,9 @@ struct obj {
 	uint32_t next_free;
 	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
 	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */
+	uint32_t gfp;			/* the allocation's gfp flags (their low 32 bits) */
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct obj) == 64, "one object, one cache line");
 
 #define NONE UINT32_MAX
 #define SLOT_LIVE 0x80000000u
@@ -230,6 +232,8 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev);
 void model_stack_unalloc(struct kmt_model *m, struct obj *o);	/* a twin undone */
 void model_stack_freed(struct kmt_model *m, const struct obj *o);
 void model_stack_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */
+/* The stack id of @o (kmt_model_stack()), or UINT32_MAX; before model_stack_finish(). */
+uint32_t model_stack_id(const struct kmt_model *m, const struct obj *o);
 void model_stack_finish(struct kmt_model *m);
 
 /*

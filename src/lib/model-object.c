@@ -37,6 +37,8 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->alloc_ts = o->ts;
 	x->free_pid = -1;
 	x->free_cpu = -1;
+	x->gfp = o->gfp;
+	x->stack = UINT32_MAX;
 	if (o->kind == KMT_EV_PAGE_ALLOC) {
 		x->order = o->order;
 		x->bytes_req = x->bytes_alloc = 4096ULL << MIN(o->order, 30u);
@@ -47,6 +49,7 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->bytes_alloc = o->alloc;
 	x->alloc_site = m->sites.v[o->site].addr;
 	x->cache = o->cache != NONE ? m->caches.v[o->cache].name : NULL;
+	x->stack = model_stack_id(m, o);
 }
 
 void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,
@@ -73,7 +76,7 @@ void model_emit_preexisting(struct kmt_model *m, const struct kmt_event *ev)
 		.ptr = ev->ptr, .kind = KMT_EV_NONE, .fate = KMT_FATE_PREEXISTING,
 		.uncertain = m->loss_seq != 0, .alloc_pid = -1, .alloc_cpu = -1,
 		.free_pid = ev->pid, .free_cpu = ev->cpu, .free_ts = ev->ts,
-		.free_site = ev->call_site,
+		.free_site = ev->call_site, .stack = UINT32_MAX,
 	};
 
 	if (m->hooks.object)

@@ -235,6 +235,11 @@ void model_stack_freed(struct kmt_model *m, const struct obj *o)
 		m->stacks->rows.v[o->stack - 1].frees++;
 }
 
+uint32_t model_stack_id(const struct kmt_model *m, const struct obj *o)
+{
+	return o->stack && !m->stacks->sorted ? m->stacks->rows.v[o->stack - 1].stack : UINT32_MAX;
+}
+
 void model_stack_live(struct kmt_model *m, const struct obj *o)
 {
 	struct kmt_site_stack *row;

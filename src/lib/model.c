@@ -433,6 +433,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = (uint8_t)ev->kind;
 	o->stack = 0;
+	o->gfp = (uint32_t)ev->gfp;
 	cs->last_slab_seq = cs->seq;
 	cs->last_slab_ptr = ev->ptr;
 	cs->slab_stack_pending = true;
@@ -613,6 +614,7 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->kind = KMT_EV_PAGE_ALLOC;
 	o->proc = proc;
 	o->order = (uint8_t)MIN(ev->order, 255u);
+	o->gfp = (uint32_t)ev->gfp;
 	o->site = NONE;
 	o->cpu = (uint16_t)ev->cpu;
 	o->loss_seq = m->loss_seq;
@@ -821,6 +823,8 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		m->cpu[ev->cpu].last_scope = m->scope;
 	if (m->scope && (ev->kind == KMT_EV_FORK || ev->kind == KMT_EV_NEWTASK))
 		model_detail_birth(m, ev);
+	if (m->scope && m->hooks.event)
+		m->hooks.event(m->hooks.arg, ev);
 	if (m->scope) {
 		m->sum.events++;
 		m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
@@ -1144,9 +1148,9 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	median_ages(m, ages, nages);
 	free(ages);
 	model_vmap_finish(m, ts);
+	model_emit_live(m);		/* while objects still point at their stack rows */
 	model_stack_finish(m);
 	model_detail_finish(m);
-	model_emit_live(m);
 	model_access_finish(m);
 	if (m->outstanding.n > 1)
 		qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
