@@ -2,6 +2,7 @@
  * The JSON writer (src/json.h).
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -56,8 +57,10 @@ void js_open(struct js *j, const char *k, char c)
 {
 	js_key(j, k);
 	fputc(c, j->out);
-	if (j->depth < 31)
+	if (j->depth + 1 < JS_MAX_DEPTH)
 		j->first[++j->depth] = true;
+	else
+		abort();
 }
 
 void js_close(struct js *j, char c)

@@ -11,10 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define JS_MAX_DEPTH 512		/* deeper nesting is a caller's bug */
+
 struct js {
 	FILE *out;
 	int depth;
-	bool first[32];
+	bool first[JS_MAX_DEPTH];	/* nothing written yet at this depth */
 	bool html;			/* escape <, > and & */
 	bool compact;			/* no newlines or indentation */
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "flame.h"
 #include "json.h"
 #include "report-html.h"
 
@@ -188,120 +189,56 @@ out:
 	free(coarse);
 }
 
-/* ---- the flame graph's tree ---- */
+/* ---- the flame graph (src/flame.c) ---- */
 
-struct fnode {
-	char *name;
-	uint64_t v[3];			/* bytes, objects, live bytes */
-	struct fnode **kids;
-	size_t nkids, cap;
-};
-
-static struct fnode *fnode_new(const char *name)
+static int cmp_node(const void *a, const void *b)
 {
-	struct fnode *f = calloc(1, sizeof(*f));
+	const struct flame_node *x = *(struct flame_node *const *)a, *y = *(struct flame_node *const *)b;
 
-	if (f && !(f->name = strdup(name))) {
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
-static void fnode_free(struct fnode *f)
-{
-	size_t i;
-
-	if (!f)
-		return;
-	for (i = 0; i < f->nkids; i++)
-		fnode_free(f->kids[i]);
-	free(f->kids);
-	free(f->name);
-	free(f);
-}
-
-/* The child of @f named @name, made if absent; NULL on ENOMEM. */
-static struct fnode *fnode_kid(struct fnode *f, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < f->nkids; i++)
-		if (!strcmp(f->kids[i]->name, name))
-			return f->kids[i];
-	if (f->nkids == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 4;
-		struct fnode **nk = realloc(f->kids, nc * sizeof(*nk));
-
-		if (!nk)
-			return NULL;
-		f->kids = nk;
-		f->cap = nc;
-	}
-	return (f->kids[f->nkids++] = fnode_new(name));
-}
-
-/* Add @v along the path @names[0..n) below @root. */
-static bool fnode_add(struct fnode *root, const char *const *names, size_t n, const uint64_t v[3])
-{
-	struct fnode *f = root;
-	size_t i;
-	int k;
-
-	for (k = 0; k < 3; k++)
-		root->v[k] += v[k];
-	for (i = 0; i < n; i++) {
-		if (!(f = fnode_kid(f, names[i])))
-			return false;
-		for (k = 0; k < 3; k++)
-			f->v[k] += v[k];
-	}
-	return true;
-}
-
-static int cmp_fnode(const void *a, const void *b)
-{
-	const struct fnode *x = *(struct fnode *const *)a, *y = *(struct fnode *const *)b;
-
-	if (x->v[0] != y->v[0])
-		return (x->v[0] < y->v[0]) - (x->v[0] > y->v[0]);
+	if (x->v[FV_BYTES] != y->v[FV_BYTES])
+		return (x->v[FV_BYTES] < y->v[FV_BYTES]) - (x->v[FV_BYTES] > y->v[FV_BYTES]);
 	return strcmp(x->name, y->name);
 }
 
-/* Children too small in every metric are summed into one "(other)" leaf. */
-static void fnode_write(struct js *j, const char *key, struct fnode *f, const uint64_t *min)
+static void values(struct js *j, const uint64_t *v)
 {
-	uint64_t other[3] = { 0 };
+	int k;
+
+	js_open(j, "v", '[');
+	for (k = 0; k < FV_NR; k++)
+		js_u64(j, NULL, v[k]);
+	js_close(j, ']');
+}
+
+/* Children too small in every metric are summed into one "(other)" leaf. */
+static void node_write(struct js *j, const char *key, struct flame_node *f, const uint64_t *min)
+{
+	uint64_t other[FV_NR] = { 0 };
 	size_t i, nother = 0;
 	int k;
 
 	js_open(j, key, '{');
 	js_str(j, "n", f->name);
-	js_open(j, "v", '[');
-	for (k = 0; k < 3; k++)
-		js_u64(j, NULL, f->v[k]);
-	js_close(j, ']');
+	values(j, f->v);
 	if (f->nkids) {
-		qsort(f->kids, f->nkids, sizeof(*f->kids), cmp_fnode);
+		qsort(f->kids, f->nkids, sizeof(*f->kids), cmp_node);
 		js_open(j, "c", '[');
 		for (i = 0; i < f->nkids; i++) {
-			struct fnode *c = f->kids[i];
+			struct flame_node *c = f->kids[i];
 
-			if (c->v[0] < min[0] && c->v[1] < min[1] && c->v[2] < min[2]) {
-				for (k = 0; k < 3; k++)
+			if (c->v[FV_BYTES] < min[FV_BYTES] && c->v[FV_OBJECTS] < min[FV_OBJECTS] &&
+			    c->v[FV_LIVE] < min[FV_LIVE]) {
+				for (k = 0; k < FV_NR; k++)
 					other[k] += c->v[k];
 				nother++;
 			} else {
-				fnode_write(j, NULL, c, min);
+				node_write(j, NULL, c, min);
 			}
 		}
 		if (nother) {
 			js_open(j, NULL, '{');
 			js_str(j, "n", "(other)");
-			js_open(j, "v", '[');
-			for (k = 0; k < 3; k++)
-				js_u64(j, NULL, other[k]);
-			js_close(j, ']');
+			values(j, other);
 			js_u64(j, "merged", nother);
 			js_close(j, '}');
 		}
@@ -310,90 +247,21 @@ static void fnode_write(struct js *j, const char *key, struct fnode *f, const ui
 	js_close(j, '}');
 }
 
-/* --stack recordings: outermost caller down to the call site. */
-static bool flame_stacks(const struct report *r, struct fnode *root)
-{
-	size_t n, ns, i, k, nf;
-	const struct kmt_site *s = kmt_model_sites(r->m, &n);
-	const char *path[130];
-	char names[130][128];
-
-	for (i = 0; i < n; i++) {
-		const struct kmt_site_stack *st = kmt_model_site_stacks(r->m, s[i].addr, &ns);
-		uint64_t rest[3] = { s[i].bytes_alloc, s[i].allocs, s[i].live_bytes };
-
-		if (!s[i].allocs)
-			continue;
-		for (k = 0; k < ns; k++) {
-			const uint64_t *f = kmt_model_stack(r->m, st[k].stack, &nf);
-			uint64_t v[3] = { st[k].bytes_alloc, st[k].allocs, st[k].live_bytes };
-			size_t d = 0, x;
-
-			nf = MIN(nf, (size_t)128);
-			for (x = nf; x-- > 0;)
-				path[d++] = site_function(r, f[x], names[x], sizeof(names[x]));
-			path[d++] = site_name(r, s[i].addr, names[129], sizeof(names[129]));
-			if (!fnode_add(root, path, d, v))
-				return false;
-			rest[0] -= MIN(rest[0], v[0]);
-			rest[1] -= MIN(rest[1], v[1]);
-			rest[2] -= MIN(rest[2], v[2]);
-		}
-		if (rest[0] || rest[1]) {
-			path[0] = "(no stack)";
-			path[1] = site_name(r, s[i].addr, names[0], sizeof(names[0]));
-			if (!fnode_add(root, path, 2, rest))
-				return false;
-		}
-	}
-	return true;
-}
-
-/* Otherwise: call site, cache, process name. */
-static bool flame_sites(const struct report *r, struct fnode *root)
-{
-	size_t ng, ns, np, i;
-	const struct kmt_group *g = kmt_model_groups(r->m, &ng);
-	const struct kmt_site *s = kmt_model_sites(r->m, &ns);
-	const struct kmt_proc *p = kmt_model_procs(r->m, &np);
-	char site[256];
-
-	for (i = 0; i < ng; i++) {
-		uint64_t v[3] = { g[i].bytes_alloc, g[i].allocs, g[i].live_bytes };
-		const char *path[3];
-
-		if (!g[i].allocs)
-			continue;
-		path[0] = g[i].site < ns ? site_name(r, s[g[i].site].addr, site, sizeof(site)) : "(unknown)";
-		path[1] = g[i].cache != UINT32_MAX ? cache_name(r, g[i].cache) : "(no cache)";
-		path[2] = g[i].proc < np ? p[g[i].proc].comm : "(unknown task)";
-		if (!fnode_add(root, path, 3, v))
-			return false;
-	}
-	return true;
-}
-
 static void flame(struct js *j, const struct report *r)
 {
-	struct fnode *root = fnode_new("all slab allocations");
-	uint64_t min[3];
-	size_t n;
-	bool stacks;
+	struct flame *f = flame_build(r);
+	uint64_t min[FV_NR];
 	int k;
 
-	if (!root)
+	if (!f)
 		return;
-	kmt_model_stacks(r->m, &n);
-	stacks = n > 0;
-	if (stacks ? flame_stacks(r, root) : flame_sites(r, root)) {
-		for (k = 0; k < 3; k++)
-			min[k] = MAX(root->v[k] / FLAME_MIN, (uint64_t)1);
-		js_open(j, "flame", '{');
-		js_str(j, "kind", stacks ? "stacks" : "sites");
-		fnode_write(j, "root", root, min);
-		js_close(j, '}');
-	}
-	fnode_free(root);
+	for (k = 0; k < FV_NR; k++)
+		min[k] = MAX(flame_root(f)->v[k] / FLAME_MIN, (uint64_t)1);
+	js_open(j, "flame", '{');
+	js_str(j, "kind", flame_stacks(f) ? "stacks" : "sites");
+	node_write(j, "root", flame_root(f), min);
+	js_close(j, '}');
+	flame_free(f);
 }
 
 /* ---- sizes ---- */
