@@ -21,6 +21,7 @@ KMT_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -W
 	-Wshadow -Wformat=2 -Wno-format-nonliteral -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wpointer-arith -fno-strict-aliasing -pthread
 LIBS = -lzstd -lz -lpthread
+CMD_LIBS = -lsqlite3
 
 ifeq ($(DEVELOPER),1)
 KMT_CFLAGS += -Werror
@@ -77,7 +78,7 @@ $(LIB_INTERNAL): $(LIB_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(CMD_OBJ) $(LIB)
-	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS) $(CMD_LIBS)
 
 # The out-of-memory test fails the library's allocations on purpose.
 $(O)/tests/test-oom: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc

@@ -21,11 +21,12 @@ struct cmd {
 };
 
 extern const struct cmd_help record_help, report_help, watch_help, kmap_help, check_help,
-	convert_help, info_help, dump_help, diff_help;
+	convert_help, info_help, dump_help, diff_help, export_help;
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -1,0 +1,440 @@
+/*
+ * export --format pprof: a gzipped profile.proto (proto/profile.proto,
+ * from pprof's published schema) with the four heap-profile sample types
+ * of Go's runtime, so go tool pprof, Pyroscope and Parca read kernel
+ * allocations as they read heap profiles: alloc_objects, alloc_space (every
+ * slab allocation of the window), inuse_objects, inuse_space (those live
+ * at its end, as report's live_objects and live_bytes). One sample per
+ * call site, stack, cache and task name; its locations are the call site
+ * then its callers (--stack recordings), leaf first, in one
+ * [kernel.kallsyms] mapping; labels cache and comm.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cmd.h"
+#include "export.h"
+#include "pb.h"
+
+/* profile.proto field numbers (the ones written). */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_STR = 2,
+	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILENAME = 5,
+	MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+};
+
+/* Strings, interned: the profile's string table (index 0 is ""). */
+struct strtab {
+	char **v;
+	size_t n, alloc;
+	uint32_t *slots;		/* index + 1 */
+	size_t cap;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+static bool str_grow(struct strtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i;
+	uint32_t *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return false;
+	for (i = 0; i < t->n; i++) {
+		size_t j = hash_str(t->v[i]) & (cap - 1);
+
+		while (s[j])
+			j = (j + 1) & (cap - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = s;
+	t->cap = cap;
+	return true;
+}
+
+/* The index of @s, added if new; -1 on ENOMEM. */
+static int64_t str_id(struct strtab *t, const char *s)
+{
+	size_t j;
+
+	if ((t->n + 1) * 2 > t->cap && !str_grow(t))
+		return -1;
+	for (j = hash_str(s) & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1))
+		if (!strcmp(t->v[t->slots[j] - 1], s))
+			return t->slots[j] - 1;
+	if (t->n == t->alloc) {
+		size_t na = t->alloc ? t->alloc * 2 : 256;
+		char **nv = realloc(t->v, na * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		t->v = nv;
+		t->alloc = na;
+	}
+	if (!(t->v[t->n] = strdup(s)))
+		return -1;
+	t->slots[j] = (uint32_t)++t->n;
+	return (int64_t)t->n - 1;
+}
+
+static void str_release(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->slots);
+}
+
+/* A sample: call site, stack, cache and comm (string ids); its four values. */
+struct sample {
+	uint64_t site;
+	uint32_t stack;
+	int64_t cache, comm;		/* string ids, 0: none */
+	uint64_t v[4];			/* alloc_objects, alloc_space, inuse_objects, inuse_space */
+};
+
+/* u64 -> index, for samples (by a hash of their key) and locations (by address). */
+struct umap {
+	uint64_t *keys;
+	uint32_t *vals;			/* index + 1, 0: empty */
+	size_t cap, n;
+};
+
+static bool umap_grow(struct umap *m)
+{
+	struct umap nm = { .cap = m->cap ? m->cap * 2 : 1024 };
+	size_t i;
+
+	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
+	if (!nm.keys || !nm.vals) {
+		free(nm.keys);
+		free(nm.vals);
+		return false;
+	}
+	for (i = 0; i < m->cap; i++)
+		if (m->vals[i]) {
+			size_t j = (m->keys[i] * 0x9e3779b97f4a7c15ULL >> 20) & (nm.cap - 1);
+
+			while (nm.vals[j])
+				j = (j + 1) & (nm.cap - 1);
+			nm.keys[j] = m->keys[i];
+			nm.vals[j] = m->vals[i];
+		}
+	nm.n = m->n;
+	free(m->keys);
+	free(m->vals);
+	*m = nm;
+	return true;
+}
+
+struct pprof {
+	struct strtab str;
+	struct sample *s;
+	size_t n, alloc;
+	struct umap by_key;		/* several samples may share a hash: chained by scan */
+};
+
+static uint64_t sample_hash(const struct sample *s)
+{
+	uint64_t h = s->site * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (uint64_t)s->stack * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (uint64_t)s->cache << 40 ^ (uint64_t)s->comm << 20;
+	return h ^ (h >> 31);
+}
+
+static bool same(const struct sample *a, const struct sample *b)
+{
+	return a->site == b->site && a->stack == b->stack && a->cache == b->cache && a->comm == b->comm;
+}
+
+/* The sample with @k's key, made if new (NULL on ENOMEM). */
+static struct sample *sample_of(struct pprof *p, const struct sample *k)
+{
+	struct umap *m = &p->by_key;
+	uint64_t h = sample_hash(k);
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && !umap_grow(m))
+		return NULL;
+	for (j = (h * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == h && same(&p->s[m->vals[j] - 1], k))
+			return &p->s[m->vals[j] - 1];
+	if (p->n == p->alloc) {
+		size_t na = p->alloc ? p->alloc * 2 : 1024;
+		struct sample *ns = realloc(p->s, na * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		p->s = ns;
+		p->alloc = na;
+	}
+	p->s[p->n] = *k;
+	memset(p->s[p->n].v, 0, sizeof(p->s[p->n].v));
+	m->keys[j] = h;
+	m->vals[j] = (uint32_t)++p->n;
+	m->n++;
+	return &p->s[p->n - 1];
+}
+
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct export *x = arg;
+	struct pprof *p = x->priv;
+	struct sample k = { .site = o->alloc_site, .stack = o->stack }, *s;
+
+	if (o->fate == KMT_FATE_PREEXISTING || o->kind == KMT_EV_PAGE_ALLOC)
+		return;		/* not allocated in the window; pages are not slab */
+	k.cache = o->cache ? str_id(&p->str, o->cache) : 0;
+	k.comm = o->comm ? str_id(&p->str, o->comm) : 0;
+	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
+		x->failed = true;
+		return;
+	}
+	s->v[0]++;
+	s->v[1] += o->bytes_alloc;
+	if (o->fate == KMT_FATE_LIVE && !o->uncertain) {
+		s->v[2]++;
+		s->v[3] += o->bytes_alloc;
+	}
+}
+
+static int begin(struct export *x)
+{
+	struct pprof *p = calloc(1, sizeof(*p));
+
+	if (!p || str_id(&p->str, "") != 0) {
+		free(p);
+		return error("out of memory");
+	}
+	x->priv = p;
+	x->hooks.object = on_object;
+	x->hooks.arg = x;
+	return EXIT_OK;
+}
+
+/* Locations (one per address) and functions (one per name), in the order met. */
+struct locs {
+	struct umap by_addr;
+	uint64_t *addr;
+	size_t n, alloc;
+};
+
+static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
+{
+	struct umap *m = &l->by_addr;
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && !umap_grow(m)) {
+		*oom = true;
+		return 0;
+	}
+	for (j = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == addr)
+			return m->vals[j];
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 1024;
+		uint64_t *nv = realloc(l->addr, na * sizeof(*nv));
+
+		if (!nv) {
+			*oom = true;
+			return 0;
+		}
+		l->addr = nv;
+		l->alloc = na;
+	}
+	l->addr[l->n] = addr;
+	m->keys[j] = addr;
+	m->vals[j] = (uint32_t)++l->n;
+	m->n++;
+	return l->n;
+}
+
+static void value_type(struct pb *b, uint32_t field, struct strtab *t, const char *type, const char *unit)
+{
+	size_t m = pb_begin(b, field);
+
+	pb_int(b, VALUETYPE_TYPE, str_id(t, type));
+	pb_int(b, VALUETYPE_UNIT, str_id(t, unit));
+	pb_end(b, m);
+}
+
+static void label(struct pb *b, struct strtab *t, const char *key, int64_t str)
+{
+	size_t m = pb_begin(b, SAMPLE_LABEL);
+
+	pb_int(b, LABEL_KEY, str_id(t, key));
+	pb_int(b, LABEL_STR, str);
+	pb_end(b, m);
+}
+
+/* The profile, gzipped, to @out. */
+static int gzip_out(const struct pb *b, FILE *out)
+{
+	unsigned char buf[65536];
+	z_stream z = { 0 };
+	int ret;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = b->buf;
+	z.avail_in = (uInt)b->len;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		ret = deflate(&z, Z_FINISH);
+		if (fwrite(buf, 1, sizeof(buf) - z.avail_out, out) != sizeof(buf) - z.avail_out) {
+			deflateEnd(&z);
+			return -EIO;
+		}
+	} while (ret == Z_OK);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -EIO;
+}
+
+static int end(struct export *x)
+{
+	struct pprof *p = x->priv;
+	struct strtab *t = &p->str;
+	const struct kmt_summary *sum = kmt_model_summary(x->r.m);
+	struct locs l = { 0 };
+	struct pb b = { 0 };
+	uint64_t *ids = NULL, lo = UINT64_MAX, hi = 0;
+	int64_t *fnid = NULL;
+	bool *done = NULL;
+	char name[256], comment[4200];
+	bool oom = x->failed;
+	size_t i, k, nf, m;
+	int ret = EXIT_OK;
+
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_objects", "count");
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_space", "bytes");
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_objects", "count");
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_space", "bytes");
+	if (!(ids = malloc(130 * sizeof(*ids))))
+		oom = true;
+	for (i = 0; i < p->n && !oom; i++) {
+		const struct sample *s = &p->s[i];
+		const uint64_t *f = s->stack != UINT32_MAX ? kmt_model_stack(x->r.m, s->stack, &nf) : NULL;
+
+		if (!f)
+			nf = 0;
+		nf = MIN(nf, (size_t)128);
+		ids[0] = loc_id(&l, s->site, &oom);
+		for (k = 0; k < nf; k++)
+			ids[k + 1] = loc_id(&l, f[k], &oom);
+		m = pb_begin(&b, PROFILE_SAMPLE);
+		pb_packed(&b, SAMPLE_LOCATION_ID, ids, nf + 1);
+		pb_packed(&b, SAMPLE_VALUE, s->v, 4);
+		if (s->cache)
+			label(&b, t, "cache", s->cache);
+		if (s->comm)
+			label(&b, t, "comm", s->comm);
+		pb_end(&b, m);
+	}
+	for (i = 0; i < l.n; i++) {
+		lo = MIN(lo, l.addr[i]);
+		hi = MAX(hi, l.addr[i]);
+	}
+	m = pb_begin(&b, PROFILE_MAPPING);
+	pb_uint(&b, MAPPING_ID, 1);
+	pb_uint(&b, MAPPING_MEMORY_START, l.n ? lo : 0);
+	pb_uint(&b, MAPPING_MEMORY_LIMIT, l.n ? hi + 1 : 0);
+	pb_int(&b, MAPPING_FILENAME, str_id(t, "[kernel.kallsyms]"));
+	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
+	pb_end(&b, m);
+	/* A location per address, a function per name (its id: the name's string id). */
+	if (!oom && !(fnid = malloc((l.n + 1) * sizeof(*fnid))))
+		oom = true;
+	for (i = 0; i < l.n && !oom; i++)
+		if ((fnid[i] = str_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
+			oom = true;
+	if (!oom && !(done = calloc(t->n + 1, sizeof(*done))))
+		oom = true;
+	for (i = 0; i < l.n && !oom; i++) {
+		size_t ml;
+
+		m = pb_begin(&b, PROFILE_LOCATION);
+		pb_uint(&b, LOCATION_ID, i + 1);
+		pb_uint(&b, LOCATION_MAPPING_ID, 1);
+		pb_uint(&b, LOCATION_ADDRESS, l.addr[i]);
+		ml = pb_begin(&b, LOCATION_LINE);
+		pb_uint(&b, LINE_FUNCTION_ID, (uint64_t)fnid[i]);
+		pb_end(&b, ml);
+		pb_end(&b, m);
+	}
+	for (i = 0; i < l.n && !oom; i++) {
+		if (done[fnid[i]])
+			continue;
+		done[fnid[i]] = true;
+		m = pb_begin(&b, PROFILE_FUNCTION);
+		pb_uint(&b, FUNCTION_ID, (uint64_t)fnid[i]);
+		pb_int(&b, FUNCTION_NAME, fnid[i]);
+		pb_int(&b, FUNCTION_SYSTEM_NAME, fnid[i]);
+		pb_int(&b, FUNCTION_FILENAME, str_id(t, "[kernel.kallsyms]"));
+		pb_end(&b, m);
+	}
+	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(sum->last_ts - MIN(sum->first_ts, sum->last_ts)));
+	value_type(&b, PROFILE_PERIOD_TYPE, t, "space", "bytes");
+	pb_int(&b, PROFILE_PERIOD, 1);
+	snprintf(comment, sizeof(comment), "kmemtrace export of %s: every slab allocation, not sampled%s",
+		 x->r.path, sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
+	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
+	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
+	/* The string table last: every string is in it by now. */
+	for (i = 0; i < t->n; i++)
+		pb_str(&b, PROFILE_STRING_TABLE, t->v[i]);
+	if (oom || b.oom)
+		ret = error("out of memory");
+	else if (gzip_out(&b, x->out))
+		ret = error("cannot write %s: %s", x->path, strerror(errno ? errno : EIO));
+	free(ids);
+	free(fnid);
+	free(done);
+	free(l.addr);
+	free(l.by_addr.keys);
+	free(l.by_addr.vals);
+	pb_release(&b);
+	return ret;
+}
+
+static void release(struct export *x)
+{
+	struct pprof *p = x->priv;
+
+	if (!p)
+		return;
+	str_release(&p->str);
+	free(p->s);
+	free(p->by_key.keys);
+	free(p->by_key.vals);
+	free(p);
+	x->priv = NULL;
+}
+
+const struct export_format export_pprof = {
+	.name = "pprof", .ext = ".pb.gz", .opens = "go tool pprof -top -sample_index=alloc_space FILE",
+	.binary = true, .stream = true, .begin = begin, .end = end, .release = release,
+};

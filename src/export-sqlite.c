@@ -1,0 +1,494 @@
+/*
+ * export --format sqlite: one database (schema in docs/export.md). A row
+ * per object goes to object_rows as each object's story ends (streaming:
+ * memory stays the model's), its call sites, caches, task names and stacks
+ * as ids into small tables; the view objects joins them back into names.
+ * accesses has a row per watchpoint sample; callsites, caches, processes,
+ * pages and the rest are the report's own tables, their columns from
+ * report-cols.c; meta says what the trace is. One transaction, prepared
+ * statements, indexes made last.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "export.h"
+
+/* Names met so far (call sites by address, strings by content) -> their row id. */
+struct ids {
+	uint64_t *keys;
+	char **strs;			/* strings: their copy; sites: NULL */
+	int64_t *vals;			/* 0: empty */
+	size_t cap, n;
+};
+
+struct sq {
+	sqlite3 *db;
+	sqlite3_stmt *obj, *acc, *site, *name;
+	int64_t objects, accesses;
+	struct ids sites, names;
+	uint32_t max_stack;		/* stack ids used + 1 */
+	char err[256];
+};
+
+static const char schema[] =
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value);\n"
+	"CREATE TABLE sites (id INTEGER PRIMARY KEY, callsite TEXT, function TEXT, address INTEGER);\n"
+	"CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT);\n"
+	"CREATE TABLE stacks (id INTEGER PRIMARY KEY, frames TEXT);\n"
+	"CREATE TABLE object_rows (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  ptr INTEGER NOT NULL, kind TEXT NOT NULL,\n"
+	"  alloc_site INTEGER REFERENCES sites, cache INTEGER REFERENCES names,\n"
+	"  bytes_req INTEGER, bytes_alloc INTEGER, gfp INTEGER, page_order INTEGER,\n"
+	"  alloc_time INTEGER, free_time INTEGER,\n"
+	"  alloc_cpu INTEGER, free_cpu INTEGER, alloc_pid INTEGER, free_pid INTEGER,\n"
+	"  comm INTEGER REFERENCES names, free_site INTEGER REFERENCES sites,\n"
+	"  fate TEXT NOT NULL, uncertain INTEGER NOT NULL, stack INTEGER REFERENCES stacks);\n"
+	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, o.kind AS kind,\n"
+	"  a.function AS alloc_function, a.callsite AS alloc_callsite, c.name AS cache,\n"
+	"  o.bytes_req AS bytes_req, o.bytes_alloc AS bytes_alloc, o.gfp AS gfp,\n"
+	"  o.page_order AS page_order, o.alloc_time AS alloc_time, o.free_time AS free_time,\n"
+	"  o.alloc_cpu AS alloc_cpu, o.free_cpu AS free_cpu, o.alloc_pid AS alloc_pid,\n"
+	"  o.free_pid AS free_pid, t.name AS comm, f.callsite AS free_callsite, o.fate AS fate,\n"
+	"  o.uncertain AS uncertain, s.frames AS stack\n"
+	"  FROM object_rows o LEFT JOIN sites a ON a.id = o.alloc_site\n"
+	"  LEFT JOIN names c ON c.id = o.cache LEFT JOIN names t ON t.id = o.comm\n"
+	"  LEFT JOIN sites f ON f.id = o.free_site LEFT JOIN stacks s ON s.id = o.stack;\n"
+	"CREATE TABLE accesses (\n"
+	"  time INTEGER NOT NULL, cpu INTEGER, pid INTEGER, ip TEXT, write INTEGER NOT NULL,\n"
+	"  offset INTEGER, len INTEGER, field TEXT,\n"
+	"  object_ptr INTEGER, object_alloc_time INTEGER, object_callsite TEXT, object_cache TEXT);\n";
+
+static const char indexes[] =
+	"CREATE INDEX object_rows_site ON object_rows (alloc_site);\n"
+	"CREATE INDEX object_rows_cache ON object_rows (cache);\n"
+	"CREATE INDEX object_rows_ptr ON object_rows (ptr, alloc_time);\n"
+	"CREATE INDEX object_rows_comm ON object_rows (comm);\n"
+	"CREATE INDEX sites_function ON sites (function);\n"
+	"CREATE INDEX accesses_object ON accesses (object_ptr, object_alloc_time);\n";
+
+static const char *const fates[] = {
+	[KMT_FATE_FREED] = "freed", [KMT_FATE_LIVE] = "live",
+	[KMT_FATE_UNSEEN_FREE] = "freed_unseen", [KMT_FATE_PREEXISTING] = "preexisting",
+};
+
+static int exec(struct export *x, const char *sql)
+{
+	struct sq *s = x->priv;
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return EXIT_OK;
+	error("%s: %s", x->path, msg ? msg : sqlite3_errmsg(s->db));
+	sqlite3_free(msg);
+	return EXIT_FAIL;
+}
+
+/* A time in the report's base (ns from the first event), or NULL. */
+static void bind_time(struct export *x, sqlite3_stmt *st, int i, uint64_t ts, bool known)
+{
+	if (known)
+		sqlite3_bind_int64(st, i, (sqlite3_int64)(ts - MIN(x->a.t0, ts)));
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void step(struct export *x, sqlite3_stmt *st)
+{
+	struct sq *s = x->priv;
+
+	if (sqlite3_step(st) != SQLITE_DONE && !x->failed) {
+		x->failed = true;
+		snprintf(s->err, sizeof(s->err), "%s", sqlite3_errmsg(s->db));
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+static uint64_t hash_of(uint64_t k, const char *s)
+{
+	uint64_t h = k * 0x9e3779b97f4a7c15ULL;
+
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static bool ids_grow(struct ids *t)
+{
+	struct ids n = { .cap = t->cap ? t->cap * 2 : 1024 };
+	size_t i;
+
+	n.keys = calloc(n.cap, sizeof(*n.keys));
+	n.strs = calloc(n.cap, sizeof(*n.strs));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (!n.keys || !n.strs || !n.vals) {
+		free(n.keys);
+		free(n.strs);
+		free(n.vals);
+		return false;
+	}
+	for (i = 0; i < t->cap; i++)
+		if (t->vals[i]) {
+			size_t j = hash_of(t->keys[i], t->strs[i]) & (n.cap - 1);
+
+			while (n.vals[j])
+				j = (j + 1) & (n.cap - 1);
+			n.keys[j] = t->keys[i];
+			n.strs[j] = t->strs[i];
+			n.vals[j] = t->vals[i];
+		}
+	n.n = t->n;
+	free(t->keys);
+	free(t->strs);
+	free(t->vals);
+	*t = n;
+	return true;
+}
+
+static void ids_release(struct ids *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->strs[i]);
+	free(t->keys);
+	free(t->strs);
+	free(t->vals);
+}
+
+/*
+ * The row id of call site @addr (@s NULL) or of the name @s, inserted at
+ * the first sight; 0 on failure (x->failed).
+ */
+static int64_t id_of(struct export *x, struct ids *t, uint64_t addr, const char *s)
+{
+	struct sq *q = x->priv;
+	char cs[256], fn[256];
+	size_t j;
+
+	if ((t->n + 1) * 2 > t->cap && !ids_grow(t))
+		goto oom;
+	for (j = hash_of(addr, s) & (t->cap - 1); t->vals[j]; j = (j + 1) & (t->cap - 1))
+		if (t->keys[j] == addr && (s ? t->strs[j] && !strcmp(t->strs[j], s) : !t->strs[j]))
+			return t->vals[j];
+	if (s && !(t->strs[j] = strdup(s)))
+		goto oom;
+	t->keys[j] = addr;
+	t->vals[j] = (int64_t)++t->n;
+	if (s) {
+		sqlite3_bind_int64(q->name, 1, t->vals[j]);
+		sqlite3_bind_text(q->name, 2, s, -1, SQLITE_STATIC);
+		step(x, q->name);
+	} else {
+		sqlite3_bind_int64(q->site, 1, t->vals[j]);
+		sqlite3_bind_text(q->site, 2, site_name(&x->r, addr, cs, sizeof(cs)), -1, SQLITE_STATIC);
+		sqlite3_bind_text(q->site, 3, site_function(&x->r, addr, fn, sizeof(fn)), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q->site, 4, (sqlite3_int64)addr);
+		step(x, q->site);
+	}
+	return t->vals[j];
+oom:
+	x->failed = true;
+	snprintf(q->err, sizeof(q->err), "out of memory");
+	return 0;
+}
+
+static void bind_id(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id > 0)
+		sqlite3_bind_int64(st, i, id);
+}
+
+/* The stacks used: their frames, "a+0x1;b+0x2", innermost first. */
+static void stacks(struct export *x)
+{
+	struct sq *s = x->priv;
+	sqlite3_stmt *st;
+	char buf[8192], name[256];
+	uint32_t id;
+
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO stacks VALUES (?, ?)", -1, &st, NULL)) {
+		x->failed = true;
+		snprintf(s->err, sizeof(s->err), "%s", sqlite3_errmsg(s->db));
+		return;
+	}
+	for (id = 0; id < s->max_stack; id++) {
+		size_t n, i, o = 0;
+		const uint64_t *f = kmt_model_stack(x->a.m, id, &n);
+
+		buf[0] = '\0';
+		for (i = 0; f && i < n && o + 1 < sizeof(buf); i++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? ";" : "",
+					      site_name(&x->r, f[i], name, sizeof(name)));
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)id + 1);
+		sqlite3_bind_text(st, 2, buf, -1, SQLITE_STATIC);
+		step(x, st);
+	}
+	sqlite3_finalize(st);
+}
+
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct export *x = arg;
+	struct sq *s = x->priv;
+	sqlite3_stmt *st = s->obj;
+	bool page = o->kind == KMT_EV_PAGE_ALLOC, alloced = o->fate != KMT_FATE_PREEXISTING;
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->ptr);
+	sqlite3_bind_text(st, 2, page ? "page" : o->kind == KMT_EV_KMALLOC ? "kmalloc" :
+			  o->kind == KMT_EV_CACHE_ALLOC ? "cache" : "unknown", -1, SQLITE_STATIC);
+	if (alloced && o->alloc_site)
+		bind_id(st, 3, id_of(x, &s->sites, o->alloc_site, NULL));
+	if (o->cache)
+		bind_id(st, 4, id_of(x, &s->names, 0, o->cache));
+	if (alloced) {
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)o->bytes_req);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)o->bytes_alloc);
+		sqlite3_bind_int64(st, 7, (sqlite3_int64)o->gfp);
+	}
+	if (page)
+		sqlite3_bind_int64(st, 8, o->order);
+	bind_time(x, st, 9, o->alloc_ts, alloced);
+	bind_time(x, st, 10, o->free_ts, o->fate == KMT_FATE_FREED || o->fate == KMT_FATE_PREEXISTING);
+	if (o->alloc_cpu >= 0)
+		sqlite3_bind_int(st, 11, o->alloc_cpu);
+	if (o->free_cpu >= 0)
+		sqlite3_bind_int(st, 12, o->free_cpu);
+	if (o->alloc_pid >= 0)
+		sqlite3_bind_int(st, 13, o->alloc_pid);
+	if (o->free_pid >= 0)
+		sqlite3_bind_int(st, 14, o->free_pid);
+	if (o->comm)
+		bind_id(st, 15, id_of(x, &s->names, 0, o->comm));
+	if (o->free_site)
+		bind_id(st, 16, id_of(x, &s->sites, o->free_site, NULL));
+	sqlite3_bind_text(st, 17, o->fate < sizeof(fates) / sizeof(fates[0]) ? fates[o->fate] : "?", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int(st, 18, o->uncertain);
+	if (o->stack != UINT32_MAX) {
+		sqlite3_bind_int64(st, 19, (sqlite3_int64)o->stack + 1);
+		s->max_stack = MAX(s->max_stack, o->stack + 1);
+	}
+	step(x, st);
+	s->objects++;
+}
+
+static void on_access(void *arg, const struct kmt_object *o, const struct kmt_event *ev)
+{
+	struct export *x = arg;
+	struct sq *s = x->priv;
+	sqlite3_stmt *st = s->acc;
+	char ip[256], cs[256];
+
+	bind_time(x, st, 1, ev->ts, true);
+	sqlite3_bind_int(st, 2, ev->cpu);
+	sqlite3_bind_int(st, 3, ev->pid);
+	bind_text(st, 4, site_name(&x->r, ev->call_site, ip, sizeof(ip)));
+	sqlite3_bind_int(st, 5, !!(ev->flags & KMT_EVF_WRITE));
+	sqlite3_bind_int64(st, 6, ev->offset);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)ev->bytes_req);
+	if (ev->str2_len)
+		sqlite3_bind_text(st, 8, ev->str2, (int)ev->str2_len, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)o->ptr);
+	bind_time(x, st, 10, o->alloc_ts, true);
+	bind_text(st, 11, site_name(&x->r, o->alloc_site, cs, sizeof(cs)));
+	bind_text(st, 12, o->cache);
+	step(x, st);
+	s->accesses++;
+}
+
+static int begin(struct export *x)
+{
+	struct sq *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return error("out of memory");
+	x->priv = s;
+	/* One thread uses it: no mutexes, no memory statistics. */
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+		return error("%s: %s", x->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	/* A new file renamed into place at the end: no journal needed to protect it. */
+	if (exec(x, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 65536; "
+		 "PRAGMA cache_size = -65536; PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;") ||
+	    exec(x, schema) || exec(x, "BEGIN"))
+		return EXIT_FAIL;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO object_rows (ptr, kind, alloc_site, cache, "
+			       "bytes_req, bytes_alloc, gfp, page_order, alloc_time, free_time, alloc_cpu, "
+			       "free_cpu, alloc_pid, free_pid, comm, free_site, fate, uncertain, stack) "
+			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->obj, NULL) ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO sites VALUES (?,?,?,?)", -1, &s->site, NULL) ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO names VALUES (?,?)", -1, &s->name, NULL) ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,
+			       NULL))
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	x->hooks.object = on_object;
+	x->hooks.access = on_access;
+	x->hooks.pages = true;
+	x->hooks.arg = x;
+	return EXIT_OK;
+}
+
+/* A report table as an SQL table: its scalar columns, every row. */
+static int table(struct export *x, const char *name, const char *as)
+{
+	struct sq *s = x->priv;
+	const struct rtable *t = rtable_find(name);
+	const struct rcol *c;
+	const void **rows = NULL;
+	sqlite3_stmt *st = NULL;
+	char sql[4096], buf[4096];
+	size_t o, n, i;
+	int k, ret = EXIT_OK;
+
+	o = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE %s (", as);
+	for (c = t->cols, k = 0; c->name; c++) {
+		const char *type = c->type == RT_PCT ? "REAL" : c->type == RT_STR ? "TEXT" :
+				   c->type == RT_U64 || c->type == RT_I64 || c->type == RT_BOOL ? "INTEGER" : NULL;
+
+		if (type)
+			o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s\"%s\" %s", k++ ? ", " : "", c->name, type);
+	}
+	snprintf(sql + o, sizeof(sql) - o, ")");
+	if (exec(x, sql))
+		return EXIT_FAIL;
+	o = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (", as);
+	for (i = 0; i < (size_t)k; i++)
+		o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s?", i ? "," : "");
+	snprintf(sql + o, sizeof(sql) - o, ")");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	n = rtable_rows(&x->r, t, &rows);
+	for (i = 0; i < n; i++) {
+		for (c = t->cols, k = 0; c->name; c++) {
+			struct rval v;
+
+			if (c->type != RT_PCT && c->type != RT_STR && c->type != RT_U64 && c->type != RT_I64 &&
+			    c->type != RT_BOOL)
+				continue;
+			rcol_value(&x->r, c, rows[i], &v, buf, sizeof(buf));
+			k++;
+			if (c->type == RT_PCT)
+				sqlite3_bind_double(st, k, v.f);
+			else if (c->type == RT_STR)
+				sqlite3_bind_text(st, k, v.s ? v.s : "", -1, SQLITE_TRANSIENT);
+			else if (c->type == RT_I64)
+				sqlite3_bind_int64(st, k, v.i);
+			else
+				sqlite3_bind_int64(st, k, (sqlite3_int64)v.u);
+		}
+		step(x, st);
+	}
+	free(rows);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int meta(struct export *x)
+{
+	struct sq *s = x->priv;
+	const struct kmt_summary *sum = kmt_model_summary(x->a.m);
+	const struct kmt_file_info *fi = kmt_file_info(x->a.f);
+	sqlite3_stmt *st;
+	const char *kv[][2] = {
+		{ "file", x->r.path }, { "kernel", fi->uname ? fi->uname : "" },
+		{ "clock", fi->clock ? fi->clock : "" }, { "recorder", fi->recinfo.recorder },
+		{ "command", fi->recinfo.command }, { "exporter", "kmemtrace " KMT_VERSION },
+		{ "times", "nanoseconds from the trace's first event (start_ts_ns in its clock)" },
+	};
+	const struct { const char *k; uint64_t v; } nums[] = {
+		{ "start_ts_ns", x->a.t0 }, { "span_ns", sum->last_ts - MIN(sum->first_ts, sum->last_ts) },
+		{ "cpus", (uint64_t)fi->cpu_count }, { "events", sum->events },
+		{ "lost_events", sum->lost_events }, { "lost_gaps_unknown", sum->lost_pages_unknown },
+		{ "affected_by_loss", sum->affected_by_loss }, { "truncated_cpus", (uint64_t)sum->truncated_cpus },
+		{ "partial_allocs", sum->partial_allocs }, { "partial_frees", sum->partial_frees },
+		{ "filtered", sum->filtered }, { "objects", (uint64_t)s->objects },
+		{ "accesses", (uint64_t)s->accesses },
+	};
+	size_t i;
+
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO meta VALUES (?, ?)", -1, &st, NULL))
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	for (i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+		sqlite3_bind_text(st, 1, kv[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kv[i][1], -1, SQLITE_TRANSIENT);
+		step(x, st);
+	}
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		sqlite3_bind_text(st, 1, nums[i].k, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)nums[i].v);
+		step(x, st);
+	}
+	sqlite3_finalize(st);
+	return EXIT_OK;
+}
+
+static int end(struct export *x)
+{
+	static const char *const tables[][2] = {
+		{ "callsites", "callsites" }, { "callsite_stacks", "callsite_stacks" }, { "caches", "caches" },
+		{ "processes", "processes" }, { "comms", "comms" }, { "page_orders", "pages" },
+		{ "gfp", "page_gfp" }, { "page_functions", "page_functions" }, { "outstanding", "outstanding" },
+		{ "misuse", "misuse" }, { "vmalloc_sizes", "vmalloc_sizes" },
+		{ "vmalloc_functions", "vmalloc_functions" }, { "vmalloc_live", "vmalloc_live" },
+	};
+	struct sq *s = x->priv;
+	size_t i;
+
+	stacks(x);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (table(x, tables[i][0], tables[i][1]))
+			return EXIT_FAIL;
+	if (meta(x))
+		return EXIT_FAIL;
+	if (x->failed)
+		return error("%s: %s", x->path, s->err);
+	if (exec(x, indexes) || exec(x, "COMMIT"))
+		return EXIT_FAIL;
+	sqlite3_finalize(s->obj);
+	sqlite3_finalize(s->acc);
+	sqlite3_finalize(s->site);
+	sqlite3_finalize(s->name);
+	s->obj = s->acc = s->site = s->name = NULL;
+	if (sqlite3_close(s->db) != SQLITE_OK)
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	s->db = NULL;
+	return EXIT_OK;
+}
+
+static void release(struct export *x)
+{
+	struct sq *s = x->priv;
+
+	if (!s)
+		return;
+	sqlite3_finalize(s->obj);
+	sqlite3_finalize(s->acc);
+	sqlite3_finalize(s->site);
+	sqlite3_finalize(s->name);
+	if (s->db)
+		sqlite3_close(s->db);
+	ids_release(&s->sites);
+	ids_release(&s->names);
+	free(s);
+	x->priv = NULL;
+}
+
+const struct export_format export_sqlite = {
+	.name = "sqlite", .ext = ".sqlite", .opens = "sqlite3 FILE 'SELECT ... FROM objects'",
+	.begin = begin, .end = end, .release = release,
+};
