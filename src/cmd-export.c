@@ -16,7 +16,7 @@
 enum { O_VALUE = 256, O_TIME, O_COMM, O_DEPTH };
 
 static const struct export_format *const formats[] = {
-	&export_pprof, &export_folded, &export_sqlite,
+	&export_pprof, &export_perfetto, &export_folded, &export_sqlite,
 };
 
 static const struct opt export_opts[] = {

@@ -336,7 +336,7 @@ const uint64_t *kmt_model_stack(const struct kmt_model *m, uint32_t id, size_t *
  * trace), and the running sum of net to live_bytes + uncertain_bytes at
  * the end (an object found freed unseen leaves when its address is
  * allocated again). Per cache, net bytes at full resolution; per call
- * site, KMT_TL_COARSE intervals in one.
+ * site and task, KMT_TL_COARSE intervals in one.
  */
 #define KMT_TL_BUCKETS 2048
 #define KMT_TL_COARSE 8
@@ -356,9 +356,10 @@ struct kmt_timeline {
 	const int64_t *net;		/* bytes allocated - bytes gone */
 	const uint64_t *page_allocs[KMT_MAX_ORDER + 1];	/* by order (the last: higher) */
 	const uint64_t *forks, *newtasks;	/* process births */
-	size_t nr_caches, nr_sites;	/* as kmt_model_caches(), kmt_model_sites() */
+	size_t nr_caches, nr_sites, nr_procs;	/* as kmt_model_caches(), _sites(), _procs() */
 	const int64_t *const *cache_net;	/* [cache][interval]; NULL: none */
 	const int64_t *const *site_net;	/* [site][interval / KMT_TL_COARSE] */
+	const int64_t *const *proc_net;	/* [task][interval / KMT_TL_COARSE] */
 	const struct kmt_gap *gaps;	/* losses and truncations, in time order */
 	size_t nr_gaps;
 };

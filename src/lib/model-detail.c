@@ -17,8 +17,8 @@ struct kmt_detail {
 	uint64_t *allocs, *frees, *bytes_alloc, *bytes_freed, *forks, *newtasks;
 	uint64_t *pages[KMT_MAX_ORDER + 1];
 	int64_t *net;
-	int64_t **cache_net, **site_net;	/* grown with the model's tables */
-	size_t cache_cap, site_cap;
+	int64_t **cache_net, **site_net, **proc_net;	/* grown with the model's tables */
+	size_t cache_cap, site_cap, proc_cap;
 	unsigned int shift;		/* width = 1 << shift */
 	bool started;
 	/* Per call site, the group and size row of its last allocation. */
@@ -86,8 +86,11 @@ void model_detail_release(struct kmt_model *m)
 		free(d->cache_net[i]);
 	for (i = 0; i < d->site_cap; i++)
 		free(d->site_net[i]);
+	for (i = 0; i < d->proc_cap; i++)
+		free(d->proc_net[i]);
 	free(d->cache_net);
 	free(d->site_net);
+	free(d->proc_net);
 	free(d->gaps.v);
 	imap_release(&d->group_map);
 	free(d->groups.v);
@@ -136,6 +139,8 @@ static void widen(struct kmt_detail *d)
 		halve_i(d->cache_net[i], N);
 	for (i = 0; i < d->site_cap; i++)
 		halve_i(d->site_net[i], NC);
+	for (i = 0; i < d->proc_cap; i++)
+		halve_i(d->proc_net[i], NC);
 	d->shift++;
 	d->tl.width = 1ULL << d->shift;
 	d->tl.n = (d->tl.n + 1) / 2;
@@ -199,6 +204,8 @@ static void net(struct kmt_model *m, const struct obj *o, size_t b, int64_t byte
 	if (o->cache != NONE && (s = series(m, &d->cache_net, &d->cache_cap, o->cache, N)))
 		s[b] += bytes;
 	if ((s = series(m, &d->site_net, &d->site_cap, o->site, NC)))
+		s[b / KMT_TL_COARSE] += bytes;
+	if (o->proc != NONE && (s = series(m, &d->proc_net, &d->proc_cap, o->proc, NC)))
 		s[b / KMT_TL_COARSE] += bytes;
 }
 
@@ -416,10 +423,13 @@ void model_detail_finish(struct kmt_model *m)
 	/* Every cache and site gets an entry, NULL where it had no series. */
 	grow(m, &d->cache_net, &d->cache_cap, m->caches.n);
 	grow(m, &d->site_net, &d->site_cap, m->sites.n);
+	grow(m, &d->proc_net, &d->proc_cap, m->procs.n);
 	t->nr_caches = m->caches.n;
 	t->nr_sites = m->sites.n;
+	t->nr_procs = m->procs.n;
 	t->cache_net = (const int64_t *const *)d->cache_net;
 	t->site_net = (const int64_t *const *)d->site_net;
+	t->proc_net = (const int64_t *const *)d->proc_net;
 	if (d->gaps.n > 1)
 		qsort(d->gaps.v, d->gaps.n, sizeof(*d->gaps.v), cmp_gap);
 	t->gaps = d->gaps.v;
