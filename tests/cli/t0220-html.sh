@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# report --html and diff --html in real Chromium (headless): every page
+# renders with no script error, its self-checks hold (every time series adds
+# up to the summary, the flame graph's root is the total), the DOM's tables
+# show the same ground-truth numbers as --json, the page is self-contained
+# and bounded, and its screenshot is a real picture.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v jq > /dev/null || test_skip_all "jq is not installed"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || test_skip_all "chromium is not installed (make deps installs it)"
+tracefs_snapshot
+F=$(gt_file)
+trap 'rm -f "$F"; cleanup_work' EXIT
+G=70 X=6 R=2 L=2
+
+# Render $1.html: the DOM to $1.dom, the console to $1.console, a picture to $1.png.
+render() {
+	local url="file://$WORK/$1.html${2:-}"
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+		--user-data-dir="$WORK/chrome" --enable-logging=stderr --v=0 --virtual-time-budget=5000 \
+		--dump-dom "$url" > "$1.dom" 2> "$1.err" &&
+	{ grep "CONSOLE" "$1.err" > "$1.console" || true; } &&
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+		--user-data-dir="$WORK/chrome" --hide-scrollbars --window-size=1400,3000 \
+		--screenshot="$WORK/$1.png" "$url" > /dev/null 2>&1
+}
+
+# The page rendered: no console message, no error shown, every check held.
+rendered_ok() {
+	cat "$1.console"; [ ! -s "$1.console" ] &&
+	grep -q '<body[^>]*data-rendered="ok"' "$1.dom" &&
+	! grep -o '<div id="kmt-errors"[^>]*>[^<]' "$1.dom" &&
+	grep -o '<tr class="check"[^>]*>' "$1.dom" > "$1.checks" && cat "$1.checks" &&
+	[ $(wc -l < "$1.checks") -ge ${2:-1} ] && ! grep -v 'data-ok="true"' "$1.checks" &&
+	[ "$(head -c 8 "$WORK/$1.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
+	[ $(stat -c %s "$WORK/$1.png") -gt 20000 ]
+}
+
+# A check's value: got or want.
+check() { sed -n "s/.*data-check=\"$2\"[^>]*data-$3=\"\([^\"]*\)\".*/\1/p" "$1.checks" | head -1; }
+# The data-value of column $3 in the row keyed $2 of table $1 in page $4.
+cell() {
+	tr '\n' ' ' < "$4.dom" | grep -o "<table[^>]*data-table=\"$1\".*" | sed 's|</table>.*||' |
+		grep -o "<tr[^>]*data-key=\"$2\"[^>]*>.*" | sed 's|</tr>.*||' |
+		grep -o "<td[^>]*data-col=\"$3\"[^>]*>" | grep -o 'data-value="[^"]*"' | head -1 | cut -d'"' -f2
+}
+# The page's data document.
+data() { sed -n 's/.*<script type="application\/json" id="kmt-data">\(.*\)<\/script>/\1/p' "$1"; }
+
+test_expect_success 'record the ground truth with stacks, a plain recording, a synthetic one' '
+	$KMT record -q --stack -o st.dat -- $WL/kmt-gt -g $G -x $X -r $R -l $L $F > /dev/null &&
+	rm -f $F && touch $F &&
+	$KMT record -q -o gt.dat -- $WL/kmt-gt -g $((G * 2)) -x $X -l $L $F > /dev/null &&
+	$SYNTH full synth.dat
+'
+
+test_expect_success 'report --html: one self-contained page, valid data' '
+	$KMT report --html -o st.html st.dat && $KMT report --comm kmt-gt --html -o gtc.html gt.dat &&
+	$KMT report --html gt.dat > gt.html && $KMT report --html -o synth.html synth.dat &&
+	for p in st gtc gt synth; do
+		data $p.html | jq -e ".report.summary and .timeline and .flame.root" > /dev/null || exit 1
+		! grep -Eiq "<(link|img|iframe)[^>]*(href|src)=|fetch\\(|XMLHttpRequest|import\\(" $p.html || exit 1
+	done &&
+	[ "$(data st.html | jq -r .flame.kind)" = stacks ] && [ "$(data gt.html | jq -r .flame.kind)" = sites ]
+'
+
+test_expect_success 'Chromium renders every page: no script error, every self-check holds' '
+	render st && rendered_ok st 8 && render gt && rendered_ok gt 8 &&
+	render gtc && rendered_ok gtc 8 && render synth && rendered_ok synth 8
+'
+
+test_expect_success 'the series add up to the summary (checked by the page, compared here with --json)' '
+	$KMT report --json gt.dat > gt.json &&
+	[ "$(check gt allocs-series got)" = "$(jq .summary.allocs gt.json)" ] &&
+	[ "$(check gt frees-series got)" = "$(jq .summary.frees gt.json)" ] &&
+	[ "$(check gt bytes-series got)" = "$(jq .summary.bytes_alloc gt.json)" ] &&
+	[ "$(check gt live-end got)" = "$(jq ".summary.live_bytes + .summary.uncertain_bytes" gt.json)" ] &&
+	[ "$(check gt flame-bytes got)" = "$(jq .summary.bytes_alloc gt.json)" ] &&
+	[ "$(check st flame-objects got)" = "$(jq .report.summary.allocs <(data st.html))" ]
+'
+
+test_expect_success 'the DOM shows the ground truth, equal to --json' '
+	$KMT report --comm kmt-gt --json gt.dat > gtc.json &&
+	site=$(jq -r "[.callsites[] | select(.function == \"do_getxattr\")] | max_by(.allocs) | .callsite" gtc.json) &&
+	echo "$site" &&
+	[ "$(cell callsites "$site" allocs gtc)" = "$(jq "[.callsites[] | select(.callsite == \"$site\")][0].allocs" gtc.json)" ] &&
+	[ "$(cell callsites "$site" allocs gtc)" -ge $((G * 2)) ] &&
+	[ "$(cell callsites "$site" bytes_alloc gtc)" = "$(jq "[.callsites[] | select(.callsite == \"$site\")][0].bytes_alloc" gtc.json)" ] &&
+	[ "$(cell caches kmalloc-2k allocs gtc)" = "$(jq "[.caches[] | select(.name == \"kmalloc-2k\")][0].allocs" gtc.json)" ] &&
+	[ "$(cell comms kmt-gt live_objects gtc)" = "$(jq "[.comms[] | select(.comm == \"kmt-gt\")][0].live_objects" gtc.json)" ] &&
+	[ "$(cell comms kmt-gt live_objects gtc)" -ge $((X * 2)) ]
+'
+
+test_expect_success 'the synthetic trace: loss gaps, misuse, the access heat map, the flame graph' '
+	data synth.html | jq -e ".timeline.gaps | length == 1" > /dev/null &&
+	grep -q "data-table=\"misuse\"" synth.dom && grep -q "double_free" synth.dom &&
+	grep -q "data-table=\"access_rows\"" synth.dom && grep -qi "heat" synth.dom &&
+	grep -qi "lost" synth.dom
+'
+
+test_expect_success 'the page runs its interactive paths (sort, toggles, zoom, search) without error' '
+	render st "#test-interact" && rendered_ok st 8
+'
+
+test_expect_success 'a page stays small: 20 ms of hackbench' '
+	$KMT record -q -o hb.dat -- hackbench -g 2 -l 200 > /dev/null &&
+	$KMT report --html -o hb.html hb.dat && ls -l hb.html &&
+	[ $(stat -c %s hb.html) -lt 3000000 ] &&
+	[ "$(data hb.html | jq ".timeline.n <= 2048 and ([.report.callsites[]] | length) <= 100")" = true ] &&
+	render hb && rendered_ok hb 8
+'
+
+test_expect_success 'diff --html: rendered, the same deltas as --json' '
+	$KMT diff --html -o d.html st.dat gt.dat && $KMT diff --json st.dat gt.dat > d.json &&
+	data d.html | jq -e ".diff.callsites | length > 0" > /dev/null &&
+	render d && rendered_ok d 1 &&
+	grep -q "data-table=\"diff-callsites\"" d.dom &&
+	key=$(jq -r ".callsites[0].callsite" d.json) &&
+	[ "$(cell diff-callsites "$key" delta.bytes_alloc d)" = "$(jq ".callsites[0].delta.bytes_alloc" d.json)" ]
+'
+
+test_expect_success 'an interrupted or failed page leaves no file' '
+	rc=0; $KMT report --html -o /nonexistent/dir/x.html gt.dat 2> err || rc=$?; cat err;
+	[ $rc = 1 ] && [ $(wc -l < err) = 1 ] && ! ls /nonexistent/dir 2> /dev/null
+'
+
+tracefs_check
+test_done
