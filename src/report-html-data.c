@@ -361,12 +361,31 @@ static void columns(struct js *j)
 	js_close(j, '}');
 }
 
+/* Each table's rows before -n cut them, so the page can say "100 of 2,345". */
+static void totals(struct js *j, const struct report *r)
+{
+	int k;
+
+	js_open(j, "totals", '{');
+	for (k = 0; report_tables[k]; k++) {
+		const struct rtable *t = report_tables[k];
+		const void **rows = NULL;
+
+		if (t->single || t->rows_of)
+			continue;
+		js_u64(j, t->name, rtable_rows(r, t, &rows));
+		free(rows);
+	}
+	js_close(j, '}');
+}
+
 void html_data(const struct report *r, struct js *j)
 {
 	js_open(j, "report", '{');
 	report_json_members(r, j);
 	js_close(j, '}');
 	columns(j);
+	totals(j, r);
 	timeline(j, r);
 	flame(j, r);
 	sizes(j, r);

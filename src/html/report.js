@@ -623,6 +623,15 @@ function colDefs(name, rows) {
  * detail(row) -> element for an expandable row below (or null);
  * cellClass(col, row); none: text when empty; maxHeight.
  */
+/* "64 rows", or "100 of 2,345 rows (report -n 0 shows all)" when -n cut the table. */
+function rowCount(name, shown) {
+  const total = (D.totals || {})[name];
+  const unit = n => fmtCount(n) + (n === 1 ? ' row' : ' rows');
+  if (typeof total === 'number' && total > shown)
+    return fmtCount(shown) + ' of ' + unit(total) + ' (the largest; report --html -n 0 puts all on the page)';
+  return unit(shown);
+}
+
 function dataTable(name, rows, opt) {
   opt = opt || {};
   if (!Array.isArray(rows) || !rows.length) return note(opt.none || 'none', 'none');
@@ -715,7 +724,7 @@ function dataTable(name, rows, opt) {
   const nExtra = cols.filter(c => !c.shown).length;
   const wrap = h('div', {class: 'tablewrap'});
   const bar = h('div', {class: 'tablebar'}, h('span', {class: 'muted'},
-    fmtCount(rows.length) + (rows.length === 1 ? ' row' : ' rows') + (opt.cut && rows.length >= opt.cut ? ' (at most ' + fmtCount(opt.cut) + ' on this page: report -n)' : '') +
+    rowCount(name, rows.length) +
     ' · click a column to sort'));
   if (nExtra) {
     bar.appendChild(h('label', {class: 'allcols'}, h('input', {type: 'checkbox', 'data-toggle': 'all-columns',
