@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Benchmark: the outputs built on report, each against the text report of
+# the same file in the same round (paired): report --html and --json, diff
+# of two recordings, and export to pprof, folded, perfetto and sqlite
+# (objects/s for sqlite). One hackbench recording; ROUNDS paired rounds in
+# a random order each. Prints a markdown section.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+KMT=${KMT:-$here/../build/kmemtrace}
+ROUNDS=${ROUNDS:-5}
+LOOPS=${LOOPS:-2000}
+. "$here/lib.sh"
+trap - EXIT INT TERM
+
+tmp=$(mktemp -d /tmp/kmt-bench-outputs.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+W="hackbench -g 4 -l $LOOPS"
+
+echo "outputs bench: recording $W twice" >&2
+"$KMT" record -q -o "$tmp/k.dat" -- $W > /dev/null 2>&1
+"$KMT" record -q -o "$tmp/k2.dat" -- $W > /dev/null 2>&1
+ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
+
+t() {	# cmd... -> seconds (wall)
+	/usr/bin/time -f "%e" -o "$tmp/t" "$@" > /dev/null 2>&1
+	cat "$tmp/t"
+}
+names="text html json diff pprof folded perfetto sqlite"
+declare -A runs ratios
+for i in $(seq 1 "$ROUNDS"); do
+	echo "outputs bench: round $i/$ROUNDS" >&2
+	declare -A this=()
+	for c in $(printf '%s\n' $names | shuf); do
+		case $c in
+		text) s=$(t "$KMT" report -o "$tmp/r.txt" "$tmp/k.dat");;
+		html) s=$(t "$KMT" report --html -o "$tmp/r.html" "$tmp/k.dat");;
+		json) s=$(t "$KMT" report --json -o "$tmp/r.json" "$tmp/k.dat");;
+		diff) s=$(t "$KMT" diff -o "$tmp/d.txt" "$tmp/k.dat" "$tmp/k2.dat");;
+		pprof) s=$(t "$KMT" export -f pprof -o "$tmp/k.pb.gz" "$tmp/k.dat");;
+		folded) s=$(t "$KMT" export -f folded -o "$tmp/k.folded" "$tmp/k.dat");;
+		perfetto) s=$(t "$KMT" export -f perfetto -o "$tmp/k.pftrace" "$tmp/k.dat");;
+		sqlite) rm -f "$tmp/k.sqlite"; s=$(t "$KMT" export -f sqlite -o "$tmp/k.sqlite" "$tmp/k.dat");;
+		esac
+		this[$c]=$s
+		runs[$c]="${runs[$c]:-} $s"
+	done
+	for c in $names; do
+		ratios[$c]="${ratios[$c]:-} $(ratio "${this[$c]}" "${this[text]}")"
+	done
+	unset this
+done
+med() { printf '%s\n' $1 | median; }
+objects=$(sqlite3 "$tmp/k.sqlite" "select value from meta where key = 'objects'" 2>/dev/null || echo 0)
+html_kb=$(($(stat -c %s "$tmp/r.html") / 1024))
+
+cat <<MD
+### Outputs: \`report --html\`, \`--json\`, \`diff\` and \`export\` vs the text report — $ROUNDS paired rounds
+
+Workload \`$W\`, recorded twice: $ev events in the first file ($(awk -v s="$(stat -c %s "$tmp/k.dat")" 'BEGIN { printf "%.1f MiB", s / 1048576 }') zstd).
+Each round runs every command once, in a random order; the ratio is taken within the round.
+
+| command | wall s (median) | × text report (median of paired ratios) | note |
+|---|---|---|---|
+| kmemtrace report (text) | $(med "${runs[text]}") | 1.00 | |
+| kmemtrace report --html | $(med "${runs[html]}") | $(med "${ratios[html]}") | page of $html_kb KiB |
+| kmemtrace report --json | $(med "${runs[json]}") | $(med "${ratios[json]}") | |
+| kmemtrace diff (two recordings) | $(med "${runs[diff]}") | $(med "${ratios[diff]}") | both files analysed |
+| kmemtrace export -f pprof | $(med "${runs[pprof]}") | $(med "${ratios[pprof]}") | |
+| kmemtrace export -f folded | $(med "${runs[folded]}") | $(med "${ratios[folded]}") | |
+| kmemtrace export -f perfetto | $(med "${runs[perfetto]}") | $(med "${ratios[perfetto]}") | every event |
+| kmemtrace export -f sqlite | $(med "${runs[sqlite]}") | $(med "${ratios[sqlite]}") | $objects objects, $(awk -v o="$objects" -v s="$(med "${runs[sqlite]}")" 'BEGIN { printf "%.2f M objects/s", o / s / 1e6 }') |
+MD
