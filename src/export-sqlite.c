@@ -65,9 +65,7 @@ static const char schema[] =
 
 static const char indexes[] =
 	"CREATE INDEX object_rows_site ON object_rows (alloc_site);\n"
-	"CREATE INDEX object_rows_cache ON object_rows (cache);\n"
 	"CREATE INDEX object_rows_ptr ON object_rows (ptr, alloc_time);\n"
-	"CREATE INDEX object_rows_comm ON object_rows (comm);\n"
 	"CREATE INDEX sites_function ON sites (function);\n"
 	"CREATE INDEX accesses_object ON accesses (object_ptr, object_alloc_time);\n";
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# kmemtrace export: the ground truth's exact numbers through each format's
+# own reader — go tool pprof, protoc --decode against the published
+# messages (proto/), sqlite3, a sum of folded lines — on our recordings and
+# on a file trace-cmd extracted; outputs complete or absent; bad input.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v jq > /dev/null || test_skip_all "jq is not installed"
+tracefs_snapshot
+F=$(gt_file)
+INST=kmt-test-export-$$
+trap 'rmdir $T/instances/$INST 2>/dev/null; rm -f "$F"; cleanup_work' EXIT
+G=90 X=7 R=3 L=2
+
+test_expect_success 'record the ground truth with stacks, and without' '
+	$KMT record -q --stack -o st.dat -- $WL/kmt-gt -g $G -x $X -r $R -l $L $F > /dev/null &&
+	rm -f $F && touch $F &&
+	$KMT record -q -o gt.dat -- $WL/kmt-gt -g $G -x $X -r $R -l $L $F > /dev/null &&
+	$KMT report --json --comm kmt-gt st.dat > st.json && $KMT report --json --comm kmt-gt gt.dat > gt.json &&
+	$KMT report --json st.dat > sta.json
+'
+
+# report's numbers for a function (summed over its call sites): field.
+rep() { jq "[.callsites[] | select(.function == \"$2\") | .$3] | add // 0" $1; }
+
+# --- folded ---
+test_expect_success 'folded: the lines add up to the report, per value and per function' '
+	$KMT export -f folded --comm kmt-gt -o st.folded st.dat &&
+	$KMT export -f folded --comm kmt-gt --value objects -o sto.folded st.dat &&
+	$KMT export -f folded --comm kmt-gt --value live-bytes -o - st.dat > stl.folded &&
+	[ "$(awk "{ s += \$NF } END { print s }" st.folded)" = "$(jq .summary.bytes_alloc st.json)" ] &&
+	[ "$(awk "{ s += \$NF } END { print s }" sto.folded)" = "$(jq .summary.allocs st.json)" ] &&
+	[ "$(awk "{ s += \$NF } END { print s + 0 }" stl.folded)" = "$(jq .summary.live_bytes st.json)" ] &&
+	[ "$(awk "\$1 ~ /;do_getxattr\\+0x[0-9a-f]+\$/ { s += \$NF } END { print s }" st.folded)" = "$(rep st.json do_getxattr bytes_alloc)" ] &&
+	grep -q "^entry_SYSCALL_64[^ ]*;.*getxattr.*;do_getxattr+0x[0-9a-f]* [0-9]*$" st.folded
+'
+
+test_expect_success 'folded without stacks: call site;cache;comm' '
+	$KMT export -f folded --comm kmt-gt -o gt.folded gt.dat &&
+	grep -q "^do_getxattr+0x[0-9a-f]*;kmalloc-2k;kmt-gt $((G * 2048))$" gt.folded &&
+	[ "$(awk "{ s += \$NF } END { print s }" gt.folded)" = "$(jq .summary.bytes_alloc gt.json)" ]
+'
+
+# --- pprof ---
+test_expect_success 'pprof: decoded against proto/profile.proto, the four sample types, exact totals' '
+	command -v protoc > /dev/null || { echo "protoc missing (make deps)"; exit 1; }
+	$KMT export -f pprof --comm kmt-gt -o st.pb.gz st.dat &&
+	gzip -dc st.pb.gz | protoc --decode=perftools.profiles.Profile -I $ROOT/proto $ROOT/proto/profile.proto > st.pb.txt &&
+	grep -q "string_table: \"alloc_space\"" st.pb.txt && grep -q "string_table: \"inuse_objects\"" st.pb.txt &&
+	grep -q "string_table: \"\\[kernel.kallsyms\\]\"" st.pb.txt &&
+	[ $(grep -c "^sample_type {" st.pb.txt) = 4 ]
+'
+
+pp() {	# file sample_index function -> pprof flat value of the function, as an integer
+	local unit=
+	case $2 in *_space) unit=-unit=B;; esac
+	go tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 $unit -sample_index=$2 "$1" 2>/dev/null |
+		awk -v f="$3" "\$NF == f { v = \$1; sub(/B\$/, \"\", v); print v + 0; found = 1 } END { if (!found) print 0 }"
+}
+
+test_expect_success 'pprof: go tool pprof shows exactly the report (alloc and inuse, objects and space)' '
+	command -v go > /dev/null || { echo "go missing (make deps)"; exit 1; }
+	v=$(pp st.pb.gz alloc_space do_getxattr); echo "alloc_space do_getxattr $v"; [ "$v" = "$(rep st.json do_getxattr bytes_alloc)" ] &&
+	v=$(pp st.pb.gz alloc_objects do_getxattr); echo "alloc_objects $v"; [ "$v" = $((G + L)) ] &&
+	v=$(pp st.pb.gz inuse_space simple_xattr_alloc); echo "inuse_space $v"; [ "$v" = $(((X - R) * 2048)) ] &&
+	v=$(pp st.pb.gz inuse_objects simple_xattr_alloc); echo "inuse_objects $v"; [ "$v" = $((X - R)) ] &&
+	go tool pprof -top -unit=B -sample_index=alloc_space st.pb.gz 2>/dev/null | grep "Total samples" > total &&
+	cat total && grep -q "Total samples = $(jq .summary.bytes_alloc st.json)B" total
+'
+
+test_expect_success 'pprof: stacks leaf first (the call site, then its callers), labels cache and comm' '
+	go tool pprof -traces -sample_index=alloc_objects st.pb.gz 2>/dev/null > traces &&
+	awk "/^ +[0-9]+ +do_getxattr\$/ { getline; print; exit }" traces | grep -q "^ *[a-z_.]*getxattr" &&
+	grep -Eq "^ +cache: +kmalloc-2k\$" traces && grep -Eq "^ +comm: +kmt-gt\$" traces
+'
+
+# --- perfetto ---
+test_expect_success 'perfetto: decoded against proto/perfetto_trace.proto, every event counted' '
+	$KMT export -f perfetto -o st.pftrace st.dat &&
+	protoc --decode=perfetto.protos.Trace -I $ROOT/proto $ROOT/proto/perfetto_trace.proto < st.pftrace > st.pf.txt &&
+	for k in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free sched_process_fork; do
+		want=$(jq ".summary.events_by_kind.$k // 0" sta.json); got=$(grep -c "^      $k {" st.pf.txt)
+		echo "$k $got (want $want)"; [ "$got" = "$want" ] || exit 1
+	done &&
+	[ $(grep -c "event_name: \"percpu_alloc_percpu\"" st.pf.txt) = "$(jq ".summary.events_by_kind.percpu_alloc_percpu // 0" sta.json)" ] &&
+	grep -q "name: \"live slab bytes\"" st.pf.txt && grep -q "unit: UNIT_SIZE_BYTES" st.pf.txt &&
+	grep -q "process_tree" st.pf.txt && grep -q "cmdline: \"kmt-gt\"" st.pf.txt
+'
+
+test_expect_success 'perfetto: the live bytes counter ends at the report'"'"'s live bytes' '
+	last=$(awk "/track_uuid: 1\$/ { t = 1; next } t && /counter_value:/ { v = \$2; t = 0 } END { print v }" st.pf.txt) &&
+	echo "last $last" && [ "$last" = "$(jq ".summary.live_bytes + .summary.uncertain_bytes" sta.json)" ]
+'
+
+# --- sqlite ---
+test_expect_success 'sqlite: one row per object, the report'"'"'s numbers by SQL' '
+	command -v sqlite3 > /dev/null || { echo "sqlite3 missing (make deps)"; exit 1; }
+	$KMT export -f sqlite --comm kmt-gt -o st.sqlite st.dat &&
+	q() { sqlite3 st.sqlite "$1"; } &&
+	[ "$(q "select count(*) from objects where kind != \"page\" and fate != \"preexisting\"")" = "$(jq .summary.allocs st.json)" ] &&
+	[ "$(q "select count(*), sum(bytes_req), sum(bytes_alloc) from objects where alloc_function = \"do_getxattr\" and kind = \"kmalloc\"")" = "$((G + L))|$((G * 1337 + L * 20000))|$((G * 2048 + L * 32768))" ] &&
+	[ "$(q "select count(*) from objects where alloc_function = \"simple_xattr_alloc\" and free_time is null and fate = \"live\"")" = $((X - R)) ] &&
+	[ "$(q "select count(*) from objects where alloc_function = \"do_getxattr\" and kind = \"kmalloc\" and free_time >= alloc_time and comm = \"kmt-gt\" and stack like \"%getxattr%\"")" = $((G + L)) ] &&
+	[ "$(q "select count(*), sum(bytes_alloc) from objects where alloc_function = \"do_getxattr\" and kind = \"page\" and page_order = 3")" = "$L|$((L * 32768))" ] &&
+	[ "$(q "select allocs from callsites where function = \"vmemdup_user\"")" = $X ] &&
+	[ "$(q "select value from meta where key = \"objects\"")" -ge "$(jq .summary.allocs st.json)" ] &&
+	[ "$(q "select value from meta where key = \"lost_events\"")" = 0 ] &&
+	q "select count(*) from caches where name = \"kmalloc-2k\"" | grep -qx 1 &&
+	q "PRAGMA integrity_check" | grep -qx ok
+'
+
+test_expect_success 'a file trace-cmd extracted: every format, the same counts' '
+	mkdir $T/instances/$INST &&
+	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
+		echo 1 > $T/instances/$INST/events/kmem/$e/enable; done &&
+	echo 1 > $T/instances/$INST/options/event-fork &&
+	rm -f $F && touch $F &&
+	sh -c "echo \$\$ > $T/instances/$INST/set_event_pid; exec $WL/kmt-gt -g 37 $F" > /dev/null &&
+	echo 0 > $T/instances/$INST/tracing_on &&
+	trace_cmd_tracefs extract -B $INST -o tc.dat > /dev/null 2>&1;
+	{ rmdir $T/instances/$INST 2>/dev/null || true; } && [ -s tc.dat ] &&
+	$KMT report --json --comm kmt-gt tc.dat > tc.json &&
+	$KMT export -f folded --comm kmt-gt --value objects -o - tc.dat | awk "/^do_getxattr/ { s += \$NF } END { print s }" | grep -qx 37 &&
+	$KMT export -f pprof --comm kmt-gt -o tc.pb.gz tc.dat && [ "$(pp tc.pb.gz alloc_objects do_getxattr)" = 37 ] &&
+	$KMT export -f sqlite --comm kmt-gt -o tc.sqlite tc.dat &&
+	[ "$(sqlite3 tc.sqlite "select count(*) from objects where alloc_function = \"do_getxattr\" and kind != \"page\"")" = 37 ] &&
+	$KMT export -f perfetto -o tc.pftrace tc.dat &&
+	protoc --decode=perfetto.protos.Trace -I $ROOT/proto $ROOT/proto/perfetto_trace.proto < tc.pftrace | grep -c "^      kmalloc {" > n &&
+	[ "$(cat n)" = "$(jq ".summary.events_by_kind.kmalloc" <($KMT report --json tc.dat))" ]
+'
+
+test_expect_success 'outputs: default names, never over a trace, complete or absent' '
+	$KMT export -f folded st.dat && [ -s st.folded ] &&
+	rc=0; $KMT export -f pprof -o gt.dat st.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	grep -q "is a trace file" err && $KMT info gt.dat > /dev/null &&
+	rc=0; $KMT export -f sqlite -o - st.dat 2> err || rc=$?; [ $rc = 1 ] && grep -q "give -o FILE" err &&
+	rc=0; $KMT export -f sqlite -o /nonexistent/x.sqlite st.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	[ $(wc -l < err) = 1 ] && ! ls /nonexistent 2> /dev/null &&
+	! ls *.tmp* 2> /dev/null
+'
+
+test_expect_success 'bad input: one clear line and exit 1; usage errors exit 2' '
+	rc=0; $KMT export -f pprof -o x.pb.gz nosuch.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	[ $(wc -l < err) = 1 ] && grep -q nosuch.dat err && ! ls x.pb.gz* 2> /dev/null &&
+	head -c 5000 st.dat > cut.dat &&
+	rc=0; $KMT export -f sqlite -o cut.sqlite cut.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	[ $(wc -l < err) = 1 ] && ! ls cut.sqlite* 2> /dev/null &&
+	rc=0; $KMT export st.dat 2> err || rc=$?; [ $rc = 2 ] && grep -q "give --format" err &&
+	rc=0; $KMT export -f svg st.dat 2> err || rc=$?; [ $rc = 2 ] && grep -q "unknown format" err &&
+	rc=0; $KMT export -f pprof --value objects st.dat 2> err || rc=$?; [ $rc = 2 ]
+'
+
+tracefs_check
+test_done
