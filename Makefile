@@ -111,11 +111,12 @@ bench: $(BIN) $(WORKLOAD_BIN) $(O)/bench/kmt-walk
 fuzz:
 	$(Q)$(MAKE) -f fuzz/Makefile O=$(O)/fuzz
 
-# Debian 12 packages: build, tests (cmocka, trace-cmd as a second reader,
-# hackbench for the loss test, chromium to render the HTML pages),
+# Debian 12 packages: build (sqlite for export), tests (cmocka, trace-cmd
+# as a second reader, hackbench for the loss test, chromium to render the
+# HTML pages, go tool pprof, protoc and sqlite3 to read the exports),
 # benchmarks (perf) and fuzzing (clang).
-DEPS = build-essential libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests \
-	linux-perf clang procps jq chromium fonts-dejavu-core
+DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
+	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
