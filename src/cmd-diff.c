@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/outfile.h>
-
 #include "cmd.h"
 #include "diff.h"
 #include "opt.h"
@@ -113,8 +111,10 @@ static int diff_opt(void *arg, int id, const char *value)
 	return -1;
 }
 
-static int print(const struct diff_args *a, FILE *out)
+static int print(void *arg, FILE *out)
 {
+	const struct diff_args *a = arg;
+
 	if (a->csv)
 		return diff_csv(&a->d, a->csv, out);
 	if (a->json)
@@ -124,30 +124,6 @@ static int print(const struct diff_args *a, FILE *out)
 	else
 		diff_text(&a->d, out);
 	return EXIT_OK;
-}
-
-/* To standard output, or to the file (complete or not at all). */
-static int output(const struct diff_args *a)
-{
-	struct kmt_outfile of;
-	struct kmt_diag dg = { 0 };
-	FILE *out;
-	int ret;
-
-	if (!a->output)
-		return print(a, stdout);
-	if (kmt_outfile_open(&of, a->output, 0644, &dg) || !(out = kmt_outfile_stream(&of))) {
-		if (!dg.msg[0])
-			snprintf(dg.msg, sizeof(dg.msg), "%s: %s", a->output, strerror(errno));
-		kmt_outfile_abort(&of);
-		return error("%s", dg.msg);
-	}
-	ret = print(a, out);
-	if (ret) {
-		kmt_outfile_abort(&of);
-		return ret;
-	}
-	return kmt_outfile_commit(&of, &dg) ? error("%s", dg.msg) : EXIT_OK;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -173,7 +149,7 @@ int cmd_diff(int argc, char **argv)
 	if (!ret)
 		ret = diff_build(&a.d);
 	if (!ret)
-		ret = output(&a);
+		ret = output_to(a.output, print, &a);
 	diff_close(&a.d);
 	return ret;
 }

@@ -118,21 +118,6 @@ static char *default_output(const char *in, const char *ext)
 	return out;
 }
 
-/* Never write over a trace file (the input, say), whatever -o says. */
-static bool is_trace(const char *path)
-{
-	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	unsigned char buf[sizeof(magic)];
-	FILE *f = fopen(path, "rb");
-	bool yes;
-
-	if (!f)
-		return false;
-	yes = fread(buf, 1, sizeof(buf), f) == sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
-	fclose(f);
-	return yes;
-}
-
 static int run(struct export_args *a, const char *in)
 {
 	struct export *x = &a->x;
@@ -145,7 +130,7 @@ static int run(struct export_args *a, const char *in)
 		return error("the %s format writes a file: give -o FILE", a->fmt->name);
 	if (to_stdout && a->fmt->binary && isatty(STDOUT_FILENO))
 		return error("not writing %s's binary output to a terminal: give -o FILE", a->fmt->name);
-	if (!to_stdout && is_trace(x->path))
+	if (!to_stdout && output_is_trace(x->path))
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
 	if (analysis_open(&x->a, in))
 		return EXIT_FAIL;

@@ -206,7 +206,7 @@ static bool wanted(struct kmap *k, const struct kmt_object *o)
 }
 
 /* A CSV field: quoted if it holds a comma or a quote. */
-static void csv_field(FILE *out, const char *s)
+static void csv_min(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
 		fputs(s, out);
@@ -254,9 +254,9 @@ static void print_text(struct kmap *k, const struct kmt_object *o, const struct 
 		o->alloc_pid, obj_str(k, o, obj, sizeof(obj)), o->bytes_alloc,
 		o->alloc_ts ? rel(k, o->alloc_ts) : 0, o->free_ts ? rel(k, o->free_ts) : 0,
 		o->free_ts && o->free_site ? site_name(&k->names, o->free_site, fip, sizeof(fip)) : "");
-	csv_field(k->out, o->comm ? o->comm : "");
+	csv_min(k->out, o->comm ? o->comm : "");
 	fputc(',', k->out);
-	csv_field(k->out, o->cache ? o->cache : "");
+	csv_min(k->out, o->cache ? o->cache : "");
 	fputc('\n', k->out);
 	/* One line per instruction and task: offsets added up, first seen first. */
 	for (i = 0; h && i < h->n; i++) {

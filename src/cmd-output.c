@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <kmemtrace/outfile.h>
+
 #include "cmd.h"
 
 static bool is_trace_file(const char *path, bool *empty)
@@ -30,6 +32,13 @@ static bool is_trace_file(const char *path, bool *empty)
 	close(fd);
 	*empty = n == 0;
 	return n == (ssize_t)sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
+}
+
+bool output_is_trace(const char *path)
+{
+	bool empty;
+
+	return is_trace_file(path, &empty);
 }
 
 int output_prepare(const char *path, bool quiet, bool check_only)
@@ -111,4 +120,29 @@ void give_to_invoker(const char *path)
 		if (dp)
 			closedir(dp);
 	}
+}
+
+int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
+{
+	struct kmt_outfile of;
+	struct kmt_diag d = { 0 };
+	FILE *out;
+	int ret;
+
+	if (!path)
+		return print(arg, stdout);
+	if (output_is_trace(path))
+		return error("'%s' is a trace file: not overwriting it", path);
+	if (kmt_outfile_open(&of, path, 0644, &d))
+		return error("%s", d.msg);
+	if (!(out = kmt_outfile_stream(&of))) {
+		kmt_outfile_abort(&of);
+		return error("%s: %s", path, strerror(errno));
+	}
+	ret = print(arg, out);
+	if (ret) {
+		kmt_outfile_abort(&of);
+		return ret;
+	}
+	return kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
 }

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/outfile.h>
-
 #include "analysis.h"
 #include "cmd.h"
 #include "opt.h"
@@ -97,36 +95,22 @@ static int parse_sort(struct report *r, const char *arg)
 
 enum format { F_TEXT, F_JSON, F_CSV, F_HTML };
 
-/* Print the report in @fmt to @out (or, with @path, to that file, whole or not at all). */
-static int print(const struct report *r, enum format fmt, const char *csv, const char *path)
-{
-	struct kmt_outfile of;
-	struct kmt_diag d = { 0 };
-	FILE *out = stdout;
-	int ret = EXIT_OK;
+struct printing {
+	const struct report *r;
+	enum format fmt;
+	const char *csv;
+};
 
-	if (path) {
-		if (kmt_outfile_open(&of, path, 0644, &d) || !(out = kmt_outfile_stream(&of))) {
-			if (!d.msg[0])
-				snprintf(d.msg, sizeof(d.msg), "%s: %s", path, strerror(errno));
-			kmt_outfile_abort(&of);
-			return error("%s", d.msg);
-		}
+static int print(void *arg, FILE *out)
+{
+	const struct printing *p = arg;
+
+	switch (p->fmt) {
+	case F_CSV: return report_csv(p->r, p->csv, out);
+	case F_JSON: report_json(p->r, out); break;
+	case F_HTML: report_html(p->r, out); break;
+	default: report_text(p->r, out); break;
 	}
-	switch (fmt) {
-	case F_CSV: ret = report_csv(r, csv, out); break;
-	case F_JSON: report_json(r, out); break;
-	case F_HTML: report_html(r, out); break;
-	default: report_text(r, out); break;
-	}
-	if (!path)
-		return ret;
-	if (ret) {
-		kmt_outfile_abort(&of);
-		return ret;
-	}
-	if (kmt_outfile_commit(&of, &d))
-		return error("%s", d.msg);
 	return EXIT_OK;
 }
 
@@ -151,7 +135,7 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 		return ret;
 	r->m = a->m;
 	r->t0 = a->t0;
-	ret = print(r, format, csv, path);
+	ret = output_to(path, print, &(struct printing){ r, format, csv });
 	if (*r->skipped && format == F_TEXT)
 		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
 	return ret;

@@ -21,12 +21,13 @@ struct cmd {
 };
 
 extern const struct cmd_help record_help, report_help, watch_help, kmap_help, check_help,
-	convert_help, info_help, dump_help, diff_help, export_help;
+	convert_help, info_help, dump_help, diff_help, export_help, top_help;
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -70,6 +71,14 @@ int output_prepare(const char *path, bool quiet, bool check_only);
  * recorded without root; modes stay as they are (0600).
  */
 void give_to_invoker(const char *path);
+/*
+ * Run @print(@arg, out) on standard output (@path NULL), or on the file
+ * @path, written whole or not at all (outfile.c). EXIT_OK, or what @print
+ * returned, or EXIT_FAIL after one line.
+ */
+int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg);
+/* Does @path hold a trace file (never to be overwritten by an output)? */
+bool output_is_trace(const char *path);
 
 /* Human units: "12.3 MiB", "456 B". @buf must hold 32 bytes. */
 const char *human_bytes(double bytes, char *buf);

@@ -287,16 +287,6 @@ void diff_json(const struct diff *d, FILE *out)
 
 /* ---- CSV ---- */
 
-static void field(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 int diff_csv(const struct diff *d, const char *name, FILE *out)
 {
@@ -314,10 +304,10 @@ int diff_csv(const struct diff *d, const char *name, FILE *out)
 	for (i = 0; i < limit(d, t->n, true); i++) {
 		const struct drow *r = &t->rows[i];
 
-		field(out, r->key);
+		csv_field(out, r->key);
 		if (!strcmp(name, "callsites")) {
 			fputc(',', out);
-			field(out, r->function ? r->function : "");
+			csv_field(out, r->function ? r->function : "");
 		}
 		fprintf(out, ",%s", r->in[0] && r->in[1] ? "" : r->in[0] ? "old" : "new");
 		for (f = 0; f < t->nfields; f++) {

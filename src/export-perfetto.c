@@ -338,19 +338,6 @@ static void values(struct export *x, uint64_t uuid, const int64_t *v, size_t n, 
 	}
 }
 
-/* The running sum of @net into @live; its peak. */
-static int64_t running(const int64_t *net, size_t n, int64_t *live)
-{
-	int64_t sum = 0, peak = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		sum += net ? net[i] : 0;
-		live[i] = sum;
-		peak = MAX(peak, sum);
-	}
-	return peak;
-}
 
 /* The @nr series of @tab with the highest peaks, as tracks from @uuid on. */
 static void top_tracks(struct export *x, const int64_t *const *tab, size_t nr, size_t n, uint64_t width,
@@ -369,7 +356,7 @@ static void top_tracks(struct export *x, const int64_t *const *tab, size_t nr, s
 
 		if (!tab[i])
 			continue;
-		peak = running(tab[i], n, live);
+		peak = running_sum(tab[i], n, live);
 		if (peak <= 0 || (nb == TOP && peak <= best[TOP - 1]))
 			continue;
 		for (j = nb < TOP ? nb++ : TOP - 1; j > 0 && best[j - 1] < peak; j--) {
@@ -386,7 +373,7 @@ static void top_tracks(struct export *x, const int64_t *const *tab, size_t nr, s
 			snprintf(name, sizeof(name), "live slab bytes: %s", cache_name(&x->r, (uint32_t)idx[k]));
 		snprintf(desc, sizeof(desc), "bytes allocated in the trace by %s and not freed yet", what);
 		track(x, uuid + k, name, desc, UNIT_SIZE_BYTES, NULL);
-		running(tab[idx[k]], n, live);
+		running_sum(tab[idx[k]], n, live);
 		values(x, uuid + k, live, n, t->start, width, first);
 	}
 }
@@ -404,7 +391,7 @@ static void counters(struct export *x)
 	}
 	track(x, 1, "live slab bytes", "bytes allocated in the trace and not freed yet (kmemtrace)",
 	      UNIT_SIZE_BYTES, NULL);
-	running(t->net, t->n, live);
+	running_sum(t->net, t->n, live);
 	values(x, 1, live, t->n, t->start, t->width, &first);
 	track(x, 2, "slab allocations/s", "slab allocations per second, per interval (kmemtrace)",
 	      UNIT_COUNT, "allocs/s");

@@ -100,3 +100,16 @@ uint64_t life_quantile(const uint64_t *b, double q, uint64_t lo, uint64_t hi)
 	}
 	return v < lo ? lo : v > hi ? hi : v;
 }
+
+int64_t running_sum(const int64_t *net, size_t n, int64_t *out)
+{
+	int64_t sum = 0, peak = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sum += net ? net[i] : 0;
+		out[i] = sum;
+		peak = MAX(peak, sum);
+	}
+	return peak;
+}

@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "report.h"
 
-static void field(FILE *out, const char *s)
+void csv_field(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -48,7 +48,7 @@ static void value(const struct report *r, const struct rcol *c, const void *row,
 	case RT_I64: fprintf(out, "%" PRId64, v.i); break;
 	case RT_PCT: fprintf(out, "%.3f", v.f); break;
 	case RT_BOOL: fputs(v.u ? "true" : "false", out); break;
-	case RT_STR: field(out, v.s ? v.s : ""); break;
+	case RT_STR: csv_field(out, v.s ? v.s : ""); break;
 	case RT_HIST:
 		for (int k = 0; k < v.n; k++)
 			fprintf(out, "%s%" PRIu64, k ? "," : "", v.v[k]);

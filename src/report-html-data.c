@@ -39,19 +39,6 @@ static void i64_array(struct js *j, const char *k, const int64_t *v, size_t n)
 	js_close(j, ']');
 }
 
-/* The running sum of @net into @live; returns its peak. */
-static int64_t running(const int64_t *net, size_t n, int64_t *live)
-{
-	int64_t sum = 0, peak = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		sum += net ? net[i] : 0;
-		live[i] = sum;
-		peak = MAX(peak, sum);
-	}
-	return peak;
-}
 
 struct top {
 	size_t idx;
@@ -86,7 +73,7 @@ static void top_series(struct js *j, const struct report *r, const char *key,
 	for (i = 0; i < nr; i++)
 		if (tab[i]) {
 			t[m].idx = i;
-			t[m++].peak = running(tab[i], n, live);
+			t[m++].peak = running_sum(tab[i], n, live);
 		}
 	qsort(t, m, sizeof(*t), cmp_top);
 	memcpy(other, total, n * sizeof(*other));
@@ -94,7 +81,7 @@ static void top_series(struct js *j, const struct report *r, const char *key,
 		size_t nsites;
 		const struct kmt_site *s = kmt_model_sites(r->m, &nsites);
 
-		running(tab[t[k].idx], n, live);
+		running_sum(tab[t[k].idx], n, live);
 		for (i = 0; i < n; i++)
 			other[i] -= live[i];
 		js_open(j, NULL, '{');
@@ -141,7 +128,7 @@ static void timeline(struct js *j, const struct report *r)
 	u64_array(j, "frees", t->frees, n);
 	u64_array(j, "bytes_alloc", t->bytes_alloc, n);
 	u64_array(j, "bytes_freed", t->bytes_freed, n);
-	running(t->net, n, live);
+	running_sum(t->net, n, live);
 	i64_array(j, "live", live, n);
 	js_open(j, "pages", '[');
 	for (o = 0; o <= KMT_MAX_ORDER; o++) {
@@ -168,7 +155,7 @@ static void timeline(struct js *j, const struct report *r)
 	/* Call sites at a coarser grain: KMT_TL_COARSE intervals in one. */
 	for (i = 0; i < n; i++)
 		coarse_net[i / KMT_TL_COARSE] += t->net[i];
-	running(coarse_net, nc, coarse);
+	running_sum(coarse_net, nc, coarse);
 	js_u64(j, "site_width_ns", t->width * KMT_TL_COARSE);
 	js_u64(j, "site_n", nc);
 	top_series(j, r, "sites", t->site_net, t->nr_sites, nc, coarse, true);

@@ -171,5 +171,9 @@ struct js;
 /* The members of report_json's document, into the object @j has open. */
 void report_json_members(const struct report *r, struct js *j);
 int report_csv(const struct report *r, const char *section, FILE *out);
+/* A CSV string field, quoted. */
+void csv_field(FILE *out, const char *s);
+/* The running sum of @net[0..n) into @out (a time series' live bytes); its peak. */
+int64_t running_sum(const int64_t *net, size_t n, int64_t *out);
 
 #endif

@@ -21,6 +21,8 @@ int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len
 const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid);
 /* Add every "pid comm" line of @text; malformed lines are skipped. */
 int kmt_comms_parse(struct kmt_comms *c, const char *text, size_t len);
+/* The names of every running process and thread, from /proc. 0 or -ENOMEM. */
+int kmt_comms_from_proc(struct kmt_comms *c);
 /* All entries as "pid comm\n" lines, sorted by pid, into a malloc'd string. */
 char *kmt_comms_format(const struct kmt_comms *c, size_t *len);
 size_t kmt_comms_count(const struct kmt_comms *c);

@@ -1,6 +1,8 @@
 /*
  * pid -> comm map: open addressing on pid, grown at 50% load.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,4 +202,35 @@ const char *kmt_event_task_name(const struct kmt_event *ev, char buf[KMT_COMM_LE
 	default:
 		return NULL;
 	}
+}
+
+int kmt_comms_from_proc(struct kmt_comms *c)
+{
+	struct dirent *pe, *te;
+	char path[1024];
+	DIR *pd, *td;
+	int ret = 0;
+
+	pd = opendir("/proc");
+	while (pd && (pe = readdir(pd))) {
+		if (!isdigit((unsigned char)pe->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
+		td = opendir(path);
+		while (td && (te = readdir(td))) {
+			struct sbuf sb = { 0 };
+
+			if (!isdigit((unsigned char)te->d_name[0]))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pe->d_name, te->d_name);
+			if (!read_file(path, &sb) && sb.len)
+				ret = ret ?: kmt_comms_set(c, atoi(te->d_name), sb.buf, strcspn(sb.buf, "\n"));
+			sbuf_release(&sb);
+		}
+		if (td)
+			closedir(td);
+	}
+	if (pd)
+		closedir(pd);
+	return ret;
 }

@@ -206,35 +206,13 @@ static int save_from(struct kmt_spool *sp, enum kmt_spool_blob name, const char 
 static int save_comms(struct kmt_spool *sp, struct kmt_diag *d)
 {
 	struct kmt_comms *c = kmt_comms_new();
-	struct dirent *pe, *te;
-	char path[1024], *text;
+	char *text;
 	size_t len;
-	DIR *pd, *td;
 	int ret;
 
 	if (!c)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	pd = opendir("/proc");
-	while (pd && (pe = readdir(pd))) {
-		if (!isdigit((unsigned char)pe->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
-		td = opendir(path);
-		while (td && (te = readdir(td))) {
-			struct sbuf sb = { 0 };
-
-			if (!isdigit((unsigned char)te->d_name[0]))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pe->d_name, te->d_name);
-			if (!read_file(path, &sb) && sb.len)
-				kmt_comms_set(c, atoi(te->d_name), sb.buf, strcspn(sb.buf, "\n"));
-			sbuf_release(&sb);
-		}
-		if (td)
-			closedir(td);
-	}
-	if (pd)
-		closedir(pd);
+	kmt_comms_from_proc(c);
 	text = kmt_comms_format(c, &len);
 	ret = text ? kmt_spool_put(sp, KMT_SPOOL_CMDLINES, text, len, d) :
 		     kmt_diag_set(d, -ENOMEM, "out of memory");

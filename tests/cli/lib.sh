@@ -97,6 +97,25 @@ trace_cmd_tracefs() {
 	return $rc
 }
 
+# trace-cmd's own file of kmt-gt (arguments: the rest), from the private
+# instance $1 with the kmem events, following the workload's pid and its
+# children: `trace-cmd extract` into $2. Uses the xattr file $F.
+tc_extract_gt() {
+	local inst=$1 out=$2 e
+	shift 2
+	mkdir $T/instances/$inst || return 1
+	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free; do
+		echo 1 > $T/instances/$inst/events/kmem/$e/enable || return 1
+	done
+	echo 1 > $T/instances/$inst/options/event-fork &&
+	rm -f $F && touch $F &&
+	sh -c "echo \$\$ > $T/instances/$inst/set_event_pid; exec $WL/kmt-gt $* $F" > /dev/null &&
+	echo 0 > $T/instances/$inst/tracing_on &&
+	trace_cmd_tracefs extract -B $inst -o $out > /dev/null 2>&1
+	rmdir $T/instances/$inst 2>/dev/null || true
+	[ -s $out ]
+}
+
 # A tmpfs file for the xattr ground-truth workload.
 gt_file() {
 	local f=/dev/shm/kmt-gt-$TEST_NAME-$$

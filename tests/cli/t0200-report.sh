@@ -96,15 +96,7 @@ test_expect_success 'usage errors are clear' '
 # A trace made by trace-cmd itself, from a private instance.
 test_expect_success 'trace-cmd extract of a private instance' '
 	command -v trace-cmd > /dev/null &&
-	mkdir $T/instances/$INST &&
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free; do
-		echo 1 > $T/instances/$INST/events/kmem/$e/enable; done &&
-	echo 1 > $T/instances/$INST/options/event-fork &&
-	rm -f $F && touch $F &&
-	sh -c "echo \$\$ > $T/instances/$INST/set_event_pid; exec $WL/kmt-gt -g 31 -x 4 $F" > /dev/null &&
-	echo 0 > $T/instances/$INST/tracing_on &&
-	trace_cmd_tracefs extract -B $INST -o tc.dat > /dev/null 2>&1;
-	{ rmdir $T/instances/$INST 2>/dev/null || true; } && [ -s tc.dat ] &&
+	tc_extract_gt $INST tc.dat -g 31 -x 4 &&
 	trace-cmd convert -i tc.dat -o tc6.dat --file-version 6 > /dev/null 2>&1 && [ -s tc6.dat ]
 '
 

@@ -99,15 +99,7 @@ test_expect_success 'a lossy file: its numbers are marked as lower bounds' '
 '
 
 test_expect_success 'a recording against a file trace-cmd extracted' '
-	mkdir $T/instances/$INST &&
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free; do
-		echo 1 > $T/instances/$INST/events/kmem/$e/enable; done &&
-	echo 1 > $T/instances/$INST/options/event-fork &&
-	rm -f $F && touch $F &&
-	sh -c "echo \$\$ > $T/instances/$INST/set_event_pid; exec $WL/kmt-gt -g 31 -x 4 $F" > /dev/null &&
-	echo 0 > $T/instances/$INST/tracing_on &&
-	trace_cmd_tracefs extract -B $INST -o tc.dat > /dev/null 2>&1;
-	{ rmdir $T/instances/$INST 2>/dev/null || true; } && [ -s tc.dat ] &&
+	tc_extract_gt $INST tc.dat -g 31 -x 4 &&
 	$KMT diff --json -n 0 --comm kmt-gt a.dat tc.dat > tc.json &&
 	want do_getxattr delta allocs tc.json $((31 - G1)) &&
 	[ "$(fn do_getxattr new allocs tc.json)" = 31 ] && [ "$(fn do_getxattr old allocs tc.json)" = $G1 ]

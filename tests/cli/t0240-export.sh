@@ -110,15 +110,7 @@ test_expect_success 'sqlite: one row per object, the report'"'"'s numbers by SQL
 '
 
 test_expect_success 'a file trace-cmd extracted: every format, the same counts' '
-	mkdir $T/instances/$INST &&
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-		echo 1 > $T/instances/$INST/events/kmem/$e/enable; done &&
-	echo 1 > $T/instances/$INST/options/event-fork &&
-	rm -f $F && touch $F &&
-	sh -c "echo \$\$ > $T/instances/$INST/set_event_pid; exec $WL/kmt-gt -g 37 $F" > /dev/null &&
-	echo 0 > $T/instances/$INST/tracing_on &&
-	trace_cmd_tracefs extract -B $INST -o tc.dat > /dev/null 2>&1;
-	{ rmdir $T/instances/$INST 2>/dev/null || true; } && [ -s tc.dat ] &&
+	tc_extract_gt $INST tc.dat -g 37 &&
 	$KMT report --json --comm kmt-gt tc.dat > tc.json &&
 	$KMT export -f folded --comm kmt-gt --value objects -o - tc.dat | awk "/^do_getxattr/ { s += \$NF } END { print s }" | grep -qx 37 &&
 	$KMT export -f pprof --comm kmt-gt -o tc.pb.gz tc.dat && [ "$(pp tc.pb.gz alloc_objects do_getxattr)" = 37 ] &&
