@@ -49,12 +49,51 @@ static const char *bytes(const struct top_snap *s, double v, bool rate, bool sig
 	return buf;
 }
 
+/*
+ * The table's columns, and which go first when the window is narrow (the
+ * name keeps at least NAME_MIN characters): waste, live objects, frees,
+ * growth; allocations, bytes and live bytes stay.
+ */
+#define NCOLS 7
+#define NAME_MIN 28
+static const int col_width[NCOLS] = { 10, 10, 11, 10, 9, 11, 11 };
+static const int drop_order[] = { 3, 4, 1, 6 };
+
+static unsigned int dropped(int width)
+{
+	unsigned int mask = 0;
+	int used = 2 + NAME_MIN, i;
+	size_t k;
+
+	for (i = 0; i < NCOLS; i++)
+		used += col_width[i] + 1;
+	for (k = 0; k < sizeof(drop_order) / sizeof(drop_order[0]) && used > width; k++) {
+		mask |= 1u << drop_order[k];
+		used -= col_width[drop_order[k]] + 1;
+	}
+	return mask;
+}
+
+/* One line of the table: the columns not in @drop, right-aligned, then the name. */
+static void cells(char *line, size_t size, unsigned int drop, const char *const *v, const char *name)
+{
+	size_t o = 0;
+	int i;
+
+	for (i = 0; i < NCOLS && o < size; i++)
+		if (!(drop & (1u << i)))
+			o += (size_t)snprintf(line + o, size - o, "%s%*s", o ? " " : "", col_width[i], v[i]);
+	if (o < size)
+		snprintf(line + o, size - o, "  %s", name);
+}
+
 /* The header lines and the table, at most @max_rows rows, cut to @width. */
 void show_text(struct top *t, FILE *out, int max_rows, int width)
 {
 	const struct top_snap *s = &t->snap;
 	char a[40], b[40], c[40], d[40], e[40], f[40], g[40], line[1024];
 	time_t now = time(NULL);
+	unsigned int drop;
 	struct tm tm;
 	size_t i, k;
 
@@ -73,8 +112,9 @@ void show_text(struct top *t, FILE *out, int max_rows, int width)
 		 s->interval, count(s, s->live_objects, false, c), s->cpu_pct,
 		 s->queued ? "  analysis behind: " : "", s->queued ? bytes(s, (double)s->queued, false, false, d) : "");
 	fprintf(out, "%.*s\n\n", width, line);
-	snprintf(line, sizeof(line), "%10s %10s %11s %10s %9s %11s %11s  %s", "allocs/s", "frees/s", "bytes/s",
-		 "waste/s", "live", "live bytes", "growth", view_name(t->view));
+	drop = dropped(width);
+	cells(line, sizeof(line), drop, (const char *[]){ "allocs/s", "frees/s", "bytes/s", "waste/s", "live",
+							  "live bytes", "growth" }, view_name(t->view));
 	fprintf(out, "%.*s\n", width, line);
 	for (i = 0, k = 0; i < s->nrows[t->view] && (max_rows < 0 || k < (size_t)max_rows); i++) {
 		const struct top_row *r = &s->rows[t->view][i];
@@ -82,12 +122,12 @@ void show_text(struct top *t, FILE *out, int max_rows, int width)
 		if (!snap_shown(t, r))
 			continue;
 		k++;
-		snprintf(line, sizeof(line), "%10s %10s %11s %10s %9s %11s %11s  %s",
-			 count(s, r->allocs, true, a), count(s, r->frees, true, b),
-			 bytes(s, (double)r->bytes_alloc, true, false, c),
-			 bytes(s, (double)(r->bytes_alloc - MIN(r->bytes_req, r->bytes_alloc)), true, false, d),
-			 count(s, r->live_objects, false, e), bytes(s, (double)r->live_bytes, false, false, f),
-			 bytes(s, (double)r->growth, false, true, g), r->name);
+		cells(line, sizeof(line), drop, (const char *[]){
+			count(s, r->allocs, true, a), count(s, r->frees, true, b),
+			bytes(s, (double)r->bytes_alloc, true, false, c),
+			bytes(s, (double)(r->bytes_alloc - MIN(r->bytes_req, r->bytes_alloc)), true, false, d),
+			count(s, r->live_objects, false, e), bytes(s, (double)r->live_bytes, false, false, f),
+			bytes(s, (double)r->growth, false, true, g) }, r->name);
 		fprintf(out, "%.*s\n", width, line);
 	}
 	if (!k)
@@ -193,6 +233,7 @@ void screen_draw(struct top *t)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
+	char foot[sizeof(t->edit) + 128];
 	int rows;
 
 	if (!m)
@@ -208,11 +249,16 @@ void screen_draw(struct top *t)
 		fprintf(t->out, "%.*s\033[K\r\n", nl ? (int)(nl - l) : (int)strlen(l), l);
 	}
 	fputs("\033[J", t->out);
+	/* The last line, never wider than the window (a wrap would scroll the screen). */
 	if (t->editing)
-		fprintf(t->out, "\033[%d;1H\033[7mfilter: %s\033[0m\033[K", t->height, t->edit);
+		snprintf(foot, sizeof(foot), "filter: %s", t->edit);
+	else if (t->width >= 78)
+		snprintf(foot, sizeof(foot), " c call sites  k caches  p processes  s sort  / filter  "
+			 "space %s  q quit ", t->paused ? "resume" : "pause");
 	else
-		fprintf(t->out, "\033[%d;1H\033[7m c call sites  k caches  p processes  s sort  / filter  "
-			"space %s  q quit \033[0m\033[K", t->height, t->paused ? "resume" : "pause");
+		snprintf(foot, sizeof(foot), " c/k/p view  s sort  / filter  space %s  q quit ",
+			 t->paused ? "resume" : "pause");
+	fprintf(t->out, "\033[%d;1H\033[7m%.*s\033[0m\033[K", t->height, t->width > 1 ? t->width - 1 : 1, foot);
 	fflush(t->out);
 	free(buf);
 }

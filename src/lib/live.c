@@ -167,16 +167,20 @@ static bool partial(const struct kmt_live *l, const struct kmt_live_page *p, siz
 }
 
 /*
- * Read the full pages there are and the partial one after them, or a few
- * MiB if the writer keeps ahead; returns pages read or -errno.
+ * Read the pages there are, up to the writer's: a partial page read right
+ * after another partial one is the writer's (the first may be only the
+ * rest of a page partly read before), and the buffer was caught up at
+ * the time of that read. During the run, stop there or after a few MiB
+ * (a stop is seen between them); at the end (@final, tracing off), read
+ * until the buffer is empty. Returns pages read or -errno.
  */
-static long drain(struct lcpu *c)
+static long drain(struct lcpu *c, bool final)
 {
 	struct kmt_live *l = c->l;
+	bool was_partial = false;
 	long got = 0;
 
-	/* A few MiB at a time, so that a stop is seen between them. */
-	while (got < 1024) {
+	while (final || got < 1024) {
 		struct kmt_live_page *p = page_get(l);
 		uint64_t t = now_ns();
 		ssize_t n;
@@ -202,9 +206,13 @@ static long drain(struct lcpu *c)
 		}
 		got++;
 		if (partial(l, p, (size_t)n)) {
-			/* The writer's page: caught up with the kernel at @t. */
-			queue(c, p, (uint32_t)n, t);
-			return got;
+			if (was_partial && !final) {
+				queue(c, p, (uint32_t)n, t);
+				return got;
+			}
+			was_partial = true;
+		} else {
+			was_partial = false;
 		}
 		queue(c, p, (uint32_t)n, 0);
 	}
@@ -238,10 +246,10 @@ static void *lcpu_main(void *arg)
 		}
 		if (pf[1].revents)
 			break;
-		if ((r = drain(c)) < 0)
+		if ((r = drain(c, false)) < 0)
 			lcpu_fail(c, (int)r);
 	}
-	if (!c->err && (r = drain(c)) < 0)
+	if (!c->err && (r = drain(c, true)) < 0)
 		lcpu_fail(c, (int)r);
 	return NULL;
 }
