@@ -61,7 +61,8 @@ struct kmt_live {
 	pthread_cond_t room;		/* signalled when pages are taken */
 	uint64_t queued;		/* bytes in every queue */
 	struct kmt_live_page *spare;	/* pages given back, for reuse */
-	struct block *blocks;		/* where every page lives */
+	struct block *blocks;		/* where every page lives, newest first */
+	int carved;			/* pages handed out of the newest block */
 };
 
 static uint64_t now_ns(void)
@@ -92,33 +93,39 @@ static void lcpu_fail(struct lcpu *c, int err)
 static struct kmt_live_page *page_get(struct kmt_live *l)
 {
 	size_t each = (sizeof(struct kmt_live_page) + l->psize + 63) & ~(size_t)63;
-	struct kmt_live_page *p;
+	struct kmt_live_page *p = NULL;
 	struct block *b;
-	int i;
 
 	pthread_mutex_lock(&l->lock);
-	p = l->spare;
-	if (p) {
+	if (l->spare) {
+		p = l->spare;
 		l->spare = p->next;
-		p->next = NULL;
-		pthread_mutex_unlock(&l->lock);
-		return p;
+	} else if (l->blocks && l->carved < BLOCK_PAGES) {
+		/* Carved as needed: a page is first touched by the read into it. */
+		p = (struct kmt_live_page *)(void *)(l->blocks->mem + (size_t)l->carved++ * each);
 	}
 	pthread_mutex_unlock(&l->lock);
-	/* Populated at once: a fault per page costs the reader (and a VM) more. */
+	if (p) {
+		p->next = NULL;
+		return p;
+	}
 	b = mmap(NULL, sizeof(*b) + BLOCK_PAGES * each, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b == MAP_FAILED)
 		return NULL;
 	b->size = sizeof(*b) + BLOCK_PAGES * each;
 	pthread_mutex_lock(&l->lock);
+	/* The rest of the block carved before is lost to no one: it is used up first. */
+	if (l->blocks && l->carved < BLOCK_PAGES) {
+		p = (struct kmt_live_page *)(void *)(l->blocks->mem + (size_t)l->carved++ * each);
+		pthread_mutex_unlock(&l->lock);
+		munmap(b, b->size);
+		p->next = NULL;
+		return p;
+	}
 	b->next = l->blocks;
 	l->blocks = b;
-	for (i = 1; i < BLOCK_PAGES; i++) {
-		p = (struct kmt_live_page *)(void *)(b->mem + (size_t)i * each);
-		p->next = l->spare;
-		l->spare = p;
-	}
+	l->carved = 1;
 	pthread_mutex_unlock(&l->lock);
 	p = (struct kmt_live_page *)(void *)b->mem;
 	p->next = NULL;
@@ -174,13 +181,14 @@ static bool partial(const struct kmt_live *l, const struct kmt_live_page *p, siz
  * (a stop is seen between them); at the end (@final, tracing off), read
  * until the buffer is empty. Returns pages read or -errno.
  */
+#define DRAIN_CAP 1024
 static long drain(struct lcpu *c, bool final)
 {
 	struct kmt_live *l = c->l;
 	bool was_partial = false;
 	long got = 0;
 
-	while (final || got < 1024) {
+	while (final || got < DRAIN_CAP) {
 		struct kmt_live_page *p = page_get(l);
 		uint64_t t = now_ns();
 		ssize_t n;
@@ -237,8 +245,10 @@ static void *lcpu_main(void *arg)
 			setpriority(PRIO_PROCESS, (id_t)c->tid, -20);
 	}
 	sem_post(&l->ready);
+	r = 0;
 	while (!c->err) {
-		int ret = poll(pf, 2, (int)l->period_ms);
+		/* Behind (the last drain stopped at its cap): only look for a stop. */
+		int ret = poll(pf, 2, r >= DRAIN_CAP ? 0 : (int)l->period_ms);
 
 		if (ret < 0 && errno != EINTR) {
 			lcpu_fail(c, kmt_diag_set(&c->diag, -errno, "CPU %d: poll: %s", c->cpu, strerror(errno)));
@@ -257,6 +267,7 @@ static void *lcpu_main(void *arg)
 struct kmt_live *kmt_live_start(const struct kmt_live_opts *o, struct kmt_diag *d)
 {
 	struct kmt_live *l = calloc(1, sizeof(*l));
+	pthread_mutexattr_t ma;
 	int i, ret;
 
 	if (!l) {
@@ -272,7 +283,16 @@ struct kmt_live *kmt_live_start(const struct kmt_live_opts *o, struct kmt_diag *
 	l->err_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	l->c = calloc((size_t)l->n + 1, sizeof(*l->c));
 	sem_init(&l->ready, 0, 0);
-	pthread_mutex_init(&l->lock, NULL);
+	/*
+	 * Priority inheritance: the readers run real-time, the analysis
+	 * does not, and on a busy machine it can be preempted for seconds
+	 * while it holds the lock (the readers then stall and the kernel
+	 * overwrites what they did not read).
+	 */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&l->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_cond_init(&l->room, NULL);
 	if (!l->c || l->stop_fd < 0 || l->err_fd < 0) {
 		kmt_diag_set(d, -ENOMEM, "cannot set up the live readers");
@@ -333,10 +353,14 @@ struct kmt_live_page *kmt_live_take(struct kmt_live *l, int i, uint64_t *empty_n
 	pthread_mutex_lock(&l->lock);
 	p = c->head;
 	c->head = c->tail = NULL;
+	*empty_ns = c->empty_ns;
+	pthread_mutex_unlock(&l->lock);
 	for (q = p; q; q = q->next)
 		bytes += l->psize;
+	if (!bytes)
+		return NULL;
+	pthread_mutex_lock(&l->lock);
 	l->queued -= MIN(bytes, l->queued);
-	*empty_ns = c->empty_ns;
 	pthread_cond_broadcast(&l->room);
 	pthread_mutex_unlock(&l->lock);
 	return p;
