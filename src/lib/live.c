@@ -38,6 +38,7 @@ struct lcpu {
 	struct kmt_diag diag;
 	/* The queue, under l->lock. */
 	struct kmt_live_page *head, *tail;
+	uint64_t bytes;				/* in the queue */
 	uint64_t empty_ns;
 };
 
@@ -149,6 +150,7 @@ static void queue(struct lcpu *c, struct kmt_live_page *p, uint32_t len, uint64_
 	else
 		c->head = p;
 	c->tail = p;
+	c->bytes += l->psize;
 	l->queued += l->psize;
 	if (empty_ns)
 		c->empty_ns = empty_ns;
@@ -347,21 +349,16 @@ int kmt_live_error_fd(const struct kmt_live *l)
 struct kmt_live_page *kmt_live_take(struct kmt_live *l, int i, uint64_t *empty_ns)
 {
 	struct lcpu *c = &l->c[i];
-	struct kmt_live_page *p, *q;
-	uint64_t bytes = 0;
+	struct kmt_live_page *p;
 
 	pthread_mutex_lock(&l->lock);
 	p = c->head;
 	c->head = c->tail = NULL;
+	l->queued -= MIN(c->bytes, l->queued);
+	c->bytes = 0;
 	*empty_ns = c->empty_ns;
-	pthread_mutex_unlock(&l->lock);
-	for (q = p; q; q = q->next)
-		bytes += l->psize;
-	if (!bytes)
-		return NULL;
-	pthread_mutex_lock(&l->lock);
-	l->queued -= MIN(bytes, l->queued);
-	pthread_cond_broadcast(&l->room);
+	if (p)
+		pthread_cond_broadcast(&l->room);
 	pthread_mutex_unlock(&l->lock);
 	return p;
 }
