@@ -116,7 +116,7 @@ fuzz:
 # HTML pages, go tool pprof, protoc and sqlite3 to read the exports),
 # benchmarks (perf) and fuzzing (clang).
 DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
-	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3
+	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)

@@ -17,6 +17,7 @@ static const struct cmd commands[] = {
 	{ cmd_report, &report_help },
 	{ cmd_diff, &diff_help },
 	{ cmd_export, &export_help },
+	{ cmd_top, &top_help },
 	{ cmd_watch, &watch_help },
 	{ cmd_kmap, &kmap_help },
 	{ cmd_check, &check_help },

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <kmemtrace/live.h>
 #include <kmemtrace/record.h>
 #include <kmemtrace/session.h>
 #include <kmemtrace/spool.h>
@@ -39,6 +40,14 @@ struct rec_opts {
 	const char *user;		/* --user */
 	char *const *cmdline;		/* kmemtrace's own arguments, from the subcommand on */
 	int cmdline_n;
+	/*
+	 * Live (kmemtrace top): pages go to memory (live.h), for the hooks to
+	 * take, instead of the recorder's spool; with no output there is no
+	 * spool and no file at all.
+	 */
+	bool live;
+	unsigned int live_period_ms;
+	size_t live_max_bytes;
 };
 
 struct child {
@@ -62,6 +71,7 @@ struct rec {
 	struct kmt_events events;
 	struct kmt_instance in;
 	struct kmt_recorder *r;
+	struct kmt_live *live;		/* instead of @r, with o.live */
 	struct child child;
 	int sigfd;
 	bool tracing;
@@ -72,11 +82,12 @@ struct rec {
 };
 
 /*
- * What kmemtrace watch adds to a recording. @start runs once the instance
- * records, before the command is released; @stop runs exactly once after a
- * successful @start, on every path, before the instance goes; @fds and
- * @ready join the wait loop (@ready returning 1 ends the recording); @done
- * runs after the file is written.
+ * What kmemtrace watch and top add to a recording. @start runs once the
+ * instance records, before the command is released; @stop runs exactly
+ * once after a successful @start, on every path, before the instance goes;
+ * @fds and @ready join the wait loop (@ready returning 1 ends the
+ * recording); @drained runs once capture has stopped, before the file is
+ * written; @done after it is (with NULL when there is no file).
  */
 #define REC_HOOK_FDS 300
 struct rec_hooks {
@@ -85,6 +96,8 @@ struct rec_hooks {
 	int (*ready)(struct rec *rc, void *arg, const struct pollfd *pf, int n);
 	void (*stop)(struct rec *rc, void *arg);
 	void (*done)(struct rec *rc, void *arg, const struct kmt_finalize_result *res);
+	/* Live: the capture has stopped and the instance is gone; the last pages wait. */
+	void (*drained)(struct rec *rc, void *arg);
 	void *arg;
 };
 

@@ -95,6 +95,17 @@ static int rec_teardown(struct rec *rc, struct kmt_diag *d)
 		kmt_session_tracing(&rc->in, false, &dd);
 		rc->tracing = false;
 	}
+	if (rc->live) {
+		err = kmt_live_stop(rc->live, &dd);
+		if (err) {
+			rc->capture_err = err;
+			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
+		}
+		/* The pages still queued are the hooks' to take (drained). */
+		if (rc->spool && rc->in.created)
+			kmt_session_save_stats(&rc->in, rc->spool, KMT_SPOOL_MAIN, rc->cpus, rc->nr_cpus,
+					       &dd);
+	}
 	if (rc->r) {
 		err = kmt_recorder_stop(rc->r, &dd);
 		if (err) {
@@ -194,20 +205,34 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	meta->subbuf_size = ro.subbuf_size;
 	meta->nr_cpus = rc->nr_cpus;
 	memcpy(meta->cpus, rc->cpus, (size_t)rc->nr_cpus * sizeof(*rc->cpus));
-	ret = kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d);
+	ret = rc->spool ? kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d) : 0;
 	free(meta);
 	if (ret)
 		return ret;
 	/* Room to finalise on a full disk: the compressed metadata and a chunk. */
-	ret = kmt_spool_reserve(rc->spool, (2u << 20) + kmt_spool_size(rc->spool, KMT_SPOOL_KALLSYMS) / 4, d);
+	if (rc->spool)
+		ret = kmt_spool_reserve(rc->spool, (2u << 20) + kmt_spool_size(rc->spool, KMT_SPOOL_KALLSYMS) / 4, d);
 	if (ret)
 		return ret;
 	ro.instance_path = rc->in.path;
-	rc->r = kmt_recorder_start(&ro, d);
-	if (!rc->r)
-		return d->err ? d->err : -EIO;
 	tids[0] = (pid_t)gettid();
-	n = kmt_recorder_tids(rc->r, tids + 1, KMT_MAX_CPUS);
+	if (rc->o.live) {
+		struct kmt_live_opts lo = {
+			.instance_path = rc->in.path, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+			.subbuf_size = ro.subbuf_size, .rt_prio = rc->o.rt_prio,
+			.period_ms = rc->o.live_period_ms, .max_bytes = rc->o.live_max_bytes,
+		};
+
+		rc->live = kmt_live_start(&lo, d);
+		if (!rc->live)
+			return d->err ? d->err : -EIO;
+		n = kmt_live_tids(rc->live, tids + 1, KMT_MAX_CPUS);
+	} else {
+		rc->r = kmt_recorder_start(&ro, d);
+		if (!rc->r)
+			return d->err ? d->err : -EIO;
+		n = kmt_recorder_tids(rc->r, tids + 1, KMT_MAX_CPUS);
+	}
 	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
 	if (ret)
 		return ret;
@@ -219,7 +244,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 /* Wait for the end: the command, a signal, -d, a capture error, or the hook. */
 static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 {
-	int errfd = kmt_recorder_error_fd(rc->r), stop_sig = 0;
+	int errfd = rc->live ? kmt_live_error_fd(rc->live) : kmt_recorder_error_fd(rc->r), stop_sig = 0;
 	double shown = -1;
 
 	for (;;) {
@@ -233,7 +258,7 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 			n += h->fds(rc, h->arg, pf + 2, REC_HOOK_FDS, &ht);
 		if (ht >= 0 && ht < timeout)
 			timeout = ht;
-		if (rc->o.status && el - shown >= 1.0) {
+		if (rc->o.status && rc->r && el - shown >= 1.0) {
 			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, el);
 			shown = el;
 		}
@@ -321,6 +346,8 @@ int rec_prepare(struct rec *rc, struct kmt_diag *d)
 	if (ret)
 		return ret;
 	rc->nr_cpus = kmt_tracefs_cpus(rc->cpus, KMT_MAX_CPUS);
+	if (!rc->o.output)
+		return 0;	/* live, nothing kept: no spool */
 	snprintf(rc->spool_dir, sizeof(rc->spool_dir), "%s.spool", rc->o.output);
 	rc->spool = kmt_spool_create(rc->spool_dir, d);
 	return rc->spool ? 0 : d->err;
@@ -336,13 +363,13 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	rc->child.pid = -1;
 	rc->sigfd = -1;
 	/* The output's place, checked before anything is created or recorded. */
-	if (output_prepare(rc->o.output, rc->o.quiet, true))
+	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, true))
 		return EXIT_FAIL;
 	if (rec_prepare(rc, &d)) {
 		kmt_events_release(&rc->events);
 		return error("%s", d.msg);
 	}
-	if (output_prepare(rc->o.output, rc->o.quiet, false)) {
+	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_remove(rc->spool);
 		rc->spool = NULL;
 		kmt_events_release(&rc->events);
@@ -388,11 +415,20 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	ret = rec_teardown(rc, &d);
 	if (ret)
 		error("%s", d.msg);
+	if (h && h->drained)
+		h->drained(rc, h->arg);
 	if (rc->capture_err) {
 		error("recording stopped: %s", rc->capture_why);
-		kmt_spool_set_truncated(rc->spool, rc->capture_why, &d);
+		if (rc->spool)
+			kmt_spool_set_truncated(rc->spool, rc->capture_why, &d);
 	}
-	code = rec_finalize(rc, rc->spool, rc->o.output, false, h);
+	if (rc->spool) {
+		code = rec_finalize(rc, rc->spool, rc->o.output, false, h);
+	} else {
+		code = EXIT_OK;
+		if (h && h->done)
+			h->done(rc, h->arg, NULL);
+	}
 	rc->spool = NULL;	/* removed, or kept on purpose for --recover */
 	spooled = false;
 	if (code == EXIT_OK && (ret || rc->capture_err))
@@ -407,6 +443,8 @@ out:
 		rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
 	}
 	child_abort(&rc->child);
+	kmt_live_free(rc->live);
+	rc->live = NULL;
 	if (spooled)
 		kmt_spool_remove(rc->spool);
 	else

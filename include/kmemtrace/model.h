@@ -51,6 +51,7 @@ struct kmt_site {
 					   address was allocated again (the kernel did
 					   not trace it, or a loss hid it) */
 	uint64_t failures;		/* allocation returned NULL */
+	uint64_t now_objects, now_bytes;	/* allocated here and not gone, so far */
 	uint64_t life[KMT_LIFE_BUCKETS];	/* alloc -> free time, log2 ns */
 	uint64_t life_min, life_max;	/* ns, of objects freed */
 	uint32_t kinds;			/* 1 << KMT_EV_* of its allocations */
@@ -67,6 +68,7 @@ struct kmt_cache {
 	uint64_t live_objects, live_bytes;
 	uint64_t untraced;		/* signs of untraced frees/allocations */
 	uint64_t unseen_frees;		/* as for sites */
+	uint64_t now_objects, now_bytes;	/* as for sites */
 };
 
 /* Per task name and pid. */
@@ -76,6 +78,7 @@ struct kmt_proc {
 	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed;
 	uint64_t live_objects, live_bytes;
 	uint64_t page_allocs, pages;
+	uint64_t now_objects, now_bytes;	/* as for sites */
 };
 
 /*
@@ -138,6 +141,8 @@ struct kmt_summary {
 	uint64_t preexisting_frees;	/* freed, allocated before the trace */
 	uint64_t preexisting_bytes;	/* unknown: 0 unless the free says */
 	uint64_t live_objects, live_bytes;
+	uint64_t now_objects, now_bytes;	/* slab objects allocated and not gone, so far
+						   (live and uncertain, before the end) */
 	uint64_t uncertain_objects;	/* a loss may hide their fate */
 	uint64_t uncertain_bytes;	/* allocated bytes of those allocated in the trace */
 	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
@@ -257,6 +262,12 @@ void kmt_model_free(struct kmt_model *m);
  * and must not be shown as if they were not.
  */
 int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev);
+/*
+ * Take the events queued for prefetching, so that the tables are up to
+ * date now (kmemtrace top reads them between events; kmt_model_finish()
+ * does this itself).
+ */
+int kmt_model_sync(struct kmt_model *m);
 /* Install @h (before the first event). */
 void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h);
 /* The recorder of watchpoint samples lost @lost of them. */

@@ -303,6 +303,25 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 	       o->req == sat32(ev->bytes_req) && o->alloc == sat32(ev->bytes_alloc);
 }
 
+/* @o comes (+1) or goes (-1): what is allocated and not gone, now. */
+static void now_add(struct kmt_model *m, const struct obj *o, int sign)
+{
+	uint64_t n = (uint64_t)(int64_t)sign, b = (uint64_t)((int64_t)sign * (int64_t)o->alloc);
+
+	m->sites.v[o->site].now_objects += n;
+	m->sites.v[o->site].now_bytes += b;
+	if (o->cache != NONE) {
+		m->caches.v[o->cache].now_objects += n;
+		m->caches.v[o->cache].now_bytes += b;
+	}
+	if (o->proc != NONE) {
+		m->procs.v[o->proc].now_objects += n;
+		m->procs.v[o->proc].now_bytes += b;
+	}
+	m->sum.now_objects += n;
+	m->sum.now_bytes += b;
+}
+
 static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 {
 	struct kmt_site *s = &m->sites.v[o->site];
@@ -324,6 +343,7 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 	m->sum.allocs += (uint64_t)(int64_t)sign;
 	m->sum.bytes_req += (uint64_t)req;
 	m->sum.bytes_alloc += (uint64_t)al;
+	now_add(m, o, sign);
 }
 
 /* Call sites repeat: a small direct-mapped memo in front of the map. */
@@ -406,6 +426,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		} else {
 			model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
 			model_detail_gone(m, o, ev->ts, false);
+			now_add(m, o, -1);
 			m->sites.v[o->site].unseen_frees++;
 			if (o->cache != NONE)
 				m->caches.v[o->cache].unseen_frees++;
@@ -557,6 +578,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	m->sum.bytes_freed += o->alloc;
 	model_stack_freed(m, o);
 	model_detail_gone(m, o, ev->ts, true);
+	now_add(m, o, -1);
 	model_emit(m, o, KMT_FATE_FREED, ev);
 	otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
 }
@@ -911,6 +933,12 @@ int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 	prefetch_obj(m, ev);
 	if (m->qlen > LOOKAHEAD / 2)
 		prefetch_pool(m, &m->q[(m->qhead + m->qlen - 1 - LOOKAHEAD / 2) % LOOKAHEAD].ev);
+	return m->oom ? -ENOMEM : 0;
+}
+
+int kmt_model_sync(struct kmt_model *m)
+{
+	drain(m, 0);
 	return m->oom ? -ENOMEM : 0;
 }
 

@@ -980,6 +980,19 @@ static void test_detail(void **state)
 			for (i = 0; i < (t->n + KMT_TL_COARSE - 1) / KMT_TL_COARSE; i++)
 				site_a += t->site_net[k][i];
 	assert_int_equal(site_a, 256);				/* OBJ(3) and OBJ(4) */
+	/* What kmemtrace top shows as live as it goes: live and uncertain, per site too. */
+	assert_int_equal(s->now_bytes, s->live_bytes + s->uncertain_bytes);
+	assert_int_equal(s->now_objects, s->live_objects + s->uncertain_objects);
+	{
+		const struct kmt_site *st = kmt_model_sites(r.m, &n);
+
+		for (k = 0, site_a = 0; k < n; k++) {
+			site_a += (int64_t)st[k].now_bytes;
+			if (st[k].addr == SITE_A)
+				assert_int_equal(st[k].now_bytes, 256);
+		}
+	}
+	assert_int_equal(site_a, (int64_t)s->now_bytes);
 	g = kmt_model_groups(r.m, &n);
 	for (i = 0, allocs = 0, live = 0; i < n; i++) {
 		allocs += g[i].allocs;

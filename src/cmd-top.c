@@ -1,0 +1,410 @@
+/*
+ * kmemtrace top: the kernel's allocations, live (src/top.h). The options,
+ * and the hooks that join top to a recording in live mode: the analysis
+ * starts with the instance, pages are taken and fed every 100 ms, a
+ * snapshot is shown every interval, keys and window sizes are read in the
+ * recording's wait loop, and the terminal is put back on every exit path.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "opt.h"
+#include "top.h"
+
+#define PUMP_MS 100			/* pages taken and analysed this often */
+
+enum { O_BATCH = 256, O_JSON, O_COMM, O_CACHE, O_FILTER, O_VIEW, O_RTPRIO, O_PERCENT };
+
+static const struct opt top_opts[] = {
+	{ 'i', 'i', "interval", "SEC", "refresh every SEC seconds (default 1)" },
+	{ 'n', 'n', "count", "N", "stop after N snapshots (default: until q, Ctrl-C or\nthe command's end)" },
+	{ O_BATCH, 0, "batch", NULL, "plain text snapshots on standard output, as top -b" },
+	{ O_JSON, 0, "json", NULL, "snapshots as JSON lines (counts in each interval)" },
+	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process" },
+	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name" },
+	{ 'r', 'r', "rows", "N", "rows per snapshot in batch and JSON (default 20; 0:\nall)" },
+	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children (in the\nkernel)" },
+	{ 'F', 'F', "follow", NULL, "only COMMAND and its children (in the kernel)" },
+	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
+	{ O_CACHE, 0, "cache", "NAME", "only this slab cache (kmalloc-N too): in the kernel\n"
+	  "for slab caches' events, and in the rows" },
+	{ O_FILTER, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', on the\nevents that have its fields" },
+	{ 'o', 'o', "output", "FILE", "keep the whole session as a trace file, for report" },
+	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
+	{ O_PERCENT, 0, "buffer-percent", "N", "wake the readers when a CPU's buffer is this full\n(default 25)" },
+	{ O_RTPRIO, 0, "rt-prio", "N", "readers' SCHED_FIFO priority (default 1; 0: none)" },
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help top_help = {
+	.name = "top",
+	.summary = "the kernel's allocations, live: per call site, cache or process",
+	.usage = "[options] [-- COMMAND [ARG...]]",
+	.about =
+	"Show the kernel's slab allocations as they happen, refreshed every interval:\n"
+	"allocations, frees and bytes per second, waste, and what is live (allocated\n"
+	"since top began, not freed) and its growth, per call site, cache or process;\n"
+	"events lost are shown, never hidden, and so is top's own CPU. Keys: c, k, p\n"
+	"switch the rows to call sites, caches, processes; s cycles the sort key;\n"
+	"/ filters by name; space pauses; q quits. With COMMAND, until it ends.\n",
+	.opts = top_opts,
+	.stop_at_operand = true,
+};
+
+/* ---- options ---- */
+
+static int top_opt(void *arg, int id, const char *value)
+{
+	static const char *const sorts[] = { "bytes", "allocs", "frees", "live", "growth", "waste", "name" };
+	const struct cmd_help *H = &top_help;
+	struct top *t = arg;
+	struct rec_opts *o = &t->rc.o;
+	size_t k;
+
+	switch (id) {
+	case 'i':
+		if (!parse_duration(value, &t->interval) || t->interval < 0.1 || t->interval > 3600)
+			return usage_error(H, "bad interval '%s' (0.1 to 3600 seconds)", value);
+		break;
+	case 'n':
+		if (!opt_uint(value, 1, 1u << 30, &t->count))
+			return usage_error(H, "bad count '%s'", value);
+		break;
+	case O_BATCH: t->batch = true; break;
+	case O_JSON: t->json = true; break;
+	case O_VIEW:
+		if (!strcmp(value, "callsite") || !strcmp(value, "callsites"))
+			t->view = VIEW_SITES;
+		else if (!strcmp(value, "cache") || !strcmp(value, "caches"))
+			t->view = VIEW_CACHES;
+		else if (!strcmp(value, "process") || !strcmp(value, "processes"))
+			t->view = VIEW_PROCS;
+		else
+			return usage_error(H, "bad view '%s' (callsite, cache, process)", value);
+		break;
+	case 's':
+		for (k = 0; k < sizeof(sorts) / sizeof(sorts[0]) && strcmp(value, sorts[k]); k++)
+			;
+		if (k == sizeof(sorts) / sizeof(sorts[0]))
+			return usage_error(H, "bad sort key '%s' (bytes, allocs, frees, live, growth, waste, "
+					   "name)", value);
+		t->sort = (enum top_sort)k;
+		break;
+	case 'r':
+		if (!opt_int(value, 0, INT32_MAX, &t->rows))
+			return usage_error(H, "bad row count '%s'", value);
+		break;
+	case 'p':
+		return rec_opt_pids(H, o, value);
+	case 'F': o->follow = true; break;
+	case O_COMM: t->comm = value; break;
+	case O_CACHE: t->cache = value; break;
+	case O_FILTER: o->filter = value; break;
+	case 'o': o->output = value; break;
+	case 'b':
+		if (!opt_uint(value, 4, 64u << 20, &o->buffer_kb))
+			return usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", value);
+		break;
+	case O_PERCENT:
+		if (!opt_uint(value, 0, 100, &o->buffer_percent))
+			return usage_error(H, "bad buffer percent '%s' (0 to 100)", value);
+		break;
+	case O_RTPRIO:
+		if (!opt_int(value, 0, 99, &o->rt_prio))
+			return usage_error(H, "bad priority '%s' (0 to 99)", value);
+		break;
+	}
+	return -1;
+}
+
+/*
+ * --cache NAME in the kernel: a slab cache's own events carry its name; a
+ * kmalloc size class is kmalloc's bytes_alloc. Frees of kmalloc objects
+ * say no size: those stay, and the rows show the cache alone.
+ */
+static int cache_filters(struct top *t, struct kmt_event_filter *f, char (*expr)[96])
+{
+	unsigned long size;
+	char *end;
+
+	if (!strncmp(t->cache, "kmalloc-", 8)) {
+		size = strtoul(t->cache + 8, &end, 10);
+		if (*end == 'k')
+			size *= 1024, end++;
+		if (*end || !size)
+			return 0;
+		snprintf(expr[0], 96, "bytes_alloc == %lu", size);
+		f[0] = (struct kmt_event_filter){ "kmem:kmalloc", expr[0] };
+		snprintf(expr[1], 96, "common_pid < 0");	/* no slab cache events at all */
+		f[1] = (struct kmt_event_filter){ "kmem:kmem_cache_alloc", expr[1] };
+		f[2] = (struct kmt_event_filter){ "kmem:kmem_cache_free", expr[1] };
+		return 3;
+	}
+	snprintf(expr[0], 96, "name == \"%.60s\"", t->cache);
+	snprintf(expr[1], 96, "common_pid < 0");	/* no kmalloc events at all */
+	f[0] = (struct kmt_event_filter){ "kmem:kmem_cache_alloc", expr[0] };
+	f[1] = (struct kmt_event_filter){ "kmem:kmem_cache_free", expr[0] };
+	f[2] = (struct kmt_event_filter){ "kmem:kmalloc", expr[1] };
+	f[3] = (struct kmt_event_filter){ "kmem:kfree", expr[1] };
+	return 4;
+}
+
+/* ---- the loop ---- */
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int timer(double seconds)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec its;
+
+	if (fd < 0)
+		return -1;
+	its.it_value.tv_sec = (time_t)seconds;
+	its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+	its.it_interval = its.it_value;
+	timerfd_settime(fd, 0, &its, NULL);
+	return fd;
+}
+
+static void show(struct top *t)
+{
+	if (t->json)
+		show_json(t, stdout);
+	else if (t->batch) {
+		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000);
+		fputc('\n', stdout);
+		fflush(stdout);
+	} else
+		screen_draw(t);
+}
+
+static void snapshot(struct top *t)
+{
+	snap_take(t, rec_now_since(&t->rc.t0), cpu_seconds());
+	t->shown++;
+	show(t);
+}
+
+static int start(struct rec *rc, void *arg, struct kmt_diag *d)
+{
+	struct top *t = arg;
+	sigset_t winch;
+	char sub[32];
+	int ret;
+
+	t->psize = (uint32_t)sysconf(_SC_PAGESIZE);
+	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
+		t->psize = (uint32_t)strtoul(sub, NULL, 10) * 1024;
+	ret = feed_init(t, d);
+	if (ret)
+		return ret;
+	t->pump_fd = timer(PUMP_MS / 1000.0);
+	t->tick_fd = timer(t->interval);
+	sigemptyset(&winch);
+	sigaddset(&winch, SIGWINCH);
+	t->winch_fd = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (t->pump_fd < 0 || t->tick_fd < 0 || t->winch_fd < 0)
+		return kmt_diag_set(d, -errno, "cannot set up the timers: %s", strerror(errno));
+	if (!t->batch && !t->json && screen_open(t))
+		return kmt_diag_set(d, -errno, "cannot set up the terminal: %s", strerror(errno));
+	return 0;
+}
+
+static int fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)
+{
+	struct top *t = arg;
+	int n = 0;
+
+	pf[n++] = (struct pollfd){ t->pump_fd, POLLIN, 0 };
+	pf[n++] = (struct pollfd){ t->tick_fd, POLLIN, 0 };
+	pf[n++] = (struct pollfd){ t->winch_fd, POLLIN, 0 };
+	if (t->screen)
+		pf[n++] = (struct pollfd){ t->tty_fd, POLLIN, 0 };
+	return n;
+}
+
+static void drain_fd(int fd)
+{
+	char buf[256];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* A key: 1 to quit. */
+static int key(struct top *t, int c)
+{
+	if (t->editing) {
+		size_t n = strlen(t->edit);
+
+		if (c == '\r' || c == '\n') {
+			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);
+			t->editing = false;
+		} else if (c == 27) {
+			t->editing = false;
+		} else if ((c == 127 || c == 8) && n) {
+			t->edit[n - 1] = '\0';
+		} else if (c >= 32 && c < 127 && n + 1 < sizeof(t->edit)) {
+			t->edit[n] = (char)c;
+			t->edit[n + 1] = '\0';
+		}
+		return 0;
+	}
+	switch (c) {
+	case 'q': case 'Q': case 3:	/* Ctrl-C: the terminal is raw */
+		return 1;
+	case 'c': t->view = VIEW_SITES; break;
+	case 'k': t->view = VIEW_CACHES; break;
+	case 'p': t->view = VIEW_PROCS; break;
+	case 's': t->sort = (enum top_sort)((t->sort + 1) % SORT_NR); break;
+	case ' ': t->paused = !t->paused; break;
+	case '/':
+		t->editing = true;
+		snprintf(t->edit, sizeof(t->edit), "%s", t->filter);
+		break;
+	default:
+		return 0;
+	}
+	return 0;
+}
+
+static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
+{
+	struct top *t = arg;
+	bool redraw = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!pf[i].revents)
+			continue;
+		if (pf[i].fd == t->pump_fd) {
+			drain_fd(t->pump_fd);
+			if (feed_pump(t, false))
+				return 1;
+		} else if (pf[i].fd == t->tick_fd) {
+			drain_fd(t->tick_fd);
+			if (feed_pump(t, false))
+				return 1;
+			if (t->paused) {
+				t->snap.interval = 0;
+				continue;
+			}
+			snapshot(t);
+			if (t->count && t->shown >= t->count) {
+				t->ended_by_count = true;
+				return 1;
+			}
+		} else if (pf[i].fd == t->winch_fd) {
+			drain_fd(t->winch_fd);
+			redraw = true;
+		} else if (pf[i].fd == t->tty_fd) {
+			unsigned char buf[64];
+			ssize_t k = read(t->tty_fd, buf, sizeof(buf)), j;
+
+			for (j = 0; j < k; j++)
+				if (key(t, buf[j]))
+					return 1;
+			/* A new view, order or filter shows at once, on the last interval's rows. */
+			snap_sort(t);
+			redraw = true;
+		}
+	}
+	if (redraw && t->screen)
+		screen_draw(t);
+	return 0;
+}
+
+static void stop(struct rec *rc, void *arg)
+{
+	screen_close(arg);
+}
+
+/* Capture has stopped: the last pages, and the last snapshot (unless -n ended it). */
+static void drained(struct rec *rc, void *arg)
+{
+	struct top *t = arg;
+
+	if (!t->m)
+		return;
+	if (feed_pump(t, true))
+		return;
+	if ((t->batch || t->json) && !t->ended_by_count)
+		snapshot(t);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .interval = 1.0, .rows = 20, .tty_fd = STDIN_FILENO, .pump_fd = -1,
+			 .tick_fd = -1, .winch_fd = -1 };
+	struct rec_hooks h = { .start = start, .fds = fds, .ready = ready, .stop = stop,
+			       .drained = drained, .arg = &t };
+	const struct cmd_help *H = &top_help;
+	struct kmt_event_filter filters[4];
+	char exprs[2][96];
+	sigset_t winch;
+	int code, i;
+
+	rec_opts_defaults(&t.rc.o);
+	t.rc.o.output = NULL;
+	t.rc.o.cmdline = argv;
+	t.rc.o.cmdline_n = argc;
+	t.out = stdout;
+	code = opt_parse(H, argc, argv, top_opt, &t, &i);
+	if (code >= 0)
+		return code;
+	if (i < argc)
+		t.rc.o.argv = argv + i;
+	if (t.rc.o.follow && !t.rc.o.argv)
+		return usage_error(H, "-F needs a COMMAND");
+	if (t.rc.o.follow && t.rc.o.nr_pids)
+		return usage_error(H, "-F and -p cannot be combined");
+	if (t.json && t.batch)
+		return usage_error(H, "--batch and --json exclude each other");
+	if (!t.batch && !t.json && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return error("the full-screen view needs a terminal: use --batch or --json");
+	if (t.cache) {
+		t.rc.nr_event_filters = cache_filters(&t, filters, exprs);
+		t.rc.event_filters = filters;
+		if (t.view == VIEW_SITES)
+			t.view = VIEW_CACHES;
+	}
+	t.rc.o.live = true;
+	t.rc.o.live_period_ms = (unsigned int)MIN(t.interval * 1000 / 4, 250.0);
+	t.rc.o.live_max_bytes = (size_t)sysconf(_SC_PHYS_PAGES) / 8 * (size_t)sysconf(_SC_PAGESIZE);
+	t.rc.o.quiet = true;
+	t.rc.clock = "mono";
+	/* Every thread blocks SIGWINCH, so that its signalfd sees it. */
+	sigemptyset(&winch);
+	sigaddset(&winch, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &winch, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t.rc.t0);
+	code = rec_run(&t.rc, &h);
+	screen_close(&t);
+	feed_release(&t);
+	snap_release(&t);
+	for (i = 0; i < 3; i++) {
+		int fd = i == 0 ? t.pump_fd : i == 1 ? t.tick_fd : t.winch_fd;
+
+		if (fd >= 0)
+			close(fd);
+	}
+	return code;
+}

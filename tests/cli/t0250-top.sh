@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# kmemtrace top: --json snapshots of the ground-truth workload add up to
+# its exact counts, and to report's numbers for the same session kept with
+# -o; --batch stops after -n; the interactive view driven in tmux (every
+# key, a resize, the terminal put back after q and after SIGTERM); signals;
+# tracefs as it was; bad input.
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v jq > /dev/null || test_skip_all "jq is not installed"
+tracefs_snapshot
+F=$(gt_file)
+S=kmt-top-$$
+trap 'tmux kill-session -t $S 2>/dev/null; rm -f "$F"; cleanup_work' EXIT
+G=40 X=5 L=2
+
+test_expect_success '--json -F: snapshots of two runs of the workload add up to both' '
+	$KMT top --json -i 0.25 -r 0 -o s.dat -F -- sh -c \
+		"$WL/kmt-gt -g $G -x $X -l $L $F > /dev/null; sleep 0.8; $WL/kmt-gt -g $G $F > /dev/null" > snaps &&
+	wc -l < snaps && [ $(wc -l < snaps) -ge 3 ] &&
+	jq -e .snapshot snaps > /dev/null &&
+	n=$(jq "[.rows[] | select(.name | test(\"^do_getxattr\\\\+\")) | .allocs] | add // 0" snaps | awk "{ s += \$1 } END { print s }") &&
+	echo "do_getxattr allocs over the snapshots: $n" && [ "$n" = $((2 * G + L)) ] &&
+	n=$(jq "[.rows[] | select(.name | test(\"^vmemdup_user\\\\+\")) | .frees] | add // 0" snaps | awk "{ s += \$1 } END { print s }") &&
+	[ "$n" = $X ]
+'
+
+test_expect_success 'the session kept with -o: report says the same as the snapshots' '
+	$KMT report --json s.dat > s.json &&
+	[ "$(jq .allocs snaps | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.allocs s.json)" ] &&
+	[ "$(jq .frees snaps | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.frees s.json)" ] &&
+	[ "$(tail -1 snaps | jq .live_bytes)" -ge "$(jq .summary.live_bytes s.json)" ] &&
+	[ "$(tail -1 snaps | jq .lost_events)" = "$(jq .summary.lost_events s.json)" ] &&
+	$KMT info s.dat | grep -q "clock: *mono"
+'
+
+test_expect_success '--view cache and --sort: the rows, their order' '
+	$KMT top --json -i 0.25 -r 0 --view cache -s allocs -F -- sh -c "$WL/kmt-gt -g $G $F > /dev/null" > c.snaps &&
+	[ "$(jq -r .view c.snaps | sort -u)" = cache ] &&
+	n=$(jq "[.rows[] | select(.name == \"kmalloc-2k\") | .allocs] | add // 0" c.snaps | awk "{ s += \$1 } END { print s }") &&
+	[ "$n" -ge $G ] &&
+	jq -c "[.rows[].allocs]" c.snaps | while read -r a; do jq -e ". == (sort | reverse)" <<< "$a" > /dev/null || exit 1; done
+'
+
+test_expect_success '--batch -n 3: three snapshots, then exit 0' '
+	$KMT top --batch -i 0.2 -n 3 > b.out && cat b.out | head -12 &&
+	[ $(grep -c "^kmemtrace top" b.out) = 3 ] && grep -q "allocs/s" b.out && grep -q "top.s CPU" b.out
+'
+
+test_expect_success 'SIGTERM and SIGINT: a last snapshot, the instance removed' '
+	{ $KMT top --json -i 5 > t.snaps & pid=$!; } &&
+	for i in $(seq 50); do grep -q 1 "$T/instances/kmemtrace-$pid/tracing_on" 2>/dev/null && break; sleep 0.1; done &&
+	kill -TERM $pid && wait $pid && [ $(wc -l < t.snaps) = 1 ] && [ ! -d "$T/instances/kmemtrace-$pid" ] &&
+	{ $KMT top --batch -i 5 > i.out & pid=$!; } &&
+	for i in $(seq 50); do grep -q 1 "$T/instances/kmemtrace-$pid/tracing_on" 2>/dev/null && break; sleep 0.1; done &&
+	kill -INT $pid && wait $pid && grep -q "^kmemtrace top" i.out && [ ! -d "$T/instances/kmemtrace-$pid" ]
+'
+
+# --- the interactive view, in tmux ---
+screen() { tmux capture-pane -p -t $S; }
+wait_for() {	# text: until the screen shows it (5 s)
+	for i in $(seq 50); do screen | grep -q -- "$1" && return 0; sleep 0.1; done
+	screen; return 1
+}
+
+test_expect_success 'tmux: the view, every key, a resize, q puts the terminal back' '
+	command -v tmux > /dev/null || { echo "tmux missing (make deps)"; exit 1; }
+	tmux new-session -d -s $S -x 130 -y 40 "bash --norc --noprofile" &&
+	tmux send-keys -t $S "stty -a | grep -o \"icanon\" > before; sh -c \"echo \\\$\\\$ > toppid1; exec $KMT top -i 0.3\"; stty -a | grep -o \"[-]*icanon\" > after; echo TOP-\"\"ENDED" Enter &&
+	wait_for "every 0.3 s" && wait_for "bytes/s" && wait_for "call site" &&
+	screen | grep -q " q quit" &&
+	tmux send-keys -t $S k && wait_for "by cache" &&
+	tmux send-keys -t $S p && wait_for "by process" &&
+	tmux send-keys -t $S c && wait_for "by call site" &&
+	tmux send-keys -t $S s && wait_for "sort allocs/s" &&
+	tmux send-keys -t $S k "/" && wait_for "filter:" &&
+	tmux send-keys -t $S "kmalloc" Enter && wait_for "filter kmalloc" &&
+	! screen | sed -n "6,35p" | grep -v "kmalloc\|^ *$\|no row" | grep -q "[a-z]" &&
+	tmux send-keys -t $S " " && wait_for "\[paused\]" && tmux send-keys -t $S " " &&
+	tmux resize-window -t $S -x 70 -y 20 && sleep 0.8 &&
+	[ $(screen | awk "{ if (length(\$0) > m) m = length(\$0) } END { print m }") -le 70 ] &&
+	screen | tail -1 | grep -q "q quit\|quit" &&
+	tmux send-keys -t $S q && wait_for TOP-ENDED &&
+	[ "$(cat $WORK/before)" = icanon ] && [ "$(cat $WORK/after)" = icanon ] &&
+	! screen | grep -q "every 0.3 s"
+'
+
+test_expect_success 'tmux: SIGTERM puts the terminal back too' '
+	tmux send-keys -t $S "clear; sh -c \"echo \\\$\\\$ > toppid; exec $KMT top -i 0.3\"; stty -a | grep -o \"[-]*icanon\" > after2; echo DONE\"\"2" Enter &&
+	wait_for "every 0.3 s" && pid=$(cat toppid) && [ -n "$pid" ] && kill -TERM $pid &&
+	wait_for DONE2 && [ "$(cat $WORK/after2)" = icanon ] &&
+	! [ -d "$T/instances/kmemtrace-$pid" ]
+'
+
+test_expect_success 'bad input: usage errors, and no terminal without --batch' '
+	rc=0; $KMT top -i 0 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad interval" err &&
+	rc=0; $KMT top --batch -F 2> err || rc=$?; [ $rc = 2 ] && grep -q "needs a COMMAND" err &&
+	rc=0; $KMT top --view nosuch 2> err || rc=$?; [ $rc = 2 ] &&
+	rc=0; $KMT top < /dev/null > out 2> err || rc=$?; [ $rc = 1 ] && grep -q "needs a terminal" err &&
+	[ $(wc -l < err) = 1 ]
+'
+
+# A top a failed test left in tmux ends with the session (SIGHUP): wait
+# for it, by the pid it wrote, before tracefs is compared.
+tmux kill-session -t $S 2>/dev/null
+for f in toppid1 toppid; do
+	p=$(cat "$WORK/$f" 2>/dev/null) || continue
+	for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+done
+tracefs_check
+test_done
