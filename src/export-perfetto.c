@@ -78,7 +78,7 @@ static void flush_cpu(struct export *x, int c)
 
 	if (f->mark[c] == SIZE_MAX)
 		return;
-	pb_end(b, f->mark[c]);
+	pb_end_long(b, f->mark[c]);
 	pb_uint(b, PACKET_SEQUENCE_ID, 1 + (uint64_t)c);
 	packet(x, b);
 	pb_reset(b);
@@ -108,7 +108,7 @@ static struct pb *bundle(struct export *x, int c)
 		f->ncpu = n;
 	}
 	if (f->mark[c] == SIZE_MAX) {
-		f->mark[c] = pb_begin(&f->cpu[c], PACKET_FTRACE_EVENTS);
+		f->mark[c] = pb_begin_long(&f->cpu[c], PACKET_FTRACE_EVENTS);
 		pb_uint(&f->cpu[c], BUNDLE_CPU, (uint64_t)c);
 	}
 	return &f->cpu[c];

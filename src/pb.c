@@ -8,24 +8,27 @@
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
-static bool room(struct pb *b, size_t n)
+static bool grow(struct pb *b, size_t n)
 {
+	size_t cap = b->cap ? b->cap : 4096;
+	uint8_t *nb;
+
 	if (b->oom)
 		return false;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *nb;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		if (!(nb = realloc(b->buf, cap))) {
-			b->oom = true;
-			return false;
-		}
-		b->buf = nb;
-		b->cap = cap;
+	while (cap < b->len + n)
+		cap *= 2;
+	if (!(nb = realloc(b->buf, cap))) {
+		b->oom = true;
+		return false;
 	}
+	b->buf = nb;
+	b->cap = cap;
 	return true;
+}
+
+static inline bool room(struct pb *b, size_t n)
+{
+	return (b->len + n <= b->cap && !b->oom) || grow(b, n);
 }
 
 static size_t varint_len(uint64_t v)
@@ -39,18 +42,22 @@ static size_t varint_len(uint64_t v)
 	return n;
 }
 
-static void varint(struct pb *b, uint64_t v)
+static inline void varint(struct pb *b, uint64_t v)
 {
+	uint8_t *p;
+
 	if (!room(b, 10))
 		return;
+	p = b->buf + b->len;
 	while (v >= 0x80) {
-		b->buf[b->len++] = (uint8_t)(v | 0x80);
+		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	b->buf[b->len++] = (uint8_t)v;
+	*p++ = (uint8_t)v;
+	b->len = (size_t)(p - b->buf);
 }
 
-static void tag(struct pb *b, uint32_t field, int wire)
+static inline void tag(struct pb *b, uint32_t field, int wire)
 {
 	varint(b, (uint64_t)field << 3 | (uint64_t)wire);
 }
@@ -113,7 +120,8 @@ size_t pb_begin(struct pb *b, uint32_t field)
 	return b->len;
 }
 
-void pb_end(struct pb *b, size_t mark)
+/* The length of the message from @mark, put in front of it at @at. */
+static void put_len(struct pb *b, size_t at, size_t mark)
 {
 	size_t n, k;
 
@@ -123,8 +131,43 @@ void pb_end(struct pb *b, size_t mark)
 	k = varint_len(n);
 	if (!room(b, k))
 		return;
-	memmove(b->buf + mark + k, b->buf + mark, n);
-	b->len = mark;
+	memmove(b->buf + at + k, b->buf + mark, n);
+	b->len = at;
 	varint(b, n);
-	b->len = mark + k + n;
+	b->len = at + k + n;
+}
+
+void pb_end(struct pb *b, size_t mark)
+{
+	put_len(b, mark, mark);
+}
+
+/*
+ * A long message's length takes a fixed 4 bytes (a varint with redundant
+ * continuation bytes, which every decoder reads; Perfetto's own writer
+ * does the same): nothing moves when it ends.
+ */
+#define PAD 4
+
+size_t pb_begin_long(struct pb *b, uint32_t field)
+{
+	tag(b, field, WIRE_LEN);
+	if (room(b, PAD))
+		b->len += PAD;
+	return b->len;
+}
+
+void pb_end_long(struct pb *b, size_t mark)
+{
+	size_t n, k;
+
+	if (b->oom || mark > b->len || mark < PAD)
+		return;
+	n = b->len - mark;
+	if (n >= (1u << 7 * PAD)) {
+		put_len(b, mark - PAD, mark);	/* longer than 4 bytes can say: moved */
+		return;
+	}
+	for (k = 0; k < PAD; k++)
+		b->buf[mark - PAD + k] = (uint8_t)(((n >> 7 * k) & 0x7f) | (k + 1 < PAD ? 0x80 : 0));
 }

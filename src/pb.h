@@ -30,5 +30,8 @@ void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n);
 /* A nested message: pb_end(b, pb_begin(b, field)) around its fields. */
 size_t pb_begin(struct pb *b, uint32_t field);
 void pb_end(struct pb *b, size_t mark);
+/* The same for a message of many KiB: its length is not moved in front. */
+size_t pb_begin_long(struct pb *b, uint32_t field);
+void pb_end_long(struct pb *b, size_t mark);
 
 #endif
