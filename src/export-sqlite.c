@@ -320,9 +320,14 @@ static int begin(struct export *x)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
 		return error("%s: %s", x->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
-	/* A new file renamed into place at the end: no journal needed to protect it. */
+	/*
+	 * A new file renamed into place at the end: no journal needed to
+	 * protect it. sqlite's default page cache (2 MB) and temporary files
+	 * on disk, measured: a 64 MB cache and temp_store = MEMORY made the
+	 * index builds 2-3x slower (the sorter), and the rows go in order.
+	 */
 	if (exec(x, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 65536; "
-		 "PRAGMA cache_size = -65536; PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;") ||
+		 "PRAGMA locking_mode = EXCLUSIVE;") ||
 	    exec(x, schema) || exec(x, "BEGIN"))
 		return EXIT_FAIL;
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO object_rows (ptr, kind, alloc_site, cache, "
