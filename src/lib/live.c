@@ -90,7 +90,7 @@ static void lcpu_fail(struct lcpu *c, int err)
  * are never freed before kmt_live_free(): reused, they cost no malloc and
  * no page faults on the readers' hot path.
  */
-#define BLOCK_PAGES 512
+#define BLOCK_PAGES 1024
 static struct kmt_live_page *page_get(struct kmt_live *l)
 {
 	size_t each = (sizeof(struct kmt_live_page) + l->psize + 63) & ~(size_t)63;
@@ -114,6 +114,8 @@ static struct kmt_live_page *page_get(struct kmt_live *l)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b == MAP_FAILED)
 		return NULL;
+	/* Huge pages where the system allows: a TLB miss per page costs the analysis (and a VM) dearly. */
+	madvise(b, sizeof(*b) + BLOCK_PAGES * each, MADV_HUGEPAGE);
 	b->size = sizeof(*b) + BLOCK_PAGES * each;
 	pthread_mutex_lock(&l->lock);
 	/* The rest of the block carved before is lost to no one: it is used up first. */
