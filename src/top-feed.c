@@ -132,6 +132,19 @@ static int take(struct top *t, int i)
 	return 0;
 }
 
+/* The page at the head of @c's queue is read: back to the readers. */
+static void page_done(struct top *t, struct feed_cpu *c)
+{
+	struct kmt_live_page *done = c->head;
+
+	c->head = done->next;
+	if (!c->head)
+		c->tail = NULL;
+	done->next = NULL;
+	kmt_live_put(t->rc.live, done);
+	c->loaded = false;
+}
+
 /* The next event of CPU @i into c->ev (c->have), loading pages as needed. */
 static int next(struct top *t, int i)
 {
@@ -153,14 +166,7 @@ static int next(struct top *t, int i)
 		if (ret < 0)
 			goto bad;
 		if (ret == 0) {
-			struct kmt_live_page *done = c->head;
-
-			c->head = done->next;
-			if (!c->head)
-				c->tail = NULL;
-			done->next = NULL;
-			kmt_live_put(t->rc.live, done);
-			c->loaded = false;
+			page_done(t, c);
 			continue;
 		}
 		ret = kmt_decode(t->dec, &rec, t->rc.cpus[i], &c->ev);
@@ -178,16 +184,7 @@ bad:
 			t->rc.cpus[i], d.msg);
 	t->failed = true;
 	kmt_model_lost(t->m, t->rc.cpus[i], -1, c->loaded ? c->pg.ts : 0);
-	c->loaded = false;
-	{
-		struct kmt_live_page *done = c->head;
-
-		c->head = done->next;
-		if (!c->head)
-			c->tail = NULL;
-		done->next = NULL;
-		kmt_live_put(t->rc.live, done);
-	}
+	page_done(t, c);
 	return 0;
 }
 
