@@ -395,7 +395,6 @@ int cmd_top(int argc, char **argv)
 	sigemptyset(&winch);
 	sigaddset(&winch, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &winch, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t.rc.t0);
 	code = rec_run(&t.rc, &h);
 	screen_close(&t);
 	feed_release(&t);

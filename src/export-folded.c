@@ -64,6 +64,6 @@ static int begin(struct export *x)
 }
 
 const struct export_format export_folded = {
-	.name = "folded", .ext = ".folded", .opens = "flamegraph.pl FILE > flame.svg (or speedscope FILE)",
+	.name = "folded", .ext = ".folded",
 	.stream = true, .detail = true, .begin = begin, .end = end,
 };

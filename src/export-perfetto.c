@@ -437,6 +437,6 @@ static void release(struct export *x)
 }
 
 const struct export_format export_perfetto = {
-	.name = "perfetto", .ext = ".perfetto-trace", .opens = "ui.perfetto.dev, or trace_processor FILE",
+	.name = "perfetto", .ext = ".perfetto-trace",
 	.binary = true, .stream = true, .detail = true, .begin = begin, .end = end, .release = release,
 };

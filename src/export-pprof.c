@@ -435,6 +435,6 @@ static void release(struct export *x)
 }
 
 const struct export_format export_pprof = {
-	.name = "pprof", .ext = ".pb.gz", .opens = "go tool pprof -top -sample_index=alloc_space FILE",
+	.name = "pprof", .ext = ".pb.gz",
 	.binary = true, .stream = true, .begin = begin, .end = end, .release = release,
 };

@@ -100,13 +100,10 @@ static int exec(struct export *x, const char *sql)
 	return EXIT_FAIL;
 }
 
-/* A time in the report's base (ns from the first event), or NULL. */
-static void bind_time(struct export *x, sqlite3_stmt *st, int i, uint64_t ts, bool known)
+/* A time in the report's base (ns from the first event). */
+static void bind_time(struct export *x, sqlite3_stmt *st, int i, uint64_t ts)
 {
-	if (known)
-		sqlite3_bind_int64(st, i, (sqlite3_int64)(ts - MIN(x->a.t0, ts)));
-	else
-		sqlite3_bind_null(st, i);
+	sqlite3_bind_int64(st, i, (sqlite3_int64)(ts - MIN(x->a.t0, ts)));
 }
 
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -336,7 +333,7 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	sqlite3_stmt *st = s->acc;
 	char ip[256], cs[256];
 
-	bind_time(x, st, 1, ev->ts, true);
+	bind_time(x, st, 1, ev->ts);
 	sqlite3_bind_int(st, 2, ev->cpu);
 	sqlite3_bind_int(st, 3, ev->pid);
 	bind_text(st, 4, site_name(&x->r, ev->call_site, ip, sizeof(ip)));
@@ -346,7 +343,7 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	if (ev->str2_len)
 		sqlite3_bind_text(st, 8, ev->str2, (int)ev->str2_len, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 9, (sqlite3_int64)o->ptr);
-	bind_time(x, st, 10, o->alloc_ts, true);
+	bind_time(x, st, 10, o->alloc_ts);
 	bind_text(st, 11, site_name(&x->r, o->alloc_site, cs, sizeof(cs)));
 	bind_text(st, 12, o->cache);
 	step(x, st);
@@ -560,6 +557,6 @@ static void release(struct export *x)
 }
 
 const struct export_format export_sqlite = {
-	.name = "sqlite", .ext = ".sqlite", .opens = "sqlite3 FILE 'SELECT ... FROM objects'",
+	.name = "sqlite", .ext = ".sqlite",
 	.begin = begin, .end = end, .release = release,
 };

@@ -37,7 +37,6 @@ struct export {
 struct export_format {
 	const char *name;		/* --format NAME */
 	const char *ext;		/* default output: INPUT's base name + ext */
-	const char *opens;		/* the command that opens it, for --help */
 	bool binary;			/* never to a terminal */
 	bool stream;			/* writes to x->out; else to the file x->tmp itself */
 	bool detail;			/* needs the model's detail (groups, time series) */

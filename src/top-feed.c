@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <kmemtrace/comm.h>
@@ -25,14 +24,6 @@
 #include "top.h"
 
 #define MARGIN_NS 2000000ULL		/* events still being written when a buffer read empty */
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
 
 int feed_init(struct top *t, struct kmt_diag *d)
 {
@@ -110,17 +101,18 @@ static int take(struct top *t, int i)
 	struct feed_cpu *c = &t->cpu[i];
 	struct kmt_live_page *p = kmt_live_take(t->rc.live, i, &c->empty_ns), *q;
 
-	for (q = p; q; q = q->next)
-		if (c->spool_fd >= 0 && kmt_write_all(c->spool_fd, q->data, t->psize))
-			return error("cannot keep the session in %s: %s", t->rc.o.output, strerror(errno));
 	if (!p)
 		return 0;
 	if (c->tail)
 		c->tail->next = p;
 	else
 		c->head = p;
-	for (q = p; q->next; q = q->next)
-		;
+	for (q = p;; q = q->next) {
+		if (c->spool_fd >= 0 && kmt_write_all(c->spool_fd, q->data, t->psize))
+			return error("cannot keep the session in %s: %s", t->rc.o.output, strerror(errno));
+		if (!q->next)
+			break;
+	}
 	c->tail = q;
 	/* Events of this CPU come in order: those before its newest page are in hand. */
 	if (q->len >= 8) {
@@ -146,7 +138,7 @@ static void page_done(struct top *t, struct feed_cpu *c)
 }
 
 /* The next event of CPU @i into c->ev (c->have), loading pages as needed. */
-static int next(struct top *t, int i)
+static void next(struct top *t, int i)
 {
 	struct feed_cpu *c = &t->cpu[i];
 	struct kmt_diag d = { 0 };
@@ -176,7 +168,7 @@ static int next(struct top *t, int i)
 		}
 		c->have = ret > 0;
 	}
-	return 0;
+	return;
 bad:
 	/* Not this page's events: say so once, drop the page, go on. */
 	if (!t->failed)
@@ -185,7 +177,6 @@ bad:
 	t->failed = true;
 	kmt_model_lost(t->m, t->rc.cpus[i], -1, c->loaded ? c->pg.ts : 0);
 	page_done(t, c);
-	return 0;
 }
 
 int feed_pump(struct top *t, bool all)
@@ -201,26 +192,25 @@ int feed_pump(struct top *t, bool all)
 			safe = MIN(safe, MAX(t->cpu[i].empty_ns, t->cpu[i].seen_ns));
 		safe = safe > MARGIN_NS ? safe - MARGIN_NS : 0;
 	}
+	/* Each CPU's next event; after that only the CPU just fed has a new one. */
+	for (i = 0; i < t->ncpu; i++)
+		next(t, i);
 	for (;;) {
 		int best = -1;
 
-		for (i = 0; i < t->ncpu; i++) {
-			next(t, i);
+		for (i = 0; i < t->ncpu; i++)
 			if (t->cpu[i].have && t->cpu[i].ev.ts <= safe &&
 			    (best < 0 || t->cpu[i].ev.ts < t->cpu[best].ev.ts))
 				best = i;
-		}
 		if (best < 0)
 			break;
 		if (kmt_model_event(t->m, &t->cpu[best].ev))
 			return error("out of memory: the analysis stops");
-		t->fed_ns = t->cpu[best].ev.ts;
 		t->events++;
 		t->cpu[best].have = false;
+		next(t, best);
 	}
 	if (kmt_model_sync(t->m))
 		return error("out of memory: the analysis stops");
-	if (all || safe > t->fed_ns)
-		t->fed_ns = all ? now_ns() : safe;
 	return EXIT_OK;
 }

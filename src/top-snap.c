@@ -68,7 +68,6 @@ static void row(struct top *t, enum top_view v, size_t i, const char *name, cons
 	if ((now->allocs != p->allocs || now->frees != p->frees || now->now_bytes) &&
 	    (r = row_add(&t->snap, v))) {
 		snprintf(r->name, sizeof(r->name), "%s", name);
-		r->idx = (uint32_t)i;
 		r->allocs = now->allocs - p->allocs;
 		r->frees = now->frees - p->frees;
 		r->bytes_alloc = now->bytes_alloc - p->bytes_alloc;

@@ -47,7 +47,6 @@ struct feed_cpu {
 /* A row of a snapshot: one call site, cache or process, over the interval. */
 struct top_row {
 	char name[64];
-	uint32_t idx;				/* in the model's table */
 	uint64_t allocs, frees, bytes_alloc, bytes_req;	/* in the interval */
 	uint64_t live_objects, live_bytes;	/* now: allocated since top began, not gone */
 	int64_t growth;				/* live bytes' change in the interval */
@@ -69,7 +68,6 @@ struct top_snap {
 	uint64_t lost_now;			/* in the interval */
 	double cpu_pct;				/* top's own CPU, % of one CPU */
 	uint64_t queued;			/* bytes read, not yet analysed */
-	double behind;				/* seconds the analysis lags the kernel */
 	struct top_row *rows[VIEW_NR];		/* every view's rows, sorted by the current key */
 	size_t nrows[VIEW_NR], alloc[VIEW_NR];
 };
@@ -96,8 +94,6 @@ struct top {
 	struct feed_cpu *cpu;
 	int ncpu;
 	uint32_t psize;
-	uint64_t t0_ns;				/* CLOCK_MONOTONIC when top began */
-	uint64_t fed_ns;			/* events up to here are in the model */
 	uint64_t events;			/* fed so far */
 	bool failed;				/* a page could not be read: said once */
 	/* snapshots */

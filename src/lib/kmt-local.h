@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -20,6 +21,15 @@
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 /* Unaligned loads in little or big endian. */
+/* CLOCK_MONOTONIC in ns. */
+static inline uint64_t kmt_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
 static inline uint16_t ld16(const void *p, bool be)
 {
 	uint16_t v;

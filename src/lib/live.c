@@ -30,7 +30,7 @@
 
 struct lcpu {
 	struct kmt_live *l;
-	int idx, cpu, fd;
+	int cpu, fd;
 	pthread_t th;
 	bool started;
 	pid_t tid;
@@ -65,14 +65,6 @@ struct kmt_live {
 	struct block *blocks;		/* where every page lives, newest first */
 	int carved;			/* pages handed out of the newest block */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
 
 static void lcpu_fail(struct lcpu *c, int err)
 {
@@ -194,7 +186,7 @@ static long drain(struct lcpu *c, bool final)
 
 	while (final || got < DRAIN_CAP) {
 		struct kmt_live_page *p = page_get(l);
-		uint64_t t = now_ns();
+		uint64_t t = kmt_now_ns();
 		ssize_t n;
 
 		if (!p)
@@ -308,7 +300,6 @@ struct kmt_live *kmt_live_start(const struct kmt_live_opts *o, struct kmt_diag *
 		char path[512];
 
 		l->c[i].l = l;
-		l->c[i].idx = i;
 		l->c[i].cpu = o->cpus[i];
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", o->instance_path, o->cpus[i]);
 		l->c[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);

@@ -27,7 +27,6 @@ struct kmt_detail {
 	VEC(struct kmt_gap) gaps;
 	struct imap group_map;		/* site:24 cache:16 proc:24 -> row */
 	VEC(struct kmt_group) groups;
-	uint64_t groups_dropped;	/* indices too large for the key */
 	struct imap size_map;		/* req << 32 | alloc -> row */
 	VEC(struct kmt_size_count) sizes;
 };
@@ -241,10 +240,8 @@ static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hin
 		o->group = h->group;
 		return &d->groups.v[h->group];
 	}
-	if (o->site >= 0xffffff || cache > 0xffff || proc > 0xffffff) {
-		d->groups_dropped++;
-		return NULL;
-	}
+	if (o->site >= 0xffffff || cache > 0xffff || proc > 0xffffff)
+		return NULL;	/* indices too large for the key: not grouped */
 	key = (uint64_t)o->site << 40 | cache << 24 | proc;
 	i = imap_get(&d->group_map, key);
 	if (i == NONE) {

@@ -24,7 +24,6 @@ struct kmt_stacks {
 	size_t cap;
 	struct imap row_map;		/* site index << 32 | stack id -> row */
 	VEC(struct kmt_site_stack) rows;
-	VEC(uint32_t) row_site;		/* each row's site index */
 	bool sorted;
 };
 
@@ -51,7 +50,6 @@ void model_stack_release(struct kmt_model *m)
 	free(t->slots);
 	imap_release(&t->row_map);
 	free(t->rows.v);
-	free(t->row_site.v);
 	free(t);
 	m->stacks = NULL;
 }
@@ -200,14 +198,12 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev)
 	r = imap_get(&t->row_map, key);
 	if (r == NONE) {
 		r = VEC_PUSH(t->rows, m->oom);
-		if (r == NONE || VEC_PUSH(t->row_site, m->oom) == NONE ||
-		    imap_put(&t->row_map, key, r)) {
+		if (r == NONE || imap_put(&t->row_map, key, r)) {
 			m->oom = true;
 			return;
 		}
 		t->rows.v[r].site = m->sites.v[o->site].addr;
 		t->rows.v[r].stack = id;
-		t->row_site.v[r] = o->site;
 	}
 	row = &t->rows.v[r];
 	row->allocs++;

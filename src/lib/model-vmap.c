@@ -77,7 +77,7 @@ void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->site = NONE;
 	o->proc = proc;
 	o->cache = NONE;
-	o->alloc = ev->bytes_alloc > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->bytes_alloc;
+	o->alloc = sat32(ev->bytes_alloc);
 	o->req = o->alloc;
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = KMT_EV_VMAP_ALLOC;

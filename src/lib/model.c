@@ -131,11 +131,6 @@ void kmt_model_free(struct kmt_model *m)
 	free(m);
 }
 
-static uint32_t sat32(uint64_t v)
-{
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
 struct kmt_site *model_site_of(struct kmt_model *m, struct imap *map, void *vec_, uint64_t addr)
 {
 	VEC(struct kmt_site) *vec = vec_;
@@ -303,23 +298,25 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 	       o->req == sat32(ev->bytes_req) && o->alloc == sat32(ev->bytes_alloc);
 }
 
-/* @o comes (+1) or goes (-1): what is allocated and not gone, now. */
-static void now_add(struct kmt_model *m, const struct obj *o, int sign)
+/* @o was freed without a trace (its address came again): gone, now. */
+static void gone_unseen(struct kmt_model *m, const struct obj *o)
 {
-	uint64_t n = (uint64_t)(int64_t)sign, b = (uint64_t)((int64_t)sign * (int64_t)o->alloc);
+	struct kmt_site *s = &m->sites.v[o->site];
 
-	m->sites.v[o->site].now_objects += n;
-	m->sites.v[o->site].now_bytes += b;
+	s->unseen_frees++;
+	s->now_objects--;
+	s->now_bytes -= o->alloc;
 	if (o->cache != NONE) {
-		m->caches.v[o->cache].now_objects += n;
-		m->caches.v[o->cache].now_bytes += b;
+		m->caches.v[o->cache].unseen_frees++;
+		m->caches.v[o->cache].now_objects--;
+		m->caches.v[o->cache].now_bytes -= o->alloc;
 	}
 	if (o->proc != NONE) {
-		m->procs.v[o->proc].now_objects += n;
-		m->procs.v[o->proc].now_bytes += b;
+		m->procs.v[o->proc].now_objects--;
+		m->procs.v[o->proc].now_bytes -= o->alloc;
 	}
-	m->sum.now_objects += n;
-	m->sum.now_bytes += b;
+	m->sum.now_objects--;
+	m->sum.now_bytes -= o->alloc;
 }
 
 static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
@@ -327,23 +324,35 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 	struct kmt_site *s = &m->sites.v[o->site];
 	int64_t req = sign * (int64_t)o->req, al = sign * (int64_t)o->alloc;
 
+	/* now_*: allocated and not gone, so far (what a live view shows). */
 	s->allocs += (uint64_t)(int64_t)sign;
+	s->now_objects += (uint64_t)(int64_t)sign;
 	s->bytes_req += (uint64_t)req;
 	s->bytes_alloc += (uint64_t)al;
+	s->now_bytes += (uint64_t)al;
 	if (o->cache != NONE) {
-		m->caches.v[o->cache].allocs += (uint64_t)(int64_t)sign;
-		m->caches.v[o->cache].bytes_req += (uint64_t)req;
-		m->caches.v[o->cache].bytes_alloc += (uint64_t)al;
+		struct kmt_cache *c = &m->caches.v[o->cache];
+
+		c->allocs += (uint64_t)(int64_t)sign;
+		c->now_objects += (uint64_t)(int64_t)sign;
+		c->bytes_req += (uint64_t)req;
+		c->bytes_alloc += (uint64_t)al;
+		c->now_bytes += (uint64_t)al;
 	}
 	if (o->proc != NONE) {
-		m->procs.v[o->proc].allocs += (uint64_t)(int64_t)sign;
-		m->procs.v[o->proc].bytes_req += (uint64_t)req;
-		m->procs.v[o->proc].bytes_alloc += (uint64_t)al;
+		struct kmt_proc *p = &m->procs.v[o->proc];
+
+		p->allocs += (uint64_t)(int64_t)sign;
+		p->now_objects += (uint64_t)(int64_t)sign;
+		p->bytes_req += (uint64_t)req;
+		p->bytes_alloc += (uint64_t)al;
+		p->now_bytes += (uint64_t)al;
 	}
 	m->sum.allocs += (uint64_t)(int64_t)sign;
+	m->sum.now_objects += (uint64_t)(int64_t)sign;
 	m->sum.bytes_req += (uint64_t)req;
 	m->sum.bytes_alloc += (uint64_t)al;
-	now_add(m, o, sign);
+	m->sum.now_bytes += (uint64_t)al;
 }
 
 /* Call sites repeat: a small direct-mapped memo in front of the map. */
@@ -426,10 +435,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		} else {
 			model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
 			model_detail_gone(m, o, ev->ts, false);
-			now_add(m, o, -1);
-			m->sites.v[o->site].unseen_frees++;
-			if (o->cache != NONE)
-				m->caches.v[o->cache].unseen_frees++;
+			gone_unseen(m, o);
 			if (o->loss_seq != m->loss_seq)
 				m->sum.uncertain_misuse++;	/* its free may be in a gap */
 			else
@@ -563,22 +569,30 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		asite->life_min = life;
 	asite->life_max = MAX(asite->life_max, life);
 	asite->frees++;
+	asite->now_objects--;
 	asite->bytes_freed += o->alloc;
+	asite->now_bytes -= o->alloc;
 	if (ev->cpu != o->cpu) {
 		asite->cross_cpu++;
 		m->sum.cross_cpu_frees++;
 	}
-	if (o->cache != NONE)
+	if (o->cache != NONE) {
 		m->caches.v[o->cache].frees++;
+		m->caches.v[o->cache].now_objects--;
+		m->caches.v[o->cache].now_bytes -= o->alloc;
+	}
 	if (o->proc != NONE) {
 		m->procs.v[o->proc].frees++;
+		m->procs.v[o->proc].now_objects--;
 		m->procs.v[o->proc].bytes_freed += o->alloc;
+		m->procs.v[o->proc].now_bytes -= o->alloc;
 	}
 	m->sum.frees++;
+	m->sum.now_objects--;
 	m->sum.bytes_freed += o->alloc;
+	m->sum.now_bytes -= o->alloc;
 	model_stack_freed(m, o);
 	model_detail_gone(m, o, ev->ts, true);
-	now_add(m, o, -1);
 	model_emit(m, o, KMT_FATE_FREED, ev);
 	otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
 }

@@ -89,14 +89,6 @@ struct kmt_watcher {
 static const char *const alloc_events[] = { "kmem:kmalloc", "kmem:kmem_cache_alloc" };
 static const char *const free_events[] = { "kmem:kfree", "kmem:kmem_cache_free" };
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
 static uint32_t rnd(struct kmt_watcher *w)
 {
 	w->rng ^= w->rng << 13;
@@ -346,7 +338,7 @@ static void slot_off(struct kmt_watcher *w, int s)
 	kmt_hwbp_disarm(w->hw, s);
 	sl->armed = false;
 	if (sl->log_n)
-		sl->log[(sl->log_n - 1) % WATCH_LOG].t_off = now_ns();
+		sl->log[(sl->log_n - 1) % WATCH_LOG].t_off = kmt_now_ns();
 }
 
 /* The members a watched word covers: "flags|id" (--type), or the --offset name. */
@@ -378,7 +370,7 @@ static int slot_on(struct kmt_watcher *w, int s, struct wcand *c, uint32_t off, 
 	struct wassign *a;
 	struct kmt_diag d = { 0 };
 	char field[48];
-	uint64_t t = now_ns();
+	uint64_t t = kmt_now_ns();
 
 	/*
 	 * Moving a watchpoint takes microseconds: the old word's window closes
@@ -389,7 +381,7 @@ static int slot_on(struct kmt_watcher *w, int s, struct wcand *c, uint32_t off, 
 		return d.err;
 	}
 	if (sl->armed && sl->log_n)
-		sl->log[(sl->log_n - 1) % WATCH_LOG].t_off = now_ns();
+		sl->log[(sl->log_n - 1) % WATCH_LOG].t_off = kmt_now_ns();
 	a = &sl->log[sl->log_n++ % WATCH_LOG];
 	a->obj = c->ptr;
 	a->addr = c->ptr + off;
@@ -647,7 +639,7 @@ struct kmt_watcher *kmt_watcher_start(const struct kmt_watcher_opts *o, struct k
 
 int kmt_watcher_fds(struct kmt_watcher *w, struct pollfd *pf, int max, int *timeout_ms)
 {
-	uint64_t t = now_ns(), next = UINT64_MAX;
+	uint64_t t = kmt_now_ns(), next = UINT64_MAX;
 	int i, n = 0, k = kmt_hwbp_fds(w->hw, w->ring_fds, w->o.nr_cpus);
 
 	for (i = 0; i < k && n < max; i++)
@@ -668,7 +660,7 @@ int kmt_watcher_poll(struct kmt_watcher *w)
 		return 1;
 	ctl_read(w);
 	kmt_hwbp_read(w->hw, false, on_hit, w);
-	t = now_ns();
+	t = kmt_now_ns();
 	for (s = 0; s < w->nr_slots; s++)
 		if (w->slot[s].armed && t - w->slot[s].t_on >= (uint64_t)(w->o.dwell * 1e9))
 			assign(w, s, true);
