@@ -65,6 +65,7 @@ struct kmt_writer_opts {
 	/* Called now and then with bytes of CPU data done and in all. */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	int threads;			/* compressing threads; 0: one per online CPU */
 };
 
 /*

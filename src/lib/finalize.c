@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -181,6 +182,70 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 	return 0;
 }
 
+struct scan_job {
+	struct fin *s;
+	const struct kmt_decoder *dec;
+	struct kmt_comms *comms;	/* the names this CPU's events set */
+	struct kmt_finalize_cpu *fc;
+	struct kmt_diag d;
+	int i, ret;
+	pthread_t th;
+	bool started;
+};
+
+static void *scan_main(void *arg)
+{
+	struct scan_job *j = arg;
+
+	j->ret = scan_cpu(j->s, KMT_SPOOL_MAIN, j->i, j->dec, j->comms, j->fc, &j->d);
+	return NULL;
+}
+
+/*
+ * Scan every CPU of the main buffer, each on its own thread (the recorded
+ * pages are in the page cache: this is CPU work). Names are collected per
+ * CPU and applied in CPU order afterwards, as one thread would have.
+ */
+static int scan_all(struct fin *s, const struct kmt_decoder *dec, struct kmt_comms *comms,
+		    struct kmt_finalize_result *res, struct kmt_diag *d)
+{
+	int n = s->meta->nr_cpus, i, ret = 0;
+	struct scan_job *j = calloc((size_t)n, sizeof(*j));
+
+	if (!j)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		j[i] = (struct scan_job){ .s = s, .dec = dec, .fc = &res->cpus[i], .i = i };
+		j[i].fc->cpu = s->meta->cpus[i];
+		j[i].comms = kmt_comms_new();
+		if (!j[i].comms) {
+			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+			break;
+		}
+		j[i].started = !pthread_create(&j[i].th, NULL, scan_main, &j[i]);
+		if (!j[i].started)
+			scan_main(&j[i]);
+	}
+	for (i = 0; i < n; i++) {
+		char *text;
+		size_t len;
+
+		if (j[i].started)
+			pthread_join(j[i].th, NULL);
+		if (!ret && j[i].ret)
+			ret = kmt_diag_set(d, j[i].ret, "%s", j[i].d.msg);
+		if (!ret && j[i].comms) {
+			text = kmt_comms_format(j[i].comms, &len);
+			if (!text || kmt_comms_parse(comms, text, len))
+				ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+			free(text);
+		}
+		kmt_comms_free(j[i].comms);
+	}
+	free(j);
+	return ret;
+}
+
 static void parse_stats(const char *text, struct kmt_finalize_cpu *fc)
 {
 	const char *p;
@@ -337,14 +402,13 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 			 "recovered from a recording whose recorder died");
 	}
 	res->nr_cpus = s.meta->nr_cpus;
+	ret = scan_all(&s, dec, comms, res, d);
+	if (ret)
+		goto out;
 	for (i = 0; i < s.meta->nr_cpus; i++) {
 		struct kmt_finalize_cpu *fc = &res->cpus[i];
 		struct sbuf *stats = &s.buf[KMT_SPOOL_MAIN].stats[i];
 
-		fc->cpu = s.meta->cpus[i];
-		ret = scan_cpu(&s, KMT_SPOOL_MAIN, i, dec, comms, fc, d);
-		if (ret)
-			goto out;
 		spool_get_stats(spool, KMT_SPOOL_MAIN, fc->cpu, stats);
 		if (stats->len)
 			parse_stats(stats->buf, fc);

@@ -387,8 +387,30 @@ int hold_start(struct hold *h)
 	return 0;
 }
 
+struct drain {
+	struct hold *h;
+	struct hcpu *c;
+	pthread_t th;
+	bool started;
+};
+
+static void *drain_main(void *arg)
+{
+	struct drain *dr = arg;
+
+	while (flush_head(dr->h, dr->c, true) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * Everything still held goes to the files, every CPU's queue on its own
+ * thread: at the end of a busy run this is most of the data, and the
+ * writes into the page cache are CPU work that scales with the cores.
+ */
 int hold_finish(struct hold *h, struct kmt_diag *d)
 {
+	struct drain *dr = calloc((size_t)h->n, sizeof(*dr));
 	int i, ret = 0;
 
 	if (h->running) {
@@ -399,14 +421,22 @@ int hold_finish(struct hold *h, struct kmt_diag *d)
 		pthread_join(h->flusher, NULL);
 		h->running = false;
 	}
+	for (i = 0; dr && i < h->n; i++) {
+		dr[i] = (struct drain){ .h = h, .c = &h->c[i] };
+		dr[i].started = !pthread_create(&dr[i].th, NULL, drain_main, &dr[i]);
+	}
 	for (i = 0; i < h->n; i++) {
 		struct hcpu *c = &h->c[i];
 
-		while (flush_head(h, c, true) > 0)
-			;
+		if (dr && dr[i].started)
+			pthread_join(dr[i].th, NULL);
+		else
+			while (flush_head(h, c, true) > 0)
+				;
 		if (c->err && !ret)
 			ret = kmt_diag_set(d, c->err, "%s", c->why);
 	}
+	free(dr);
 	return ret;
 }
 

@@ -21,6 +21,7 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/writer.h>
 #include "kmt-local.h"
+#include "zpool.h"
 
 #define FLUSH_AT (1u << 20)
 
@@ -31,6 +32,8 @@ struct wout {
 	int err;
 	const struct kmt_writer_opts *o;
 	struct kmt_zctx *z;
+	struct zpool *zp;		/* CPU data's compressing threads */
+	size_t zp_chunk;
 	struct sbuf strings;		/* v7 string table */
 	uint64_t sec_off[KMT_OPT_CMDLINES + 1];
 	uint64_t done, total;		/* CPU data progress */
@@ -259,57 +262,96 @@ static void src_done(const struct wout *w, const struct kmt_wcpu *c, uint64_t of
 		fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
 }
 
+struct zsink {
+	struct wout *w;
+	const struct kmt_wcpu *c;
+	uint32_t nchunks;
+};
+
+static int z_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	const struct zsink *zs = arg;
+
+	return src_read(zs->c, buf, len, off);
+}
+
+static int z_out(void *arg, const void *z, size_t n, size_t len, uint64_t off)
+{
+	struct zsink *zs = arg;
+	struct wout *w = zs->w;
+
+	w_u32(w, (uint32_t)n);
+	w_u32(w, (uint32_t)len);
+	w_add(w, z, n);
+	zs->nchunks++;
+	/* Punch only what is safely out of our hands. */
+	w_flush(w);
+	if (!w->err)
+		src_done(w, zs->c, off, len);
+	report_progress(w, len);
+	return w->err;
+}
+
+/* The compressing threads for @chunk-byte chunks, made on first use. */
+static struct zpool *w_zpool(struct wout *w, size_t chunk)
+{
+	if (w->zp && w->zp_chunk != chunk) {
+		zpool_free(w->zp);
+		w->zp = NULL;
+	}
+	if (!w->zp) {
+		w->zp = zpool_new(w->o->zalg, w->o->level, chunk,
+				  w->o->threads > 0 ? w->o->threads : zpool_threads());
+		w->zp_chunk = chunk;
+	}
+	return w->zp;
+}
+
 /* Copy one CPU's data; returns its size as recorded in the BUFFER option. */
 static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_t psize,
 			       bool compress)
 {
 	size_t chunk = (size_t)psize * (w->o->chunk_pages ? w->o->chunk_pages : 64);
-	size_t cap = compress ? kmt_zbound(w->o->zalg, chunk) : 0;
-	char *buf = malloc(chunk), *zbuf = cap ? malloc(cap) : NULL;
-	uint64_t start = w->off, count_at = 0, off;
-	uint32_t nchunks = 0;
+	uint64_t start = w->off, count_at, off;
+	struct zsink zs = { .w = w, .c = c };
+	struct zpool *zp;
+	char *buf;
+	int ret;
 
-	if (!buf || (compress && !zbuf)) {
-		w->err = -ENOMEM;
-		goto out;
-	}
 	if (compress) {
+		zp = w_zpool(w, chunk);
+		if (!zp) {
+			w->err = -ENOMEM;
+			return 0;
+		}
 		count_at = w->off;
 		w_u32(w, 0);
+		ret = zpool_run(zp, c->size, z_read, z_out, &zs);
+		if (ret && !w->err)
+			w->err = ret;
+		w_patch(w, count_at, &zs.nchunks, 4);
+		return w->off - start - 4;
+	}
+	buf = malloc(chunk);
+	if (!buf) {
+		w->err = -ENOMEM;
+		return 0;
 	}
 	for (off = 0; off < c->size && !w->err; off += chunk) {
 		size_t len = (size_t)MIN((uint64_t)chunk, c->size - off);
-		int ret = src_read(c, buf, len, off);
 
+		ret = src_read(c, buf, len, off);
 		if (ret) {
 			w->err = ret;
 			break;
 		}
-		if (compress) {
-			long n = kmt_zcompress(w->z, zbuf, cap, buf, len);
-
-			if (n < 0) {
-				w->err = (int)n;
-				break;
-			}
-			w_u32(w, (uint32_t)n);
-			w_u32(w, (uint32_t)len);
-			w_add(w, zbuf, (size_t)n);
-			nchunks++;
-		} else {
-			w_add(w, buf, len);
-		}
-		/* Punch only what is safely out of our hands. */
+		w_add(w, buf, len);
 		w_flush(w);
 		src_done(w, c, off, len);
 		report_progress(w, len);
 	}
-	if (compress)
-		w_patch(w, count_at, &nchunks, 4);
-out:
 	free(buf);
-	free(zbuf);
-	return compress ? w->off - start - 4 : w->off - start;
+	return w->off - start;
 }
 
 struct cpu_place {
@@ -575,6 +617,7 @@ int kmt_write_trace(int fd, const struct kmt_writer_opts *o,
 	if (!ret)
 		ret = w.err;
 	kmt_zctx_free(w.z);
+	zpool_free(w.zp);
 	sbuf_release(&w.pend);
 	sbuf_release(&w.strings);
 	if (ret)

@@ -1,9 +1,13 @@
-/* Unit tests: keyed address hashes, symbols, process names, gfp flag names. */
+/*
+ * Unit tests: keyed address hashes, symbols, process names, gfp flag names,
+ * compression on several threads.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +17,7 @@
 #include <kmemtrace/hashptr.h>
 #include <kmemtrace/symbols.h>
 #include "kmt-local.h"
+#include "zpool.h"
 
 static void test_siphash(void **state)
 {
@@ -113,6 +118,74 @@ static void test_gfp_names(void **state)
 	sbuf_release(&sb);
 }
 
+/* The source of the zpool test: a pattern that differs in every chunk. */
+struct zsrc {
+	const uint8_t *data;
+	uint64_t fail_at;		/* read error at this offset, or never */
+	struct sbuf out;		/* what came back, decompressed, in order */
+	uint64_t next_off;
+	struct kmt_zctx *dz;
+	int order_errors;
+};
+
+static int zsrc_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct zsrc *z = arg;
+
+	if (off == z->fail_at)
+		return -EIO;
+	memcpy(buf, z->data + off, len);
+	return 0;
+}
+
+static int zsrc_out(void *arg, const void *zb, size_t n, size_t len, uint64_t off)
+{
+	struct zsrc *z = arg;
+
+	if (off != z->next_off)
+		z->order_errors++;
+	z->next_off = off + len;
+	if (sbuf_grow(&z->out, len) ||
+	    kmt_zdecompress(z->dz, z->out.buf + z->out.len, len, zb, n))
+		return -EINVAL;
+	z->out.len += len;
+	return 0;
+}
+
+static void test_zpool(void **state)
+{
+	size_t total = (5u << 20) + 1234, i;	/* 80 chunks and a short one */
+	uint8_t *data = malloc(total);
+	int threads;
+
+	(void)state;
+	assert_non_null(data);
+	for (i = 0; i < total; i++)
+		data[i] = (uint8_t)((i * 2654435761u) >> (i % 7 + 8));
+	for (threads = 1; threads <= 3; threads++) {
+		struct zpool *p = zpool_new(KMT_Z_ZSTD, 1, 65536, threads);
+		struct zsrc z = { .data = data, .fail_at = UINT64_MAX };
+
+		assert_non_null(p);
+		z.dz = kmt_zctx_new(KMT_Z_ZSTD, 0);
+		assert_int_equal(zpool_run(p, total, zsrc_read, zsrc_out, &z), 0);
+		assert_int_equal(z.order_errors, 0);
+		assert_int_equal(z.out.len, total);
+		assert_memory_equal(z.out.buf, data, total);
+		/* A read error stops the run with it, after the chunks before it. */
+		z.out.len = 0;
+		z.next_off = 0;
+		z.fail_at = 40 * 65536;
+		assert_int_equal(zpool_run(p, total, zsrc_read, zsrc_out, &z), -EIO);
+		assert_int_equal(z.out.len, 40 * 65536);
+		assert_int_equal(z.order_errors, 0);
+		kmt_zctx_free(z.dz);
+		sbuf_release(&z.out);
+		zpool_free(p);
+	}
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),
+		cmocka_unit_test(test_zpool),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
