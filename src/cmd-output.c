@@ -23,11 +23,17 @@ static bool is_trace_file(const char *path, bool *empty)
 	static const char magic[] = "\x17\x08\x44tracing";
 	char buf[10];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 
 	*empty = false;
 	if (fd < 0)
 		return false;
+	/* Only a regular file can be a trace: never read a pipe or a device. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	*empty = n == 0;
@@ -129,7 +135,7 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 	FILE *out;
 	int ret;
 
-	if (!path)
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return print(arg, stdout);
 	if (output_is_trace(path))
 		return error("'%s' is a trace file: not overwriting it", path);

@@ -8,6 +8,7 @@
 #ifndef KMEMTRACE_OUTFILE_H
 #define KMEMTRACE_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include "kmemtrace.h"
@@ -17,11 +18,14 @@ struct kmt_outfile {
 	char *tmp;			/* PATH.tmp-PID while writing */
 	int fd;				/* -1 when closed */
 	FILE *stream;			/* kmt_outfile_stream(), or NULL */
+	bool direct;			/* a pipe or device: written in place */
 };
 
 /*
  * Create the temporary file for @path with @mode (0600 for traces). -errno
- * with @d on failure (nothing is left behind).
+ * with @d on failure (nothing is left behind). A @path that is a pipe or a
+ * device is opened and written in place (nothing to rename); a symbolic
+ * link's file is replaced, not the link.
  */
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d);
 /* A stdio stream on it (owned by @of); NULL + errno on failure. */

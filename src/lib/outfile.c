@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <kmemtrace/outfile.h>
@@ -22,16 +23,42 @@ static void of_free(struct kmt_outfile *of)
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d)
 {
 	size_t len = strlen(path) + 32;
+	struct stat st, lst;
 
 	of->fd = -1;
 	of->stream = NULL;
-	of->path = strdup(path);
+	of->direct = false;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/*
+		 * A pipe or a device (-o /dev/null, a FIFO): written as it is.
+		 * Renaming a file over it would replace the device node.
+		 */
+		of->direct = true;
+		of->path = strdup(path);
+		of->tmp = strdup(path);
+		of->fd = of->path && of->tmp ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+		if (of->fd < 0) {
+			int err = of->path && of->tmp ? -errno : -ENOMEM;
+
+			kmt_diag_set(d, err, "cannot write '%s': %s", path, strerror(-err));
+			of_free(of);
+			return err;
+		}
+		return 0;
+	}
+	/* A link to a file: replace the file, not the link. */
+	if (!lstat(path, &lst) && S_ISLNK(lst.st_mode) && !stat(path, &st)) {
+		of->path = realpath(path, NULL);
+		len = of->path ? strlen(of->path) + 32 : len;
+	} else {
+		of->path = strdup(path);
+	}
 	of->tmp = malloc(len);
 	if (!of->path || !of->tmp) {
 		of_free(of);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
-	snprintf(of->tmp, len, "%s.tmp-%d", path, (int)getpid());
+	snprintf(of->tmp, len, "%s.tmp-%d", of->path, (int)getpid());
 	of->fd = open(of->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (of->fd < 0) {
 		int err = -errno;
@@ -58,17 +85,17 @@ int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
 		return kmt_diag_set(d, -EBADF, "no file to commit");
 	if (of->stream && fflush(of->stream))
 		ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
-	if (!ret && fsync(of->fd))
+	if (!ret && !of->direct && fsync(of->fd))
 		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", of->path, strerror(errno));
 	if (of->stream ? fclose(of->stream) : close(of->fd))
 		if (!ret)
 			ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
 	of->stream = NULL;
 	of->fd = -1;
-	if (!ret && rename(of->tmp, of->path))
+	if (!ret && !of->direct && rename(of->tmp, of->path))
 		ret = kmt_diag_set(d, -errno, "cannot rename '%s' to '%s': %s", of->tmp, of->path,
 				   strerror(errno));
-	if (ret)
+	if (ret && !of->direct)
 		unlink(of->tmp);
 	of_free(of);
 	return ret;
@@ -82,7 +109,8 @@ void kmt_outfile_abort(struct kmt_outfile *of)
 		fclose(of->stream);
 	else if (of->fd >= 0)
 		close(of->fd);
-	unlink(of->tmp);
+	if (!of->direct)
+		unlink(of->tmp);
 	of_free(of);
 }
 

@@ -52,6 +52,17 @@ test_expect_success 'convert follows the same rules' '
 	rc=0; $KMT convert s.dat outdir 2> err || rc=$?; [ $rc -eq 1 ] && grep -q "is a directory" err
 '
 
+test_expect_success 'report, export -o a pipe, a device or a link: written through, never replaced' '
+	$KMT report --html -o /dev/stdout s.dat > page.html && head -c 15 page.html | grep -q "<!DOCTYPE html>" &&
+	[ -L /dev/stdout ] && $KMT report --json -o - s.dat | jq -e .summary > /dev/null &&
+	mkfifo fifo && { cat fifo > fifo.out & } && $KMT report -o fifo s.dat && wait &&
+	grep -q "SUMMARY" fifo.out && [ -p fifo ] &&
+	mknod nulldev c 1 3 && $KMT export -f folded -o nulldev s.dat && [ -c nulldev ] &&
+	$KMT export -f pprof -o nulldev s.dat && [ -c nulldev ] && [ "$(ls | grep -c tmp-)" = 0 ] &&
+	$KMT report --json s.dat > real.json && ln -s real.json link.json &&
+	$KMT report --json -o link.json s.dat && [ -L link.json ] && jq -e .summary real.json > /dev/null
+'
+
 test_expect_success 'convert: v6 has no compression; zlib is not for Debian 12'"'"'s trace-cmd' '
 	rc=0; $KMT convert --file-version 6 --compression zstd s.dat v6.dat 2> err || rc=$?;
 	cat err; [ $rc -eq 2 ] && grep -q "v6 has no compression" err && [ ! -e v6.dat ] &&
