@@ -14,7 +14,7 @@
 #include "record.h"
 
 enum { O_STACK = 256, O_FILTER, O_NOCOMPRESS, O_LEVEL, O_RTPRIO, O_LIST, O_RECOVER, O_USER,
-       O_PERCENT };
+       O_PERCENT, O_STACK_SAMPLE };
 
 static const struct opt record_opts[] = {
 	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
@@ -26,6 +26,8 @@ static const struct opt record_opts[] = {
 	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
 	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
 	{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation event" },
+	{ O_STACK_SAMPLE, 0, "stack-sample", "N", "stacks for 1 in N allocations only (N a power of\n"
+	  "two, picked by address: 1 slab page or page in N;\nimplies --stack)" },
 	{ O_FILTER, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
 	  "the events that have its fields" },
 	{ O_NOCOMPRESS, 0, "no-compress", NULL, "store raw pages (default: zstd, after recording)" },
@@ -106,6 +108,12 @@ static int record_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad duration '%s'", value);
 		break;
 	case O_STACK: o->stack = true; break;
+	case O_STACK_SAMPLE:
+		if (!opt_uint(value, 1, 1u << 16, &o->stack_sample) ||
+		    (o->stack_sample & (o->stack_sample - 1)))
+			return usage_error(H, "bad stack sample '%s' (a power of two, 1 to 65536)", value);
+		o->stack = true;
+		break;
 	case O_FILTER: o->filter = value; break;
 	case O_NOCOMPRESS: o->compress = false; break;
 	case O_LEVEL:

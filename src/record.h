@@ -29,6 +29,7 @@ struct rec_opts {
 	unsigned int buffer_percent;
 	double duration;		/* -d, 0: none */
 	bool stack;
+	unsigned int stack_sample;	/* --stack-sample N: 1 in N; 0 or 1: every */
 	const char *filter;
 	bool compress;
 	int level;

@@ -149,8 +149,12 @@ static void describe_command(const struct rec_opts *o, char *buf, size_t len)
 static void describe_settings(const struct rec *rc, const struct kmt_session_opts *so, char *buf,
 			      size_t len)
 {
-	char who[64];
+	char who[64], stacks[40];
 
+	if (rc->o.stack && rc->o.stack_sample > 1)
+		snprintf(stacks, sizeof(stacks), "1 in %u", rc->o.stack_sample);
+	else
+		snprintf(stacks, sizeof(stacks), "%s", rc->o.stack ? "yes" : "no");
 	if (rc->o.follow)
 		snprintf(who, sizeof(who), "the command and its children");
 	else if (rc->o.nr_pids)
@@ -158,7 +162,7 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
 	else
 		snprintf(who, sizeof(who), "every task");
 	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; clock %s; stacks %s; filter %s",
-		 rc->events.n, who, rc->o.buffer_kb, so->clock, rc->o.stack ? "yes" : "no",
+		 rc->events.n, who, rc->o.buffer_kb, so->clock, stacks,
 		 rc->o.filter ? rc->o.filter : "none");
 }
 
@@ -170,6 +174,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.nr_pids = rc->o.nr_pids ? rc->o.nr_pids : rc->o.follow ? 1 : 0,
 		.filter = rc->o.filter,
 		.stack = rc->o.stack,
+		.stack_sample = rc->o.stack_sample,
 		.buffer_kb = rc->o.buffer_kb,
 		.buffer_percent = rc->o.buffer_percent,
 		.clock = rc->clock ? rc->clock : "local",

@@ -456,6 +456,8 @@ static const struct rcol summary_cols[] = {
 	  "the recording kept only some slab allocations (its VERSION option says so)", g_partial_allocs),
 	G("partial_frees", RT_BOOL, RU_NONE, NULL, 0, NULL, "the recording kept only some slab frees",
 	  g_partial_frees),
+	U("stack_sample", S, stack_sample, RU_COUNT, NULL, 0, NULL,
+	  "stacks were recorded for 1 in this many allocations (record --stack-sample); 1: all"),
 	U("unseen_allocs", S, unseen_allocs, RU_COUNT, NULL, 0, NULL,
 	  "with partial_allocs: frees of an address already freed"),
 	U("untraced_evidence", S, untraced_evidence, RU_COUNT, NULL, 0, NULL,

@@ -34,6 +34,8 @@ struct kmt_model_opts {
 	bool partial_allocs, partial_frees;
 	/* Slab allocation stacks: callers kept per stack (0: all of them). */
 	uint32_t stack_depth;
+	/* The recording kept stacks for 1 in this many allocations (0, 1: all). */
+	uint32_t stack_sample;
 	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
 	bool detail;
 };
@@ -166,6 +168,7 @@ struct kmt_summary {
 	int truncated_cpus;		/* CPUs whose recording stopped early */
 	uint64_t truncated_ts;		/* when the first of them stopped */
 	bool partial_allocs, partial_frees;	/* from the model's options */
+	uint64_t stack_sample;		/* stacks of 1 in N allocations; 1: all */
 	bool filtered;			/* by task (-p, --comm): others' events unseen */
 	bool filter_matched;		/* ... and some task matched the filter */
 	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */

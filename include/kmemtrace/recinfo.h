@@ -27,6 +27,8 @@ struct kmt_recinfo {
 	char command[1024];		/* the command line that recorded, or "" */
 	char settings[512];		/* what it recorded and how, one line, or "" */
 	int64_t created;		/* when recording started (time(2)), or 0 */
+	unsigned int stack_sample;	/* stacks kept for 1 in N allocations (settings
+					   "stacks 1 in N"), or 0 */
 };
 
 /* The VERSION text of @ri into @buf (always NUL-terminated); returns @buf. */

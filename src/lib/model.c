@@ -94,6 +94,7 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 		m->cpu[i].memo_proc = NONE;
 	m->sum.partial_allocs = m->o.partial_allocs;
 	m->sum.partial_frees = m->o.partial_frees;
+	m->sum.stack_sample = m->o.stack_sample > 1 ? m->o.stack_sample : 1;
 	m->sum.lost_by_cpu = m->lost_by_cpu;
 	m->sum.events_by_cpu = m->events_by_cpu;
 	return m;

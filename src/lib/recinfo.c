@@ -3,6 +3,7 @@
  * (include/kmemtrace/recinfo.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -91,6 +92,9 @@ void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text)
 		ri->partial = kmt_partial_parse(p, (size_t)(end - p));
 	line_value(text, "command", ri->command, sizeof(ri->command));
 	line_value(text, "settings", ri->settings, sizeof(ri->settings));
+	p = strstr(ri->settings, "; stacks 1 in ");
+	if (p)
+		ri->stack_sample = (unsigned int)strtoul(p + 14, NULL, 10);
 	{
 		char when[32];
 		struct tm tm = { 0 };

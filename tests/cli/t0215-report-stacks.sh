@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Slab allocation stacks (record --stack): each call site's allocations by
 # the stack of its callers, exact against the ground-truth workload, cut by
-# --stack-depth, the same in text, JSON and CSV, absent without --stack.
+# --stack-depth, the same in text, JSON and CSV, absent without --stack;
+# --stack-sample 8 keeps exactly the stacks of allocations whose page
+# number has its low 3 bits zero.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 command -v jq > /dev/null || test_skip_all "jq is not installed"
@@ -80,6 +82,45 @@ test_expect_success 'without --stack: no stacks anywhere' '
 test_expect_success 'a bad --stack-depth is one line and a usage error' '
 	{ $KMT report --stack-depth 0 st.dat 2> err; [ $? = 2 ]; } &&
 	[ $(wc -l < err) -le 2 ] && grep -q "bad stack depth" err
+'
+
+# Alloc events of kmt-gt in dump -a order: "KIND SAMPLED STACKED" per line,
+# SAMPLED from the address (bits 12-14 of a pointer, 0-2 of a pfn).
+sampled() {
+	$KMT dump -a --comm kmt-gt "$1" | awk '
+	function flush() { if (kind != "") print kind, want, 0; kind = "" }
+	/^#/ || /^\t/ { next }
+	/ kernel_stack/ { if (kind != "") print kind, want, 1; kind = ""; next }
+	{ flush() }
+	/ (kmalloc|kmem_cache_alloc|mm_page_alloc|percpu_alloc_percpu|alloc_vmap_area) / &&
+	  match($0, /(ptr|pfn|addr)=0x[0-9a-f]+/) {
+		f = substr($0, RSTART, RLENGTH); h = substr(f, index(f, "x") + 1)
+		d = substr(h, length(h) - (f ~ /^pfn/ ? 0 : 3), 1)
+		kind = $4; want = ((index("0123456789abcdef", d) - 1) % 8 == 0)
+	}
+	END { flush() }'
+}
+
+test_expect_success '--stack-sample 8: a stack exactly where the address says, and the report says so' '
+	$KMT record -q --stack-sample 8 -o ss.dat -- $WL/kmt-gt -g $G $F > /dev/null &&
+	$KMT info ss.dat | grep -q "stacks 1 in 8" &&
+	sampled ss.dat > ss.rows && sort ss.rows | uniq -c &&
+	[ "$(awk "\$2 != \$3" ss.rows | wc -l)" = 0 ] &&
+	[ "$(awk "\$2 == 0" ss.rows | wc -l)" -gt 0 ] &&
+	[ "$(awk "\$1 == \"kmem_cache_alloc\" || \$1 == \"kmalloc\"" ss.rows | wc -l)" -gt 20 ] &&
+	sampled st.dat | awk "\$3 != 1" > all.miss && [ ! -s all.miss ] &&
+	$KMT report --json --comm kmt-gt ss.dat > ss.json &&
+	[ "$(jq .summary.stack_sample ss.json)" = 8 ] && [ "$(jq .summary.stack_sample st.json)" = 1 ] &&
+	[ "$(jq "[.callsites[].stacks[]?.allocs] | add // 0" ss.json)" = \
+	  "$(awk "\$3 == 1 && (\$1 == \"kmalloc\" || \$1 == \"kmem_cache_alloc\")" ss.rows | wc -l)" ] &&
+	$KMT report --comm kmt-gt --sections callsites ss.dat | grep -q "stacks are sampled: only allocations in 1 slab page of 8"
+'
+
+test_expect_success 'a bad --stack-sample is one line and a usage error' '
+	for n in 0 3 131072 x; do
+		{ $KMT record --stack-sample $n -o bad.dat -- true 2> err; [ $? = 2 ]; } &&
+		grep -q "bad stack sample" err && [ ! -e bad.dat ] || return 1
+	done
 '
 
 tracefs_check
