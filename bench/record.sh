@@ -22,7 +22,7 @@ tmp=$(mktemp -d /tmp/kmt-bench.XXXXXX)
 trap 'bench_cleanup; rm -rf "$tmp"' EXIT INT TERM
 WL=("$here/wl.sh" $WORKLOAD)
 
-declare -A W C
+declare -A W C TOT
 ev_km=() lost_km=() raw_km=() z_km=() tot_km=() ev_fl=() smp_pf=() lost_pf=() sz_pf=()
 
 run_cfg() {	# cfg -> sets W[cfg,i] C[cfg,i]
@@ -41,6 +41,7 @@ run_cfg() {	# cfg -> sets W[cfg,i] C[cfg,i]
 		"$KMT" record -q -b "$BUF_KB" -o "$tmp/k.dat" -- "${WL[@]}" 3> "$tmp/t"
 		t1=$(now)
 		tot_km+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
+		TOT[kmemtrace,$i]=${tot_km[-1]}
 		"$KMT" info "$tmp/k.dat" > "$tmp/info"
 		ev_km+=("$(awk '$1 == "all" { print $2 }' "$tmp/info")")
 		lost_km+=("$(awk '$1 ~ /^[0-9]+$/ { l = $5; sub(/\+/, "", l); s = $6 + $7; t += (l > s ? l : s) } END { print t + 0 }' "$tmp/info")")
@@ -75,8 +76,8 @@ $(row floor "floor: same events on, no reader" "$(med "${ev_fl[@]}") written" "â
 $(row kmemtrace "**kmemtrace record**" "$ev" "$(printf '%s ' "${lost_km[@]}")")
 $( [ -n "${smp_pf[*]:-}" ] && row perf "perf kmem record" "$(med "${smp_pf[@]}") samples" "$(printf '%s%% ' "${lost_pf[@]}")")
 
-- kmemtrace record, whole command including writing the compressed file after the
-  workload: $(med "${tot_km[@]}") s (median).
+- kmemtrace record, whole command (start, workload, the compressed file written, exit):
+  $(med "${tot_km[@]}") s (median), **$(for i in $(seq 1 "$ROUNDS"); do ratio "${TOT[kmemtrace,$i]}" "${W[floor,$i]}"; echo; done | median)Ã— the floor's workload wall** (paired median).
 - Bytes per event on disk: raw pages $(awk -v r="$(med "${raw_km[@]}")" -v e="$ev" 'BEGIN { printf "%.1f", r / e }'),
   trace.dat (zstd, all metadata included) $(awk -v r="$(med "${z_km[@]}")" -v e="$ev" 'BEGIN { printf "%.2f", r / e }')
   ($(awk -v z="$(med "${z_km[@]}")" 'BEGIN { printf "%.1f MiB", z / 1048576 }'));
