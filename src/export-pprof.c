@@ -40,6 +40,7 @@ struct strtab {
 	size_t n, alloc;
 	uint32_t *slots;		/* index + 1 */
 	size_t cap;
+	bool oom;			/* a string could not be added: no output */
 };
 
 static uint64_t hash_str(const char *s)
@@ -71,8 +72,19 @@ static bool str_grow(struct strtab *t)
 	return true;
 }
 
-/* The index of @s, added if new; -1 on ENOMEM. */
+/* The index of @s, added if new; -1 on ENOMEM, and then the table says so. */
+static int64_t str_add(struct strtab *t, const char *s);
+
 static int64_t str_id(struct strtab *t, const char *s)
+{
+	int64_t id = str_add(t, s);
+
+	if (id < 0)
+		t->oom = true;
+	return id;
+}
+
+static int64_t str_add(struct strtab *t, const char *s)
 {
 	size_t j;
 
@@ -406,7 +418,7 @@ static int end(struct export *x)
 	/* The string table last: every string is in it by now. */
 	for (i = 0; i < t->n; i++)
 		pb_str(&b, PROFILE_STRING_TABLE, t->v[i]);
-	if (oom || b.oom)
+	if (oom || b.oom || t->oom)
 		ret = error("out of memory");
 	else if (gzip_out(&b, x->out))
 		ret = error("cannot write %s: %s", x->path, strerror(errno ? errno : EIO));

@@ -114,9 +114,12 @@ void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n)
 		varint(b, v[i]);
 }
 
+/* One byte is kept for the length: a message under 128 bytes never moves. */
 size_t pb_begin(struct pb *b, uint32_t field)
 {
 	tag(b, field, WIRE_LEN);
+	if (room(b, 1))
+		b->len++;
 	return b->len;
 }
 
@@ -139,7 +142,15 @@ static void put_len(struct pb *b, size_t at, size_t mark)
 
 void pb_end(struct pb *b, size_t mark)
 {
-	put_len(b, mark, mark);
+	size_t n;
+
+	if (b->oom || !mark || mark > b->len)
+		return;
+	n = b->len - mark;
+	if (n < 0x80)
+		b->buf[mark - 1] = (uint8_t)n;
+	else
+		put_len(b, mark - 1, mark);	/* a longer length: the message moves */
 }
 
 /*
