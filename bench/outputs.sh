@@ -21,7 +21,12 @@ echo "outputs bench: recording $W twice" >&2
 "$KMT" record -q -o "$tmp/k2.dat" -- $W > /dev/null 2>&1
 ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
 
+# Each command writes a new file, and the previous command's output is
+# written back first: no command pays for another's writeback or for
+# freeing the file it replaces (as record.sh does between configurations).
 t() {	# cmd... -> seconds (wall)
+	rm -f "$tmp"/r.txt "$tmp"/r.html "$tmp"/r.json "$tmp"/d.txt "$tmp"/k.pb.gz "$tmp"/k.folded "$tmp"/k.pftrace
+	sync
 	/usr/bin/time -f "%e" -o "$tmp/t" "$@" > /dev/null 2>&1
 	cat "$tmp/t"
 }
@@ -33,7 +38,8 @@ for i in $(seq 1 "$ROUNDS"); do
 	for c in $(printf '%s\n' $names | shuf); do
 		case $c in
 		text) s=$(t "$KMT" report -o "$tmp/r.txt" "$tmp/k.dat");;
-		html) s=$(t "$KMT" report --html -o "$tmp/r.html" "$tmp/k.dat");;
+		html) s=$(t "$KMT" report --html -o "$tmp/r.html" "$tmp/k.dat")
+		      html_kb=$(($(stat -c %s "$tmp/r.html") / 1024));;
 		json) s=$(t "$KMT" report --json -o "$tmp/r.json" "$tmp/k.dat");;
 		diff) s=$(t "$KMT" diff -o "$tmp/d.txt" "$tmp/k.dat" "$tmp/k2.dat");;
 		pprof) s=$(t "$KMT" export -f pprof -o "$tmp/k.pb.gz" "$tmp/k.dat");;
@@ -51,7 +57,6 @@ for i in $(seq 1 "$ROUNDS"); do
 done
 med() { printf '%s\n' $1 | median; }
 objects=$(sqlite3 "$tmp/k.sqlite" "select value from meta where key = 'objects'" 2>/dev/null || echo 0)
-html_kb=$(($(stat -c %s "$tmp/r.html") / 1024))
 
 cat <<MD
 ### Outputs: \`report --html\`, \`--json\`, \`diff\` and \`export\` vs the text report — $ROUNDS paired rounds

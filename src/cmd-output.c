@@ -139,7 +139,7 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 		return print(arg, stdout);
 	if (output_is_trace(path))
 		return error("'%s' is a trace file: not overwriting it", path);
-	if (kmt_outfile_open(&of, path, 0644, &d))
+	if (kmt_outfile_open_flags(&of, path, 0644, KMT_OUTFILE_NOSYNC, &d))
 		return error("%s", d.msg);
 	if (!(out = kmt_outfile_stream(&of))) {
 		kmt_outfile_abort(&of);

@@ -19,7 +19,14 @@ struct kmt_outfile {
 	int fd;				/* -1 when closed */
 	FILE *stream;			/* kmt_outfile_stream(), or NULL */
 	bool direct;			/* a pipe or device: written in place */
+	bool nosync;			/* KMT_OUTFILE_NOSYNC */
 };
+
+/*
+ * Renamed into place without an fsync first: for what can be made again
+ * from a trace (exports, pages). Recordings are synced: they cannot.
+ */
+#define KMT_OUTFILE_NOSYNC 1u
 
 /*
  * Create the temporary file for @path with @mode (0600 for traces). -errno
@@ -28,10 +35,13 @@ struct kmt_outfile {
  * link's file is replaced, not the link.
  */
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d);
+/* The same with KMT_OUTFILE_* @flags. */
+int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
+			   unsigned int flags, struct kmt_diag *d);
 /* A stdio stream on it (owned by @of); NULL + errno on failure. */
 FILE *kmt_outfile_stream(struct kmt_outfile *of);
 /*
- * Flush, sync, close and rename into place. On failure the temporary file
+ * Flush, sync (unless KMT_OUTFILE_NOSYNC), close and rename into place. On failure the temporary file
  * is removed and -errno returned with @d. @of is closed either way.
  */
 int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d);

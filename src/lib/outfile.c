@@ -22,12 +22,19 @@ static void of_free(struct kmt_outfile *of)
 
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d)
 {
+	return kmt_outfile_open_flags(of, path, mode, 0, d);
+}
+
+int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
+			   unsigned int flags, struct kmt_diag *d)
+{
 	size_t len = strlen(path) + 32;
 	struct stat st, lst;
 
 	of->fd = -1;
 	of->stream = NULL;
 	of->direct = false;
+	of->nosync = flags & KMT_OUTFILE_NOSYNC;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		/*
 		 * A pipe or a device (-o /dev/null, a FIFO): written as it is.
@@ -85,7 +92,7 @@ int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
 		return kmt_diag_set(d, -EBADF, "no file to commit");
 	if (of->stream && fflush(of->stream))
 		ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
-	if (!ret && !of->direct && fsync(of->fd))
+	if (!ret && !of->direct && !of->nosync && fsync(of->fd))
 		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", of->path, strerror(errno));
 	if (of->stream ? fclose(of->stream) : close(of->fd))
 		if (!ret)
