@@ -346,6 +346,7 @@ static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_
 			break;
 		}
 		w_add(w, buf, len);
+		/* Punch only what is safely out of our hands. */
 		w_flush(w);
 		src_done(w, c, off, len);
 		report_progress(w, len);
