@@ -29,8 +29,9 @@ struct kmt_analyse_result {
 
 /*
  * What the file says about its own completeness (a recorder that filtered
- * allocations or frees writes it into its VERSION option): sets
- * @mo->partial_allocs and @mo->partial_frees.
+ * allocations or frees, or sampled stacks, writes it into its VERSION
+ * option): sets @mo->partial_allocs, @mo->partial_frees and
+ * @mo->stack_sample.
  */
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f);
 

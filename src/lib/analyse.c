@@ -10,10 +10,12 @@
 
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
 {
-	unsigned int p = kmt_file_info(f)->recinfo.partial;
+	const struct kmt_recinfo *ri = &kmt_file_info(f)->recinfo;
+	unsigned int p = ri->partial;
 
 	mo->partial_allocs = p & KMT_PARTIAL_ALLOCS;
 	mo->partial_frees = p & KMT_PARTIAL_FREES;
+	mo->stack_sample = ri->stack_sample;
 }
 
 int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
