@@ -101,9 +101,14 @@ static int exec(struct export *x, const char *sql)
 }
 
 /* A time in the report's base (ns from the first event). */
+static sqlite3_int64 rel_ns(const struct export *x, uint64_t ts)
+{
+	return (sqlite3_int64)(ts - MIN(x->a.t0, ts));
+}
+
 static void bind_time(struct export *x, sqlite3_stmt *st, int i, uint64_t ts)
 {
-	sqlite3_bind_int64(st, i, (sqlite3_int64)(ts - MIN(x->a.t0, ts)));
+	sqlite3_bind_int64(st, i, rel_ns(x, ts));
 }
 
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -297,9 +302,9 @@ static void on_object(void *arg, const struct kmt_object *o)
 	if (page)
 		PUT(8, o->order);
 	if (alloced)
-		PUT(9, o->alloc_ts - MIN(x->a.t0, o->alloc_ts));
+		PUT(9, rel_ns(x, o->alloc_ts));
 	if (o->fate == KMT_FATE_FREED || o->fate == KMT_FATE_PREEXISTING)
-		PUT(10, o->free_ts - MIN(x->a.t0, o->free_ts));
+		PUT(10, rel_ns(x, o->free_ts));
 	if (o->alloc_cpu >= 0)
 		PUT(11, o->alloc_cpu);
 	if (o->free_cpu >= 0)

@@ -114,16 +114,23 @@ void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n)
 		varint(b, v[i]);
 }
 
-/* One byte is kept for the length: a message under 128 bytes never moves. */
-size_t pb_begin(struct pb *b, uint32_t field)
+/*
+ * A nested message's length goes in @pad bytes kept in front of it: a
+ * varint with redundant continuation bytes where it is shorter (every
+ * decoder reads them; Perfetto's own writer does the same), so nothing
+ * moves when the message ends unless its length needs more than @pad bytes.
+ * One byte for ordinary messages (under 128 bytes never move), four for
+ * long ones.
+ */
+static inline size_t begin_padded(struct pb *b, uint32_t field, size_t pad)
 {
 	tag(b, field, WIRE_LEN);
-	if (room(b, 1))
-		b->len++;
+	if (room(b, pad))
+		b->len += pad;
 	return b->len;
 }
 
-/* The length of the message from @mark, put in front of it at @at. */
+/* The length of the message from @mark, put in front of it at @at (moving it). */
 static void put_len(struct pb *b, size_t at, size_t mark)
 {
 	size_t n, k;
@@ -140,45 +147,37 @@ static void put_len(struct pb *b, size_t at, size_t mark)
 	b->len = at + k + n;
 }
 
-void pb_end(struct pb *b, size_t mark)
+static inline void end_padded(struct pb *b, size_t mark, size_t pad)
 {
-	size_t n;
+	size_t n, k;
 
-	if (b->oom || !mark || mark > b->len)
+	if (b->oom || mark < pad || mark > b->len)
 		return;
 	n = b->len - mark;
-	if (n < 0x80)
-		b->buf[mark - 1] = (uint8_t)n;
-	else
-		put_len(b, mark - 1, mark);	/* a longer length: the message moves */
+	if (n >> (7 * pad)) {
+		put_len(b, mark - pad, mark);
+		return;
+	}
+	for (k = 0; k < pad; k++)
+		b->buf[mark - pad + k] = (uint8_t)(((n >> 7 * k) & 0x7f) | (k + 1 < pad ? 0x80 : 0));
 }
 
-/*
- * A long message's length takes a fixed 4 bytes (a varint with redundant
- * continuation bytes, which every decoder reads; Perfetto's own writer
- * does the same): nothing moves when it ends.
- */
-#define PAD 4
+size_t pb_begin(struct pb *b, uint32_t field)
+{
+	return begin_padded(b, field, 1);
+}
+
+void pb_end(struct pb *b, size_t mark)
+{
+	end_padded(b, mark, 1);
+}
 
 size_t pb_begin_long(struct pb *b, uint32_t field)
 {
-	tag(b, field, WIRE_LEN);
-	if (room(b, PAD))
-		b->len += PAD;
-	return b->len;
+	return begin_padded(b, field, 4);
 }
 
 void pb_end_long(struct pb *b, size_t mark)
 {
-	size_t n, k;
-
-	if (b->oom || mark > b->len || mark < PAD)
-		return;
-	n = b->len - mark;
-	if (n >= (1u << 7 * PAD)) {
-		put_len(b, mark - PAD, mark);	/* longer than 4 bytes can say: moved */
-		return;
-	}
-	for (k = 0; k < PAD; k++)
-		b->buf[mark - PAD + k] = (uint8_t)(((n >> 7 * k) & 0x7f) | (k + 1 < PAD ? 0x80 : 0));
+	end_padded(b, mark, 4);
 }

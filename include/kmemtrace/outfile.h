@@ -41,8 +41,9 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 /* A stdio stream on it (owned by @of); NULL + errno on failure. */
 FILE *kmt_outfile_stream(struct kmt_outfile *of);
 /*
- * Flush, sync (unless KMT_OUTFILE_NOSYNC), close and rename into place. On failure the temporary file
- * is removed and -errno returned with @d. @of is closed either way.
+ * Flush, sync (unless KMT_OUTFILE_NOSYNC), close and rename into place. On
+ * failure the temporary file is removed and -errno returned with @d. @of is
+ * closed either way.
  */
 int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d);
 /* Close and remove the temporary file (after a failure). Safe to repeat. */

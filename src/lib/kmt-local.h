@@ -20,7 +20,6 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
-/* Unaligned loads in little or big endian. */
 /* CLOCK_MONOTONIC in ns. */
 static inline uint64_t kmt_now_ns(void)
 {
@@ -30,6 +29,7 @@ static inline uint64_t kmt_now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/* Unaligned loads in little or big endian. */
 static inline uint16_t ld16(const void *p, bool be)
 {
 	uint16_t v;

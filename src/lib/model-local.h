@@ -71,13 +71,13 @@ struct islot *otab_find(struct otab *t, uint64_t key);
 struct islot *otab_get(struct otab *t, uint64_t key);
 /* Make @s live with a new pool object; NULL on ENOMEM (pool pointers go stale). */
 struct obj *otab_obj_new(struct otab *t, struct islot *s);
-/* The live object of @s. */
 /* A size in an object's 32 bits: saturated. */
 static inline uint32_t sat32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* The live object of @s. */
 static inline struct obj *slot_obj(struct otab *t, const struct islot *s)
 {
 	return &t->pool[s->val & ~SLOT_LIVE];

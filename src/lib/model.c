@@ -299,61 +299,41 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 	       o->req == sat32(ev->bytes_req) && o->alloc == sat32(ev->bytes_alloc);
 }
 
+/*
+ * The same counters live in a site, a cache, a process and the summary.
+ * now_*: allocated and not gone, so far (what a live view shows).
+ */
+#define COUNT(x, n, req, al) ((x)->allocs += (n), (x)->now_objects += (n), \
+			      (x)->bytes_req += (req), (x)->bytes_alloc += (al), (x)->now_bytes += (al))
+#define GONE(x, o) ((x)->now_objects--, (x)->now_bytes -= (o)->alloc)
+
 /* @o was freed without a trace (its address came again): gone, now. */
 static void gone_unseen(struct kmt_model *m, const struct obj *o)
 {
 	struct kmt_site *s = &m->sites.v[o->site];
 
 	s->unseen_frees++;
-	s->now_objects--;
-	s->now_bytes -= o->alloc;
+	GONE(s, o);
 	if (o->cache != NONE) {
 		m->caches.v[o->cache].unseen_frees++;
-		m->caches.v[o->cache].now_objects--;
-		m->caches.v[o->cache].now_bytes -= o->alloc;
+		GONE(&m->caches.v[o->cache], o);
 	}
-	if (o->proc != NONE) {
-		m->procs.v[o->proc].now_objects--;
-		m->procs.v[o->proc].now_bytes -= o->alloc;
-	}
-	m->sum.now_objects--;
-	m->sum.now_bytes -= o->alloc;
+	if (o->proc != NONE)
+		GONE(&m->procs.v[o->proc], o);
+	GONE(&m->sum, o);
 }
 
 static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 {
-	struct kmt_site *s = &m->sites.v[o->site];
-	int64_t req = sign * (int64_t)o->req, al = sign * (int64_t)o->alloc;
+	uint64_t n = (uint64_t)(int64_t)sign;
+	uint64_t req = (uint64_t)(sign * (int64_t)o->req), al = (uint64_t)(sign * (int64_t)o->alloc);
 
-	/* now_*: allocated and not gone, so far (what a live view shows). */
-	s->allocs += (uint64_t)(int64_t)sign;
-	s->now_objects += (uint64_t)(int64_t)sign;
-	s->bytes_req += (uint64_t)req;
-	s->bytes_alloc += (uint64_t)al;
-	s->now_bytes += (uint64_t)al;
-	if (o->cache != NONE) {
-		struct kmt_cache *c = &m->caches.v[o->cache];
-
-		c->allocs += (uint64_t)(int64_t)sign;
-		c->now_objects += (uint64_t)(int64_t)sign;
-		c->bytes_req += (uint64_t)req;
-		c->bytes_alloc += (uint64_t)al;
-		c->now_bytes += (uint64_t)al;
-	}
-	if (o->proc != NONE) {
-		struct kmt_proc *p = &m->procs.v[o->proc];
-
-		p->allocs += (uint64_t)(int64_t)sign;
-		p->now_objects += (uint64_t)(int64_t)sign;
-		p->bytes_req += (uint64_t)req;
-		p->bytes_alloc += (uint64_t)al;
-		p->now_bytes += (uint64_t)al;
-	}
-	m->sum.allocs += (uint64_t)(int64_t)sign;
-	m->sum.now_objects += (uint64_t)(int64_t)sign;
-	m->sum.bytes_req += (uint64_t)req;
-	m->sum.bytes_alloc += (uint64_t)al;
-	m->sum.now_bytes += (uint64_t)al;
+	COUNT(&m->sites.v[o->site], n, req, al);
+	if (o->cache != NONE)
+		COUNT(&m->caches.v[o->cache], n, req, al);
+	if (o->proc != NONE)
+		COUNT(&m->procs.v[o->proc], n, req, al);
+	COUNT(&m->sum, n, req, al);
 }
 
 /* Call sites repeat: a small direct-mapped memo in front of the map. */
@@ -570,28 +550,24 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		asite->life_min = life;
 	asite->life_max = MAX(asite->life_max, life);
 	asite->frees++;
-	asite->now_objects--;
 	asite->bytes_freed += o->alloc;
-	asite->now_bytes -= o->alloc;
+	GONE(asite, o);
 	if (ev->cpu != o->cpu) {
 		asite->cross_cpu++;
 		m->sum.cross_cpu_frees++;
 	}
 	if (o->cache != NONE) {
 		m->caches.v[o->cache].frees++;
-		m->caches.v[o->cache].now_objects--;
-		m->caches.v[o->cache].now_bytes -= o->alloc;
+		GONE(&m->caches.v[o->cache], o);
 	}
 	if (o->proc != NONE) {
 		m->procs.v[o->proc].frees++;
-		m->procs.v[o->proc].now_objects--;
 		m->procs.v[o->proc].bytes_freed += o->alloc;
-		m->procs.v[o->proc].now_bytes -= o->alloc;
+		GONE(&m->procs.v[o->proc], o);
 	}
 	m->sum.frees++;
-	m->sum.now_objects--;
 	m->sum.bytes_freed += o->alloc;
-	m->sum.now_bytes -= o->alloc;
+	GONE(&m->sum, o);
 	model_stack_freed(m, o);
 	model_detail_gone(m, o, ev->ts, true);
 	model_emit(m, o, KMT_FATE_FREED, ev);

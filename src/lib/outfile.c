@@ -28,49 +28,41 @@ int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, stru
 int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
 			   unsigned int flags, struct kmt_diag *d)
 {
-	size_t len = strlen(path) + 32;
 	struct stat st, lst;
+	bool exists = !stat(path, &st);
+	size_t len;
 
 	of->fd = -1;
 	of->stream = NULL;
-	of->direct = false;
 	of->nosync = flags & KMT_OUTFILE_NOSYNC;
-	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		/*
-		 * A pipe or a device (-o /dev/null, a FIFO): written as it is.
-		 * Renaming a file over it would replace the device node.
-		 */
-		of->direct = true;
-		of->path = strdup(path);
-		of->tmp = strdup(path);
-		of->fd = of->path && of->tmp ? open(path, O_WRONLY | O_CLOEXEC) : -1;
-		if (of->fd < 0) {
-			int err = of->path && of->tmp ? -errno : -ENOMEM;
-
-			kmt_diag_set(d, err, "cannot write '%s': %s", path, strerror(-err));
-			of_free(of);
-			return err;
-		}
-		return 0;
-	}
-	/* A link to a file: replace the file, not the link. */
-	if (!lstat(path, &lst) && S_ISLNK(lst.st_mode) && !stat(path, &st)) {
+	/*
+	 * A pipe or a device (-o /dev/null, a FIFO) is written as it is:
+	 * renaming a file over it would replace the device node. A link to a
+	 * file: the file is replaced, not the link.
+	 */
+	of->direct = exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+	if (!of->direct && exists && !lstat(path, &lst) && S_ISLNK(lst.st_mode))
 		of->path = realpath(path, NULL);
-		len = of->path ? strlen(of->path) + 32 : len;
-	} else {
+	else
 		of->path = strdup(path);
-	}
-	of->tmp = malloc(len);
+	len = of->path ? strlen(of->path) + 32 : 0;
+	of->tmp = of->path ? malloc(len) : NULL;
 	if (!of->path || !of->tmp) {
 		of_free(of);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
-	snprintf(of->tmp, len, "%s.tmp-%d", of->path, (int)getpid());
-	of->fd = open(of->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (of->direct) {
+		snprintf(of->tmp, len, "%s", of->path);
+		of->fd = open(of->path, O_WRONLY | O_CLOEXEC);
+	} else {
+		snprintf(of->tmp, len, "%s.tmp-%d", of->path, (int)getpid());
+		of->fd = open(of->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	}
 	if (of->fd < 0) {
 		int err = -errno;
 
-		kmt_diag_set(d, err, "cannot create '%s': %s", of->tmp, strerror(-err));
+		kmt_diag_set(d, err, "cannot %s '%s': %s", of->direct ? "write" : "create", of->tmp,
+			     strerror(-err));
 		of_free(of);
 		return err;
 	}
