@@ -97,7 +97,8 @@ static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
 	for (j = h & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1)) {
 		const struct stack_head *s = &t->heads.v[t->slots[j] - 1];
 
-		if (s->hash == h && s->len == n && !memcmp(&t->frames.v[s->off], f, n * sizeof(*f)))
+		if (s->hash == h && s->len == n &&
+		    (!n || !memcmp(&t->frames.v[s->off], f, n * sizeof(*f))))
 			return t->slots[j] - 1;
 	}
 	id = VEC_PUSH(t->heads, m->oom);
