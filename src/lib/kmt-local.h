@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #include <string.h>
 #include <sys/types.h>
@@ -19,6 +20,28 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/*
+ * A stream over @fd (a file written from its start) whose blocks a thread
+ * writes out, with O_DIRECT where it can (outfile-big.c). fclose() writes
+ * the rest and leaves @fd open. NULL on failure.
+ */
+FILE *kmt_bigw_open(int fd);
+
+/*
+ * Prefetch the cache line at @p for writing. GCC 12 drops
+ * __builtin_prefetch in branches of functions it inlines (model.c had one
+ * prefetch instruction left of five), so on x86 it is an instruction of
+ * its own, which the compiler keeps. Never faults.
+ */
+static inline void kmt_prefetch(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
+}
 
 /* CLOCK_MONOTONIC in ns. */
 static inline uint64_t kmt_now_ns(void)

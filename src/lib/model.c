@@ -857,12 +857,12 @@ static void prefetch_obj(const struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_CACHE_FREE:
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
-		__builtin_prefetch(otab_slot(&m->slab, ev->ptr), 1);
+		kmt_prefetch(otab_slot(&m->slab, ev->ptr));
 		break;
 	case KMT_EV_PAGE_ALLOC:
 	case KMT_EV_PAGE_FREE:
 	case KMT_EV_PAGE_FREE_BATCHED:
-		__builtin_prefetch(otab_slot(&m->pages, ev->ptr), 1);
+		kmt_prefetch(otab_slot(&m->pages, ev->ptr));
 		break;
 	}
 }
@@ -897,7 +897,7 @@ static void prefetch_pool(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	sl = otab_find(t, ev->ptr);
 	if (sl && slot_live(sl))
-		__builtin_prefetch(slot_obj(t, sl), 1);
+		kmt_prefetch(slot_obj(t, sl));
 }
 
 int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
