@@ -139,7 +139,8 @@ static int run(struct export_args *a, const char *in)
 	if (to_stdout) {
 		x->out = stdout;
 	} else {
-		if (kmt_outfile_open_flags(&of, x->path, 0644, KMT_OUTFILE_NOSYNC, &d))
+		if (kmt_outfile_open_flags(&of, x->path, 0644,
+					   KMT_OUTFILE_NOSYNC | (a->fmt->stream ? KMT_OUTFILE_BIG : 0), &d))
 			return error("%s", d.msg);
 		x->tmp = of.tmp;
 		if (a->fmt->stream && !(x->out = kmt_outfile_stream(&of))) {

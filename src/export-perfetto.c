@@ -137,6 +137,67 @@ static void str_n(struct pb *b, uint32_t field, const char *s, uint32_t len)
 	pb_bytes(b, field, s, strnlen(s, len));
 }
 
+/*
+ * The slab and page events, nearly all of a trace, written in place: each
+ * is under 80 bytes (five 10-byte varints at most), so every length is one
+ * byte. The same bytes as on_event()'s general path. False for the others.
+ */
+static bool event_in_place(struct pb *b, const struct kmt_event *ev)
+{
+	uint8_t *p, *e, *m;
+	bool page_ptr = ev->flags & KMT_EVF_PAGE_PTR;
+
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC: case KMT_EV_CACHE_ALLOC: case KMT_EV_KFREE: case KMT_EV_CACHE_FREE:
+	case KMT_EV_PAGE_ALLOC: case KMT_EV_PAGE_FREE: case KMT_EV_PAGE_FREE_BATCHED:
+		break;
+	default:
+		return false;
+	}
+	if (!(p = pb_reserve(b, 96)))
+		return true;		/* out of memory: b->oom fails the export */
+	e = pb_put_begin(&p, BUNDLE_EVENT);
+	p = pb_put_uint(p, EVENT_TIMESTAMP, ev->ts);
+	p = pb_put_uint(p, EVENT_PID, (uint32_t)ev->pid);
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		m = pb_put_begin(&p, ev->kind == KMT_EV_KMALLOC ? EV_KMALLOC : EV_KMEM_CACHE_ALLOC);
+		p = pb_put_uint(p, 1, ev->bytes_alloc);
+		p = pb_put_uint(p, 2, ev->bytes_req);
+		p = pb_put_uint(p, 3, ev->call_site);
+		p = pb_put_uint(p, 4, (uint32_t)ev->gfp);
+		p = pb_put_uint(p, 5, ev->ptr);
+		break;
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		m = pb_put_begin(&p, ev->kind == KMT_EV_KFREE ? EV_KFREE : EV_KMEM_CACHE_FREE);
+		p = pb_put_uint(p, 1, ev->call_site);
+		p = pb_put_uint(p, 2, ev->ptr);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		m = pb_put_begin(&p, EV_MM_PAGE_ALLOC);
+		p = pb_put_uint(p, 1, (uint32_t)ev->gfp);
+		p = pb_put_uint(p, 2, (uint64_t)(int64_t)ev->migratetype);
+		p = pb_put_uint(p, 3, ev->order);
+		p = pb_put_uint(p, page_ptr ? 4 : 5, ev->ptr);
+		break;
+	case KMT_EV_PAGE_FREE:
+		m = pb_put_begin(&p, EV_MM_PAGE_FREE);
+		p = pb_put_uint(p, 1, ev->order);
+		p = pb_put_uint(p, page_ptr ? 2 : 3, ev->ptr);
+		break;
+	default:	/* KMT_EV_PAGE_FREE_BATCHED */
+		m = pb_put_begin(&p, EV_MM_PAGE_FREE_BATCHED);
+		p = pb_put_uint(p, page_ptr ? 2 : 3, ev->ptr);
+		break;
+	}
+	pb_put_end(m, p);
+	pb_put_end(e, p);
+	pb_commit(b, p);
+	return true;
+}
+
 /* One event into its CPU's bundle, as Perfetto's message for it. */
 static void on_event(void *arg, const struct kmt_event *ev)
 {
@@ -147,6 +208,8 @@ static void on_event(void *arg, const struct kmt_event *ev)
 
 	if (ev->kind == KMT_EV_STACK || ev->cpu < 0 || ev->cpu >= 4096 || !(b = bundle(x, ev->cpu)))
 		return;
+	if (event_in_place(b, ev))
+		goto out;
 	e = pb_begin(b, BUNDLE_EVENT);
 	pb_uint(b, EVENT_TIMESTAMP, ev->ts);
 	pb_uint(b, EVENT_PID, (uint32_t)ev->pid);
@@ -245,6 +308,7 @@ static void on_event(void *arg, const struct kmt_event *ev)
 		break;
 	}
 	pb_end(b, e);
+out:
 	if (b->len > BUNDLE_BYTES)
 		flush_cpu(x, ev->cpu);
 }

@@ -8,7 +8,7 @@
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
-static bool grow(struct pb *b, size_t n)
+bool pb_grow(struct pb *b, size_t n)
 {
 	size_t cap = b->cap ? b->cap : 4096;
 	uint8_t *nb;
@@ -28,7 +28,7 @@ static bool grow(struct pb *b, size_t n)
 
 static inline bool room(struct pb *b, size_t n)
 {
-	return (b->len + n <= b->cap && !b->oom) || grow(b, n);
+	return (b->len + n <= b->cap && !b->oom) || pb_grow(b, n);
 }
 
 static size_t varint_len(uint64_t v)

@@ -34,4 +34,56 @@ void pb_end(struct pb *b, size_t mark);
 size_t pb_begin_long(struct pb *b, uint32_t field);
 void pb_end_long(struct pb *b, size_t mark);
 
+/*
+ * Writing in place, for a message whose size has a small bound (each
+ * Perfetto event): pb_reserve() room for @n bytes, pb_put_*() at a pointer
+ * into it, pb_commit() the end. The bytes are the same as the calls above
+ * would write; NULL from pb_reserve() when memory ran out (b->oom).
+ */
+bool pb_grow(struct pb *b, size_t n);
+
+static inline uint8_t *pb_reserve(struct pb *b, size_t n)
+{
+	if ((b->len + n > b->cap || b->oom) && !pb_grow(b, n))
+		return NULL;
+	return b->buf + b->len;
+}
+
+static inline uint8_t *pb_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A varint field (wire type 0). */
+static inline uint8_t *pb_put_uint(uint8_t *p, uint32_t field, uint64_t v)
+{
+	return pb_put_varint(pb_put_varint(p, (uint64_t)field << 3), v);
+}
+
+/*
+ * A nested message's tag and a one-byte length to be filled by
+ * pb_put_end() (the message must stay under 128 bytes): returns where the
+ * message starts.
+ */
+static inline uint8_t *pb_put_begin(uint8_t **p, uint32_t field)
+{
+	*p = pb_put_varint(*p, (uint64_t)field << 3 | 2);
+	return ++*p;
+}
+
+static inline void pb_put_end(uint8_t *start, const uint8_t *p)
+{
+	start[-1] = (uint8_t)(p - start);
+}
+
+static inline void pb_commit(struct pb *b, const uint8_t *p)
+{
+	b->len = (size_t)(p - b->buf);
+}
+
 #endif

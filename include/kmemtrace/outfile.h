@@ -20,6 +20,7 @@ struct kmt_outfile {
 	FILE *stream;			/* kmt_outfile_stream(), or NULL */
 	bool direct;			/* a pipe or device: written in place */
 	bool nosync;			/* KMT_OUTFILE_NOSYNC */
+	bool big;			/* KMT_OUTFILE_BIG */
 };
 
 /*
@@ -27,6 +28,12 @@ struct kmt_outfile {
  * from a trace (exports, pages). Recordings are synced: they cannot.
  */
 #define KMT_OUTFILE_NOSYNC 1u
+/*
+ * Its stream is written out by a thread of its own in large aligned
+ * blocks, bypassing the page cache where the file system allows: for
+ * outputs of hundreds of MB.
+ */
+#define KMT_OUTFILE_BIG 2u
 
 /*
  * Create the temporary file for @path with @mode (0600 for traces). -errno

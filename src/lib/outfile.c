@@ -35,6 +35,7 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 	of->fd = -1;
 	of->stream = NULL;
 	of->nosync = flags & KMT_OUTFILE_NOSYNC;
+	of->big = flags & KMT_OUTFILE_BIG;
 	/*
 	 * A pipe or a device (-o /dev/null, a FIFO) is written as it is:
 	 * renaming a file over it would replace the device node. A link to a
@@ -71,8 +72,10 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 
 FILE *kmt_outfile_stream(struct kmt_outfile *of)
 {
-	if (!of->stream && of->fd >= 0)
-		of->stream = fdopen(of->fd, "w");
+	if (!of->stream && of->fd >= 0) {
+		of->big = of->big && !of->direct;
+		of->stream = of->big ? kmt_bigw_open(of->fd) : fdopen(of->fd, "w");
+	}
 	return of->stream;
 }
 
@@ -84,6 +87,11 @@ int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
 		return kmt_diag_set(d, -EBADF, "no file to commit");
 	if (of->stream && fflush(of->stream))
 		ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+	if (of->stream && of->big) {	/* its blocks out; the descriptor stays open */
+		if (fclose(of->stream) && !ret)
+			ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+		of->stream = NULL;
+	}
 	if (!ret && !of->direct && !of->nosync && fsync(of->fd))
 		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", of->path, strerror(errno));
 	if (of->stream ? fclose(of->stream) : close(of->fd))
@@ -106,7 +114,7 @@ void kmt_outfile_abort(struct kmt_outfile *of)
 		return;
 	if (of->stream)
 		fclose(of->stream);
-	else if (of->fd >= 0)
+	if ((!of->stream || of->big) && of->fd >= 0)
 		close(of->fd);
 	if (!of->direct)
 		unlink(of->tmp);
