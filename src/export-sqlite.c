@@ -3,6 +3,7 @@
  * per object goes to object_rows as each object's story ends (streaming:
  * memory stays the model's), its call sites, caches, task names and stacks
  * as ids into small tables; the view objects joins them back into names.
+ * The rows go in on a thread of their own, in batches (see struct sq).
  * accesses has a row per watchpoint sample; callsites, caches, processes,
  * pages and the rest are the report's own tables, their columns from
  * report-cols.c; meta says what the trace is. One transaction, prepared
@@ -10,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +36,32 @@ struct ids {
 struct row {
 	sqlite3_int64 v[COLS];
 	uint32_t set;			/* columns with a value (bit c); the others NULL */
-	const char *kind, *fate;	/* columns 2 and 17 */
+};
+
+/*
+ * The analysis fills a batch of rows while the inserter thread puts the
+ * one before into the database: batch filled % BATCHES is the analysis',
+ * batches inserted..filled the inserter's. The connection is the
+ * inserter's while it has batches; the analysis waits for it to finish
+ * them (sync()) before its own statements: a call site or name met for
+ * the first time (rare), an access, the tables at the end.
+ */
+#define BATCH 4096
+#define BATCHES 3
+struct batch {
+	struct row r[BATCH];
+	int n;
 };
 
 struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *obj, *objs, *acc, *site, *name;
-	struct row pend[ROWS];
-	int npend;
+	struct batch *b[BATCHES];
+	uint64_t filled, inserted;	/* batches handed to the inserter, put in */
+	bool stop, running;
+	pthread_t inserter;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 	int64_t objects, accesses;
 	struct ids sites, names;
 	uint32_t max_stack;		/* stack ids used + 1 */
@@ -53,23 +73,30 @@ static const char schema[] =
 	"CREATE TABLE sites (id INTEGER PRIMARY KEY, callsite TEXT, function TEXT, address INTEGER);\n"
 	"CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT);\n"
 	"CREATE TABLE stacks (id INTEGER PRIMARY KEY, frames TEXT);\n"
+	"CREATE TABLE kinds (id INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO kinds VALUES (1, 'kmalloc'), (2, 'cache'), (3, 'page'), (4, 'unknown');\n"
+	"CREATE TABLE fates (id INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO fates VALUES (1, 'freed'), (2, 'live'), (3, 'freed_unseen'), (4, 'preexisting'),\n"
+	"  (5, '?');\n"
 	"CREATE TABLE object_rows (\n"
 	"  id INTEGER PRIMARY KEY,\n"
-	"  ptr INTEGER NOT NULL, kind TEXT NOT NULL,\n"
+	"  ptr INTEGER NOT NULL, kind INTEGER NOT NULL REFERENCES kinds,\n"
 	"  alloc_site INTEGER REFERENCES sites, cache INTEGER REFERENCES names,\n"
 	"  bytes_req INTEGER, bytes_alloc INTEGER, gfp INTEGER, page_order INTEGER,\n"
 	"  alloc_time INTEGER, free_time INTEGER,\n"
 	"  alloc_cpu INTEGER, free_cpu INTEGER, alloc_pid INTEGER, free_pid INTEGER,\n"
 	"  comm INTEGER REFERENCES names, free_site INTEGER REFERENCES sites,\n"
-	"  fate TEXT NOT NULL, uncertain INTEGER NOT NULL, stack INTEGER REFERENCES stacks);\n"
-	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, o.kind AS kind,\n"
+	"  fate INTEGER NOT NULL REFERENCES fates, uncertain INTEGER NOT NULL,\n"
+	"  stack INTEGER REFERENCES stacks);\n"
+	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, k.name AS kind,\n"
 	"  a.function AS alloc_function, a.callsite AS alloc_callsite, c.name AS cache,\n"
 	"  o.bytes_req AS bytes_req, o.bytes_alloc AS bytes_alloc, o.gfp AS gfp,\n"
 	"  o.page_order AS page_order, o.alloc_time AS alloc_time, o.free_time AS free_time,\n"
 	"  o.alloc_cpu AS alloc_cpu, o.free_cpu AS free_cpu, o.alloc_pid AS alloc_pid,\n"
-	"  o.free_pid AS free_pid, t.name AS comm, f.callsite AS free_callsite, o.fate AS fate,\n"
+	"  o.free_pid AS free_pid, t.name AS comm, f.callsite AS free_callsite, e.name AS fate,\n"
 	"  o.uncertain AS uncertain, s.frames AS stack\n"
-	"  FROM object_rows o LEFT JOIN sites a ON a.id = o.alloc_site\n"
+	"  FROM object_rows o JOIN kinds k ON k.id = o.kind JOIN fates e ON e.id = o.fate\n"
+	"  LEFT JOIN sites a ON a.id = o.alloc_site\n"
 	"  LEFT JOIN names c ON c.id = o.cache LEFT JOIN names t ON t.id = o.comm\n"
 	"  LEFT JOIN sites f ON f.id = o.free_site LEFT JOIN stacks s ON s.id = o.stack;\n"
 	"CREATE TABLE accesses (\n"
@@ -83,10 +110,13 @@ static const char indexes[] =
 	"CREATE INDEX sites_function ON sites (function);\n"
 	"CREATE INDEX accesses_object ON accesses (object_ptr, object_alloc_time);\n";
 
-static const char *const fates[] = {
-	[KMT_FATE_FREED] = "freed", [KMT_FATE_LIVE] = "live",
-	[KMT_FATE_UNSEEN_FREE] = "freed_unseen", [KMT_FATE_PREEXISTING] = "preexisting",
+/* Row ids in kinds and fates. */
+enum { KIND_KMALLOC = 1, KIND_CACHE, KIND_PAGE, KIND_UNKNOWN };
+static const int fate_ids[] = {
+	[KMT_FATE_FREED] = 1, [KMT_FATE_LIVE] = 2, [KMT_FATE_UNSEEN_FREE] = 3,
+	[KMT_FATE_PREEXISTING] = 4,
 };
+#define FATE_UNKNOWN 5
 
 static int exec(struct export *x, const char *sql)
 {
@@ -129,6 +159,72 @@ static void step(struct export *x, sqlite3_stmt *st)
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+}
+
+/* The inserter's batches all in: the connection is the caller's until the next batch. */
+static void sync_rows(struct sq *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->inserted != s->filled)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void put_rows(struct export *x, sqlite3_stmt *st, const struct row *r, int n);
+
+static void *inserter(void *arg)
+{
+	struct export *x = arg;
+	struct sq *s = x->priv;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		const struct batch *b;
+		int k;
+
+		while (s->inserted == s->filled && !s->stop)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->inserted == s->filled)
+			break;
+		b = s->b[s->inserted % BATCHES];
+		pthread_mutex_unlock(&s->lock);
+		for (k = 0; k + ROWS <= b->n; k += ROWS)
+			put_rows(x, s->objs, &b->r[k], ROWS);
+		for (; k < b->n; k++)
+			put_rows(x, s->obj, &b->r[k], 1);
+		pthread_mutex_lock(&s->lock);
+		s->inserted++;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The batch being filled to the inserter; waits for a free one to fill next. */
+static void hand_over(struct sq *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->filled++;
+	pthread_cond_broadcast(&s->cond);
+	while (s->filled - s->inserted >= BATCHES)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	s->b[s->filled % BATCHES]->n = 0;
+}
+
+/* Every row in, the inserter gone. */
+static void stop_inserter(struct sq *s)
+{
+	if (!s->running)
+		return;
+	if (s->b[s->filled % BATCHES]->n)
+		hand_over(s);
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->inserter, NULL);
+	s->running = false;
 }
 
 static uint64_t hash_of(uint64_t k, const char *s)
@@ -185,7 +281,7 @@ static void ids_release(struct ids *t)
 
 /*
  * The row id of call site @addr (@s NULL) or of the name @s, inserted at
- * the first sight; 0 on failure (x->failed).
+ * the first sight (after the inserter's rows); 0 on failure (x->failed).
  */
 static int64_t id_of(struct export *x, struct ids *t, uint64_t addr, const char *s)
 {
@@ -198,6 +294,7 @@ static int64_t id_of(struct export *x, struct ids *t, uint64_t addr, const char 
 	for (j = hash_of(addr, s) & (t->cap - 1); t->vals[j]; j = (j + 1) & (t->cap - 1))
 		if (t->keys[j] == addr && (s ? t->strs[j] && !strcmp(t->strs[j], s) : !t->strs[j]))
 			return t->vals[j];
+	sync_rows(q);
 	if (s && !(t->strs[j] = strdup(s)))
 		goto oom;
 	t->keys[j] = addr;
@@ -215,6 +312,7 @@ static int64_t id_of(struct export *x, struct ids *t, uint64_t addr, const char 
 	}
 	return t->vals[j];
 oom:
+	sync_rows(q);
 	x->failed = true;
 	snprintf(q->err, sizeof(q->err), "out of memory");
 	return 0;
@@ -254,46 +352,40 @@ static void put_rows(struct export *x, sqlite3_stmt *st, const struct row *r, in
 	int k, c;
 
 	for (k = 0; k < n; k++)
-		for (c = 0; c < COLS; c++) {
-			int i = k * COLS + c + 1;
-
-			if (c == 1)
-				sqlite3_bind_text(st, i, r[k].kind, -1, SQLITE_STATIC);
-			else if (c == 16)
-				sqlite3_bind_text(st, i, r[k].fate, -1, SQLITE_STATIC);
-			else if (r[k].set & (1u << c))
-				sqlite3_bind_int64(st, i, r[k].v[c]);
-		}
+		for (c = 0; c < COLS; c++)
+			if (r[k].set & (1u << c))
+				sqlite3_bind_int64(st, k * COLS + c + 1, r[k].v[c]);
 	step(x, st);
-}
-
-static void flush_rows(struct export *x)
-{
-	struct sq *s = x->priv;
-	int k;
-
-	for (k = 0; k < s->npend; k++)
-		put_rows(x, s->obj, &s->pend[k], 1);
-	s->npend = 0;
 }
 
 static void on_object(void *arg, const struct kmt_object *o)
 {
 	struct export *x = arg;
 	struct sq *s = x->priv;
-	struct row *r = &s->pend[s->npend++];
+	struct batch *b = s->b[s->filled % BATCHES];
+	struct row *r;
 	bool page = o->kind == KMT_EV_PAGE_ALLOC, alloced = o->fate != KMT_FATE_PREEXISTING;
-	int64_t id;
+	int64_t site = 0, cache = 0, comm = 0, free_site = 0;
 
+	/* Ids first: a name met the first time waits for the inserter. */
+	if (alloced && o->alloc_site)
+		site = id_of(x, &s->sites, o->alloc_site, NULL);
+	if (o->cache)
+		cache = id_of(x, &s->names, 0, o->cache);
+	if (o->comm)
+		comm = id_of(x, &s->names, 0, o->comm);
+	if (o->free_site)
+		free_site = id_of(x, &s->sites, o->free_site, NULL);
+	r = &b->r[b->n++];
 #define PUT(c, val) (r->v[(c) - 1] = (sqlite3_int64)(val), r->set |= 1u << ((c) - 1))
 	r->set = 0;
 	PUT(1, o->ptr);
-	r->kind = page ? "page" : o->kind == KMT_EV_KMALLOC ? "kmalloc" :
-		  o->kind == KMT_EV_CACHE_ALLOC ? "cache" : "unknown";
-	if (alloced && o->alloc_site && (id = id_of(x, &s->sites, o->alloc_site, NULL)) > 0)
-		PUT(3, id);
-	if (o->cache && (id = id_of(x, &s->names, 0, o->cache)) > 0)
-		PUT(4, id);
+	PUT(2, page ? KIND_PAGE : o->kind == KMT_EV_KMALLOC ? KIND_KMALLOC :
+	       o->kind == KMT_EV_CACHE_ALLOC ? KIND_CACHE : KIND_UNKNOWN);
+	if (site > 0)
+		PUT(3, site);
+	if (cache > 0)
+		PUT(4, cache);
 	if (alloced) {
 		PUT(5, o->bytes_req);
 		PUT(6, o->bytes_alloc);
@@ -313,21 +405,19 @@ static void on_object(void *arg, const struct kmt_object *o)
 		PUT(13, o->alloc_pid);
 	if (o->free_pid >= 0)
 		PUT(14, o->free_pid);
-	if (o->comm && (id = id_of(x, &s->names, 0, o->comm)) > 0)
-		PUT(15, id);
-	if (o->free_site && (id = id_of(x, &s->sites, o->free_site, NULL)) > 0)
-		PUT(16, id);
-	r->fate = o->fate < sizeof(fates) / sizeof(fates[0]) ? fates[o->fate] : "?";
+	if (comm > 0)
+		PUT(15, comm);
+	if (free_site > 0)
+		PUT(16, free_site);
+	PUT(17, o->fate < sizeof(fate_ids) / sizeof(fate_ids[0]) ? fate_ids[o->fate] : FATE_UNKNOWN);
 	PUT(18, o->uncertain);
 	if (o->stack != UINT32_MAX) {
 		PUT(19, o->stack + 1);
 		s->max_stack = MAX(s->max_stack, o->stack + 1);
 	}
 #undef PUT
-	if (s->npend == ROWS) {
-		put_rows(x, s->objs, s->pend, ROWS);
-		s->npend = 0;
-	}
+	if (b->n == BATCH)
+		hand_over(s);
 	s->objects++;
 }
 
@@ -338,6 +428,7 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	sqlite3_stmt *st = s->acc;
 	char ip[256], cs[256];
 
+	sync_rows(s);
 	bind_time(x, st, 1, ev->ts);
 	sqlite3_bind_int(st, 2, ev->cpu);
 	sqlite3_bind_int(st, 3, ev->pid);
@@ -381,11 +472,23 @@ static int begin(struct export *x)
 	struct sq *s = calloc(1, sizeof(*s));
 	char sql[2048];
 
+	int i;
+
 	if (!s)
 		return error("out of memory");
 	x->priv = s;
-	/* One thread uses it: no mutexes, no memory statistics. */
-	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	for (i = 0; i < BATCHES; i++)
+		if (!(s->b[i] = malloc(sizeof(*s->b[i]))))
+			return error("out of memory");
+	s->b[0]->n = 0;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	/*
+	 * One thread at a time uses the connection (no mutexes on it); the
+	 * sorter may use a second for the indexes (PRAGMA threads), which
+	 * sqlite allows in this mode, not in SINGLETHREAD. No memory statistics.
+	 */
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
 		return error("%s: %s", x->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
@@ -396,7 +499,7 @@ static int begin(struct export *x)
 	 * index builds 2-3x slower (the sorter), and the rows go in order.
 	 */
 	if (exec(x, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 65536; "
-		 "PRAGMA locking_mode = EXCLUSIVE;") ||
+		 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA threads = 2;") ||
 	    exec(x, schema) || exec(x, "BEGIN"))
 		return EXIT_FAIL;
 	if (sqlite3_prepare_v2(s->db, insert_sql(sql, 1), -1, &s->obj, NULL) ||
@@ -406,6 +509,9 @@ static int begin(struct export *x)
 	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,
 			       NULL))
 		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	if (pthread_create(&s->inserter, NULL, inserter, x))
+		return error("cannot start a thread: %s", strerror(errno));
+	s->running = true;
 	x->hooks.object = on_object;
 	x->hooks.access = on_access;
 	x->hooks.pages = true;
@@ -519,7 +625,7 @@ static int end(struct export *x)
 	struct sq *s = x->priv;
 	size_t i;
 
-	flush_rows(x);
+	stop_inserter(s);
 	stacks(x);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		if (table(x, tables[i][0], tables[i][1]))
@@ -545,9 +651,11 @@ static int end(struct export *x)
 static void release(struct export *x)
 {
 	struct sq *s = x->priv;
+	int i;
 
 	if (!s)
 		return;
+	stop_inserter(s);
 	sqlite3_finalize(s->obj);
 	sqlite3_finalize(s->objs);
 	sqlite3_finalize(s->acc);
@@ -557,6 +665,10 @@ static void release(struct export *x)
 		sqlite3_close(s->db);
 	ids_release(&s->sites);
 	ids_release(&s->names);
+	for (i = 0; i < BATCHES; i++)
+		free(s->b[i]);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
 	free(s);
 	x->priv = NULL;
 }
