@@ -470,7 +470,7 @@ static const char *insert_sql(char *buf, int n)
 static int begin(struct export *x)
 {
 	struct sq *s = calloc(1, sizeof(*s));
-	char sql[2048];
+	char sql[512 + ROWS * (COLS * 2 + 2)];
 
 	int i;
 
