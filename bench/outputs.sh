@@ -21,6 +21,21 @@ echo "outputs bench: recording $W twice" >&2
 "$KMT" record -q -o "$tmp/k2.dat" -- $W > /dev/null 2>&1
 ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
 
+# sqlite's own floor for the export: the same object rows copied inside
+# sqlite (no analysis, no binding of values), into a table of the same
+# columns, with the same pragmas and indexes, in one transaction.
+"$KMT" export -f sqlite -o "$tmp/ref.sqlite" "$tmp/k.dat" > /dev/null 2>&1
+{
+	echo "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+	echo "PRAGMA threads = 2;"
+	sqlite3 "$tmp/ref.sqlite" "SELECT sql FROM sqlite_master WHERE name = 'object_rows'" |
+		sed 's/CREATE TABLE object_rows/CREATE TABLE copy/'
+	echo ";"
+	echo "BEGIN; INSERT INTO copy SELECT * FROM object_rows ORDER BY id;"
+	echo "CREATE INDEX copy_site ON copy (alloc_site); CREATE INDEX copy_ptr ON copy (ptr, alloc_time);"
+	echo "COMMIT;"
+} > "$tmp/floor.sql"
+
 # Each command writes a new file, and the previous command's output is
 # written back first: no command pays for another's writeback or for
 # freeing the file it replaces (as record.sh does between configurations).
@@ -30,7 +45,7 @@ t() {	# cmd... -> seconds (wall)
 	/usr/bin/time -f "%e" -o "$tmp/t" "$@" > /dev/null 2>&1
 	cat "$tmp/t"
 }
-names="text html json diff pprof folded perfetto sqlite"
+names="text html json diff pprof folded perfetto sqlite sqlfloor"
 declare -A runs ratios
 for i in $(seq 1 "$ROUNDS"); do
 	echo "outputs bench: round $i/$ROUNDS" >&2
@@ -46,6 +61,8 @@ for i in $(seq 1 "$ROUNDS"); do
 		folded) s=$(t "$KMT" export -f folded -o "$tmp/k.folded" "$tmp/k.dat");;
 		perfetto) s=$(t "$KMT" export -f perfetto -o "$tmp/k.pftrace" "$tmp/k.dat");;
 		sqlite) rm -f "$tmp/k.sqlite"; s=$(t "$KMT" export -f sqlite -o "$tmp/k.sqlite" "$tmp/k.dat");;
+		sqlfloor) cp "$tmp/ref.sqlite" "$tmp/f.sqlite"
+		      s=$(t sh -c "sqlite3 '$tmp/f.sqlite' < '$tmp/floor.sql'"); rm -f "$tmp/f.sqlite";;
 		esac
 		this[$c]=$s
 		runs[$c]="${runs[$c]:-} $s"
@@ -53,6 +70,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	for c in $names; do
 		ratios[$c]="${ratios[$c]:-} $(ratio "${this[$c]}" "${this[text]}")"
 	done
+	vsfloor="${vsfloor:-} $(ratio "${this[sqlite]}" "${this[sqlfloor]}")"
 	unset this
 done
 med() { printf '%s\n' $1 | median; }
@@ -73,5 +91,6 @@ Each round runs every command once, in a random order; the ratio is taken within
 | kmemtrace export -f pprof | $(med "${runs[pprof]}") | $(med "${ratios[pprof]}") | |
 | kmemtrace export -f folded | $(med "${runs[folded]}") | $(med "${ratios[folded]}") | |
 | kmemtrace export -f perfetto | $(med "${runs[perfetto]}") | $(med "${ratios[perfetto]}") | every event |
-| kmemtrace export -f sqlite | $(med "${runs[sqlite]}") | $(med "${ratios[sqlite]}") | $objects objects, $(awk -v o="$objects" -v s="$(med "${runs[sqlite]}")" 'BEGIN { printf "%.2f M objects/s", o / s / 1e6 }') |
+| kmemtrace export -f sqlite | $(med "${runs[sqlite]}") | $(med "${ratios[sqlite]}") | $objects objects, $(awk -v o="$objects" -v s="$(med "${runs[sqlite]}")" 'BEGIN { printf "%.2f M objects/s", o / s / 1e6 }'), $(med "$vsfloor")× sqlite alone (paired) |
+| sqlite alone: the same rows copied inside sqlite, same indexes | $(med "${runs[sqlfloor]}") | $(med "${ratios[sqlfloor]}") | the floor for any SQLite export on this machine: $(awk -v o="$objects" -v s="$(med "${runs[sqlfloor]}")" 'BEGIN { printf "%.2f M objects/s", o / s / 1e6 }') |
 MD
