@@ -140,7 +140,7 @@ static void str_n(struct pb *b, uint32_t field, const char *s, uint32_t len)
 /*
  * The slab and page events, nearly all of a trace, written in place: each
  * is under 80 bytes (five 10-byte varints at most), so every length is one
- * byte. The same bytes as on_event()'s general path. False for the others.
+ * byte, and nothing is checked between the fields. False for the others.
  */
 static bool event_in_place(struct pb *b, const struct kmt_event *ev)
 {
@@ -204,7 +204,6 @@ static void on_event(void *arg, const struct kmt_event *ev)
 	struct export *x = arg;
 	struct pb *b;
 	size_t e, m;
-	bool page_ptr = ev->flags & KMT_EVF_PAGE_PTR;
 
 	if (ev->kind == KMT_EV_STACK || ev->cpu < 0 || ev->cpu >= 4096 || !(b = bundle(x, ev->cpu)))
 		return;
@@ -214,42 +213,6 @@ static void on_event(void *arg, const struct kmt_event *ev)
 	pb_uint(b, EVENT_TIMESTAMP, ev->ts);
 	pb_uint(b, EVENT_PID, (uint32_t)ev->pid);
 	switch (ev->kind) {
-	case KMT_EV_KMALLOC:
-	case KMT_EV_CACHE_ALLOC:
-		m = pb_begin(b, ev->kind == KMT_EV_KMALLOC ? EV_KMALLOC : EV_KMEM_CACHE_ALLOC);
-		pb_uint(b, 1, ev->bytes_alloc);
-		pb_uint(b, 2, ev->bytes_req);
-		pb_uint(b, 3, ev->call_site);
-		pb_uint(b, 4, (uint32_t)ev->gfp);
-		pb_uint(b, 5, ev->ptr);
-		pb_end(b, m);
-		break;
-	case KMT_EV_KFREE:
-	case KMT_EV_CACHE_FREE:
-		m = pb_begin(b, ev->kind == KMT_EV_KFREE ? EV_KFREE : EV_KMEM_CACHE_FREE);
-		pb_uint(b, 1, ev->call_site);
-		pb_uint(b, 2, ev->ptr);
-		pb_end(b, m);
-		break;
-	case KMT_EV_PAGE_ALLOC:
-		m = pb_begin(b, EV_MM_PAGE_ALLOC);
-		pb_uint(b, 1, (uint32_t)ev->gfp);
-		pb_int(b, 2, ev->migratetype);
-		pb_uint(b, 3, ev->order);
-		pb_uint(b, page_ptr ? 4 : 5, ev->ptr);
-		pb_end(b, m);
-		break;
-	case KMT_EV_PAGE_FREE:
-		m = pb_begin(b, EV_MM_PAGE_FREE);
-		pb_uint(b, 1, ev->order);
-		pb_uint(b, page_ptr ? 2 : 3, ev->ptr);
-		pb_end(b, m);
-		break;
-	case KMT_EV_PAGE_FREE_BATCHED:
-		m = pb_begin(b, EV_MM_PAGE_FREE_BATCHED);
-		pb_uint(b, page_ptr ? 2 : 3, ev->ptr);
-		pb_end(b, m);
-		break;
 	case KMT_EV_FORK:
 		m = pb_begin(b, EV_SCHED_PROCESS_FORK);
 		pb_int(b, 2, ev->pid);
