@@ -49,6 +49,7 @@ struct rec_opts {
 	bool live;
 	unsigned int live_period_ms;
 	size_t live_max_bytes;
+	size_t live_prefault;		/* per CPU: memory faulted in before tracing */
 };
 
 struct child {

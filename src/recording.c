@@ -226,6 +226,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 			.instance_path = rc->in.path, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
 			.subbuf_size = ro.subbuf_size, .rt_prio = rc->o.rt_prio,
 			.period_ms = rc->o.live_period_ms, .max_bytes = rc->o.live_max_bytes,
+			.prefault_bytes = rc->o.live_prefault * (size_t)rc->nr_cpus,
 		};
 
 		rc->live = kmt_live_start(&lo, d);

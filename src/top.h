@@ -79,6 +79,7 @@ struct top {
 	unsigned int count;			/* -n snapshots, 0: until stopped */
 	bool batch, json;
 	int rows;				/* rows shown (batch; the screen fits its height) */
+	int prefault_mb;			/* --prefault, per CPU; -1: the default */
 	const char *comm, *cache;
 	enum top_view view;
 	enum top_sort sort;

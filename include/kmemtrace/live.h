@@ -22,6 +22,7 @@ struct kmt_live_opts {
 	int rt_prio;			/* > 0: SCHED_FIFO, else as is */
 	unsigned int period_ms;		/* partial pages handed over at least this often */
 	size_t max_bytes;		/* queued pages beyond which the readers wait */
+	size_t prefault_bytes;		/* pages faulted in before the readers start */
 };
 
 /* A page as read: @len bytes (the rest of @data up to the page size is zero). */

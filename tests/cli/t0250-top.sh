@@ -55,6 +55,18 @@ test_expect_success 'SIGTERM and SIGINT: a last snapshot, the instance removed' 
 	kill -INT $pid && wait $pid && grep -q "^kmemtrace top" i.out && [ ! -d "$T/instances/kmemtrace-$pid" ]
 '
 
+test_expect_success '--prefault: the pages for the queue are in before tracing starts; 0: none' '
+	ncpu=$(grep -c ^processor /proc/cpuinfo) &&
+	rss() { awk "/^VmRSS/ { print int(\$2 / 1024) }" /proc/$1/status; } &&
+	for mb in 48 0; do
+		{ $KMT top --json -i 5 --prefault $mb > p.snaps & pid=$!; } &&
+		for i in $(seq 50); do grep -q 1 "$T/instances/kmemtrace-$pid/tracing_on" 2>/dev/null && break; sleep 0.1; done &&
+		r=$(rss $pid) && echo "prefault $mb MB per CPU on $ncpu CPUs: RSS $r MB" &&
+		kill -TERM $pid && wait $pid || return 1
+		if [ $mb = 0 ]; then [ "$r" -lt 48 ] || return 1; else [ "$r" -ge $((mb * ncpu)) ] || return 1; fi
+	done
+'
+
 # --- the interactive view, in tmux ---
 screen() { tmux capture-pane -p -t $S; }
 wait_for() {	# text: until the screen shows it (5 s)
@@ -95,6 +107,7 @@ test_expect_success 'bad input: usage errors, and no terminal without --batch' '
 	rc=0; $KMT top -i 0 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad interval" err &&
 	rc=0; $KMT top --batch -F 2> err || rc=$?; [ $rc = 2 ] && grep -q "needs a COMMAND" err &&
 	rc=0; $KMT top --view nosuch 2> err || rc=$?; [ $rc = 2 ] &&
+	rc=0; $KMT top --prefault -1 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad prefault size" err &&
 	rc=0; $KMT top < /dev/null > out 2> err || rc=$?; [ $rc = 1 ] && grep -q "needs a terminal" err &&
 	[ $(wc -l < err) = 1 ]
 '
