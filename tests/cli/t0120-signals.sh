@@ -25,12 +25,14 @@ start_recorder() {	# output-file
 for sig in INT TERM HUP; do
 	test_expect_success "SIG$sig: recording stops, the file is valid, the instance is gone" '
 		start_recorder $sig.dat &&
-		$WL/kmt-gt -g 5 $F > /dev/null &&
-		kill -$sig $(cat $sig.dat.pid) && rc=0 && { wait $(cat $sig.dat.pid) || rc=$?; } &&
-		cat $sig.dat.err && [ $rc -eq 0 ] &&
+		{ $WL/kmt-gt -g 5 $F > /dev/null || { echo "kmt-gt failed"; false; }; } &&
+		{ kill -$sig $(cat $sig.dat.pid) || { echo "the recorder was gone"; cat $sig.dat.err; false; }; } &&
+		rc=0 && { wait $(cat $sig.dat.pid) || rc=$?; } &&
+		echo "recorder exit $rc" && cat $sig.dat.err && [ $rc -eq 0 ] &&
 		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.dat.pid)" &&
 		[ ! -e $sig.dat.spool ] &&
-		$KMT dump $sig.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 5 &&
+		n=$($KMT dump $sig.dat | grep -c "do_getxattr+.*req=1337" || true) && echo "getxattr events $n" &&
+		[ "$n" = 5 ] &&
 		$KMT check -q $sig.dat &&
 		trace-cmd dump -v $sig.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
 		trace-cmd report $sig.dat > /dev/null 2>&1
