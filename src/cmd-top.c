@@ -401,8 +401,9 @@ int cmd_top(int argc, char **argv)
 	 * readers do not fault in fresh memory at the workload's expense.
 	 * hackbench -g 4 -l 1000 on 2 CPUs: top peaks at 315 MB, and the
 	 * workload ran 1.05-1.11x the floor with 160 MB per CPU faulted in
-	 * first, 1.15-1.21x with none (bench/RESULTS.md). By default three
-	 * ring buffers' worth per CPU; never more than the queue's own limit.
+	 * first, 1.15-1.21x with none (paired rounds, docs/design.md). By
+	 * default three ring buffers' worth per CPU; never more than the
+	 * queue's own limit.
 	 */
 	t.rc.o.live_prefault = t.prefault_mb >= 0 ? (size_t)t.prefault_mb << 20 :
 			       (size_t)t.rc.o.buffer_kb * 3 << 10;

@@ -43,7 +43,7 @@ struct row {
  * one before into the database: batch filled % BATCHES is the analysis',
  * batches inserted..filled the inserter's. The connection is the
  * inserter's while it has batches; the analysis waits for it to finish
- * them (sync()) before its own statements: a call site or name met for
+ * them (sync_rows()) before its own statements: a call site or name met for
  * the first time (rare), an access, the tables at the end.
  */
 #define BATCH 4096
@@ -471,8 +471,7 @@ static int begin(struct export *x)
 {
 	struct sq *s = calloc(1, sizeof(*s));
 	char sql[512 + ROWS * (COLS * 2 + 2)];
-
-	int i;
+	int i, err;
 
 	if (!s)
 		return error("out of memory");
@@ -509,8 +508,8 @@ static int begin(struct export *x)
 	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,
 			       NULL))
 		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
-	if (pthread_create(&s->inserter, NULL, inserter, x))
-		return error("cannot start a thread: %s", strerror(errno));
+	if ((err = pthread_create(&s->inserter, NULL, inserter, x)))
+		return error("cannot start a thread: %s", strerror(err));
 	s->running = true;
 	x->hooks.object = on_object;
 	x->hooks.access = on_access;

@@ -28,7 +28,7 @@ bool pb_grow(struct pb *b, size_t n)
 
 static inline bool room(struct pb *b, size_t n)
 {
-	return (b->len + n <= b->cap && !b->oom) || pb_grow(b, n);
+	return pb_reserve(b, n) != NULL;
 }
 
 static size_t varint_len(uint64_t v)
@@ -44,17 +44,10 @@ static size_t varint_len(uint64_t v)
 
 static inline void varint(struct pb *b, uint64_t v)
 {
-	uint8_t *p;
+	uint8_t *p = pb_reserve(b, 10);
 
-	if (!room(b, 10))
-		return;
-	p = b->buf + b->len;
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	b->len = (size_t)(p - b->buf);
+	if (p)
+		pb_commit(b, pb_put_varint(p, v));
 }
 
 static inline void tag(struct pb *b, uint32_t field, int wire)

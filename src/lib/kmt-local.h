@@ -29,10 +29,10 @@
 FILE *kmt_bigw_open(int fd);
 
 /*
- * Prefetch the cache line at @p for writing. GCC 12 drops
- * __builtin_prefetch in branches of functions it inlines (model.c had one
- * prefetch instruction left of five), so on x86 it is an instruction of
- * its own, which the compiler keeps. Never faults.
+ * Prefetch the cache line at @p into every cache level. GCC 12 drops
+ * __builtin_prefetch in branches of functions it inlines (model.o had one
+ * prefetch instruction of the three written), so on x86 it is an
+ * instruction of its own, which the compiler keeps. Never faults.
  */
 static inline void kmt_prefetch(const void *p)
 {

@@ -83,9 +83,30 @@ static void lcpu_fail(struct lcpu *c, int err)
  * no page faults on the readers' hot path.
  */
 #define BLOCK_PAGES 1024
+
+/* Bytes from one page of a block to the next. */
+static size_t page_stride(const struct kmt_live *l)
+{
+	return ALIGN_UP(sizeof(struct kmt_live_page) + l->psize, 64);
+}
+
+/* A new block of BLOCK_PAGES pages, not yet touched; NULL if none. */
+static struct block *block_map(const struct kmt_live *l)
+{
+	size_t size = sizeof(struct block) + BLOCK_PAGES * page_stride(l);
+	struct block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (b == MAP_FAILED)
+		return NULL;
+	/* Huge pages where the system allows: a TLB miss per page costs the analysis (and a VM) dearly. */
+	madvise(b, size, MADV_HUGEPAGE);
+	b->size = size;
+	return b;
+}
+
 static struct kmt_live_page *page_get(struct kmt_live *l)
 {
-	size_t each = (sizeof(struct kmt_live_page) + l->psize + 63) & ~(size_t)63;
+	size_t each = page_stride(l);
 	struct kmt_live_page *p = NULL;
 	struct block *b;
 
@@ -102,13 +123,8 @@ static struct kmt_live_page *page_get(struct kmt_live *l)
 		p->next = NULL;
 		return p;
 	}
-	b = mmap(NULL, sizeof(*b) + BLOCK_PAGES * each, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED)
+	if (!(b = block_map(l)))
 		return NULL;
-	/* Huge pages where the system allows: a TLB miss per page costs the analysis (and a VM) dearly. */
-	madvise(b, sizeof(*b) + BLOCK_PAGES * each, MADV_HUGEPAGE);
-	b->size = sizeof(*b) + BLOCK_PAGES * each;
 	pthread_mutex_lock(&l->lock);
 	/* The rest of the block carved before is lost to no one: it is used up first. */
 	if (l->blocks && l->carved < BLOCK_PAGES) {
@@ -136,19 +152,16 @@ static struct kmt_live_page *page_get(struct kmt_live *l)
  */
 static int prefault(struct kmt_live *l, size_t bytes)
 {
-	size_t each = (sizeof(struct kmt_live_page) + l->psize + 63) & ~(size_t)63;
-	size_t size = sizeof(struct block) + BLOCK_PAGES * each, done, k;
+	size_t each = page_stride(l), done, k;
 
 	for (done = 0; done < bytes; done += BLOCK_PAGES * each) {
-		struct block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct block *b = block_map(l);
 
-		if (b == MAP_FAILED)
+		if (!b)
 			return -ENOMEM;
-		madvise(b, size, MADV_HUGEPAGE);
 		/* Touched page by page: MADV_POPULATE_WRITE is not in every kernel. */
-		for (k = 0; k < size; k += 4096)
+		for (k = 0; k < b->size; k += 4096)
 			((volatile unsigned char *)b)[k] = 0;
-		b->size = size;
 		b->next = l->blocks;
 		l->blocks = b;
 		for (k = 0; k < BLOCK_PAGES; k++) {

@@ -35,13 +35,13 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 	of->fd = -1;
 	of->stream = NULL;
 	of->nosync = flags & KMT_OUTFILE_NOSYNC;
-	of->big = flags & KMT_OUTFILE_BIG;
 	/*
 	 * A pipe or a device (-o /dev/null, a FIFO) is written as it is:
 	 * renaming a file over it would replace the device node. A link to a
 	 * file: the file is replaced, not the link.
 	 */
 	of->direct = exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+	of->big = (flags & KMT_OUTFILE_BIG) && !of->direct;
 	if (!of->direct && exists && !lstat(path, &lst) && S_ISLNK(lst.st_mode))
 		of->path = realpath(path, NULL);
 	else
@@ -72,10 +72,8 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 
 FILE *kmt_outfile_stream(struct kmt_outfile *of)
 {
-	if (!of->stream && of->fd >= 0) {
-		of->big = of->big && !of->direct;
+	if (!of->stream && of->fd >= 0)
 		of->stream = of->big ? kmt_bigw_open(of->fd) : fdopen(of->fd, "w");
-	}
 	return of->stream;
 }
 
