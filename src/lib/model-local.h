@@ -59,7 +59,8 @@ struct otab {
 	size_t cap, n, bytes;
 	size_t dead;			/* slots remembering a freed address */
 	size_t compactions;		/* times the freed addresses were forgotten */
-	struct obj *pool;
+	struct obj *pool;		/* mapped (model-tab.c): pool_bytes */
+	size_t pool_bytes;
 	uint32_t pool_n, pool_cap, free_head, live;
 };
 

@@ -44,7 +44,8 @@ void otab_release(struct otab *t)
 {
 	if (t->s)
 		munmap(t->s, t->bytes);
-	free(t->pool);
+	if (t->pool)
+		munmap(t->pool, t->pool_bytes);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -111,6 +112,37 @@ struct islot *otab_get(struct otab *t, uint64_t key)
 	return s;
 }
 
+/*
+ * The pool doubles in place where it can (mremap), and is probed at
+ * random like the index: huge pages too.
+ */
+static int pool_grow(struct otab *t)
+{
+	uint32_t nc = t->pool_cap ? t->pool_cap * 2 : 4096;
+	size_t bytes = (size_t)nc * sizeof(*t->pool);
+	void *np;
+
+	if (nc >= SLOT_LIVE)
+		return -ENOMEM;
+	if (!t->pool) {
+		np = table_map(&bytes);
+	} else {
+		if (bytes >= (2u << 20))
+			bytes = ALIGN_UP(bytes, 2u << 20);
+		np = mremap(t->pool, t->pool_bytes, bytes, MREMAP_MAYMOVE);
+		if (np == MAP_FAILED)
+			np = NULL;
+		else if (bytes >= (2u << 20))
+			madvise(np, bytes, MADV_HUGEPAGE);
+	}
+	if (!np)
+		return -ENOMEM;
+	t->pool = np;
+	t->pool_bytes = bytes;
+	t->pool_cap = (uint32_t)MIN(bytes / sizeof(*t->pool), (size_t)SLOT_LIVE - 1);
+	return 0;
+}
+
 struct obj *otab_obj_new(struct otab *t, struct islot *s)
 {
 	uint32_t i;
@@ -118,19 +150,12 @@ struct obj *otab_obj_new(struct otab *t, struct islot *s)
 	if (t->free_head != NONE) {
 		i = t->free_head;
 		t->free_head = t->pool[i].next_free;
+		/* The next one to pop is cold by then (freed long ago): fetch it now. */
+		if (t->free_head != NONE)
+			kmt_prefetch(&t->pool[t->free_head]);
 	} else {
-		if (t->pool_n == t->pool_cap) {
-			uint32_t nc = t->pool_cap ? t->pool_cap * 2 : 4096;
-			struct obj *np;
-
-			if (nc >= SLOT_LIVE || posix_memalign((void **)&np, 64, (size_t)nc * sizeof(*np)))
-				return NULL;
-			if (t->pool_n)
-				memcpy(np, t->pool, (size_t)t->pool_n * sizeof(*np));
-			free(t->pool);
-			t->pool = np;
-			t->pool_cap = nc;
-		}
+		if (t->pool_n == t->pool_cap && pool_grow(t))
+			return NULL;
 		i = t->pool_n++;
 	}
 	if (!slot_live(s) && s->val != NONE)
