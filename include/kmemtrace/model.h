@@ -266,6 +266,12 @@ void kmt_model_free(struct kmt_model *m);
  */
 int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev);
 /*
+ * Feed @n events at once, as kmt_model_event() would one by one: faster,
+ * because nothing is copied; the events (and the strings and stacks they
+ * point to) must stay valid until it returns.
+ */
+int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n);
+/*
  * Take the events queued for prefetching, so that the tables are up to
  * date now (kmemtrace top reads them between events; kmt_model_finish()
  * does this itself).

@@ -115,6 +115,8 @@ void kmt_file_close(struct kmt_file *f);
  * the readers opened after this call (default off).
  */
 void kmt_file_set_prefetch(struct kmt_file *f, bool on);
+/* Whether it is on; kmt_analyse() then decodes on a thread of its own too. */
+bool kmt_file_prefetch(const struct kmt_file *f);
 
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f);
 const struct kmt_formats *kmt_file_formats(const struct kmt_file *f);

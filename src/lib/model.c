@@ -927,6 +927,29 @@ int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
 	return m->oom ? -ENOMEM : 0;
 }
 
+/*
+ * A run of events the caller keeps in place until the call returns: no
+ * queue and no copies, the same two prefetch stages on the array itself.
+ */
+int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
+{
+	size_t i;
+
+	if (m->oom)
+		return -ENOMEM;
+	drain(m, 0);
+	for (i = 0; i < n && i < LOOKAHEAD; i++)
+		prefetch_obj(m, &ev[i]);
+	for (i = 0; i < n && !m->oom; i++) {
+		if (i + LOOKAHEAD < n)
+			prefetch_obj(m, &ev[i + LOOKAHEAD]);
+		if (i + LOOKAHEAD / 2 < n)
+			prefetch_pool(m, &ev[i + LOOKAHEAD / 2]);
+		process_event(m, &ev[i]);
+	}
+	return m->oom ? -ENOMEM : 0;
+}
+
 int kmt_model_sync(struct kmt_model *m)
 {
 	drain(m, 0);

@@ -722,6 +722,11 @@ void kmt_file_set_prefetch(struct kmt_file *f, bool on)
 	f->prefetch = on;
 }
 
+bool kmt_file_prefetch(const struct kmt_file *f)
+{
+	return f->prefetch;
+}
+
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f)
 {
 	return &f->info;

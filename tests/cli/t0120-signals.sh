@@ -32,7 +32,8 @@ for sig in INT TERM HUP; do
 		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.dat.pid)" &&
 		[ ! -e $sig.dat.spool ] &&
 		n=$($KMT dump $sig.dat | grep -c "do_getxattr+.*req=1337" || true) && echo "getxattr events $n" &&
-		[ "$n" = 5 ] &&
+		{ [ "$n" = 5 ] || { $KMT info $sig.dat; $KMT check $sig.dat | tail -n 3;
+			$KMT dump $sig.dat | grep -E "getxattr|lost" | tail -n 12; false; }; } &&
 		$KMT check -q $sig.dat &&
 		trace-cmd dump -v $sig.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
 		trace-cmd report $sig.dat > /dev/null 2>&1
