@@ -6,6 +6,7 @@
 #ifndef KMT_RECORD_H
 #define KMT_RECORD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <poll.h>
@@ -81,6 +82,8 @@ struct rec {
 	double elapsed;
 	int capture_err;
 	char capture_why[512];
+	pthread_t rm_th;		/* removing the instance while the file is written */
+	bool rm_started;
 };
 
 /*
@@ -98,7 +101,7 @@ struct rec_hooks {
 	int (*ready)(struct rec *rc, void *arg, const struct pollfd *pf, int n);
 	void (*stop)(struct rec *rc, void *arg);
 	void (*done)(struct rec *rc, void *arg, const struct kmt_finalize_result *res);
-	/* Live: the capture has stopped and the instance is gone; the last pages wait. */
+	/* Live: the capture has stopped and the instance is going; the last pages wait. */
 	void (*drained)(struct rec *rc, void *arg);
 	void *arg;
 };

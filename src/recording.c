@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,11 +86,28 @@ double rec_now_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Stop tracing, drain the buffers, keep the stats, remove the instance. */
-static int rec_teardown(struct rec *rc, struct kmt_diag *d)
+static void *remove_main(void *arg)
+{
+	struct rec *rc = arg;
+
+	kmt_instance_remove(&rc->in);	/* on failure, rec_teardown() tries again and says why */
+	return NULL;
+}
+
+/*
+ * Stop tracing, drain the buffers, keep the stats, remove the instance.
+ * With @async the removal (the kernel freeing the ring buffers, ~0.1 s)
+ * runs on a thread while the file is written; the next call waits for it.
+ */
+static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 {
 	struct kmt_diag dd = { 0 };
 	int ret = 0, err;
+
+	if (rc->rm_started) {
+		pthread_join(rc->rm_th, NULL);
+		rc->rm_started = false;
+	}
 
 	if (rc->tracing) {
 		kmt_session_tracing(&rc->in, false, &dd);
@@ -120,7 +138,9 @@ static int rec_teardown(struct rec *rc, struct kmt_diag *d)
 		kmt_recorder_free(rc->r);
 		rc->r = NULL;
 	}
-	if (rc->in.created) {
+	if (rc->in.created && async && !pthread_create(&rc->rm_th, NULL, remove_main, rc)) {
+		rc->rm_started = true;
+	} else if (rc->in.created) {
 		err = kmt_instance_remove(&rc->in);
 		if (err)
 			ret = kmt_diag_set(d, err, "cannot remove tracefs instance %s: %s",
@@ -418,7 +438,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	if (started && h->stop)
 		h->stop(rc, h->arg);
 	started = false;
-	ret = rec_teardown(rc, &d);
+	ret = rec_teardown(rc, true, &d);
 	if (ret)
 		error("%s", d.msg);
 	if (h && h->drained)
@@ -437,12 +457,14 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	}
 	rc->spool = NULL;	/* removed, or kept on purpose for --recover */
 	spooled = false;
+	if (!ret && (ret = rec_teardown(rc, false, &d)))
+		error("%s", d.msg);
 	if (code == EXIT_OK && (ret || rc->capture_err))
 		code = EXIT_FAIL;
 out:
 	if (started && h->stop)
 		h->stop(rc, h->arg);
-	rec_teardown(rc, &d);
+	rec_teardown(rc, false, &d);
 	/* A command still running when recording stopped gets our signal. */
 	if (rc->child.pid > 0 && rc->child.released && !rc->child.exited) {
 		kill(rc->child.pid, stop_sig ? stop_sig : SIGTERM);
