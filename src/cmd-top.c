@@ -244,6 +244,8 @@ static int fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeo
 	pf[n++] = (struct pollfd){ t->winch_fd, POLLIN, 0 };
 	if (t->screen)
 		pf[n++] = (struct pollfd){ t->tty_fd, POLLIN, 0 };
+	if (t->pending)
+		*timeout_ms = 0;	/* more to analyse: only look round */
 	return n;
 }
 
@@ -295,7 +297,7 @@ static int key(struct top *t, int c)
 static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 {
 	struct top *t = arg;
-	bool redraw = false;
+	bool redraw = false, pumped = false;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -303,6 +305,7 @@ static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 			continue;
 		if (pf[i].fd == t->pump_fd) {
 			drain_fd(t->pump_fd);
+			pumped = true;
 			if (feed_pump(t, false))
 				return 1;
 		} else if (pf[i].fd == t->tick_fd) {
@@ -335,6 +338,8 @@ static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 	}
 	if (redraw && t->screen)
 		screen_draw(t);
+	if (t->pending && !pumped && feed_pump(t, false))
+		return 1;
 	return 0;
 }
 

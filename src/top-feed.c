@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <kmemtrace/comm.h>
@@ -108,6 +109,7 @@ static int take(struct top *t, int i)
 	else
 		c->head = p;
 	for (q = p;; q = q->next) {
+		c->npages++;
 		if (c->spool_fd >= 0 && kmt_write_all(c->spool_fd, q->data, t->psize))
 			return error("cannot keep the session in %s: %s", t->rc.o.output, strerror(errno));
 		if (!q->next)
@@ -130,6 +132,7 @@ static void page_done(struct top *t, struct feed_cpu *c)
 	struct kmt_live_page *done = c->head;
 
 	c->head = done->next;
+	c->npages--;
 	if (!c->head)
 		c->tail = NULL;
 	done->next = NULL;
@@ -179,10 +182,21 @@ bad:
 	page_done(t, c);
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int feed_pump(struct top *t, bool all)
 {
-	uint64_t safe = UINT64_MAX;
+	uint64_t safe = UINT64_MAX, n = 0;
+	double deadline = all ? 0 : mono_now() + PUMP_BUDGET_S;
 	int i;
+
+	t->pending = false;
 
 	for (i = 0; i < t->ncpu; i++)
 		if (take(t, i))
@@ -209,6 +223,11 @@ int feed_pump(struct top *t, bool all)
 		t->events++;
 		t->cpu[best].have = false;
 		next(t, best);
+		/* Behind a busy machine: stop now and then, so snapshots and keys come on time. */
+		if (!all && !(++n & 1023) && mono_now() > deadline) {
+			t->pending = true;
+			break;
+		}
 	}
 	if (kmt_model_sync(t->m))
 		return error("out of memory: the analysis stops");

@@ -158,6 +158,7 @@ void show_json(struct top *t, FILE *out)
 	js_u64(&j, "lost_events", s->lost_events);
 	js_u64(&j, "lost_gaps", s->lost_gaps);
 	js_dbl(&j, "cpu_pct", s->cpu_pct);
+	js_u64(&j, "behind_bytes", s->queued);
 	js_open(&j, "rows", '[');
 	for (i = 0, k = 0; i < s->nrows[t->view] && (t->rows <= 0 || k < (size_t)t->rows); i++) {
 		const struct top_row *r = &s->rows[t->view][i];

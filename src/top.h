@@ -34,6 +34,7 @@ enum top_sort { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_LIVE, SORT_GROWTH, SOR
 /* One CPU's pages waiting to be merged. */
 struct feed_cpu {
 	struct kmt_live_page *head, *tail;	/* taken, not yet decoded to the end */
+	uint64_t npages;			/* in that list */
 	struct kmt_page pg;			/* the head page, loaded */
 	struct kmt_page_iter it;
 	bool loaded;
@@ -96,6 +97,7 @@ struct top {
 	int ncpu;
 	uint32_t psize;
 	uint64_t events;			/* fed so far */
+	bool pending;				/* the last pump stopped at its budget */
 	bool failed;				/* a page could not be read: said once */
 	/* snapshots */
 	struct top_prev *prev[VIEW_NR];
@@ -122,7 +124,12 @@ struct top {
 /* top-feed.c */
 int feed_init(struct top *t, struct kmt_diag *d);
 void feed_release(struct top *t);
-/* Take the pages read so far and feed every event up to the safe time (@all: every one). */
+/*
+ * Take the pages read so far and feed every event up to the safe time
+ * (@all: every one). Without @all it stops after PUMP_BUDGET_S of wall
+ * time and sets t->pending: the loop calls again at once.
+ */
+#define PUMP_BUDGET_S 0.05
 int feed_pump(struct top *t, bool all);
 
 /* top-snap.c */
