@@ -115,6 +115,7 @@ static struct batch *filling(struct job *j)
 static bool hand(struct job *j)
 {
 	struct batch *b = filling(j);
+	bool go;
 
 	if (!b->n)
 		return !j->stop;
@@ -129,11 +130,12 @@ static bool hand(struct job *j)
 	pthread_cond_broadcast(&j->cv);
 	while (j->prod - j->cons >= NB && !j->stop)
 		pthread_cond_wait(&j->cv, &j->mu);
+	go = !j->stop;
 	pthread_mutex_unlock(&j->mu);
 	b = filling(j);
 	b->n = 0;
 	b->used = 0;
-	return !j->stop;
+	return go;
 }
 
 /* Room for @need arena bytes in a batch with a free slot; NULL: stop. */
@@ -325,8 +327,10 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	/* A second stage only where there is a core for it. */
-	if (kmt_file_prefetch(f) && sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		j->threaded = !pthread_create(&th, NULL, produce_main, j);
+	/* Set before the thread starts: the producer reads it. */
+	j->threaded = kmt_file_prefetch(f) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	if (j->threaded && pthread_create(&th, NULL, produce_main, j))
+		j->threaded = false;
 	if (j->threaded) {
 		consume_all(j);
 		pthread_mutex_lock(&j->mu);
