@@ -208,8 +208,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kmt_model_opts o = { 0 };
 	struct kmt_model *m;
 	uint64_t ts = 1000, stack[8];
+	/* Even-sized inputs go in through kmt_model_events(), up to 8 at a time. */
+	bool batched = size % 2 == 0;
+	struct kmt_event batch[8];
+	uint64_t bstack[8][8];
+	unsigned int nb = 0;
 	size_t pos;
 	uint8_t ob;
+#define FLUSH() do { if (nb) kmt_model_events(m, batch, nb); nb = 0; } while (0)
 
 	if (size < 1)
 		return 0;
@@ -251,10 +257,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 
 		if (op == 15 && sub <= 1) {
+			FLUSH();
 			kmt_model_lost(m, cpu, sub == 0 ? (int64_t)e[15] * 3 : -1, ts);
 			continue;
 		}
 		if (op == 15 && sub == 2) {
+			FLUSH();
 			kmt_model_set_comm(m, (e[2] >> 3) % 8, tn, tlen);
 			continue;
 		}
@@ -331,8 +339,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				ev.flags |= KMT_EVF_WRITE;
 			break;
 		}
-		kmt_model_event(m, &ev);
+		if (!batched) {
+			kmt_model_event(m, &ev);
+			continue;
+		}
+		batch[nb] = ev;
+		if (ev.stack) {
+			memcpy(bstack[nb], stack, ev.nr_stack * sizeof(stack[0]));
+			batch[nb].stack = (const uint8_t *)bstack[nb];
+		}
+		if (++nb == 8 || (e[10] & 1))
+			FLUSH();
 	}
+	FLUSH();
+#undef FLUSH
 
 	kmt_model_finish(m, size % 3 == 0 ? 0 : ts + 1000);
 	walk_results(m);

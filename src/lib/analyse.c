@@ -163,10 +163,11 @@ static struct batch *room(struct job *j, size_t need)
 
 static const void *keep(struct batch *b, const void *p, size_t len)
 {
-	char *to = b->arena + b->used;
+	char *to;
 
 	if (!len)
-		return p;
+		return p;	/* (the arena may not exist yet) */
+	to = b->arena + b->used;
 	memcpy(to, p, len);
 	b->used += len;
 	return to;
