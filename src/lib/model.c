@@ -503,8 +503,15 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		if (sl) {
 			uint32_t cache = sl->cache != 0xffff ? sl->cache : ev->name_len ? cache_of(m, ev) : NONE;
 
-			if (lost_since(m, sl->loss))
-				m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
+			/*
+			 * A new allocation may be in a gap; or, when its first
+			 * free was of an object never seen allocated, where this
+			 * trace cannot see allocations of it at all (before the
+			 * trace, or by a task it leaves out: the recorder leaves
+			 * out its own threads, whose files RCU frees later).
+			 */
+			if (lost_since(m, sl->loss) || sl->val == SLOT_NOSITE)
+				m->sum.uncertain_misuse++;
 			else
 				note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev,
 					    sl->val != SLOT_NOSITE ? m->sites.v[sl->val].addr : 0, cache, NULL);

@@ -28,6 +28,8 @@ test_expect_success 'folded: the lines add up to the report, per value and per f
 	$KMT export -f folded --comm kmt-gt -o st.folded st.dat &&
 	$KMT export -f folded --comm kmt-gt --value objects -o sto.folded st.dat &&
 	$KMT export -f folded --comm kmt-gt --value live-bytes -o - st.dat > stl.folded &&
+	echo "report: allocs, bytes, live bytes, lost: $(jq -c "[.summary.allocs, .summary.bytes_alloc, .summary.live_bytes, .summary.lost_events]" st.json)" &&
+	echo "folded: bytes, objects, live bytes: $(awk "{ s += \$NF } END { print s }" st.folded) $(awk "{ s += \$NF } END { print s }" sto.folded) $(awk "{ s += \$NF } END { print s + 0 }" stl.folded)" &&
 	[ "$(awk "{ s += \$NF } END { print s }" st.folded)" = "$(jq .summary.bytes_alloc st.json)" ] &&
 	[ "$(awk "{ s += \$NF } END { print s }" sto.folded)" = "$(jq .summary.allocs st.json)" ] &&
 	[ "$(awk "{ s += \$NF } END { print s + 0 }" stl.folded)" = "$(jq .summary.live_bytes st.json)" ] &&
@@ -97,6 +99,7 @@ test_expect_success 'sqlite: one row per object, the report'"'"'s numbers by SQL
 	command -v sqlite3 > /dev/null || { echo "sqlite3 missing (make deps)"; exit 1; }
 	$KMT export -f sqlite --comm kmt-gt -o st.sqlite st.dat &&
 	q() { sqlite3 st.sqlite "$1"; } &&
+	echo "sqlite: objects $(q "select count(*) from objects where kind != \"page\" and fate != \"preexisting\""), report allocs $(jq .summary.allocs st.json), do_getxattr $(q "select count(*), sum(bytes_req), sum(bytes_alloc) from objects where alloc_function = \"do_getxattr\" and kind = \"kmalloc\""), lost $(q "select value from meta where key = \"lost_events\"")" &&
 	[ "$(q "select count(*) from objects where kind != \"page\" and fate != \"preexisting\"")" = "$(jq .summary.allocs st.json)" ] &&
 	[ "$(q "select count(*), sum(bytes_req), sum(bytes_alloc) from objects where alloc_function = \"do_getxattr\" and kind = \"kmalloc\"")" = "$((G + L))|$((G * 1337 + L * 20000))|$((G * 2048 + L * 32768))" ] &&
 	[ "$(q "select count(*) from objects where alloc_function = \"simple_xattr_alloc\" and free_time is null and fate = \"live\"")" = $((X - R)) ] &&

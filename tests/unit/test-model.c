@@ -201,6 +201,26 @@ static void test_double_free(void **state)
 	done(&r);
 }
 
+/*
+ * An object never seen allocated, freed twice: its allocations are not in
+ * this trace (before it, or by a task it leaves out), so the second free
+ * may follow an unseen reallocation: uncertain, not an error.
+ */
+static void test_double_free_of_unseen_object(void **state)
+{
+	struct tb *tb = new_tb();
+	struct run r;
+
+	tb_kfree(tb, 0, 1 * MS, 10, FREE_A, OBJ(1));
+	tb_kfree(tb, 1, 2 * MS, 12, FREE_A, OBJ(1));
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(misuse(&r, KMT_MISUSE_DOUBLE_FREE, NULL), 0);
+	assert_int_equal(errors(&r), 0);
+	assert_int_equal(kmt_model_summary(r.m)->uncertain_misuse, 1);
+	assert_int_equal(kmt_model_summary(r.m)->preexisting_frees, 1);
+	done(&r);
+}
+
 static void test_double_free_in_bulk_filled_cache(void **state)
 {
 	struct tb *tb = new_tb();
@@ -1016,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_sites_and_bytes),
 		cmocka_unit_test(test_outstanding_and_preexisting),
 		cmocka_unit_test(test_double_free),
+		cmocka_unit_test(test_double_free_of_unseen_object),
 		cmocka_unit_test(test_double_free_in_bulk_filled_cache),
 		cmocka_unit_test(test_alloc_over_live),
 		cmocka_unit_test(test_kmalloc_large_twin),
