@@ -448,7 +448,7 @@ static const struct rcol summary_cols[] = {
 	U("uncertain_bytes", S, uncertain_bytes, RU_BYTES, NULL, 0, NULL,
 	  "allocated bytes of the uncertain objects allocated in the trace (live at its end)"),
 	U("uncertain_misuse", S, uncertain_misuse, RU_COUNT, NULL, 0, NULL,
-	  "contradictions a loss, or an allocation the trace cannot see, may explain; not in misuse"),
+	  "contradictions a loss may explain; not in misuse"),
 	U("null_frees", S, null_frees, RU_COUNT, NULL, 0, NULL, "kfree(NULL)"),
 	U("kmalloc_large_merged", S, kmalloc_large_merged, RU_COUNT, NULL, 0, NULL,
 	  "large kmallocs the kernel traced twice, counted once"),

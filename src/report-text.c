@@ -391,8 +391,7 @@ static void misuse(const struct report *r, FILE *out)
 	if (rows(r, n) < n)
 		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
 	if (s->uncertain_misuse)
-		fprintf(out, "  %s more findings are uncertain (events lost in between, or an allocation the "
-			"trace cannot see) and not counted\n",
+		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",
 			num(s->uncertain_misuse));
 	if (by[KMT_SEV_WARNING])
 		fprintf(out, "  warnings: the kernel does not trace its slab bulk paths (kmem_cache_alloc_bulk,\n"

@@ -147,8 +147,7 @@ struct kmt_summary {
 						   (live and uncertain, before the end) */
 	uint64_t uncertain_objects;	/* a loss may hide their fate */
 	uint64_t uncertain_bytes;	/* allocated bytes of those allocated in the trace */
-	uint64_t uncertain_misuse;	/* misuse findings a loss, or an allocation the
-					 * trace cannot see, may explain */
+	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
 	uint64_t failures;		/* allocations that returned NULL */
 	uint64_t kmalloc_large_merged;	/* the kernel's doubled large-kmalloc events */
 	uint64_t untraced_evidence;	/* findings showing untraced slab traffic */

@@ -235,8 +235,7 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 	if (s->uncertain_objects || s->uncertain_misuse)
 		finding(c, KMT_SEV_WARNING, -1, 0, 0, false, 0,
 			"%s make %" PRIu64 " objects and %" PRIu64 " findings uncertain",
-			s->truncated_cpus ? "missing events (truncated recording)" :
-			s->affected_by_loss ? "losses" : "allocations the trace cannot see (before it, or by a task left out)",
+			s->truncated_cpus ? "missing events (truncated recording)" : "losses",
 			s->uncertain_objects, s->uncertain_misuse);
 	kmt_model_free(m);
 	kmt_symbols_free(syms);

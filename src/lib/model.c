@@ -503,18 +503,19 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		if (sl) {
 			uint32_t cache = sl->cache != 0xffff ? sl->cache : ev->name_len ? cache_of(m, ev) : NONE;
 
-			/*
-			 * A new allocation may be in a gap; or, when its first
-			 * free was of an object never seen allocated, where this
-			 * trace cannot see allocations of it at all (before the
-			 * trace, or by a task it leaves out: the recorder leaves
-			 * out its own threads, whose files RCU frees later).
-			 */
-			if (lost_since(m, sl->loss) || sl->val == SLOT_NOSITE)
-				m->sum.uncertain_misuse++;
+			if (lost_since(m, sl->loss))
+				m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
+			else if (sl->val == SLOT_NOSITE)
+				/*
+				 * Its first free was of an object never seen
+				 * allocated: its allocations are not in the trace
+				 * (before it, or by a task left out, such as the
+				 * recorder's own threads, whose files RCU frees
+				 * later), so this is one more: not a double free.
+				 */
+				note_misuse(m, KMT_MISUSE_UNTRACED_ALLOC, ev, 0, cache, NULL);
 			else
-				note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev,
-					    sl->val != SLOT_NOSITE ? m->sites.v[sl->val].addr : 0, cache, NULL);
+				note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev, m->sites.v[sl->val].addr, cache, NULL);
 			return;
 		}
 		/* Allocated before the trace (or in a gap, if one came first). */
@@ -1040,9 +1041,22 @@ static bool bulk_filled_cache(const struct kmt_model *m, uint32_t cache)
 
 static void classify_untraced(struct kmt_model *m)
 {
-	uint64_t alloc_live = 0, double_free = 0, bulk = 0;
+	uint64_t alloc_live = 0, double_free = 0, bulk = 0, unseen = 0;
 	size_t i;
 
+	/* Second frees of objects never seen allocated (slab_free): counted as double frees were. */
+	for (i = 0; i < m->misuse.n; i++) {
+		const struct kmt_misuse *mu = &m->misuse.v[i];
+
+		if (mu->kind != KMT_MISUSE_UNTRACED_ALLOC)
+			continue;
+		if (bulk_filled_cache(m, mu->cache))
+			bulk += mu->count;
+		else
+			unseen += mu->count;
+		if (mu->cache != NONE)
+			m->caches.v[mu->cache].untraced += mu->count;
+	}
 	for (i = 0; i < m->misuse.n; i++) {
 		struct kmt_misuse *mu = &m->misuse.v[i];
 
@@ -1064,9 +1078,11 @@ static void classify_untraced(struct kmt_model *m)
 		if (mu->cache != NONE)
 			m->caches.v[mu->cache].untraced += mu->count;
 	}
+	double_free += unseen;
 	m->sum.untraced_evidence = alloc_live + (double_free >= 2 ? double_free : 0);
 	if (!m->sum.untraced_evidence) {
-		m->sum.untraced_evidence = bulk;	/* known, says nothing of others */
+		/* Known (bulk caches, objects never seen allocated): says nothing of others. */
+		m->sum.untraced_evidence = bulk + unseen;
 		return;
 	}
 	m->sum.untraced_evidence += bulk;

@@ -204,7 +204,8 @@ static void test_double_free(void **state)
 /*
  * An object never seen allocated, freed twice: its allocations are not in
  * this trace (before it, or by a task it leaves out), so the second free
- * may follow an unseen reallocation: uncertain, not an error.
+ * follows one more of them: an untraced allocation (a warning), not a
+ * double free (an error).
  */
 static void test_double_free_of_unseen_object(void **state)
 {
@@ -215,8 +216,9 @@ static void test_double_free_of_unseen_object(void **state)
 	tb_kfree(tb, 1, 2 * MS, 12, FREE_A, OBJ(1));
 	analyse(&r, tb, -1, -1);
 	assert_int_equal(misuse(&r, KMT_MISUSE_DOUBLE_FREE, NULL), 0);
+	assert_int_equal(misuse(&r, KMT_MISUSE_UNTRACED_ALLOC, NULL), 1);
 	assert_int_equal(errors(&r), 0);
-	assert_int_equal(kmt_model_summary(r.m)->uncertain_misuse, 1);
+	assert_int_equal(kmt_model_summary(r.m)->untraced_evidence, 1);
 	assert_int_equal(kmt_model_summary(r.m)->preexisting_frees, 1);
 	done(&r);
 }
