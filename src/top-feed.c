@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <kmemtrace/comm.h>
@@ -182,18 +181,10 @@ bad:
 	page_done(t, c);
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int feed_pump(struct top *t, bool all)
 {
 	uint64_t safe = UINT64_MAX, n = 0;
-	double deadline = all ? 0 : mono_now() + PUMP_BUDGET_S;
+	double deadline = all ? 0 : rec_now_since(&t->rc.t0) + PUMP_BUDGET_S;
 	int i;
 
 	t->pending = false;
@@ -224,7 +215,7 @@ int feed_pump(struct top *t, bool all)
 		t->cpu[best].have = false;
 		next(t, best);
 		/* Behind a busy machine: stop now and then, so snapshots and keys come on time. */
-		if (!all && !(++n & 1023) && mono_now() > deadline) {
+		if (!all && !(++n & 1023) && rec_now_since(&t->rc.t0) > deadline) {
 			t->pending = true;
 			break;
 		}

@@ -121,17 +121,17 @@ static bool hand(struct job *j)
 		return !j->stop;
 	if (!j->threaded) {
 		consume(j, b);
-		b->n = 0;
-		b->used = 0;
-		return !j->mret;
+		go = !j->mret;
+	} else {
+		pthread_mutex_lock(&j->mu);
+		j->prod++;
+		pthread_cond_broadcast(&j->cv);
+		while (j->prod - j->cons >= NB && !j->stop)
+			pthread_cond_wait(&j->cv, &j->mu);
+		go = !j->stop;
+		pthread_mutex_unlock(&j->mu);
 	}
-	pthread_mutex_lock(&j->mu);
-	j->prod++;
-	pthread_cond_broadcast(&j->cv);
-	while (j->prod - j->cons >= NB && !j->stop)
-		pthread_cond_wait(&j->cv, &j->mu);
-	go = !j->stop;
-	pthread_mutex_unlock(&j->mu);
+	/* The next to fill: this one again on one thread, else one the consumer is done with. */
 	b = filling(j);
 	b->n = 0;
 	b->used = 0;

@@ -1044,27 +1044,27 @@ static void classify_untraced(struct kmt_model *m)
 	uint64_t alloc_live = 0, double_free = 0, bulk = 0, unseen = 0;
 	size_t i;
 
-	/* Second frees of objects never seen allocated (slab_free): counted as double frees were. */
-	for (i = 0; i < m->misuse.n; i++) {
-		const struct kmt_misuse *mu = &m->misuse.v[i];
-
-		if (mu->kind != KMT_MISUSE_UNTRACED_ALLOC)
-			continue;
-		if (bulk_filled_cache(m, mu->cache))
-			bulk += mu->count;
-		else
-			unseen += mu->count;
-		if (mu->cache != NONE)
-			m->caches.v[mu->cache].untraced += mu->count;
-	}
+	/*
+	 * Double frees in bulk-filled caches, and second frees of objects
+	 * never seen allocated (noted as untraced by slab_free, counted as
+	 * double frees were): untraced allocations.
+	 */
 	for (i = 0; i < m->misuse.n; i++) {
 		struct kmt_misuse *mu = &m->misuse.v[i];
+		bool noted = mu->kind == KMT_MISUSE_UNTRACED_ALLOC;
 
-		if (mu->kind == KMT_MISUSE_DOUBLE_FREE && bulk_filled_cache(m, mu->cache)) {
+		if (!noted && mu->kind != KMT_MISUSE_DOUBLE_FREE)
+			continue;
+		if (bulk_filled_cache(m, mu->cache)) {
 			mu->kind = KMT_MISUSE_UNTRACED_ALLOC;
-			m->caches.v[mu->cache].untraced += mu->count;
 			bulk += mu->count;
+		} else if (noted) {
+			unseen += mu->count;
+		} else {
+			continue;
 		}
+		if (mu->cache != NONE)
+			m->caches.v[mu->cache].untraced += mu->count;
 	}
 	for (i = 0; i < m->misuse.n; i++) {
 		const struct kmt_misuse *mu = &m->misuse.v[i];

@@ -152,15 +152,24 @@ static void stack_trigger(char *buf, size_t len, const char *ev, const char *fil
 		snprintf(buf, len, "stacktrace");
 }
 
+/* @in's trace clock (the bracketed one in its trace_clock) into @buf; false if unreadable. */
+static bool instance_clock(const struct kmt_instance *in, char *buf, size_t len)
+{
+	char text[512], *l, *r;
+
+	if (kmt_instance_read(in, "trace_clock", text, sizeof(text)) <= 0 || !(l = strchr(text, '[')) ||
+	    !(r = strchr(l, ']')))
+		return false;
+	snprintf(buf, len, "%.*s", (int)(r - l - 1), l + 1);
+	return true;
+}
+
 /* @in's trace clock is @clock already (a new instance's is "local"): setting it costs ~25 ms. */
 static bool clock_is(const struct kmt_instance *in, const char *clock)
 {
-	char buf[512], *l, *r;
+	char cur[64];
 
-	if (kmt_instance_read(in, "trace_clock", buf, sizeof(buf)) <= 0 || !(l = strchr(buf, '[')) ||
-	    !(r = strchr(l, ']')))
-		return false;
-	return (size_t)(r - l - 1) == strlen(clock) && !strncmp(l + 1, clock, strlen(clock));
+	return instance_clock(in, cur, sizeof(cur)) && !strcmp(cur, clock);
 }
 
 int kmt_session_configure(const struct kmt_instance *in, const struct kmt_session_opts *o,
@@ -318,7 +327,7 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *
 			struct kmt_spool *sp, struct kmt_spool_meta *m, struct kmt_diag *d)
 {
 	struct kallsyms_read ks = { 0 };
-	char path[1024], *l, *r;
+	char path[1024];
 	struct utsname u;
 	pthread_t th;
 	int ret;
@@ -332,10 +341,8 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *
 			 u.release, u.machine);
 	m->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	m->long_size = (int)sizeof(long);
-	snprintf(m->clock, sizeof(m->clock), "local");
-	if (kmt_instance_read(in, "trace_clock", path, sizeof(path)) > 0 &&
-	    (l = strchr(path, '[')) && (r = strchr(l, ']')))
-		snprintf(m->clock, sizeof(m->clock), "%.*s", (int)(r - l - 1), l + 1);
+	if (!instance_clock(in, m->clock, sizeof(m->clock)))
+		snprintf(m->clock, sizeof(m->clock), "local");
 	ret = kmt_spool_set_meta(sp, m, d);
 	snprintf(path, sizeof(path), "%s/events/header_page", in->root);
 	ret = ret ?: save_from(sp, KMT_SPOOL_HEADER_PAGE, path, d);
