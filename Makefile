@@ -138,4 +138,5 @@ clean:
 .PHONY: all tests check bench fuzz install clean deps demo
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \
+	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/bench/kmt-walk.d

@@ -28,13 +28,16 @@ const char *kmt_strerror(int err)
 
 int kmt_diag_set(struct kmt_diag *d, int err, const char *fmt, ...)
 {
+	char msg[sizeof(d->msg)];
 	va_list ap;
 
 	if (!d)
 		return err;
 	d->err = err;
+	/* Through a copy: callers may add to the message already there. */
 	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(d->msg, msg, sizeof(msg));
 	return err;
 }
