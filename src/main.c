@@ -2,6 +2,7 @@
  * kmemtrace: the command table. Each subcommand lives in src/cmd-<name>.c
  * and parses its own options; this file only dispatches.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 
 		if (strcmp(argv[1], commands[i].help->name))
 			continue;
+		/* Past a file size limit a write fails (EFBIG) and is reported, not fatal. */
+		signal(SIGXFSZ, SIG_IGN);
 		snprintf(name, sizeof(name), "kmemtrace %s", commands[i].help->name);
 		cmd_name = name;
 		return commands[i].fn(argc - 1, argv + 1);

@@ -87,6 +87,7 @@ int child_spawn(struct child *c, char **argv, const char *user)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		close(go[1]);
 		close(ep[0]);
 		if (read(go[0], &x, 1) != 1)
