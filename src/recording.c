@@ -94,10 +94,21 @@ static void *remove_main(void *arg)
 	return NULL;
 }
 
+/* The instance goes on a thread (the kernel freeing the ring buffers, ~0.1 s). */
+static void remove_async(struct rec *rc)
+{
+	if (rc->in.created && !rc->rm_started && !pthread_create(&rc->rm_th, NULL, remove_main, rc))
+		rc->rm_started = true;
+}
+
 /*
  * Stop tracing, drain the buffers, keep the stats, remove the instance.
- * With @async the removal (the kernel freeing the ring buffers, ~0.1 s)
- * runs on a thread while the file is written; the next call waits for it.
+ * With @async and a spool, the pages the recorder holds in memory stay
+ * there for rec_finalize() to read, and the instance stays while they do
+ * (reading a held page of a removed instance is a use after free in the
+ * kernel): rec_released() frees the recorder and removes the instance on
+ * a thread while the rest of the file is written. The next call waits for
+ * that thread, and drains and removes whatever is left.
  */
 static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 {
@@ -125,7 +136,9 @@ static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 					       &dd);
 	}
 	if (rc->r) {
-		err = kmt_recorder_stop(rc->r, &dd);
+		bool keep = async && rc->spool;
+
+		err = keep ? kmt_recorder_halt(rc->r, &dd) : kmt_recorder_stop(rc->r, &dd);
 		if (err) {
 			rc->capture_err = err;
 			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
@@ -135,12 +148,14 @@ static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 		if (rc->in.created)
 			kmt_session_save_stats(&rc->in, rc->spool, KMT_SPOOL_MAIN, rc->cpus, rc->nr_cpus,
 					       &dd);
+		if (keep)
+			return 0;
 		kmt_recorder_free(rc->r);
 		rc->r = NULL;
 	}
-	if (rc->in.created && async && !pthread_create(&rc->rm_th, NULL, remove_main, rc)) {
-		rc->rm_started = true;
-	} else if (rc->in.created) {
+	if (async)
+		remove_async(rc);
+	if (rc->in.created && !rc->rm_started) {
 		err = kmt_instance_remove(&rc->in);
 		if (err)
 			ret = kmt_diag_set(d, err, "cannot remove tracefs instance %s: %s",
@@ -314,6 +329,40 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 	return stop_sig;
 }
 
+/* Every held page is read: the recorder and then the instance can go. */
+static void rec_released(void *arg)
+{
+	struct rec *rc = arg;
+
+	kmt_recorder_free(rc->r);
+	rc->r = NULL;
+	remove_async(rc);
+}
+
+/*
+ * The file could not be written: what the recorder still holds goes to
+ * the spool for --recover, and the spool says what is missing from it.
+ */
+static void rec_keep_rest(struct rec *rc, struct kmt_spool *spool, uint64_t lost)
+{
+	struct kmt_diag d = { 0 };
+	char why[200];
+
+	if (rc->r) {
+		/* (A capture error comes back first; it was said already.) */
+		if (kmt_recorder_stop(rc->r, &d) && strcmp(d.msg, rc->capture_why))
+			error("the pages still held are not all in the spool: %s", d.msg);
+		kmt_recorder_free(rc->r);
+		rc->r = NULL;
+	}
+	if (lost) {
+		snprintf(why, sizeof(why), "%.1f MiB of pages were read and freed when "
+			 "writing the file failed, and are not in the spool", (double)lost / 1048576);
+		kmt_spool_set_truncated(spool, why, &d);
+		error("%s", why);
+	}
+}
+
 int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
 		 const struct rec_hooks *h)
 {
@@ -321,6 +370,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 		.zalg = rc->o.compress ? KMT_Z_ZSTD : KMT_Z_NONE, .level = rc->o.level,
 		.chunk_pages = 64, .recovered = recovered, .punch = rc->capture_err == -ENOSPC,
 		.progress = rc->o.status ? ui_progress : NULL, .progress_arg = (void *)output,
+		.held = recovered ? NULL : rc->r, .released = rec_released, .released_arg = rc,
 	};
 	struct kmt_finalize_result *res = calloc(1, sizeof(*res));
 	struct kmt_diag d = { 0 };
@@ -332,8 +382,10 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	if (rc->o.status)
 		ui_status_clear();
 	if (ret) {
-		free(res);
 		error("%s", d.msg);
+		if (fo.held)
+			rec_keep_rest(rc, spool, res->consumed);
+		free(res);
 		if (recovered)
 			error("the spool '%s' is left as it was", kmt_spool_dir(spool));
 		else

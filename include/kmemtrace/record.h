@@ -53,6 +53,19 @@ uint64_t kmt_recorder_held(const struct kmt_recorder *r);
  * disk, in which case the spool holds everything up to that point).
  */
 int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d);
+/*
+ * As kmt_recorder_stop(), but the pages held in memory stay there, to be
+ * read in order with kmt_recorder_read_held() (finalising straight from
+ * memory, never through the spool files). kmt_recorder_stop() afterwards
+ * writes whatever is left to the spool. The instance must outlive the
+ * held pages: remove it only after kmt_recorder_free().
+ */
+int kmt_recorder_halt(struct kmt_recorder *r, struct kmt_diag *d);
+/* Bytes held in memory for CPU index @i, after the spool file's. */
+uint64_t kmt_recorder_held_bytes(struct kmt_recorder *r, int i);
+/* The next @len of them; 0, or -errno with @d. */
+int kmt_recorder_read_held(struct kmt_recorder *r, int i, void *buf, size_t len,
+			   struct kmt_diag *d);
 /* Close the trace_pipe_raw files (the instance can then be removed). */
 void kmt_recorder_free(struct kmt_recorder *r);
 

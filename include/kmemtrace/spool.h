@@ -111,6 +111,8 @@ void kmt_spool_unreserve(struct kmt_spool *s);
 
 /* ---- the trace file (finalize.c) ---- */
 
+struct kmt_recorder;
+
 struct kmt_finalize_opts {
 	enum kmt_zalg zalg;
 	int level;
@@ -119,6 +121,16 @@ struct kmt_finalize_opts {
 	bool punch;			/* free spool space while writing (disk full) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/*
+	 * A halted recorder (record.h) whose held pages follow each CPU's
+	 * spool file: they are read, counted and compressed straight from
+	 * memory, never written to the spool, and each spool file's room is
+	 * freed as it is written. @released runs once every buffer is
+	 * written (the pages are read; the recorder may go).
+	 */
+	struct kmt_recorder *held;
+	void (*released)(void *arg);
+	void *released_arg;
 };
 
 struct kmt_finalize_cpu {
@@ -134,6 +146,12 @@ struct kmt_finalize_result {
 	int nr_cpus;
 	struct kmt_finalize_cpu cpus[KMT_MAX_CPUS];
 	uint64_t events, lost, raw_bytes, file_bytes;
+	/*
+	 * Finalising from held pages: the bytes gone from memory and spool
+	 * alike (held pages read; the spool's part freed once written), all
+	 * or up to a failure.
+	 */
+	uint64_t consumed;
 	uint64_t access_events, access_lost;	/* kmemtrace watch's samples */
 	bool truncated;
 	char truncated_why[128];

@@ -35,15 +35,30 @@ struct kmt_trace_meta {
 	const char *version;		/* recorder, e.g. "kmemtrace 0.1.0" */
 	int cpu_count;
 	uint64_t trace_id;
+	/*
+	 * v7: if set, called once every buffer's CPU data is written, to
+	 * give @cmdlines then (what the data says of process names); the
+	 * CMDLINES section then follows the buffers. 0 or -errno.
+	 */
+	int (*late_cmdlines)(void *arg, struct kmt_blob *cmdlines);
+	void *late_arg;
 };
 
-/* Per-CPU data: @size bytes from @fd at offset 0, or from @mem. */
+/*
+ * Per-CPU data: @size bytes from @fd at offset 0, or from @mem, or from
+ * @read, which is called strictly in order of @off (a stream). @seen, if
+ * set, gets every chunk of the data in order once it is written.
+ */
 struct kmt_wcpu {
 	int cpu;
 	int fd;
 	const void *mem;
+	uint64_t start;			/* where the data begins in fd or mem */
 	uint64_t size;			/* whole sub-buffers */
 	const char *stats;		/* the CPU's stats text, or NULL */
+	int (*read)(void *arg, void *buf, size_t len, uint64_t off);	/* 0 or -errno */
+	void (*seen)(void *arg, const void *buf, size_t len, uint64_t off);
+	void *arg;
 };
 
 struct kmt_wbuffer {

@@ -19,6 +19,7 @@
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/recinfo.h>
+#include <kmemtrace/record.h>
 #include <kmemtrace/spool.h>
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/writer.h>
@@ -40,6 +41,7 @@ struct fin {
 		const char *name;	/* in the trace file: "" for the main buffer */
 		struct sbuf *stats;	/* per CPU index */
 		int *fd;
+		uint64_t *start;	/* past the holes of a spool partly written */
 		uint64_t *size;
 	} buf[KMT_SPOOL_NR_BUFFERS];
 	int nbuf;
@@ -92,8 +94,9 @@ static int fin_load(struct fin *s, struct kmt_diag *d)
 
 		fb->stats = calloc((size_t)m->nr_cpus, sizeof(*fb->stats));
 		fb->fd = malloc((size_t)m->nr_cpus * sizeof(*fb->fd));
+		fb->start = calloc((size_t)m->nr_cpus, sizeof(*fb->start));
 		fb->size = calloc((size_t)m->nr_cpus, sizeof(*fb->size));
-		if (!fb->stats || !fb->fd || !fb->size)
+		if (!fb->stats || !fb->fd || !fb->start || !fb->size)
 			return kmt_diag_set(d, -ENOMEM, "out of memory");
 		for (i = 0; i < m->nr_cpus; i++)
 			fb->fd[i] = -1;
@@ -115,37 +118,18 @@ static void note_comm(struct kmt_comms *comms, const struct kmt_event *ev)
 }
 
 /*
- * Walk CPU @i's pages: count, collect names, and find where the valid
- * data ends (a recorder killed mid-write may leave a torn last page).
+ * Count @len bytes of CPU @cpu's pages and collect names from them.
+ * Returns the bytes of whole valid pages from the start: a recorder
+ * killed mid-write may leave a torn last page.
  */
-static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
-		    const struct kmt_decoder *dec, struct kmt_comms *comms,
-		    struct kmt_finalize_cpu *fc, struct kmt_diag *d)
+static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
+			   struct kmt_comms *comms, struct kmt_finalize_cpu *fc, int cpu,
+			   const uint8_t *map, uint64_t len)
 {
-	struct fbuffer *b = &s->buf[which];
 	uint32_t subbuf = s->meta->subbuf_size;
-	int cpu = s->meta->cpus[i];
-	char path[4200];
-	struct stat st;
-	uint8_t *map;
-	uint64_t off, size;
+	uint64_t off;
 
-	b->fd[i] = spool_cpu_open(s->spool, which, cpu, d);
-	if (b->fd[i] == -ENOENT)
-		return 0;	/* a recorder killed before it opened this CPU */
-	if (b->fd[i] < 0)
-		return b->fd[i];
-	spool_cpu_name(s->spool, which, cpu, path, sizeof(path));
-	if (fstat(b->fd[i], &st))
-		return kmt_diag_set(d, -errno, "cannot stat '%s': %s", path, strerror(errno));
-	size = (uint64_t)st.st_size / subbuf * subbuf;
-	if (!size)
-		return 0;
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd[i], 0);
-	if (map == MAP_FAILED)
-		return kmt_diag_set(d, -errno, "cannot map '%s': %s", path, strerror(errno));
-	madvise(map, size, MADV_SEQUENTIAL);
-	for (off = 0; off < size; off += subbuf) {
+	for (off = 0; off + subbuf <= len; off += subbuf) {
 		struct kmt_page pg;
 		struct kmt_page_iter it;
 		struct kmt_rec rec;
@@ -166,9 +150,6 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 		if (ret < 0)
 			break;
 		fc->pages++;
-		/* Keep the scan's resident set small on long recordings. */
-		if (off && !(off & (SCAN_WINDOW - 1)))
-			madvise(map + off - SCAN_WINDOW, SCAN_WINDOW, MADV_DONTNEED);
 		if (pg.missed) {
 			if (pg.lost > 0)
 				fc->lost += (uint64_t)pg.lost;
@@ -176,6 +157,66 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 				fc->lost_unknown++;
 		}
 	}
+	return off;
+}
+
+/*
+ * Walk CPU @i's spool file: count, collect names, and find where the
+ * valid data ends.
+ */
+static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
+		    const struct kmt_decoder *dec, struct kmt_comms *comms,
+		    struct kmt_finalize_cpu *fc, struct kmt_diag *d)
+{
+	struct fbuffer *b = &s->buf[which];
+	uint32_t subbuf = s->meta->subbuf_size;
+	int cpu = s->meta->cpus[i];
+	char path[4200];
+	struct stat st;
+	uint8_t *map;
+	uint64_t off, size, start = 0;
+	off_t data;
+
+	b->fd[i] = spool_cpu_open(s->spool, which, cpu, d);
+	if (b->fd[i] == -ENOENT)
+		return 0;	/* a recorder killed before it opened this CPU */
+	if (b->fd[i] < 0)
+		return b->fd[i];
+	spool_cpu_name(s->spool, which, cpu, path, sizeof(path));
+	if (fstat(b->fd[i], &st))
+		return kmt_diag_set(d, -errno, "cannot stat '%s': %s", path, strerror(errno));
+	size = (uint64_t)st.st_size / subbuf * subbuf;
+	/*
+	 * A write that failed after freeing what it had written (record's
+	 * finalising from held pages) leaves a hole where the data began.
+	 */
+	data = lseek(b->fd[i], 0, SEEK_DATA);
+	if (data > 0)
+		start = MIN((uint64_t)data / subbuf * subbuf, size);
+	else if (data < 0 && errno == ENXIO)
+		start = size;	/* all hole */
+	b->start[i] = start;
+	size -= start;
+	if (!size)
+		return 0;
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd[i], (off_t)start);
+	if (map == MAP_FAILED)
+		return kmt_diag_set(d, -errno, "cannot map '%s': %s", path, strerror(errno));
+	madvise(map, size, MADV_SEQUENTIAL);
+	/* A window at a time, to keep the resident set small on long recordings. */
+	for (off = 0; off < size; off += SCAN_WINDOW) {
+		uint64_t len = MIN((uint64_t)SCAN_WINDOW, size - off);
+		uint64_t good = scan_pages(s, dec, comms, fc, cpu, map + off, len);
+
+		if (off)
+			madvise(map + off - SCAN_WINDOW, SCAN_WINDOW, MADV_DONTNEED);
+		if (good < len) {
+			off += good;
+			break;
+		}
+	}
+	if (off > size)
+		off = size;
 	munmap(map, size);
 	b->size[i] = off;
 	fc->bytes = off;
@@ -295,6 +336,7 @@ static void fin_release(struct fin *s)
 			sbuf_release(&s->buf[j].stats[i]);
 		free(s->buf[j].fd);
 		free(s->buf[j].stats);
+		free(s->buf[j].start);
 		free(s->buf[j].size);
 	}
 	for (i = 0; i < s->nwf; i++)
@@ -307,9 +349,124 @@ static void fin_release(struct fin *s)
 	sbuf_release(&s->truncated);
 }
 
+/*
+ * Finalising straight from memory: CPU @i's data is its spool file, then
+ * the pages the recorder still holds, read in order while the writer
+ * compresses them; each chunk is scanned (counted, names taken) in order
+ * once written, so the names are known only after the data: CMDLINES goes
+ * after the buffers.
+ */
+struct stream {
+	struct fin *s;
+	const struct kmt_finalize_opts *o;
+	const struct kmt_decoder *dec;
+	struct kmt_comms *comms;
+	struct kmt_finalize_result *res;
+	char *cmdlines;
+	struct stream_cpu {
+		struct stream *st;
+		int i;
+		uint64_t fsize;		/* from the spool file; the rest is held */
+		uint64_t held_read;	/* by the reading worker of the moment */
+		uint64_t freed;		/* of the spool file, by the writer's thread */
+	} *cpu;
+	int err;
+	struct kmt_diag d;		/* why a read failed */
+};
+
+static int stream_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct stream_cpu *c = arg;
+	struct stream *st = c->st;
+	int fd = st->s->buf[KMT_SPOOL_MAIN].fd[c->i], ret = 0;
+	char *p = buf;
+
+	if (off < c->fsize) {
+		size_t n = (size_t)MIN((uint64_t)len, c->fsize - off);
+
+		ret = pread_all(fd, p, n, (off_t)off);
+		if (ret)
+			kmt_diag_set(&st->d, ret, "reading %s: %s", kmt_spool_dir(st->s->spool),
+				     strerror(-ret));
+		p += n;
+		len -= n;
+	}
+	if (!ret && len) {
+		ret = kmt_recorder_read_held(st->o->held, c->i, p, len, &st->d);
+		if (!ret)
+			c->held_read += len;
+	}
+	if (ret && !st->err)
+		st->err = ret;
+	return ret;
+}
+
+static void stream_seen(void *arg, const void *buf, size_t len, uint64_t off)
+{
+	struct stream_cpu *c = arg;
+	struct stream *st = c->st;
+	struct kmt_finalize_cpu *fc = &st->res->cpus[c->i];
+
+	scan_pages(st->s, st->dec, st->comms, fc, fc->cpu, buf, len);
+	/*
+	 * The spool's part is in the file now: its room goes to the file
+	 * (the held pages read are gone already; the spool is no longer whole).
+	 */
+	if (off < c->fsize) {
+		uint64_t n = MIN((uint64_t)len, c->fsize - off);
+
+		if (!fallocate(st->s->buf[KMT_SPOOL_MAIN].fd[c->i],
+			       FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n))
+			c->freed += n;
+	}
+}
+
+static int stream_cmdlines(void *arg, struct kmt_blob *cmdlines)
+{
+	struct stream *st = arg;
+	size_t len = 0;
+
+	if (st->o->released)
+		st->o->released(st->o->released_arg);
+	st->cmdlines = kmt_comms_format(st->comms, &len);
+	if (!st->cmdlines)
+		return -ENOMEM;
+	cmdlines->data = st->cmdlines;
+	cmdlines->len = len;
+	return 0;
+}
+
+/* CPU @i's data from its spool file and the held pages; 0 or -errno. */
+static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
+{
+	struct fin *s = st->s;
+	struct fbuffer *b = &s->buf[KMT_SPOOL_MAIN];
+	uint32_t subbuf = s->meta->subbuf_size;
+	int cpu = s->meta->cpus[i];
+	struct stat st_;
+	uint64_t held = kmt_recorder_held_bytes(st->o->held, i);
+
+	st->cpu[i] = (struct stream_cpu){ .st = st, .i = i };
+	b->fd[i] = spool_cpu_open(s->spool, KMT_SPOOL_MAIN, cpu, d);
+	if (b->fd[i] < 0 && b->fd[i] != -ENOENT)
+		return b->fd[i];
+	if (b->fd[i] >= 0) {
+		if (fstat(b->fd[i], &st_))
+			return kmt_diag_set(d, -errno, "cannot stat a spool file of %s: %s",
+					    kmt_spool_dir(s->spool), strerror(errno));
+		st->cpu[i].fsize = (uint64_t)st_.st_size / subbuf * subbuf;
+	}
+	if (held % subbuf)
+		return kmt_diag_set(d, -EIO, "CPU %d: %" PRIu64 " bytes held, not whole pages",
+				    cpu, held);
+	b->size[i] = st->cpu[i].fsize + held;
+	st->res->cpus[i].bytes = b->size[i];
+	return 0;
+}
+
 static int write_output(struct fin *s, const char *output, const struct kmt_finalize_opts *o,
-			const char *cmdlines, size_t cmdlines_len, struct kmt_finalize_result *res,
-			struct kmt_diag *d)
+			const char *cmdlines, size_t cmdlines_len, struct stream *st,
+			struct kmt_finalize_result *res, struct kmt_diag *d)
 {
 	const struct kmt_spool_meta *sm = s->meta;
 	struct kmt_writer_opts wo = {
@@ -356,11 +513,25 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 			c[i].cpu = sm->cpus[i];
 			c[i].fd = s->buf[j].fd[i];
 			c[i].mem = NULL;
+			c[i].start = s->buf[j].start[i];
 			c[i].size = s->buf[j].size[i];
 			c[i].stats = s->buf[j].stats[i].buf;
+			if (st && j == KMT_SPOOL_MAIN) {
+				c[i].read = stream_read;
+				c[i].seen = stream_seen;
+				c[i].arg = &st->cpu[i];
+			}
 		}
 	}
+	if (st) {
+		m.late_cmdlines = stream_cmdlines;
+		m.late_arg = st;
+	}
 	ret = kmt_write_trace_file(output, &wo, &m, b, s->nbuf, &res->file_bytes, d);
+	for (i = 0; st && i < sm->nr_cpus; i++)
+		res->consumed += st->cpu[i].held_read + st->cpu[i].freed;
+	if (ret && st && st->err)	/* the data's source failed: say so, not the writer's errno */
+		ret = kmt_diag_set(d, st->err, "%s: %s", output, st->d.msg);
 	free(wc);
 	return ret;
 }
@@ -372,6 +543,7 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 	struct fin s = { .spool = spool, .meta = kmt_spool_meta(spool), .nbuf = 1 };
 	struct kmt_decoder *dec = NULL;
 	struct kmt_comms *comms = NULL;
+	struct stream st = { 0 };
 	char *cmdlines = NULL;
 	size_t cmdlines_len = 0;
 	int i, ret;
@@ -402,7 +574,18 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 			 "recovered from a recording whose recorder died");
 	}
 	res->nr_cpus = s.meta->nr_cpus;
-	ret = scan_all(&s, dec, comms, res, d);
+	if (o->held) {
+		st = (struct stream){ .s = &s, .o = o, .dec = dec, .comms = comms, .res = res };
+		st.cpu = calloc((size_t)s.meta->nr_cpus, sizeof(*st.cpu));
+		if (!st.cpu)
+			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+		for (i = 0; !ret && i < s.meta->nr_cpus; i++) {
+			res->cpus[i].cpu = s.meta->cpus[i];
+			ret = stream_cpu(&st, i, d);
+		}
+	} else {
+		ret = scan_all(&s, dec, comms, res, d);
+	}
 	if (ret)
 		goto out;
 	for (i = 0; i < s.meta->nr_cpus; i++) {
@@ -424,13 +607,27 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 	ret = load_access(&s, dec, comms, res, d);
 	if (ret)
 		goto out;
-	cmdlines = kmt_comms_format(comms, &cmdlines_len);
-	if (!cmdlines) {
-		ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-		goto out;
+	if (!o->held) {
+		cmdlines = kmt_comms_format(comms, &cmdlines_len);
+		if (!cmdlines) {
+			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+			goto out;
+		}
 	}
-	ret = write_output(&s, output, o, cmdlines, cmdlines_len, res, d);
+	ret = write_output(&s, output, o, cmdlines, cmdlines_len, o->held ? &st : NULL, res, d);
+	if (o->held) {
+		/* Counted while written: the totals come now. */
+		res->events = res->lost = 0;
+		for (i = 0; i < s.meta->nr_cpus; i++) {
+			struct kmt_finalize_cpu *fc = &res->cpus[i];
+
+			res->events += fc->events;
+			res->lost += MAX(fc->lost, fc->overrun + fc->dropped);
+		}
+	}
 out:
+	free(st.cpu);
+	free(st.cmdlines);
 	free(cmdlines);
 	kmt_comms_free(comms);
 	kmt_decoder_free(dec);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "hold.h"
@@ -163,6 +164,7 @@ static int flush_head(struct hold *h, struct hcpu *c, bool all)
 			continue;
 		if (m <= 0) {
 			pthread_mutex_lock(&c->lock);
+			c->q[c->head].bytes = p.bytes;	/* what the pipe still has */
 			set_err(c, m < 0 ? -errno : -EIO, "writing the spool file");
 			ret = c->err;
 			pthread_mutex_unlock(&c->lock);
@@ -403,6 +405,81 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
+void hold_seal(struct hold *h)
+{
+	if (h->running) {
+		pthread_mutex_lock(&h->wake_lock);
+		h->stop = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->wake_lock);
+		pthread_join(h->flusher, NULL);
+		h->running = false;
+	}
+}
+
+uint64_t hold_queued(struct hold *h, int i)
+{
+	struct hcpu *c = &h->c[i];
+	uint64_t n = 0;
+	int k;
+
+	pthread_mutex_lock(&c->lock);
+	for (k = 0; k < c->len; k++)
+		n += c->q[(c->head + k) % c->qcap].bytes;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/*
+ * Copy out of the head pipes; an emptied pipe is closed, not kept, so the
+ * pages it referenced go back as the queue is read.
+ */
+int hold_read(struct hold *h, int i, void *buf, size_t len, struct kmt_diag *d)
+{
+	struct hcpu *c = &h->c[i];
+	char *p = buf;
+
+	pthread_mutex_lock(&c->file);
+	while (len) {
+		struct hpipe *hp = c->len ? &c->q[c->head] : NULL;
+		ssize_t n;
+		int avail;
+
+		if (!hp) {
+			pthread_mutex_unlock(&c->file);
+			return kmt_diag_set(d, -EIO, "CPU index %d: the held pages ended early", i);
+		}
+		if (!hp->bytes) {
+			pthread_mutex_lock(&c->lock);
+			pipe_close(hp);
+			c->head = (c->head + 1) % c->qcap;
+			c->len--;
+			pthread_mutex_unlock(&c->lock);
+			continue;
+		}
+		/* The count must be right: a read past it would wait forever. */
+		if (ioctl(hp->r, FIONREAD, &avail) || (size_t)avail < MIN(len, hp->bytes)) {
+			pthread_mutex_unlock(&c->file);
+			return kmt_diag_set(d, -EIO, "CPU index %d: a held pipe has less than counted", i);
+		}
+		n = read(hp->r, p, MIN(len, hp->bytes));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			pthread_mutex_unlock(&c->file);
+			return kmt_diag_set(d, err, "reading held pages: %s", strerror(-err));
+		}
+		hp->bytes -= (size_t)n;
+		atomic_fetch_sub(&h->held, (uint64_t)n);
+		p += n;
+		len -= (size_t)n;
+	}
+	pthread_mutex_unlock(&c->file);
+	return 0;
+}
+
 /*
  * Everything still held goes to the files, every CPU's queue on its own
  * thread: at the end of a busy run this is most of the data, and the
@@ -413,14 +490,7 @@ int hold_finish(struct hold *h, struct kmt_diag *d)
 	struct drain *dr = calloc((size_t)h->n, sizeof(*dr));
 	int i, ret = 0;
 
-	if (h->running) {
-		pthread_mutex_lock(&h->wake_lock);
-		h->stop = true;
-		pthread_cond_signal(&h->wake);
-		pthread_mutex_unlock(&h->wake_lock);
-		pthread_join(h->flusher, NULL);
-		h->running = false;
-	}
+	hold_seal(h);
 	for (i = 0; dr && i < h->n; i++) {
 		dr[i] = (struct drain){ .h = h, .c = &h->c[i] };
 		dr[i].started = !pthread_create(&dr[i].th, NULL, drain_main, &dr[i]);

@@ -249,9 +249,8 @@ uint64_t kmt_recorder_held(const struct kmt_recorder *r)
 	return r->hold ? hold_held(r->hold) : 0;
 }
 
-int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
+int kmt_recorder_halt(struct kmt_recorder *r, struct kmt_diag *d)
 {
-	struct kmt_diag hd = { 0 };
 	uint64_t one = 1;
 	int i, err = 0;
 
@@ -267,6 +266,29 @@ int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
 		if (c->err && !err)
 			err = kmt_diag_set(d, c->err, "%s", c->diag.msg);
 	}
+	if (r->hold)
+		hold_seal(r->hold);
+	return err;
+}
+
+uint64_t kmt_recorder_held_bytes(struct kmt_recorder *r, int i)
+{
+	return r->hold ? hold_queued(r->hold, i) : 0;
+}
+
+int kmt_recorder_read_held(struct kmt_recorder *r, int i, void *buf, size_t len,
+			   struct kmt_diag *d)
+{
+	if (!r->hold)
+		return len ? kmt_diag_set(d, -EIO, "no pages are held") : 0;
+	return hold_read(r->hold, i, buf, len, d);
+}
+
+int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d)
+{
+	struct kmt_diag hd = { 0 };
+	int err = kmt_recorder_halt(r, d);
+
 	if (r->hold) {
 		int ret = hold_finish(r->hold, &hd);
 

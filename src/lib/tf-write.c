@@ -9,9 +9,13 @@
  *
  *	header | HEADER_INFO | FTRACE_EVENTS | EVENT_FORMATS | KALLSYMS |
  *	PRINTK | CMDLINES | BUFFER (flyrecord) ... | OPTIONS | STRINGS
+ *
+ * With late_cmdlines (names known only once the data has been read),
+ * CMDLINES follows the buffers instead; readers find it by its option.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -249,33 +253,55 @@ static void report_progress(struct wout *w, uint64_t n)
 /* Read @len bytes of a CPU's source at @off into @buf. */
 static int src_read(const struct kmt_wcpu *c, void *buf, size_t len, uint64_t off)
 {
+	if (c->read)
+		return c->read(c->arg, buf, len, off);
 	if (c->mem) {
-		memcpy(buf, (const char *)c->mem + off, len);
+		memcpy(buf, (const char *)c->mem + c->start + off, len);
 		return 0;
 	}
-	return pread_all(c->fd, buf, len, (off_t)off);
+	return pread_all(c->fd, buf, len, (off_t)(c->start + off));
 }
 
-static void src_done(const struct wout *w, const struct kmt_wcpu *c, uint64_t off, uint64_t len)
+static void src_done(const struct wout *w, const struct kmt_wcpu *c, const void *buf,
+		     uint64_t off, uint64_t len)
 {
-	if (w->o->punch && !c->mem)
-		fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+	if (c->seen)
+		c->seen(c->arg, buf, (size_t)len, off);
+	if (w->o->punch && !c->mem && !c->read)
+		fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(c->start + off),
+			  (off_t)len);
 }
 
 struct zsink {
 	struct wout *w;
 	const struct kmt_wcpu *c;
 	uint32_t nchunks;
+	/* A stream source is read by one worker at a time, in order. */
+	pthread_mutex_t mu;
+	pthread_cond_t turn;
+	uint64_t next;
 };
 
 static int z_read(void *arg, void *buf, size_t len, uint64_t off)
 {
-	const struct zsink *zs = arg;
+	struct zsink *zs = arg;
+	int ret;
 
-	return src_read(zs->c, buf, len, off);
+	if (!zs->c->read)
+		return src_read(zs->c, buf, len, off);
+	pthread_mutex_lock(&zs->mu);
+	while (zs->next != off)
+		pthread_cond_wait(&zs->turn, &zs->mu);
+	pthread_mutex_unlock(&zs->mu);
+	ret = src_read(zs->c, buf, len, off);
+	pthread_mutex_lock(&zs->mu);
+	zs->next = off + len;
+	pthread_cond_broadcast(&zs->turn);
+	pthread_mutex_unlock(&zs->mu);
+	return ret;
 }
 
-static int z_out(void *arg, const void *z, size_t n, size_t len, uint64_t off)
+static int z_out(void *arg, const void *raw, const void *z, size_t n, size_t len, uint64_t off)
 {
 	struct zsink *zs = arg;
 	struct wout *w = zs->w;
@@ -287,7 +313,7 @@ static int z_out(void *arg, const void *z, size_t n, size_t len, uint64_t off)
 	/* Punch only what is safely out of our hands. */
 	w_flush(w);
 	if (!w->err)
-		src_done(w, zs->c, off, len);
+		src_done(w, zs->c, raw, off, len);
 	report_progress(w, len);
 	return w->err;
 }
@@ -326,7 +352,11 @@ static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_
 		}
 		count_at = w->off;
 		w_u32(w, 0);
+		pthread_mutex_init(&zs.mu, NULL);
+		pthread_cond_init(&zs.turn, NULL);
 		ret = zpool_run(zp, c->size, z_read, z_out, &zs);
+		pthread_cond_destroy(&zs.turn);
+		pthread_mutex_destroy(&zs.mu);
 		if (ret && !w->err)
 			w->err = ret;
 		w_patch(w, count_at, &zs.nchunks, 4);
@@ -348,7 +378,8 @@ static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_
 		w_add(w, buf, len);
 		/* Punch only what is safely out of our hands. */
 		w_flush(w);
-		src_done(w, c, off, len);
+		if (!w->err)
+			src_done(w, c, buf, off, len);
 		report_progress(w, len);
 	}
 	free(buf);
@@ -498,6 +529,8 @@ static int write_v7(struct wout *w, const struct kmt_trace_meta *m,
 	opt_at = w->off;
 	w_u64(w, 0);
 	for (i = 0; i < ARRAY_SIZE(secs) && !ret && !w->err; i++) {
+		if (secs[i].id == KMT_OPT_CMDLINES && m->late_cmdlines)
+			continue;	/* after the buffers */
 		p.len = 0;
 		switch (secs[i].id) {
 		case KMT_OPT_HEADER_INFO: ret = build_headers(&p, m); break;
@@ -517,6 +550,15 @@ static int write_v7(struct wout *w, const struct kmt_trace_meta *m,
 			break;
 		}
 		write_flyrecord(w, &bufs[b], &buf_sec[b], place[b]);
+	}
+	if (!ret && !w->err && m->late_cmdlines) {
+		struct kmt_blob cmdlines = { 0 };
+
+		ret = m->late_cmdlines(m->late_arg, &cmdlines);
+		p.len = 0;
+		ret = ret ?: build_blob(&p, &cmdlines, 8);
+		if (!ret)
+			write_section(w, KMT_OPT_CMDLINES, "command lines", &p);
 	}
 	if (ret || w->err)
 		goto out;

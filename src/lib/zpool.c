@@ -174,7 +174,7 @@ int zpool_run(struct zpool *p, uint64_t total, zpool_read_fn *read, zpool_out_fn
 		} else {
 			fill(p, p->z[0], s, k);
 		}
-		ret = s->n < 0 ? (int)s->n : out(arg, s->zbuf, (size_t)s->n, s->len, k * p->chunk);
+		ret = s->n < 0 ? (int)s->n : out(arg, s->buf, s->zbuf, (size_t)s->n, s->len, k * p->chunk);
 		pthread_mutex_lock(&p->mu);
 		s->ready = false;
 		p->written++;

@@ -14,8 +14,12 @@
 
 /* Read @len bytes of the source at @off into @buf: 0 or -errno. Called on workers. */
 typedef int zpool_read_fn(void *arg, void *buf, size_t len, uint64_t off);
-/* Chunk at @off (@len bytes) compressed to @n bytes at @z: 0 or -errno. In order. */
-typedef int zpool_out_fn(void *arg, const void *z, size_t n, size_t len, uint64_t off);
+/*
+ * Chunk at @off (@len bytes, still at @raw) compressed to @n bytes at @z:
+ * 0 or -errno. In order.
+ */
+typedef int zpool_out_fn(void *arg, const void *raw, const void *z, size_t n, size_t len,
+			 uint64_t off);
 
 /* The threads worth using here: the online CPUs, at most 16. */
 int zpool_threads(void);

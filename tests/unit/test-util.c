@@ -141,10 +141,12 @@ static int zsrc_read(void *arg, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int zsrc_out(void *arg, const void *zb, size_t n, size_t len, uint64_t off)
+static int zsrc_out(void *arg, const void *raw, const void *zb, size_t n, size_t len, uint64_t off)
 {
 	struct zsrc *z = arg;
 
+	if (memcmp(raw, z->data + off, len))
+		z->order_errors++;	/* the chunk itself comes with it */
 	if (off != z->next_off)
 		z->order_errors++;
 	z->next_off = off + len;
