@@ -32,9 +32,10 @@ static const struct opt record_opts[] = {
 	  "the events that have its fields" },
 	{ O_NOCOMPRESS, 0, "no-compress", NULL, "store raw pages (default: zstd, after recording)" },
 	{ O_LEVEL, 0, "level", "N", "zstd level (default 1)" },
-	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet written; they\n"
-	  "are written when the machine is idle or this fills\n"
-	  "(default: 1/8 of RAM, at most 4096; 0: write at once)" },
+	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet spooled; they\n"
+	  "are spooled when the machine is idle or this fills,\n"
+	  "and compressed from memory at the end (default:\n"
+	  "1/8 of RAM, at most 4096; 0: spool at once)" },
 	{ O_RTPRIO, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority (default 1;\n"
 	  "0: ordinary scheduling)" },
 	{ O_PERCENT, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\n"

@@ -82,7 +82,8 @@ struct rec {
 	double elapsed;
 	int capture_err;
 	char capture_why[512];
-	pthread_t rm_th;		/* removing the instance while the file is written */
+	pthread_t rm_th;		/* shrinking the ring buffers, then removing the
+				   instance, while the file is written */
 	bool rm_started;
 };
 

@@ -97,7 +97,30 @@ static void *remove_main(void *arg)
 /* The instance goes on a thread (the kernel freeing the ring buffers, ~0.1 s). */
 static void remove_async(struct rec *rc)
 {
-	if (rc->in.created && !rc->rm_started && !pthread_create(&rc->rm_th, NULL, remove_main, rc))
+	if (rc->rm_started) {	/* its ring buffers were being shrunk */
+		pthread_join(rc->rm_th, NULL);
+		rc->rm_started = false;
+	}
+	if (rc->in.created && !pthread_create(&rc->rm_th, NULL, remove_main, rc))
+		rc->rm_started = true;
+}
+
+static void *shrink_main(void *arg)
+{
+	struct rec *rc = arg;
+
+	kmt_instance_write(&rc->in, "buffer_size_kb", "4", NULL);
+	return NULL;
+}
+
+/*
+ * Tracing is off and the held pages are out of the ring buffers (a page
+ * spliced into a pipe is the pipe's): the buffers can be freed while
+ * the file is written, leaving the instance's removal little to do.
+ */
+static void shrink_async(struct rec *rc)
+{
+	if (rc->in.created && !rc->rm_started && !pthread_create(&rc->rm_th, NULL, shrink_main, rc))
 		rc->rm_started = true;
 }
 
@@ -148,8 +171,10 @@ static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 		if (rc->in.created)
 			kmt_session_save_stats(&rc->in, rc->spool, KMT_SPOOL_MAIN, rc->cpus, rc->nr_cpus,
 					       &dd);
-		if (keep)
+		if (keep) {
+			shrink_async(rc);
 			return 0;
+		}
 		kmt_recorder_free(rc->r);
 		rc->r = NULL;
 	}
