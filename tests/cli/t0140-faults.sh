@@ -21,7 +21,9 @@ test_expect_success 'disk full: clear error, recording stops, file valid and mar
 	[ "$(ls $SMALL)" = f.dat ] && ! ls $T/instances | grep -q kmemtrace-
 '
 
-test_expect_success 'pages held in memory never touch the disk: more raw pages than room, the file is whole' '
+# The idle flusher may fill the disk during the run (~24 MiB of spool seen
+# on this tmpfs): the pages it could not write stay held, nothing is lost.
+test_expect_success 'more raw pages than room on disk: the held ones go straight into the file, which is whole' '
 	rm -f $SMALL/* &&
 	$KMT record -o $SMALL/g.dat -- hackbench -g 2 -l 300 > out 2> err; rc=$?;
 	cat out err; [ $rc -eq 0 ] &&
