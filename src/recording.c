@@ -128,8 +128,8 @@ static void shrink_async(struct rec *rc)
  * Stop tracing, drain the buffers, keep the stats, remove the instance.
  * With @async and a spool, the pages the recorder holds in memory stay
  * there for rec_finalize() to read, and the instance stays while they do
- * (reading a held page of a removed instance is a use after free in the
- * kernel): rec_released() frees the recorder and removes the instance on
+ * (a held page goes back to its ring buffer when read; the buffer must
+ * still be there): rec_released() frees the recorder and removes the instance on
  * a thread while the rest of the file is written. The next call waits for
  * that thread, and drains and removes whatever is left.
  */
@@ -374,8 +374,7 @@ static void rec_keep_rest(struct rec *rc, struct kmt_spool *spool, uint64_t lost
 	char why[200];
 
 	if (rc->r) {
-		/* (A capture error comes back first; it was said already.) */
-		if (kmt_recorder_stop(rc->r, &d) && strcmp(d.msg, rc->capture_why))
+		if (kmt_recorder_stop(rc->r, &d))
 			error("the pages still held are not all in the spool: %s", d.msg);
 		kmt_recorder_free(rc->r);
 		rc->r = NULL;

@@ -57,8 +57,9 @@ int kmt_recorder_stop(struct kmt_recorder *r, struct kmt_diag *d);
  * As kmt_recorder_stop(), but the pages held in memory stay there, to be
  * read in order with kmt_recorder_read_held() (finalising straight from
  * memory, never through the spool files). kmt_recorder_stop() afterwards
- * writes whatever is left to the spool. The instance must outlive the
- * held pages: remove it only after kmt_recorder_free().
+ * writes whatever is left to the spool, returning only its own error (the
+ * capture's came from this call). The instance must outlive the held
+ * pages: remove it only after kmt_recorder_free().
  */
 int kmt_recorder_halt(struct kmt_recorder *r, struct kmt_diag *d);
 /* Bytes held in memory for CPU index @i, after the spool file's. */

@@ -161,6 +161,34 @@ static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
 }
 
 /*
+ * Open CPU @i's spool file into the buffer's fd; @size: its whole
+ * sub-buffers (0 if a recorder killed early never made it). 0 or -errno.
+ */
+static int cpu_file(struct fin *s, enum kmt_spool_buffer which, int i, uint64_t *size,
+		    struct kmt_diag *d)
+{
+	struct fbuffer *b = &s->buf[which];
+	int cpu = s->meta->cpus[i];
+	char path[4200];
+	struct stat st;
+
+	*size = 0;
+	b->fd[i] = spool_cpu_open(s->spool, which, cpu, d);
+	if (b->fd[i] == -ENOENT)
+		return 0;
+	if (b->fd[i] < 0)
+		return b->fd[i];
+	if (fstat(b->fd[i], &st)) {
+		int err = -errno;
+
+		spool_cpu_name(s->spool, which, cpu, path, sizeof(path));
+		return kmt_diag_set(d, err, "cannot stat '%s': %s", path, strerror(-err));
+	}
+	*size = (uint64_t)st.st_size / s->meta->subbuf_size * s->meta->subbuf_size;
+	return 0;
+}
+
+/*
  * Walk CPU @i's spool file: count, collect names, and find where the
  * valid data ends.
  */
@@ -172,20 +200,13 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 	uint32_t subbuf = s->meta->subbuf_size;
 	int cpu = s->meta->cpus[i];
 	char path[4200];
-	struct stat st;
 	uint8_t *map;
 	uint64_t off, size, start = 0;
 	off_t data;
+	int ret = cpu_file(s, which, i, &size, d);
 
-	b->fd[i] = spool_cpu_open(s->spool, which, cpu, d);
-	if (b->fd[i] == -ENOENT)
-		return 0;	/* a recorder killed before it opened this CPU */
-	if (b->fd[i] < 0)
-		return b->fd[i];
-	spool_cpu_name(s->spool, which, cpu, path, sizeof(path));
-	if (fstat(b->fd[i], &st))
-		return kmt_diag_set(d, -errno, "cannot stat '%s': %s", path, strerror(errno));
-	size = (uint64_t)st.st_size / subbuf * subbuf;
+	if (ret || !size)
+		return ret;
 	/*
 	 * A write that failed after freeing what it had written (record's
 	 * finalising from held pages) leaves a hole where the data began.
@@ -200,8 +221,11 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 	if (!size)
 		return 0;
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd[i], (off_t)start);
-	if (map == MAP_FAILED)
-		return kmt_diag_set(d, -errno, "cannot map '%s': %s", path, strerror(errno));
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		spool_cpu_name(s->spool, which, cpu, path, sizeof(path));
+		return kmt_diag_set(d, ret, "cannot map '%s': %s", path, strerror(-ret));
+	}
 	madvise(map, size, MADV_SEQUENTIAL);
 	/* A window at a time, to keep the resident set small on long recordings. */
 	for (off = 0; off < size; off += SCAN_WINDOW) {
@@ -443,19 +467,13 @@ static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
 	struct fbuffer *b = &s->buf[KMT_SPOOL_MAIN];
 	uint32_t subbuf = s->meta->subbuf_size;
 	int cpu = s->meta->cpus[i];
-	struct stat st_;
 	uint64_t held = kmt_recorder_held_bytes(st->o->held, i);
+	int ret;
 
 	st->cpu[i] = (struct stream_cpu){ .st = st, .i = i };
-	b->fd[i] = spool_cpu_open(s->spool, KMT_SPOOL_MAIN, cpu, d);
-	if (b->fd[i] < 0 && b->fd[i] != -ENOENT)
-		return b->fd[i];
-	if (b->fd[i] >= 0) {
-		if (fstat(b->fd[i], &st_))
-			return kmt_diag_set(d, -errno, "cannot stat a spool file of %s: %s",
-					    kmt_spool_dir(s->spool), strerror(errno));
-		st->cpu[i].fsize = (uint64_t)st_.st_size / subbuf * subbuf;
-	}
+	ret = cpu_file(s, KMT_SPOOL_MAIN, i, &st->cpu[i].fsize, d);
+	if (ret)
+		return ret;
 	if (held % subbuf)
 		return kmt_diag_set(d, -EIO, "CPU %d: %" PRIu64 " bytes held, not whole pages",
 				    cpu, held);
@@ -599,9 +617,6 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 			sbuf_printf(stats, "CPU: %d\n", fc->cpu);
 		if (res->truncated)
 			sbuf_printf(stats, "kmemtrace truncated: %s\n", res->truncated_why);
-		res->events += fc->events;
-		/* Page headers and stats count the same losses; trust the larger. */
-		res->lost += MAX(fc->lost, fc->overrun + fc->dropped);
 		res->raw_bytes += fc->bytes;
 	}
 	ret = load_access(&s, dec, comms, res, d);
@@ -615,15 +630,13 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 		}
 	}
 	ret = write_output(&s, output, o, cmdlines, cmdlines_len, o->held ? &st : NULL, res, d);
-	if (o->held) {
-		/* Counted while written: the totals come now. */
-		res->events = res->lost = 0;
-		for (i = 0; i < s.meta->nr_cpus; i++) {
-			struct kmt_finalize_cpu *fc = &res->cpus[i];
+	/* From memory the events are counted as they are written: the totals come now. */
+	for (i = 0; i < s.meta->nr_cpus; i++) {
+		struct kmt_finalize_cpu *fc = &res->cpus[i];
 
-			res->events += fc->events;
-			res->lost += MAX(fc->lost, fc->overrun + fc->dropped);
-		}
+		res->events += fc->events;
+		/* Page headers and stats count the same losses; trust the larger. */
+		res->lost += MAX(fc->lost, fc->overrun + fc->dropped);
 	}
 out:
 	free(st.cpu);

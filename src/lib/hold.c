@@ -142,6 +142,17 @@ struct hold *hold_new(int n, const int *out_fds, size_t limit)
  * tail too (at the end). Returns 1 if a pipe was written, 0 if none was
  * ready, or an error. Takes the locks itself.
  */
+/* The head pipe @p is empty: off the queue, kept as a spare. Under c->lock. */
+static void pop_head(struct hcpu *c, struct hpipe *p)
+{
+	c->head = (c->head + 1) % c->qcap;
+	c->len--;
+	if (c->nspare < c->qcap)
+		c->spare[c->nspare++] = *p;
+	else
+		pipe_close(p);
+}
+
 static int flush_head(struct hold *h, struct hcpu *c, bool all)
 {
 	struct hpipe p;
@@ -175,12 +186,7 @@ static int flush_head(struct hold *h, struct hcpu *c, bool all)
 		atomic_fetch_sub(&h->held, (uint64_t)m);
 	}
 	pthread_mutex_lock(&c->lock);
-	c->head = (c->head + 1) % c->qcap;
-	c->len--;
-	if (c->nspare < c->qcap)
-		c->spare[c->nspare++] = p;
-	else
-		pipe_close(&p);
+	pop_head(c, &p);
 	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_unlock(&c->file);
 	return ret;
@@ -430,10 +436,7 @@ uint64_t hold_queued(struct hold *h, int i)
 	return n;
 }
 
-/*
- * Copy out of the head pipes; an emptied pipe is closed, not kept, so the
- * pages it referenced go back as the queue is read.
- */
+/* Copy out of the head pipes, in order; each page goes back as it is read. */
 int hold_read(struct hold *h, int i, void *buf, size_t len, struct kmt_diag *d)
 {
 	struct hcpu *c = &h->c[i];
@@ -451,9 +454,7 @@ int hold_read(struct hold *h, int i, void *buf, size_t len, struct kmt_diag *d)
 		}
 		if (!hp->bytes) {
 			pthread_mutex_lock(&c->lock);
-			pipe_close(hp);
-			c->head = (c->head + 1) % c->qcap;
-			c->len--;
+			pop_head(c, hp);
 			pthread_mutex_unlock(&c->lock);
 			continue;
 		}

@@ -37,10 +37,7 @@ int hold_write_in(struct hold *h, int i, const void *buf, size_t len, struct kmt
 void hold_seal(struct hold *h);
 /* Bytes held for CPU index @i (after hold_seal(), they stay so until read). */
 uint64_t hold_queued(struct hold *h, int i);
-/*
- * The next @len held bytes of CPU index @i, in order, out of the pipes;
- * an emptied pipe is closed. 0, or -errno with @d.
- */
+/* The next @len held bytes of CPU index @i, in order, out of the pipes; 0 or -errno with @d. */
 int hold_read(struct hold *h, int i, void *buf, size_t len, struct kmt_diag *d);
 /*
  * Stop the flusher and write everything held to the files. Returns 0 or

@@ -48,6 +48,7 @@ struct kmt_recorder {
 	uint32_t psize;
 	int rt_prio;
 	sem_t ready;
+	bool halted;
 };
 
 /* The thread stops on @err: the message in c->diag gets the CPU in front. */
@@ -254,6 +255,9 @@ int kmt_recorder_halt(struct kmt_recorder *r, struct kmt_diag *d)
 	uint64_t one = 1;
 	int i, err = 0;
 
+	if (r->halted)
+		return 0;	/* the capture's error was returned then */
+	r->halted = true;
 	if (r->stop_fd >= 0 && write(r->stop_fd, &one, 8) < 0)
 		err = -errno;
 	for (i = 0; r->c && i < r->n; i++) {
