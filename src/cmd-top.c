@@ -21,6 +21,8 @@
 #include "top.h"
 
 #define PUMP_MS 100			/* pages taken and analysed this often */
+#define PUMP_BUDGET_S 0.05		/* a pump's wall time at most, behind a busy machine */
+#define TICK_PUMP_S 0.01		/* the last pump before a snapshot, at most */
 
 enum { O_BATCH = 256, O_JSON, O_COMM, O_CACHE, O_FILTER, O_VIEW, O_RTPRIO, O_PERCENT, O_PREFAULT };
 
@@ -41,7 +43,7 @@ static const struct opt top_opts[] = {
 	{ 'o', 'o', "output", "FILE", "keep the whole session as a trace file, for report" },
 	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
 	{ O_PERCENT, 0, "buffer-percent", "N", "wake the readers when a CPU's buffer is this full\n(default 25)" },
-	{ O_RTPRIO, 0, "rt-prio", "N", "readers' SCHED_FIFO priority (default 1; 0: none)" },
+	{ O_RTPRIO, 0, "rt-prio", "N", "readers' and snapshots' SCHED_FIFO priority (default 1;\n0: none)" },
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
 	  "take, faulted in before tracing starts (default:\nthree ring buffers' worth; 0: none)" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -223,12 +225,16 @@ static int start(struct rec *rc, void *arg, struct kmt_diag *d)
 	if (ret)
 		return ret;
 	t->pump_fd = timer(PUMP_MS / 1000.0);
-	t->tick_fd = timer(t->interval);
 	sigemptyset(&winch);
 	sigaddset(&winch, SIGWINCH);
 	t->winch_fd = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (t->pump_fd < 0 || t->tick_fd < 0 || t->winch_fd < 0)
+	if (t->pump_fd < 0 || t->winch_fd < 0)
 		return kmt_diag_set(d, -errno, "cannot set up the timers: %s", strerror(errno));
+	ret = tick_start(t);
+	if (ret)
+		return kmt_diag_set(d, ret, "cannot start the ticker: %s", strerror(-ret));
+	/* The first interval's CPU is its own, not the set-up's (symbols, prefaulting). */
+	t->prev_cpu = cpu_seconds();
 	if (!t->batch && !t->json && screen_open(t))
 		return kmt_diag_set(d, -errno, "cannot set up the terminal: %s", strerror(errno));
 	return 0;
@@ -294,33 +300,56 @@ static int key(struct top *t, int c)
 	return 0;
 }
 
+/* Feed what was read, for PUMP_BUDGET_S at most, or until a snapshot is due. */
+static int pump(struct top *t)
+{
+	t->due = rec_now_since(&t->rc.t0) + PUMP_BUDGET_S;
+	return feed_pump(t, false);
+}
+
+/*
+ * A snapshot is due (the ticker boosted this thread): a short last pump,
+ * the snapshot, the boost off. 1 to stop.
+ */
+static int tick(struct top *t)
+{
+	int ret = 0;
+
+	atomic_store(&t->tick_now, false);
+	t->due = rec_now_since(&t->rc.t0) + TICK_PUMP_S;
+	if (feed_pump(t, false))
+		ret = 1;
+	else if (t->paused)
+		t->snap.interval = 0;
+	else {
+		snapshot(t);
+		if (t->count && t->shown >= t->count) {
+			t->ended_by_count = true;
+			ret = 1;
+		}
+	}
+	tick_done(t);
+	return ret;
+}
+
 static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 {
 	struct top *t = arg;
 	bool redraw = false, pumped = false;
 	int i;
 
+	/* A snapshot that is due comes first. */
+	for (i = 0; i < n; i++)
+		if (pf[i].revents && pf[i].fd == t->tick_fd && tick(t))
+			return 1;
 	for (i = 0; i < n; i++) {
 		if (!pf[i].revents)
 			continue;
 		if (pf[i].fd == t->pump_fd) {
 			drain_fd(t->pump_fd);
 			pumped = true;
-			if (feed_pump(t, false))
+			if (pump(t))
 				return 1;
-		} else if (pf[i].fd == t->tick_fd) {
-			drain_fd(t->tick_fd);
-			if (feed_pump(t, false))
-				return 1;
-			if (t->paused) {
-				t->snap.interval = 0;
-				continue;
-			}
-			snapshot(t);
-			if (t->count && t->shown >= t->count) {
-				t->ended_by_count = true;
-				return 1;
-			}
 		} else if (pf[i].fd == t->winch_fd) {
 			drain_fd(t->winch_fd);
 			redraw = true;
@@ -338,13 +367,15 @@ static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 	}
 	if (redraw && t->screen)
 		screen_draw(t);
-	if (t->pending && !pumped && feed_pump(t, false))
+	if (t->pending && !pumped && pump(t))
 		return 1;
 	return 0;
 }
 
+/* Capture stops: no more ticks (nor boosts) while the last pages are fed. */
 static void stop(struct rec *rc, void *arg)
 {
+	tick_stop(arg);
 	screen_close(arg);
 }
 
@@ -364,7 +395,7 @@ static void drained(struct rec *rc, void *arg)
 int cmd_top(int argc, char **argv)
 {
 	struct top t = { .interval = 1.0, .rows = 20, .prefault_mb = -1, .tty_fd = STDIN_FILENO,
-			 .pump_fd = -1, .tick_fd = -1, .winch_fd = -1 };
+			 .pump_fd = -1, .tick_fd = -1, .timer_fd = -1, .tick_stop_fd = -1, .winch_fd = -1 };
 	struct rec_hooks h = { .start = start, .fds = fds, .ready = ready, .stop = stop,
 			       .drained = drained, .arg = &t };
 	const struct cmd_help *H = &top_help;
@@ -421,14 +452,13 @@ int cmd_top(int argc, char **argv)
 	sigaddset(&winch, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &winch, NULL);
 	code = rec_run(&t.rc, &h);
+	tick_stop(&t);
 	screen_close(&t);
 	feed_release(&t);
 	snap_release(&t);
-	for (i = 0; i < 3; i++) {
-		int fd = i == 0 ? t.pump_fd : i == 1 ? t.tick_fd : t.winch_fd;
-
-		if (fd >= 0)
-			close(fd);
-	}
+	if (t.pump_fd >= 0)
+		close(t.pump_fd);
+	if (t.winch_fd >= 0)
+		close(t.winch_fd);
 	return code;
 }

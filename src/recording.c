@@ -180,7 +180,7 @@ static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 	}
 	if (async)
 		remove_async(rc);
-	if (rc->in.created && !rc->rm_started) {
+	if (!rc->rm_started && rc->in.created) {	/* created: the remover thread's once started */
 		err = kmt_instance_remove(&rc->in);
 		if (err)
 			ret = kmt_diag_set(d, err, "cannot remove tracefs instance %s: %s",

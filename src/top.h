@@ -7,11 +7,14 @@
  *   top-feed.c   pages -> events in time order -> model (and, with -o, the spool)
  *   top-snap.c   the model -> snapshot rows per call site, cache or process
  *   top-show.c   snapshots as text, JSON lines, or a full-screen terminal view
+ *   top-tick.c   the interval's timer: a snapshot due stops the pump, on time
  *   cmd-top.c    options, the hooks into the recording, keys and the terminal
  */
 #ifndef KMT_TOP_H
 #define KMT_TOP_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +101,7 @@ struct top {
 	uint32_t psize;
 	uint64_t events;			/* fed so far */
 	bool pending;				/* the last pump stopped at its budget */
+	double due;				/* a pump stops here (s since t0) at the latest */
 	bool failed;				/* a page could not be read: said once */
 	/* snapshots */
 	struct top_prev *prev[VIEW_NR];
@@ -117,7 +121,13 @@ struct top {
 	char edit[64];
 	FILE *out;
 	/* the loop */
-	int pump_fd, tick_fd, winch_fd;		/* timerfds, and SIGWINCH's signalfd */
+	int pump_fd, winch_fd;			/* a timerfd, and SIGWINCH's signalfd */
+	/* the ticker (top-tick.c) */
+	int tick_fd;				/* an eventfd: a snapshot is due */
+	int timer_fd, tick_stop_fd;		/* the interval's timer; the ticker's stop */
+	atomic_bool tick_now;			/* a snapshot is due: the pump stops */
+	pthread_t main, ticker;
+	bool ticking;
 	bool ended_by_count;			/* -n snapshots shown: no final one */
 };
 
@@ -126,11 +136,16 @@ int feed_init(struct top *t, struct kmt_diag *d);
 void feed_release(struct top *t);
 /*
  * Take the pages read so far and feed every event up to the safe time
- * (@all: every one). Without @all it stops after PUMP_BUDGET_S of wall
- * time and sets t->pending: the loop calls again at once.
+ * (@all: every one). Without @all it stops at t->due, or as soon as a
+ * snapshot is due, and sets t->pending: the loop calls again at once.
  */
-#define PUMP_BUDGET_S 0.05
 int feed_pump(struct top *t, bool all);
+
+/* top-tick.c */
+int tick_start(struct top *t);
+/* The snapshot is shown: the tick's flag down, the boost off. */
+void tick_done(struct top *t);
+void tick_stop(struct top *t);
 
 /* top-snap.c */
 void snap_take(struct top *t, double now, double cpu_s);

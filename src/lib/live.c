@@ -193,7 +193,8 @@ static void queue(struct lcpu *c, struct kmt_live_page *p, uint32_t len, uint64_
 		c->head = p;
 	c->tail = p;
 	c->bytes += l->psize;
-	l->queued += l->psize;
+	/* Written under the lock; read without it (kmt_live_queued): atomic. */
+	__atomic_store_n(&l->queued, l->queued + l->psize, __ATOMIC_RELAXED);
 	if (empty_ns)
 		c->empty_ns = empty_ns;
 	pthread_mutex_unlock(&l->lock);
@@ -399,7 +400,7 @@ struct kmt_live_page *kmt_live_take(struct kmt_live *l, int i, uint64_t *empty_n
 	pthread_mutex_lock(&l->lock);
 	p = c->head;
 	c->head = c->tail = NULL;
-	l->queued -= MIN(c->bytes, l->queued);
+	__atomic_store_n(&l->queued, l->queued - MIN(c->bytes, l->queued), __ATOMIC_RELAXED);
 	c->bytes = 0;
 	*empty_ns = c->empty_ns;
 	if (p)
