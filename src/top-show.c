@@ -212,6 +212,8 @@ int screen_open(struct top *t)
 	if (tcsetattr(t->tty_fd, TCSAFLUSH, &raw))
 		return -1;
 	t->screen = true;
+	/* A frame goes out in one write (a tty's stdout is line-buffered): no tearing. */
+	setvbuf(t->out, NULL, _IOFBF, 1 << 16);
 	fputs("\033[?1049h\033[?25l\033[H\033[2J", t->out);
 	fflush(t->out);
 	size_of(t);

@@ -68,6 +68,22 @@ tracefs_state() {
 	cat $T/tracing_on $T/buffer_size_kb $T/set_event 2>/dev/null
 }
 
+# Wait (10 s at most) until kmemtrace PID traces. A new instance starts
+# with tracing_on 1; kmemtrace switches it off, enables its events, starts
+# its readers and switches it on last. So the events are read first: once
+# some are enabled, a tracing_on of 1 is the last switch, not the first.
+# (tracefs files have size 0: read, not test -s.) If it never does, it is
+# stopped, so that no failed test leaves a tracer running.
+wait_tracing() {	# pid
+	local i d=$T/instances/kmemtrace-$1
+	for i in $(seq 200); do
+		grep -q . $d/set_event 2> /dev/null && [ "$(cat $d/tracing_on 2>/dev/null)" = 1 ] && return 0
+		sleep 0.05
+	done
+	echo "kmemtrace $1 did not start tracing: stopped"
+	kill -TERM $1 2> /dev/null; wait $1 2> /dev/null; return 1
+}
+
 # Call first: records the state; tracefs_check compares at the end.
 tracefs_snapshot() { tracefs_state > "$WORK/.tracefs-before"; }
 tracefs_check() {

@@ -82,8 +82,8 @@ test_expect_success 'a filter no event can take is refused' '
 
 test_expect_success '-p restricts to a process and its children' '
 	mkfifo go || exit 1;
-	sh -c "read x < go; $WL/kmt-gt -g 7 $F > /dev/null" & p=$!;
-	rc=0; $KMT record -q -p $p -o p.dat -- sh -c "echo > go; sleep 1" || rc=$?;
+	sh -c "read x < go; $WL/kmt-gt -g 7 $F > /dev/null; touch gt.done" & p=$!;
+	rc=0; $KMT record -q -p $p -o p.dat -- sh -c "echo > go; for i in \$(seq 600); do [ -e gt.done ] && break; sleep 0.05; done" || rc=$?;
 	[ $rc -eq 0 ] || timeout 2 sh -c "echo > go";
 	wait $p && [ $rc -eq 0 ] &&
 	$KMT dump p.dat > dump && grep -c "do_getxattr+.*req=1337" dump | grep -qx 7 &&

@@ -10,16 +10,11 @@ F=$(gt_file)
 trap 'rm -f "$F"; cleanup_work' EXIT
 
 # Start a recorder in the background with default signal handling (a
-# non-interactive shell would have it ignore SIGINT), wait until it traces:
-# its instance's tracing_on is 1 (switched on last, once the readers run).
+# non-interactive shell would have it ignore SIGINT), wait until it traces.
 start_recorder() {	# output-file
 	env --default-signal=INT,TERM,HUP $KMT record -q -o "$1" > /dev/null 2> "$1.err" &
 	echo $! > "$1.pid"
-	for i in $(seq 1 200); do
-		[ "$(cat $T/instances/kmemtrace-$(cat "$1.pid")/tracing_on 2>/dev/null)" = 1 ] && return 0
-		sleep 0.05
-	done
-	echo "recorder did not start"; cat "$1.err"; return 1
+	wait_tracing $(cat "$1.pid") || { cat "$1.err"; return 1; }
 }
 
 for sig in INT TERM HUP; do

@@ -86,11 +86,12 @@ test_expect_success 'tracefs not mounted: kmemtrace mounts it and records' '
 
 test_expect_success 'beside perf record on the same events, both get their data' '
 	command -v perf > /dev/null || { echo "no perf"; exit 0; };
-	perf record -q -e kmem:kmalloc -a -o p.data -- sh -c "touch perf.go; sleep 2" > /dev/null 2>&1 & p=$!;
+	perf record -q -e kmem:kmalloc -a -o p.data -- sh -c "touch perf.go;
+		for i in \$(seq 600); do [ -e perf.stop ] && break; sleep 0.05; done" > /dev/null 2>&1 & p=$!;
 	for i in $(seq 1 200); do [ -e perf.go ] && break; sleep 0.05; done;
 	[ -e perf.go ] &&
-	$KMT record -q -o both.dat -- $WL/kmt-gt -g 37 $F > /dev/null &&
-	wait $p &&
+	$KMT record -q -o both.dat -- $WL/kmt-gt -g 37 $F > /dev/null; rc=$?; touch perf.stop;
+	wait $p && [ $rc = 0 ] &&
 	$KMT dump both.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 37 &&
 	perf script -i p.data 2>/dev/null | grep -c "bytes_req=1337" > n && cat n && [ "$(cat n)" -ge 1 ]
 '

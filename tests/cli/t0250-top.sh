@@ -68,10 +68,10 @@ fi
 
 test_expect_success 'SIGTERM and SIGINT: a last snapshot, the instance removed' '
 	{ $KMT top --json -i 5 > t.snaps & pid=$!; } &&
-	for i in $(seq 50); do grep -q 1 "$T/instances/kmemtrace-$pid/tracing_on" 2>/dev/null && break; sleep 0.1; done &&
+	wait_tracing $pid &&
 	kill -TERM $pid && wait $pid && [ $(wc -l < t.snaps) = 1 ] && [ ! -d "$T/instances/kmemtrace-$pid" ] &&
 	{ $KMT top --batch -i 5 > i.out & pid=$!; } &&
-	for i in $(seq 50); do grep -q 1 "$T/instances/kmemtrace-$pid/tracing_on" 2>/dev/null && break; sleep 0.1; done &&
+	wait_tracing $pid &&
 	kill -INT $pid && wait $pid && grep -q "^kmemtrace top" i.out && [ ! -d "$T/instances/kmemtrace-$pid" ]
 '
 
@@ -80,7 +80,7 @@ test_expect_success '--prefault: the pages for the queue are in before tracing s
 	rss() { awk "/^VmRSS/ { print int(\$2 / 1024) }" /proc/$1/status; } &&
 	for mb in 48 0; do
 		{ $KMT top --json -i 5 --prefault $mb > p.snaps & pid=$!; } &&
-		for i in $(seq 50); do grep -q 1 "$T/instances/kmemtrace-$pid/tracing_on" 2>/dev/null && break; sleep 0.1; done &&
+		wait_tracing $pid &&
 		r=$(rss $pid) && echo "prefault $mb MB per CPU on $ncpu CPUs: RSS $r MB" &&
 		kill -TERM $pid && wait $pid || return 1
 		if [ $mb = 0 ]; then [ "$r" -lt 48 ] || return 1; else [ "$r" -ge $((mb * ncpu)) ] || return 1; fi
@@ -108,9 +108,10 @@ test_expect_success 'tmux: the view, every key, a resize, q puts the terminal ba
 	tmux send-keys -t $S "kmalloc" Enter && wait_for "filter kmalloc" &&
 	! screen | sed -n "6,35p" | grep -v "kmalloc\|^ *$\|no row" | grep -q "[a-z]" &&
 	tmux send-keys -t $S " " && wait_for "\[paused\]" && tmux send-keys -t $S " " &&
-	tmux resize-window -t $S -x 70 -y 20 && sleep 0.8 &&
-	[ $(screen | awk "{ if (length(\$0) > m) m = length(\$0) } END { print m }") -le 70 ] &&
-	screen | tail -1 | grep -q "q quit\|quit" &&
+	tmux resize-window -t $S -x 70 -y 20 &&
+	narrow() { [ $(screen | awk "{ if (length(\$0) > m) m = length(\$0) } END { print m }") -le 70 ] &&
+		screen | tail -1 | grep -q "c/k/p view .* q quit"; } &&
+	for i in $(seq 50); do narrow && break; sleep 0.1; done && narrow &&
 	tmux send-keys -t $S q && wait_for TOP-ENDED &&
 	[ "$(cat $WORK/before)" = icanon ] && [ "$(cat $WORK/after)" = icanon ] &&
 	! screen | grep -q "every 0.3 s"

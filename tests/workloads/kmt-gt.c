@@ -18,7 +18,10 @@
  *                one vmalloc area each (alloc_vmap_area of 139264 bytes: 128 KiB
  *                of values and the map's header in 33 pages, and a guard page,
  *                from __bpf_map_area_alloc), freed by a kworker soon after the
- *                close; then it waits 300 ms for those frees. Needs CAP_BPF.
+ *                close; then it waits (10 s at most) until /proc/vmallocinfo
+ *                lists no more areas of that size than before, and 50 ms more
+ *                for the free's event, which follows within the same vfree().
+ *                Needs CAP_BPF.
  * It prints one line of what it did and its pid, and exits 0.
  */
 #include <errno.h>
@@ -38,9 +41,28 @@ static void die(const char *what)
 	exit(1);
 }
 
+/*
+ * Areas of a map's size in /proc/vmallocinfo, not yet freed (-1: cannot
+ * read it). The caller it names is the map type's (array_map_alloc); a
+ * freed area stays listed as an "unpurged vm_area" until purged.
+ */
+static long map_areas(void)
+{
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	char line[512];
+	long n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, " 139264 ") && !strstr(line, "unpurged");
+	fclose(f);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, i;
+	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, i, before;
 	const char *file;
 	char name[64];
 	int opt;
@@ -82,6 +104,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < large; i++)
 		if (getxattr(file, "user.kmt-none", buf, 20000) >= 0 || errno != ENODATA)
 			die("getxattr (large)");
+	before = maps ? map_areas() : -1;
 	for (i = 0; i < maps; i++) {
 		union bpf_attr a;
 		int fd;
@@ -96,8 +119,11 @@ int main(int argc, char **argv)
 			die("bpf(BPF_MAP_CREATE)");
 		close(fd);
 	}
+	/* The maps are freed by a kworker: wait until their areas are gone. */
+	for (i = 0; maps && before >= 0 && i < 1000 && map_areas() > before; i++)
+		usleep(10 * 1000);
 	if (maps)
-		usleep(300 * 1000);	/* the maps are freed by a kworker */
+		usleep(before >= 0 ? 50 * 1000 : 300 * 1000);
 	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps\n",
 	       (int)getpid(), getx, gsize, setx, vsize, rem, large, maps);
 	return 0;
