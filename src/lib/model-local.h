@@ -141,6 +141,20 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
 	(vec).n < (vec).alloc ? (memset(&(vec).v[(vec).n], 0, sizeof(*(vec).v)), \
 				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
 
+/*
+ * A CPU's last slab allocations still awaiting their stacks. A
+ * stack comes right after its allocation, unless an interrupt's events
+ * come first (an RCU callback's kfree, or an allocation with its own
+ * stack): then it is the newest allocation a few events back whose call
+ * site is one of the stack's frames.
+ */
+#define SLAB_WAIT 4			/* a power of 2 */
+#define SLAB_WAIT_EVENTS 8
+struct slab_wait {
+	uint32_t seq;
+	uint64_t ptr;
+};
+
 struct cpu_state {
 	int32_t memo_pid;		/* the last task seen here ... */
 	uint32_t memo_proc;		/* ... its process index ... */
@@ -154,7 +168,9 @@ struct cpu_state {
 	bool page_pending;
 	bool last_scope;		/* the last event here was in scope (for its stack) */
 	bool vmap_pending;		/* its last event was a vmalloc, to name from a stack */
-	bool slab_stack_pending;	/* its last slab allocation awaits its stack */
+	uint8_t nslab_wait;		/* of slab_wait, a ring ... */
+	uint8_t slab_wait_next;		/* ... whose next entry goes here */
+	struct slab_wait slab_wait[SLAB_WAIT];
 	uint32_t vmap_seq;
 	uint64_t vmap_addr;
 	/*

@@ -170,6 +170,49 @@ static size_t callers(const struct kmt_model *m, const struct kmt_event *ev, uin
 	return n;
 }
 
+static bool has_frame(const struct kmt_event *ev, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < ev->nr_stack; i++)
+		if (kmt_event_stack(ev, i) == addr)
+			return true;
+	return false;
+}
+
+/* The @j-th newest slab allocation awaiting its stack on @cs. */
+static const struct slab_wait *wait_at(const struct cpu_state *cs, int j)
+{
+	return &cs->slab_wait[(cs->slab_wait_next - 1 - j) & (SLAB_WAIT - 1)];
+}
+
+/*
+ * Which of @cs's waiting slab allocations stack @ev belongs to, newest
+ * first (-1: none). The stack event does not count in seq: right after
+ * its allocation, it is the newest one's. Events between (an interrupt's,
+ * model-local.h): the newest one, a few events back, whose call site is
+ * one of its frames, unless a page or vmalloc area allocated just before
+ * claims the stack.
+ */
+static int waiting(struct kmt_model *m, const struct cpu_state *cs, const struct kmt_event *ev)
+{
+	int j;
+
+	if (!cs->nslab_wait)
+		return -1;
+	if (wait_at(cs, 0)->seq == cs->seq)
+		return 0;
+	if ((cs->page_pending && cs->page_seq == cs->seq) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
+		return -1;
+	for (j = 0; j < cs->nslab_wait && cs->seq - wait_at(cs, j)->seq <= SLAB_WAIT_EVENTS; j++) {
+		struct islot *sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
+
+		if (sl && slot_live(sl) && has_frame(ev, m->sites.v[slot_obj(&m->slab, sl)->site].addr))
+			return j;
+	}
+	return -1;
+}
+
 void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
@@ -180,12 +223,15 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev)
 	struct obj *o;
 	uint32_t id, r;
 	size_t n;
+	int j;
 
-	/* The stack event does not count in seq: it must be the very next event. */
-	if (!cs->slab_stack_pending || cs->last_slab_seq != cs->seq)
+	j = waiting(m, cs, ev);
+	if (j < 0)
 		return;
-	cs->slab_stack_pending = false;
-	sl = otab_find(&m->slab, cs->last_slab_ptr);
+	sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
+	/* It is taken, and any newer ones (an interrupt's, without stacks). */
+	cs->slab_wait_next = (uint8_t)(cs->slab_wait_next - (j + 1));
+	cs->nslab_wait = (uint8_t)(cs->nslab_wait - (j + 1));
 	if (!sl || !slot_live(sl))
 		return;
 	o = slot_obj(&m->slab, sl);

@@ -444,7 +444,8 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->gfp = (uint32_t)ev->gfp;
 	cs->last_slab_seq = cs->seq;
 	cs->last_slab_ptr = ev->ptr;
-	cs->slab_stack_pending = true;
+	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, ev->ptr };
+	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
 	count_alloc(m, o, 1);
 	model_detail_alloc(m, o);
 	if (ev->name_len && m->o.syms)
@@ -980,6 +981,7 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 			m->sum.nr_cpus = cpu + 1;
 		/* A gap breaks the chain of events on this CPU. */
 		m->cpu[cpu].page_pending = false;
+		m->cpu[cpu].nslab_wait = 0;
 		m->cpu[cpu].seq += 2;
 	}
 	model_detail_gap(m, cpu, lost > 0 ? lost : -1, ts, false);
@@ -996,6 +998,7 @@ void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
 		if (cpu >= m->sum.nr_cpus)
 			m->sum.nr_cpus = cpu + 1;
 		m->cpu[cpu].page_pending = false;
+		m->cpu[cpu].nslab_wait = 0;
 		m->cpu[cpu].seq += 2;
 	}
 	model_detail_gap(m, cpu, -1, ts, true);

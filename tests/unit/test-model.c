@@ -867,6 +867,7 @@ static void test_slab_stacks(void **state)
 	const uint64_t tr = 0xffffffff81000010ULL, km = 0xffffffff81010010ULL, kv = 0xffffffff81020010ULL;
 	const uint64_t c1 = 0xffffffff81400010ULL, c2 = 0xffffffff81500010ULL, sys = 0xffffffff81600010ULL;
 	const uint64_t one[] = { tr, km, SITE_A, c1, sys }, two[] = { tr, km, SITE_A, c2, sys };
+	const uint64_t b2[] = { tr, km, SITE_B, c2, sys }, nobody[] = { tr, km, c2, sys };
 	/* Inlined: the call site's own frame is not in the stack. */
 	const uint64_t inl[] = { tr, km, 0xffffffff81100040ULL, c2, sys };
 	const uint64_t big[] = { tr, kv, 0xffffffff81100050ULL, c1, sys };
@@ -892,28 +893,42 @@ static void test_slab_stacks(void **state)
 		stack(tb, 0, 4 * MS, inl, 5);
 		tb_kmalloc(tb, 0, 5 * MS, 10, SITE_A, OBJ(5), 100, 128);	/* no stack */
 		tb_kfree(tb, 0, 6 * MS, 10, FREE_A, OBJ(1));
-		stack(tb, 0, 6 * MS, one, 5);				/* a free's: not counted */
+		stack(tb, 0, 6 * MS, nobody, 4);			/* names no waiting call site */
 		tb_kfree(tb, 1, 7 * MS, 10, FREE_A, OBJ(3));
 		/* A large kmalloc traced twice: the first (and its stack) undone. */
 		tb_kmalloc(tb, 0, 8 * MS, 10, SITE_B, OBJ(9), 20000, 32768);
 		stack(tb, 0, 8 * MS, big, 5);
 		tb_kmalloc(tb, 0, 8 * MS, 10, SITE_A, OBJ(9), 20000, 32768);
 		stack(tb, 0, 8 * MS, big, 5);
+		/*
+		 * An interrupt between an allocation and its stack: an RCU
+		 * callback's kfree(NULL), or an allocation with its own stack
+		 * first. The stack is still the allocation's.
+		 */
+		tb_kmalloc(tb, 0, 9 * MS, 10, SITE_A, OBJ(6), 100, 128);
+		tb_kfree(tb, 0, 9 * MS, 0, FREE_A, 0);
+		stack(tb, 0, 9 * MS, one, 5);
+		tb_kmalloc(tb, 0, 10 * MS, 10, SITE_A, OBJ(7), 100, 128);
+		tb_kmalloc(tb, 0, 10 * MS, 0, SITE_B, OBJ(8), 100, 128);
+		stack(tb, 0, 10 * MS, b2, 5);
+		stack(tb, 0, 10 * MS, one, 5);
 		mo.stack_depth = (uint32_t)depth;
 		next_opts = &mo;
 		analyse(&r, tb, -1, -1);
-		assert_int_equal(site(&r, SITE_A)->allocs, 6);
-		kmt_model_site_stacks(r.m, SITE_B, &n);
-		assert_int_equal(n, 0);
+		assert_int_equal(site(&r, SITE_A)->allocs, 8);
+		/* SITE_B: the large kmalloc's first event undone; the interrupt's. */
+		v = kmt_model_site_stacks(r.m, SITE_B, &n);
+		assert_int_equal(n, 1);
+		assert_int_equal(v[0].allocs, 1);
 		v = kmt_model_site_stacks(r.m, SITE_A, &n);
 		assert_int_equal(n, 2);
-		/* Most bytes first: caller_one (2 x 128 + 32768), then caller_two. */
-		assert_int_equal(v[0].allocs, 3);
+		/* Most bytes first: caller_one (4 x 128 + 32768), then caller_two. */
+		assert_int_equal(v[0].allocs, 5);
 		assert_int_equal(v[0].frees, 1);
-		assert_int_equal(v[0].bytes_req, 20200);
-		assert_int_equal(v[0].bytes_alloc, 33024);
-		assert_int_equal(v[0].live_objects, 2);
-		assert_int_equal(v[0].live_bytes, 32896);
+		assert_int_equal(v[0].bytes_req, 20400);
+		assert_int_equal(v[0].bytes_alloc, 33280);
+		assert_int_equal(v[0].live_objects, 4);
+		assert_int_equal(v[0].live_bytes, 33152);
 		assert_int_equal(v[1].allocs, 2);
 		assert_int_equal(v[1].frees, 1);
 		assert_int_equal(v[1].live_objects, 1);
@@ -927,7 +942,7 @@ static void test_slab_stacks(void **state)
 		assert_int_equal(nf, depth ? 1 : 2);
 		assert_int_equal(f[0], c2);
 		kmt_model_stacks(r.m, &n);
-		assert_int_equal(n, 2);
+		assert_int_equal(n, 3);		/* rows: SITE_A's two, SITE_B's one */
 		done(&r);
 	}
 	kmt_symbols_free(syms);
