@@ -152,6 +152,7 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
 #define SLAB_WAIT_EVENTS 8
 struct slab_wait {
 	uint32_t seq;
+	int32_t pid;
 	uint64_t ptr;
 };
 
@@ -162,7 +163,9 @@ struct cpu_state {
 	uint32_t seq;			/* events seen on this CPU */
 	uint32_t last_slab_seq;		/* seq of its last slab allocation */
 	uint64_t last_slab_ptr;
+	uint32_t alloc_seq;		/* seq of its last allocation of any kind */
 	uint32_t page_seq;		/* seq of its last page allocation */
+	int32_t page_pid;
 	uint32_t page_order;
 	uint64_t page_pfn;
 	bool page_pending;
@@ -183,6 +186,18 @@ struct cpu_state {
 	uint64_t vmap_caller;
 	int32_t vmap_caller_pid;
 };
+
+/*
+ * Is stack @ev its page allocation's? Right after it; or after an
+ * interrupt's events that allocated nothing, 8 at most, in the same task.
+ */
+static inline bool model_page_claims(const struct cpu_state *cs, const struct kmt_event *ev)
+{
+	return cs->page_pending &&
+	       (cs->page_seq == cs->seq ||
+		(cs->page_seq == cs->alloc_seq && cs->seq - cs->page_seq <= SLAB_WAIT_EVENTS &&
+		 cs->page_pid == ev->pid));
+}
 
 /* A queued event, with its strings copied (its record may go away). */
 struct queued {

@@ -190,9 +190,9 @@ static const struct slab_wait *wait_at(const struct cpu_state *cs, int j)
  * Which of @cs's waiting slab allocations stack @ev belongs to, newest
  * first (-1: none). The stack event does not count in seq: right after
  * its allocation, it is the newest one's. Events between (an interrupt's,
- * model-local.h): the newest one, a few events back, whose call site is
- * one of its frames, unless a page or vmalloc area allocated just before
- * claims the stack.
+ * model-local.h): the newest one of the same task, a few events back,
+ * whose call site is one of its frames, unless a page allocated with only
+ * frees since (model_page_claims) or a vmalloc area just before claims it.
  */
 static int waiting(struct kmt_model *m, const struct cpu_state *cs, const struct kmt_event *ev)
 {
@@ -202,12 +202,13 @@ static int waiting(struct kmt_model *m, const struct cpu_state *cs, const struct
 		return -1;
 	if (wait_at(cs, 0)->seq == cs->seq)
 		return 0;
-	if ((cs->page_pending && cs->page_seq == cs->seq) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
+	if (model_page_claims(cs, ev) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
 		return -1;
 	for (j = 0; j < cs->nslab_wait && cs->seq - wait_at(cs, j)->seq <= SLAB_WAIT_EVENTS; j++) {
 		struct islot *sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
 
-		if (sl && slot_live(sl) && has_frame(ev, m->sites.v[slot_obj(&m->slab, sl)->site].addr))
+		if (wait_at(cs, j)->pid == ev->pid && sl && slot_live(sl) &&
+		    has_frame(ev, m->sites.v[slot_obj(&m->slab, sl)->site].addr))
 			return j;
 	}
 	return -1;

@@ -444,7 +444,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->gfp = (uint32_t)ev->gfp;
 	cs->last_slab_seq = cs->seq;
 	cs->last_slab_ptr = ev->ptr;
-	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, ev->ptr };
+	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, ev->pid, ev->ptr };
 	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
 	count_alloc(m, o, 1);
 	model_detail_alloc(m, o);
@@ -642,6 +642,7 @@ static void page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->loss_seq = m->loss_seq;
 	cs->page_pending = true;
 	cs->page_seq = cs->seq;
+	cs->page_pid = ev->pid;
 	cs->page_order = ev->order;
 	cs->page_pfn = ev->ptr;
 }
@@ -693,7 +694,7 @@ bool model_allocator_frame(const char *fn)
 	return false;
 }
 
-/* A stack right after a page allocation on its CPU names who asked. */
+/* A stack after a page allocation on its CPU (model_page_claims) names who asked. */
 static void stack(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
@@ -701,8 +702,7 @@ static void stack(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	uint32_t i;
 
-	/* The stack event does not count in seq: it must be the very next event. */
-	if (!cs->page_pending || cs->page_seq != cs->seq || !m->o.syms)
+	if (!model_page_claims(cs, ev) || !m->o.syms)
 		return;
 	cs->page_pending = false;
 	for (i = 0; i < ev->nr_stack; i++) {
@@ -771,6 +771,13 @@ void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 		kmt_model_set_comm(m, ev->pid2, name, len);
 }
 
+/* The kinds a stack can follow: allocations. */
+static bool alloc_kind(enum kmt_kind k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_PAGE_ALLOC ||
+	       k == KMT_EV_PCPU_ALLOC || k == KMT_EV_VMAP_ALLOC;
+}
+
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
@@ -788,6 +795,8 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	if (ev->cpu >= m->sum.nr_cpus)
 		m->sum.nr_cpus = ev->cpu + 1;
 	m->cpu[ev->cpu].seq++;
+	if (alloc_kind(ev->kind))
+		m->cpu[ev->cpu].alloc_seq = m->cpu[ev->cpu].seq;
 	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
 	m->scope = !m->filtering;
 	switch (ev->kind) {

@@ -87,15 +87,18 @@ test_expect_success 'a bad --stack-depth is one line and a usage error' '
 # Alloc events of kmt-gt: "KIND SAMPLED STACKED" per line, SAMPLED from
 # the address (bits 12-14 of a pointer, 0-2 of a pfn). A stack is the
 # allocation's just before it; or, when an interrupt's events came between
-# (an RCU callback's frees, or an allocation with its own stack), the newest
-# one waiting, 8 events back at most, whose call site is one of its frames.
-# Those still waiting are printed at the end.
+# (an RCU callback's frees, or an allocation with its own stack), in the
+# same task, 8 events back at most: a page allocated with only frees since,
+# or else the newest slab allocation waiting whose call site is one of its
+# frames. Those still waiting are printed at the end.
 sampled() {
 	$KMT dump -a --comm kmt-gt "$1" | awk '
 	function resolve(   j, i) {
 		instack = 0
 		for (j = n; j >= 1 && nev - seq[j] <= 8; j--)
-			if ((j == n && seq[j] == nev) || (site[j] != "" && index(frames " ", " " site[j] " ")))
+			if ((j == n && seq[j] == nev) ||
+			    (j == n && site[j] == "" && seq[j] == lastalloc && task[j] == stask) ||
+			    (site[j] != "" && task[j] == stask && index(frames " ", " " site[j] " ")))
 				break
 		if (j < 1 || nev - seq[j] > 8)
 			return
@@ -107,13 +110,14 @@ sampled() {
 	/^\t/ { if (instack) frames = frames " " $2; next }
 	/^#/ { next }
 	instack { resolve() }
-	/ kernel_stack/ { instack = 1; frames = ""; next }
+	/ kernel_stack/ { instack = 1; frames = ""; stask = $3; next }
 	{ nev++ }
 	/ (kmalloc|kmem_cache_alloc|mm_page_alloc|percpu_alloc_percpu|alloc_vmap_area) / &&
 	  match($0, /(ptr|pfn|addr)=0x[0-9a-f]+/) {
 		f = substr($0, RSTART, RLENGTH); h = substr(f, index(f, "x") + 1)
 		d = substr(h, length(h) - (f ~ /^pfn/ ? 0 : 3), 1)
 		n++; kind[n] = $4; want[n] = ((index("0123456789abcdef", d) - 1) % 8 == 0); seq[n] = nev
+		task[n] = $3; lastalloc = nev
 		site[n] = $5 ~ /\+0x/ ? $5 : ""
 	}
 	END {

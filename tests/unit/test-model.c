@@ -623,7 +623,8 @@ static void test_objects_and_accesses(void **state)
 /*
  * --stack: a kernel stack right after a page allocation on the same CPU
  * names the function that asked for the pages (the first frame outside the
- * allocator); a stack after anything else names nobody.
+ * allocator); so does one after an interrupt's frees in the same task. A
+ * stack after another allocation, or in another task, is not the page's.
  */
 static void test_page_sites(void **state)
 {
@@ -647,16 +648,28 @@ static void test_page_sites(void **state)
 		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
 	tb_emit(tb, 1, 2 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
 		{ "pfn", 0x2000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
-	tb_kfree(tb, 1, 3 * MS, 10, FREE_A, OBJ(1));	/* the stack below is not the page's */
+	tb_kmalloc(tb, 1, 3 * MS, 10, SITE_A, OBJ(1), 32, 32);	/* the stack below is not the page's */
 	tb_emit(tb, 1, 3 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 1 }, { "caller", 0, NULL, st2, 1 }, { NULL } });
+	/* An RCU callback's kfree(NULL) between: still the page's. */
+	tb_emit(tb, 0, 4 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x3000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_kfree(tb, 0, 4 * MS, 10, FREE_A, 0);
+	tb_emit(tb, 0, 4 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
+	/* Another task's stack after a free: not the page's. */
+	tb_emit(tb, 0, 5 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x4000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_kfree(tb, 0, 5 * MS, 11, FREE_A, 0);
+	tb_emit(tb, 0, 5 * MS, "ftrace", "kernel_stack", 11, (struct tb_val[]){
 		{ "size", 1 }, { "caller", 0, NULL, st2, 1 }, { NULL } });
 	next_opts = &mo;
 	analyse(&r, tb, -1, -1);
 	ps = kmt_model_page_sites(r.m, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(ps[0].addr, 0xffffffff81100000ULL);
-	assert_int_equal(ps[0].allocs, 1);
-	assert_int_equal(ps[0].bytes_alloc, 16384);
+	assert_int_equal(ps[0].allocs, 2);
+	assert_int_equal(ps[0].bytes_alloc, 16384 + 4096);
 	done(&r);
 	kmt_symbols_free(syms);
 }
