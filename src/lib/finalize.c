@@ -482,6 +482,23 @@ static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
 	return 0;
 }
 
+/*
+ * Streamed, the CPU whose spool file is largest goes first: the room its
+ * spool frees as it is written is there for the held pages of the others,
+ * which take room and free none. (A disk the idle flusher filled with one
+ * CPU's pages had no room left for another CPU's held ones written first.)
+ * Readers take each CPU's data by its number and offset, not by its place.
+ */
+static int spool_first(const void *a, const void *b)
+{
+	const struct kmt_wcpu *x = a, *y = b;
+	const struct stream_cpu *sx = x->arg, *sy = y->arg;
+
+	if (sx->fsize != sy->fsize)
+		return sx->fsize > sy->fsize ? -1 : 1;
+	return x->cpu - y->cpu;
+}
+
 static int write_output(struct fin *s, const char *output, const struct kmt_finalize_opts *o,
 			const char *cmdlines, size_t cmdlines_len, struct stream *st,
 			struct kmt_finalize_result *res, struct kmt_diag *d)
@@ -544,6 +561,7 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 	if (st) {
 		m.late_cmdlines = stream_cmdlines;
 		m.late_arg = st;
+		qsort(wc + (size_t)KMT_SPOOL_MAIN * (size_t)sm->nr_cpus, (size_t)sm->nr_cpus, sizeof(*wc), spool_first);
 	}
 	ret = kmt_write_trace_file(output, &wo, &m, b, s->nbuf, &res->file_bytes, d);
 	for (i = 0; st && i < sm->nr_cpus; i++)
