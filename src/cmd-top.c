@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,20 +177,6 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static int timer(double seconds)
-{
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	struct itimerspec its;
-
-	if (fd < 0)
-		return -1;
-	its.it_value.tv_sec = (time_t)seconds;
-	its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
-	its.it_interval = its.it_value;
-	timerfd_settime(fd, 0, &its, NULL);
-	return fd;
-}
-
 static void show(struct top *t)
 {
 	if (t->json)
@@ -224,7 +209,7 @@ static int start(struct rec *rc, void *arg, struct kmt_diag *d)
 	ret = feed_init(t, d);
 	if (ret)
 		return ret;
-	t->pump_fd = timer(PUMP_MS / 1000.0);
+	t->pump_fd = top_timer(PUMP_MS / 1000.0);
 	sigemptyset(&winch);
 	sigaddset(&winch, SIGWINCH);
 	t->winch_fd = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -25,12 +25,13 @@
 #include "cmd.h"
 #include "top.h"
 
-static void boost(struct top *t, bool on)
+/* @th at the readers' SCHED_FIFO priority, or back to normal (with --rt-prio 0: neither). */
+static void fifo(const struct top *t, pthread_t th, bool on)
 {
 	struct sched_param sp = { .sched_priority = on ? t->rc.o.rt_prio : 0 };
 
 	if (t->rc.o.rt_prio > 0)
-		pthread_setschedparam(t->main, on ? SCHED_FIFO : SCHED_OTHER, &sp);
+		pthread_setschedparam(th, on ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
 static void *ticker(void *arg)
@@ -40,11 +41,7 @@ static void *ticker(void *arg)
 	uint64_t n = 1;
 
 	pthread_setname_np(pthread_self(), "kmt-tick");
-	if (t->rc.o.rt_prio > 0) {
-		struct sched_param sp = { .sched_priority = t->rc.o.rt_prio };
-
-		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-	}
+	fifo(t, pthread_self(), true);
 	for (;;) {
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -56,7 +53,7 @@ static void *ticker(void *arg)
 		if (!pf[0].revents || read(t->timer_fd, &n, sizeof(n)) != sizeof(n))
 			continue;
 		atomic_store(&t->tick_now, true);
-		boost(t, true);
+		fifo(t, t->main, true);
 		n = 1;
 		if (write(t->tick_fd, &n, sizeof(n)) != sizeof(n))
 			break;
@@ -64,21 +61,29 @@ static void *ticker(void *arg)
 	return NULL;
 }
 
+int top_timer(double seconds)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec its;
+
+	if (fd < 0)
+		return -1;
+	its.it_value.tv_sec = (time_t)seconds;
+	its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+	its.it_interval = its.it_value;
+	timerfd_settime(fd, 0, &its, NULL);
+	return fd;
+}
+
 int tick_start(struct top *t)
 {
-	struct itimerspec its = { 0 };
 	int ret;
 
 	t->main = pthread_self();
-	t->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	t->timer_fd = top_timer(t->interval);
 	t->tick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	t->tick_stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (t->timer_fd < 0 || t->tick_fd < 0 || t->tick_stop_fd < 0)
-		return -errno;
-	its.it_value.tv_sec = (time_t)t->interval;
-	its.it_value.tv_nsec = (long)((t->interval - (double)(time_t)t->interval) * 1e9);
-	its.it_interval = its.it_value;
-	if (timerfd_settime(t->timer_fd, 0, &its, NULL))
 		return -errno;
 	ret = pthread_create(&t->ticker, NULL, ticker, t);
 	if (ret)
@@ -94,7 +99,7 @@ void tick_done(struct top *t)
 	while (read(t->tick_fd, &n, sizeof(n)) > 0)
 		;
 	atomic_store(&t->tick_now, false);
-	boost(t, false);
+	fifo(t, t->main, false);
 }
 
 void tick_stop(struct top *t)
@@ -107,7 +112,7 @@ void tick_stop(struct top *t)
 		if (write(t->tick_stop_fd, &one, sizeof(one)) == sizeof(one))
 			pthread_join(t->ticker, NULL);
 		t->ticking = false;
-		boost(t, false);
+		fifo(t, t->main, false);
 	}
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (*fds[i] >= 0) {

@@ -142,6 +142,8 @@ void feed_release(struct top *t);
 int feed_pump(struct top *t, bool all);
 
 /* top-tick.c */
+/* A periodic CLOCK_MONOTONIC timerfd (non-blocking), or -1. */
+int top_timer(double seconds);
 int tick_start(struct top *t);
 /* The snapshot is shown: the tick's flag down, the boost off. */
 void tick_done(struct top *t);
