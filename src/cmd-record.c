@@ -26,8 +26,9 @@ static const struct opt record_opts[] = {
 	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
 	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
 	{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation event" },
-	{ O_STACK_SAMPLE, 0, "stack-sample", "N", "stacks for 1 in N allocations only (N a power of\n"
-	  "two, picked by address: 1 slab page or page in N;\nimplies --stack)" },
+	{ O_STACK_SAMPLE, 0, "stack-sample", "N", "stacks for about 1 in N allocations only (N a\n"
+	  "power of two; those in short random slices of time,\nfair to every call site; "
+	  "implies --stack)" },
 	{ O_FILTER, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
 	  "the events that have its fields" },
 	{ O_NOCOMPRESS, 0, "no-compress", NULL, "store raw pages (default: zstd, after recording)" },

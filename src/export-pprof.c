@@ -10,6 +10,7 @@
  * [kernel.kallsyms] mapping; labels cache and comm.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -233,6 +234,64 @@ static void on_object(void *arg, const struct kmt_object *o)
 	}
 }
 
+struct by_site {
+	uint64_t site;
+	size_t i;
+};
+
+static int cmp_by_site(const void *a, const void *b)
+{
+	const struct by_site *x = a, *y = b;
+
+	return x->site != y->site ? (x->site > y->site) - (x->site < y->site) : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Sampled stacks (record --stack-sample): each stacked sample of a call
+ * site stands for the allocations like it that have no stack
+ * (stack_weight), and the site's samples without one keep what is left,
+ * so a site's values still add up to its own. -1 on ENOMEM.
+ */
+static int weigh_sampled(struct pprof *p, uint64_t one_in)
+{
+	struct by_site *v = malloc((p->n + 1) * sizeof(*v));
+	size_t i, j, k;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < p->n; i++)
+		v[i] = (struct by_site){ p->s[i].site, i };
+	qsort(v, p->n, sizeof(*v), cmp_by_site);
+	for (i = 0; i < p->n; i = j) {
+		uint64_t total[4] = { 0 }, stacked[4] = { 0 }, weighed[4] = { 0 };
+
+		for (j = i; j < p->n && v[j].site == v[i].site; j++)
+			for (k = 0; k < 4; k++) {
+				total[k] += p->s[v[j].i].v[k];
+				if (p->s[v[j].i].stack != UINT32_MAX)
+					stacked[k] += p->s[v[j].i].v[k];
+			}
+		for (j = i; j < p->n && v[j].site == v[i].site; j++) {
+			struct sample *sm = &p->s[v[j].i];
+
+			for (k = 0; k < 4 && sm->stack != UINT32_MAX; k++) {
+				sm->v[k] = stack_weight(sm->v[k], stacked[k], total[k], one_in);
+				weighed[k] += sm->v[k];
+			}
+		}
+		for (j = i; j < p->n && v[j].site == v[i].site; j++) {
+			struct sample *sm = &p->s[v[j].i];
+
+			for (k = 0; k < 4 && sm->stack == UINT32_MAX; k++)
+				sm->v[k] = total[k] == stacked[k] ? 0 :
+					   (uint64_t)((unsigned __int128)sm->v[k] *
+						      (total[k] - MIN(weighed[k], total[k])) / (total[k] - stacked[k]));
+		}
+	}
+	free(v);
+	return 0;
+}
+
 static int begin(struct export *x)
 {
 	struct pprof *p = calloc(1, sizeof(*p));
@@ -336,11 +395,13 @@ static int end(struct export *x)
 	uint64_t *ids = NULL, lo = UINT64_MAX, hi = 0;
 	int64_t *fnid = NULL;
 	bool *done = NULL;
-	char name[256], comment[4200];
+	char name[256], comment[4600], sampled[300];
 	bool oom = x->failed;
 	size_t i, k, nf, m;
 	int ret = EXIT_OK;
 
+	if (sum->stack_sample > 1 && weigh_sampled(p, sum->stack_sample))
+		oom = true;
 	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_objects", "count");
 	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_space", "bytes");
 	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_objects", "count");
@@ -409,10 +470,16 @@ static int end(struct export *x)
 		pb_end(&b, m);
 	}
 	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(sum->last_ts - MIN(sum->first_ts, sum->last_ts)));
-	value_type(&b, PROFILE_PERIOD_TYPE, t, "space", "bytes");
-	pb_int(&b, PROFILE_PERIOD, 1);
-	snprintf(comment, sizeof(comment), "kmemtrace export of %s: every slab allocation, not sampled%s",
-		 x->r.path, sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
+	/* Every allocation is counted; only stacks may be sampled: 1 allocation in the period. */
+	value_type(&b, PROFILE_PERIOD_TYPE, t, "alloc_objects", "count");
+	pb_int(&b, PROFILE_PERIOD, (int64_t)sum->stack_sample);
+	if (sum->stack_sample > 1)
+		snprintf(sampled, sizeof(sampled), "every slab allocation; stacks sampled, 1 in %" PRIu64
+			 " (record --stack-sample): a stack's values count the allocations of its call "
+			 "site that have none", sum->stack_sample);
+	snprintf(comment, sizeof(comment), "kmemtrace export of %s: %s%s", x->r.path,
+		 sum->stack_sample > 1 ? sampled : "every slab allocation, not sampled",
+		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
 	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
 	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
 	/* The string table last: every string is in it by now. */

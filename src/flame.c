@@ -126,7 +126,11 @@ static bool add(struct flame *t, const char *const *names, size_t n, const uint6
 	return true;
 }
 
-/* --stack recordings: outermost caller down to the call site. */
+/*
+ * --stack recordings: outermost caller down to the call site. With
+ * sampled stacks, each stands for the allocations of its site that have
+ * none, so "(no stack)" is only what sampling cannot explain.
+ */
 static bool from_stacks(struct flame *t, const struct report *r)
 {
 	size_t n, ns, i, k, nf;
@@ -134,16 +138,29 @@ static bool from_stacks(struct flame *t, const struct report *r)
 	const char *path[130];
 	char names[130][128];
 
+	uint64_t one_in = kmt_model_summary(r->m)->stack_sample;
+
 	for (i = 0; i < n; i++) {
 		const struct kmt_site_stack *st = kmt_model_site_stacks(r->m, s[i].addr, &ns);
+		uint64_t total[FV_NR] = { s[i].bytes_alloc, s[i].allocs, s[i].live_bytes };
 		uint64_t rest[FV_NR] = { s[i].bytes_alloc, s[i].allocs, s[i].live_bytes };
+		uint64_t stacked[FV_NR] = { 0 };
 
 		if (!s[i].allocs)
 			continue;
 		for (k = 0; k < ns; k++) {
+			stacked[FV_BYTES] += st[k].bytes_alloc;
+			stacked[FV_OBJECTS] += st[k].allocs;
+			stacked[FV_LIVE] += st[k].live_bytes;
+		}
+		for (k = 0; k < ns; k++) {
 			const uint64_t *f = kmt_model_stack(r->m, st[k].stack, &nf);
 			uint64_t v[FV_NR] = { st[k].bytes_alloc, st[k].allocs, st[k].live_bytes };
 			size_t d = 0, x;
+
+			/* A sampled stack counts for the allocations like it that have none. */
+			for (x = 0; x < FV_NR; x++)
+				v[x] = stack_weight(v[x], stacked[x], total[x], one_in);
 
 			nf = MIN(nf, (size_t)128);
 			for (x = nf; x-- > 0;)

@@ -73,7 +73,7 @@ static void print_count(uint64_t v, char *buf, size_t len)
 }
 
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
-		double elapsed, const char *output)
+		const struct kmt_sampler_stats *sampled, double elapsed, const char *output)
 {
 	char a[32], b[32], c[32], hb[32];
 	int i;
@@ -98,6 +98,17 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 		fprintf(stderr, " (%s, %.1f bytes/event)", o->compress ? "zstd" : "uncompressed",
 			(double)res->file_bytes / (double)res->events);
 	fputc('\n', stderr);
+	if (sampled && sampled->slices) {
+		uint64_t ev = sampled->events_on + sampled->events_off;
+
+		print_count(sampled->slices, a, sizeof(a));
+		fprintf(stderr, "  stacks: on in %s slices of time, %.1f%% of it", a,
+			sampled->total_ns ? 100.0 * (double)sampled->on_ns / (double)sampled->total_ns : 0.0);
+		if (sampled->events_on)
+			fprintf(stderr, ", for 1 event in %.1f (asked: 1 in %u)",
+				(double)ev / (double)sampled->events_on, o->stack_sample);
+		fputc('\n', stderr);
+	}
 	if (res->truncated)
 		fprintf(stderr, "%s: the recording is truncated: %s\n", cmd_name, res->truncated_why);
 	if (res->lost) {

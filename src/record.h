@@ -15,6 +15,7 @@
 
 #include <kmemtrace/live.h>
 #include <kmemtrace/record.h>
+#include <kmemtrace/sampler.h>
 #include <kmemtrace/session.h>
 #include <kmemtrace/spool.h>
 #include <kmemtrace/tracefs.h>
@@ -75,6 +76,8 @@ struct rec {
 	struct kmt_instance in;
 	struct kmt_recorder *r;
 	struct kmt_live *live;		/* instead of @r, with o.live */
+	struct kmt_sampler *sampler;	/* --stack-sample: stacks on in slices of time */
+	struct kmt_sampler_stats sampled;	/* what it did, once stopped */
 	struct child child;
 	int sigfd;
 	bool tracing;
@@ -142,7 +145,7 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 void ui_status_clear(void);
 void ui_progress(void *arg, uint64_t done, uint64_t total);
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
-		double elapsed, const char *output);
+		const struct kmt_sampler_stats *sampled, double elapsed, const char *output);
 int ui_list(const char *root, bool verbose);
 
 #endif

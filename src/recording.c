@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <kmemtrace/recinfo.h>
+
 #include "cmd.h"
 #include "opt.h"
 #include "record.h"
@@ -143,6 +145,11 @@ static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 		rc->rm_started = false;
 	}
 
+	if (rc->sampler) {
+		kmt_sampler_stop(rc->sampler, &rc->sampled);
+		kmt_sampler_free(rc->sampler);
+		rc->sampler = NULL;
+	}
 	if (rc->tracing) {
 		kmt_session_tracing(&rc->in, false, &dd);
 		rc->tracing = false;
@@ -212,7 +219,7 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
 	char who[64], stacks[40];
 
 	if (rc->o.stack && rc->o.stack_sample > 1)
-		snprintf(stacks, sizeof(stacks), "1 in %u", rc->o.stack_sample);
+		snprintf(stacks, sizeof(stacks), "1 in %u" KMT_RECINFO_SLICES, rc->o.stack_sample);
 	else
 		snprintf(stacks, sizeof(stacks), "%s", rc->o.stack ? "yes" : "no");
 	if (rc->o.follow)
@@ -247,7 +254,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	};
 	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
 	char name[64], notes[2048], sub[32];
-	pid_t tids[KMT_MAX_CPUS + 1];
+	pid_t tids[KMT_MAX_CPUS + 2];
 	int n, ret;
 
 	if (!meta)
@@ -298,6 +305,17 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		if (!rc->r)
 			return d->err ? d->err : -EIO;
 		n = kmt_recorder_tids(rc->r, tids + 1, KMT_MAX_CPUS);
+	}
+	if (rc->o.stack && rc->o.stack_sample > 1) {
+		struct kmt_sampler_opts sm = {
+			.instance_path = rc->in.path, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+			.one_in = rc->o.stack_sample, .rt_prio = rc->o.rt_prio,
+		};
+
+		rc->sampler = kmt_sampler_start(&sm, d);
+		if (!rc->sampler)
+			return d->err ? d->err : -EIO;
+		tids[++n] = kmt_sampler_tid(rc->sampler);
 	}
 	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
 	if (ret)
@@ -422,7 +440,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	give_to_invoker(output);
 	kmt_spool_remove(spool);
 	if (!rc->o.quiet)
-		ui_summary(&rc->o, res, rc->elapsed, output);
+		ui_summary(&rc->o, res, rc->sampled.slices ? &rc->sampled : NULL, rc->elapsed, output);
 	if (h && h->done)
 		h->done(rc, h->arg, res);
 	free(res);

@@ -78,6 +78,16 @@ double frag_pct(uint64_t req, uint64_t alloc)
 	return alloc ? 100.0 * (double)(alloc - MIN(req, alloc)) / (double)alloc : 0;
 }
 
+uint64_t stack_weight(uint64_t v, uint64_t stacked, uint64_t total, uint64_t one_in)
+{
+	uint64_t all;
+
+	if (one_in <= 1 || !stacked)
+		return v;
+	all = stacked * one_in < total ? stacked * one_in : total;
+	return (uint64_t)((unsigned __int128)v * all / stacked);
+}
+
 uint64_t life_quantile(const uint64_t *b, double q, uint64_t lo, uint64_t hi)
 {
 	uint64_t total = 0, acc = 0, v = hi;

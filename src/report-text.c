@@ -205,10 +205,18 @@ static void callsites(const struct report *r, FILE *out)
 	if (n && r->stacks_per_site)
 		fprintf(out, "  under each, its top stacks: share of its allocations, allocations, bytes,\n"
 			     "  and the callers, innermost first\n");
-	if (n && r->stacks_per_site && r->m && kmt_model_summary(r->m)->stack_sample > 1)
-		fprintf(out, "  stacks are sampled: only allocations in 1 slab page of %" PRIu64 " have one "
-			     "(record\n  --stack-sample), so a site's stacks count those, not all its "
-			     "allocations\n", kmt_model_summary(r->m)->stack_sample);
+	if (n && r->stacks_per_site && r->m && kmt_model_summary(r->m)->stack_sample > 1) {
+		const struct kmt_summary *s = kmt_model_summary(r->m);
+
+		if (s->stack_slices)
+			fprintf(out, "  stacks are sampled: about 1 allocation in %" PRIu64 " has one, those made "
+				     "in short\n  slices of time (record --stack-sample), so a site's stacks "
+				     "count those, not all\n  its allocations\n", s->stack_sample);
+		else
+			fprintf(out, "  stacks are sampled: only allocations in 1 slab page of %" PRIu64 " have one "
+				     "(record\n  --stack-sample), so a site's stacks count those, not all its "
+				     "allocations\n", s->stack_sample);
+	}
 	text_table(r, rtable_find("callsites"), out);
 }
 

@@ -64,6 +64,12 @@ const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t le
 const char *cache_name(const struct report *r, uint32_t i);
 double frag_pct(uint64_t req, uint64_t alloc);
 /*
+ * What a sampled stack stands for (record --stack-sample 1 in @one_in): @v
+ * of a call site's @stacked, which all stand for @one_in times as much,
+ * never more than the site's @total. @v as is if not sampled.
+ */
+uint64_t stack_weight(uint64_t v, uint64_t stacked, uint64_t total, uint64_t one_in);
+/*
  * The @q quantile of a log2 histogram, spreading each bucket evenly over its
  * range (so within a factor of two of the truth), clamped to [lo, hi].
  */

@@ -36,6 +36,11 @@ struct kmt_model_opts {
 	uint32_t stack_depth;
 	/* The recording kept stacks for 1 in this many allocations (0, 1: all). */
 	uint32_t stack_sample;
+	/*
+	 * ... in slices of time, with a stack after every event then (frees,
+	 * too): a stack right after an event that allocates nothing is its own.
+	 */
+	bool stack_slices;
 	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
 	bool detail;
 };
@@ -169,6 +174,7 @@ struct kmt_summary {
 	uint64_t truncated_ts;		/* when the first of them stopped */
 	bool partial_allocs, partial_frees;	/* from the model's options */
 	uint64_t stack_sample;		/* stacks of 1 in N allocations; 1: all */
+	bool stack_slices;		/* ... chosen by time, not by address */
 	bool filtered;			/* by task (-p, --comm): others' events unseen */
 	bool filter_matched;		/* ... and some task matched the filter */
 	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */

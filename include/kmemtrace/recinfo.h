@@ -29,7 +29,13 @@ struct kmt_recinfo {
 	int64_t created;		/* when recording started (time(2)), or 0 */
 	unsigned int stack_sample;	/* stacks kept for 1 in N allocations (settings
 					   "stacks 1 in N"), or 0 */
+	bool stack_slices;		/* ... in slices of time, after every event
+					   ("stacks 1 in N (time slices)"); else
+					   1 slab page in N, allocations only */
 };
+
+/* After "stacks 1 in N" in the settings: sampled by time (sampler.h). */
+#define KMT_RECINFO_SLICES " (time slices)"
 
 /* The VERSION text of @ri into @buf (always NUL-terminated); returns @buf. */
 const char *kmt_recinfo_format(const struct kmt_recinfo *ri, char *buf, size_t len);

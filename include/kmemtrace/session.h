@@ -31,7 +31,7 @@ struct kmt_session_opts {
 	const struct kmt_event_filter *event_filters;	/* before @filter */
 	int nr_event_filters;
 	bool stack;			/* stacktrace trigger on allocations */
-	unsigned int stack_sample;	/* > 1: only where address bits say 1 in N */
+	unsigned int stack_sample;	/* > 1: no trigger, the sampler switches stacks (sampler.h) */
 	unsigned int buffer_kb;		/* per CPU */
 	unsigned int buffer_percent;	/* reader wake-up watermark */
 	const char *clock;

@@ -1129,9 +1129,15 @@ let FLAME = null;
 function flameSection(sec) {
   const F = D.flame;
   if (!F || !F.root) return sec.appendChild(note('No flame graph data.', 'none'));
+  const sampled = F.kind === 'stacks' && R.summary && R.summary.stack_sample > 1;
   sec.appendChild(note(F.kind === 'stacks'
-    ? 'Slab allocations by kernel stack: the root on top, then the outermost caller, down to the call site (function+offset). "(other)" sums small siblings; "(no stack)": allocations recorded without a stack.'
+    ? 'Slab allocations by kernel stack: the root on top, then the outermost caller, down to the call site (function+offset). "(other)" sums small siblings; "(no stack)": allocations recorded without a stack' +
+      (sampled ? ' that sampling does not explain.' : '.')
     : 'Slab allocations by call site, then cache, then process name (record with --stack for kernel stacks). "(other)" sums small siblings.'));
+  if (sampled)
+    sec.appendChild(note('Stacks were sampled (record --stack-sample ' + R.summary.stack_sample + '): about 1 allocation in ' +
+      fmtCount(R.summary.stack_sample) + ' has one, and each stack here counts ' + fmtCount(R.summary.stack_sample) +
+      ' times, at most its call site\'s own allocations.'));
   sec.appendChild(note('Click a box to zoom into it; click a box above it, a name in the path, or Reset to zoom out.', 'muted'));
   FLAME = flameGraph(sec, F);
 }

@@ -29,6 +29,7 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 	mo->partial_allocs = p & KMT_PARTIAL_ALLOCS;
 	mo->partial_frees = p & KMT_PARTIAL_FREES;
 	mo->stack_sample = ri->stack_sample;
+	mo->stack_slices = ri->stack_slices;
 }
 
 #define BATCH 1024		/* events per batch */

@@ -170,6 +170,8 @@ struct cpu_state {
 	uint64_t page_pfn;
 	bool page_pending;
 	bool last_scope;		/* the last event here was in scope (for its stack) */
+	bool last_alloc;		/* the last event here was an allocation ... */
+	bool last_stacked;		/* ... and a stack came after it already */
 	bool vmap_pending;		/* its last event was a vmalloc, to name from a stack */
 	uint8_t nslab_wait;		/* of slab_wait, a ring ... */
 	uint8_t slab_wait_next;		/* ... whose next entry goes here */

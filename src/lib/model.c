@@ -95,6 +95,7 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	m->sum.partial_allocs = m->o.partial_allocs;
 	m->sum.partial_frees = m->o.partial_frees;
 	m->sum.stack_sample = m->o.stack_sample > 1 ? m->o.stack_sample : 1;
+	m->sum.stack_slices = m->o.stack_slices;
 	m->sum.lost_by_cpu = m->lost_by_cpu;
 	m->sum.events_by_cpu = m->events_by_cpu;
 	return m;
@@ -778,6 +779,15 @@ static bool alloc_kind(enum kmt_kind k)
 	       k == KMT_EV_PCPU_ALLOC || k == KMT_EV_VMAP_ALLOC;
 }
 
+/*
+ * A stack of a time-sliced recording (--stack-sample) right after an
+ * event that allocated nothing is that event's: no allocation's.
+ */
+static bool other_events_stack(const struct kmt_model *m, const struct cpu_state *cs)
+{
+	return m->o.stack_slices && !cs->last_stacked && !cs->last_alloc;
+}
+
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
@@ -840,6 +850,8 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
 		m->scope = m->cpu[ev->cpu].last_scope;
+		if (other_events_stack(m, &m->cpu[ev->cpu]))
+			break;
 		model_stack_slab(m, ev);
 		model_vmap_area_stack(m, ev);
 		if (!model_vmap_stack(m, ev))
@@ -852,6 +864,12 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	if (ev->kind != KMT_EV_STACK)
 		m->cpu[ev->cpu].last_scope = m->scope;
+	if (ev->kind == KMT_EV_STACK) {
+		m->cpu[ev->cpu].last_stacked = true;
+	} else if (ev->kind != KMT_EV_ACCESS) {
+		m->cpu[ev->cpu].last_alloc = alloc_kind(ev->kind);
+		m->cpu[ev->cpu].last_stacked = false;
+	}
 	if (m->scope && (ev->kind == KMT_EV_FORK || ev->kind == KMT_EV_NEWTASK))
 		model_detail_birth(m, ev);
 	if (m->scope && m->hooks.event)

@@ -93,8 +93,12 @@ void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text)
 	line_value(text, "command", ri->command, sizeof(ri->command));
 	line_value(text, "settings", ri->settings, sizeof(ri->settings));
 	p = strstr(ri->settings, "; stacks 1 in ");
-	if (p)
-		ri->stack_sample = (unsigned int)strtoul(p + 14, NULL, 10);
+	if (p) {
+		char *num_end;
+
+		ri->stack_sample = (unsigned int)strtoul(p + 14, &num_end, 10);
+		ri->stack_slices = !strncmp(num_end, KMT_RECINFO_SLICES, strlen(KMT_RECINFO_SLICES));
+	}
 	{
 		char when[32];
 		struct tm tm = { 0 };

@@ -126,28 +126,14 @@ int kmt_session_exclude(const struct kmt_instance *in, const pid_t *tids, int n,
 }
 
 /*
- * The stacktrace trigger of allocation event @ev: under the event's filter
- * @filt if any, and with @sample > 1 only where log2(@sample) bits of the
- * address are zero. The bits are the page's (above bit 12 of a slab or
- * per-CPU pointer or a vmalloc address, the low bits of a pfn), so the
- * sample does not depend on object size: 1 slab page or page in @sample.
+ * The stacktrace trigger of allocation event @ev, under the event's filter
+ * @filt if any. Sampled stacks (--stack-sample) take no trigger: the
+ * sampler (sampler.c) switches the instance's stacktrace option instead.
  */
-static void stack_trigger(char *buf, size_t len, const char *ev, const char *filt,
-			  unsigned int sample)
+static void stack_trigger(char *buf, size_t len, const char *filt)
 {
-	char cond[64] = "";
-
-	if (sample > 1) {
-		bool pfn = !strcmp(ev, "kmem:mm_page_alloc");
-		const char *field = pfn ? "pfn" : !strcmp(ev, "vmalloc:alloc_vmap_area") ? "addr" : "ptr";
-
-		snprintf(cond, sizeof(cond), "!(%s & 0x%llx)", field,
-			 (unsigned long long)(sample - 1) << (pfn ? 0 : 12));
-	}
-	if (filt && *cond)
-		snprintf(buf, len, "stacktrace if (%s) && %s", filt, cond);
-	else if (filt || *cond)
-		snprintf(buf, len, "stacktrace if %s", filt ? filt : cond);
+	if (filt)
+		snprintf(buf, len, "stacktrace if %s", filt);
 	else
 		snprintf(buf, len, "stacktrace");
 }
@@ -219,11 +205,10 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 						       "filter not applied to %s (it lacks a field the filter names)\n", ev);
 			}
 		}
-		if (!ret && o->stack && kmt_events_is_alloc(ev)) {
+		if (!ret && o->stack && o->stack_sample <= 1 && kmt_events_is_alloc(ev)) {
 			char trig[4400];
 
-			stack_trigger(trig, sizeof(trig), ev, filt ? ef ? ef : o->filter : NULL,
-				      o->stack_sample);
+			stack_trigger(trig, sizeof(trig), filt ? ef ? ef : o->filter : NULL);
 			ret = event_file(in, ev, "trigger", trig, d);
 		}
 		if (!ret)

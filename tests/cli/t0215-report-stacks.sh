@@ -2,8 +2,8 @@
 # Slab allocation stacks (record --stack): each call site's allocations by
 # the stack of its callers, exact against the ground-truth workload, cut by
 # --stack-depth, the same in text, JSON and CSV, absent without --stack;
-# --stack-sample 8 keeps exactly the stacks of allocations whose page
-# number has its low 3 bits zero.
+# --stack-sample 16 gives every hot call site its share of stacks, in
+# every run, and the outputs weigh each stack 16 times.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 command -v jq > /dev/null || test_skip_all "jq is not installed"
@@ -84,17 +84,23 @@ test_expect_success 'a bad --stack-depth is one line and a usage error' '
 	[ $(wc -l < err) -le 2 ] && grep -q "bad stack depth" err
 '
 
-# Alloc events of kmt-gt: "KIND SAMPLED STACKED" per line, SAMPLED from
-# the address (bits 12-14 of a pointer, 0-2 of a pfn). A stack is the
+# Alloc events of kmt-gt: "KIND STACKED" per line. A stack is the
 # allocation's just before it; or, when an interrupt's events came between
 # (an RCU callback's frees, or an allocation with its own stack), in the
 # same task, 8 events back at most: a page allocated with only frees since,
 # or else the newest slab allocation waiting whose call site is one of its
-# frames. Those still waiting are printed at the end.
-sampled() {
-	$KMT dump -a --comm kmt-gt "$1" | awk '
+# frames. Those still waiting are printed at the end. With SLICES=1 (a
+# --stack-sample recording: stacks after every event in a slice), a stack
+# right after an event that allocates nothing is that event's.
+stacked() {
+	$KMT dump -a --comm kmt-gt "$1" | awk -v slices="${SLICES:-0}" '
 	function resolve(   j, i) {
 		instack = 0
+		if (slices && !laststacked && !lastalloc_ev) {
+			laststacked = 1
+			return
+		}
+		laststacked = 1
 		for (j = n; j >= 1 && nev - seq[j] <= 8; j--)
 			if ((j == n && seq[j] == nev) ||
 			    (j == n && site[j] == "" && seq[j] == lastalloc && task[j] == stask) ||
@@ -102,45 +108,81 @@ sampled() {
 				break
 		if (j < 1 || nev - seq[j] > 8)
 			return
-		print kind[j], want[j], 1
+		print kind[j], 1
 		for (i = j + 1; i <= n; i++)
-			print kind[i], want[i], 0
+			print kind[i], 0
 		n = j - 1
 	}
 	/^\t/ { if (instack) frames = frames " " $2; next }
 	/^#/ { next }
 	instack { resolve() }
 	/ kernel_stack/ { instack = 1; frames = ""; stask = $3; next }
-	{ nev++ }
-	/ (kmalloc|kmem_cache_alloc|mm_page_alloc|percpu_alloc_percpu|alloc_vmap_area) / &&
-	  match($0, /(ptr|pfn|addr)=0x[0-9a-f]+/) {
-		f = substr($0, RSTART, RLENGTH); h = substr(f, index(f, "x") + 1)
-		d = substr(h, length(h) - (f ~ /^pfn/ ? 0 : 3), 1)
-		n++; kind[n] = $4; want[n] = ((index("0123456789abcdef", d) - 1) % 8 == 0); seq[n] = nev
-		task[n] = $3; lastalloc = nev
+	{ nev++; laststacked = 0; lastalloc_ev = 0 }
+	/ (kmalloc|kmem_cache_alloc|mm_page_alloc|percpu_alloc_percpu|alloc_vmap_area) / {
+		n++; kind[n] = $4; seq[n] = nev
+		task[n] = $3; lastalloc = nev; lastalloc_ev = 1
 		site[n] = $5 ~ /\+0x/ ? $5 : ""
 	}
 	END {
 		if (instack) resolve()
-		for (i = 1; i <= n; i++) print kind[i], want[i], 0
+		for (i = 1; i <= n; i++) print kind[i], 0
 	}'
 }
 
-test_expect_success '--stack-sample 8: a stack exactly where the address says, and the report says so' '
-	$KMT record -q --stack-sample 8 -o ss.dat -- $WL/kmt-gt -g $G $F > /dev/null &&
-	$KMT info ss.dat | grep -q "stacks 1 in 8" &&
-	sampled ss.dat > ss.rows && sort ss.rows | uniq -c &&
-	[ "$(awk "\$2 != \$3" ss.rows | wc -l)" = 0 ] &&
-	[ "$(awk "\$2 == 0" ss.rows | wc -l)" -gt 0 ] &&
-	[ "$(awk "\$1 == \"kmem_cache_alloc\" || \$1 == \"kmalloc\"" ss.rows | wc -l)" -gt 20 ] &&
-	sampled st.dat | awk "\$3 != 1" > all.miss && echo "without a stack in st.dat: $(wc -l < all.miss)" &&
-	[ ! -s all.miss ] &&
-	$KMT report --json --comm kmt-gt ss.dat > ss.json &&
-	[ "$(jq .summary.stack_sample ss.json)" = 8 ] && [ "$(jq .summary.stack_sample st.json)" = 1 ] &&
-	r=$(jq "[.callsites[].stacks[]?.allocs] | add // 0" ss.json) &&
-	d=$(awk "\$3 == 1 && (\$1 == \"kmalloc\" || \$1 == \"kmem_cache_alloc\")" ss.rows | wc -l) &&
-	echo "stacked slab allocations: report $r, dump $d" && [ "$r" = "$d" ] &&
-	$KMT report --comm kmt-gt --sections callsites ss.dat | grep -q "stacks are sampled: only allocations in 1 slab page of 8"
+test_expect_success 'every allocation of a --stack recording has its stack, in the dump as in the report' '
+	stacked st.dat | awk "\$2 != 1" > all.miss && echo "without a stack in st.dat: $(wc -l < all.miss)" &&
+	[ ! -s all.miss ]
+'
+
+# Call sites with 2,000 allocations or more: "FUNCTION ALLOCS STACKED".
+hot_sites() {
+	jq -r ".callsites[] | select(.allocs >= 2000) | \"\(.function) \(.allocs) \([.stacks[]?.allocs] | add // 0)\"" "$1"
+}
+
+test_expect_success '--stack-sample 16: every hot call site gets 1/32 to 1/8 of its allocations stacked, in each of 3 runs' '
+	for run in 1 2 3; do
+		$KMT record -q -F --stack-sample 16 -o os$run.dat -- $WL/kmt-gt -g 0 -o 20000 $F > /dev/null &&
+		$KMT report --json -n 0 os$run.dat > os$run.json &&
+		hot_sites os$run.json > hot$run && cat hot$run &&
+		[ $(wc -l < hot$run) -ge 2 ] &&
+		grep -q "^getname_flags[.a-z0-9]* " hot$run && grep -q "^alloc_empty_file " hot$run &&
+		awk "\$2 < 20000 || \$3 * 32 < \$2 || \$3 * 8 > \$2 { print \"unfair:\", \$0; bad = 1 } END { exit bad }" hot$run ||
+		return 1
+	done
+'
+
+test_expect_success '--stack-sample: the file, the report and the dump agree on what was sampled' '
+	$KMT info os1.dat | grep -q "stacks 1 in 16 (time slices)" &&
+	[ "$(jq .summary.stack_sample os1.json)" = 16 ] && [ "$(jq .summary.stack_sample st.json)" = 1 ] &&
+	$KMT report --sections callsites os1.dat | grep -q "stacks are sampled: about 1 allocation in 16" &&
+	r=$(jq "[.callsites[].stacks[]?.allocs] | add // 0" os1.json) &&
+	d=$(SLICES=1 stacked os1.dat | awk "\$2 == 1 && (\$1 == \"kmalloc\" || \$1 == \"kmem_cache_alloc\")" | wc -l) &&
+	echo "stacked slab allocations: report $r, dump $d" && [ "$r" = "$d" ]
+'
+
+# Folded lines whose call site (the last frame) is in FUNCTION: "ALL NOSTACK".
+folded_site() {
+	awk -v f="$2" '{
+		path = substr($0, 1, length($0) - length($NF) - 1); n = split(path, p, ";")
+		if (index(p[n], f "+") != 1) next
+		all += $NF; if (p[1] == "(no stack)") nost += $NF
+	} END { print all + 0, nost + 0 }' "$1"
+}
+
+test_expect_success '--stack-sample: folded, pprof and the page count each stack 16 times, never more than its site has' '
+	$KMT export -f folded --value objects -o os1.folded os1.dat &&
+	while read fn allocs st; do
+		set -- $(folded_site os1.folded $fn) &&
+		w=$((st * 16 < allocs ? st * 16 : allocs)) &&
+		echo "$fn: $allocs allocations, $st stacked; folded $1, (no stack) $2, want $((allocs - w)) or a little more" &&
+		[ "$1" = "$allocs" ] && [ "$2" -ge $((allocs - w)) ] && [ "$2" -le $((allocs - w + 64)) ] || return 1
+	done < hot1 &&
+	$KMT export -f pprof -o os1.pb.gz os1.dat &&
+	if command -v go > /dev/null; then
+		go tool pprof -raw os1.pb.gz 2> /dev/null > os1.raw &&
+		grep -qx "Period: 16" os1.raw && grep -q "stacks sampled, 1 in 16" os1.raw
+	fi &&
+	$KMT report --html -o os1.html os1.dat && grep -q "stack_sample\":16" os1.html
 '
 
 test_expect_success 'a bad --stack-sample is one line and a usage error' '

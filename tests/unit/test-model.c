@@ -961,6 +961,63 @@ static void test_slab_stacks(void **state)
 	kmt_symbols_free(syms);
 }
 
+/*
+ * Sampled by time (record --stack-sample): while stacks are on, every event
+ * has one, frees too. A stack right after an event that allocates nothing
+ * is that event's, even where it names a waiting allocation's call site or
+ * follows a page allocation that has none.
+ */
+static void test_sliced_stacks(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T __alloc_pages_noprof\n"
+				 "ffffffff81100000 T site_fn\n"
+				 "ffffffff81400000 T caller_one\n"
+				 "ffffffff81600000 T syscall_fn\n"
+				 "ffffffff81700000 T zzz_end\n";
+	const uint64_t c1 = 0xffffffff81400010ULL, sys = 0xffffffff81600010ULL;
+	const uint64_t one[] = { SITE_A, c1, sys }, page[] = { 0xffffffff81000010ULL, c1, sys };
+	struct kmt_symbols *syms = kmt_symbols_parse(ks, strlen(ks));
+	struct kmt_model_opts mo = { .syms = syms, .stack_sample = 16, .stack_slices = true };
+	const struct kmt_site_stack *v;
+	const struct kmt_site *ps;
+	struct tb *tb = new_tb();
+	struct run r;
+	size_t n;
+
+	tb_kallsyms(tb, ks);
+	/* Before a slice: an allocation without a stack; in it, a free with one. */
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 100, 128);
+	tb_kfree(tb, 0, 1 * MS, 10, FREE_A, OBJ(9));
+	stack(tb, 0, 1 * MS, one, 3);
+	/* A page without a stack, then a free with one, in the same task. */
+	tb_emit(tb, 0, 2 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x1000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	tb_kfree(tb, 0, 2 * MS, 10, FREE_A, OBJ(8));
+	stack(tb, 0, 2 * MS, page, 3);
+	/* An allocation and its stack, with an interrupt's free and its stack between. */
+	tb_kmalloc(tb, 0, 3 * MS, 10, SITE_A, OBJ(2), 100, 128);
+	tb_kfree(tb, 0, 3 * MS, 10, FREE_A, OBJ(7));
+	stack(tb, 0, 3 * MS, page, 3);
+	stack(tb, 0, 3 * MS, one, 3);
+	/* A page and its own stack. */
+	tb_emit(tb, 0, 4 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x2000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	stack(tb, 0, 4 * MS, page, 3);
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(kmt_model_summary(r.m)->stack_sample, 16);
+	assert_true(kmt_model_summary(r.m)->stack_slices);
+	assert_int_equal(site(&r, SITE_A)->allocs, 2);
+	v = kmt_model_site_stacks(r.m, SITE_A, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].allocs, 1);		/* OBJ(2)'s, not OBJ(1)'s */
+	ps = kmt_model_page_sites(r.m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ps[0].allocs, 1);		/* pfn 0x2000's, not 0x1000's */
+	done(&r);
+	kmt_symbols_free(syms);
+}
+
 /* The time series and the other details a picture needs add up to the summary. */
 static void test_detail(void **state)
 {
@@ -1083,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(test_task_filter_scope),
 		cmocka_unit_test(test_vmalloc),
 		cmocka_unit_test(test_slab_stacks),
+		cmocka_unit_test(test_sliced_stacks),
 		cmocka_unit_test(test_detail),
 	};
 

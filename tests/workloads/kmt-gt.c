@@ -1,7 +1,7 @@
 /*
  * kmt-gt: a ground-truth workload whose kernel allocations are known.
  *
- *   kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] FILE
+ *   kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] FILE
  *
  * On Linux 6.x, with FILE on tmpfs (user xattrs in memory):
  *  -g N -s SIZE  N getxattr(FILE, "user.kmt-none", buf, SIZE) calls: each is one
@@ -22,9 +22,14 @@
  *                lists no more areas of that size than before, and 50 ms more
  *                for the free's event, which follows within the same vfree().
  *                Needs CAP_BPF.
+ *  -o N          N open("/dev/null") and close: each allocates a struct filename
+ *                (getname_flags, names_cache, freed before open returns) and a
+ *                struct file (alloc_empty_file, filp, freed by the close): two
+ *                hot call sites that reuse the same few objects.
  * It prints one line of what it did and its pid, and exits 0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,12 +67,13 @@ static long map_areas(void)
 
 int main(int argc, char **argv)
 {
-	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, i, before;
+	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, opens = 0;
+	long i, before;
 	const char *file;
 	char name[64];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:")) != -1) {
 		switch (opt) {
 		case 'g': getx = atol(optarg); break;
 		case 's': gsize = atol(optarg); break;
@@ -76,14 +82,15 @@ int main(int argc, char **argv)
 		case 'r': rem = atol(optarg); break;
 		case 'l': large = atol(optarg); break;
 		case 'm': maps = atol(optarg); break;
+		case 'o': opens = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] FILE\n");
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] FILE\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
 	    rem > setx) {
-		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] FILE\n");
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] FILE\n");
 		return 2;
 	}
 	file = argv[optind];
@@ -104,6 +111,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < large; i++)
 		if (getxattr(file, "user.kmt-none", buf, 20000) >= 0 || errno != ENODATA)
 			die("getxattr (large)");
+	for (i = 0; i < opens; i++) {
+		int fd = open("/dev/null", O_RDONLY);
+
+		if (fd < 0)
+			die("open /dev/null");
+		close(fd);
+	}
 	before = maps ? map_areas() : -1;
 	for (i = 0; i < maps; i++) {
 		union bpf_attr a;
@@ -124,7 +138,7 @@ int main(int argc, char **argv)
 		usleep(10 * 1000);
 	if (maps)
 		usleep(before >= 0 ? 50 * 1000 : 300 * 1000);
-	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps\n",
-	       (int)getpid(), getx, gsize, setx, vsize, rem, large, maps);
+	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps "
+	       "%ld opens\n", (int)getpid(), getx, gsize, setx, vsize, rem, large, maps, opens);
 	return 0;
 }
