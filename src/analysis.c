@@ -29,8 +29,24 @@ int analysis_open(struct analysis *a, const char *path)
 		return error("out of memory");
 	text = kmt_file_cmdlines(a->f, &len);
 	kmt_comms_parse(a->comms, text, len);
+	if (fi->slab_aliases &&
+	    !(a->aliases = kmt_slab_aliases_parse(fi->slab_aliases, strlen(fi->slab_aliases))))
+		return error("out of memory");
 	a->skipped = kmt_decoder_skipped(a->dec);
 	return EXIT_OK;
+}
+
+/* --cache NAME: say what it selects when that is not NAME alone. */
+static void cache_note(const struct analysis *a, const char *name)
+{
+	const struct kmt_slab_group *g = kmt_slab_group_of(a->aliases, name, strlen(name));
+	char canon[64];
+
+	if (g)
+		note("cache '%.60s' is merged: the kernel reports %s as '%s', so this selects them all",
+		     name, g->label, g->name);
+	else if (kmt_kmalloc_class(name) && strcmp(kmt_slab_event_name(NULL, name, canon, sizeof(canon)), name))
+		note("cache '%.60s' is the kernel's '%s'", name, canon);
 }
 
 int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
@@ -45,6 +61,9 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 		return error("%s: no buffer '%s'", a->path, buffer);
 	mo->cmdlines = a->comms;
 	mo->syms = a->syms;
+	mo->slab_aliases = a->aliases;
+	if (mo->cache)
+		cache_note(a, mo->cache);
 	kmt_model_opts_from_file(mo, a->f);
 	a->m = kmt_model_new(mo);
 	if (!a->m)
@@ -57,6 +76,9 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 	}
 	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &res, &d))
 		return error("%s", d.msg);
+	if (mo->cache && !kmt_model_summary(a->m)->cache_matched)
+		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
+			mo->cache, t_start > 0 || t_end >= 0 ? " window" : "");
 	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched) {
 		char what[64];
 
@@ -73,6 +95,7 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 void analysis_close(struct analysis *a)
 {
 	kmt_model_free(a->m);
+	kmt_slab_aliases_free(a->aliases);
 	kmt_decoder_free(a->dec);
 	kmt_comms_free(a->comms);
 	kmt_symbols_free(a->syms);

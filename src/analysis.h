@@ -9,6 +9,7 @@
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/model.h>
+#include <kmemtrace/slabnames.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
 
@@ -19,6 +20,7 @@ struct analysis {
 	struct kmt_comms *comms;
 	struct kmt_decoder *dec;
 	struct kmt_model *m;
+	struct kmt_slab_aliases *aliases;	/* merged slab caches, if the file says */
 	uint64_t t0;			/* time of the first record, set once it is read */
 	const char *skipped;		/* events the decoder could not map */
 };

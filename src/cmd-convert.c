@@ -214,6 +214,7 @@ static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, 
 	m.printk.data = kmt_file_printk(c->f, &m.printk.len);
 	m.cmdlines.data = kmt_file_cmdlines(c->f, &m.cmdlines.len);
 	m.uname = fi->uname;
+	m.slab_aliases = fi->slab_aliases;
 	m.trace_clock = kmt_file_trace_clock(c->f);
 	m.version = fi->recorder;
 	m.cpu_count = fi->cpu_count;

@@ -12,7 +12,7 @@
 #include "flame.h"
 #include "opt.h"
 
-enum { O_VALUE = 256, O_TIME, O_COMM, O_DEPTH };
+enum { O_VALUE = 256, O_TIME, O_COMM, O_DEPTH, O_CACHE };
 
 static const struct export_format *const formats[] = {
 	&export_pprof, &export_perfetto, &export_folded, &export_sqlite,
@@ -27,6 +27,7 @@ static const struct opt export_opts[] = {
 	  "event (either may be empty)" },
 	{ 'p', 'p', "pid", "PID", "only allocations by this task" },
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
+	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
 	{ O_DEPTH, 0, "stack-depth", "N", "keep the first N callers of each call site" },
 	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to export" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -93,6 +94,7 @@ static int export_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad pid '%s'", value);
 		break;
 	case O_COMM: a->x.mo.comm = value; break;
+	case O_CACHE: a->x.mo.cache = value; break;
 	case O_DEPTH:
 		if (!opt_uint(value, 1, 1024, &a->x.mo.stack_depth))
 			return usage_error(H, "bad stack depth '%s' (1 to 1024)", value);

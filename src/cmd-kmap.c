@@ -20,7 +20,7 @@ enum { O_CALLSITE = 256, O_CACHE, O_COMM, O_TIME, O_LIVE, O_ACCESSED, O_PAGES, O
 
 static const struct opt kmap_opts[] = {
 	{ O_CALLSITE, 0, "callsite", "FUNC", "only objects allocated from FUNC (a function name)" },
-	{ O_CACHE, 0, "cache", "NAME", "only objects of this cache (kmalloc-64: a kmalloc size)" },
+	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
 	{ 'p', 'p', "pid", "PID", "only objects allocated by this task" },
 	{ O_COMM, 0, "comm", "NAME", "only objects allocated by tasks with this name" },
 	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first" },
@@ -71,7 +71,7 @@ struct hits {
 
 struct kmap {
 	struct report names;		/* symbols, --raw-ip, --hash-pointers */
-	const char *callsite, *cache;
+	const char *callsite;
 	bool live_only, accessed_only, preexisting, json;
 	const uint64_t *t0;		/* the first record's time, once read */
 	uint64_t printed;
@@ -190,8 +190,6 @@ static bool wanted(struct kmap *k, const struct kmt_object *o)
 	if (k->live_only && o->fate != KMT_FATE_LIVE)
 		return false;
 	if (o->fate == KMT_FATE_PREEXISTING && !k->preexisting)
-		return false;
-	if (k->cache && (!o->cache || strcmp(o->cache, k->cache)))
 		return false;
 	if (k->callsite) {
 		if (o->alloc_site != k->memo_site || !k->memo_site) {
@@ -391,7 +389,7 @@ static int kmap_opt(void *arg, int id, const char *value)
 
 	switch (id) {
 	case O_CALLSITE: a->k->callsite = value; break;
-	case O_CACHE: a->k->cache = value; break;
+	case O_CACHE: a->mo.cache = value; break;
 	case 'p':
 		if (!opt_int(value, 1, INT32_MAX, &a->mo.pid))
 			return usage_error(H, "bad pid '%s'", value);

@@ -14,7 +14,8 @@
 #include "opt.h"
 #include "report.h"
 
-enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_DEPTH, O_STACKS, O_HTML };
+enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_DEPTH, O_STACKS, O_HTML,
+       O_CACHE };
 
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
@@ -27,6 +28,7 @@ static const struct opt report_opts[] = {
 	  "event (either may be empty)" },
 	{ 'p', 'p', "pid", "PID", "only allocations by this task" },
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
+	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
 	{ O_DEPTH, 0, "stack-depth", "N", "slab allocation stacks (--stack recordings): group\n"
 	  "by the first N callers of the call site (default: all)" },
 	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },
@@ -155,6 +157,7 @@ static const char *type_name(const struct rcol *c)
 	case RT_KINDS: return "per-kind object";
 	case RT_MATRIX: return "order x type matrix";
 	case RT_FRAMES: return "stack (strings)";
+	case RT_NAMES: return "names (strings)";
 	case RT_I64: return c->unit == RU_BYTES ? "bytes (signed)" : "number (signed)";
 	default: return units[c->unit];
 	}
@@ -225,6 +228,7 @@ static int report_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad pid '%s'", value);
 		break;
 	case O_COMM: a->mo.comm = value; break;
+	case O_CACHE: a->mo.cache = value; break;
 	case O_DEPTH:
 		if (!opt_uint(value, 1, 1024, &a->mo.stack_depth))
 			return usage_error(H, "bad stack depth '%s' (1 to 1024)", value);

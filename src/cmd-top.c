@@ -6,6 +6,7 @@
  * recording's wait loop, and the terminal is put back on every exit path.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <kmemtrace/slabnames.h>
 
 #include "cmd.h"
 #include "opt.h"
@@ -141,16 +144,10 @@ static int top_opt(void *arg, int id, const char *value)
  */
 static int cache_filters(struct top *t, struct kmt_event_filter *f, char (*expr)[96])
 {
-	unsigned long size;
-	char *end;
+	uint64_t size = kmt_kmalloc_class(t->cache);
 
-	if (!strncmp(t->cache, "kmalloc-", 8)) {
-		size = strtoul(t->cache + 8, &end, 10);
-		if (*end == 'k')
-			size *= 1024, end++;
-		if (*end || !size)
-			return 0;
-		snprintf(expr[0], 96, "bytes_alloc == %lu", size);
+	if (size || !strcmp(t->cache, "kmalloc-large")) {
+		snprintf(expr[0], 96, size ? "bytes_alloc == %" PRIu64 : "bytes_alloc > 8192", size);
 		f[0] = (struct kmt_event_filter){ "kmem:kmalloc", expr[0] };
 		snprintf(expr[1], 96, "common_pid < 0");	/* no slab cache events at all */
 		f[1] = (struct kmt_event_filter){ "kmem:kmem_cache_alloc", expr[1] };
@@ -408,6 +405,17 @@ int cmd_top(int argc, char **argv)
 	if (!t.batch && !t.json && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return error("the full-screen view needs a terminal: use --batch or --json");
 	if (t.cache) {
+		struct kmt_diag d = { 0 };
+		char merged[512];
+
+		/* As watch checks it: the kernel's own name, or a merged cache's. */
+		if (kmt_slab_cache_resolve(t.cache, t.cache_name, sizeof(t.cache_name), merged,
+					   sizeof(merged), &d))
+			return error("--cache: %s", d.msg);
+		if (*merged)
+			note("cache '%.60s' is merged: the kernel reports %s as '%s', so this shows them all",
+			     t.cache, merged, t.cache_name);
+		t.cache = t.cache_name;
 		t.rc.nr_event_filters = cache_filters(&t, filters, exprs);
 		t.rc.event_filters = filters;
 		if (t.view == VIEW_SITES)

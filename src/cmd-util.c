@@ -21,15 +21,29 @@ int error(const char *fmt, ...)
 	return EXIT_FAIL;
 }
 
+static void say(const char *what, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s: ", cmd_name, what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: warning: ", cmd_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("note", fmt, ap);
+	va_end(ap);
 }
 
 bool parse_duration(const char *s, double *seconds)

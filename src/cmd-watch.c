@@ -136,31 +136,24 @@ static int resolve_function(const char *name, uint64_t *lo, uint64_t *hi, struct
 static int resolve_target(struct kmt_watch_target *t, const char *cache, const char *callsite,
 			  struct kmt_diag *d)
 {
-	char *end;
+	char merged[512];
+	int ret;
 
 	if (callsite) {
 		t->kind = KMT_WATCH_CALLSITE;
 		snprintf(t->name, sizeof(t->name), "%s", callsite);
 		return resolve_function(callsite, &t->lo, &t->hi, d);
 	}
-	snprintf(t->name, sizeof(t->name), "%s", cache);
-	if (!strncmp(cache, "kmalloc-", 8)) {
-		t->kind = KMT_WATCH_KMALLOC;
-		t->size = strtoull(cache + 8, &end, 10);
-		if (*end == 'k')
-			t->size *= 1024, end++;
-		if (*end || !t->size)
-			return kmt_diag_set(d, -EINVAL, "'%s' is not a kmalloc size class (kmalloc-64, kmalloc-2k)", cache);
-		return 0;
-	}
-	t->kind = KMT_WATCH_CACHE;
-	if (!access("/sys/kernel/slab", F_OK)) {
-		char path[300];
-
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s", cache);
-		if (access(path, F_OK))
-			return kmt_diag_set(d, -ENOENT, "the kernel has no slab cache '%s' (see /proc/slabinfo)", cache);
-	}
+	ret = kmt_slab_cache_resolve(cache, t->name, sizeof(t->name), merged, sizeof(merged), d);
+	if (ret)
+		return ret;
+	t->size = kmt_kmalloc_class(t->name);
+	if (!strcmp(t->name, "kmalloc-large"))
+		return kmt_diag_set(d, -EINVAL, "kmalloc-large is no size class: watch a call site (--callsite)");
+	t->kind = t->size ? KMT_WATCH_KMALLOC : KMT_WATCH_CACHE;
+	if (*merged)
+		note("cache '%.60s' is merged: the kernel reports %s as '%s', so objects of them all are watched",
+		     cache, merged, t->name);
 	return 0;
 }
 

@@ -42,6 +42,8 @@ int cmd_watch(int argc, char **argv);
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "kmemtrace <cmd>: warning: <message>" on stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "kmemtrace <cmd>: note: <message>" on stderr: what an option selected. */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The name of the running subcommand, for messages. */
 extern const char *cmd_name;

@@ -532,7 +532,7 @@ static int table(struct export *x, const char *name, const char *as)
 
 	o = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE %s (", as);
 	for (c = t->cols, k = 0; c->name; c++) {
-		const char *type = c->type == RT_PCT ? "REAL" : c->type == RT_STR ? "TEXT" :
+		const char *type = c->type == RT_PCT ? "REAL" : c->type == RT_STR || c->type == RT_NAMES ? "TEXT" :
 				   c->type == RT_U64 || c->type == RT_I64 || c->type == RT_BOOL ? "INTEGER" : NULL;
 
 		if (type)
@@ -553,7 +553,7 @@ static int table(struct export *x, const char *name, const char *as)
 			struct rval v;
 
 			if (c->type != RT_PCT && c->type != RT_STR && c->type != RT_U64 && c->type != RT_I64 &&
-			    c->type != RT_BOOL)
+			    c->type != RT_BOOL && c->type != RT_NAMES)
 				continue;
 			rcol_value(&x->r, c, rows[i], &v, buf, sizeof(buf));
 			k++;
@@ -561,6 +561,8 @@ static int table(struct export *x, const char *name, const char *as)
 				sqlite3_bind_double(st, k, v.f);
 			else if (c->type == RT_STR)
 				sqlite3_bind_text(st, k, v.s ? v.s : "", -1, SQLITE_TRANSIENT);
+			else if (c->type == RT_NAMES)
+				sqlite3_bind_text(st, k, rval_names(&v, buf, sizeof(buf)), -1, SQLITE_TRANSIENT);
 			else if (c->type == RT_I64)
 				sqlite3_bind_int64(st, k, v.i);
 			else

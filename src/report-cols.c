@@ -151,6 +151,14 @@ static size_t order_rows(const struct report *r, const void ***out)
 
 /* ---- which rows show ---- */
 
+/* A cache named only by a free of an object older than the trace has nothing to show. */
+static bool cache_keep(const struct report *r, const void *row)
+{
+	const struct kmt_cache *c = row;
+
+	return c->allocs || c->frees || c->live_objects || c->unseen_frees || c->untraced;
+}
+
 static bool proc_keep(const struct report *r, const void *row)
 {
 	const struct kmt_proc *p = row;
@@ -167,7 +175,17 @@ static void g_cache_kind(const struct report *r, const void *row, struct rval *v
 
 static void g_cache_name(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->s = ((const struct kmt_cache *)row)->name;
+	const struct kmt_cache *c = row;
+
+	v->s = r->plain_names ? c->name : kmt_cache_label(c);
+}
+
+static void g_cache_aliases(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_cache *c = row;
+
+	v->names = c->merged ? c->merged->aliases : NULL;
+	v->n = c->merged ? (int)c->merged->nr_aliases : 0;
 }
 
 static void g_cache_frag(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -489,6 +507,9 @@ static const struct rcol summary_cols[] = {
 #define C struct kmt_cache
 static const struct rcol cache_cols[] = {
 	G("name", RT_STR, RU_NONE, "cache", -28, "name", "slab cache name; kmalloc-N for a kmalloc size class", g_cache_name),
+	G("aliases", RT_NAMES, RU_NONE, NULL, 0, NULL, "the other names of a merged cache: the kernel merged "
+	  "caches of one size and flags, and its events name them all by name (text: \"name (+aliases)\")",
+	  g_cache_aliases),
 	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "slab or kmalloc", g_cache_kind),
 	{ .name = "object_size", .type = RT_U64, .unit = RU_COUNT, .title = "objsize", .width = 8,
 	  .off = offsetof(C, object_size), .flags = RC_DASH0, .doc = "bytes allocated per object" },
@@ -621,7 +642,7 @@ static const struct rtable t_summary = {
 };
 static const struct rtable t_caches = {
 	.name = "caches", .section = SEC_CACHES, .cols = cache_cols, .rows = cache_rows,
-	.default_sort = "bytes", .doc = "slab caches by name, kmalloc by size class",
+	.keep = cache_keep, .default_sort = "bytes", .doc = "slab caches by name, kmalloc by size class",
 };
 static const struct rtable t_processes = {
 	.name = "processes", .section = SEC_PROCESSES, .cols = proc_cols, .rows = proc_rows,

@@ -70,7 +70,7 @@ const char *cache_name(const struct report *r, uint32_t i)
 	size_t n;
 	const struct kmt_cache *c = kmt_model_caches(r->m, &n);
 
-	return i < n ? c[i].name : "";
+	return i >= n ? "" : r->plain_names ? c[i].name : kmt_cache_label(&c[i]);
 }
 
 double frag_pct(uint64_t req, uint64_t alloc)

@@ -25,7 +25,7 @@ void csv_field(FILE *out, const char *s)
 static bool scalar(const struct rcol *c)
 {
 	return c->type == RT_U64 || c->type == RT_I64 || c->type == RT_PCT || c->type == RT_STR ||
-	       c->type == RT_BOOL || (c->flags & RC_CSV_BUCKETS);
+	       c->type == RT_BOOL || c->type == RT_NAMES || (c->flags & RC_CSV_BUCKETS);
 }
 
 /* A histogram's columns: NAME_Nns, N the bucket's lower bound. */
@@ -49,6 +49,7 @@ static void value(const struct report *r, const struct rcol *c, const void *row,
 	case RT_PCT: fprintf(out, "%.3f", v.f); break;
 	case RT_BOOL: fputs(v.u ? "true" : "false", out); break;
 	case RT_STR: csv_field(out, v.s ? v.s : ""); break;
+	case RT_NAMES: csv_field(out, rval_names(&v, buf, sizeof(buf))); break;
 	case RT_HIST:
 		for (int k = 0; k < v.n; k++)
 			fprintf(out, "%s%" PRIu64, k ? "," : "", v.v[k]);

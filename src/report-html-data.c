@@ -324,7 +324,7 @@ static void columns(struct js *j)
 	static const char *const types[] = {
 		[RT_U64] = "u64", [RT_I64] = "i64", [RT_PCT] = "pct", [RT_STR] = "str",
 		[RT_BOOL] = "bool", [RT_HIST] = "hist", [RT_ARRAY] = "array", [RT_KINDS] = "kinds",
-		[RT_MATRIX] = "matrix", [RT_FRAMES] = "frames",
+		[RT_MATRIX] = "matrix", [RT_FRAMES] = "frames", [RT_NAMES] = "names",
 	};
 	const struct rcol *c;
 	int k;

@@ -58,6 +58,12 @@ static void json_value(struct js *j, const struct report *r, const struct rcol *
 				js_u64(j, kmt_kind_name(i), v.v[i]);
 		js_close(j, '}');
 		break;
+	case RT_NAMES:
+		js_open(j, c->name, '[');
+		for (i = 0; i < v.n; i++)
+			js_str(j, NULL, v.names[i]);
+		js_close(j, ']');
+		break;
 	case RT_FRAMES:
 		js_open(j, c->name, '[');
 		for (i = 0; i < v.n; i++)
@@ -177,11 +183,13 @@ void report_json_members(const struct report *r, struct js *j)
 
 void report_json(const struct report *r, FILE *out)
 {
+	struct report plain = *r;	/* names alone: merged caches have their aliases apart */
 	struct js j;
 
+	plain.plain_names = true;
 	js_init(&j, out, false, false);
 	js_open(&j, NULL, '{');
-	report_json_members(r, &j);
+	report_json_members(&plain, &j);
 	js_close(&j, '}');
 	fputc('\n', out);
 }

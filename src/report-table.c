@@ -194,6 +194,17 @@ static const char *duration(uint64_t ns, char *out, size_t len)
 	return out;
 }
 
+const char *rval_names(const struct rval *v, char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < v->n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", v->names[i]);
+	return buf;
+}
+
 const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, size_t len)
 {
 	char hb[32];
@@ -201,6 +212,8 @@ const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, siz
 	switch (c->type) {
 	case RT_STR:
 		return v->s ? v->s : "";
+	case RT_NAMES:
+		return rval_names(v, buf, len);
 	case RT_PCT:
 		snprintf(buf, len, "%.1f%%", v->f);
 		return buf;

@@ -181,7 +181,9 @@ void text_table(const struct report *r, const struct rtable *t, FILE *out)
 			txt = rval_text(c, &v, buf, sizeof(buf));
 			if (c->type == RT_U64 && !v.u && (c->flags & (RC_DASH0 | RC_BLANK0)))
 				txt = c->flags & RC_DASH0 ? "-" : "";
-			if (c->width < -1)
+			if (c->width < -1 && strlen(txt) > (size_t)-c->width)
+				fprintf(out, " %.*s\u2026", -c->width - 1, txt);	/* cut: "..." */
+			else if (c->width < -1)
 				fprintf(out, " %*.*s", c->width, -c->width, txt);
 			else if (c->width == -1)
 				fprintf(out, " %s", txt);	/* the last column, as long as it is */
@@ -222,8 +224,27 @@ static void callsites(const struct report *r, FILE *out)
 
 static void caches(const struct report *r, FILE *out)
 {
+	const struct rtable *t = rtable_find("caches");
+	const void **rows = NULL;
+	size_t n, i, lim;
+	bool said = false;
+
 	fprintf(out, "\nCACHES (slab caches by name, kmalloc by size class)\n");
-	text_table(r, rtable_find("caches"), out);
+	text_table(r, t, out);
+	/* Merged caches in the table, whole: the kernel names all their objects by the first name. */
+	n = rtable_rows(r, t, &rows);
+	lim = r->top ? MIN(n, (size_t)r->top) : n;
+	for (i = 0; i < lim; i++) {
+		const struct kmt_cache *c = rows[i];
+
+		if (!c->merged)
+			continue;
+		if (!said)
+			fprintf(out, "  merged caches: the kernel reports the objects of all of them by the first name\n");
+		said = true;
+		fprintf(out, "    %s\n", c->merged->label);
+	}
+	free(rows);
 }
 
 static void processes(const struct report *r, FILE *out)

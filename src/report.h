@@ -49,6 +49,7 @@ struct report {
 	uint64_t t0;			/* first event in the file */
 	const char *skipped;		/* events the decoder could not map */
 	bool all_sections;		/* no --sections: skip empty optional ones */
+	bool plain_names;		/* JSON: a merged cache's name alone (aliases apart) */
 };
 
 /* The section name of a bit, and the bit of a name (0 if none). */
@@ -60,7 +61,10 @@ const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t l
 const char *site_function(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* An address, hashed with --hash-pointers. */
 const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len);
-/* The cache name of index @i, or "". */
+/*
+ * The cache name of index @i, or "": "NAME (+ALIAS, ...)" for a merged
+ * cache, but NAME alone in JSON (which has the aliases apart).
+ */
 const char *cache_name(const struct report *r, uint32_t i);
 double frag_pct(uint64_t req, uint64_t alloc);
 /*
@@ -92,6 +96,7 @@ enum rtype {
 	RT_KINDS,			/* counts per event kind: an object in JSON */
 	RT_MATRIX,			/* pages: order x migrate type */
 	RT_FRAMES,			/* a stack: addresses, as symbol+offset strings */
+	RT_NAMES,			/* a list of names: JSON array, else space-separated */
 };
 enum runit { RU_COUNT, RU_BYTES, RU_NS, RU_NONE };
 
@@ -101,6 +106,7 @@ struct rval {
 	double f;			/* RT_PCT */
 	const char *s;			/* RT_STR */
 	const uint64_t *v;		/* RT_HIST, RT_ARRAY, RT_KINDS, RT_MATRIX */
+	const char *const *names;	/* RT_NAMES */
 	int n;
 };
 
@@ -167,6 +173,8 @@ const char *report_sort_keys(char *buf, size_t len);
 
 /* Text formatting of one value into @buf (human units). */
 const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, size_t len);
+/* An RT_NAMES value as one string, names separated by spaces, into @buf. */
+const char *rval_names(const struct rval *v, char *buf, size_t len);
 /* A text table of @t's titled columns: header and up to -n rows (report-text.c). */
 void text_table(const struct report *r, const struct rtable *t, FILE *out);
 

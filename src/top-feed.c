@@ -33,6 +33,9 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	char ev[160];
 	int i, ret;
 
+	/* Merged slab caches, named as report names them (none if sysfs does not say). */
+	t->aliases = kmt_slab_aliases_read();
+	mo.slab_aliases = t->aliases;
 	kmt_formats_init(&t->formats);
 	for (i = 0; i < rc->events.n; i++) {
 		ret = kmt_tracefs_add_format(rc->root, rc->events.v[i], &t->formats, d);
@@ -89,6 +92,7 @@ void feed_release(struct top *t)
 	}
 	free(t->cpu);
 	kmt_model_free(t->m);
+	kmt_slab_aliases_free(t->aliases);
 	kmt_decoder_free(t->dec);
 	kmt_symbols_free(t->syms);
 	kmt_comms_free(t->comms);

@@ -138,7 +138,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 		struct top_prev c = { caches[i].allocs, caches[i].frees, caches[i].bytes_alloc,
 				      caches[i].bytes_req, caches[i].now_bytes };
 
-		row(t, VIEW_CACHES, i, caches[i].name, &c, caches[i].now_objects);
+		row(t, VIEW_CACHES, i, kmt_cache_label(&caches[i]), &c, caches[i].now_objects);
 	}
 	procs = kmt_model_procs(t->m, &n);
 	for (i = 0; i < n; i++) {
@@ -182,11 +182,19 @@ void snap_sort(struct top *t)
 			qsort_r(t->snap.rows[v], t->snap.nrows[v], sizeof(*t->snap.rows[v]), cmp_rows, &t->sort);
 }
 
+/* Is the row @label ("pool_workqueue (+sgpool-16)") cache @name's? */
+static bool cache_is(const char *label, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(label, name, n) && (!label[n] || !strncmp(label + n, " (+", 3));
+}
+
 bool snap_shown(const struct top *t, const struct top_row *r)
 {
 	if (*t->filter && !strstr(r->name, t->filter))
 		return false;
-	return !(t->cache && t->view == VIEW_CACHES && strcmp(r->name, t->cache));
+	return !(t->cache && t->view == VIEW_CACHES && !cache_is(r->name, t->cache));
 }
 
 void snap_release(struct top *t)

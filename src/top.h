@@ -85,6 +85,8 @@ struct top {
 	int rows;				/* rows shown (batch; the screen fits its height) */
 	int prefault_mb;			/* --prefault, per CPU; -1: the default */
 	const char *comm, *cache;
+	char cache_name[64];			/* --cache as its events name it */
+	struct kmt_slab_aliases *aliases;	/* merged slab caches */
 	enum top_view view;
 	enum top_sort sort;
 	char filter[64];			/* / NAME: rows whose name has it */

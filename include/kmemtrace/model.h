@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "event.h"
+#include "slabnames.h"
 
 #define KMT_LIFE_BUCKETS 48		/* log2(ns): 1 ns .. ~3 days */
 
@@ -43,6 +44,13 @@ struct kmt_model_opts {
 	bool stack_slices;
 	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
 	bool detail;
+	/* Merged slab caches, to name them (may be NULL; must outlive the model). */
+	const struct kmt_slab_aliases *slab_aliases;
+	/*
+	 * Only objects of this slab cache (a kmalloc class, a cache, or any
+	 * name of a merged one); no page, per-CPU or vmalloc events.
+	 */
+	const char *cache;
 };
 
 /* Per allocation call site (the kernel's call_site address). */
@@ -70,6 +78,7 @@ struct kmt_cache {
 	char name[48];			/* "filp", or "kmalloc-2k" */
 	uint32_t name_len;
 	bool is_kmalloc;
+	const struct kmt_slab_group *merged;	/* others share the name, or NULL */
 	uint64_t object_size;		/* bytes_alloc of its objects */
 	uint64_t allocs, frees, bytes_req, bytes_alloc;
 	uint64_t live_objects, live_bytes;
@@ -77,6 +86,12 @@ struct kmt_cache {
 	uint64_t unseen_frees;		/* as for sites */
 	uint64_t now_objects, now_bytes;	/* as for sites */
 };
+
+/* "filp", or a merged cache's "pool_workqueue (+sgpool-16, skbuff_fclone_cache)". */
+static inline const char *kmt_cache_label(const struct kmt_cache *c)
+{
+	return c->merged ? c->merged->label : c->name;
+}
 
 /* Per task name and pid. */
 struct kmt_proc {
@@ -177,6 +192,8 @@ struct kmt_summary {
 	bool stack_slices;		/* ... chosen by time, not by address */
 	bool filtered;			/* by task (-p, --comm): others' events unseen */
 	bool filter_matched;		/* ... and some task matched the filter */
+	bool cache_filtered;		/* by cache (kmt_model_opts.cache) */
+	bool cache_matched;		/* ... and some allocation was of that cache */
 	uint64_t unseen_allocs;		/* frees of freed addresses: partial_allocs */
 	/* Watchpoint samples (kmemtrace watch files). */
 	uint64_t access_hits;		/* access records in the window */

@@ -42,6 +42,11 @@ enum {
 	KMT_OPT_PRINTK = 20,
 	KMT_OPT_CMDLINES = 21,
 	KMT_OPT_BUFFER_TEXT = 22,
+	/*
+	 * kmemtrace's own, from 0x4b00 ('K'), which other readers skip as
+	 * unknown: the merged slab caches (slabnames.h), text.
+	 */
+	KMT_OPT_SLAB_ALIASES = 0x4b01,
 };
 
 /* Section ids beyond the options above (trace-cmd 3.x). */
@@ -92,6 +97,7 @@ struct kmt_file_info {
 	const char *uname;		/* may be NULL */
 	const char *clock;		/* selected trace clock, may be NULL */
 	const char *recorder;		/* VERSION option, may be NULL */
+	const char *slab_aliases;	/* merged slab caches (slabnames.h), may be NULL */
 	struct kmt_recinfo recinfo;	/* what it says, typed */
 	int cpu_count;			/* CPUCOUNT option, or CPUs with data */
 	uint64_t trace_id;

@@ -33,6 +33,7 @@ struct kmt_trace_meta {
 	const char *uname;		/* NULL: not written */
 	const char *trace_clock;	/* content of trace_clock, NULL: none */
 	const char *version;		/* recorder, e.g. "kmemtrace 0.1.0" */
+	const char *slab_aliases;	/* merged slab caches (slabnames.h), NULL: none */
 	int cpu_count;
 	uint64_t trace_id;
 	/*

@@ -114,6 +114,7 @@ function fmtCell(col, v) {
     case 'pct': return fmtPct(v);
     case 'str': return String(v);
     case 'frames': return Array.isArray(v) ? (v.length ? v.join(' ← ') : '(no callers)') : String(v);
+    case 'names': return Array.isArray(v) ? v.join(', ') : String(v);
   }
   if (!isNum(v)) return String(v);
   if (col.unit === 'bytes') return fmtBytes(v);

@@ -48,7 +48,7 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->bytes_req = o->req;
 	x->bytes_alloc = o->alloc;
 	x->alloc_site = m->sites.v[o->site].addr;
-	x->cache = o->cache != NONE ? m->caches.v[o->cache].name : NULL;
+	x->cache = o->cache != NONE ? kmt_cache_label(&m->caches.v[o->cache]) : NULL;
 	x->stack = model_stack_id(m, o);
 }
 

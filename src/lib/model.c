@@ -74,8 +74,11 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 		return NULL;
 	if (o)
 		m->o = *o;
-	m->filtering = m->o.pid || m->o.comm;
-	m->sum.filtered = m->filtering;
+	m->filtering = m->o.pid || m->o.comm || m->o.cache;
+	m->sum.filtered = m->o.pid || m->o.comm;
+	m->sum.cache_filtered = m->o.cache;
+	if (m->o.cache)
+		kmt_slab_event_name(m->o.slab_aliases, m->o.cache, m->cache_want, sizeof(m->cache_want));
 	m->lost_by_cpu = calloc(MAX_CPUS, sizeof(*m->lost_by_cpu));
 	m->events_by_cpu = calloc(MAX_CPUS, sizeof(*m->events_by_cpu));
 	m->cpu = calloc(MAX_CPUS, sizeof(*m->cpu));
@@ -154,7 +157,7 @@ static uint32_t cache_of(struct kmt_model *m, const struct kmt_event *ev)
 {
 	uint64_t key;
 	uint32_t i;
-	bool km = ev->kind == KMT_EV_KMALLOC;
+	bool km = ev->kind == KMT_EV_KMALLOC, alloc = km || ev->kind == KMT_EV_CACHE_ALLOC;
 
 	if (km)
 		key = hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
@@ -163,8 +166,12 @@ static uint32_t cache_of(struct kmt_model *m, const struct kmt_event *ev)
 	else
 		key = hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
 	i = imap_get(&m->cache_map, key);
-	if (i != NONE)
+	if (i != NONE) {
+		/* Named first by a free: its size comes with its first allocation. */
+		if (alloc && !m->caches.v[i].object_size && !(km && ev->bytes_alloc > 8192))
+			m->caches.v[i].object_size = ev->bytes_alloc;
 		return i;
+	}
 	i = VEC_PUSH(m->caches, m->oom);
 	if (i == NONE || imap_put(&m->cache_map, key, i)) {
 		m->oom = true;
@@ -175,13 +182,10 @@ static uint32_t cache_of(struct kmt_model *m, const struct kmt_event *ev)
 		uint64_t sz = ev->bytes_alloc;
 
 		c->is_kmalloc = km;
-		c->object_size = sz;
-		if (km && sz > 8192)
-			snprintf(c->name, sizeof(c->name), "kmalloc-large");
-		else if (km && sz >= 1024 && sz % 1024 == 0)
-			snprintf(c->name, sizeof(c->name), "kmalloc-%uk", (unsigned)(sz / 1024));
-		else if (km)
-			snprintf(c->name, sizeof(c->name), "kmalloc-%u", (unsigned)sz);
+		/* Sizes from allocations: a free says nothing of them. */
+		c->object_size = alloc ? sz : 0;
+		if (km)
+			kmt_kmalloc_name(sz, c->name, sizeof(c->name));
 		else if (ev->name_len)
 			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(ev->name_len, 47u), ev->name);
 		else
@@ -189,6 +193,10 @@ static uint32_t cache_of(struct kmt_model *m, const struct kmt_event *ev)
 		c->name_len = (uint32_t)strlen(c->name);
 		if (km && sz > 8192)
 			c->object_size = 0;
+		if (!km && ev->name_len)
+			c->merged = kmt_slab_group_of(m->o.slab_aliases, c->name, c->name_len);
+		if (m->o.cache && !strcmp(c->name, m->cache_want))
+			m->sum.cache_matched = true;
 	}
 	return i;
 }
@@ -246,6 +254,12 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 	i = proc_index(m, pid, comm, len);
 	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;
+}
+
+/* --cache: is cache @c the one chosen (always, without the option)? */
+static bool cache_wanted(const struct kmt_model *m, uint32_t c)
+{
+	return !m->o.cache || (c != NONE && !strcmp(m->caches.v[c].name, m->cache_want));
 }
 
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
@@ -390,7 +404,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct islot *sl;
 	struct obj *o;
 
-	if (m->filtering && !model_task_wanted(m, ev->pid, proc))
+	if (m->filtering && (!cache_wanted(m, cache_of(m, ev)) || !model_task_wanted(m, ev->pid, proc)))
 		return;
 	m->scope = true;
 	site = alloc_site(m, ev->call_site);
@@ -478,7 +492,7 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	uint64_t life;
 
 	if (!ev->ptr) {
-		if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
+		if (m->filtering && (m->o.cache || !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid))))
 			return;
 		m->scope = true;
 		m->sum.null_frees++;
@@ -490,7 +504,8 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		 * Not ours to judge when filtering by task: another task's
 		 * allocations are not seen, so its frees say nothing.
 		 */
-		if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
+		if (m->filtering && (!model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)) ||
+				     (m->o.cache && (!ev->name_len || !cache_wanted(m, cache_of(m, ev))))))
 			return;
 		m->scope = true;
 		fsite = alloc_site(m, ev->call_site);
@@ -772,6 +787,11 @@ void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 		kmt_model_set_comm(m, ev->pid2, name, len);
 }
 
+static bool slab_kind(enum kmt_kind k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_KFREE || k == KMT_EV_CACHE_FREE;
+}
+
 /* The kinds a stack can follow: allocations. */
 static bool alloc_kind(enum kmt_kind k)
 {
@@ -809,6 +829,15 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		m->cpu[ev->cpu].alloc_seq = m->cpu[ev->cpu].seq;
 	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
 	m->scope = !m->filtering;
+	if (m->o.cache && !slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
+		/* --cache: only slab objects; names are still taken. */
+		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT)
+			kmt_model_name_event(m, ev);
+		m->cpu[ev->cpu].last_scope = false;
+		m->cpu[ev->cpu].last_alloc = alloc_kind(ev->kind);
+		m->cpu[ev->cpu].last_stacked = false;
+		return;
+	}
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:

@@ -21,6 +21,7 @@
 #include <kmemtrace/events.h>
 #include <kmemtrace/instance.h>
 #include <kmemtrace/session.h>
+#include <kmemtrace/slabnames.h>
 #include <kmemtrace/tracefs.h>
 #include "kmt-local.h"
 
@@ -254,6 +255,24 @@ static int save_comms(struct kmt_spool *sp, struct kmt_diag *d)
 	return ret;
 }
 
+/* The merged slab caches, if the kernel says (no /sys/kernel/slab: none). */
+static int save_slab_aliases(struct kmt_spool *sp, struct kmt_diag *d)
+{
+	struct kmt_slab_aliases *a = kmt_slab_aliases_read();
+	char *text;
+	size_t len;
+	int ret;
+
+	if (!a)
+		return errno == ENOMEM ? kmt_diag_set(d, -ENOMEM, "out of memory") : 0;
+	text = kmt_slab_aliases_format(a, &len);
+	ret = text ? kmt_spool_put(sp, KMT_SPOOL_SLAB_ALIASES, text, len, d) :
+		     kmt_diag_set(d, -ENOMEM, "out of memory");
+	free(text);
+	kmt_slab_aliases_free(a);
+	return ret;
+}
+
 static int save_formats(const char *root, const struct kmt_events *events, struct kmt_spool *sp,
 			struct kmt_diag *d)
 {
@@ -343,6 +362,7 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *
 		read_kallsyms(&ks);
 	ret = ret ?: save_formats(in->root, events, sp, d);
 	ret = ret ?: save_comms(sp, d);
+	ret = ret ?: save_slab_aliases(sp, d);
 	if (ks.started)
 		pthread_join(th, NULL);
 	if (!ret && ks.err)

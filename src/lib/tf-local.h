@@ -74,6 +74,7 @@ struct kmt_file {
 	enum kmt_zalg zalg;
 	struct kmt_zctx *z;
 	char *compression, *compression_version, *uname, *clock, *recorder;
+	char *slab_aliases;
 	char *trace_clock;		/* TRACECLOCK as stored */
 
 	struct kmt_page_layout layout;

@@ -250,6 +250,9 @@ static int handle_option(struct kmt_file *f, uint16_t id, struct cur *o,
 	case KMT_OPT_VERSION:
 		slot = &f->recorder;
 		break;
+	case KMT_OPT_SLAB_ALIASES:
+		slot = &f->slab_aliases;
+		break;
 	case KMT_OPT_CPUCOUNT:
 		if (len >= 4)
 			f->info.cpu_count = (int)ld32(o->p, o->be);
@@ -548,6 +551,7 @@ static void fill_info(struct kmt_file *f)
 	f->info.compression = f->compression ? f->compression : "none";
 	f->info.compression_version = f->compression_version ? f->compression_version : "";
 	f->info.uname = f->uname;
+	f->info.slab_aliases = f->slab_aliases;
 	f->info.recorder = f->recorder;
 	kmt_recinfo_parse(&f->info.recinfo, f->recorder);
 	f->info.file_size = f->size;
@@ -710,6 +714,7 @@ void kmt_file_close(struct kmt_file *f)
 	free(f->compression);
 	free(f->compression_version);
 	free(f->uname);
+	free(f->slab_aliases);
 	free(f->clock);
 	free(f->trace_clock);
 	free(f->recorder);

@@ -46,9 +46,9 @@ test_expect_success 'setxattr: values copied and freed, xattrs kept unless remov
 
 test_expect_success 'records are well formed: 9 fields, times ordered, sizes as allocated' '
 	$KMT kmap gt.dat > all &&
-	awk -F, "NF != 9 { print \"bad: \" \$0; bad = 1 }
+	sed "s/\"[^\"]*\"/Q/g" all | awk -F, "NF != 9 { print \"bad: \" \$0; bad = 1 }
 		\$6 != 0 && \$6 < \$5 { print \"freed before allocated: \" \$0; bad = 1 }
-		END { exit bad }" all
+		END { exit bad }"
 '
 
 test_expect_success '--live, -p and --cache select exactly' '

@@ -309,6 +309,79 @@ static void test_cache_misuse(void **state)
 	done(&r);
 }
 
+static const struct kmt_cache *cache(struct run *r, const char *name)
+{
+	size_t n, i;
+	const struct kmt_cache *v = kmt_model_caches(r->m, &n);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	fail_msg("no cache %s", name);
+	return NULL;
+}
+
+/*
+ * Caches by the names their events carry: the object size from an
+ * allocation even when a free named the cache first; a merged cache by
+ * all its names; --cache by any of them, or by a kmalloc class spelt
+ * either way, and nothing else.
+ */
+static void test_cache_names(void **state)
+{
+	static const char groups[] = "pool_workqueue sgpool-16 skbuff_fclone_cache\n";
+	struct kmt_slab_aliases *al = kmt_slab_aliases_parse(groups, strlen(groups));
+	struct kmt_model_opts mo = { .slab_aliases = al };
+	const char *const pick[] = { "skbuff_fclone_cache", "kmalloc-2048" };
+	struct run r;
+	int k;
+
+	for (k = -1; k < 2; k++) {
+		struct tb *tb = new_tb();
+
+		tb_cache_free(tb, 0, 1 * MS, 10, FREE_A, OBJ(1), "dentry");	/* older than the trace */
+		tb_cache_alloc(tb, 0, 2 * MS, 10, SITE_B, OBJ(2), "dentry", 192, 192);
+		tb_cache_alloc(tb, 0, 3 * MS, 10, SITE_B, OBJ(3), "pool_workqueue", 400, 512);
+		tb_cache_free(tb, 0, 4 * MS, 10, FREE_A, OBJ(3), "pool_workqueue");
+		tb_cache_free(tb, 0, 5 * MS, 10, FREE_A, OBJ(4), "pool_workqueue");	/* older */
+		tb_kmalloc(tb, 1, 6 * MS, 11, SITE_A, OBJ(5), 1337, 2048);
+		tb_kfree(tb, 1, 7 * MS, 11, FREE_A, OBJ(6));				/* older, kmalloc */
+		tb_emit(tb, 1, 8 * MS, "kmem", "mm_page_alloc", 11, (struct tb_val[]){
+			{ "pfn", 0x1000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+		mo.cache = k < 0 ? NULL : pick[k];
+		next_opts = &mo;
+		analyse(&r, tb, -1, -1);
+		if (k < 0) {
+			assert_int_equal(cache(&r, "dentry")->object_size, 192);
+			assert_null(cache(&r, "dentry")->merged);
+			assert_string_equal(kmt_cache_label(cache(&r, "dentry")), "dentry");
+			assert_string_equal(kmt_cache_label(cache(&r, "pool_workqueue")),
+					    "pool_workqueue (+sgpool-16, skbuff_fclone_cache)");
+			assert_int_equal(kmt_model_summary(r.m)->allocs, 3);
+			assert_int_equal(kmt_model_summary(r.m)->preexisting_frees, 3);
+			assert_int_equal(kmt_model_summary(r.m)->page_allocs, 1);
+			assert_false(kmt_model_summary(r.m)->cache_filtered);
+		} else if (k == 0) {
+			/* Only the merged cache's objects: its allocation, its free, its older object. */
+			assert_true(kmt_model_summary(r.m)->cache_filtered);
+			assert_true(kmt_model_summary(r.m)->cache_matched);
+			assert_int_equal(kmt_model_summary(r.m)->allocs, 1);
+			assert_int_equal(kmt_model_summary(r.m)->frees, 1);
+			assert_int_equal(kmt_model_summary(r.m)->preexisting_frees, 1);
+			assert_int_equal(kmt_model_summary(r.m)->page_allocs, 0);
+			assert_int_equal(kmt_model_summary(r.m)->events, 3);
+			assert_int_equal(site(&r, SITE_B)->allocs, 1);
+		} else {
+			assert_int_equal(kmt_model_summary(r.m)->allocs, 1);
+			assert_int_equal(kmt_model_summary(r.m)->bytes_alloc, 2048);
+			assert_int_equal(kmt_model_summary(r.m)->preexisting_frees, 0);	/* a kfree says no cache */
+			assert_int_equal(kmt_model_summary(r.m)->events, 1);
+		}
+		done(&r);
+	}
+	kmt_slab_aliases_free(al);
+}
+
 static void test_loss_makes_uncertain(void **state)
 {
 	struct tb *tb = new_tb();
@@ -1128,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_over_live),
 		cmocka_unit_test(test_kmalloc_large_twin),
 		cmocka_unit_test(test_cache_misuse),
+		cmocka_unit_test(test_cache_names),
 		cmocka_unit_test(test_loss_makes_uncertain),
 		cmocka_unit_test(test_truncated_cpu_makes_uncertain),
 		cmocka_unit_test(test_time_window),

@@ -18,6 +18,7 @@
 #include <kmemtrace/format.h>
 #include <kmemtrace/hashptr.h>
 #include <kmemtrace/outfile.h>
+#include <kmemtrace/slabnames.h>
 #include <kmemtrace/symbols.h>
 #include "kmt-local.h"
 #include "zpool.h"
@@ -240,6 +241,83 @@ static void big_in(const char *dir)
 	free(back);
 }
 
+/*
+ * Merged slab caches from a slab directory of links and a slabinfo that
+ * lists the name the kernel reports; the text a recording keeps, back.
+ */
+static void test_slab_aliases(void **state)
+{
+	char dir[] = "/tmp/kmt-slab.XXXXXX", path[300], info[300], buf[64];
+	static const char *const links[][2] = {
+		{ "pid", ":A-0000128" }, { "cred", ":A-0000128" }, { "zeta", ":A-0000128" },
+		{ "filp_alone", ":0000192" }, { "a_first", ":0000512" }, { "b_second", ":0000512" },
+	};
+	const struct kmt_slab_group *g;
+	struct kmt_slab_aliases *a, *b;
+	char *text, *again;
+	size_t len, len2, i;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, links[i][0]);
+		assert_int_equal(symlink(links[i][1], path), 0);
+	}
+	snprintf(path, sizeof(path), "%s/:0000512", dir);	/* a directory: not a name */
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(info, sizeof(info), "%s.slabinfo", dir);
+	f = fopen(info, "w");
+	assert_non_null(f);
+	fputs("slabinfo - version: 2.1\ncred 1 1 1\nb_second 1 1 1\nfilp_alone 1 1 1\n", f);
+	fclose(f);
+	a = kmt_slab_aliases_read_from(dir, info);
+	assert_non_null(a);
+	assert_int_equal(kmt_slab_aliases_count(a), 2);	/* filp_alone is merged with nothing */
+	g = kmt_slab_group_of(a, "zeta", 4);
+	assert_non_null(g);
+	assert_string_equal(g->name, "cred");		/* the one slabinfo lists */
+	assert_int_equal(g->nr_aliases, 2);
+	assert_string_equal(g->aliases[0], "pid");
+	assert_string_equal(g->aliases[1], "zeta");
+	assert_string_equal(g->label, "cred (+pid, zeta)");
+	assert_ptr_equal(kmt_slab_group_of(a, "cred", 4), g);
+	assert_ptr_equal(kmt_slab_group_of(a, "cre", 3), NULL);
+	assert_null(kmt_slab_group_of(a, "filp_alone", 10));
+	assert_string_equal(kmt_slab_event_name(a, "pid", buf, sizeof(buf)), "cred");
+	assert_string_equal(kmt_slab_event_name(a, "b_second", buf, sizeof(buf)), "b_second");
+	assert_string_equal(kmt_slab_event_name(a, "a_first", buf, sizeof(buf)), "b_second");
+	assert_string_equal(kmt_slab_event_name(a, "kmalloc-2048", buf, sizeof(buf)), "kmalloc-2k");
+	assert_string_equal(kmt_slab_event_name(a, "kmalloc-96", buf, sizeof(buf)), "kmalloc-96");
+	assert_string_equal(kmt_slab_event_name(a, "nosuch", buf, sizeof(buf)), "nosuch");
+	text = kmt_slab_aliases_format(a, &len);
+	assert_string_equal(text, "b_second a_first\ncred pid zeta\n");
+	b = kmt_slab_aliases_parse(text, len);
+	again = kmt_slab_aliases_format(b, &len2);
+	assert_string_equal(again, text);
+	free(again);
+	free(text);
+	kmt_slab_aliases_free(b);
+	kmt_slab_aliases_free(a);
+	/* Lines of one name, or empty, are no groups. */
+	b = kmt_slab_aliases_parse("alone\n\n  x   y \n", 18);
+	assert_int_equal(kmt_slab_aliases_count(b), 1);
+	assert_string_equal(kmt_slab_group_of(b, "y", 1)->label, "x (+y)");
+	kmt_slab_aliases_free(b);
+	assert_int_equal(kmt_kmalloc_class("kmalloc-2k"), 2048);
+	assert_int_equal(kmt_kmalloc_class("kmalloc-2048"), 2048);
+	assert_int_equal(kmt_kmalloc_class("kmalloc-large"), 0);
+	assert_int_equal(kmt_kmalloc_class("kmalloc-64x"), 0);
+	assert_int_equal(kmt_kmalloc_class("filp"), 0);
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, links[i][0]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/:0000512", dir);
+	rmdir(path);
+	rmdir(dir);
+	unlink(info);
+}
+
 static void test_outfile_big(void **state)
 {
 	struct stat st;
@@ -257,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_zpool),
+		cmocka_unit_test(test_slab_aliases),
 		cmocka_unit_test(test_outfile_big),
 	};
 

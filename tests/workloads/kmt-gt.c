@@ -1,7 +1,7 @@
 /*
  * kmt-gt: a ground-truth workload whose kernel allocations are known.
  *
- *   kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] FILE
+ *   kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] FILE
  *
  * On Linux 6.x, with FILE on tmpfs (user xattrs in memory):
  *  -g N -s SIZE  N getxattr(FILE, "user.kmt-none", buf, SIZE) calls: each is one
@@ -22,6 +22,9 @@
  *                lists no more areas of that size than before, and 50 ms more
  *                for the free's event, which follows within the same vfree().
  *                Needs CAP_BPF.
+ *  -t N          N x 64 KiB sent over a loopback TCP connection to a child that
+ *                reads them: skbs from skbuff_fclone_cache (merged with other
+ *                caches of its size on 6.18: the kernel reports another name).
  *  -o N          N open("/dev/null") and close: each allocates a struct filename
  *                (getname_flags, names_cache, freed before open returns) and a
  *                struct file (alloc_empty_file, filp, freed by the close): two
@@ -30,6 +33,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,15 +71,58 @@ static long map_areas(void)
 	return n;
 }
 
+/* @n x 64 KiB over loopback TCP to a child, which reads until EOF. */
+static void tcp_transfer(long n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int ls = socket(AF_INET, SOCK_STREAM, 0), c, status;
+	pid_t child;
+	long i;
+
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&a, &alen))
+		die("tcp listen");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		int s = accept(ls, NULL, NULL);
+
+		while (s >= 0 && read(s, buf, sizeof(buf)) > 0)
+			;
+		_exit(s < 0);
+	}
+	close(ls);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)))
+		die("tcp connect");
+	for (i = 0; i < n; i++) {
+		size_t off = 0;
+
+		while (off < sizeof(buf)) {
+			ssize_t w = write(c, buf + off, sizeof(buf) - off);
+
+			if (w < 0)
+				die("tcp write");
+			off += (size_t)w;
+		}
+	}
+	close(c);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("tcp reader");
+}
+
 int main(int argc, char **argv)
 {
 	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, opens = 0;
+	long tcp = 0;
 	long i, before;
 	const char *file;
 	char name[64];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:")) != -1) {
 		switch (opt) {
 		case 'g': getx = atol(optarg); break;
 		case 's': gsize = atol(optarg); break;
@@ -83,14 +132,15 @@ int main(int argc, char **argv)
 		case 'l': large = atol(optarg); break;
 		case 'm': maps = atol(optarg); break;
 		case 'o': opens = atol(optarg); break;
+		case 't': tcp = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] FILE\n");
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] FILE\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
 	    rem > setx) {
-		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] FILE\n");
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] FILE\n");
 		return 2;
 	}
 	file = argv[optind];
@@ -118,6 +168,8 @@ int main(int argc, char **argv)
 			die("open /dev/null");
 		close(fd);
 	}
+	if (tcp)
+		tcp_transfer(tcp);
 	before = maps ? map_areas() : -1;
 	for (i = 0; i < maps; i++) {
 		union bpf_attr a;
@@ -139,6 +191,6 @@ int main(int argc, char **argv)
 	if (maps)
 		usleep(before >= 0 ? 50 * 1000 : 300 * 1000);
 	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps "
-	       "%ld opens\n", (int)getpid(), getx, gsize, setx, vsize, rem, large, maps, opens);
+	       "%ld opens %ld tcp\n", (int)getpid(), getx, gsize, setx, vsize, rem, large, maps, opens, tcp);
 	return 0;
 }
