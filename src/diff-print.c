@@ -138,7 +138,7 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out)
 	for (i = 0; i < n; i++) {
 		const struct drow *r = &t->rows[i];
 
-		fprintf(out, "  %-40.40s", r->key);
+		fprintf(out, "  %-40.40s", r->label ? r->label : r->key);
 		for (f = 0; f < t->nfields; f++) {
 			double o = diff_value(d, r, 0, f), v = diff_value(d, r, 1, f);
 
@@ -304,7 +304,7 @@ int diff_csv(const struct diff *d, const char *name, FILE *out)
 	for (i = 0; i < limit(d, t->n, true); i++) {
 		const struct drow *r = &t->rows[i];
 
-		csv_field(out, r->key);
+		csv_field(out, r->label ? r->label : r->key);
 		if (!strcmp(name, "callsites")) {
 			fputc(',', out);
 			csv_field(out, r->function ? r->function : "");

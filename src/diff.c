@@ -95,6 +95,7 @@ void diff_close(struct diff *d)
 	for (t = 0; t < d->nt; t++) {
 		for (i = 0; i < d->t[t].n; i++) {
 			free(d->t[t].rows[i].key);
+			free(d->t[t].rows[i].label);
 			free(d->t[t].rows[i].function);
 		}
 		free(d->t[t].rows);
@@ -148,7 +149,7 @@ static bool same_build(struct diff *d)
 
 /* One side's rows of a table: key, function, values. */
 struct srow {
-	char *key, *function;
+	char *key, *label, *function;
 	uint64_t v[DIFF_FIELDS];
 };
 
@@ -184,6 +185,7 @@ static ssize_t side_rows(struct diff *d, int s, struct dtable *t, const struct r
 			 const struct rcol *key, const struct rcol *func, struct srow **out)
 {
 	const struct report *r = &d->side[s].r;
+	struct report plain = *r;	/* keys: a merged cache by its name alone */
 	const void **rows = NULL;
 	size_t n = rtable_rows(r, rt, &rows), i, k = 0;
 	struct srow *v = calloc(n + 1, sizeof(*v));
@@ -205,11 +207,17 @@ static ssize_t side_rows(struct diff *d, int s, struct dtable *t, const struct r
 		}
 		if (!any)
 			continue;	/* e.g. a call site that only frees */
-		v[k].key = value_str(r, key, rows[i]);
+		plain.plain_names = true;
+		v[k].key = value_str(&plain, key, rows[i]);
+		v[k].label = value_str(r, key, rows[i]);
 		v[k].function = func ? value_str(r, func, rows[i]) : NULL;
-		if (!v[k].key || (func && !v[k].function)) {
+		if (!v[k].key || !v[k].label || (func && !v[k].function)) {
 			k++;
 			goto oom;
+		}
+		if (!strcmp(v[k].label, v[k].key)) {
+			free(v[k].label);
+			v[k].label = NULL;
 		}
 		k++;
 	}
@@ -221,6 +229,7 @@ static ssize_t side_rows(struct diff *d, int s, struct dtable *t, const struct r
 			for (f = 0; f < t->nfields; f++)
 				v[n - 1].v[f] += v[i].v[f];
 			free(v[i].key);
+			free(v[i].label);
 			free(v[i].function);
 		} else {
 			v[n++] = v[i];
@@ -232,6 +241,7 @@ oom:
 	free(rows);
 	for (i = 0; i < k; i++) {
 		free(v[i].key);
+		free(v[i].label);
 		free(v[i].function);
 	}
 	free(v);
@@ -281,6 +291,7 @@ static int build_table(struct diff *d, struct dtable *t, const struct dspec *spe
 
 		if (c <= 0) {
 			row->key = v[0][i].key;
+			row->label = v[0][i].label;
 			row->function = v[0][i].function;
 			row->in[0] = true;
 			memcpy(row->v[0], v[0][i].v, sizeof(row->v[0]));
@@ -290,8 +301,14 @@ static int build_table(struct diff *d, struct dtable *t, const struct dspec *spe
 			if (row->key) {
 				free(v[1][j].key);
 				free(v[1][j].function);
+				/* Either side may know the aliases (a file of another tool does not). */
+				if (!row->label)
+					row->label = v[1][j].label;
+				else
+					free(v[1][j].label);
 			} else {
 				row->key = v[1][j].key;
+				row->label = v[1][j].label;
 				row->function = v[1][j].function;
 			}
 			row->in[1] = true;
@@ -312,6 +329,7 @@ oom:
 	for (s = 0; s < 2; s++) {
 		for (i = 0; v[s] && n[s] > 0 && i < (size_t)n[s]; i++) {
 			free(v[s][i].key);
+			free(v[s][i].label);
 			free(v[s][i].function);
 		}
 		free(v[s]);

@@ -32,6 +32,8 @@ struct dspec {
 
 struct drow {
 	char *key;
+	char *label;			/* shown instead of the key (a merged cache's
+					   "name (+aliases)"), or NULL */
 	char *function;			/* call sites: the function */
 	bool in[2];			/* present in OLD, NEW */
 	uint64_t v[2][DIFF_FIELDS];
