@@ -137,6 +137,7 @@ static int run(struct export_args *a, const char *in)
 		return EXIT_FAIL;
 	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->t_start,
 				.t_end = a->t_end, .f = x->a.f, .syms = x->a.syms };
+	report_recorded(&x->r, x->a.dec, x->mo.cache);
 	x->mo.detail = a->fmt->detail;
 	if (to_stdout) {
 		x->out = stdout;

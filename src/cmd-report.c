@@ -128,6 +128,7 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 	r->f = a->f;
 	r->syms = a->syms;
 	r->skipped = a->skipped;
+	report_recorded(r, a->dec, mo->cache);
 	fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "mm_page_alloc");
 	if (!fmt)
 		fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "kmalloc");

@@ -114,6 +114,13 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out)
 	char b[4][48];
 	int f;
 
+	unsigned int missing = diff_unrecorded(d, t);
+
+	if (missing) {
+		fprintf(out, "\n%s: not compared, the %s file%s no events for it\n", t->spec->title,
+			missing == 3 ? "two" : missing == 1 ? "old" : "new", missing == 3 ? "s have" : " has");
+		return;
+	}
 	fprintf(out, "\n%s, largest change in %s first%s\n", t->spec->title, title(t->cols[t->sort]),
 		d->per_second ? " (per second)" : "");
 	if (!t->n) {
@@ -267,6 +274,10 @@ void diff_json_members(const struct diff *d, struct js *j)
 	for (k = 0; k < d->nt; k++) {
 		const struct dtable *t = &d->t[k];
 
+		if (diff_unrecorded(d, t)) {
+			js_null(j, t->spec->name);	/* a file has no events for it */
+			continue;
+		}
 		js_open(j, t->spec->name, '[');
 		for (i = 0; i < limit(d, t->n, true); i++)
 			json_row(j, d, t, &t->rows[i]);

@@ -43,6 +43,7 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 	s->opened = true;
 	s->r.f = s->a.f;
 	s->r.syms = s->a.syms;
+	report_recorded(&s->r, s->a.dec, mo->cache);
 	if (analysis_run(&s->a, NULL, mo, NULL, t_start, t_end))
 		return EXIT_FAIL;
 	s->r.m = s->a.m;
@@ -379,4 +380,14 @@ const struct dtable *diff_table(const struct diff *d, const char *name)
 		if (!strcmp(d->t[k].spec->name, name))
 			return &d->t[k];
 	return NULL;
+}
+
+unsigned int diff_unrecorded(const struct diff *d, const struct dtable *t)
+{
+	unsigned int sec = rtable_find(t->spec->table)->section, s, out = 0;
+
+	for (s = 0; s < 2; s++)
+		if (d->side[s].r.unrecorded & sec)
+			out |= 1u << s;
+	return out;
 }

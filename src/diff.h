@@ -86,6 +86,8 @@ void diff_close(struct diff *d);
 double diff_value(const struct diff *d, const struct drow *row, int side, int field);
 /* The change in percent of @field, or NAN where OLD is 0. */
 double diff_pct(const struct diff *d, const struct drow *row, int field);
+/* Which files lack the events of @t: bit 0 the old, bit 1 the new; 0 if both have them. */
+unsigned int diff_unrecorded(const struct diff *d, const struct dtable *t);
 /* The table named @name ("callsites"), or NULL. */
 const struct dtable *diff_table(const struct diff *d, const char *name);
 

@@ -547,7 +547,8 @@ static int table(struct export *x, const char *name, const char *as)
 	snprintf(sql + o, sizeof(sql) - o, ")");
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
 		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
-	n = rtable_rows(&x->r, t, &rows);
+	/* A table of events the file lacks is empty (meta's not_recorded says why), never zeros. */
+	n = t->section & x->r.unrecorded ? 0 : rtable_rows(&x->r, t, &rows);
 	for (i = 0; i < n; i++) {
 		for (c = t->cols, k = 0; c->name; c++) {
 			struct rval v;
@@ -580,12 +581,15 @@ static int meta(struct export *x)
 	struct sq *s = x->priv;
 	const struct kmt_summary *sum = kmt_model_summary(x->a.m);
 	const struct kmt_file_info *fi = kmt_file_info(x->a.f);
+	char not_recorded[512];
+	struct rval nr = { .names = x->r.not_recorded, .n = x->r.nr_not_recorded };
 	sqlite3_stmt *st;
 	const char *kv[][2] = {
 		{ "file", x->r.path }, { "kernel", fi->uname ? fi->uname : "" },
 		{ "clock", fi->clock ? fi->clock : "" }, { "recorder", fi->recinfo.recorder },
 		{ "command", fi->recinfo.command }, { "exporter", "kmemtrace " KMT_VERSION },
 		{ "times", "nanoseconds from the trace's first event (start_ts_ns in its clock)" },
+		{ "not_recorded", not_recorded },
 	};
 	const struct { const char *k; uint64_t v; } nums[] = {
 		{ "start_ts_ns", x->a.t0 }, { "span_ns", sum->last_ts - MIN(sum->first_ts, sum->last_ts) },
@@ -598,6 +602,7 @@ static int meta(struct export *x)
 	};
 	size_t i;
 
+	rval_names(&nr, not_recorded, sizeof(not_recorded));
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO meta VALUES (?, ?)", -1, &st, NULL))
 		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
 	for (i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {

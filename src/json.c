@@ -104,3 +104,9 @@ void js_bool(struct js *j, const char *k, bool v)
 	js_key(j, k);
 	fputs(v ? "true" : "false", j->out);
 }
+
+void js_null(struct js *j, const char *k)
+{
+	js_key(j, k);
+	fputs("null", j->out);
+}

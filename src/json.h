@@ -32,6 +32,7 @@ void js_i64(struct js *j, const char *k, int64_t v);
 void js_dbl(struct js *j, const char *k, double v);	/* 3 decimals */
 void js_str(struct js *j, const char *k, const char *v);
 void js_bool(struct js *j, const char *k, bool v);
+void js_null(struct js *j, const char *k);
 /* A string value alone, escaped (after js_key). */
 void js_raw_str(struct js *j, const char *s);
 

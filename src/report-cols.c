@@ -437,6 +437,12 @@ static void g_order_pages(const struct report *r, const void *row, struct rval *
 /* ---- the tables ---- */
 
 #define S struct kmt_summary
+static void g_not_recorded(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->names = r->not_recorded;
+	v->n = r->nr_not_recorded;
+}
+
 static const struct rcol summary_cols[] = {
 	G("start_ts_ns", RT_U64, RU_NS, NULL, 0, NULL,
 	  "the trace's first event, in the trace clock: every other time counts from it", g_start),
@@ -444,6 +450,8 @@ static const struct rcol summary_cols[] = {
 	G("last_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "and its last", g_last),
 	G("span_ns", RT_U64, RU_NS, NULL, 0, NULL, "the window's length", g_span),
 	U("events", S, events, RU_COUNT, NULL, 0, NULL, "decoded events in the window, all kinds"),
+	G("not_recorded", RT_NAMES, RU_NONE, NULL, 0, NULL, "memory events the file has none of (no format "
+	  "for them): the sections they make are null, never zeros", g_not_recorded),
 	G("events_by_kind", RT_KINDS, RU_COUNT, NULL, 0, NULL, "{\"kmalloc\": N, \"kfree\": N, ...}", g_by_kind),
 	U("allocs", S, allocs, RU_COUNT, NULL, 0, NULL, "slab objects (kmalloc and kmem_cache) allocated"),
 	U("frees", S, frees, RU_COUNT, NULL, 0, NULL, "of them, freed in the window"),

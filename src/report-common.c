@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/event.h>
+
 #include "cmd.h"
 #include "report.h"
 
@@ -13,6 +15,51 @@ static const char *const section_names[] = {
 	"summary", "callsites", "caches", "processes", "pages", "lifetimes",
 	"outstanding", "misuse", "access", "vmalloc",
 };
+
+/* The memory events, by what they tell. */
+static const enum kmt_kind slab_kinds[] = { KMT_EV_KMALLOC, KMT_EV_KFREE, KMT_EV_CACHE_ALLOC, KMT_EV_CACHE_FREE };
+static const enum kmt_kind page_kinds[] = { KMT_EV_PAGE_ALLOC, KMT_EV_PAGE_FREE, KMT_EV_PAGE_FREE_BATCHED };
+static const enum kmt_kind pcpu_kinds[] = { KMT_EV_PCPU_ALLOC, KMT_EV_PCPU_FREE };
+static const enum kmt_kind vmap_kinds[] = { KMT_EV_VMAP_ALLOC, KMT_EV_VMAP_FREE };
+
+/* Note the kinds of @k the file lacks; true if it has none of their allocations (the first). */
+static bool lacks(struct report *r, const struct kmt_decoder *dec, const enum kmt_kind *k, int n,
+		  bool slab)
+{
+	bool alloc = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (kmt_decoder_has(dec, k[i])) {
+			alloc |= slab ? k[i] == KMT_EV_KMALLOC || k[i] == KMT_EV_CACHE_ALLOC : i == 0;
+			continue;
+		}
+		if (r->nr_not_recorded < (int)(sizeof(r->not_recorded) / sizeof(*r->not_recorded)))
+			r->not_recorded[r->nr_not_recorded++] = kmt_kind_name(k[i]);
+	}
+	return !alloc;
+}
+
+void report_recorded(struct report *r, const struct kmt_decoder *dec, const char *cache)
+{
+	r->nr_not_recorded = 0;
+	r->unrecorded = 0;
+	r->no_slab = lacks(r, dec, slab_kinds, 4, true);
+	r->no_pages = lacks(r, dec, page_kinds, 3, false);
+	r->no_pcpu = lacks(r, dec, pcpu_kinds, 2, false);
+	r->no_vmalloc = lacks(r, dec, vmap_kinds, 2, false);
+	r->cache = cache;
+	if (cache)
+		r->no_pages = r->no_pcpu = r->no_vmalloc = true;
+	if (r->no_slab)
+		r->unrecorded |= SEC_CALLSITES | SEC_CACHES | SEC_LIFETIMES | SEC_OUTSTANDING | SEC_MISUSE;
+	if (r->no_slab && r->no_pages)
+		r->unrecorded |= SEC_PROCESSES;
+	if (r->no_pages)
+		r->unrecorded |= SEC_PAGES;
+	if (r->no_vmalloc)
+		r->unrecorded |= SEC_VMALLOC;
+}
 
 const char *section_name(unsigned int bit)
 {

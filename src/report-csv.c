@@ -68,6 +68,9 @@ int report_csv(const struct report *r, const char *name, FILE *out)
 
 	if (!t || t->json_only)
 		return error("no section or table '%s' for --csv", name);
+	if (t->section & r->unrecorded)
+		return error("%s: %s: its events were not recorded%s", r->path, name,
+			     r->cache ? " or not selected (--cache)" : "");
 	n = rtable_rows(r, t, &rows);
 	if (t->single) {
 		fprintf(out, "key,value\n");

@@ -176,7 +176,11 @@ void report_json_members(const struct report *r, struct js *j)
 	for (k = 0; report_tables[k]; k++) {
 		const struct rtable *t = report_tables[k];
 
-		if (!t->parent && !t->csv_only && (t->section & r->sections))
+		if (t->parent || t->csv_only || !(t->section & r->sections))
+			continue;
+		if (t->section & r->unrecorded)
+			js_null(j, t->json_key ? t->json_key : t->name);	/* no events for it */
+		else
 			json_table(j, r, t);
 	}
 }

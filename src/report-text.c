@@ -65,11 +65,65 @@ static size_t rows(const struct report *r, size_t n)
 	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
 }
 
+/* The summary's slab lines. */
+static void slab_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	uint64_t waste = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
+
+	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
+	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s%s\n",
+		num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
+		s->partial_allocs ? " or excluded by the recording's filter" : "");
+	fprintf(out, "  bytes requested        %s\n", bytes((double)s->bytes_req));
+	fprintf(out, "  bytes allocated        %s\n", bytes((double)s->bytes_alloc));
+	fprintf(out, "  bytes freed            %s (of objects allocated in the trace)\n",
+		bytes((double)s->bytes_freed));
+	fprintf(out, "  net                    %s\n", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
+	fprintf(out, "  internal fragmentation %s (%s of allocated)\n", bytes((double)waste),
+		pct(waste, s->bytes_alloc));
+	fprintf(out, "  cross-CPU frees        %s (%s of frees)\n", num(s->cross_cpu_frees),
+		pct(s->cross_cpu_frees, s->frees));
+	fprintf(out, "  live at the end        %s objects, %s\n", num(s->live_objects),
+		bytes((double)s->live_bytes));
+}
+
+/*
+ * One line: the memory events the file has none of, and the sections
+ * left out for it (or, with --cache, those it does not select).
+ */
+static void not_recorded(const struct report *r, FILE *out)
+{
+	unsigned int left = r->sections & r->unrecorded;
+	int i;
+
+	if (!r->nr_not_recorded && !left && !r->cache)
+		return;
+	if (r->nr_not_recorded) {
+		int col = fprintf(out, "  not recorded          ");
+
+		for (i = 0; i < r->nr_not_recorded; i++) {
+			if (col + 1 + (int)strlen(r->not_recorded[i]) > 100)
+				col = fprintf(out, "\n                        ");
+			col += fprintf(out, " %s", r->not_recorded[i]);
+		}
+		fputc('\n', out);
+	}
+	if (r->cache)
+		fprintf(out, "  selected               objects of cache %s only (--cache): no page, per-CPU or\n"
+			     "                         vmalloc events\n", r->cache);
+	if (left) {
+		fprintf(out, "                         sections left out:");
+		for (i = 0; i < 10; i++)
+			if (left & (1u << i))
+				fprintf(out, " %s", section_name(1u << i));
+		fputc('\n', out);
+	}
+}
+
 static void summary(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
-	uint64_t waste = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
 	int i, k;
 
 	fprintf(out, "SUMMARY\n");
@@ -89,22 +143,10 @@ static void summary(const struct report *r, FILE *out)
 	for (k = 1; k < KMT_EV_NR; k++)
 		if (s->by_kind[k])
 			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
-	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
-	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s%s\n",
-		num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
-		s->partial_allocs ? " or excluded by the recording's filter" : "");
-	fprintf(out, "  bytes requested        %s\n", bytes((double)s->bytes_req));
-	fprintf(out, "  bytes allocated        %s\n", bytes((double)s->bytes_alloc));
-	fprintf(out, "  bytes freed            %s (of objects allocated in the trace)\n",
-		bytes((double)s->bytes_freed));
-	fprintf(out, "  net                    %s\n", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
-	fprintf(out, "  internal fragmentation %s (%s of allocated)\n", bytes((double)waste),
-		pct(waste, s->bytes_alloc));
-	fprintf(out, "  cross-CPU frees        %s (%s of frees)\n", num(s->cross_cpu_frees),
-		pct(s->cross_cpu_frees, s->frees));
-	fprintf(out, "  live at the end        %s objects, %s\n", num(s->live_objects),
-		bytes((double)s->live_bytes));
-	if (s->partial_allocs || s->partial_frees)
+	not_recorded(r, out);
+	if (!r->no_slab)
+		slab_summary(r, s, out);
+	if (!r->no_slab && (s->partial_allocs || s->partial_frees))
 		fprintf(out, "  partial recording      only some %s%s%s were recorded (pid or event filters):\n"
 			     "                         %s%s%s\n",
 			s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
@@ -115,9 +157,10 @@ static void summary(const struct report *r, FILE *out)
 	if (s->kmalloc_large_merged)
 		fprintf(out, "  large kmallocs         %s traced twice by the kernel, counted once\n",
 			num(s->kmalloc_large_merged));
-	fprintf(out, "  pages                  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
-		num(s->page_allocs), num(s->pages_allocated), num(s->page_frees), num(s->pages_freed),
-		num(s->page_failures));
+	if (!r->no_pages)
+		fprintf(out, "  pages                  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
+			num(s->page_allocs), num(s->pages_allocated), num(s->page_frees), num(s->pages_freed),
+			num(s->page_failures));
 	if (s->pcpu_allocs || s->pcpu_frees)
 		fprintf(out, "  per-CPU                %s allocations (%s), %s frees\n", num(s->pcpu_allocs),
 			bytes((double)s->pcpu_bytes), num(s->pcpu_frees));
@@ -468,25 +511,29 @@ static void access(const struct report *r, FILE *out)
 
 void report_text(const struct report *r, FILE *out)
 {
-	if (r->sections & SEC_SUMMARY)
+	/* Sections whose events the file lacks are left out; the summary says so. */
+	unsigned int sec = r->sections & ~r->unrecorded;
+
+	if (sec & SEC_SUMMARY)
 		summary(r, out);
-	if (r->sections & SEC_CALLSITES)
+	else if (r->sections & r->unrecorded)
+		not_recorded(r, out);
+	if (sec & SEC_CALLSITES)
 		callsites(r, out);
-	if (r->sections & SEC_CACHES)
+	if (sec & SEC_CACHES)
 		caches(r, out);
-	if (r->sections & SEC_PROCESSES)
+	if (sec & SEC_PROCESSES)
 		processes(r, out);
-	if (r->sections & SEC_PAGES)
+	if (sec & SEC_PAGES)
 		pages(r, out);
-	if (r->sections & SEC_VMALLOC)
+	if (sec & SEC_VMALLOC)
 		vmalloc(r, out);
-	if (r->sections & SEC_LIFETIMES)
+	if (sec & SEC_LIFETIMES)
 		lifetimes(r, out);
-	if (r->sections & SEC_OUTSTANDING)
+	if (sec & SEC_OUTSTANDING)
 		outstanding(r, out);
-	if (r->sections & SEC_MISUSE)
+	if (sec & SEC_MISUSE)
 		misuse(r, out);
-	if ((r->sections & SEC_ACCESS) &&
-	    (!r->all_sections || kmt_model_summary(r->m)->access_hits))
+	if ((sec & SEC_ACCESS) && (!r->all_sections || kmt_model_summary(r->m)->access_hits))
 		access(r, out);
 }

@@ -50,7 +50,24 @@ struct report {
 	const char *skipped;		/* events the decoder could not map */
 	bool all_sections;		/* no --sections: skip empty optional ones */
 	bool plain_names;		/* JSON: a merged cache's name alone (aliases apart) */
+	/*
+	 * What the file has no events for (report_recorded()): those
+	 * sections are left out (JSON: null), and the summary says which.
+	 */
+	unsigned int unrecorded;	/* SEC_* bits */
+	bool no_slab, no_pages, no_pcpu, no_vmalloc;
+	const char *not_recorded[16];	/* event names */
+	int nr_not_recorded;
+	const char *cache;		/* --cache: only its objects; pages, per-CPU, vmalloc left out */
 };
+
+struct kmt_decoder;
+/*
+ * Which of the memory events the file has (by its formats, as @dec
+ * mapped them), into @r's unrecorded fields; with @cache (--cache), page,
+ * per-CPU and vmalloc events count as not selected.
+ */
+void report_recorded(struct report *r, const struct kmt_decoder *dec, const char *cache);
 
 /* The section name of a bit, and the bit of a name (0 if none). */
 const char *section_name(unsigned int bit);

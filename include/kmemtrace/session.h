@@ -39,7 +39,7 @@ struct kmt_session_opts {
 
 /*
  * Configure @in (tracing off) for @o and enable the events. @notes gets
- * a line per event the filter does not apply to. Returns 0 or -errno/
+ * one line naming the events the filter does not apply to. Returns 0 or -errno/
  * KMT_E* with the tracefs file and the kernel's explanation in @d.
  */
 int kmt_session_configure(const struct kmt_instance *in, const struct kmt_session_opts *o,

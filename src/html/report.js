@@ -972,9 +972,11 @@ function summarySection(sec) {
   if (!R.summary) return sec.appendChild(note('No summary in the data.', 'none'));
   const V = R.vmalloc, mis = R.misuse || [];
   const sev = k => sum(mis.filter(x => x.severity === k).map(x => x.count));
+  const slab = R.callsites !== null, pages = R.pages !== null;
   const cards = [
     kpi('trace span', fmtNs(S.span_ns), 'from the first to the last event'),
     kpi('events', fmtCount(S.events), S.cpus || R.cpus ? 'on ' + R.cpus + ' CPUs' : null),
+  ].concat(!slab ? [] : [
     kpi('slab allocations', fmtCount(S.allocs), fmtCount(S.failures || 0) + ' failed', 'alloc'),
     kpi('slab frees', fmtCount(S.frees), 'of them; ' + fmtCount(S.preexisting_frees || 0) + ' of objects allocated before', 'free'),
     kpi('bytes requested', fmtBytes(S.bytes_req), null, 'alloc'),
@@ -984,17 +986,21 @@ function summarySection(sec) {
     kpi('cross-CPU frees', fmtCount(S.cross_cpu_frees), pctOf(S.cross_cpu_frees, S.frees) + ' of frees', 'free'),
     kpi('live at the end', fmtBytes(S.live_bytes), fmtCount(S.live_objects) + ' objects' +
       (S.uncertain_objects ? '; ' + fmtCount(S.uncertain_objects) + ' uncertain (' + fmtBytes(S.uncertain_bytes || 0) + ')' : ''), 'live'),
-    kpi('page allocations', fmtCount(S.page_allocs), fmtCount(S.pages_allocated) + ' pages; ' + fmtCount(S.page_frees) + ' frees (' +
-      fmtCount(S.pages_freed) + ' pages)' + (S.page_failures ? '; ' + fmtCount(S.page_failures) + ' failed' : ''), 'page'),
+  ]).concat([
+    pages ? kpi('page allocations', fmtCount(S.page_allocs), fmtCount(S.pages_allocated) + ' pages; ' + fmtCount(S.page_frees) + ' frees (' +
+      fmtCount(S.pages_freed) + ' pages)' + (S.page_failures ? '; ' + fmtCount(S.page_failures) + ' failed' : ''), 'page') : null,
     V ? kpi('vmalloc areas', fmtCount(V.allocs), fmtBytes(V.bytes) + '; ' + fmtCount(V.frees) + ' frees; ' + fmtCount(V.live) + ' live (' + fmtBytes(V.live_bytes) + ')') : null,
     S.percpu_allocs || S.percpu_frees ? kpi('per-CPU allocations', fmtCount(S.percpu_allocs), fmtCount(S.percpu_frees) + ' frees') : null,
     kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown ? ' + ' + S.lost_gaps_unknown + ' gaps' : ''),
       (S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null).filter(Boolean).join(', ') +
       (S.truncated_cpus ? '; ' + S.truncated_cpus + ' CPUs truncated' : '') || 'none', S.affected_by_loss ? 'loss bad' : 'ok'),
-    kpi('misuse errors', fmtCount(sev('error')), fmtCount(sev('warning')) + ' warnings, ' + fmtCount(sev('info')) + ' info',
-      sev('error') ? 'bad' : ''),
-  ];
+    slab ? kpi('misuse errors', fmtCount(sev('error')), fmtCount(sev('warning')) + ' warnings, ' + fmtCount(sev('info')) + ' info',
+      sev('error') ? 'bad' : '') : null,
+  ]);
   sec.appendChild(h('div', {class: 'kpis'}, cards));
+  if (S.not_recorded && S.not_recorded.length)
+    sec.appendChild(note('Not recorded (the file has no events of these, so the sections they make are left out, never shown as zeros): ' +
+      S.not_recorded.join(', ') + '.'));
 
   /* events by kind and by CPU */
   const kinds = Object.entries(S.events_by_kind || {});
@@ -1452,16 +1458,22 @@ function renderReport(app, data) {
   app.appendChild(nav);
   addSection(app, nav, 'summary', 'Summary', null, summarySection);
   addSection(app, nav, 'timeline', 'Over time', null, timelineSection);
-  addSection(app, nav, 'flame', 'Flame graph: where the bytes were allocated', 'Flame graph', flameSection);
-  addSection(app, nav, 'callsites', 'Call sites', null, callsitesSection);
-  addSection(app, nav, 'lifetimes', 'Lifetimes per call site', 'Lifetimes', lifetimesSection);
-  addSection(app, nav, 'sizes', 'Requested vs allocated sizes: where the waste is', 'Sizes & waste', sizesSection);
-  addSection(app, nav, 'caches', 'Caches', null, cachesSection);
-  addSection(app, nav, 'processes', 'Processes', null, processesSection);
-  addSection(app, nav, 'pages', 'Pages', null, pagesSection);
-  addSection(app, nav, 'vmalloc', 'vmalloc', null, vmallocSection);
-  addSection(app, nav, 'outstanding', 'Outstanding: live at the end', 'Outstanding', outstandingSection);
-  addSection(app, nav, 'misuse', 'Misuse', null, misuseSection);
+  /* A section whose events the file lacks is null in the data: left out, the summary says so. */
+  const slab = R.callsites !== null;
+  if (slab) {
+    addSection(app, nav, 'flame', 'Flame graph: where the bytes were allocated', 'Flame graph', flameSection);
+    addSection(app, nav, 'callsites', 'Call sites', null, callsitesSection);
+    addSection(app, nav, 'lifetimes', 'Lifetimes per call site', 'Lifetimes', lifetimesSection);
+    addSection(app, nav, 'sizes', 'Requested vs allocated sizes: where the waste is', 'Sizes & waste', sizesSection);
+    addSection(app, nav, 'caches', 'Caches', null, cachesSection);
+  }
+  if (R.processes !== null) addSection(app, nav, 'processes', 'Processes', null, processesSection);
+  if (R.pages !== null) addSection(app, nav, 'pages', 'Pages', null, pagesSection);
+  if (R.vmalloc !== null) addSection(app, nav, 'vmalloc', 'vmalloc', null, vmallocSection);
+  if (slab) {
+    addSection(app, nav, 'outstanding', 'Outstanding: live at the end', 'Outstanding', outstandingSection);
+    addSection(app, nav, 'misuse', 'Misuse', null, misuseSection);
+  }
   if (R.access && Array.isArray(R.access.rows) && R.access.rows.length) addSection(app, nav, 'access', 'Accesses (watchpoint samples)', 'Accesses', accessSection);
   addSection(app, nav, 'checks', 'Self-check', null, checksSection);
 }

@@ -202,8 +202,7 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 				ret = event_file(in, ev, "filter", o->filter, d);
 				filtered++;
 			} else if (nl < notes_len) {
-				nl += (size_t)snprintf(notes + nl, notes_len - nl,
-						       "filter not applied to %s (it lacks a field the filter names)\n", ev);
+				nl += (size_t)snprintf(notes + nl, notes_len - nl, "%s%s", nl ? ", " : "", ev);
 			}
 		}
 		if (!ret && o->stack && o->stack_sample <= 1 && kmt_events_is_alloc(ev)) {
@@ -218,6 +217,16 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 	if (!ret && o->filter && !filtered)
 		ret = kmt_diag_set(d, -EINVAL, "filter '%s' names fields that none of the recorded events has",
 				   o->filter);
+	if (nl && nl < notes_len) {
+		/* One line: the events recorded whole. */
+		char *list = strdup(notes);
+
+		if (list)
+			snprintf(notes, notes_len, "filter not applied to %s: %s no field it names, so all %s "
+				 "events are kept\n", list, strchr(list, ',') ? "they have" : "it has",
+				 strchr(list, ',') ? "their" : "its");
+		free(list);
+	}
 	return ret;
 }
 

@@ -108,6 +108,47 @@ test_expect_success 'a --filter recording: frees of objects it left out are not 
 	! grep -q "; *$" t
 '
 
+test_expect_success 'a --filter recording: one line names the events it could not filter; no cache row of zeros' '
+	$KMT record --filter "bytes_req > 1000" -o f2.dat -- $WL/kmt-gt -g 5 $F > /dev/null 2> rec.err &&
+	cat rec.err && [ $(grep -c "filter not applied" rec.err) = 1 ] &&
+	grep -q "filter not applied to .*kmem:kfree.*kmem:mm_page_alloc" rec.err &&
+	$KMT report --json -n 0 f2.dat > f2.json &&
+	jq -c ".caches[] | select(.allocs == 0 and .frees == 0 and .live_objects == 0 and .unseen_frees == 0 and .untraced == 0)" \
+		f2.json > zeros && [ ! -s zeros ] && [ "$(jq ".caches | length" f2.json)" -gt 0 ]
+'
+
+test_expect_success 'what was not recorded is not zero: -e kmem:kmalloc,kmem:kfree has no pages or vmalloc' '
+	$KMT record -q -e kmem:kmalloc,kmem:kfree -o km.dat -- $WL/kmt-gt -g $G $F > /dev/null &&
+	$KMT report km.dat > km.txt && cat km.txt | head -n 30 &&
+	grep -q "^  not recorded  .* kmem_cache_alloc .*mm_page_alloc" km.txt &&
+	grep -q "sections left out: pages vmalloc" km.txt &&
+	! grep -q "^  pages  " km.txt && ! grep -q "^PAGES" km.txt && ! grep -q "^VMALLOC" km.txt &&
+	grep -q "^CALL SITES" km.txt &&
+	$KMT report --json km.dat > km.json &&
+	[ "$(jq ".pages" km.json)" = null ] && [ "$(jq ".vmalloc" km.json)" = null ] &&
+	jq -r ".summary.not_recorded[]" km.json > nr && grep -qx mm_page_alloc nr && grep -qx kmem_cache_free nr &&
+	! grep -qx kmalloc nr &&
+	[ "$(jq "[.callsites[] | select(.function == \"do_getxattr\") | .allocs] | add" km.json)" = $G ] &&
+	{ $KMT report --csv pages km.dat > /dev/null 2> csv.err; [ $? = 1 ]; } &&
+	grep -q "pages: its events were not recorded" csv.err &&
+	$KMT diff gt.dat km.dat > kd.txt && grep -q "^PAGES (by order): not compared, the new file has no events for it" kd.txt &&
+	$KMT diff --json gt.dat km.dat | jq -e ".pages == null and (.caches | length > 0)" > /dev/null
+'
+
+test_expect_success 'what was not recorded is not zero: -e vmalloc has no slab sections' '
+	$KMT record -q -e vmalloc -o vm.dat -- $WL/kmt-gt -g 2 $F > /dev/null &&
+	$KMT report vm.dat > vm.txt &&
+	grep -q "sections left out: callsites caches processes pages lifetimes outstanding misuse" vm.txt &&
+	! grep -q "^  slab allocations" vm.txt && ! grep -q "^CALL SITES\|^CACHES\|^MISUSE" vm.txt &&
+	! grep -q "partial recording" vm.txt && grep -q "^VMALLOC" vm.txt &&
+	$KMT report --json vm.dat | jq -e ".callsites == null and .caches == null and .misuse == null and .vmalloc != null" > /dev/null &&
+	$KMT export -f sqlite -o vm.db vm.dat &&
+	if command -v sqlite3 > /dev/null; then
+		[ "$(sqlite3 vm.db "SELECT count(*) FROM callsites")" = 0 ] &&
+		sqlite3 vm.db "SELECT value FROM meta WHERE key = '"'"'not_recorded'"'"'" | grep -q "kmalloc kfree"
+	fi
+'
+
 test_expect_success 'record --list: one column for every event name, however long' '
 	$KMT record --list | grep " id [0-9]" | awk "{ print index(\$0, \" id \") }" | sort -u > cols &&
 	cat cols && [ $(wc -l < cols) -eq 1 ]
