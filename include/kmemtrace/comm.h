@@ -17,6 +17,14 @@ struct kmt_comms *kmt_comms_new(void);	/* NULL + errno */
 void kmt_comms_free(struct kmt_comms *c);
 /* Set @pid's name (@len bytes, truncated to 15). -ENOMEM on failure. */
 int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len);
+/*
+ * The same as of time @ts: unless a name set at a later time is there
+ * already, so that names collected out of time order (one CPU after
+ * another) end as the latest in time, as the kernel's do.
+ */
+int kmt_comms_set_at(struct kmt_comms *c, int32_t pid, const char *name, size_t len, uint64_t ts);
+/* Every entry of @from into @c, each as of its own time. -ENOMEM on failure. */
+int kmt_comms_merge(struct kmt_comms *c, const struct kmt_comms *from);
 /* @pid's name, or NULL. */
 const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid);
 /* Add every "pid comm" line of @text; malformed lines are skipped. */

@@ -14,6 +14,7 @@
 struct centry {
 	int32_t pid;			/* 0: empty (pid 0 is stored as -2^31) */
 	char name[KMT_COMM_LEN];
+	uint64_t ts;			/* when it got the name (kmt_comms_set_at), or 0 */
 };
 
 struct kmt_comms {
@@ -76,21 +77,62 @@ static int grow(struct kmt_comms *c)
 	return 0;
 }
 
-int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len)
+/* The entry of @pid, made if new (NULL on ENOMEM). */
+static struct centry *entry(struct kmt_comms *c, int32_t pid)
 {
 	int32_t key = pid ? pid : PID0;
 	struct centry *e;
 
 	if ((c->n + 1) * 2 > c->cap && grow(c))
-		return -ENOMEM;
+		return NULL;
 	e = find(c, key);
 	if (!e->pid) {
 		e->pid = key;
 		c->n++;
 	}
+	return e;
+}
+
+static void name_entry(struct centry *e, const char *name, size_t len)
+{
 	len = strnlen(name, MIN(len, (size_t)KMT_COMM_LEN - 1));
 	memcpy(e->name, name, len);
 	e->name[len] = '\0';
+}
+
+int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len)
+{
+	struct centry *e = entry(c, pid);
+
+	if (!e)
+		return -ENOMEM;
+	name_entry(e, name, len);
+	return 0;
+}
+
+int kmt_comms_set_at(struct kmt_comms *c, int32_t pid, const char *name, size_t len, uint64_t ts)
+{
+	struct centry *e = entry(c, pid);
+
+	if (!e)
+		return -ENOMEM;
+	if (ts >= e->ts) {
+		name_entry(e, name, len);
+		e->ts = ts;
+	}
+	return 0;
+}
+
+int kmt_comms_merge(struct kmt_comms *c, const struct kmt_comms *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->cap; i++) {
+		const struct centry *e = &from->v[i];
+
+		if (e->pid && kmt_comms_set_at(c, e->pid == PID0 ? 0 : e->pid, e->name, sizeof(e->name), e->ts))
+			return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -113,8 +113,9 @@ static void note_comm(struct kmt_comms *comms, const struct kmt_event *ev)
 	size_t len = ev->str2_len;
 	const char *name = ev->kind == KMT_EV_EXIT ? ev->str2 : kmt_event_task_name(ev, buf, &len);
 
+	/* Collected CPU by CPU: the latest in time must win, not the last seen. */
 	if (name)
-		kmt_comms_set(comms, ev->pid2, name, len);
+		kmt_comms_set_at(comms, ev->pid2, name, len, ev->ts);
 }
 
 /*
@@ -269,7 +270,7 @@ static void *scan_main(void *arg)
 /*
  * Scan every CPU of the main buffer, each on its own thread (the recorded
  * pages are in the page cache: this is CPU work). Names are collected per
- * CPU and applied in CPU order afterwards, as one thread would have.
+ * CPU and merged afterwards, each pid's latest in time winning.
  */
 static int scan_all(struct fin *s, const struct kmt_decoder *dec, struct kmt_comms *comms,
 		    struct kmt_finalize_result *res, struct kmt_diag *d)
@@ -292,19 +293,12 @@ static int scan_all(struct fin *s, const struct kmt_decoder *dec, struct kmt_com
 			scan_main(&j[i]);
 	}
 	for (i = 0; i < n; i++) {
-		char *text;
-		size_t len;
-
 		if (j[i].started)
 			pthread_join(j[i].th, NULL);
 		if (!ret && j[i].ret)
 			ret = kmt_diag_set(d, j[i].ret, "%s", j[i].d.msg);
-		if (!ret && j[i].comms) {
-			text = kmt_comms_format(j[i].comms, &len);
-			if (!text || kmt_comms_parse(comms, text, len))
-				ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-			free(text);
-		}
+		if (!ret && j[i].comms && kmt_comms_merge(comms, j[i].comms))
+			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
 		kmt_comms_free(j[i].comms);
 	}
 	free(j);

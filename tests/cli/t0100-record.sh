@@ -135,5 +135,14 @@ test_expect_success 'the recorder excludes its own threads' '
 	! $KMT dump -a self.dat | grep -q "kmemtrace/"
 '
 
+test_expect_success 'another reader names a task by its latest name in time, not in the file'"'"'s order' '
+	[ "$(nproc)" -ge 2 ] || { echo "one CPU: nothing to order"; exit 0; }
+	$KMT record -q -o cm.dat -- taskset -c 1 sh -c "taskset -c 0 $WL/kmt-gt -g 200 $F" > out &&
+	p=$(sed -n "s/^kmt-gt pid \([0-9]*\):.*/\1/p" out) && [ -n "$p" ] &&
+	trace-cmd report cm.dat 2> /dev/null | awk -v p="$p" "{ n = split(\$1, a, \"-\"); if (a[n] == p) print \$1 }" |
+		sort | uniq -c > names && cat names &&
+	[ "$(awk "{ print \$2 }" names)" = "kmt-gt-$p" ] && [ "$(awk "{ print \$1 }" names)" -ge 200 ]
+'
+
 tracefs_check
 test_done

@@ -95,6 +95,26 @@ static void test_comms(void **state)
 	kmt_comm_from_exec("kmt-gt", 6, name);
 	assert_string_equal(name, "kmt-gt");
 	kmt_comms_free(c);
+	/* Names collected one CPU after another: the latest in time wins, merged too. */
+	{
+		struct kmt_comms *cpu0 = kmt_comms_new(), *cpu1 = kmt_comms_new(), *all = kmt_comms_new();
+
+		kmt_comms_set_at(cpu0, 7, "kmt-gt", 6, 300);	/* exec, on CPU 0 */
+		kmt_comms_set_at(cpu1, 7, "sh", 2, 100);	/* fork, on CPU 1 */
+		kmt_comms_set_at(cpu1, 7, "taskset", 7, 200);	/* exec, on CPU 1 */
+		kmt_comms_set_at(cpu1, 0, "swapper/1", 9, 50);
+		kmt_comms_set(all, 7, "bash", 4);		/* from /proc, before the trace */
+		assert_int_equal(kmt_comms_merge(all, cpu0), 0);
+		assert_int_equal(kmt_comms_merge(all, cpu1), 0);
+		assert_string_equal(kmt_comms_get(all, 7), "kmt-gt");
+		assert_string_equal(kmt_comms_get(all, 0), "swapper/1");
+		kmt_comms_set_at(cpu1, 7, "late", 4, 400);
+		assert_int_equal(kmt_comms_merge(all, cpu1), 0);
+		assert_string_equal(kmt_comms_get(all, 7), "late");
+		kmt_comms_free(cpu0);
+		kmt_comms_free(cpu1);
+		kmt_comms_free(all);
+	}
 }
 
 static void test_gfp_names(void **state)
