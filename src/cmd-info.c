@@ -30,21 +30,6 @@ const struct cmd_help info_help = {
 	.opts = info_opts,
 };
 
-static void print_stats(const struct kmt_buffer *b, int cpu)
-{
-	int i;
-
-	for (i = 0; i < b->nr_stats; i++) {
-		const struct kmt_cpustat *st = &b->stats[i];
-
-		if (st->cpu != cpu)
-			continue;
-		printf(" %10" PRIu64 " %10" PRIu64, st->overrun, st->dropped);
-		return;
-	}
-	printf(" %10s %10s", "-", "-");
-}
-
 static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 			 const struct kmt_census *c)
 {
@@ -53,23 +38,20 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 	int i;
 	uint32_t id;
 
-	printf("\n%-5s %12s %9s %10s %11s %10s %10s\n", "CPU", "events", "pages", "data-MiB",
-	       "lost", "overrun", "dropped");
+	printf("\n%-5s %12s %9s %10s %10s %8s\n", "CPU", "events", "pages", "data-MiB", "lost", "gaps");
 	for (i = 0; i < c->nr_cpus; i++) {
 		const struct kmt_census_cpu *cc = &c->cpus[i];
 
-		printf("%-5d %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 "%s", cc->cpu, cc->events,
-		       cc->pages, (double)cc->bytes / 1048576, cc->lost_events,
-		       cc->lost_unknown ? "+" : " ");
-		print_stats(b, cc->cpu);
-		putchar('\n');
+		printf("%-5d %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 " %8" PRIu64 "\n", cc->cpu, cc->events,
+		       cc->pages, (double)cc->bytes / 1048576, cc->lost, cc->lost_pages);
 		pages += cc->pages;
 		bytes += cc->bytes;
 	}
-	printf("%-5s %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 "%s\n", "all", c->events, pages,
-	       (double)bytes / 1048576, c->lost_events, c->lost_unknown ? "+" : "");
-	if (c->lost_unknown)
-		printf("(+: %" PRIu64 " pages report lost events without a count)\n", c->lost_unknown);
+	printf("%-5s %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 " %8" PRIu64 "\n", "all", c->events, pages,
+	       (double)bytes / 1048576, c->lost, c->lost_pages);
+	if (c->lost && !b->nr_stats && c->lost_unknown)
+		printf("(the file has no ring-buffer stats: %" PRIu64 " of the gaps have no count, so more were lost)\n",
+		       c->lost_unknown);
 	printf("\n%-40s %12s\n", "event", "records");
 	for (id = 0; id < c->nr_ids; id++) {
 		const struct kmt_format *fmt;
@@ -169,8 +151,8 @@ int cmd_info(int argc, char **argv)
 		if (kmt_census_run(&c, f, ab, &d)) {
 			ret = error("%s", d.msg);
 		} else {
-			printf("\nwatchpoint samples: %" PRIu64 ", lost %" PRIu64 "%s (", c.events, c.lost_events,
-			       c.lost_unknown ? "+" : "");
+			printf("\nwatchpoint samples: %" PRIu64 ", lost %" PRIu64 "%s (", c.events, c.lost,
+			       c.lost_unknown && !kmt_file_buffer(f, ab)->nr_stats ? "+" : "");
 			for (j = 0; j < c.nr_cpus; j++)
 				printf("%sCPU %d: %" PRIu64, j ? ", " : "", c.cpus[j].cpu, c.cpus[j].events);
 			printf(")\n");

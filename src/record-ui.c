@@ -11,15 +11,9 @@
 
 #include <kmemtrace/format.h>
 #include <kmemtrace/hwbp.h>
+#include <kmemtrace/tracefile.h>
 #include "cmd.h"
 #include "record.h"
-
-static uint64_t stat_field(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
-}
 
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	       const struct kmt_recorder *r, double elapsed)
@@ -31,8 +25,11 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	for (i = 0; i < nr_cpus; i++) {
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpus[i]);
 		if (kmt_instance_read(in, rel, buf, sizeof(buf)) > 0) {
-			events += stat_field(buf, "entries: ") + stat_field(buf, "read events: ");
-			lost += stat_field(buf, "\noverrun: ") + stat_field(buf, "dropped events: ");
+			struct kmt_cpustat st;
+
+			kmt_cpustat_parse(&st, buf, strlen(buf));
+			events += st.entries + st.read;
+			lost += kmt_cpustat_lost(&st, 0);
 		}
 		bytes += kmt_recorder_bytes(r, i);
 	}
@@ -82,16 +79,14 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 	print_count(res->lost, b, sizeof(b));
 	fprintf(stderr, "%s: %s events in %.1f s on %d CPUs, %s lost\n", cmd_name, a, elapsed,
 		res->nr_cpus, b);
-	fprintf(stderr, "  %5s %14s %12s %12s %12s\n", "CPU", "events", "data", "lost", "overrun");
+	fprintf(stderr, "  %5s %14s %12s %12s %8s\n", "CPU", "events", "data", "lost", "gaps");
 	for (i = 0; i < res->nr_cpus; i++) {
 		const struct kmt_finalize_cpu *fc = &res->cpus[i];
 
 		print_count(fc->events, a, sizeof(a));
-		print_count(fc->lost, b, sizeof(b));
-		print_count(fc->overrun + fc->dropped, c, sizeof(c));
-		fprintf(stderr, "  %5d %14s %12s %11s%s %12s\n", fc->cpu, a,
-			human_bytes((double)fc->bytes, hb), b, fc->lost_unknown ? "+" : " ",
-			fc->has_stats ? c : "-");
+		print_count(kmt_finalize_cpu_lost(fc), b, sizeof(b));
+		print_count(fc->lost_pages, c, sizeof(c));
+		fprintf(stderr, "  %5d %14s %12s %12s %8s\n", fc->cpu, a, human_bytes((double)fc->bytes, hb), b, c);
 	}
 	fprintf(stderr, "  wrote %s: %s", output, human_bytes((double)res->file_bytes, hb));
 	if (res->events)

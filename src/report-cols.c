@@ -402,6 +402,11 @@ static void g_truncated(const struct report *r, const void *row, struct rval *v,
 	v->u = (uint64_t)SUM(row)->truncated_cpus;
 }
 
+static void g_lost_by_ring(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->u = SUM(row)->lost_by_ring;
+}
+
 static void g_lost_by_cpu(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->v = SUM(row)->lost_by_cpu;
@@ -471,6 +476,11 @@ static const struct rcol summary_cols[] = {
 	U("live_bytes", S, live_bytes, RU_BYTES, NULL, 0, NULL, "their allocated bytes"),
 	U("uncertain_objects", S, uncertain_objects, RU_COUNT, NULL, 0, NULL,
 	  "objects whose fate a loss may hide"),
+	U("uncertain_allocs", S, uncertain_allocs, RU_COUNT, NULL, 0, NULL,
+	  "of the uncertain objects, those allocated in the window: allocs = frees + live_objects + "
+	  "uncertain_allocs + unseen_frees"),
+	U("unseen_frees", S, unseen_frees, RU_COUNT, NULL, 0, NULL,
+	  "objects freed where the trace shows no free (their address was allocated again)"),
 	U("uncertain_bytes", S, uncertain_bytes, RU_BYTES, NULL, 0, NULL,
 	  "allocated bytes of the uncertain objects allocated in the trace (live at its end)"),
 	U("uncertain_misuse", S, uncertain_misuse, RU_COUNT, NULL, 0, NULL,
@@ -495,7 +505,12 @@ static const struct rcol summary_cols[] = {
 	U("page_failures", S, page_failures, RU_COUNT, NULL, 0, NULL, "page allocations that failed"),
 	U("percpu_allocs", S, pcpu_allocs, RU_COUNT, NULL, 0, NULL, "per-CPU allocations"),
 	U("percpu_frees", S, pcpu_frees, RU_COUNT, NULL, 0, NULL, "per-CPU frees"),
-	U("lost_events", S, lost_events, RU_COUNT, NULL, 0, NULL, "events the ring buffer reported lost"),
+	U("lost_events", S, lost_events, RU_COUNT, NULL, 0, NULL, "events lost: what the ring buffer counted "
+	  "(its stats, stored in the file) for a whole trace, as record, info and check say; else the sum "
+	  "of the gaps' counts"),
+	U("lost_gaps", S, lost_gaps, RU_COUNT, NULL, 0, NULL, "places where events were lost"),
+	G("lost_by_ring", RT_BOOL, RU_NONE, NULL, 0, NULL, "lost_events is the ring buffer's own count",
+	  g_lost_by_ring),
 	U("lost_gaps_unknown", S, lost_pages_unknown, RU_COUNT, NULL, 0, NULL,
 	  "gaps reported without a count"),
 	G("lost_by_cpu", RT_ARRAY, RU_COUNT, NULL, 0, NULL, "events lost, indexed by CPU number", g_lost_by_cpu),

@@ -172,12 +172,17 @@ static void summary(const struct report *r, FILE *out)
 		fprintf(out, "  events lost            0\n");
 		return;
 	}
+	/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
 	fprintf(out, "  events lost            %s", num(s->lost_events));
 	for (i = 0; i < s->nr_cpus; i++)
 		if (s->lost_by_cpu[i])
 			fprintf(out, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
-	if (s->lost_pages_unknown)
-		fprintf(out, " (+%s gaps of unknown size)", num(s->lost_pages_unknown));
+	if (s->lost_gaps)
+		fprintf(out, ", in %s gap%s", num(s->lost_gaps), s->lost_gaps > 1 ? "s" : "");
+	if (s->lost_by_ring)
+		fprintf(out, " (the ring buffer's count)");
+	else if (s->lost_pages_unknown)
+		fprintf(out, " (%s of the gaps had no count: more were lost)", num(s->lost_pages_unknown));
 	fputc('\n', out);
 	if (s->truncated_cpus)
 		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"

@@ -15,6 +15,7 @@ struct kmt_census_cpu {
 	uint64_t lost_events;		/* sum of the counts pages carry */
 	uint64_t lost_pages;		/* pages flagged "events missed" */
 	uint64_t lost_unknown;		/* ... whose count did not fit */
+	uint64_t lost;			/* the one figure: kmt_cpustat_lost() */
 	uint64_t first_ts, last_ts;
 };
 
@@ -24,6 +25,7 @@ struct kmt_census {
 	uint32_t nr_ids;
 	uint64_t *per_id;		/* records per event id, nr_ids entries */
 	uint64_t events, lost_events, lost_unknown;
+	uint64_t lost, lost_pages;	/* the one figure, and the gaps, over all CPUs */
 };
 
 /*

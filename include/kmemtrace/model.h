@@ -166,6 +166,10 @@ struct kmt_summary {
 	uint64_t now_objects, now_bytes;	/* slab objects allocated and not gone, so far
 						   (live and uncertain, before the end) */
 	uint64_t uncertain_objects;	/* a loss may hide their fate */
+	uint64_t uncertain_allocs;	/* ... of them, allocated in the trace (live at
+					   its end): allocs = frees + live_objects +
+					   uncertain_allocs + unseen_frees */
+	uint64_t unseen_frees;		/* objects freed where the trace shows no free */
 	uint64_t uncertain_bytes;	/* allocated bytes of those allocated in the trace */
 	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
 	uint64_t failures;		/* allocations that returned NULL */
@@ -179,8 +183,11 @@ struct kmt_summary {
 	uint64_t vmap_bytes, vmap_bytes_freed;
 	uint64_t vmap_preexisting_frees;	/* of areas allocated before the trace */
 	uint64_t vmap_live, vmap_live_bytes;	/* allocated in the trace, live at its end */
-	uint64_t lost_events;		/* known counts */
+	uint64_t lost_events;		/* the one figure: the ring buffer's count
+					   (kmt_model_ring_lost()), else the gaps' */
+	uint64_t lost_gaps;		/* places where events were lost */
 	uint64_t lost_pages_unknown;	/* gaps of unknown size */
+	bool lost_by_ring;		/* lost_events is the ring buffer's count */
 	int nr_cpus;			/* highest CPU seen + 1 */
 	const uint64_t *lost_by_cpu;	/* nr_cpus entries */
 	const uint64_t *events_by_cpu;
@@ -306,6 +313,13 @@ void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h);
 void kmt_model_access_lost(struct kmt_model *m, int64_t lost);
 /* A CPU lost @lost events (-1: unknown) just before time @ts. */
 void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts);
+/*
+ * The ring buffer of @cpu counted @lost events lost over the whole
+ * recording (its stats): the summary's figure for that CPU, where the
+ * gaps' own counts (page headers) are less or unknown. Only for a
+ * trace analysed whole.
+ */
+void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost);
 /*
  * The recording of @cpu stopped early (disk full) at @ts: its later events
  * are missing, so what follows is judged as after a loss of unknown size.

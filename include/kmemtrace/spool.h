@@ -139,9 +139,13 @@ struct kmt_finalize_cpu {
 	uint64_t events, pages, bytes;
 	uint64_t lost;			/* counts from page headers */
 	uint64_t lost_unknown;		/* flagged pages without a count */
+	uint64_t lost_pages;		/* flagged pages: the gaps */
 	uint64_t overrun, dropped;	/* from the ring buffer's stats */
 	bool has_stats;
 };
+
+/* The events @fc's CPU lost, the one figure (kmt_cpustat_lost()). */
+uint64_t kmt_finalize_cpu_lost(const struct kmt_finalize_cpu *fc);
 
 struct kmt_finalize_result {
 	int nr_cpus;

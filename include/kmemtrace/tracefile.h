@@ -67,6 +67,19 @@ struct kmt_cpustat {
 	char *text;			/* the CPUSTAT text itself */
 };
 
+/*
+ * Parse the kernel's per_cpu/cpuN/stats text ("entries: N" lines, and
+ * kmemtrace's own "CPU:" and "kmemtrace truncated:" lines) into @st; @st->text
+ * is left NULL. The one reader of that text. Returns whether a "CPU:" line was there.
+ */
+bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
+/*
+ * The events a CPU lost, one figure everywhere (record, info, check,
+ * report): what its ring buffer counted (overrun + dropped events), or what
+ * its page headers counted (@counted) if more; @st may be NULL (no stats).
+ */
+uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
+
 struct kmt_cpu_data {
 	int cpu;
 	uint64_t offset;		/* file offset of the data */
@@ -84,6 +97,9 @@ struct kmt_buffer {
 	int nr_stats;
 	struct kmt_cpustat *stats;	/* per-CPU stats of this buffer */
 };
+
+/* The stats of CPU @cpu of @b, or NULL (@b may be NULL). */
+const struct kmt_cpustat *kmt_buffer_cpustat(const struct kmt_buffer *b, int cpu);
 
 struct kmt_file_info {
 	const char *path;

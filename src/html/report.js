@@ -940,7 +940,7 @@ function headerBlock(app) {
   if (S.affected_by_loss) {
     const parts = [];
     if (S.lost_events) parts.push(fmtCount(S.lost_events) + ' events were lost (' + (S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null).filter(Boolean).join(', ') + ')');
-    if (S.lost_gaps_unknown) parts.push(fmtCount(S.lost_gaps_unknown) + ' gaps of unknown size');
+    if (S.lost_gaps_unknown && !S.lost_by_ring) parts.push(fmtCount(S.lost_gaps_unknown) + ' of the gaps had no count: more were lost');
     if (S.truncated_cpus) parts.push(fmtCount(S.truncated_cpus) + ' CPU recordings stopped early (disk full): their later events are missing');
     warn.appendChild(banner('loss', 'Results are affected by lost events.', parts.join('; ') + '. ' +
       fmtCount(S.uncertain_objects || 0) + ' objects (' + fmtBytes(S.uncertain_bytes || 0) + ') and ' +
@@ -991,7 +991,7 @@ function summarySection(sec) {
       fmtCount(S.pages_freed) + ' pages)' + (S.page_failures ? '; ' + fmtCount(S.page_failures) + ' failed' : ''), 'page') : null,
     V ? kpi('vmalloc areas', fmtCount(V.allocs), fmtBytes(V.bytes) + '; ' + fmtCount(V.frees) + ' frees; ' + fmtCount(V.live) + ' live (' + fmtBytes(V.live_bytes) + ')') : null,
     S.percpu_allocs || S.percpu_frees ? kpi('per-CPU allocations', fmtCount(S.percpu_allocs), fmtCount(S.percpu_frees) + ' frees') : null,
-    kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown ? ' + ' + S.lost_gaps_unknown + ' gaps' : ''),
+    kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown && !S.lost_by_ring ? ' or more' : ''),
       (S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null).filter(Boolean).join(', ') +
       (S.truncated_cpus ? '; ' + S.truncated_cpus + ' CPUs truncated' : '') || 'none', S.affected_by_loss ? 'loss bad' : 'ok'),
     slab ? kpi('misuse errors', fmtCount(sev('error')), fmtCount(sev('warning')) + ' warnings, ' + fmtCount(sev('info')) + ' info',

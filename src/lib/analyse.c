@@ -354,6 +354,14 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		ret = kmt_diag_set(d, -ERANGE, "%s: the window starts at %.6f s, but the trace ends at %.6f s",
 				   kmt_file_info(f)->path, (double)(j->lo - res->t0) / 1e9,
 				   (double)(j->seen - res->t0) / 1e9);
+	if (!ret && (!o || (o->t_start <= 0 && o->t_end < 0))) {
+		/* The whole trace: its losses are what the ring buffers counted. */
+		const struct kmt_buffer *b = kmt_file_buffer(f, buffer);
+
+		for (i = 0; b && i < b->nr_stats; i++)
+			if (b->stats[i].valid)
+				kmt_model_ring_lost(m, b->stats[i].cpu, kmt_cpustat_lost(&b->stats[i], 0));
+	}
 	if (!ret) {
 		/* The window's end if the trace goes on past it, else the trace's. */
 		res->t_end = j->past_hi ? j->hi : MAX(j->last, j->seen);

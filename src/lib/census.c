@@ -61,6 +61,9 @@ int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
 			}
 		}
 		kmt_cpu_reader_close(r);
+		cc->lost = kmt_cpustat_lost(kmt_buffer_cpustat(b, cc->cpu), cc->lost_events);
+		c->lost += cc->lost;
+		c->lost_pages += cc->lost_pages;
 		c->events += cc->events;
 		c->lost_events += cc->lost_events;
 		c->lost_unknown += cc->lost_unknown;

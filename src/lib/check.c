@@ -170,10 +170,14 @@ static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decode
 	}
 	kmt_cpu_reader_close(r);
 	if (lost_pages) {
-		c->res->lost += lost;
+		const struct kmt_cpustat *st = kmt_buffer_cpustat(b, cpu);
+		uint64_t all = kmt_cpustat_lost(st, lost);
+
+		c->res->lost += all;
 		finding(c, KMT_SEV_WARNING, cpu, first_lost_off, 0, b->compressed, first_lost_ts,
-			"events were lost before %" PRIu64 " pages: %" PRIu64 " counted%s", lost_pages, lost,
-			lost_pages > 1 || !lost ? " (some pages could not store the count)" : "");
+			"%" PRIu64 " events were lost, in %" PRIu64 " gap%s (%s)", all, lost_pages,
+			lost_pages > 1 ? "s" : "", st && st->valid ? "the ring buffer's count" :
+			all && lost_pages == 1 ? "the page's count" : "the pages' counts, some unknown");
 	}
 	{
 		int s;

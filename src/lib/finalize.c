@@ -152,6 +152,7 @@ static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
 			break;
 		fc->pages++;
 		if (pg.missed) {
+			fc->lost_pages++;
 			if (pg.lost > 0)
 				fc->lost += (uint64_t)pg.lost;
 			else
@@ -305,14 +306,20 @@ static int scan_all(struct fin *s, const struct kmt_decoder *dec, struct kmt_com
 	return ret;
 }
 
+uint64_t kmt_finalize_cpu_lost(const struct kmt_finalize_cpu *fc)
+{
+	struct kmt_cpustat st = { .valid = fc->has_stats, .overrun = fc->overrun, .dropped = fc->dropped };
+
+	return kmt_cpustat_lost(&st, fc->lost);
+}
+
 static void parse_stats(const char *text, struct kmt_finalize_cpu *fc)
 {
-	const char *p;
+	struct kmt_cpustat st;
 
-	if ((p = strstr(text, "\noverrun: ")))
-		fc->overrun = strtoull(p + 10, NULL, 10);
-	if ((p = strstr(text, "\ndropped events: ")))
-		fc->dropped = strtoull(p + 17, NULL, 10);
+	kmt_cpustat_parse(&st, text, strlen(text));
+	fc->overrun = st.overrun;
+	fc->dropped = st.dropped;
 	fc->has_stats = true;
 }
 
@@ -648,8 +655,7 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 		struct kmt_finalize_cpu *fc = &res->cpus[i];
 
 		res->events += fc->events;
-		/* Page headers and stats count the same losses; trust the larger. */
-		res->lost += MAX(fc->lost, fc->overrun + fc->dropped);
+		res->lost += kmt_finalize_cpu_lost(fc);
 	}
 out:
 	free(st.cpu);

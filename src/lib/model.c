@@ -328,6 +328,7 @@ static void gone_unseen(struct kmt_model *m, const struct obj *o)
 	struct kmt_site *s = &m->sites.v[o->site];
 
 	s->unseen_frees++;
+	m->sum.unseen_frees++;
 	GONE(s, o);
 	if (o->cache != NONE) {
 		m->caches.v[o->cache].unseen_frees++;
@@ -1026,6 +1027,7 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 	drain(m, 0);
 	m->loss_seq++;
 	m->sum.affected_by_loss = true;
+	m->sum.lost_gaps++;
 	if (lost > 0)
 		m->sum.lost_events += (uint64_t)lost;
 	else
@@ -1041,6 +1043,18 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 		m->cpu[cpu].seq += 2;
 	}
 	model_detail_gap(m, cpu, lost > 0 ? lost : -1, ts, false);
+}
+
+void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost)
+{
+	if (cpu < 0 || cpu >= MAX_CPUS || lost <= m->lost_by_cpu[cpu])
+		return;
+	m->sum.lost_events += lost - m->lost_by_cpu[cpu];
+	m->lost_by_cpu[cpu] = lost;
+	m->sum.lost_by_ring = true;
+	m->sum.affected_by_loss = true;
+	if (cpu >= m->sum.nr_cpus)
+		m->sum.nr_cpus = cpu + 1;
 }
 
 void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
@@ -1228,6 +1242,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 			/* Its free may have been lost. */
 			s->uncertain++;
 			m->sum.uncertain_objects++;
+			m->sum.uncertain_allocs++;
 			m->sum.uncertain_bytes += o->alloc;
 			continue;
 		}

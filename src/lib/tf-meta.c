@@ -177,6 +177,53 @@ static uint64_t stat_value(const char *text, size_t len, const char *key, bool *
 	return 0;
 }
 
+bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len)
+{
+	bool found = false, cpu;
+
+	memset(st, 0, sizeof(*st));
+	st->cpu = (int)stat_value(text, len, "CPU", &found);
+	cpu = found;
+	st->valid = true;
+	st->entries = stat_value(text, len, "entries", &found);
+	st->overrun = stat_value(text, len, "overrun", &found);
+	st->commit_overrun = stat_value(text, len, "commit overrun", &found);
+	st->bytes = stat_value(text, len, "bytes", &found);
+	st->dropped = stat_value(text, len, "dropped events", &found);
+	st->read = stat_value(text, len, "read events", &found);
+	found = false;
+	stat_value(text, len, "kmemtrace truncated", &found);
+	if (found) {
+		const char *t = memmem(text, len, "kmemtrace truncated:", 20);
+		size_t n = 0;
+
+		st->truncated = true;
+		t += 20;
+		while (t < text + len && *t == ' ')
+			t++;
+		while (t + n < text + len && t[n] != '\n' && t[n] && n < sizeof(st->note) - 1)
+			n++;
+		memcpy(st->note, t, n);
+		st->note[n] = '\0';
+	}
+	return cpu;
+}
+
+uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted)
+{
+	return st && st->valid ? MAX(counted, st->overrun + st->dropped) : counted;
+}
+
+const struct kmt_cpustat *kmt_buffer_cpustat(const struct kmt_buffer *b, int cpu)
+{
+	int i;
+
+	for (i = 0; b && i < b->nr_stats; i++)
+		if (b->stats[i].valid && b->stats[i].cpu == cpu)
+			return &b->stats[i];
+	return NULL;
+}
+
 /*
  * One CPUSTAT option: either "CPU: N\nentries: ...\n..." for the buffer
  * currently selected, or trace-cmd's "\nBuffer: NAME\n\n" marker that
@@ -187,7 +234,6 @@ int tf_add_cpustat(struct kmt_file *f, const char *text, size_t len)
 	struct kmt_cpustat st = { 0 }, *v;
 	struct kmt_buffer *b;
 	const char *mark;
-	bool found = false;
 	char name[256];
 
 	mark = memmem(text, len, "Buffer: ", 8);
@@ -205,31 +251,8 @@ int tf_add_cpustat(struct kmt_file *f, const char *text, size_t len)
 		f->stat_buffer = b->name;
 		return sbuf_add(&f->cpustat_text, text, strnlen(text, len));
 	}
-	st.cpu = (int)stat_value(text, len, "CPU", &found);
-	if (!found || st.cpu < 0 || st.cpu > 65535)
+	if (!kmt_cpustat_parse(&st, text, len) || st.cpu < 0 || st.cpu > 65535)
 		return sbuf_add(&f->cpustat_text, text, strnlen(text, len));
-	st.valid = true;
-	st.entries = stat_value(text, len, "entries", &found);
-	st.overrun = stat_value(text, len, "overrun", &found);
-	st.commit_overrun = stat_value(text, len, "commit overrun", &found);
-	st.bytes = stat_value(text, len, "bytes", &found);
-	st.dropped = stat_value(text, len, "dropped events", &found);
-	st.read = stat_value(text, len, "read events", &found);
-	found = false;
-	stat_value(text, len, "kmemtrace truncated", &found);
-	if (found) {
-		const char *t = memmem(text, len, "kmemtrace truncated:", 20);
-		size_t n = 0;
-
-		st.truncated = true;
-		t += 20;
-		while (t < text + len && *t == ' ')
-			t++;
-		while (t + n < text + len && t[n] != '\n' && t[n] && n < sizeof(st.note) - 1)
-			n++;
-		memcpy(st.note, t, n);
-		st.note[n] = '\0';
-	}
 	st.text = xstrndup(text, strnlen(text, len));
 	b = tf_buffer_get(f, f->stat_buffer ? f->stat_buffer : "");
 	if (!b || !st.text) {
