@@ -244,6 +244,8 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.spool = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
 		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
 		.hold_bytes = rc->o.hold_mb << 20,
+		/* -m 0: what is recorded reaches the spool within half a second. */
+		.sync_ms = rc->o.hold_mb ? 0 : 500,
 	};
 	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
 	char name[64], notes[2048], sub[32];

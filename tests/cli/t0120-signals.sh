@@ -17,6 +17,47 @@ start_recorder() {	# output-file
 	wait_tracing $(cat "$1.pid") || { cat "$1.err"; return 1; }
 }
 
+# A recorder following a command that runs kmt-gt -g N, then sleeps (a
+# quiet task: nothing more is recorded) until end_child ends it. Returns
+# once kmt-gt is done.
+start_gt_recorder() {	# name N [record option...]
+	local name=$1 n=$2 i
+	shift 2
+	$KMT record -q -F -o $name.dat "$@" -- sh -c "echo \$\$ > $name.child; $WL/kmt-gt -g $n $F > /dev/null;
+		touch $name.done; exec sleep 60" > /dev/null 2> $name.err &
+	echo $! > $name.pid
+	for i in $(seq 200); do
+		[ -e $name.done ] && return 0
+		sleep 0.05
+	done
+	echo "kmt-gt did not finish"; cat $name.err
+	kill -TERM $(cat $name.pid); wait $(cat $name.pid); end_child $name; return 1
+}
+
+# The sleeping command of start_gt_recorder, ended (by its pid, if it is
+# still that sleep).
+end_child() {	# name
+	local c
+	c=$(cat $1.child 2> /dev/null) || return 0
+	[ "$(cat /proc/$c/comm 2> /dev/null)" = sleep ] && kill $c 2> /dev/null
+	return 0
+}
+
+# SIGKILL, as the OOM killer sends it: no clean-up at all.
+kill_recorder() {	# name
+	kill -KILL $(cat $1.pid) && { wait $(cat $1.pid) 2> /dev/null || true; }
+}
+
+# A field of the per-CPU stats of instance directory $1, summed over CPUs.
+stat_sum() {	# instance-dir field
+	cat $1/per_cpu/cpu*/stats | awk -v f="$2:" 'index($0, f) == 1 { n += $NF } END { print n + 0 }'
+}
+
+# A trace file's events and losses in all, from kmemtrace info.
+info_all() {	# file
+	$KMT info $1 | awk '$1 == "all" { print $2, $5 }'
+}
+
 for sig in INT TERM HUP; do
 	test_expect_success "SIG$sig: recording stops, the file is valid, the instance is gone" '
 		start_recorder $sig.dat &&
@@ -40,6 +81,21 @@ test_expect_success 'SIGTERM to the recorder ends its command too' '
 	for i in $(seq 1 200); do pgrep -x -P $p sleep > /dev/null && break; sleep 0.05; done;
 	kill -TERM $p; rc=0; wait $p || rc=$?; echo "rc $rc";
 	[ $rc -eq 143 ] && ! pgrep -P $p > /dev/null && $KMT info c.dat > /dev/null
+'
+
+# -m 0 writes through: a recording reaches the spool within a second, so
+# a SIGKILL loses nothing the kernel no longer holds. (Before, the pages
+# reached it only when a CPU's buffer passed its watermark: a quiet
+# recording's spool stayed empty.)
+test_expect_success 'record -m 0: a second later, everything recorded is in the spool' '
+	start_gt_recorder m0 7 -m 0 && sleep 1 && kill_recorder m0 &&
+	inst=$T/instances/kmemtrace-$(cat m0.pid) &&
+	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
+	echo 0 > $inst/tracing_on && rmdir $inst && end_child m0 &&
+	echo "unread $unread, read $read" && [ $unread -eq 0 ] && [ $read -gt 0 ] &&
+	$KMT record -q --recover m0.dat.spool &&
+	info_all m0.dat > all && cat all && [ "$(cat all)" = "$read 0" ] &&
+	n=$($KMT dump m0.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 7 ]
 '
 
 test_expect_success 'SIGKILL leaves an instance and a spool behind' '
