@@ -164,6 +164,36 @@ static int parse_options(struct rec *rc, int argc, char **argv, struct record_ar
 	return -1;
 }
 
+/*
+ * What the recording's instance still holds goes into the spool first
+ * (its recorder died and left it tracing): that needs tracefs, and root.
+ * EXIT_OK, or the exit code after saying why (then nothing is written).
+ */
+static int take_instance(struct rec *rc, struct kmt_spool *spool)
+{
+	const struct kmt_spool_meta *m = kmt_spool_meta(spool);
+	struct kmt_recover_result rr;
+	struct kmt_diag d = { 0 };
+	int ret;
+
+	if (!*m->instance)
+		return EXIT_OK;
+	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), false, &d);
+	if (ret == KMT_ENOTRACEFS)
+		return EXIT_OK;		/* no instance can be left here */
+	if (ret) {
+		fprintf(stderr, "%s: note: cannot look for the recording's instance %s, which may hold "
+			"more of it: %s\n", cmd_name, m->instance, d.msg);
+		return EXIT_OK;
+	}
+	ret = kmt_recover_take(spool, rc->root, &rr, &d);
+	if (ret)
+		return error("cannot take the events of instance %s into '%s': %s", m->instance,
+			     kmt_spool_dir(spool), d.msg);
+	ui_took(&rr, rc->o.quiet);
+	return EXIT_OK;
+}
+
 static int do_recover(struct rec *rc, const char *dir)
 {
 	struct kmt_diag d = { 0 };
@@ -183,7 +213,9 @@ static int do_recover(struct rec *rc, const char *dir)
 	spool = kmt_spool_open(dir, &d);
 	if (!spool)
 		return error("%s", d.msg);
-	if (output_prepare(rc->o.output, rc->o.quiet, false)) {
+	/* The output's place is checked before the instance is taken, and kept as .old after. */
+	if (output_prepare(rc->o.output, rc->o.quiet, true) || take_instance(rc, spool) ||
+	    output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_close(spool);
 		return EXIT_FAIL;
 	}

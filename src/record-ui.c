@@ -1,7 +1,7 @@
 /*
  * What kmemtrace record prints: the once-a-second status line on a
  * terminal, progress while the file is written, the per-CPU summary at the
- * end, and --list.
+ * end, what --recover took from a dead recorder's instance, and --list.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -73,7 +73,7 @@ static void print_count(uint64_t v, char *buf, size_t len)
 }
 
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
-		double elapsed, const char *output)
+		double elapsed, const char *output, bool recovered)
 {
 	char a[32], b[32], c[32], hb[32];
 	int i;
@@ -100,12 +100,33 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 	fputc('\n', stderr);
 	if (res->truncated)
 		fprintf(stderr, "%s: the recording is truncated: %s\n", cmd_name, res->truncated_why);
-	if (res->lost) {
+	/* Recovered, the losses are the dead recorder's, said when taken: no advice. */
+	if (res->lost && !recovered) {
 		print_count(res->lost, a, sizeof(a));
 		fprintf(stderr, "%s: %s events were LOST: the ring buffer filled faster than it was read.\n"
 			"  Record with a larger buffer (-b %u, now %u KiB per CPU), fewer events (-e)\n"
 			"  or a filter (--filter) to avoid it.\n",
 			cmd_name, a, o->buffer_kb * 4, o->buffer_kb);
+	}
+}
+
+void ui_took(const struct kmt_recover_result *rr, bool quiet)
+{
+	char a[32];
+
+	if (rr->other)
+		fprintf(stderr, "%s: note: instance %s exists, but nothing says it is this recording's (no "
+			"note in %s): left alone\n", cmd_name, rr->instance, KMT_INSTANCE_NOTES);
+	if (!rr->found)
+		return;
+	print_count(rr->taken, a, sizeof(a));
+	if (!quiet)
+		fprintf(stderr, "%s: took %s unread events from instance %s, left by the dead recorder; "
+			"instance removed\n", cmd_name, a, rr->instance);
+	if (rr->lost) {
+		print_count(rr->lost, a, sizeof(a));
+		fprintf(stderr, "%s: %s events the recorder had read were not in its spool (in its memory "
+			"when it died): marked lost where they were\n", cmd_name, a);
 	}
 }
 

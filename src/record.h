@@ -15,6 +15,7 @@
 
 #include <kmemtrace/live.h>
 #include <kmemtrace/record.h>
+#include <kmemtrace/recover.h>
 #include <kmemtrace/session.h>
 #include <kmemtrace/spool.h>
 #include <kmemtrace/tracefs.h>
@@ -142,7 +143,9 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 void ui_status_clear(void);
 void ui_progress(void *arg, uint64_t done, uint64_t total);
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
-		double elapsed, const char *output);
+		double elapsed, const char *output, bool recovered);
+/* What --recover took from the recording's instance. */
+void ui_took(const struct kmt_recover_result *rr, bool quiet);
 int ui_list(const char *root, bool verbose);
 
 #endif

@@ -257,6 +257,12 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
+	/* Killed, this recorder leaves its events to the spool noted here. */
+	if (!ret && rc->spool && (n = kmt_instance_note_spool(&rc->in, kmt_spool_dir(rc->spool))) &&
+	    !rc->o.quiet)
+		fprintf(stderr, "%s: note: cannot note the spool in %s (%s): if this recorder is killed, "
+			"a new one cannot save what its instance holds\n", cmd_name, KMT_INSTANCE_NOTES,
+			strerror(-n));
 	ret = ret ?: kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
 	if (ret) {
 		free(meta);
@@ -413,7 +419,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 			rec_keep_rest(rc, spool, res->consumed);
 		free(res);
 		if (recovered)
-			error("the spool '%s' is left as it was", kmt_spool_dir(spool));
+			error("the spool '%s' is kept", kmt_spool_dir(spool));
 		else
 			error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
 			      kmt_spool_dir(spool), kmt_spool_dir(spool));
@@ -424,7 +430,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	give_to_invoker(output);
 	kmt_spool_remove(spool);
 	if (!rc->o.quiet)
-		ui_summary(&rc->o, res, rc->elapsed, output);
+		ui_summary(&rc->o, res, rc->elapsed, output, recovered);
 	if (h && h->done)
 		h->done(rc, h->arg, res);
 	free(res);

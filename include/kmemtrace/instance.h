@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "kmemtrace.h"
 
@@ -39,6 +40,31 @@ bool kmt_instance_has(const struct kmt_instance *in, const char *rel);
  * reports it busy. Safe to call twice. Returns 0 or -errno.
  */
 int kmt_instance_remove(struct kmt_instance *in);
+
+/*
+ * An instance's spool: a recording notes it, so that whoever finds the
+ * instance after its recorder died knows where its events belong. A note
+ * is a symlink KMT_INSTANCE_NOTES/NAME -> the spool's absolute path; like
+ * the instance it does not outlive a boot (/run is a tmpfs), and it goes
+ * when the instance is removed. 0 or -errno.
+ */
+#define KMT_INSTANCE_NOTES "/run/kmemtrace"
+int kmt_instance_note_spool(const struct kmt_instance *in, const char *spool_dir);
+/* The spool noted for instance @name, into @buf: its length, or -errno (-ENOENT: none). */
+int kmt_instance_noted_spool(const char *name, char *buf, size_t len);
+
+/*
+ * Is @name the instance of a dead recorder: kmemtrace-PID or
+ * kmemtrace-PID-TAG with PID no live kmemtrace (nor this process: the pid
+ * was reused)?
+ */
+bool kmt_instance_stale(const char *name);
+/* @in for the existing instance @name (another process's); -ENOENT if there is none. */
+int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *name);
+/* Field @field ("entries", "read events") of CPU @cpu's per_cpu stats; 0 or -errno. */
+int kmt_instance_stat(const struct kmt_instance *in, int cpu, const char *field, uint64_t *v);
+/* Events the instance's ring buffers hold unread ("entries", every CPU's). */
+uint64_t kmt_instance_unread(const struct kmt_instance *in);
 
 /*
  * Remove instances named kmemtrace-PID whose PID is not a live kmemtrace

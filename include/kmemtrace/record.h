@@ -33,6 +33,8 @@ struct kmt_recorder_opts {
 					   has, its partial page too, this often
 					   (with hold_bytes 0: the spool is never
 					   further behind); 0: at the watermark */
+	bool append;			/* add to the spool's data files (a dead
+					   recorder's, recover.h) */
 };
 
 struct kmt_recorder;

@@ -59,6 +59,8 @@ struct kmt_cpustat {
 	/* Lines kmemtrace adds after the kernel's (absent in other files). */
 	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
 	char note[128];			/* why, if truncated */
+	uint64_t died;			/* events lost with a recorder that was
+					   killed (recovered, recover.h) */
 	char *text;			/* the CPUSTAT text itself */
 };
 

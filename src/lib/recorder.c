@@ -196,7 +196,10 @@ static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct k
 	c->in_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->in_fd < 0)
 		return kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
-	c->out_fd = kmt_spool_cpu_create(o->spool, KMT_SPOOL_MAIN, c->cpu, d);
+	if (o->append)
+		c->out_fd = kmt_spool_cpu_append(o->spool, KMT_SPOOL_MAIN, c->cpu, o->subbuf_size, d);
+	else
+		c->out_fd = kmt_spool_cpu_create(o->spool, KMT_SPOOL_MAIN, c->cpu, d);
 	return c->out_fd < 0 ? c->out_fd : 0;
 }
 

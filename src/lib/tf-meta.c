@@ -215,6 +215,7 @@ int tf_add_cpustat(struct kmt_file *f, const char *text, size_t len)
 	st.bytes = stat_value(text, len, "bytes", &found);
 	st.dropped = stat_value(text, len, "dropped events", &found);
 	st.read = stat_value(text, len, "read events", &found);
+	st.died = stat_value(text, len, "kmemtrace lost when the recorder died", &found);
 	found = false;
 	stat_value(text, len, "kmemtrace truncated", &found);
 	if (found) {

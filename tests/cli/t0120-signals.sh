@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The recorder stopped by signals: SIGINT, SIGTERM and SIGHUP end the
-# recording with a valid file and no instance left; after SIGKILL the next
-# recorder removes the orphaned instance and --recover turns the spool
-# into a valid trace.
+# recording with a valid file and no instance left. SIGKILL loses nothing
+# the kernel still holds: the instance left behind keeps the events not yet
+# read and --recover takes them into the file with the spool's; with -m 0
+# the spool is never more than a second behind. The next recorder removes
+# a dead one's instance.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 tracefs_snapshot
@@ -43,6 +45,22 @@ end_child() {	# name
 	return 0
 }
 
+# After a test of start_gt_recorder NAME, however it ended: its command
+# ended, its recorder too if it still runs, and its instance stopped and
+# removed if a failure left it (with the spool's note, instance.h).
+cleanup_gt() {	# name
+	local p
+	end_child $1
+	p=$(cat $1.pid 2> /dev/null) || return 0
+	kill -TERM $p 2> /dev/null && wait $p 2> /dev/null
+	if [ -d $T/instances/kmemtrace-$p ]; then
+		echo "left behind: instance kmemtrace-$p, removed"
+		echo 0 > $T/instances/kmemtrace-$p/tracing_on
+		rmdir $T/instances/kmemtrace-$p
+	fi
+	rm -f /run/kmemtrace/kmemtrace-$p
+}
+
 # SIGKILL, as the OOM killer sends it: no clean-up at all.
 kill_recorder() {	# name
 	kill -KILL $(cat $1.pid) && { wait $(cat $1.pid) 2> /dev/null || true; }
@@ -56,6 +74,32 @@ stat_sum() {	# instance-dir field
 # A trace file's events and losses in all, from kmemtrace info.
 info_all() {	# file
 	$KMT info $1 | awk '$1 == "all" { print $2, $5 }'
+}
+
+# Events a recovered file says died with its recorder, all CPUs (kmemtrace info).
+info_died() {	# file
+	$KMT info $1 | awk '/events lost when the recorder died/ { n += $3 } END { print n + 0 }'
+}
+
+# Events read out of the ring buffers, all CPUs: the stats stored in the
+# file, as trace-cmd reads them.
+tc_read() {	# file
+	trace-cmd report --stat -i $1 2> /dev/null | awk '/^read events:/ { n += $3 } END { print n + 0 }'
+}
+
+# Every event read out of the ring buffers is in the file, or counted as
+# having died with the recorder: events = read - died.
+all_accounted() {	# file
+	local events lost read died
+	set -- $1 $(info_all $1)
+	events=$2 lost=$3 read=$(tc_read $1) died=$(info_died $1)
+	echo "$1: $events events, $lost lost; $read read, $died died with the recorder"
+	[ $events -eq $((read - died)) ]
+}
+
+# The events --recover said it took from instance kmemtrace-PID (in err).
+said_took() {	# pid
+	sed -n "s/.*took \([0-9,]*\) unread events from instance kmemtrace-$1,.*/\1/p" err | tr -d ,
 }
 
 for sig in INT TERM HUP; do
@@ -88,14 +132,54 @@ test_expect_success 'SIGTERM to the recorder ends its command too' '
 # reached it only when a CPU's buffer passed its watermark: a quiet
 # recording's spool stayed empty.)
 test_expect_success 'record -m 0: a second later, everything recorded is in the spool' '
+	trap "cleanup_gt m0" EXIT &&
 	start_gt_recorder m0 7 -m 0 && sleep 1 && kill_recorder m0 &&
 	inst=$T/instances/kmemtrace-$(cat m0.pid) &&
 	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
-	echo 0 > $inst/tracing_on && rmdir $inst && end_child m0 &&
 	echo "unread $unread, read $read" && [ $unread -eq 0 ] && [ $read -gt 0 ] &&
-	$KMT record -q --recover m0.dat.spool &&
-	info_all m0.dat > all && cat all && [ "$(cat all)" = "$read 0" ] &&
+	$KMT record --recover m0.dat.spool 2> err; cat err &&
+	[ "$(said_took $(cat m0.pid))" = 0 ] && [ ! -d $inst ] &&
+	[ "$(info_all m0.dat)" = "$read 0" ] &&
 	n=$($KMT dump m0.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 7 ]
+'
+
+# The issue this answers: a SIGKILLed recorder's instance kept tracing with
+# all its events, --recover wrote none of them, and the next recorder
+# removed it without a word.
+test_expect_success 'SIGKILL: --recover takes what the instance still held, and removes it' '
+	trap "cleanup_gt k1" EXIT &&
+	start_gt_recorder k1 11 && kill_recorder k1 &&
+	inst=$T/instances/kmemtrace-$(cat k1.pid) && [ "$(cat $inst/tracing_on)" = 1 ] &&
+	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
+	echo "unread $unread, read $read" && [ $unread -gt 0 ] &&
+	$KMT record --recover k1.dat.spool 2> err; cat err &&
+	[ "$(said_took $(cat k1.pid))" = $unread ] &&
+	[ ! -d $inst ] && [ ! -e /run/kmemtrace/kmemtrace-$(cat k1.pid) ] &&
+	[ "$(info_all k1.dat)" = "$((unread + read)) 0" ] && all_accounted k1.dat &&
+	! $KMT info k1.dat | grep -q truncated && $KMT check -q k1.dat &&
+	n=$($KMT dump k1.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 11 ] &&
+	n=$(trace-cmd report -i k1.dat 2> /dev/null | count "call_site=do_getxattr.*bytes_req=1337") &&
+	echo "trace-cmd: getxattr $n" && [ $n -eq 11 ]
+'
+
+# Pages the recorder had read and held in memory die with it: the events
+# it read (the buffer's stats) less those in its spool are marked lost on
+# the first page taken after them, where they were. A 64 KiB buffer wakes
+# the recorder after 4 pages; its 16 MiB pipe is never full, so never
+# spooled.
+test_expect_success 'SIGKILL: what the recorder held in memory is counted lost where it was' '
+	trap "cleanup_gt k2" EXIT &&
+	start_gt_recorder k2 300 -b 64 && kill_recorder k2 &&
+	inst=$T/instances/kmemtrace-$(cat k2.pid) &&
+	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
+	echo "unread $unread, read $read" && [ $read -gt 0 ] &&
+	$KMT record --recover k2.dat.spool 2> err; cat err &&
+	[ "$(sed -n "s/.* \([0-9,]*\) events the recorder had read were not in its spool.*/\1/p" err |
+		tr -d ,)" = $read ] &&
+	set -- $(info_all k2.dat) && [ $1 -eq $unread ] && [ $(info_died k2.dat) -eq $read ] &&
+	all_accounted k2.dat && $KMT check k2.dat > chk; tail -n 3 chk &&
+	! grep -q "stats only" chk &&
+	trace-cmd report -i k2.dat 2>&1 | grep "EVENTS DROPPED"
 '
 
 test_expect_success 'SIGKILL leaves an instance and a spool behind' '
