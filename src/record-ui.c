@@ -1,7 +1,7 @@
 /*
  * What kmemtrace record prints: the once-a-second status line on a
  * terminal, progress while the file is written, the per-CPU summary at the
- * end, what --recover took from a dead recorder's instance, and --list.
+ * end, what became of dead recorders' instances, and --list.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -108,6 +108,53 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 			"  or a filter (--filter) to avoid it.\n",
 			cmd_name, a, o->buffer_kb * 4, o->buffer_kb);
 	}
+}
+
+void ui_stale(const struct kmt_stale *st, bool quiet)
+{
+	char n[32], lost[32];
+
+	print_count(st->unread, n, sizeof(n));
+	print_count(st->took.lost, lost, sizeof(lost));
+	switch (st->fate) {
+	case KMT_STALE_MOVED:
+		if (!quiet || st->took.lost || !st->removed)
+			fprintf(stderr, "%s: instance %s of a dead recorder held %s unread events: moved into "
+				"its spool, where 'kmemtrace record --recover %s' takes them%s\n", cmd_name,
+				st->name, n, st->spool, st->removed ? "; instance removed" : "");
+		if (st->took.lost)
+			fprintf(stderr, "%s:   %s events the recorder had read died with it: marked lost there\n",
+				cmd_name, lost);
+		break;
+	case KMT_STALE_NO_SPOOL:
+	case KMT_STALE_SPOOL_GONE:
+		if (!st->unread) {
+			if (!quiet)
+				fprintf(stderr, "%s: instance %s of a dead recorder held no unread events: "
+					"instance removed\n", cmd_name, st->name);
+		} else if (st->fate == KMT_STALE_NO_SPOOL) {
+			fprintf(stderr, "%s: instance %s of a dead recorder held %s unread events, and no "
+				"spool is known for them: instance removed, the events with it\n", cmd_name,
+				st->name, n);
+		} else {
+			fprintf(stderr, "%s: instance %s of a dead recorder held %s unread events, but its "
+				"spool '%s' is gone: instance removed, the events with it\n", cmd_name,
+				st->name, n, st->spool);
+		}
+		break;
+	case KMT_STALE_BUSY:
+		fprintf(stderr, "%s: instance %s of a dead recorder holds %s unread events; its spool '%s' "
+			"is in use (being recovered?): left to it, tracing stopped\n", cmd_name, st->name, n,
+			st->spool);
+		break;
+	case KMT_STALE_FAILED:
+		fprintf(stderr, "%s: instance %s of a dead recorder holds %s unread events; moving them into "
+			"its spool failed: %s\n%s:   the instance is left, tracing stopped: 'kmemtrace record "
+			"--recover %s' takes them\n", cmd_name, st->name, n, st->why, cmd_name, st->spool);
+		return;
+	}
+	if (st->err)
+		fprintf(stderr, "%s:   %s\n", cmd_name, st->why);
 }
 
 void ui_took(const struct kmt_recover_result *rr, bool quiet)

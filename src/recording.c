@@ -437,17 +437,22 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	return EXIT_OK;
 }
 
+static void say_stale(void *arg, const struct kmt_stale *st)
+{
+	const struct rec *rc = arg;
+
+	ui_stale(st, rc->o.quiet);
+}
+
 int rec_prepare(struct rec *rc, struct kmt_diag *d)
 {
-	char removed[1024];
 	int ret;
 
 	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
 	if (ret)
 		return ret;
-	ret = kmt_instance_reap(rc->root, removed, sizeof(removed));
-	if (ret > 0 && !rc->o.quiet)
-		fprintf(stderr, "%s: removed instances left by dead recorders: %s\n", cmd_name, removed);
+	/* A dead recorder's instance: its events go to its spool, tracing stops, it goes. */
+	kmt_recover_stale(rc->root, say_stale, rc);
 	if (rc->o.events_spec)
 		ret = kmt_events_expand(rc->root, rc->o.events_spec, false, &rc->events, d);
 	else

@@ -4,8 +4,8 @@
  * kmemtrace records only in instances of its own, instances/kmemtrace-PID
  * (and kmemtrace-PID-TAG), and never writes a file of the top-level
  * instance or of the function tracer. An instance is removed on every exit
- * path; instances left by a recorder that was killed are found by name and
- * removed by the next one.
+ * path; instances left by a recorder that was killed are found by name by
+ * the next one, which moves their events into their spools (recover.h).
  */
 #ifndef KMEMTRACE_INSTANCE_H
 #define KMEMTRACE_INSTANCE_H
@@ -59,18 +59,17 @@ int kmt_instance_noted_spool(const char *name, char *buf, size_t len);
  * was reused)?
  */
 bool kmt_instance_stale(const char *name);
+/*
+ * The instances under @root of dead recorders: up to @max names into
+ * @names. Returns how many, or -errno. Notes of instances that are gone
+ * are forgotten on the way.
+ */
+int kmt_instance_find_stale(const char *root, char (*names)[64], int max);
 /* @in for the existing instance @name (another process's); -ENOENT if there is none. */
 int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *name);
 /* Field @field ("entries", "read events") of CPU @cpu's per_cpu stats; 0 or -errno. */
 int kmt_instance_stat(const struct kmt_instance *in, int cpu, const char *field, uint64_t *v);
 /* Events the instance's ring buffers hold unread ("entries", every CPU's). */
 uint64_t kmt_instance_unread(const struct kmt_instance *in);
-
-/*
- * Remove instances named kmemtrace-PID whose PID is not a live kmemtrace
- * process. Their names go to @removed (space separated). Returns the number
- * removed or -errno.
- */
-int kmt_instance_reap(const char *root, char *removed, size_t len);
 
 #endif

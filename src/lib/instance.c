@@ -1,7 +1,7 @@
 /*
  * Private tracefs instances (include/kmemtrace/instance.h): created,
- * written, read and removed by name, with the spool each was noted for (a
- * symlink in KMT_INSTANCE_NOTES); those of dead recorders reaped.
+ * written, read and removed by name; those of dead recorders found, with
+ * the spool each was noted for (a symlink in KMT_INSTANCE_NOTES).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -263,34 +263,40 @@ uint64_t kmt_instance_unread(const struct kmt_instance *in)
 	return sum;
 }
 
-int kmt_instance_reap(const char *root, char *removed, size_t len)
+/* Notes of instances that are gone (removed by a kmemtrace without notes, or by hand). */
+static void forget_gone_notes(const char *root)
 {
-	char dir[512], path[768];
+	char path[768];
+	struct dirent *de;
+	DIR *dp = opendir(KMT_INSTANCE_NOTES);
+
+	while (dp && (de = readdir(dp))) {
+		if (!kmt_instance_stale(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", root, de->d_name);
+		if (access(path, F_OK) && errno == ENOENT)
+			forget_note(de->d_name);
+	}
+	if (dp)
+		closedir(dp);
+}
+
+int kmt_instance_find_stale(const char *root, char (*names)[64], int max)
+{
+	char dir[512];
 	struct dirent *de;
 	int n = 0;
 	DIR *dp;
 
-	if (len)
-		removed[0] = '\0';
 	snprintf(dir, sizeof(dir), "%s/instances", root);
 	dp = opendir(dir);
 	if (!dp)
 		return -errno;
-	while ((de = readdir(dp))) {
-		const char *s = de->d_name;
-
-		if (!kmt_instance_stale(s))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, s);
-		if (remove_path(path, s))
-			continue;
-		n++;
-		if (len) {
-			size_t l = strlen(removed);
-
-			snprintf(removed + l, len - l, "%s%s", l ? " " : "", s);
-		}
+	while ((de = readdir(dp)) && n < max) {
+		if (strlen(de->d_name) < 64 && kmt_instance_stale(de->d_name))
+			snprintf(names[n++], 64, "%s", de->d_name);
 	}
 	closedir(dp);
+	forget_gone_notes(root);
 	return n;
 }

@@ -347,3 +347,72 @@ int kmt_recover_take(struct kmt_spool *s, const char *root, struct kmt_recover_r
 				    strerror(-ret));
 	return 0;
 }
+
+/*
+ * Instance @name of a dead recorder: stopped, counted, its events moved if
+ * they can be, removed if they are or cannot be. False if it was gone.
+ */
+static bool stale_one(const char *root, const char *name, struct kmt_stale *st,
+		      char *spool_dir, size_t len, struct kmt_diag *d)
+{
+	struct kmt_spool *s = NULL;
+	struct kmt_instance in;
+	int ret;
+
+	if (kmt_instance_attach(&in, root, name))
+		return false;
+	kmt_session_tracing(&in, false, NULL);
+	st->unread = kmt_instance_unread(&in);
+	if (kmt_instance_noted_spool(name, spool_dir, len) > 0) {
+		st->spool = spool_dir;
+		s = kmt_spool_open(spool_dir, d);
+		if (!s && d->err == -EBUSY) {
+			st->fate = KMT_STALE_BUSY;
+			return true;
+		}
+		if (s && strcmp(kmt_spool_meta(s)->instance, name)) {
+			kmt_spool_close(s);	/* another recording's now */
+			s = NULL;
+		}
+	}
+	if (s) {
+		ret = kmt_recover_take(s, root, &st->took, d);
+		kmt_spool_close(s);
+		if (!ret && !st->took.found)
+			return false;	/* gone meanwhile */
+		st->fate = st->took.removed || !ret ? KMT_STALE_MOVED : KMT_STALE_FAILED;
+		st->removed = st->took.removed;
+	} else {
+		st->fate = st->spool ? KMT_STALE_SPOOL_GONE : KMT_STALE_NO_SPOOL;
+		ret = kmt_instance_remove(&in);
+		st->removed = !ret;
+		if (ret)
+			kmt_diag_set(d, ret, "cannot remove tracefs instance %s: %s", in.path,
+				     strerror(-ret));
+	}
+	if (ret) {
+		st->err = ret;
+		st->why = d->msg;
+	}
+	return true;
+}
+
+int kmt_recover_stale(const char *root, void (*each)(void *arg, const struct kmt_stale *st),
+		      void *arg)
+{
+	char (*names)[64] = calloc(64, sizeof(*names)), *spool_dir = malloc(4096);
+	int n = -ENOMEM, i;
+
+	if (names && spool_dir)
+		n = kmt_instance_find_stale(root, names, 64);
+	for (i = 0; i < n; i++) {
+		struct kmt_stale st = { .name = names[i] };
+		struct kmt_diag d = { 0 };
+
+		if (stale_one(root, names[i], &st, spool_dir, 4096, &d) && each)
+			each(arg, &st);
+	}
+	free(names);
+	free(spool_dir);
+	return n;
+}

@@ -2,9 +2,9 @@
 # The recorder stopped by signals: SIGINT, SIGTERM and SIGHUP end the
 # recording with a valid file and no instance left. SIGKILL loses nothing
 # the kernel still holds: the instance left behind keeps the events not yet
-# read and --recover takes them into the file with the spool's; with -m 0
-# the spool is never more than a second behind. The next recorder removes
-# a dead one's instance.
+# read, --recover takes them into the file with the spool's, and so does
+# the next recorder (into the spool, saying so) before it removes the
+# instance; with -m 0 the spool is never more than a second behind.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 tracefs_snapshot
@@ -102,6 +102,11 @@ said_took() {	# pid
 	sed -n "s/.*took \([0-9,]*\) unread events from instance kmemtrace-$1,.*/\1/p" err | tr -d ,
 }
 
+# The unread events a recorder said instance kmemtrace-PID held (in err).
+said_unread() {	# pid
+	sed -n "s/.*instance kmemtrace-$1 of a dead recorder hel[a-z]* \([0-9,]*\) unread.*/\1/p" err | tr -d ,
+}
+
 for sig in INT TERM HUP; do
 	test_expect_success "SIG$sig: recording stops, the file is valid, the instance is gone" '
 		start_recorder $sig.dat &&
@@ -182,17 +187,42 @@ test_expect_success 'SIGKILL: what the recorder held in memory is counted lost w
 	trace-cmd report -i k2.dat 2>&1 | grep "EVENTS DROPPED"
 '
 
-test_expect_success 'SIGKILL leaves an instance and a spool behind' '
+test_expect_success 'a new recorder moves a dead one'"'"'s instance into its spool, says so, removes it' '
+	trap "cleanup_gt k3" EXIT &&
+	start_gt_recorder k3 13 && kill_recorder k3 && p=$(cat k3.pid) &&
+	unread=$(stat_sum $T/instances/kmemtrace-$p entries) && echo "unread $unread" &&
+	$KMT record -o next.dat -- true 2> err; cat err &&
+	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events: moved into its spool, where .kmemtrace record --recover $(realpath k3.dat.spool). takes them; instance removed" err &&
+	[ "$(said_unread $p)" = $unread ] &&
+	[ ! -d $T/instances/kmemtrace-$p ] && [ ! -e /run/kmemtrace/kmemtrace-$p ] &&
+	$KMT record -q --recover k3.dat.spool && all_accounted k3.dat &&
+	! $KMT info k3.dat | grep -q truncated &&
+	n=$($KMT dump k3.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 13 ]
+'
+
+test_expect_success 'a dead recorder'"'"'s instance whose spool is gone: the loss is said, even with -q' '
+	trap "cleanup_gt k4" EXIT &&
+	start_gt_recorder k4 3 && kill_recorder k4 && p=$(cat k4.pid) &&
+	unread=$(stat_sum $T/instances/kmemtrace-$p entries) && echo "unread $unread" && rm -r k4.dat.spool &&
+	$KMT record -q -o next.dat -- true 2> err; cat err &&
+	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events, but its spool .*k4.dat.spool. is gone: instance removed, the events with it" err &&
+	[ "$(said_unread $p)" = $unread ] && [ ! -d $T/instances/kmemtrace-$p ]
+'
+
+# As in the issue: system-wide, the instance left behind goes on tracing
+# the whole system until someone stops it.
+test_expect_success 'SIGKILL leaves an instance, still tracing, and a spool behind' '
 	start_recorder k.dat &&
 	$WL/kmt-gt -g 11 $F > /dev/null && sleep 0.3 &&
 	kill -KILL $(cat k.dat.pid); wait $(cat k.dat.pid) || true;
-	ls $T/instances | grep -q "kmemtrace-$(cat k.dat.pid)" && [ -d k.dat.spool ]
+	[ "$(cat $T/instances/kmemtrace-$(cat k.dat.pid)/tracing_on)" = 1 ] && [ -d k.dat.spool ]
 '
 
-test_expect_success 'the next recorder removes the dead one'"'"'s instance' '
-	$KMT record -o next.dat -- true 2> err; cat err &&
-	grep -q "removed instances left by dead recorders: kmemtrace-$(cat k.dat.pid)" err &&
-	! ls $T/instances | grep -q "kmemtrace-$(cat k.dat.pid)"
+test_expect_success 'the next recorder says what the dead one'"'"'s instance held, moves it, removes it' '
+	$KMT record -o next.dat -- true 2> err; cat err && p=$(cat k.dat.pid) &&
+	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events: moved into its spool" err &&
+	said_unread $p > k.unread && [ $(cat k.unread) -gt 0 ] &&
+	! ls $T/instances | grep -qx "kmemtrace-$p" && [ ! -e /run/kmemtrace/kmemtrace-$p ]
 '
 
 test_expect_success 'a spool left behind blocks a new recording to the same file, clearly' '
@@ -200,11 +230,11 @@ test_expect_success 'a spool left behind blocks a new recording to the same file
 	[ $rc -eq 1 ] && grep -q "recover" err
 '
 
-test_expect_success '--recover turns the spool into a valid, truncated-marked trace' '
+test_expect_success '--recover turns the spool into a valid trace, with every event read' '
 	$KMT record --recover k.dat.spool 2> err; cat err &&
-	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] &&
-	$KMT info k.dat | grep -q "recording truncated" &&
-	$KMT check k.dat | grep -q "recording truncated" && $KMT check -q k.dat &&
+	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] && all_accounted k.dat &&
+	set -- $(info_all k.dat) && [ $1 -ge $(cat k.unread) ] &&
+	! $KMT info k.dat | grep -q "recording truncated" && $KMT check -q k.dat &&
 	trace-cmd dump -v k.dat 2>&1 | grep -q "is a valid trace-cmd file"
 '
 
