@@ -34,8 +34,10 @@ static const struct opt record_opts[] = {
 	{ O_LEVEL, 0, "level", "N", "zstd level (default 1)" },
 	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet spooled; they\n"
 	  "are spooled when the machine is idle or this fills,\n"
-	  "and compressed from memory at the end (default:\n"
-	  "1/8 of RAM, at most 4096; 0: spool at once)" },
+	  "and compressed from memory at the end; a SIGKILL\n"
+	  "loses them (default: 1/8 of RAM, at most 4096;\n"
+	  "0: spool at once, the spool never more than a\n"
+	  "second behind)" },
 	{ O_RTPRIO, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority (default 1;\n"
 	  "0: ordinary scheduling)" },
 	{ O_PERCENT, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\n"
@@ -43,7 +45,9 @@ static const struct opt record_opts[] = {
 	{ O_USER, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)" },
 	{ O_LIST, 0, "list", NULL, "list this kernel's memory events and their fields" },
 	{ O_RECOVER, 0, "recover", "DIR", "turn the spool DIR of an interrupted recording into\n"
-	  "a trace file (-o, default: DIR without .spool)" },
+	  "a trace file (-o, default: DIR without .spool),\n"
+	  "after taking the events its instance still holds\n"
+	  "if its recorder was killed" },
 	{ 'q', 'q', "quiet", NULL, "no status line or summary" },
 	{ 'v', 'v', "verbose", NULL, "with --list: the full formats" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -58,7 +62,10 @@ const struct cmd_help record_help = {
 	"Record the kernel's memory allocation events into a trace.dat file, from a\n"
 	"private tracefs instance, without touching the kernel's other tracing.\n"
 	"With COMMAND, record while it runs and exit with its status; without, record\n"
-	"until Ctrl-C, SIGTERM or -d.\n",
+	"until Ctrl-C, SIGTERM or -d. A recorder that is killed (SIGKILL) leaves its\n"
+	"instance and its spool: --recover takes both into a file, and the next\n"
+	"recorder moves the instance's unread events into the spool, saying so,\n"
+	"before removing the instance.\n",
 	.opts = record_opts,
 	.stop_at_operand = true,
 };

@@ -132,7 +132,8 @@ struct kmt_finalize_opts {
 	enum kmt_zalg zalg;
 	int level;
 	uint32_t chunk_pages;
-	bool recovered;			/* the recorder died; no end stats */
+	bool recovered;			/* the recorder died: truncated, unless
+					   its instance was drained (recover.h) */
 	bool punch;			/* free spool space while writing (disk full) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
