@@ -128,10 +128,14 @@ int cmd_info(int argc, char **argv)
 		for (j = 0; j < b->nr_cpus; j++)
 			printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes\n",
 			       b->cpus[j].cpu, b->cpus[j].offset, b->cpus[j].size);
-		for (j = 0; j < b->nr_stats; j++)
+		for (j = 0; j < b->nr_stats; j++) {
+			if (b->stats[j].died)
+				printf("            CPU %d: %" PRIu64 " events lost when the recorder died "
+				       "(recovered)\n", b->stats[j].cpu, b->stats[j].died);
 			if (b->stats[j].truncated)
 				printf("            CPU %d: recording truncated: %s\n",
 				       b->stats[j].cpu, b->stats[j].note);
+		}
 	}
 	if (kmt_file_main_buffer(f) >= 0) {
 		int mb = kmt_file_main_buffer(f);

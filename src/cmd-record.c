@@ -35,8 +35,10 @@ static const struct opt record_opts[] = {
 	{ O_LEVEL, 0, "level", "N", "zstd level (default 1)" },
 	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet spooled; they\n"
 	  "are spooled when the machine is idle or this fills,\n"
-	  "and compressed from memory at the end (default:\n"
-	  "1/8 of RAM, at most 4096; 0: spool at once)" },
+	  "and compressed from memory at the end; a SIGKILL\n"
+	  "loses them (default: 1/8 of RAM, at most 4096;\n"
+	  "0: spool at once, the spool never more than a\n"
+	  "second behind)" },
 	{ O_RTPRIO, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority (default 1;\n"
 	  "0: ordinary scheduling)" },
 	{ O_PERCENT, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\n"
@@ -44,7 +46,9 @@ static const struct opt record_opts[] = {
 	{ O_USER, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)" },
 	{ O_LIST, 0, "list", NULL, "list this kernel's memory events and their fields" },
 	{ O_RECOVER, 0, "recover", "DIR", "turn the spool DIR of an interrupted recording into\n"
-	  "a trace file (-o, default: DIR without .spool)" },
+	  "a trace file (-o, default: DIR without .spool),\n"
+	  "after taking the events its instance still holds\n"
+	  "if its recorder was killed" },
 	{ 'q', 'q', "quiet", NULL, "no status line or summary" },
 	{ 'v', 'v', "verbose", NULL, "with --list: the full formats" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -59,7 +63,10 @@ const struct cmd_help record_help = {
 	"Record the kernel's memory allocation events into a trace.dat file, from a\n"
 	"private tracefs instance, without touching the kernel's other tracing.\n"
 	"With COMMAND, record while it runs and exit with its status; without, record\n"
-	"until Ctrl-C, SIGTERM or -d.\n",
+	"until Ctrl-C, SIGTERM or -d. A recorder that is killed (SIGKILL) leaves its\n"
+	"instance and its spool: --recover takes both into a file, and the next\n"
+	"recorder moves the instance's unread events into the spool, saying so,\n"
+	"before removing the instance.\n",
 	.opts = record_opts,
 	.stop_at_operand = true,
 };
@@ -165,6 +172,36 @@ static int parse_options(struct rec *rc, int argc, char **argv, struct record_ar
 	return -1;
 }
 
+/*
+ * What the recording's instance still holds goes into the spool first
+ * (its recorder died and left it tracing): that needs tracefs, and root.
+ * EXIT_OK, or the exit code after saying why (then nothing is written).
+ */
+static int take_instance(struct rec *rc, struct kmt_spool *spool)
+{
+	const struct kmt_spool_meta *m = kmt_spool_meta(spool);
+	struct kmt_recover_result rr;
+	struct kmt_diag d = { 0 };
+	int ret;
+
+	if (!*m->instance)
+		return EXIT_OK;
+	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), false, &d);
+	if (ret == KMT_ENOTRACEFS)
+		return EXIT_OK;		/* no instance can be left here */
+	if (ret) {
+		fprintf(stderr, "%s: note: cannot look for the recording's instance %s, which may hold "
+			"more of it: %s\n", cmd_name, m->instance, d.msg);
+		return EXIT_OK;
+	}
+	ret = kmt_recover_take(spool, rc->root, &rr, &d);
+	if (ret)
+		return error("cannot take the events of instance %s into '%s': %s", m->instance,
+			     kmt_spool_dir(spool), d.msg);
+	ui_took(&rr, rc->o.quiet);
+	return EXIT_OK;
+}
+
 static int do_recover(struct rec *rc, const char *dir)
 {
 	struct kmt_diag d = { 0 };
@@ -184,7 +221,9 @@ static int do_recover(struct rec *rc, const char *dir)
 	spool = kmt_spool_open(dir, &d);
 	if (!spool)
 		return error("%s", d.msg);
-	if (output_prepare(rc->o.output, rc->o.quiet, false)) {
+	/* The output's place is checked before the instance is taken, and kept as .old after. */
+	if (output_prepare(rc->o.output, rc->o.quiet, true) || take_instance(rc, spool) ||
+	    output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_close(spool);
 		return EXIT_FAIL;
 	}

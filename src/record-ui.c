@@ -1,7 +1,7 @@
 /*
  * What kmemtrace record prints: the once-a-second status line on a
  * terminal, progress while the file is written, the per-CPU summary at the
- * end, and --list.
+ * end, what became of dead recorders' instances, and --list.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -70,7 +70,7 @@ static void print_count(uint64_t v, char *buf, size_t len)
 }
 
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
-		const struct kmt_sampler_stats *sampled, double elapsed, const char *output)
+		const struct kmt_sampler_stats *sampled, double elapsed, const char *output, bool recovered)
 {
 	char a[32], b[32], c[32], hb[32];
 	int i;
@@ -106,12 +106,80 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 	}
 	if (res->truncated)
 		fprintf(stderr, "%s: the recording is truncated: %s\n", cmd_name, res->truncated_why);
-	if (res->lost) {
+	/* Recovered, the losses are the dead recorder's, said when taken: no advice. */
+	if (res->lost && !recovered) {
 		print_count(res->lost, a, sizeof(a));
 		fprintf(stderr, "%s: %s events were LOST: the ring buffer filled faster than it was read.\n"
 			"  Record with a larger buffer (-b %u, now %u KiB per CPU), fewer events (-e)\n"
 			"  or a filter (--filter) to avoid it.\n",
 			cmd_name, a, o->buffer_kb * 4, o->buffer_kb);
+	}
+}
+
+void ui_stale(const struct kmt_stale *st, bool quiet)
+{
+	char n[32], lost[32];
+
+	print_count(st->unread, n, sizeof(n));
+	print_count(st->took.lost, lost, sizeof(lost));
+	switch (st->fate) {
+	case KMT_STALE_MOVED:
+		if (!quiet || st->took.lost || !st->removed)
+			fprintf(stderr, "%s: instance %s of a dead recorder held %s unread events: moved into "
+				"its spool, where 'kmemtrace record --recover %s' takes them%s\n", cmd_name,
+				st->name, n, st->spool, st->removed ? "; instance removed" : "");
+		if (st->took.lost)
+			fprintf(stderr, "%s:   %s events the recorder had read died with it: marked lost there\n",
+				cmd_name, lost);
+		break;
+	case KMT_STALE_NO_SPOOL:
+	case KMT_STALE_SPOOL_GONE:
+		if (!st->unread) {
+			if (!quiet)
+				fprintf(stderr, "%s: instance %s of a dead recorder held no unread events: "
+					"instance removed\n", cmd_name, st->name);
+		} else if (st->fate == KMT_STALE_NO_SPOOL) {
+			fprintf(stderr, "%s: instance %s of a dead recorder held %s unread events, and no "
+				"spool is known for them: instance removed, the events with it\n", cmd_name,
+				st->name, n);
+		} else {
+			fprintf(stderr, "%s: instance %s of a dead recorder held %s unread events, but its "
+				"spool '%s' is gone: instance removed, the events with it\n", cmd_name,
+				st->name, n, st->spool);
+		}
+		break;
+	case KMT_STALE_BUSY:
+		fprintf(stderr, "%s: instance %s of a dead recorder holds %s unread events; its spool '%s' "
+			"is in use (being recovered?): left to it, tracing stopped\n", cmd_name, st->name, n,
+			st->spool);
+		break;
+	case KMT_STALE_FAILED:
+		fprintf(stderr, "%s: instance %s of a dead recorder holds %s unread events; moving them into "
+			"its spool failed: %s\n%s:   the instance is left, tracing stopped: 'kmemtrace record "
+			"--recover %s' takes them\n", cmd_name, st->name, n, st->why, cmd_name, st->spool);
+		return;
+	}
+	if (st->err)
+		fprintf(stderr, "%s:   %s\n", cmd_name, st->why);
+}
+
+void ui_took(const struct kmt_recover_result *rr, bool quiet)
+{
+	char a[32];
+
+	if (rr->other)
+		fprintf(stderr, "%s: note: instance %s exists, but nothing says it is this recording's (no "
+			"note in %s): left alone\n", cmd_name, rr->instance, KMT_INSTANCE_NOTES);
+	if (!rr->found)
+		return;
+	print_count(rr->taken, a, sizeof(a));
+	if (!quiet)
+		fprintf(stderr, "%s: took %s unread events from instance %s, left by the dead recorder; "
+			"instance removed\n", cmd_name, a, rr->instance);
+	if (rr->lost) {
+		print_count(rr->lost, a, sizeof(a));
+		fprintf(stderr, "%s: %s events the recorder had read were not in its spool (in its memory "
+			"when it died): marked lost where they were\n", cmd_name, a);
 	}
 }
 

@@ -16,6 +16,7 @@
 #include <kmemtrace/live.h>
 #include <kmemtrace/record.h>
 #include <kmemtrace/sampler.h>
+#include <kmemtrace/recover.h>
 #include <kmemtrace/session.h>
 #include <kmemtrace/spool.h>
 #include <kmemtrace/tracefs.h>
@@ -121,7 +122,10 @@ int rec_add_pids(struct rec_opts *o, const char *arg);
 struct cmd_help;
 /* The same for an option parser: -1 to go on, or the exit code after saying why. */
 int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg);
-/* Find tracefs, reap dead recorders' instances, expand the events, create the spool. */
+/*
+ * Find tracefs, move dead recorders' instances into their spools and
+ * remove them, expand the events, create the spool.
+ */
 int rec_prepare(struct rec *rc, struct kmt_diag *d);
 /* The whole recording, from rec_prepare() to the file; returns the exit code. */
 int rec_run(struct rec *rc, const struct rec_hooks *h);
@@ -145,7 +149,11 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 void ui_status_clear(void);
 void ui_progress(void *arg, uint64_t done, uint64_t total);
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
-		const struct kmt_sampler_stats *sampled, double elapsed, const char *output);
+		const struct kmt_sampler_stats *sampled, double elapsed, const char *output, bool recovered);
+/* What became of a dead recorder's instance (with @quiet, only losses and leftovers). */
+void ui_stale(const struct kmt_stale *st, bool quiet);
+/* What --recover took from the recording's instance. */
+void ui_took(const struct kmt_recover_result *rr, bool quiet);
 int ui_list(const char *root, bool verbose);
 
 #endif

@@ -251,6 +251,8 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.spool = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
 		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
 		.hold_bytes = rc->o.hold_mb << 20,
+		/* -m 0: what is recorded reaches the spool within half a second. */
+		.sync_ms = rc->o.hold_mb ? 0 : 500,
 	};
 	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
 	char name[64], notes[2048], sub[32];
@@ -262,6 +264,12 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
+	/* Killed, this recorder leaves its events to the spool noted here. */
+	if (!ret && rc->spool && (n = kmt_instance_note_spool(&rc->in, kmt_spool_dir(rc->spool))) &&
+	    !rc->o.quiet)
+		fprintf(stderr, "%s: note: cannot note the spool in %s (%s): if this recorder is killed, "
+			"a new one cannot save what its instance holds\n", cmd_name, KMT_INSTANCE_NOTES,
+			strerror(-n));
 	ret = ret ?: kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
 	if (ret) {
 		free(meta);
@@ -429,7 +437,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 			rec_keep_rest(rc, spool, res->consumed);
 		free(res);
 		if (recovered)
-			error("the spool '%s' is left as it was", kmt_spool_dir(spool));
+			error("the spool '%s' is kept", kmt_spool_dir(spool));
 		else
 			error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
 			      kmt_spool_dir(spool), kmt_spool_dir(spool));
@@ -440,24 +448,29 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	give_to_invoker(output);
 	kmt_spool_remove(spool);
 	if (!rc->o.quiet)
-		ui_summary(&rc->o, res, rc->sampled.slices ? &rc->sampled : NULL, rc->elapsed, output);
+		ui_summary(&rc->o, res, rc->sampled.slices ? &rc->sampled : NULL, rc->elapsed, output, recovered);
 	if (h && h->done)
 		h->done(rc, h->arg, res);
 	free(res);
 	return EXIT_OK;
 }
 
+static void say_stale(void *arg, const struct kmt_stale *st)
+{
+	const struct rec *rc = arg;
+
+	ui_stale(st, rc->o.quiet);
+}
+
 int rec_prepare(struct rec *rc, struct kmt_diag *d)
 {
-	char removed[1024];
 	int ret;
 
 	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
 	if (ret)
 		return ret;
-	ret = kmt_instance_reap(rc->root, removed, sizeof(removed));
-	if (ret > 0 && !rc->o.quiet)
-		fprintf(stderr, "%s: removed instances left by dead recorders: %s\n", cmd_name, removed);
+	/* A dead recorder's instance: its events go to its spool, tracing stops, it goes. */
+	kmt_recover_stale(rc->root, say_stale, rc);
 	if (rc->o.events_spec)
 		ret = kmt_events_expand(rc->root, rc->o.events_spec, false, &rc->events, d);
 	else

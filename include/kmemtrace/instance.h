@@ -4,14 +4,15 @@
  * kmemtrace records only in instances of its own, instances/kmemtrace-PID
  * (and kmemtrace-PID-TAG), and never writes a file of the top-level
  * instance or of the function tracer. An instance is removed on every exit
- * path; instances left by a recorder that was killed are found by name and
- * removed by the next one.
+ * path; instances left by a recorder that was killed are found by name by
+ * the next one, which moves their events into their spools (recover.h).
  */
 #ifndef KMEMTRACE_INSTANCE_H
 #define KMEMTRACE_INSTANCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "kmemtrace.h"
 
@@ -41,10 +42,34 @@ bool kmt_instance_has(const struct kmt_instance *in, const char *rel);
 int kmt_instance_remove(struct kmt_instance *in);
 
 /*
- * Remove instances named kmemtrace-PID whose PID is not a live kmemtrace
- * process. Their names go to @removed (space separated). Returns the number
- * removed or -errno.
+ * An instance's spool: a recording notes it, so that whoever finds the
+ * instance after its recorder died knows where its events belong. A note
+ * is a symlink KMT_INSTANCE_NOTES/NAME -> the spool's absolute path; like
+ * the instance it does not outlive a boot (/run is a tmpfs), and it goes
+ * when the instance is removed. 0 or -errno.
  */
-int kmt_instance_reap(const char *root, char *removed, size_t len);
+#define KMT_INSTANCE_NOTES "/run/kmemtrace"
+int kmt_instance_note_spool(const struct kmt_instance *in, const char *spool_dir);
+/* The spool noted for instance @name, into @buf: its length, or -errno (-ENOENT: none). */
+int kmt_instance_noted_spool(const char *name, char *buf, size_t len);
+
+/*
+ * Is @name the instance of a dead recorder: kmemtrace-PID or
+ * kmemtrace-PID-TAG with PID no live kmemtrace (nor this process: the pid
+ * was reused)?
+ */
+bool kmt_instance_stale(const char *name);
+/*
+ * The instances under @root of dead recorders: up to @max names into
+ * @names. Returns how many, or -errno. Notes of instances that are gone
+ * are forgotten on the way.
+ */
+int kmt_instance_find_stale(const char *root, char (*names)[64], int max);
+/* @in for the existing instance @name (another process's); -ENOENT if there is none. */
+int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *name);
+/* Field @field ("entries", "read events") of CPU @cpu's per_cpu stats; 0 or -errno. */
+int kmt_instance_stat(const struct kmt_instance *in, int cpu, const char *field, uint64_t *v);
+/* Events the instance's ring buffers hold unread ("entries", every CPU's). */
+uint64_t kmt_instance_unread(const struct kmt_instance *in);
 
 #endif

@@ -29,6 +29,12 @@ struct kmt_recorder_opts {
 					   nice -20 if not allowed); 0: as is */
 	size_t hold_bytes;		/* pages held in memory before they are
 					   written (0: write through) */
+	unsigned int sync_ms;		/* > 0: also take what each ring buffer
+					   has, its partial page too, this often
+					   (with hold_bytes 0: the spool is never
+					   further behind); 0: at the watermark */
+	bool append;			/* add to the spool's data files (a dead
+					   recorder's, recover.h) */
 };
 
 struct kmt_recorder;

@@ -9,8 +9,10 @@
  *                     kmt_spool_reserve
  *   capture threads   kmt_spool_cpu_create (one data file per CPU and buffer)
  *   recording end     kmt_spool_put_stats, kmt_spool_set_truncated
- *   afterwards        kmt_spool_open (a spool left behind), then
- *                     kmt_spool_finalize (finalize.c) and kmt_spool_remove
+ *   afterwards        kmt_spool_open (a spool left behind); a dead
+ *                     recorder's instance taken in (recover.h, with
+ *                     kmt_spool_cpu_append); kmt_spool_finalize
+ *                     (finalize.c) and kmt_spool_remove
  *
  * A spool has one or two buffers of per-CPU pages: the recording's, and
  * kmemtrace watch's watchpoint samples (kmemtrace:access events), which
@@ -45,6 +47,9 @@ struct kmt_spool_meta {
 	int32_t pid;			/* the recorder */
 	char instance[64];		/* its tracefs instance */
 	int64_t created;		/* time(2) */
+	int64_t drained;		/* time(2) its instance was drained into
+					   the spool after the recorder died
+					   (recover.h); 0: never */
 	char uname[256];		/* "Linux host 6.18.0 x86_64" */
 	uint32_t page_size;		/* the machine's */
 	uint32_t subbuf_size;		/* the ring buffer's pages */
@@ -67,7 +72,10 @@ struct kmt_spool;
 struct kmt_spool *kmt_spool_create(const char *dir, struct kmt_diag *d);
 /*
  * Open a spool left behind (or just recorded) and read its metadata.
- * NULL with -ENOENT, -ENOTDIR or KMT_EFORMAT and the reason in @d.
+ * NULL with -ENOENT, -ENOTDIR or KMT_EFORMAT and the reason in @d, or
+ * -EBUSY if another process has it (its recorder, alive, or another
+ * kmt_spool_open()): a spool has one user at a time, until its handle is
+ * closed or its process ends.
  */
 struct kmt_spool *kmt_spool_open(const char *dir, struct kmt_diag *d);
 /* Forget the handle; the files stay. NULL is fine. */
@@ -95,6 +103,13 @@ bool kmt_spool_has_buffer(const struct kmt_spool *s, enum kmt_spool_buffer b);
 /* Create the data file of @cpu in buffer @b: an fd (0600, the caller closes it). */
 int kmt_spool_cpu_create(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 			 struct kmt_diag *d);
+/*
+ * Open the data file of @cpu in buffer @b to add pages after those it has
+ * (created if absent; a torn last page of @subbuf_size is cut off): an
+ * fd positioned at its end (the caller closes it).
+ */
+int kmt_spool_cpu_append(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
+			 uint32_t subbuf_size, struct kmt_diag *d);
 /* The ring buffer's stats of @cpu in @b at the end ("CPU: N\n" first). */
 int kmt_spool_put_stats(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 			const char *text, size_t len, struct kmt_diag *d);
@@ -118,7 +133,8 @@ struct kmt_finalize_opts {
 	enum kmt_zalg zalg;
 	int level;
 	uint32_t chunk_pages;
-	bool recovered;			/* the recorder died; no end stats */
+	bool recovered;			/* the recorder died: truncated, unless
+					   its instance was drained (recover.h) */
 	bool punch;			/* free spool space while writing (disk full) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;

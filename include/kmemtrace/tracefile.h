@@ -64,6 +64,8 @@ struct kmt_cpustat {
 	/* Lines kmemtrace adds after the kernel's (absent in other files). */
 	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
 	char note[128];			/* why, if truncated */
+	uint64_t died;			/* events lost with a recorder that was
+					   killed (recovered, recover.h) */
 	char *text;			/* the CPUSTAT text itself */
 };
 
@@ -76,7 +78,8 @@ bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
 /*
  * The events a CPU lost, one figure everywhere (record, info, check,
  * report): what its ring buffer counted (overrun + dropped events), or what
- * its page headers counted (@counted) if more; @st may be NULL (no stats).
+ * its page headers counted (@counted) if more; with the events a dead
+ * recorder took with it (--recover). @st may be NULL (no stats).
  */
 uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
 

@@ -190,10 +190,10 @@ static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decode
 			if (st->truncated)
 				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0, "recording truncated: %s",
 					st->note);
-			if (lost_pages && st->overrun + st->dropped < lost)
+			if (lost_pages && st->overrun + st->dropped + st->died < lost)
 				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
 					"pages count %" PRIu64 " lost events, the ring buffer's stats only %" PRIu64,
-					lost, st->overrun + st->dropped);
+					lost, st->overrun + st->dropped + st->died);
 			if (!lost_pages && st->overrun + st->dropped)
 				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
 					"the ring buffer's stats report %" PRIu64 " lost events, no page does",

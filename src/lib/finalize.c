@@ -606,7 +606,8 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 		res->truncated = true;
 		snprintf(res->truncated_why, sizeof(res->truncated_why), "%.*s",
 			 (int)strcspn(s.truncated.buf, "\n"), s.truncated.buf);
-	} else if (o->recovered) {
+	} else if (o->recovered && !s.meta->drained) {
+		/* Drained, the data ends where tracing stopped, as a recording's does. */
 		res->truncated = true;
 		snprintf(res->truncated_why, sizeof(res->truncated_why),
 			 "recovered from a recording whose recorder died");

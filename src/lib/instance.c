@@ -1,6 +1,7 @@
 /*
  * Private tracefs instances (include/kmemtrace/instance.h): created,
- * written, read and removed by name; those of dead recorders reaped.
+ * written, read and removed by name; those of dead recorders found, with
+ * the spool each was noted for (a symlink in KMT_INSTANCE_NOTES).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -91,7 +92,53 @@ bool kmt_instance_has(const struct kmt_instance *in, const char *rel)
 	return access(path, F_OK) == 0;
 }
 
-static int remove_path(const char *path)
+/* The note of instance @name, for its spool. */
+static void note_path(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", KMT_INSTANCE_NOTES, name);
+}
+
+int kmt_instance_note_spool(const struct kmt_instance *in, const char *spool_dir)
+{
+	char *abs = realpath(spool_dir, NULL), path[512];
+	int ret = 0;
+
+	if (!abs)
+		return -errno;
+	note_path(in->name, path, sizeof(path));
+	if (mkdir(KMT_INSTANCE_NOTES, 0700) && errno != EEXIST)
+		ret = -errno;
+	if (!ret && unlink(path) && errno != ENOENT)
+		ret = -errno;
+	if (!ret && symlink(abs, path))
+		ret = -errno;
+	free(abs);
+	return ret;
+}
+
+int kmt_instance_noted_spool(const char *name, char *buf, size_t len)
+{
+	char path[512];
+	ssize_t n;
+
+	note_path(name, path, sizeof(path));
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static void forget_note(const char *name)
+{
+	char path[512];
+
+	note_path(name, path, sizeof(path));
+	unlink(path);
+}
+
+/* rmdir @path (instance @name), which stops its tracing first; its note goes with it. */
+static int remove_path(const char *path, const char *name)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	char on[512];
@@ -102,8 +149,10 @@ static int remove_path(const char *path)
 	snprintf(on, sizeof(on), "%s/events/enable", path);
 	write_str_file(on, "0");
 	for (i = 0; i < 100; i++) {
-		if (!rmdir(path) || errno == ENOENT)
+		if (!rmdir(path) || errno == ENOENT) {
+			forget_note(name);
 			return 0;
+		}
 		if (errno != EBUSY)
 			return -errno;
 		nanosleep(&ts, NULL);
@@ -117,20 +166,20 @@ int kmt_instance_remove(struct kmt_instance *in)
 
 	if (!in->created)
 		return 0;
-	ret = remove_path(in->path);
+	ret = remove_path(in->path, in->name);
 	if (!ret)
 		in->created = false;
 	return ret;
 }
 
-/* Is @pid a live process that is kmemtrace (not a recycled pid)? */
+/* Is @pid a live process that is kmemtrace (not a recycled pid, not this one)? */
 static bool live_kmemtrace(pid_t pid)
 {
 	char path[64], comm[32] = "";
 	int fd;
 	ssize_t n;
 
-	if (kill(pid, 0) && errno == ESRCH)
+	if (pid == getpid() || (kill(pid, 0) && errno == ESRCH))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -144,40 +193,110 @@ static bool live_kmemtrace(pid_t pid)
 	return !strncmp(comm, "kmemtrace", 9);
 }
 
-int kmt_instance_reap(const char *root, char *removed, size_t len)
+bool kmt_instance_stale(const char *name)
 {
-	char dir[512], path[768];
+	size_t plen = strlen(KMT_INSTANCE_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, KMT_INSTANCE_PREFIX, plen))
+		return false;
+	pid = strtol(name + plen, &end, 10);
+	/* Names are kmemtrace-PID or kmemtrace-PID-TAG. */
+	if (pid <= 0 || pid > INT32_MAX || (*end && *end != '-'))
+		return false;
+	return !live_kmemtrace((pid_t)pid);
+}
+
+int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *name)
+{
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	snprintf(in->root, sizeof(in->root), "%s", root);
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	snprintf(in->path, sizeof(in->path), "%s/instances/%s", root, name);
+	if (stat(in->path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	in->created = true;
+	return 0;
+}
+
+int kmt_instance_stat(const struct kmt_instance *in, int cpu, const char *field, uint64_t *v)
+{
+	char rel[64], buf[2048];
+	size_t flen = strlen(field);
+	const char *p;
+	int n;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	n = kmt_instance_read(in, rel, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, field, flen) && p[flen] == ':') {
+			*v = strtoull(p + flen + 1, NULL, 10);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+uint64_t kmt_instance_unread(const struct kmt_instance *in)
+{
+	char dir[512];
+	struct dirent *de;
+	uint64_t sum = 0, v;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/per_cpu", in->path);
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp))) {
+		if (!strncmp(de->d_name, "cpu", 3) &&
+		    !kmt_instance_stat(in, atoi(de->d_name + 3), "entries", &v))
+			sum += v;
+	}
+	if (dp)
+		closedir(dp);
+	return sum;
+}
+
+/* Notes of instances that are gone (removed by a kmemtrace without notes, or by hand). */
+static void forget_gone_notes(const char *root)
+{
+	char path[768];
+	struct dirent *de;
+	DIR *dp = opendir(KMT_INSTANCE_NOTES);
+
+	while (dp && (de = readdir(dp))) {
+		if (!kmt_instance_stale(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", root, de->d_name);
+		if (access(path, F_OK) && errno == ENOENT)
+			forget_note(de->d_name);
+	}
+	if (dp)
+		closedir(dp);
+}
+
+int kmt_instance_find_stale(const char *root, char (*names)[64], int max)
+{
+	char dir[512];
 	struct dirent *de;
 	int n = 0;
 	DIR *dp;
 
-	if (len)
-		removed[0] = '\0';
 	snprintf(dir, sizeof(dir), "%s/instances", root);
 	dp = opendir(dir);
 	if (!dp)
 		return -errno;
-	while ((de = readdir(dp))) {
-		const char *s = de->d_name;
-		char *end;
-		long pid;
-
-		if (strncmp(s, KMT_INSTANCE_PREFIX, strlen(KMT_INSTANCE_PREFIX)))
-			continue;
-		pid = strtol(s + strlen(KMT_INSTANCE_PREFIX), &end, 10);
-		/* Names are kmemtrace-PID or kmemtrace-PID-TAG. */
-		if (pid <= 0 || (*end && *end != '-') || live_kmemtrace((pid_t)pid))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, s);
-		if (remove_path(path))
-			continue;
-		n++;
-		if (len) {
-			size_t l = strlen(removed);
-
-			snprintf(removed + l, len - l, "%s%s", l ? " " : "", s);
-		}
+	while ((de = readdir(dp)) && n < max) {
+		if (strlen(de->d_name) < 64 && kmt_instance_stale(de->d_name))
+			snprintf(names[n++], 64, "%s", de->d_name);
 	}
 	closedir(dp);
+	forget_gone_notes(root);
 	return n;
 }

@@ -10,7 +10,9 @@
  * workload runs. Pages reach the spool file when the machine has idle time,
  * or when the holding limit is reached (see hold.c). splice() only hands
  * over full pages; at the end the partial last page is fetched with a
- * non-blocking read().
+ * non-blocking read(). With a sync period (record -m 0), a thread also
+ * wakes that often and takes what its buffer has, the writer's partial
+ * page included, so the spool is never further behind than the period.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +49,7 @@ struct kmt_recorder {
 	int stop_fd, err_fd;
 	uint32_t psize;
 	int rt_prio;
+	uint64_t sync_ns;		/* 0: only when the watermark wakes */
 	sem_t ready;
 	bool halted;
 };
@@ -75,8 +78,26 @@ static long drain(struct rcpu *c)
 	return n;
 }
 
-/* The last, partial page: read() hands it over, splice() does not. */
-static void flush_partial(struct rcpu *c)
+/*
+ * Is @page one the writer had not filled (its commit, after the u64 time
+ * stamp, well short of the page)? A full page ends short only by the
+ * event that did not fit.
+ */
+static bool page_partial(const char *page, uint32_t psize)
+{
+	unsigned long commit;
+
+	memcpy(&commit, page + 8, sizeof(commit));
+	return (commit & ((1UL << 27) - 1)) + 1024 < psize - 8 - sizeof(commit);
+}
+
+/*
+ * The pages splice() does not hand over: read() does, the writer's partial
+ * page too. @all: until the buffer is empty (at the end, tracing off);
+ * otherwise up to the first partial page (the writer's: reading on would
+ * only take a few events at a time while it writes).
+ */
+static void read_pages(struct rcpu *c, bool all)
 {
 	uint32_t psize = c->r->psize;
 	char *page = malloc(psize);
@@ -86,7 +107,7 @@ static void flush_partial(struct rcpu *c)
 		rcpu_fail(c, kmt_diag_set(&c->diag, -ENOMEM, "out of memory"));
 		return;
 	}
-	for (i = 0; i < 1 << 20; i++) {
+	for (i = 0; i < (all ? 1 << 20 : 64); i++) {
 		ssize_t n = read(c->in_fd, page, psize);
 		int ret;
 
@@ -101,8 +122,20 @@ static void flush_partial(struct rcpu *c)
 			rcpu_fail(c, ret);
 			break;
 		}
+		if (!all && page_partial(page, psize))
+			break;
 	}
 	free(page);
+}
+
+/* Milliseconds to @deadline (CLOCK_MONOTONIC ns), for poll(); -1 for none. */
+static int ms_until(uint64_t deadline)
+{
+	uint64_t now = kmt_now_ns();
+
+	if (!deadline)
+		return -1;
+	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
 }
 
 static void *rcpu_main(void *arg)
@@ -111,6 +144,7 @@ static void *rcpu_main(void *arg)
 	struct kmt_recorder *r = c->r;
 	struct pollfd pf[2] = { { c->in_fd, POLLIN, 0 }, { r->stop_fd, POLLIN, 0 } };
 	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	uint64_t next_sync;
 	char name[16];
 
 	c->tid = (pid_t)gettid();
@@ -127,10 +161,11 @@ static void *rcpu_main(void *arg)
 			setpriority(PRIO_PROCESS, (id_t)c->tid, -20);
 	}
 	sem_post(&r->ready);
+	next_sync = r->sync_ns ? kmt_now_ns() + r->sync_ns : 0;
 	while (!c->err) {
 		long moved;
 
-		if (poll(pf, 2, -1) < 0) {
+		if (poll(pf, 2, ms_until(next_sync)) < 0) {
 			if (errno == EINTR)
 				continue;
 			rcpu_fail(c, kmt_diag_set(&c->diag, -errno, "poll: %s", strerror(errno)));
@@ -139,12 +174,17 @@ static void *rcpu_main(void *arg)
 		if (pf[1].revents)
 			break;
 		moved = drain(c);
-		/* poll and splice may disagree on "full": do not spin. */
-		if (moved == 0)
+		if (next_sync && kmt_now_ns() >= next_sync) {
+			if (moved >= 0)
+				read_pages(c, false);
+			next_sync = kmt_now_ns() + r->sync_ns;
+		} else if (moved == 0) {
+			/* poll and splice may disagree on "full": do not spin. */
 			nanosleep(&nap, NULL);
+		}
 	}
 	if (!c->err && drain(c) >= 0)
-		flush_partial(c);
+		read_pages(c, true);
 	return NULL;
 }
 
@@ -156,7 +196,10 @@ static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct k
 	c->in_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->in_fd < 0)
 		return kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
-	c->out_fd = kmt_spool_cpu_create(o->spool, KMT_SPOOL_MAIN, c->cpu, d);
+	if (o->append)
+		c->out_fd = kmt_spool_cpu_append(o->spool, KMT_SPOOL_MAIN, c->cpu, o->subbuf_size, d);
+	else
+		c->out_fd = kmt_spool_cpu_create(o->spool, KMT_SPOOL_MAIN, c->cpu, d);
 	return c->out_fd < 0 ? c->out_fd : 0;
 }
 
@@ -176,6 +219,7 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 	r->n = o->nr_cpus;
 	r->psize = o->subbuf_size;
 	r->rt_prio = o->rt_prio;
+	r->sync_ns = (uint64_t)o->sync_ms * 1000000;
 	r->stop_fd = eventfd(0, EFD_CLOEXEC);
 	r->err_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->c = calloc((size_t)r->n + 1, sizeof(*r->c));

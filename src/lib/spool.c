@@ -13,7 +13,9 @@
  *
  * The meta file is written at creation with the recorder's pid (so a
  * second recorder can tell a live spool from a dead one's), then replaced
- * whole by kmt_spool_set_meta().
+ * whole by kmt_spool_set_meta(). Whoever has a spool open holds a lock on
+ * its directory (flock, gone with the process however it ends): a spool
+ * is recorded, taken into or recovered by one process at a time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +35,7 @@
 
 struct kmt_spool {
 	char *dir;
+	int lock_fd;			/* the directory, flock()ed */
 	struct kmt_spool_meta meta;
 	bool has_access;
 };
@@ -85,7 +89,20 @@ static struct kmt_spool *spool_new(const char *dir)
 		free(s);
 		s = NULL;
 	}
+	if (s)
+		s->lock_fd = -1;
 	return s;
+}
+
+/* The spool is ours alone: 0, or -EBUSY if another process has it open. */
+static int spool_lock(struct kmt_spool *s)
+{
+	s->lock_fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->lock_fd < 0)
+		return -errno;
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB))
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	return 0;
 }
 
 /* ---- meta ---- */
@@ -101,6 +118,8 @@ static int meta_write(struct kmt_spool *s, const struct kmt_spool_meta *m, struc
 		sbuf_printf(&sb, "instance %s\n", m->instance);
 	if (m->created)
 		sbuf_printf(&sb, "created %" PRId64 "\n", m->created);
+	if (m->drained)
+		sbuf_printf(&sb, "drained %" PRId64 "\n", m->drained);
 	if (*m->uname)
 		sbuf_printf(&sb, "uname %s\n", m->uname);
 	if (m->page_size)
@@ -189,6 +208,7 @@ static int meta_read(struct kmt_spool *s, struct kmt_diag *d)
 	m->pid = (int32_t)meta_num(sb.buf, "pid");
 	meta_str(sb.buf, "instance", m->instance, sizeof(m->instance));
 	m->created = meta_num(sb.buf, "created");
+	m->drained = meta_num(sb.buf, "drained");
 	meta_str(sb.buf, "uname", m->uname, sizeof(m->uname));
 	m->page_size = (uint32_t)meta_num(sb.buf, "page_size");
 	m->subbuf_size = (uint32_t)meta_num(sb.buf, "subbuf_size");
@@ -239,7 +259,11 @@ struct kmt_spool *kmt_spool_create(const char *dir, struct kmt_diag *d)
 	}
 	if (!mkdir(dir, 0700)) {
 		s->meta.pid = (int32_t)getpid();
-		if (!meta_write(s, &s->meta, d))
+		int ret = spool_lock(s);
+
+		if (ret)
+			kmt_diag_set(d, ret, "cannot lock '%s': %s", dir, strerror(-ret));
+		else if (!meta_write(s, &s->meta, d))
 			return s;
 		kmt_spool_remove(s);
 		return NULL;
@@ -264,6 +288,7 @@ struct kmt_spool *kmt_spool_open(const char *dir, struct kmt_diag *d)
 	struct kmt_spool *s;
 	struct stat st;
 	char path[4200];
+	int ret;
 
 	if (stat(dir, &st)) {
 		kmt_diag_set(d, -errno, "cannot open spool '%s': %s", dir, strerror(errno));
@@ -288,6 +313,16 @@ struct kmt_spool *kmt_spool_open(const char *dir, struct kmt_diag *d)
 		kmt_spool_close(s);
 		return NULL;
 	}
+	ret = spool_lock(s);
+	if (ret) {
+		if (ret == -EBUSY)
+			kmt_diag_set(d, ret, "'%s' is in use by another kmemtrace (the recorder, pid %d, "
+				     "is alive, or it is being recovered)", dir, (int)s->meta.pid);
+		else
+			kmt_diag_set(d, ret, "cannot lock '%s': %s", dir, strerror(-ret));
+		kmt_spool_close(s);
+		return NULL;
+	}
 	path_of(s, path, sizeof(path), "access");
 	s->has_access = !stat(path, &st) && S_ISDIR(st.st_mode);
 	return s;
@@ -297,6 +332,8 @@ void kmt_spool_close(struct kmt_spool *s)
 {
 	if (!s)
 		return;
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	free(s->dir);
 	free(s);
 }
@@ -403,6 +440,33 @@ int kmt_spool_cpu_create(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 	if (fd < 0)
 		return kmt_diag_set(d, -errno, "cannot create %s: %s", path, strerror(errno));
 	return fd;
+}
+
+int kmt_spool_cpu_append(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
+			 uint32_t subbuf_size, struct kmt_diag *d)
+{
+	char path[4200];
+	struct stat st;
+	off_t end;
+	int fd, ret;
+
+	if (!kmt_spool_has_buffer(s, b) || !subbuf_size)
+		return kmt_diag_set(d, -EINVAL, "the spool has no buffer %d", (int)b);
+	cpu_path(s, b, "cpu", cpu, path, sizeof(path));
+	/* Not O_APPEND: splice() refuses to write to such a file. */
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st))
+		goto fail;
+	end = st.st_size / subbuf_size * subbuf_size;
+	if ((end != st.st_size && ftruncate(fd, end)) || lseek(fd, end, SEEK_SET) < 0)
+		goto fail;
+	return fd;
+fail:
+	ret = kmt_diag_set(d, -errno, "cannot continue %s: %s", path, strerror(errno));
+	close(fd);
+	return ret;
 }
 
 int kmt_spool_put_stats(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,

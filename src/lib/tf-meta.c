@@ -191,6 +191,7 @@ bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len)
 	st->bytes = stat_value(text, len, "bytes", &found);
 	st->dropped = stat_value(text, len, "dropped events", &found);
 	st->read = stat_value(text, len, "read events", &found);
+	st->died = stat_value(text, len, "kmemtrace lost when the recorder died", &found);
 	found = false;
 	stat_value(text, len, "kmemtrace truncated", &found);
 	if (found) {
@@ -211,7 +212,7 @@ bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len)
 
 uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted)
 {
-	return st && st->valid ? MAX(counted, st->overrun + st->dropped) : counted;
+	return st && st->valid ? MAX(counted, st->overrun + st->dropped + st->died) : counted;
 }
 
 const struct kmt_cpustat *kmt_buffer_cpustat(const struct kmt_buffer *b, int cpu)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The recorder stopped by signals: SIGINT, SIGTERM and SIGHUP end the
-# recording with a valid file and no instance left; after SIGKILL the next
-# recorder removes the orphaned instance and --recover turns the spool
-# into a valid trace.
+# recording with a valid file and no instance left. SIGKILL loses nothing
+# the kernel still holds: the instance left behind keeps the events not yet
+# read, --recover takes them into the file with the spool's, and so does
+# the next recorder (into the spool, saying so) before it removes the
+# instance; with -m 0 the spool is never more than a second behind.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 tracefs_snapshot
@@ -15,6 +17,94 @@ start_recorder() {	# output-file
 	env --default-signal=INT,TERM,HUP $KMT record -q -o "$1" > /dev/null 2> "$1.err" &
 	echo $! > "$1.pid"
 	wait_tracing $(cat "$1.pid") || { cat "$1.err"; return 1; }
+}
+
+# A recorder following a command that runs kmt-gt -g N, then sleeps (a
+# quiet task: nothing more is recorded) until end_child ends it. Returns
+# once kmt-gt is done.
+start_gt_recorder() {	# name N [record option...]
+	local name=$1 n=$2 i
+	shift 2
+	$KMT record -q -F -o $name.dat "$@" -- sh -c "echo \$\$ > $name.child; $WL/kmt-gt -g $n $F > /dev/null;
+		touch $name.done; exec sleep 60" > /dev/null 2> $name.err &
+	echo $! > $name.pid
+	for i in $(seq 200); do
+		[ -e $name.done ] && return 0
+		sleep 0.05
+	done
+	echo "kmt-gt did not finish"; cat $name.err
+	kill -TERM $(cat $name.pid); wait $(cat $name.pid); end_child $name; return 1
+}
+
+# The sleeping command of start_gt_recorder, ended (by its pid, if it is
+# still that sleep).
+end_child() {	# name
+	local c
+	c=$(cat $1.child 2> /dev/null) || return 0
+	[ "$(cat /proc/$c/comm 2> /dev/null)" = sleep ] && kill $c 2> /dev/null
+	return 0
+}
+
+# After a test of start_gt_recorder NAME, however it ended: its command
+# ended, its recorder too if it still runs, and its instance stopped and
+# removed if a failure left it (with the spool's note, instance.h).
+cleanup_gt() {	# name
+	local p
+	end_child $1
+	p=$(cat $1.pid 2> /dev/null) || return 0
+	kill -TERM $p 2> /dev/null && wait $p 2> /dev/null
+	if [ -d $T/instances/kmemtrace-$p ]; then
+		echo "left behind: instance kmemtrace-$p, removed"
+		echo 0 > $T/instances/kmemtrace-$p/tracing_on
+		rmdir $T/instances/kmemtrace-$p
+	fi
+	rm -f /run/kmemtrace/kmemtrace-$p
+}
+
+# SIGKILL, as the OOM killer sends it: no clean-up at all.
+kill_recorder() {	# name
+	kill -KILL $(cat $1.pid) && { wait $(cat $1.pid) 2> /dev/null || true; }
+}
+
+# A field of the per-CPU stats of instance directory $1, summed over CPUs.
+stat_sum() {	# instance-dir field
+	cat $1/per_cpu/cpu*/stats | awk -v f="$2:" 'index($0, f) == 1 { n += $NF } END { print n + 0 }'
+}
+
+# A trace file's events and losses in all, from kmemtrace info.
+info_all() {	# file
+	$KMT info $1 | awk '$1 == "all" { print $2, $5 }'
+}
+
+# Events a recovered file says died with its recorder, all CPUs (kmemtrace info).
+info_died() {	# file
+	$KMT info $1 | awk '/events lost when the recorder died/ { n += $3 } END { print n + 0 }'
+}
+
+# Events read out of the ring buffers, all CPUs: the stats stored in the
+# file, as trace-cmd reads them.
+tc_read() {	# file
+	trace-cmd report --stat -i $1 2> /dev/null | awk '/^read events:/ { n += $3 } END { print n + 0 }'
+}
+
+# Every event read out of the ring buffers is in the file, or counted as
+# having died with the recorder: events = read - died.
+all_accounted() {	# file
+	local events lost read died
+	set -- $1 $(info_all $1)
+	events=$2 lost=$3 read=$(tc_read $1) died=$(info_died $1)
+	echo "$1: $events events, $lost lost; $read read, $died died with the recorder"
+	[ $events -eq $((read - died)) ]
+}
+
+# The events --recover said it took from instance kmemtrace-PID (in err).
+said_took() {	# pid
+	sed -n "s/.*took \([0-9,]*\) unread events from instance kmemtrace-$1,.*/\1/p" err | tr -d ,
+}
+
+# The unread events a recorder said instance kmemtrace-PID held (in err).
+said_unread() {	# pid
+	sed -n "s/.*instance kmemtrace-$1 of a dead recorder hel[a-z]* \([0-9,]*\) unread.*/\1/p" err | tr -d ,
 }
 
 for sig in INT TERM HUP; do
@@ -42,17 +132,97 @@ test_expect_success 'SIGTERM to the recorder ends its command too' '
 	[ $rc -eq 143 ] && ! pgrep -P $p > /dev/null && $KMT info c.dat > /dev/null
 '
 
-test_expect_success 'SIGKILL leaves an instance and a spool behind' '
+# -m 0 writes through: a recording reaches the spool within a second, so
+# a SIGKILL loses nothing the kernel no longer holds. (Before, the pages
+# reached it only when a CPU's buffer passed its watermark: a quiet
+# recording's spool stayed empty.)
+test_expect_success 'record -m 0: a second later, everything recorded is in the spool' '
+	trap "cleanup_gt m0" EXIT &&
+	start_gt_recorder m0 7 -m 0 && sleep 1 && kill_recorder m0 &&
+	inst=$T/instances/kmemtrace-$(cat m0.pid) &&
+	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
+	echo "unread $unread, read $read" && [ $unread -eq 0 ] && [ $read -gt 0 ] &&
+	$KMT record --recover m0.dat.spool 2> err; cat err &&
+	[ "$(said_took $(cat m0.pid))" = 0 ] && [ ! -d $inst ] &&
+	[ "$(info_all m0.dat)" = "$read 0" ] &&
+	n=$($KMT dump m0.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 7 ]
+'
+
+# The issue this answers: a SIGKILLed recorder's instance kept tracing with
+# all its events, --recover wrote none of them, and the next recorder
+# removed it without a word.
+test_expect_success 'SIGKILL: --recover takes what the instance still held, and removes it' '
+	trap "cleanup_gt k1" EXIT &&
+	start_gt_recorder k1 11 && kill_recorder k1 &&
+	inst=$T/instances/kmemtrace-$(cat k1.pid) && [ "$(cat $inst/tracing_on)" = 1 ] &&
+	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
+	echo "unread $unread, read $read" && [ $unread -gt 0 ] &&
+	$KMT record --recover k1.dat.spool 2> err; cat err &&
+	[ "$(said_took $(cat k1.pid))" = $unread ] &&
+	[ ! -d $inst ] && [ ! -e /run/kmemtrace/kmemtrace-$(cat k1.pid) ] &&
+	[ "$(info_all k1.dat)" = "$((unread + read)) 0" ] && all_accounted k1.dat &&
+	! $KMT info k1.dat | grep -q truncated && $KMT check -q k1.dat &&
+	n=$($KMT dump k1.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 11 ] &&
+	n=$(trace-cmd report -i k1.dat 2> /dev/null | count "call_site=do_getxattr.*bytes_req=1337") &&
+	echo "trace-cmd: getxattr $n" && [ $n -eq 11 ]
+'
+
+# Pages the recorder had read and held in memory die with it: the events
+# it read (the buffer's stats) less those in its spool are marked lost on
+# the first page taken after them, where they were. A 64 KiB buffer wakes
+# the recorder after 4 pages; its 16 MiB pipe is never full, so never
+# spooled.
+test_expect_success 'SIGKILL: what the recorder held in memory is counted lost where it was' '
+	trap "cleanup_gt k2" EXIT &&
+	start_gt_recorder k2 300 -b 64 && kill_recorder k2 &&
+	inst=$T/instances/kmemtrace-$(cat k2.pid) &&
+	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
+	echo "unread $unread, read $read" && [ $read -gt 0 ] &&
+	$KMT record --recover k2.dat.spool 2> err; cat err &&
+	[ "$(sed -n "s/.* \([0-9,]*\) events the recorder had read were not in its spool.*/\1/p" err |
+		tr -d ,)" = $read ] &&
+	set -- $(info_all k2.dat) && [ $1 -eq $unread ] && [ $(info_died k2.dat) -eq $read ] &&
+	all_accounted k2.dat && $KMT check k2.dat > chk; tail -n 3 chk &&
+	! grep -q "stats only" chk &&
+	trace-cmd report -i k2.dat 2>&1 | grep "EVENTS DROPPED"
+'
+
+test_expect_success 'a new recorder moves a dead one'"'"'s instance into its spool, says so, removes it' '
+	trap "cleanup_gt k3" EXIT &&
+	start_gt_recorder k3 13 && kill_recorder k3 && p=$(cat k3.pid) &&
+	unread=$(stat_sum $T/instances/kmemtrace-$p entries) && echo "unread $unread" &&
+	$KMT record -o next.dat -- true 2> err; cat err &&
+	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events: moved into its spool, where .kmemtrace record --recover $(realpath k3.dat.spool). takes them; instance removed" err &&
+	[ "$(said_unread $p)" = $unread ] &&
+	[ ! -d $T/instances/kmemtrace-$p ] && [ ! -e /run/kmemtrace/kmemtrace-$p ] &&
+	$KMT record -q --recover k3.dat.spool && all_accounted k3.dat &&
+	! $KMT info k3.dat | grep -q truncated &&
+	n=$($KMT dump k3.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 13 ]
+'
+
+test_expect_success 'a dead recorder'"'"'s instance whose spool is gone: the loss is said, even with -q' '
+	trap "cleanup_gt k4" EXIT &&
+	start_gt_recorder k4 3 && kill_recorder k4 && p=$(cat k4.pid) &&
+	unread=$(stat_sum $T/instances/kmemtrace-$p entries) && echo "unread $unread" && rm -r k4.dat.spool &&
+	$KMT record -q -o next.dat -- true 2> err; cat err &&
+	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events, but its spool .*k4.dat.spool. is gone: instance removed, the events with it" err &&
+	[ "$(said_unread $p)" = $unread ] && [ ! -d $T/instances/kmemtrace-$p ]
+'
+
+# As in the issue: system-wide, the instance left behind goes on tracing
+# the whole system until someone stops it.
+test_expect_success 'SIGKILL leaves an instance, still tracing, and a spool behind' '
 	start_recorder k.dat &&
 	$WL/kmt-gt -g 11 $F > /dev/null && sleep 0.3 &&
 	kill -KILL $(cat k.dat.pid); wait $(cat k.dat.pid) || true;
-	ls $T/instances | grep -q "kmemtrace-$(cat k.dat.pid)" && [ -d k.dat.spool ]
+	[ "$(cat $T/instances/kmemtrace-$(cat k.dat.pid)/tracing_on)" = 1 ] && [ -d k.dat.spool ]
 '
 
-test_expect_success 'the next recorder removes the dead one'"'"'s instance' '
-	$KMT record -o next.dat -- true 2> err; cat err &&
-	grep -q "removed instances left by dead recorders: kmemtrace-$(cat k.dat.pid)" err &&
-	! ls $T/instances | grep -q "kmemtrace-$(cat k.dat.pid)"
+test_expect_success 'the next recorder says what the dead one'"'"'s instance held, moves it, removes it' '
+	$KMT record -o next.dat -- true 2> err; cat err && p=$(cat k.dat.pid) &&
+	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events: moved into its spool" err &&
+	said_unread $p > k.unread && [ $(cat k.unread) -gt 0 ] &&
+	! ls $T/instances | grep -qx "kmemtrace-$p" && [ ! -e /run/kmemtrace/kmemtrace-$p ]
 '
 
 test_expect_success 'a spool left behind blocks a new recording to the same file, clearly' '
@@ -60,11 +230,11 @@ test_expect_success 'a spool left behind blocks a new recording to the same file
 	[ $rc -eq 1 ] && grep -q "recover" err
 '
 
-test_expect_success '--recover turns the spool into a valid, truncated-marked trace' '
+test_expect_success '--recover turns the spool into a valid trace, with every event read' '
 	$KMT record --recover k.dat.spool 2> err; cat err &&
-	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] &&
-	$KMT info k.dat | grep -q "recording truncated" &&
-	$KMT check k.dat | grep -q "recording truncated" && $KMT check -q k.dat &&
+	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] && all_accounted k.dat &&
+	set -- $(info_all k.dat) && [ $1 -ge $(cat k.unread) ] &&
+	! $KMT info k.dat | grep -q "recording truncated" && $KMT check -q k.dat &&
 	trace-cmd dump -v k.dat 2>&1 | grep -q "is a valid trace-cmd file"
 '
 

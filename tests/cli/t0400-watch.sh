@@ -175,12 +175,14 @@ for sig in INT TERM; do
 	'
 done
 
-test_expect_success 'SIGKILL: the next watch removes both instances of the dead one' '
+test_expect_success 'SIGKILL: the next watch moves the dead one'"'"'s events to its spool, removes both instances' '
 	start_watch k && kill -KILL $(cat k.pid); wait $(cat k.pid) || true;
 	ls $T/instances | grep -q "kmemtrace-$(cat k.pid)-ctl" &&
 	$KMT watch -o next.dat --callsite do_eventfd -F -- true 2> err; cat err &&
-	grep -q "removed instances left by dead recorders:.*kmemtrace-$(cat k.pid)-ctl" err &&
-	! ls $T/instances | grep -q "kmemtrace-$(cat k.pid)" && rm -rf k.dat.spool
+	grep -q "instance kmemtrace-$(cat k.pid) of a dead recorder held .* moved into its spool" err &&
+	grep -q "instance kmemtrace-$(cat k.pid)-ctl of a dead recorder held .*instance removed" err &&
+	! ls $T/instances | grep -q "kmemtrace-$(cat k.pid)" &&
+	$KMT record -q --recover k.dat.spool && $KMT check -q k.dat
 '
 
 # Run a command expected to fail with @code; its stderr is in err.
