@@ -63,9 +63,10 @@ const struct cmd_help record_help = {
 	"Record the kernel's memory allocation events into a trace.dat file, from a\n"
 	"private tracefs instance, without touching the kernel's other tracing.\n"
 	"With COMMAND, record while it runs and exit with its status; without, record\n"
-	"until Ctrl-C, SIGTERM or -d. A recorder that is killed (SIGKILL) leaves its\n"
-	"instance and its spool: --recover takes both into a file, and the next\n"
-	"recorder moves the instance's unread events into the spool, saying so,\n"
+	"until Ctrl-C, SIGTERM or -d. Every task's events are recorded (system-wide;\n"
+	"-F: only COMMAND and its children). A recorder that is killed (SIGKILL)\n"
+	"leaves its instance and its spool: --recover takes both into a file, and the\n"
+	"next recorder moves the instance's unread events into the spool, saying so,\n"
 	"before removing the instance.\n",
 	.opts = record_opts,
 	.stop_at_operand = true,

@@ -15,11 +15,48 @@
 #include "cmd.h"
 #include "record.h"
 
+static void print_count(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i, o = 0;
+
+	for (i = 0; i < n && o < (int)len - 1; i++) {
+		if (i && (n - i) % 3 == 0 && o < (int)len - 2)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+const char *ui_scope(const struct rec_opts *o, char *buf, size_t len)
+{
+	const char *cmd = o->argv && o->argv[0] ? o->argv[0] : NULL, *slash;
+	size_t n;
+	int i;
+
+	if (cmd && (slash = strrchr(cmd, '/')) && slash[1])
+		cmd = slash + 1;
+	if (o->follow) {
+		snprintf(buf, len, "only %.60s and its children (-F)", cmd);
+	} else if (o->nr_pids) {
+		n = (size_t)snprintf(buf, len, "only pid%s ", o->nr_pids > 1 ? "s" : "");
+		for (i = 0; i < o->nr_pids && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", (int)o->pids[i]);
+		if (n < len)
+			snprintf(buf + n, len - n, " and their children (-p)");
+	} else if (cmd) {
+		snprintf(buf, len, "system-wide (-F: only %.60s and its children)", cmd);
+	} else {
+		snprintf(buf, len, "system-wide");
+	}
+	return buf;
+}
+
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
-	       const struct kmt_recorder *r, double elapsed)
+	       const struct kmt_recorder *r, const char *scope, double elapsed)
 {
 	uint64_t events = 0, lost = 0, bytes = 0;
-	char rel[64], buf[2048], hb[32];
+	char rel[64], buf[2048], hb[32], ev[32], ls[32];
 	int i;
 
 	for (i = 0; i < nr_cpus; i++) {
@@ -33,8 +70,10 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 		}
 		bytes += kmt_recorder_bytes(r, i);
 	}
-	fprintf(stderr, "\r\033[K  %6.1fs  %12" PRIu64 " events  %10s written  %" PRIu64 " lost",
-		elapsed, events + lost, human_bytes((double)bytes, hb), lost);
+	print_count(events + lost, ev, sizeof(ev));
+	print_count(lost, ls, sizeof(ls));
+	fprintf(stderr, "\r\033[K  %6.1fs  %s  %12s events  %10s written  %s lost", elapsed, scope, ev,
+		human_bytes((double)bytes, hb), ls);
 	fflush(stderr);
 }
 
@@ -56,29 +95,18 @@ void ui_progress(void *arg, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
-static void print_count(uint64_t v, char *buf, size_t len)
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i, o = 0;
-
-	for (i = 0; i < n && o < (int)len - 1; i++) {
-		if (i && (n - i) % 3 == 0 && o < (int)len - 2)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-}
-
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 		const struct kmt_sampler_stats *sampled, double elapsed, const char *output, bool recovered)
 {
-	char a[32], b[32], c[32], hb[32];
+	char a[32], b[32], c[32], hb[32], scope[160];
 	int i;
 
 	print_count(res->events, a, sizeof(a));
 	print_count(res->lost, b, sizeof(b));
 	fprintf(stderr, "%s: %s events in %.1f s on %d CPUs, %s lost\n", cmd_name, a, elapsed,
 		res->nr_cpus, b);
+	if (!recovered)
+		fprintf(stderr, "  tasks: %s\n", ui_scope(o, scope, sizeof(scope)));
 	fprintf(stderr, "  %5s %14s %12s %12s %8s\n", "CPU", "events", "data", "lost", "gaps");
 	for (i = 0; i < res->nr_cpus; i++) {
 		const struct kmt_finalize_cpu *fc = &res->cpus[i];

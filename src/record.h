@@ -144,8 +144,10 @@ void child_abort(struct child *c);	/* never released: let it exit, reap it */
 int child_exit_code(const struct child *c);
 
 /* record-ui.c */
+/* Whose events are recorded: "system-wide (-F: only make and its children)", into @buf. */
+const char *ui_scope(const struct rec_opts *o, char *buf, size_t len);
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
-	       const struct kmt_recorder *r, double elapsed);
+	       const struct kmt_recorder *r, const char *scope, double elapsed);
 void ui_status_clear(void);
 void ui_progress(void *arg, uint64_t done, uint64_t total);
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,

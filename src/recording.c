@@ -216,18 +216,13 @@ static void describe_command(const struct rec_opts *o, char *buf, size_t len)
 static void describe_settings(const struct rec *rc, const struct kmt_session_opts *so, char *buf,
 			      size_t len)
 {
-	char who[64], stacks[40];
+	char who[160], stacks[40];
 
 	if (rc->o.stack && rc->o.stack_sample > 1)
 		snprintf(stacks, sizeof(stacks), "1 in %u" KMT_RECINFO_SLICES, rc->o.stack_sample);
 	else
 		snprintf(stacks, sizeof(stacks), "%s", rc->o.stack ? "yes" : "no");
-	if (rc->o.follow)
-		snprintf(who, sizeof(who), "the command and its children");
-	else if (rc->o.nr_pids)
-		snprintf(who, sizeof(who), "%d pid%s and children", rc->o.nr_pids, rc->o.nr_pids > 1 ? "s" : "");
-	else
-		snprintf(who, sizeof(who), "every task");
+	ui_scope(&rc->o, who, sizeof(who));
 	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; clock %s; stacks %s; filter %s",
 		 rc->events.n, who, rc->o.buffer_kb, so->clock, stacks,
 		 rc->o.filter ? rc->o.filter : "none");
@@ -338,7 +333,9 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 {
 	int errfd = rc->live ? kmt_live_error_fd(rc->live) : kmt_recorder_error_fd(rc->r), stop_sig = 0;
 	double shown = -1;
+	char scope[160];
 
+	ui_scope(&rc->o, scope, sizeof(scope));
 	for (;;) {
 		struct pollfd pf[2 + REC_HOOK_FDS] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
 		double el = rec_now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
@@ -351,7 +348,7 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 		if (ht >= 0 && ht < timeout)
 			timeout = ht;
 		if (rc->o.status && rc->r && el - shown >= 1.0) {
-			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, el);
+			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, scope, el);
 			shown = el;
 		}
 		if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)

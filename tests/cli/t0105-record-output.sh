@@ -75,11 +75,25 @@ test_expect_success '--recover of a spool that is not there: one line, no advice
 	[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "/no/such.spool" err && ! grep -q -- "--recover" err
 '
 
+test_expect_success 'record says whose events it records: system-wide unless -F or -p, like the seed, unlike perf' '
+	$KMT record -o sw.dat -- $WL/kmt-gt -g 2 $F > /dev/null 2> sw.err &&
+	grep -qx "  tasks: system-wide (-F: only kmt-gt and its children)" sw.err &&
+	$KMT info sw.dat | grep -q "^settings: .*tasks: system-wide (-F: only kmt-gt and its children);" &&
+	$KMT record -F -o f.dat -- $WL/kmt-gt -g 2 $F > /dev/null 2> f.err &&
+	grep -qx "  tasks: only kmt-gt and its children (-F)" f.err &&
+	$KMT record -p $$ -d 0.2 -o p.dat > /dev/null 2> p.err &&
+	grep -qx "  tasks: only pid $$ and their children (-p)" p.err &&
+	if command -v script > /dev/null; then
+		script -qec "$KMT record -o st.dat -- sleep 1.3" /dev/null > st.tty 2>&1 &&
+		tr "\r" "\n" < st.tty | grep -q " 1\.[0-9]s  system-wide (-F: only sleep and its children) .* events"
+	fi
+'
+
 test_expect_success 'info says how the file was recorded: command, settings, date' '
 	$KMT record -q --stack -F -b 2048 --filter "bytes_req > 1000" -o how.dat -- $WL/kmt-gt -g 2 $F > /dev/null &&
 	$KMT info how.dat > info && sed -n "/^recorder/,/^recorded/p" info &&
 	grep -q "^command: *kmemtrace record -q --stack -F -b 2048 --filter .bytes_req > 1000. -o how.dat -- .*kmt-gt -g 2 " info &&
-	grep -q "^settings: .*tasks: the command and its children; buffer 2048 KiB per CPU; .*stacks yes; filter bytes_req > 1000" info &&
+	grep -q "^settings: .*tasks: only kmt-gt and its children (-F); buffer 2048 KiB per CPU; .*stacks yes; filter bytes_req > 1000" info &&
 	grep -q "^recorded: *$(date +%Y-)" info &&
 	trace-cmd report how.dat > /dev/null 2>&1
 '
