@@ -112,6 +112,14 @@ static size_t misuse_rows(const struct report *r, const void ***out)
 	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
+static size_t untraced_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_untraced *v = kmt_model_untraced(r->m, &n);
+
+	return rtable_ptrs(v, n, sizeof(*v), out);
+}
+
 static size_t access_rows(const struct report *r, const void ***out)
 {
 	size_t n;
@@ -278,6 +286,30 @@ static void g_mis_ptr(const struct report *r, const void *row, struct rval *v, c
 static void g_mis_detail(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->s = ((const struct kmt_misuse *)row)->detail;
+}
+
+static void g_unt_cache(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	uint32_t c = ((const struct kmt_untraced *)row)->cache;
+
+	v->s = c != UINT32_MAX ? cache_name(r, c) : "(no cache)";
+}
+
+static void g_unt_site(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_name(r, ((const struct kmt_untraced *)row)->first_site, buf, len);
+}
+
+static void g_unt_ts(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	uint64_t ts = ((const struct kmt_untraced *)row)->first_ts;
+
+	v->u = ts - MIN(r->t0, ts);
+}
+
+static void g_unt_why(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = ((const struct kmt_untraced *)row)->why;
 }
 
 static void g_mis_cache(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -613,9 +645,9 @@ static const struct rcol gfp_cols[] = {
 
 #define M struct kmt_misuse
 static const struct rcol misuse_cols[] = {
-	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "double_free, alloc_over_live, cache_free_of_kmalloc, "
-	  "cache_mismatch, kfree_of_cache_object, untraced_alloc", g_mis_kind),
-	G("severity", RT_STR, RU_NONE, NULL, 0, NULL, "error, warning or info", g_mis_severity),
+	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "double_free, cache_free_of_kmalloc, cache_mismatch, "
+	  "kfree_of_cache_object (what the kernel allocates or frees untraced is in untraced)", g_mis_kind),
+	G("severity", RT_STR, RU_NONE, NULL, 0, NULL, "error or info", g_mis_severity),
 	U("count", M, count, RU_COUNT, NULL, 0, "allocs", "occurrences with this kind, call site and allocation site"),
 	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "where it happened (the free, or the allocation)", g_mis_site),
 	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "the symbol alone", g_mis_function),
@@ -631,6 +663,23 @@ static const struct rcol misuse_cols[] = {
 	END,
 };
 #undef M
+
+#define T struct kmt_untraced
+static const struct rcol untraced_cols[] = {
+	G("cache", RT_STR, RU_NONE, "cache", -34, "name", "the cache", g_unt_cache),
+	U("count", T, count, RU_COUNT, "signs", 9, "allocs", "signs of objects allocated or freed without an event"),
+	U("alloc_over_live", T, alloc_over_live, RU_COUNT, NULL, 0, NULL,
+	  "allocations at the address of a live object: a free the kernel did not trace"),
+	U("untraced_alloc", T, untraced_alloc, RU_COUNT, NULL, 0, NULL,
+	  "frees of a freed address: an allocation the kernel did not trace"),
+	U("reused", T, reused, RU_COUNT, NULL, 0, NULL,
+	  "frees naming another cache: the object was freed and its memory reused, unseen"),
+	G("first_callsite", RT_STR, RU_NONE, NULL, 0, NULL, "where the first sign was", g_unt_site),
+	G("first_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "when", g_unt_ts),
+	G("why", RT_STR, RU_NONE, "why", -1, NULL, "why the kernel does this, as far as known", g_unt_why),
+	END,
+};
+#undef T
 
 #define S struct kmt_summary
 static const struct rcol access_cols[] = {
@@ -691,6 +740,11 @@ static const struct rtable t_misuse = {
 	.name = "misuse", .section = SEC_MISUSE, .cols = misuse_cols, .rows = misuse_rows,
 	.doc = "what the model finds contradictory",
 };
+static const struct rtable t_untraced = {
+	.name = "untraced", .section = SEC_MISUSE, .cols = untraced_cols, .rows = untraced_rows,
+	.doc = "caches whose objects the kernel allocates or frees without an event (its bulk paths, "
+	       "per-CPU sheaves): the kernel's design, not misuse; one row per cache",
+};
 static const struct rtable t_access = {
 	.name = "access", .section = SEC_ACCESS, .single = true, .cols = access_cols,
 	.rows = summary_rows, .json_only = true, .doc = "watchpoint samples (files of kmemtrace watch)",
@@ -702,7 +756,7 @@ static const struct rtable t_access_rows = {
 
 const struct rtable *const report_tables[] = {
 	&t_summary, &t_callsites, &t_callsite_stacks, &t_lifetimes, &t_caches, &t_processes, &t_comms, &t_pages, &t_page_orders,
-	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_access, &t_access_rows,
+	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_untraced, &t_access, &t_access_rows,
 	&t_vmalloc, &t_vmalloc_sizes, &t_vmalloc_functions, &t_vmalloc_live, NULL,
 };
 

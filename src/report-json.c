@@ -166,7 +166,7 @@ void report_json_members(const struct report *r, struct js *j)
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
 	int k;
 
-	js_u64(j, "kmemtrace_report", 2);
+	js_u64(j, "kmemtrace_report", 3);
 	js_str(j, "file", r->path);
 	js_bool(j, "hashed_pointers", r->hash.on);
 	js_u64(j, "file_version", (uint64_t)fi->version);

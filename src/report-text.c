@@ -449,9 +449,8 @@ static void misuse(const struct report *r, FILE *out)
 
 	for (i = 0; i < n; i++)
 		by[kmt_misuse_severity(v[i].kind)] += v[i].count;
-	fprintf(out, "\nMISUSE (%s error%s, %s warning%s, %s info)\n", num(by[KMT_SEV_ERROR]),
-		by[KMT_SEV_ERROR] == 1 ? "" : "s", num(by[KMT_SEV_WARNING]),
-		by[KMT_SEV_WARNING] == 1 ? "" : "s", num(by[KMT_SEV_INFO]));
+	fprintf(out, "\nMISUSE (%s error%s, %s info)\n", num(by[KMT_SEV_ERROR]),
+		by[KMT_SEV_ERROR] == 1 ? "" : "s", num(by[KMT_SEV_INFO]));
 	if (!n)
 		fprintf(out, "  none\n");
 	else
@@ -470,11 +469,13 @@ static void misuse(const struct report *r, FILE *out)
 	if (s->uncertain_misuse)
 		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",
 			num(s->uncertain_misuse));
-	if (by[KMT_SEV_WARNING])
-		fprintf(out, "  warnings: the kernel does not trace its slab bulk paths (kmem_cache_alloc_bulk,\n"
-			     "  kfree_bulk, RCU sheaves): alloc_over_live is a free it did not trace;\n"
-			     "  in a trace that shows such traffic a \"double free\" cannot be told from an\n"
-			     "  allocation it did not trace, and is reported as untraced_alloc\n");
+	if (kmt_model_untraced(r->m, &n), n) {
+		/* The kernel's design, one line per cache: not misuse. */
+		fprintf(out, "\n  UNTRACED: caches whose objects the kernel allocates or frees without an event,\n"
+			     "  so the trace shows an allocation over a live object, a second free, or a free\n"
+			     "  naming another cache; not misuse, and no such \"double free\" is one\n");
+		text_table(r, rtable_find("untraced"), out);
+	}
 }
 
 /* Watchpoint samples: per object group, offset and instruction. */

@@ -136,6 +136,24 @@ struct kmt_misuse {
 	char detail[64];		/* e.g. "filp != dentry" */
 };
 
+/*
+ * A cache whose objects the kernel allocates or frees without an event
+ * (its bulk paths, per-CPU sheaves, kfree_bulk): what the trace shows of
+ * it, one row per cache. These are the kernel's design, not misuse: they
+ * are counted here and left out of kmt_model_misuse().
+ */
+struct kmt_untraced {
+	uint32_t cache;			/* cache index, or UINT32_MAX */
+	uint64_t alloc_over_live;	/* allocations at a live address: frees not traced */
+	uint64_t untraced_alloc;	/* frees of freed addresses: allocations not traced */
+	uint64_t reused;		/* freed as another cache: freed and reused untraced */
+	uint64_t count;			/* the three together */
+	uint64_t first_ts;		/* the first sign */
+	uint64_t first_site;		/* ... where it was */
+	uint64_t first_alloc_site;	/* ... where its object came from, or 0 */
+	const char *why;		/* static, from kmt_untraced_why() */
+};
+
 struct kmt_outstanding {
 	uint64_t site;
 	uint64_t objects, bytes_req, bytes_alloc;
@@ -352,6 +370,8 @@ const struct kmt_cache *kmt_model_caches(const struct kmt_model *m, size_t *n);
 const struct kmt_proc *kmt_model_procs(const struct kmt_model *m, size_t *n);
 const struct kmt_misuse *kmt_model_misuse(const struct kmt_model *m, size_t *n);
 const struct kmt_outstanding *kmt_model_outstanding(const struct kmt_model *m, size_t *n);
+/* Caches the kernel allocates or frees untraced, most signs first. */
+const struct kmt_untraced *kmt_model_untraced(const struct kmt_model *m, size_t *n);
 const struct kmt_gfp_count *kmt_model_gfp(const struct kmt_model *m, size_t *n);
 /* Watchpoint samples by object group, offset and instruction, sorted so. */
 const struct kmt_access_stat *kmt_model_access(const struct kmt_model *m, size_t *n);
@@ -441,6 +461,8 @@ const struct kmt_group *kmt_model_groups(const struct kmt_model *m, size_t *n);
 const struct kmt_size_count *kmt_model_sizes(const struct kmt_model *m, size_t *n);
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k);
+/* Why the kernel allocates or frees objects of cache @name untraced, in words (static). */
+const char *kmt_untraced_why(const char *name);
 enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k);
 const char *kmt_severity_name(enum kmt_severity s);
 

@@ -958,7 +958,8 @@ function headerBlock(app) {
       (S.filter_matched ? '' : ' No task in the window matched.')));
   }
   warn.appendChild(banner('info', 'Not traced by the kernel:', 'its slab bulk paths (kmem_cache_alloc_bulk, kfree_bulk, RCU sheaves) allocate and free without events. ' +
-    'An alloc_over_live warning is a free it did not trace; a "double free" in such traffic is reported as untraced_alloc.' +
+    'An allocation over a live object is a free it did not trace; a "double free" in such traffic is an allocation it did not trace. ' +
+    'Those are counted per cache under Misuse, as the kernel\'s design, not misuse.' +
     (S.untraced_evidence ? ' This trace shows ' + fmtCount(S.untraced_evidence) + ' signs of such traffic.' : '')));
   app.appendChild(warn);
 }
@@ -1304,7 +1305,7 @@ const MISUSE_DOC = {
 function misuseSection(sec) {
   const rows = R.misuse || [];
   const count = k => sum(rows.filter(r => r.severity === k).map(r => r.count));
-  sec.appendChild(h('div', {class: 'badges'}, [['error', 'errors'], ['warning', 'warnings'], ['info', 'info']].map(x =>
+  sec.appendChild(h('div', {class: 'badges'}, [['error', 'errors'], ['info', 'info']].map(x =>
       h('span', {class: 'badge sev-' + x[0] + (count(x[0]) ? '' : ' zero')}, fmtCount(count(x[0])) + ' ' + x[1])),
     S.uncertain_misuse ? h('span', {class: 'muted'}, ' and ' + fmtCount(S.uncertain_misuse) + ' uncertain findings (events were lost in between), not counted') : null));
   sec.appendChild(dataTable('misuse', rows, {
@@ -1316,9 +1317,17 @@ function misuseSection(sec) {
   }));
   const kinds = [...new Set(rows.map(r => r.kind))].filter(k => MISUSE_DOC[k]);
   if (kinds.length) sec.appendChild(h('dl', {class: 'glossary'}, kinds.map(k => [h('dt', null, k), h('dd', null, MISUSE_DOC[k])])));
-  if (rows.some(r => r.severity === 'warning')) {
-    sec.appendChild(note('Warnings: the kernel does not trace its slab bulk paths (kmem_cache_alloc_bulk, kfree_bulk, RCU sheaves): alloc_over_live is a free it did not trace; ' +
-      'in a trace that shows such traffic a "double free" cannot be told from an allocation it did not trace, and is reported as untraced_alloc.', 'muted'));
+  const U = R.untraced || [];
+  if (U.length) {
+    sec.appendChild(h('h3', null, 'Untraced: the kernel\'s design, not misuse'));
+    sec.appendChild(note('Caches whose objects the kernel allocates or frees without an event (its slab bulk paths and per-CPU sheaves), ' +
+      'so the trace shows an allocation over a live object, a second free, or a free naming another cache. One row per cache.', 'muted'));
+    sec.appendChild(dataTable('untraced', U, {
+      key: r => r.cache,
+      show: ['cache', 'count', 'alloc_over_live', 'untraced_alloc', 'reused', 'why'],
+      titles: {count: 'signs', alloc_over_live: 'allocated over live', untraced_alloc: 'freed twice', reused: 'freed as another cache'},
+      none: 'None.',
+    }));
   }
 }
 

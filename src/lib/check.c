@@ -210,6 +210,7 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 	struct kmt_model *m;
 	const struct kmt_summary *s;
 	const struct kmt_misuse *v;
+	const struct kmt_untraced *u;
 	struct kmt_symbols *syms;
 	struct kmt_diag d = { 0 };
 	size_t n, i, len;
@@ -234,6 +235,17 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 			"%s x%" PRIu64 " at %s (object from %s)", kmt_misuse_name(v[i].kind), v[i].count,
 			kmt_symbols_format(syms, v[i].site, a, sizeof(a)),
 			v[i].alloc_site ? kmt_symbols_format(syms, v[i].alloc_site, b, sizeof(b)) : "before the trace");
+	}
+	/* The kernel's own untraced traffic: one line per cache, information. */
+	u = kmt_model_untraced(m, &n);
+	for (i = 0; i < n; i++) {
+		char a[256];
+
+		finding(c, KMT_SEV_INFO, -1, 0, 0, false, u[i].first_ts,
+			"%s: %" PRIu64 " object%s allocated or freed without an event (first at %s): %s",
+			u[i].cache != UINT32_MAX ? kmt_model_caches(m, &len)[u[i].cache].name : "(no cache)",
+			u[i].count, u[i].count == 1 ? "" : "s", kmt_symbols_format(syms, u[i].first_site, a, sizeof(a)),
+			u[i].why);
 	}
 	s = kmt_model_summary(m);
 	if (s->uncertain_objects || s->uncertain_misuse)

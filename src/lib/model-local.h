@@ -219,6 +219,7 @@ struct kmt_model {
 	VEC(struct kmt_proc) procs;
 	VEC(struct kmt_misuse) misuse;
 	VEC(struct kmt_outstanding) outstanding;
+	VEC(struct kmt_untraced) untraced;
 	VEC(struct kmt_gfp_count) gfp;
 	/* vmalloc (model-vmap.c) */
 	struct otab vmap;

@@ -127,6 +127,7 @@ void kmt_model_free(struct kmt_model *m)
 	free(m->procs.v);
 	free(m->misuse.v);
 	free(m->outstanding.v);
+	free(m->untraced.v);
 	free(m->gfp.v);
 	free(m->lost_by_cpu);
 	free(m->events_by_cpu);
@@ -435,7 +436,7 @@ static void slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 			gone_unseen(m, o);
 			if (o->loss_seq != m->loss_seq)
 				m->sum.uncertain_misuse++;	/* its free may be in a gap */
-			else
+			else if (!m->o.partial_frees)	/* else freed where the recording did not look */
 				note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr,
 					    o->cache, NULL);
 		}
@@ -554,6 +555,18 @@ static void slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	m->scope = true;	/* a chosen task's object */
 	asite = &m->sites.v[o->site];
 	mk = free_misuse(m, o, ev);
+	if (m->o.partial_frees && (mk == KMT_MISUSE_CACHE_MISMATCH || mk == KMT_MISUSE_CACHE_FREE_KMALLOC)) {
+		/*
+		 * The recording left frees out: the object was freed unseen
+		 * and its memory reused by another cache, not misfreed.
+		 */
+		model_emit(m, o, KMT_FATE_UNSEEN_FREE, NULL);
+		model_detail_gone(m, o, ev->ts, false);
+		gone_unseen(m, o);
+		otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
+		m->sum.unseen_allocs++;
+		return;
+	}
 	if (mk != KMT_MISUSE_NR && o->loss_seq != m->loss_seq) {
 		/* Freed and allocated again in a gap, maybe. */
 		m->sum.uncertain_misuse++;
@@ -1164,6 +1177,90 @@ static void classify_untraced(struct kmt_model *m)
 			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
 }
 
+/* Why the kernel allocates or frees a cache's objects untraced: the known cases, then in general. */
+static const struct {
+	const char *prefix;
+	const char *why;
+} untraced_whys[] = {
+	{ "maple_node", "the maple tree's per-CPU sheaves and bulk frees are not traced" },
+	{ "skbuff_head_cache", "napi allocates and frees skbs in bulk (kmem_cache_alloc_bulk, "
+	  "kmem_cache_free_bulk), which are not traced" },
+	{ "io_kiocb", "io_uring allocates requests in bulk (kmem_cache_alloc_bulk), which is not traced" },
+	{ "kmalloc-", "kfree_rcu batches free kmalloc objects with kfree_bulk, which is not traced" },
+	{ "", "the slab bulk paths and per-CPU sheaves allocate and free without an event" },
+};
+
+const char *kmt_untraced_why(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(untraced_whys); i++)
+		if (!strncmp(name ? name : "", untraced_whys[i].prefix, strlen(untraced_whys[i].prefix)))
+			return untraced_whys[i].why;
+	return untraced_whys[ARRAY_SIZE(untraced_whys) - 1].why;
+}
+
+static int cmp_untraced(const void *a, const void *b)
+{
+	const struct kmt_untraced *x = a, *y = b;
+
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+}
+
+/*
+ * The signs of untraced traffic leave the misuse list for one row per
+ * cache: allocations over live objects, untraced allocations, and frees
+ * naming another cache where the object's cache shows such traffic (it
+ * was freed and its memory reused, both unseen).
+ */
+static void collect_untraced(struct kmt_model *m)
+{
+	size_t i, k = 0, j;
+
+	for (i = 0; i < m->misuse.n; i++) {
+		struct kmt_misuse mu = m->misuse.v[i];
+		bool reuse = mu.kind == KMT_MISUSE_CACHE_MISMATCH && mu.cache != NONE &&
+			     (m->caches.v[mu.cache].untraced || bulk_filled_cache(m, mu.cache));
+		struct kmt_untraced *u;
+
+		if (mu.kind != KMT_MISUSE_ALLOC_LIVE && mu.kind != KMT_MISUSE_UNTRACED_ALLOC && !reuse) {
+			m->misuse.v[k++] = mu;
+			continue;
+		}
+		for (j = 0; j < m->untraced.n && m->untraced.v[j].cache != mu.cache; j++)
+			;
+		if (j == m->untraced.n) {
+			j = VEC_PUSH(m->untraced, m->oom);
+			if (j == NONE)
+				return;
+			u = &m->untraced.v[j];
+			u->cache = mu.cache;
+			u->first_ts = mu.first_ts;
+			u->first_site = mu.site;
+			u->first_alloc_site = mu.alloc_site;
+			u->why = kmt_untraced_why(mu.cache != NONE ? m->caches.v[mu.cache].name : NULL);
+		}
+		u = &m->untraced.v[j];
+		if (mu.kind == KMT_MISUSE_ALLOC_LIVE)
+			u->alloc_over_live += mu.count;
+		else if (mu.kind == KMT_MISUSE_UNTRACED_ALLOC)
+			u->untraced_alloc += mu.count;
+		else
+			u->reused += mu.count;
+		u->count += mu.count;
+		if (mu.first_ts < u->first_ts) {
+			u->first_ts = mu.first_ts;
+			u->first_site = mu.site;
+			u->first_alloc_site = mu.alloc_site;
+		}
+	}
+	m->misuse.n = k;
+	if (m->untraced.n > 1)
+		qsort(m->untraced.v, m->untraced.n, sizeof(*m->untraced.v), cmp_untraced);
+}
+
 /* The age of one live object, for the exact median of its site's ages. */
 struct age_of {
 	uint32_t k;			/* its outstanding row */
@@ -1220,6 +1317,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 
 	drain(m, 0);
 	classify_untraced(m);
+	collect_untraced(m);
 	ages = malloc((m->slab.live + 1) * sizeof(*ages));
 	if (m->oom || !ages || imap_init(&out_map, 1 << 8)) {
 		free(ages);
@@ -1315,6 +1413,7 @@ ACCESSOR(kmt_model_caches, struct kmt_cache, caches)
 ACCESSOR(kmt_model_procs, struct kmt_proc, procs)
 ACCESSOR(kmt_model_misuse, struct kmt_misuse, misuse)
 ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, outstanding)
+ACCESSOR(kmt_model_untraced, struct kmt_untraced, untraced)
 ACCESSOR(kmt_model_gfp, struct kmt_gfp_count, gfp)
 ACCESSOR(kmt_model_vmap_sites, struct kmt_site, vmap_sites)
 ACCESSOR(kmt_model_vmap_sizes, struct kmt_vmap_size, vmap_sizes)

@@ -91,7 +91,7 @@ test_expect_success 'outstanding median age is exact: the middle of the live obj
 '
 
 test_expect_success 'one time base: the trace'"'"'s first event, its own time stated once' '
-	[ "$(jq .kmemtrace_report all.json)" = 2 ] &&
+	[ "$(jq .kmemtrace_report all.json)" = 3 ] &&
 	[ "$(jq .summary.first_ts_ns all.json)" = 0 ] && [ "$(jq .summary.start_ts_ns all.json)" -gt 0 ] &&
 	[ "$(jq .summary.last_ts_ns all.json)" = "$(jq .summary.span_ns all.json)" ] &&
 	head -n 2 dump | sed -n 1p | grep -q "^# gt.dat: times are seconds from the trace.s first event, at [0-9.]* s of the local clock$" &&
@@ -147,6 +147,29 @@ test_expect_success 'what was not recorded is not zero: -e vmalloc has no slab s
 		[ "$(sqlite3 vm.db "SELECT count(*) FROM callsites")" = 0 ] &&
 		sqlite3 vm.db "SELECT value FROM meta WHERE key = '"'"'not_recorded'"'"'" | grep -q "kmalloc kfree"
 	fi
+'
+
+test_expect_success 'what the kernel allocates or frees untraced is one line per cache, never a warning' '
+	$KMT record -q -o fork.dat -- sh -c "for i in \$(seq 100); do /bin/true; done" &&
+	$KMT report --json -n 0 fork.dat > fork.json &&
+	[ "$(jq "[.misuse[] | select(.severity == \"warning\" or .kind == \"alloc_over_live\" or .kind == \"untraced_alloc\")] | length" fork.json)" = 0 ] &&
+	jq -e "[.untraced[] | select(.count != .alloc_over_live + .untraced_alloc + .reused or (.why | length) < 10)] | length == 0" fork.json &&
+	$KMT report --sections misuse -n 0 fork.dat > fork.txt && cat fork.txt &&
+	grep -q "^MISUSE ([0-9,]* errors*, [0-9,]* info)" fork.txt && ! grep -q "warning" fork.txt &&
+	n=$(jq ".untraced | length" fork.json) &&
+	[ "$(sed -n "/^  UNTRACED/,\$p" fork.txt | tail -n +5 | wc -l)" = "$n" ] &&
+	$KMT check fork.dat > check.out; cat check.out | tail -n 3 &&
+	tail -n 1 check.out | grep -q ": 0 errors, 0 warnings$" &&
+	[ "$(grep -c "^info .* allocated or freed without an event" check.out)" = "$n" ]
+'
+
+test_expect_success 'a recording'"'"'s own filter (-F, --filter) never yields a warning in report or check' '
+	$KMT record -q -F -o ff.dat -- sh -c "for i in \$(seq 100); do /bin/true; done; cat /etc/passwd > /dev/null" &&
+	$KMT record -q --filter "bytes_req > 64" -o fb.dat -- sh -c "for i in \$(seq 50); do /bin/true; done" &&
+	for f in ff.dat fb.dat; do
+		$KMT check $f | tail -n 1 | grep ": 0 errors, 0 warnings$" &&
+		$KMT report --json $f | jq -e "[.misuse[] | select(.severity != \"info\")] | length == 0" > /dev/null || return 1
+	done
 '
 
 test_expect_success 'record --list: one column for every event name, however long' '
