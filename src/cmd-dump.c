@@ -95,13 +95,13 @@ static const char *gfp_str(const struct dump *dp, uint64_t gfp, char *buf, size_
 
 static void print_event(const struct dump *dp, const struct kmt_event *ev)
 {
-	const char *comm = kmt_comms_get(dp->comms, ev->pid);
+	const char *comm = kmt_comm_name(dp->comms, ev->pid);
 	char site[256], p[32], g[512];
 	uint64_t t = ev->ts - MIN(dp->t0, ev->ts);
 	uint32_t i;
 
 	printf("%6" PRIu64 ".%06" PRIu64 " [%03d] %s-%d %s", t / 1000000000, t / 1000 % 1000000, ev->cpu,
-	       comm ? comm : "<...>", ev->pid, kmt_kind_name(ev->kind));
+	       comm, ev->pid, kmt_kind_name(ev->kind));
 	if (ev->call_site)
 		printf(" %s", site_str(dp, ev->call_site, site, sizeof(site)));
 	kmt_hashptr_fmt(&dp->hash, ev->ptr, p, sizeof(p));
@@ -158,15 +158,13 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 
 static bool wanted(const struct dump *dp, const struct kmt_event *ev)
 {
-	const char *comm;
-
 	if (!dp->all && (ev->kind >= KMT_EV_FORK && ev->kind <= KMT_EV_STACK))
 		return false;
 	if (ev->ts < dp->lo || ev->ts > dp->hi)
 		return false;
 	if (dp->pid && ev->pid != dp->pid)
 		return false;
-	if (dp->comm && (!(comm = kmt_comms_get(dp->comms, ev->pid)) || strcmp(comm, dp->comm)))
+	if (dp->comm && strcmp(kmt_comm_name(dp->comms, ev->pid), dp->comm))
 		return false;
 	return true;
 }

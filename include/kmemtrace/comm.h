@@ -27,6 +27,11 @@ int kmt_comms_set_at(struct kmt_comms *c, int32_t pid, const char *name, size_t 
 int kmt_comms_merge(struct kmt_comms *c, const struct kmt_comms *from);
 /* @pid's name, or NULL. */
 const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid);
+/*
+ * @pid's name as the kernel's own trace output gives it: the name known,
+ * else "<idle>" for pid 0 (interrupts on an idle CPU), else "<...>". @c may be NULL.
+ */
+const char *kmt_comm_name(const struct kmt_comms *c, int32_t pid);
 /* Add every "pid comm" line of @text; malformed lines are skipped. */
 int kmt_comms_parse(struct kmt_comms *c, const char *text, size_t len);
 /* The names of every running process and thread, from /proc. 0 or -ENOMEM. */

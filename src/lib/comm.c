@@ -143,6 +143,13 @@ const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid)
 	return e->pid ? e->name : NULL;
 }
 
+const char *kmt_comm_name(const struct kmt_comms *c, int32_t pid)
+{
+	const char *name = c ? kmt_comms_get(c, pid) : NULL;
+
+	return name ? name : pid ? "<...>" : "<idle>";
+}
+
 int kmt_comms_parse(struct kmt_comms *c, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;

@@ -226,9 +226,7 @@ uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 
 	if (i != NONE)
 		return i;
-	name = m->o.cmdlines ? kmt_comms_get(m->o.cmdlines, pid) : NULL;
-	if (!name)
-		name = pid ? "<...>" : "<idle>";
+	name = kmt_comm_name(m->o.cmdlines, pid);
 	i = proc_index(m, pid, name, strlen(name));
 	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;

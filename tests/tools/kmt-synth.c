@@ -6,6 +6,8 @@
  *                         CPUs with a loss on CPU 1, misuse of every kind,
  *                         watchpoint samples (an access section) and stacks
  *   kmt-synth arch FILE   a small trace of an aarch64 kernel
+ *   kmt-synth idle FILE   interrupts on an idle CPU (pid 0): 3 bio allocations,
+ *                         freed by the idle task, and one task's kmalloc
  *
  * Deterministic: the same file every time. Formats are read from
  * $KMT_TESTDATA/formats (tests/data).
@@ -156,14 +158,25 @@ int main(int argc, char **argv)
 	struct tb *tb;
 	int ret;
 
-	if (argc != 3 || (strcmp(argv[1], "full") && strcmp(argv[1], "arch"))) {
-		fprintf(stderr, "usage: kmt-synth full|arch FILE\n");
+	if (argc != 3 || (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle"))) {
+		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE\n");
 		return 2;
 	}
 	tb = tb_new(2, 0);
 	tb_formats_6_18(tb);
 	if (!strcmp(argv[1], "full")) {
 		full(tb);
+	} else if (!strcmp(argv[1], "idle")) {
+		int i;
+
+		/* Block I/O completions in interrupts on idle CPU 1: the idle task's. */
+		tb_kallsyms(tb, ksyms);
+		tb_cmdlines(tb, "100 bash\n");
+		for (i = 0; i < 3; i++)
+			tb_cache_alloc(tb, 1, (uint64_t)(1 + i) * MS, 0, FN(4) + 0x10, OBJ(10 + i), "bio-184", 184, 192);
+		for (i = 0; i < 3; i++)
+			tb_cache_free(tb, 1, (uint64_t)(5 + i) * MS, 0, FN(7) + 0x8, OBJ(10 + i), "bio-184");
+		alloc(tb, 0, 9 * MS, 100, 2, OBJ(1));
 	} else {
 		tb_uname(tb, "Linux test 6.18.0 aarch64");
 		tb_kallsyms(tb, ksyms);
