@@ -55,7 +55,7 @@ kpid=
 peak=$(cat "$tmp/peak")
 pid=
 ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
-lost=$("$KMT" info "$tmp/k.dat" | awk '$1 ~ /^[0-9]+$/ { l = $5; sub(/\+/, "", l); s = $6 + $7; t += (l > s ? l : s) } END { print t + 0 }')
+lost=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $5 }')
 size=$(stat -c %s "$tmp/k.dat")
 
 cat <<MD

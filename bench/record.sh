@@ -44,7 +44,7 @@ run_cfg() {	# cfg -> sets W[cfg,i] C[cfg,i]
 		TOT[kmemtrace,$i]=${tot_km[-1]}
 		"$KMT" info "$tmp/k.dat" > "$tmp/info"
 		ev_km+=("$(awk '$1 == "all" { print $2 }' "$tmp/info")")
-		lost_km+=("$(awk '$1 ~ /^[0-9]+$/ { l = $5; sub(/\+/, "", l); s = $6 + $7; t += (l > s ? l : s) } END { print t + 0 }' "$tmp/info")")
+		lost_km+=("$(awk '$1 == "all" { print $5 }' "$tmp/info")")
 		raw_km+=("$(awk '$1 ~ /^[0-9]+$/ { p += $3 } END { print p * 4096 }' "$tmp/info")")
 		z_km+=("$(stat -c %s "$tmp/k.dat")") ;;
 	perf)

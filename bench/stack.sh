@@ -20,21 +20,17 @@ ALLOCS="kmem/kmalloc kmem/kmem_cache_alloc kmem/mm_page_alloc percpu/percpu_allo
 
 declare -A W C TOT EV SZ
 
-# The floor with the stacktrace trigger on the allocation events; $1: the
-# sample (0: none, 1: every allocation, N: as record --stack-sample N).
+# The floor with the stacktrace trigger on the allocation events; $1: 0
+# (none) or 1 (every allocation). --stack-sample N has no floor of its own:
+# its stacks come from a thread switching the instance's stacktrace option
+# on and off, which only the recorder does; it is held to the no-stack floor.
 floor_stack_on() {
-	local n=$1 e f m
+	local n=$1 e f
 	floor_on "$BUF_KB" || return 1
 	[ "$n" = 0 ] && return 0
 	for e in $ALLOCS; do
 		f=$T/instances/$FLOOR_INSTANCE/events/$e/trigger
-		[ -f "$f" ] || continue
-		if [ "$n" = 1 ]; then echo stacktrace > "$f"; continue; fi
-		case $e in
-		*/mm_page_alloc) m=$(printf 'pfn & 0x%x' $((n - 1))) ;;
-		*) m=$(printf 'ptr & 0x%x' $(((n - 1) << 12))) ;;
-		esac
-		echo "stacktrace if !($m)" > "$f"
+		[ -f "$f" ] && echo stacktrace > "$f"
 	done
 }
 
@@ -68,14 +64,14 @@ run_cfg() {	# cfg round
 		t1=$(now)
 		TOT[$cfg,$i]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		EV[$cfg,$i]=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
-		EV[$cfg,$i]="${EV[$cfg,$i]} lost $("$KMT" info "$tmp/k.dat" | awk '$1 ~ /^[0-9]+$/ { t += $5 + $6 + $7 } END { print t + 0 }')"
+		EV[$cfg,$i]="${EV[$cfg,$i]} lost $("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $5 }')"
 		SZ[$cfg,$i]=$(stat -c %s "$tmp/k.dat") ;;
 	esac
 	read -r W[$cfg,$i] C[$cfg,$i] < "$tmp/t"
 }
 
 CFGS="floor-0 rec-0 floor-1 rec-1"
-for n in $SAMPLES; do CFGS="$CFGS floor-$n rec-$n"; done
+for n in $SAMPLES; do CFGS="$CFGS rec-$n"; done
 paired_rounds stack "$CFGS"
 
 name() { case $1 in 0) echo "no stacks" ;; 1) echo "--stack" ;; *) echo "--stack-sample $1" ;; esac; }
@@ -83,22 +79,29 @@ cat <<MD
 ### Kernel stacks: \`record --stack\` and \`--stack-sample N\` on \`$WORKLOAD\` — $ROUNDS paired rounds
 
 Each recording against its own floor (the same events and stacktrace trigger
-on, nobody reading) and against the floor without stacks.
+on, nobody reading) and against the floor without stacks; \`--stack-sample N\`
+has no floor of its own (a thread of the recorder switches stacks on in
+slices of time), so it is held to the no-stack floor only.
 
 | stacks | floor wall s | floor × no-stack floor | record: workload wall s | × its floor | × no-stack floor | whole command × its floor | events (last round) | MiB on disk |
 |---|---|---|---|---|---|---|---|---|
 MD
 for n in 0 1 $SAMPLES; do
-	printf '| %s | %.3f | %s | %.3f | %s | %s | %s | %s | %.1f |\n' "$(name "$n")" \
-		"$(col floor-$n W | median)" "$(fmt "$(pratio floor-$n floor-0 W)")" \
-		"$(col rec-$n W | median)" "$(fmt "$(pratio rec-$n floor-$n W)")" "$(fmt "$(pratio rec-$n floor-0 W)")" \
-		"$(for i in $(seq 1 "$ROUNDS"); do ratio "${TOT[rec-$n,$i]}" "${W[floor-$n,$i]}"; echo; done | median)" \
+	f=floor-$n
+	[ "$n" -gt 1 ] && f=floor-0
+	printf '| %s | %s | %s | %.3f | %s | %s | %s | %s | %.1f |\n' "$(name "$n")" \
+		"$([ "$n" -gt 1 ] && echo – || col $f W | median | awk '{ printf "%.3f", $1 }')" \
+		"$([ "$n" -gt 1 ] && echo – || fmt "$(pratio $f floor-0 W)")" \
+		"$(col rec-$n W | median)" "$([ "$n" -gt 1 ] && echo – || fmt "$(pratio rec-$n $f W)")" \
+		"$(fmt "$(pratio rec-$n floor-0 W)")" \
+		"$(for i in $(seq 1 "$ROUNDS"); do ratio "${TOT[rec-$n,$i]}" "${W[$f,$i]}"; echo; done | median)" \
 		"${EV[rec-$n,$ROUNDS]}" "$(col rec-$n SZ | median | awk '{ print $1 / 1048576 }')"
 done
 cat <<MD
 
-- A sample of 1 in N keeps the stacks of allocations whose page number has
-  its low log2(N) bits zero (slab and per-CPU pointers: bits 12 and up; pages:
-  the pfn), so it does not depend on object size; objects in one slab page
-  are sampled together.
+- A sample of 1 in N: the recorder switches the instance's stacktrace option
+  on in random slices of time, as many events off as N - 1 times the events
+  on (counted from the ring buffers' stats), so every call site gets its share;
+  while on, every event has a stack, frees too. "whole command" for it is over
+  the no-stack floor.
 MD
