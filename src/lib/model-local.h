@@ -236,6 +236,7 @@ struct kmt_model {
 	struct kmt_stacks *stacks;	/* slab allocations by stack (model-stack.c) */
 	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
 	uint32_t loss_seq;
+	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
 	bool filtering;
 	bool scope;			/* the event being processed concerns the chosen tasks */
 	bool started;			/* an event was seen */
