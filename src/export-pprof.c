@@ -412,7 +412,8 @@ static int end(struct export *x)
 	value_type(&b, PROFILE_PERIOD_TYPE, t, "space", "bytes");
 	pb_int(&b, PROFILE_PERIOD, 1);
 	snprintf(comment, sizeof(comment), "kmemtrace export of %s: every slab allocation, not sampled%s",
-		 x->r.path, sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
+		 x->r.path, sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
+		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
 	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
 	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
 	/* The string table last: every string is in it by now. */
