@@ -43,17 +43,26 @@ int kmt_diag_set(struct kmt_diag *d, int err, const char *fmt, ...)
 	return err;
 }
 
+/* Bytes @c takes escaped. */
+static size_t escaped_len(unsigned char c)
+{
+	return c == '\\' ? 2 : c >= 0x20 && c < 0x7f ? 1 : 4;
+}
+
 const char *kmt_escape(char *buf, size_t size, const void *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = s;
-	size_t i, o = 0;
+	size_t i, o = 0, all = 0;
 
+	for (i = 0; i < len && p[i]; i++)
+		all += escaped_len(p[i]);
+	/* What does not fit whole is cut where "..." still fits after it. */
 	for (i = 0; i < len && p[i]; i++) {
 		unsigned char c = p[i];
-		size_t need = c == '\\' ? 2 : c >= 0x20 && c < 0x7f ? 1 : 4;
+		size_t need = escaped_len(c);
 
-		if (o + need + 4 > size && (o + need + 1 > size || (i + 1 < len && p[i + 1]))) {
+		if (all + 1 > size && o + need + 4 > size) {
 			memcpy(buf + o, "...", 4);
 			return buf;
 		}
