@@ -349,8 +349,8 @@ int tf_salvage(struct kmt_file *f, struct kmt_diag *d)
 	}
 	for (i = 0; i < (int)ARRAY_SIZE(need); i++)
 		if (!f->sec_off[need[i]])
-			return kmt_diag_set(d, KMT_ETRUNC, "%s: %s: the %s section is not in the file",
-					    f->path, f->cut, tf_section_name(need[i]));
+			return kmt_diag_set(d, KMT_ETRUNC, "%s: %s: the %s section, which the events "
+					    "need, is not whole", f->path, f->cut, tf_section_name(need[i]));
 	for (i = 0, data = false; i < f->nr_buffers; i++)
 		data |= f->buffers[i].nr_cpus > 0;
 	if (!data)
