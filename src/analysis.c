@@ -1,6 +1,7 @@
 /*
  * Opening and running a trace for analysis (src/analysis.h).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +54,6 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 		 const struct kmt_model_hooks *hooks, double t_start, double t_end)
 {
 	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0 };
-	struct kmt_analyse_result res;
 	struct kmt_diag d = { 0 };
 	int b = buffer ? kmt_file_find_buffer(a->f, buffer) : kmt_file_main_buffer(a->f);
 
@@ -74,7 +74,7 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 		kmt_model_finish(a->m, 0);	/* no events at all: empty results */
 		return EXIT_OK;
 	}
-	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &res, &d))
+	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &a->res, &d))
 		return error("%s", d.msg);
 	if (mo->cache && !kmt_model_summary(a->m)->cache_matched)
 		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
@@ -92,8 +92,67 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 	return EXIT_OK;
 }
 
+#define MAX_SKIP_LINES 20
+
+/* One part of the data passed over, as a warning. */
+static void skip_warning(const char *path, const struct kmt_skip *g)
+{
+	char cpu[32] = "", what[64] = "";
+
+	if (g->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "CPU %d data: ", g->cpu);
+	if (g->cut && g->cpu < 0) {
+		warning("%s: the data of any CPU after byte %" PRIu64 " is missing", path, g->from);
+		return;
+	}
+	if (g->cut) {
+		warning("%s: %s%s", path, cpu, g->why);
+		return;
+	}
+	if (g->chunks)
+		snprintf(what, sizeof(what), "%u chunk%s", g->chunks, g->chunks == 1 ? "" : "s");
+	else if (g->pages)
+		snprintf(what, sizeof(what), "%u page%s", g->pages, g->pages == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "data");
+	warning("%s: %sskipped %s at bytes %" PRIu64 "-%" PRIu64 " (0x%" PRIx64 "-0x%" PRIx64 ")%s: %s",
+		path, cpu, what, g->from, g->to, g->from, g->to, g->to_end ? ", to its end" : "", g->why);
+}
+
+int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
+		const struct kmt_skip *skipped, size_t n)
+{
+	const char *path = kmt_file_info(f)->path, *first;
+	const struct kmt_damage *dm;
+	size_t i, bad, off;
+	int nd, k;
+
+	dm = kmt_file_damage(f, &nd);
+	for (k = 0; k < nd; k++)
+		warning("%s: %s", path, dm[k].what);
+	bad = kmt_symbols_bad_lines(syms, &off, &first);
+	if (bad)
+		warning("%s: kallsyms: %zu %s (the first, at byte %zu of its text: '%s'): call "
+			"sites near them are shown as raw addresses", path, bad,
+			bad == 1 ? "line is not a symbol" : "lines are not symbols", off, first);
+	for (i = 0; i < n && i < MAX_SKIP_LINES; i++)
+		skip_warning(path, &skipped[i]);
+	if (n > MAX_SKIP_LINES)
+		warning("%s: and %zu more parts of the data skipped (kmemtrace check lists them all)",
+			path, n - MAX_SKIP_LINES);
+	if (!nd && !bad && !n)
+		return EXIT_OK;
+	return error("%s is damaged: the output above leaves out what could not be read", path);
+}
+
+int analysis_damage(const struct analysis *a)
+{
+	return a->f ? file_damage(a->f, a->syms, a->res.skipped, a->res.nr_skipped) : EXIT_OK;
+}
+
 void analysis_close(struct analysis *a)
 {
+	kmt_analyse_result_release(&a->res);
 	kmt_model_free(a->m);
 	kmt_slab_aliases_free(a->aliases);
 	kmt_decoder_free(a->dec);

@@ -6,6 +6,7 @@
 #ifndef KMT_ANALYSIS_H
 #define KMT_ANALYSIS_H
 
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/model.h>
@@ -23,6 +24,7 @@ struct analysis {
 	struct kmt_slab_aliases *aliases;	/* merged slab caches, if the file says */
 	uint64_t t0;			/* time of the first record, set once it is read */
 	const char *skipped;		/* events the decoder could not map */
+	struct kmt_analyse_result res;	/* what was read, and what was passed over */
 };
 
 /* Open @path; EXIT_OK, or EXIT_FAIL with the message printed. */
@@ -34,6 +36,16 @@ int analysis_open(struct analysis *a, const char *path);
  */
 int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
 		 const struct kmt_model_hooks *hooks, double t_start, double t_end);
+/*
+ * After the output: what a damaged file lost, one warning each (the damage
+ * found at open, lines of kallsyms that are not symbols, the parts of the
+ * data passed over), then one line saying the output leaves it out.
+ * EXIT_FAIL if there was any, else EXIT_OK.
+ */
+int analysis_damage(const struct analysis *a);
+/* The same for @f and the @n parts of its data a reading passed over. */
+int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
+		const struct kmt_skip *skipped, size_t n);
 void analysis_close(struct analysis *a);
 
 /* "START,END" in seconds (either may be empty) into @start/@end (< 0: open). */

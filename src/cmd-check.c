@@ -70,8 +70,11 @@ static uint64_t first_ts(struct kmt_file *f)
 
 	if (b < 0 || !(s = kmt_stream_open(f, b, &d)))
 		return 0;
-	if (kmt_stream_next(s, &sr, &d) > 0)
-		ts = sr.rec.ts;
+	while (kmt_stream_next(s, &sr, &d) > 0)
+		if (!sr.lost_marker) {
+			ts = sr.rec.ts;
+			break;
+		}
 	kmt_stream_close(s);
 	return ts;
 }

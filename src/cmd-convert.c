@@ -294,6 +294,18 @@ int cmd_convert(int argc, char **argv)
 		wo->level = 9;
 	if (kmt_file_open(&c.f, argv[0], &d))
 		return error("%s", d.msg);
+	{
+		/* A copy would look whole; what it lacks would be said nowhere. */
+		int n;
+		const struct kmt_damage *dm = kmt_file_damage(c.f, &n);
+
+		if (n) {
+			error("%s: %s", argv[0], dm[0].what);
+			kmt_file_close(c.f);
+			return error("%s is damaged: not converting it (kmemtrace check lists the damage)",
+				     argv[0]);
+		}
+	}
 	if (output_prepare(argv[1], false, false)) {
 		kmt_file_close(c.f);
 		return EXIT_FAIL;

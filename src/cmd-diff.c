@@ -150,6 +150,10 @@ int cmd_diff(int argc, char **argv)
 		ret = diff_build(&a.d);
 	if (!ret)
 		ret = output_to(a.output, print, &a);
+	/* Damaged files: the whole diff, then what it leaves out of each. */
+	for (i = 0; i < 2 && a.d.side[i].opened; i++)
+		if (analysis_damage(&a.d.side[i].a) && !ret)
+			ret = EXIT_FAIL;
 	diff_close(&a.d);
 	return ret;
 }

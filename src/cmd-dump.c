@@ -4,6 +4,7 @@
  *
  *   TIME CPU COMM-PID KIND CALLSITE ptr=... req=... alloc=... [cache=...]
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +178,8 @@ static int run(struct dump *dp, struct kmt_file *f)
 	struct kmt_diag d = { 0 };
 	struct kmt_srec sr;
 	struct kmt_event ev;
-	size_t len;
+	struct kmt_skip *lost = NULL;
+	size_t len, nr_lost = 0;
 	const char *text;
 	int bufs[2] = { kmt_file_main_buffer(f), kmt_file_access_buffer(f) };
 	int mb = bufs[0], nb = bufs[1] >= 0 ? 2 : 1, ncpu, ret;
@@ -223,6 +225,23 @@ static int run(struct dump *dp, struct kmt_file *f)
 			printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
 			       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
 		}
+		if (sr.skip) {
+			struct kmt_skip *v = realloc(lost, sizeof(*v) * (nr_lost + 1));
+
+			if (!v) {
+				ret = kmt_diag_set(&d, -ENOMEM, "out of memory");
+				break;
+			}
+			lost = v;
+			lost[nr_lost++] = *sr.skip;
+			if (sr.cpu < 0)
+				printf("OTHER CPUS: DATA MISSING (the file ends at byte %" PRIu64 ")\n",
+				       sr.skip->from);
+			else
+				printf("CPU %d: DAMAGED DATA SKIPPED HERE (bytes %" PRIu64 "-%" PRIu64 "%s)\n",
+				       sr.cpu, sr.skip->from, sr.skip->to, sr.skip->to_end ? ", to its end" : "");
+			continue;
+		}
 		if (sr.lost_marker) {
 			const char *what = sr.buffer == mb ? "EVENTS" : "ACCESS SAMPLES";
 
@@ -261,6 +280,10 @@ static int run(struct dump *dp, struct kmt_file *f)
 	kmt_stream_close(s);
 	kmt_decoder_free(dec);
 	free(shown);
+	/* Every event that could be read, then what a damaged file lost. */
+	if (ret >= 0 && file_damage(f, dp->syms, lost, nr_lost))
+		ret = KMT_EFORMAT;
+	free(lost);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -160,14 +160,16 @@ static int run(struct export_args *a, const char *in)
 		ret = a->fmt->end(x);
 	}
 	if (to_stdout)
-		return ret || fflush(stdout) ? (ret ? ret : error("cannot write: %s", strerror(errno))) : EXIT_OK;
+		return ret || fflush(stdout) ? (ret ? ret : error("cannot write: %s", strerror(errno))) :
+		       analysis_damage(&x->a);
 	if (ret) {
 		kmt_outfile_abort(&of);
 		return ret;
 	}
 	if (kmt_outfile_commit(&of, &d))
 		return error("%s", d.msg);
-	return EXIT_OK;
+	/* A damaged trace: the file holds what could be read, and that is said. */
+	return analysis_damage(&x->a);
 }
 
 int cmd_export(int argc, char **argv)

@@ -9,7 +9,9 @@
 #include <time.h>
 
 #include <kmemtrace/census.h>
+#include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
+#include "analysis.h"
 #include "cmd.h"
 #include "opt.h"
 
@@ -42,6 +44,8 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 	for (i = 0; i < c->nr_cpus; i++) {
 		const struct kmt_census_cpu *cc = &c->cpus[i];
 
+		if (cc->cpu < 0)
+			continue;	/* a damaged file's missing CPUs: no data */
 		printf("%-5d %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 " %8" PRIu64 "\n", cc->cpu, cc->events,
 		       cc->pages, (double)cc->bytes / 1048576, cc->lost, cc->lost_pages);
 		pages += cc->pages;
@@ -81,6 +85,8 @@ int cmd_info(int argc, char **argv)
 	struct kmt_census c;
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
+	struct kmt_skip *lost = NULL;
+	size_t nr_lost = 0;
 	char hb[32];
 	int i, ret = EXIT_OK, code;
 
@@ -125,9 +131,18 @@ int cmd_info(int argc, char **argv)
 		printf("buffer:     \"%s\"%s: %d CPUs, sub-buffer %u%s\n", b->name,
 		       i == kmt_file_main_buffer(f) ? " (main)" : "", b->nr_cpus, b->page_size,
 		       b->compressed ? ", compressed" : "");
-		for (j = 0; j < b->nr_cpus; j++)
-			printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes\n",
-			       b->cpus[j].cpu, b->cpus[j].offset, b->cpus[j].size);
+		for (j = 0; j < b->nr_cpus; j++) {
+			const struct kmt_cpu_data *cd = &b->cpus[j];
+
+			if (cd->cpu < 0)
+				printf("            the data of any other CPU: missing (the file ends before it)\n");
+			else if (cd->cut)
+				printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes of %" PRIu64
+				       " (the file ends inside)\n", cd->cpu, cd->offset, cd->size, cd->want);
+			else
+				printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes\n",
+				       cd->cpu, cd->offset, cd->size);
+		}
 		for (j = 0; j < b->nr_stats; j++) {
 			if (b->stats[j].died)
 				printf("            CPU %d: %" PRIu64 " events lost when the recorder died "
@@ -144,6 +159,10 @@ int cmd_info(int argc, char **argv)
 			ret = error("%s", d.msg);
 		else
 			print_census(f, kmt_file_buffer(f, mb), &c);
+		/* What a damaged file lost comes after the rest. */
+		lost = c.skipped;
+		nr_lost = c.nr_skipped;
+		c.skipped = NULL;
 		kmt_census_release(&c);
 	} else {
 		printf("\nno event data\n");
@@ -161,8 +180,28 @@ int cmd_info(int argc, char **argv)
 				printf("%sCPU %d: %" PRIu64, j ? ", " : "", c.cpus[j].cpu, c.cpus[j].events);
 			printf(")\n");
 		}
+		if (c.nr_skipped) {
+			struct kmt_skip *v = realloc(lost, sizeof(*v) * (nr_lost + c.nr_skipped));
+
+			if (!v)
+				ret = error("out of memory");
+			else
+				memcpy(v + nr_lost, c.skipped, sizeof(*v) * c.nr_skipped);
+			lost = v ? v : lost;
+			nr_lost += v ? c.nr_skipped : 0;
+		}
 		kmt_census_release(&c);
 	}
+	if (!ret) {
+		size_t len;
+		const char *text = kmt_file_kallsyms(f, &len);
+		struct kmt_symbols *syms = kmt_symbols_parse(text, len);
+
+		if (file_damage(f, syms, lost, nr_lost))
+			ret = EXIT_FAIL;
+		kmt_symbols_free(syms);
+	}
+	free(lost);
 	kmt_file_close(f);
 	return ret;
 }

@@ -449,8 +449,10 @@ int cmd_kmap(int argc, char **argv)
 	for (i = 0; i < k.cap; i++)
 		free(k.tab[i].v);
 	free(k.tab);
-	analysis_close(&a);
 	if (fflush(stdout) || ferror(stdout))
-		return error("writing the output: %s", strerror(errno));
+		ret = error("writing the output: %s", strerror(errno));
+	else if (!ret)
+		ret = analysis_damage(&a);
+	analysis_close(&a);
 	return ret;
 }

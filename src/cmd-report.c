@@ -141,7 +141,8 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 	ret = output_to(path, print, &(struct printing){ r, format, csv });
 	if (*r->skipped && format == F_TEXT)
 		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
-	return ret;
+	/* A damaged file: the whole report, then what it leaves out. */
+	return ret ? ret : analysis_damage(a);
 }
 
 static const char *type_name(const struct rcol *c)

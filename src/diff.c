@@ -53,6 +53,7 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 	if (sum->affected_by_loss) {
 		s->lower_bound = true;
 		len += (size_t)snprintf(s->why + len, sizeof(s->why) - len, "%s%s", len ? "; " : "",
+					sum->damaged_gaps ? "parts of the file could not be read" :
 					sum->truncated_cpus ? "its recording was cut short" : "it lost events");
 	}
 	if (sum->partial_allocs || sum->partial_frees) {

@@ -479,6 +479,7 @@ static int end(struct export *x)
 			 "site that have none", sum->stack_sample);
 	snprintf(comment, sizeof(comment), "kmemtrace export of %s: %s%s", x->r.path,
 		 sum->stack_sample > 1 ? sampled : "every slab allocation, not sampled",
+		 sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
 		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
 	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
 	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));

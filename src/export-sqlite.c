@@ -596,6 +596,7 @@ static int meta(struct export *x)
 		{ "cpus", (uint64_t)fi->cpu_count }, { "events", sum->events },
 		{ "lost_events", sum->lost_events }, { "lost_gaps_unknown", sum->lost_pages_unknown },
 		{ "affected_by_loss", sum->affected_by_loss }, { "truncated_cpus", (uint64_t)sum->truncated_cpus },
+		{ "damaged_gaps", sum->damaged_gaps },
 		{ "partial_allocs", sum->partial_allocs }, { "partial_frees", sum->partial_frees },
 		{ "filtered", sum->filtered }, { "objects", (uint64_t)s->objects },
 		{ "accesses", (uint64_t)s->accesses },

@@ -554,6 +554,9 @@ static const struct rcol summary_cols[] = {
 	G("affected_by_loss", RT_BOOL, RU_NONE, NULL, 0, NULL, "true if any loss is in the window", g_affected),
 	G("truncated_cpus", RT_U64, RU_COUNT, NULL, 0, NULL,
 	  "CPUs whose recording stopped early (disk full): their later events are missing", g_truncated),
+	U("damaged_gaps", S, damaged_gaps, RU_COUNT, NULL, 0, NULL,
+	  "parts of a damaged file that could not be read (a bad chunk, a cut end): their events are "
+	  "missing"),
 	END,
 };
 #undef S

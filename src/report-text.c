@@ -146,7 +146,11 @@ static void summary(const struct report *r, FILE *out)
 	not_recorded(r, out);
 	if (!r->no_slab)
 		slab_summary(r, s, out);
-	if (!r->no_slab && (s->partial_allocs || s->partial_frees))
+	if (!r->no_slab && fi->salvaged)
+		fprintf(out, "  settings unknown       the options at the end of the file are lost, so it may be\n"
+			     "                         a partial recording: a free of a freed address is not\n"
+			     "                         a double free; a live object is not a leak\n");
+	else if (!r->no_slab && (s->partial_allocs || s->partial_frees))
 		fprintf(out, "  partial recording      only some %s%s%s were recorded (pid or event filters):\n"
 			     "                         %s%s%s\n",
 			s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
@@ -184,6 +188,10 @@ static void summary(const struct report *r, FILE *out)
 	else if (s->lost_pages_unknown)
 		fprintf(out, " (%s of the gaps had no count: more were lost)", num(s->lost_pages_unknown));
 	fputc('\n', out);
+	if (s->damaged_gaps)
+		fprintf(out, "  damaged file           %s part%s of the data could not be read: the events there\n"
+			     "                         are missing (the warnings say which bytes)\n",
+			num(s->damaged_gaps), s->damaged_gaps == 1 ? "" : "s");
 	if (s->truncated_cpus)
 		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"
 			     "                         events after that are missing\n",
@@ -192,7 +200,7 @@ static void summary(const struct report *r, FILE *out)
 	fprintf(out, "  RESULTS ARE AFFECTED BY %s: %s objects and %s misuse findings are\n"
 		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
 		     "  never reported as leaks or misuse.%s\n",
-		s->truncated_cpus ? "MISSING EVENTS" : "LOST EVENTS",
+		s->truncated_cpus || s->damaged_gaps ? "MISSING EVENTS" : "LOST EVENTS",
 		num(s->uncertain_objects), num(s->uncertain_misuse),
 		s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }

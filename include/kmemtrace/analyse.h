@@ -25,6 +25,13 @@ struct kmt_analyse_result {
 	uint64_t t0;			/* time of the first record in the file */
 	uint64_t t_end;			/* where the model was finished */
 	uint64_t records;		/* records read, in or out of the window */
+	/*
+	 * What could not be read in a damaged file and was passed over, in
+	 * the order met; the model took each as a gap of unknown size. Owned
+	 * by the result: kmt_analyse_result_release().
+	 */
+	struct kmt_skip *skipped;
+	size_t nr_skipped;
 };
 
 /*
@@ -36,11 +43,14 @@ struct kmt_analyse_result {
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f);
 
 /*
- * Run @buffer of @f through @dec into @m and finish @m. Returns 0, or a
- * negative error with file, CPU and offset in @d.
+ * Run @buffer of @f through @dec into @m and finish @m. Returns 0 (what a
+ * damaged file lost is in @res->skipped: release @res), or a negative
+ * error with file, CPU and offset in @d (nothing to release).
  */
 int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_model *m, const struct kmt_analyse_opts *o,
 		struct kmt_analyse_result *res, struct kmt_diag *d);
+/* Free what @res holds; it may be released again. */
+void kmt_analyse_result_release(struct kmt_analyse_result *res);
 
 #endif

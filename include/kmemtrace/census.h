@@ -26,11 +26,15 @@ struct kmt_census {
 	uint64_t *per_id;		/* records per event id, nr_ids entries */
 	uint64_t events, lost_events, lost_unknown;
 	uint64_t lost, lost_pages;	/* the one figure, and the gaps, over all CPUs */
+	/* Parts of a damaged file's data passed over, in file order per CPU. */
+	struct kmt_skip *skipped;
+	size_t nr_skipped;
 };
 
 /*
- * Walk every page of @buffer of @f. Returns 0, or a negative error with
- * the place in @d. Release @c with kmt_census_release() either way.
+ * Walk every page of @buffer of @f, passing over what cannot be read (in
+ * @c->skipped). Returns 0, or a negative error (out of memory) with the
+ * reason in @d. Release @c with kmt_census_release() either way.
  */
 int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
 		   struct kmt_diag *d);

@@ -4,7 +4,9 @@
  * per-CPU time order, lost-event markers, records that do not fit their
  * format, and the allocation model's contradictions (misuse, uncertainty).
  * Findings go to a callback as they are found; the walk goes on after a
- * bad page (the rest of that page is skipped).
+ * bad page (the rest of that page is skipped) and after a chunk that does
+ * not inflate, as the other readers do. Damage worked around when the file
+ * was opened (a cut, an unreadable kallsyms section) is a finding too.
  */
 #ifndef KMEMTRACE_CHECK_H
 #define KMEMTRACE_CHECK_H
@@ -34,6 +36,7 @@ struct kmt_check_opts {
 
 struct kmt_check_result {
 	uint64_t pages, events, lost, lost_unknown;
+	uint64_t skipped;		/* parts of the data that could not be read */
 	uint64_t errors, warnings;
 	int buffers, cpus;
 };

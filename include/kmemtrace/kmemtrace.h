@@ -57,4 +57,12 @@ struct kmt_diag {
 int kmt_diag_set(struct kmt_diag *d, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Bytes of a file made fit to quote in a message: printable ASCII as it
+ * is, a backslash doubled, any other byte as \xHH; at most @len bytes of
+ * @s, and no further than a NUL. What does not fit in @size is cut and
+ * ends in "...". Returns @buf, always NUL-terminated (@size >= 4).
+ */
+const char *kmt_escape(char *buf, size_t size, const void *s, size_t len);
+
 #endif

@@ -212,6 +212,7 @@ struct kmt_summary {
 	bool affected_by_loss;
 	int truncated_cpus;		/* CPUs whose recording stopped early */
 	uint64_t truncated_ts;		/* when the first of them stopped */
+	uint64_t damaged_gaps;		/* parts of a damaged file that could not be read */
 	bool partial_allocs, partial_frees;	/* from the model's options */
 	uint64_t stack_sample;		/* stacks of 1 in N allocations; 1: all */
 	bool stack_slices;		/* ... chosen by time, not by address */
@@ -343,6 +344,12 @@ void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost);
  * are missing, so what follows is judged as after a loss of unknown size.
  */
 void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts);
+/*
+ * A part of @cpu's data could not be read (a damaged file): its events
+ * from @from to @to (UINT64_MAX: to the end; @cpu -1: unknown) are
+ * missing. Every event up to @to is judged as after a loss of unknown size.
+ */
+void kmt_model_gap(struct kmt_model *m, int cpu, uint64_t from, uint64_t to);
 /*
  * Only the naming in a fork, exec, rename or new-task event (one before
  * the analysed window): not counted as an event.

@@ -6,6 +6,9 @@
  * before that page's first record, so a consumer knows a CPU has a gap.
  * Where a CPU's recording was cut short (its CPUSTAT says "kmemtrace
  * truncated"), a marker of unknown loss ends its data, flagged truncated.
+ * What could not be read in a damaged file (chunks, pages, a cut end) is
+ * passed over: a marker of unknown loss at the CPU's last record before
+ * it says what (@skip), flagged truncated if nothing of the CPU follows.
  */
 #ifndef KMEMTRACE_STREAM_H
 #define KMEMTRACE_STREAM_H
@@ -21,6 +24,9 @@ struct kmt_srec {
 	int64_t lost;			/* for a marker: count, or -1 unknown */
 	bool truncated;			/* the marker is where @cpu's recording
 					 * stopped early (disk full): -1 lost */
+	/* For a marker of damaged data passed over: what (ts_from, ts_to
+	 * filled), until the next call; NULL otherwise. */
+	const struct kmt_skip *skip;
 };
 
 struct kmt_stream;
@@ -32,7 +38,7 @@ struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffer
 					   struct kmt_diag *d);
 /*
  * Next record (or loss marker). Returns 1, 0 at the end of all CPUs, or a
- * negative error with file, CPU and offset in @d.
+ * negative error (out of memory) with the reason in @d.
  */
 int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d);
 /* The file offset of the page the last record came from, and its CPU. */

@@ -18,6 +18,13 @@ struct kmt_symbols *kmt_symbols_load(const char *path);
 void kmt_symbols_free(struct kmt_symbols *s);
 size_t kmt_symbols_count(const struct kmt_symbols *s);
 /*
+ * Lines of the text that are not kallsyms lines (damage): how many, and
+ * where the first is (*@offset, in the text) and what it says (*@first,
+ * escaped and cut, owned by @s). 0 if none. Addresses after the symbol
+ * before such a line are not named (kmt_symbols_lookup() gives NULL).
+ */
+size_t kmt_symbols_bad_lines(const struct kmt_symbols *s, size_t *offset, const char **first);
+/*
  * The function containing @addr and the offset into it, or NULL if the
  * address is below every symbol or implausibly far past the nearest one.
  */

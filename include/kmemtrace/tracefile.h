@@ -7,6 +7,13 @@
  * read page by page through a kmt_cpu_reader, which validates chunk
  * headers and pages as it goes. Every failure names the file, the section
  * and the offset in a struct kmt_diag.
+ *
+ * A damaged file gives what can be read: a file that ends early is opened
+ * with what it holds ("truncated at byte N of M (section S)": N its size,
+ * M where section S should end), a kallsyms, printk or cmdlines section
+ * that cannot be read is left empty, and a reader passes over a chunk or
+ * page it cannot read and goes on with the next. What was worked around
+ * is said: kmt_file_damage() at open, struct kmt_skip while reading.
  */
 #ifndef KMEMTRACE_TRACEFILE_H
 #define KMEMTRACE_TRACEFILE_H
@@ -84,9 +91,11 @@ bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
 uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
 
 struct kmt_cpu_data {
-	int cpu;
+	int cpu;			/* -1: unknown (a salvaged file's missing data) */
 	uint64_t offset;		/* file offset of the data */
 	uint64_t size;			/* bytes in the file (compressed if so) */
+	uint64_t want;			/* bytes there should be: size, unless cut */
+	bool cut;			/* the file ends inside this data */
 };
 
 struct kmt_buffer {
@@ -121,6 +130,12 @@ struct kmt_file_info {
 	int cpu_count;			/* CPUCOUNT option, or CPUs with data */
 	uint64_t trace_id;
 	uint64_t file_size;
+	/*
+	 * The options were lost with the end of the file: the buffers were
+	 * rebuilt from the data (CPUs numbered in file order), the ring
+	 * buffers' stats and the recording's settings are unknown.
+	 */
+	bool salvaged;
 };
 
 struct kmt_file;
@@ -154,6 +169,22 @@ const char *kmt_file_printk(const struct kmt_file *f, size_t *len);
 const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len);
 /* The TRACECLOCK option as stored ("[local] global ..."), or NULL. */
 const char *kmt_file_trace_clock(const struct kmt_file *f);
+
+/*
+ * Damage found at open and worked around: the file ends early, a section
+ * not needed for the events could not be read (kallsyms: call sites are
+ * then raw addresses), the options were lost (info->salvaged).
+ */
+struct kmt_damage {
+	int err;			/* KMT_ETRUNC, KMT_ECOMPRESS, KMT_EFORMAT */
+	int cpu;			/* -1: not about one CPU's data */
+	uint64_t offset;		/* where in the file */
+	char what[256];			/* one line without the file's name; the
+					 * file's own bytes in it escaped */
+};
+
+/* The damage found at open, *@n entries (owned by the file); NULL if none. */
+const struct kmt_damage *kmt_file_damage(const struct kmt_file *f, int *n);
 
 /*
  * v7 files are a sequence of sections from the end of the file header to
@@ -206,14 +237,40 @@ int kmt_file_access_buffer(const struct kmt_file *f);
  */
 struct kmt_cpu_reader;
 
+/*
+ * A part of one CPU's data that could not be read and was passed over: a
+ * chunk that does not inflate (or whose header is bad: the reader looks
+ * for the next chunk that starts well), a bad page, or the end of a file
+ * cut inside the data.
+ */
+struct kmt_skip {
+	int buffer, cpu;
+	uint64_t from, to;		/* file bytes passed over, [from, to) */
+	uint32_t chunks;		/* compressed chunks passed over */
+	uint32_t pages;			/* pages passed over, where known */
+	bool to_end;			/* nothing after it can be read */
+	bool cut;			/* ... because the file ends there */
+	/* Filled by the stream: the CPU's last record before the gap and its
+	 * first after it (UINT64_MAX if none), 0 if none before. */
+	uint64_t ts_from, ts_to;
+	int err;
+	char why[192];			/* the first reason, without the file's name */
+};
+
 int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 			int buffer, int idx, struct kmt_diag *d);
 /*
  * Load the next page into @pg. Returns 1 with a page, 0 at the end, or a
- * negative error (message in @d) for a corrupt chunk or page header.
+ * negative error (message in @d) for a chunk or page that cannot be read,
+ * or the end of a cut file. After an error other than -ENOMEM the reader
+ * has passed over what it could not read (kmt_cpu_reader_skipped() says what)
+ * and the next call goes on with the next intact chunk or page, or
+ * returns 0; -ENOMEM ends the reading.
  */
 int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
 			struct kmt_diag *d);
+/* After an error from kmt_cpu_reader_next(): what it passed over. */
+const struct kmt_skip *kmt_cpu_reader_skipped(const struct kmt_cpu_reader *r);
 /* Where the current page came from, for messages: "offset 0x1000" or
  * "chunk 3 (offset 0x2000) + 0x1000". */
 const char *kmt_cpu_reader_where(struct kmt_cpu_reader *r);

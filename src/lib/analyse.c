@@ -28,6 +28,9 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 
 	mo->partial_allocs = p & KMT_PARTIAL_ALLOCS;
 	mo->partial_frees = p & KMT_PARTIAL_FREES;
+	/* Settings lost with a damaged file's options: it may have been partial. */
+	if (kmt_file_info(f)->salvaged)
+		mo->partial_allocs = mo->partial_frees = true;
 	mo->stack_sample = ri->stack_sample;
 	mo->stack_slices = ri->stack_slices;
 }
@@ -36,10 +39,11 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 #define NB 4			/* batches in the ring */
 
 /* What an item of a batch is: an event for the model, or a marker. */
-enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME };
+enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP };
 
 struct batch {
-	struct kmt_event ev[BATCH];	/* markers: cpu, ts, lost in bytes_req */
+	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
+	struct kmt_event ev[BATCH];
 	uint8_t what[BATCH];
 	unsigned int n;
 	char *arena;			/* the events' strings and stacks */
@@ -97,6 +101,9 @@ static void consume(struct job *j, struct batch *b)
 			break;
 		case IT_ACCESS_LOST:
 			kmt_model_access_lost(j->m, (int64_t)ev->bytes_req);
+			break;
+		case IT_GAP:
+			kmt_model_gap(j->m, ev->cpu, ev->ts, ev->bytes_alloc);
 			break;
 		case IT_NAME:
 			kmt_model_name_event(j->m, ev);
@@ -203,6 +210,31 @@ static bool put_marker(struct job *j, enum item what, int cpu, int64_t lost, uin
 	return true;
 }
 
+/*
+ * A part of a damaged file passed over: kept for the caller, and a gap for
+ * the model where it meets the window.
+ */
+static bool put_skip(struct job *j, const struct kmt_srec *sr)
+{
+	const struct kmt_skip *g = sr->skip;
+	struct kmt_skip *v = realloc(j->res.skipped, sizeof(*v) * (j->res.nr_skipped + 1));
+
+	if (!v) {
+		j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
+		return false;
+	}
+	j->res.skipped = v;
+	v[j->res.nr_skipped++] = *g;
+	if (sr->buffer != j->buffer)
+		return put_marker(j, IT_ACCESS_LOST, sr->cpu, -1, 0);
+	if (g->ts_from > j->hi || g->ts_to < j->lo)
+		return true;
+	if (!put_marker(j, IT_GAP, sr->cpu, -1, g->ts_from))
+		return false;
+	filling(j)->ev[filling(j)->n - 1].bytes_alloc = g->ts_to;
+	return true;
+}
+
 /* The stream, decoded and cut to the window, into batches. */
 static void produce(struct job *j)
 {
@@ -229,6 +261,10 @@ static void produce(struct job *j)
 				j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
 			if (o && o->t_end >= 0)
 				j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
+		}
+		if (sr.skip) {
+			ok = put_skip(j, &sr);
+			continue;
 		}
 		if (sr.lost_marker && sr.buffer != j->buffer) {
 			ok = put_marker(j, IT_ACCESS_LOST, sr.cpu, sr.lost, 0);
@@ -314,6 +350,13 @@ static void consume_all(struct job *j)
 	}
 }
 
+void kmt_analyse_result_release(struct kmt_analyse_result *res)
+{
+	free(res->skipped);
+	res->skipped = NULL;
+	res->nr_skipped = 0;
+}
+
 int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_model *m, const struct kmt_analyse_opts *o,
 		struct kmt_analyse_result *res, struct kmt_diag *d)
@@ -369,6 +412,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			ret = kmt_diag_set(d, -ENOMEM, "%s: out of memory in the allocation model; the "
 					   "results would be incomplete", kmt_file_info(f)->path);
 	}
+	if (ret)
+		kmt_analyse_result_release(res);
 	for (i = 0; i < NB; i++)
 		free(j->b[i].arena);
 	pthread_cond_destroy(&j->cv);

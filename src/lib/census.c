@@ -1,12 +1,25 @@
 /*
  * Census of a buffer: a page walk counting records per CPU and per event
- * id, and the losses the ring buffer reported in page headers.
+ * id, and the losses the ring buffer reported in page headers; what a
+ * damaged file does not let be read is passed over and listed.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <kmemtrace/census.h>
 #include "kmt-local.h"
+
+static int keep_skip(struct kmt_census *c, const struct kmt_skip *g, struct kmt_diag *d)
+{
+	struct kmt_skip *v = realloc(c->skipped, sizeof(*v) * (c->nr_skipped + 1));
+
+	if (!v)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	c->skipped = v;
+	v[c->nr_skipped++] = *g;
+	return 0;
+}
 
 int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
 		   struct kmt_diag *d)
@@ -33,10 +46,18 @@ int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
 		ret = kmt_cpu_reader_open(&r, f, buffer, i, d);
 		if (ret)
 			break;
-		while ((ret = kmt_cpu_reader_next(r, &pg, d)) > 0) {
+		while ((ret = kmt_cpu_reader_next(r, &pg, d)) != 0) {
 			struct kmt_page_iter it;
 			struct kmt_rec rec;
 
+			if (ret == -ENOMEM)
+				break;
+			if (ret < 0) {
+				ret = keep_skip(c, kmt_cpu_reader_skipped(r), d);
+				if (ret)
+					break;
+				continue;
+			}
 			cc->pages++;
 			cc->bytes += pg.size;
 			if (pg.missed) {
@@ -56,8 +77,15 @@ int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
 					c->per_id[ld16(rec.data, be)]++;
 			}
 			if (ret < 0) {
-				ret = kmt_cpu_reader_fail(r, d);
-				break;
+				/* The rest of the page is passed over, as the stream does. */
+				struct kmt_skip g = { .cpu = cc->cpu, .pages = 1, .err = ret };
+
+				g.from = g.to = kmt_cpu_reader_offset(r);
+				kmt_cpu_reader_fail(r, d);
+				snprintf(g.why, sizeof(g.why), "%.150s; the rest of the page is skipped", d->msg);
+				ret = keep_skip(c, &g, d);
+				if (ret)
+					break;
 			}
 		}
 		kmt_cpu_reader_close(r);
@@ -73,6 +101,7 @@ int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
 
 void kmt_census_release(struct kmt_census *c)
 {
+	free(c->skipped);
 	free(c->cpus);
 	free(c->per_id);
 	memset(c, 0, sizeof(*c));

@@ -97,6 +97,37 @@ static void check_regions(struct ck *c)
 	}
 }
 
+/* A part of a CPU's data the reader passed over. */
+static void skipped(struct ck *c, int cpu, const struct kmt_skip *g)
+{
+	c->res->skipped++;
+	if (g->cut && cpu < 0)
+		finding(c, KMT_SEV_ERROR, cpu, g->from, 0, false, 0,
+			"the data of any CPU after byte %" PRIu64 " is missing", g->from);
+	else if (g->cut)
+		finding(c, KMT_SEV_ERROR, cpu, g->from, 0, false, 0, "%s", g->why);
+	else
+		finding(c, KMT_SEV_ERROR, cpu, g->from, 0, false, 0, "%.140s; skipped up to byte %" PRIu64 "%s",
+			g->why, g->to, g->to_end ? " (the end of its data)" : "");
+}
+
+/* Damage the file's opening worked around, and kallsyms lines that are not symbols. */
+static void check_damage(struct ck *c, const struct kmt_symbols *syms)
+{
+	size_t bad, off;
+	const char *first;
+	int i, n;
+	const struct kmt_damage *dm = kmt_file_damage(c->f, &n);
+
+	for (i = 0; i < n; i++)
+		finding(c, KMT_SEV_ERROR, dm[i].cpu, dm[i].offset, 0, false, 0, "%.190s", dm[i].what);
+	bad = kmt_symbols_bad_lines(syms, &off, &first);
+	if (bad)
+		finding(c, KMT_SEV_ERROR, -1, 0, 0, false, 0,
+			"kallsyms: %zu %s, the first at byte %zu of its text: '%.64s'", bad,
+			bad == 1 ? "line is not a symbol" : "lines are not symbols", off, first);
+}
+
 static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decoder *dec)
 {
 	const struct kmt_buffer *b = &c->f->buffers[buffer];
@@ -121,15 +152,17 @@ static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decode
 		ret = kmt_cpu_reader_next(r, &pg, &d);
 		if (ret == 0)
 			break;
-		off = kmt_cpu_reader_offset(r);
-		in = kmt_cpu_reader_in_chunk(r);
 		if (ret < 0) {
-			finding(c, KMT_SEV_ERROR, cpu, off, in, z, 0, "%s", d.msg);
-			/* A bad chunk ends this CPU; a bad page header only that page. */
-			if (d.err != KMT_EFORMAT || z)
+			/* What cannot be read is passed over, as report does. */
+			if (ret == -ENOMEM) {
+				finding(c, KMT_SEV_ERROR, cpu, 0, 0, false, 0, "%s", d.msg);
 				break;
+			}
+			skipped(c, cpu, kmt_cpu_reader_skipped(r));
 			continue;
 		}
+		off = kmt_cpu_reader_offset(r);
+		in = kmt_cpu_reader_in_chunk(r);
 		c->res->pages++;
 		if (pg.missed) {
 			if (!lost_pages++) {
@@ -202,7 +235,8 @@ static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decode
 	}
 }
 
-static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
+static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec,
+			const struct kmt_symbols *syms)
 {
 	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
 	struct kmt_analyse_result ar;
@@ -211,20 +245,18 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 	const struct kmt_summary *s;
 	const struct kmt_misuse *v;
 	const struct kmt_untraced *u;
-	struct kmt_symbols *syms;
 	struct kmt_diag d = { 0 };
-	size_t n, i, len;
-	const char *text = kmt_file_kallsyms(c->f, &len);
+	size_t n, i, nc;
 
 	kmt_model_opts_from_file(&mo, c->f);
 	m = kmt_model_new(&mo);
-	syms = kmt_symbols_parse(text, len);
 	if (!m || kmt_analyse(c->f, buffer, dec, m, &ao, &ar, &d)) {
 		/* Page-level problems were reported above already. */
 		kmt_model_free(m);
-		kmt_symbols_free(syms);
 		return;
 	}
+	/* So were the parts passed over. */
+	kmt_analyse_result_release(&ar);
 	v = kmt_model_misuse(m, &n);
 	for (i = 0; i < n; i++) {
 		char a[256], b[256];
@@ -243,7 +275,7 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 
 		finding(c, KMT_SEV_INFO, -1, 0, 0, false, u[i].first_ts,
 			"%s: %" PRIu64 " object%s allocated or freed without an event (first at %s): %s",
-			u[i].cache != UINT32_MAX ? kmt_model_caches(m, &len)[u[i].cache].name : "(no cache)",
+			u[i].cache != UINT32_MAX ? kmt_model_caches(m, &nc)[u[i].cache].name : "(no cache)",
 			u[i].count, u[i].count == 1 ? "" : "s", kmt_symbols_format(syms, u[i].first_site, a, sizeof(a)),
 			u[i].why);
 	}
@@ -251,23 +283,29 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec)
 	if (s->uncertain_objects || s->uncertain_misuse)
 		finding(c, KMT_SEV_WARNING, -1, 0, 0, false, 0,
 			"%s make %" PRIu64 " objects and %" PRIu64 " findings uncertain",
+			s->damaged_gaps ? "missing events (a damaged file)" :
 			s->truncated_cpus ? "missing events (truncated recording)" : "losses",
 			s->uncertain_objects, s->uncertain_misuse);
 	kmt_model_free(m);
-	kmt_symbols_free(syms);
 }
 
 int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
 		   struct kmt_check_result *res, struct kmt_diag *d)
 {
 	struct ck c = { .o = o, .res = res, .f = f };
+	struct kmt_symbols *syms;
 	struct kmt_decoder *dec;
 	int b, i;
 
 	memset(res, 0, sizeof(*res));
 	dec = kmt_decoder_new(&f->formats, f->info.big_endian, f->info.kernel_long_size);
-	if (!dec)
+	syms = kmt_symbols_parse(f->kallsyms.buf ? f->kallsyms.buf : "", f->kallsyms.len);
+	if (!dec || !syms) {
+		kmt_decoder_free(dec);
+		kmt_symbols_free(syms);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	}
+	check_damage(&c, syms);
 	check_sections(&c);
 	check_regions(&c);
 	if (*kmt_decoder_skipped(dec))
@@ -283,7 +321,8 @@ int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
 		}
 	}
 	if (o && o->model && f->main_buffer >= 0)
-		check_model(&c, f->main_buffer, dec);
+		check_model(&c, f->main_buffer, dec, syms);
 	kmt_decoder_free(dec);
+	kmt_symbols_free(syms);
 	return 0;
 }

@@ -244,9 +244,11 @@ static void note_skipped(struct kmt_decoder *dec, const struct kmt_format *fmt,
 			 const char *field)
 {
 	size_t n = strlen(dec->skipped);
+	char sys[48], name[64];
 
+	/* Names from the file, quoted in a message: escaped. */
 	snprintf(dec->skipped + n, sizeof(dec->skipped) - n, "%s%s:%s (no field '%s')",
-		 n ? ", " : "", fmt->system, fmt->name, field);
+		 n ? ", " : "", ESC(sys, fmt->system), ESC(name, fmt->name), field);
 }
 
 static void map_event(struct kmt_decoder *dec, const struct kmt_format *fmt,

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include <kmemtrace/kmemtrace.h>
+
 /* Private to the library: hidden from its users (see the Makefile). */
 #pragma GCC visibility push(hidden)
 
@@ -125,6 +127,8 @@ int tracefs_format_text(const char *root, const char *ev, struct sbuf *out);
 
 /* strdup()/strndup() returning NULL on failure; a small convenience. */
 char *xstrndup(const char *s, size_t n);
+/* A string of the file (NUL-terminated) escaped into @buf, an array. */
+#define ESC(buf, s) kmt_escape(buf, sizeof(buf), s, SIZE_MAX)
 
 #pragma GCC visibility pop
 

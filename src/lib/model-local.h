@@ -240,6 +240,7 @@ struct kmt_model {
 	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
 	uint32_t loss_seq;
 	char cache_want[64];		/* --cache: the name its events carry */
+	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
 	bool filtering;
 	bool scope;			/* the event being processed concerns the chosen tasks */
 	bool started;			/* an event was seen */

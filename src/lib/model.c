@@ -825,10 +825,11 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
 		return;
 	/*
-	 * A truncated CPU's events are missing from its end to the trace's:
-	 * a gap that stays open, as if a loss came before every event.
+	 * A truncated CPU's events are missing from its end to the trace's,
+	 * a damaged part of the file's over its span: a gap that stays open,
+	 * as if a loss came before every event in it.
 	 */
-	if (m->sum.truncated_cpus)
+	if (m->sum.truncated_cpus || (m->sum.damaged_gaps && ev->ts <= m->gap_until))
 		m->loss_seq++;
 	if (!m->started)
 		m->sum.first_ts = ev->ts;
@@ -1031,58 +1032,6 @@ int kmt_model_sync(struct kmt_model *m)
 {
 	drain(m, 0);
 	return m->oom ? -ENOMEM : 0;
-}
-
-void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
-{
-	drain(m, 0);
-	m->loss_seq++;
-	m->sum.affected_by_loss = true;
-	m->sum.lost_gaps++;
-	if (lost > 0)
-		m->sum.lost_events += (uint64_t)lost;
-	else
-		m->sum.lost_pages_unknown++;
-	if (cpu >= 0 && cpu < MAX_CPUS) {
-		if (lost > 0)
-			m->lost_by_cpu[cpu] += (uint64_t)lost;
-		if (cpu >= m->sum.nr_cpus)
-			m->sum.nr_cpus = cpu + 1;
-		/* A gap breaks the chain of events on this CPU. */
-		m->cpu[cpu].page_pending = false;
-		m->cpu[cpu].nslab_wait = 0;
-		m->cpu[cpu].seq += 2;
-	}
-	model_detail_gap(m, cpu, lost > 0 ? lost : -1, ts, false);
-}
-
-void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost)
-{
-	if (cpu < 0 || cpu >= MAX_CPUS || lost <= m->lost_by_cpu[cpu])
-		return;
-	m->sum.lost_events += lost - m->lost_by_cpu[cpu];
-	m->lost_by_cpu[cpu] = lost;
-	m->sum.lost_by_ring = true;
-	m->sum.affected_by_loss = true;
-	if (cpu >= m->sum.nr_cpus)
-		m->sum.nr_cpus = cpu + 1;
-}
-
-void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
-{
-	drain(m, 0);
-	m->loss_seq++;
-	m->sum.affected_by_loss = true;
-	if (!m->sum.truncated_cpus++ || ts < m->sum.truncated_ts)
-		m->sum.truncated_ts = ts;
-	if (cpu >= 0 && cpu < MAX_CPUS) {
-		if (cpu >= m->sum.nr_cpus)
-			m->sum.nr_cpus = cpu + 1;
-		m->cpu[cpu].page_pending = false;
-		m->cpu[cpu].nslab_wait = 0;
-		m->cpu[cpu].seq += 2;
-	}
-	model_detail_gap(m, cpu, -1, ts, true);
 }
 
 static int cmp_outstanding(const void *a, const void *b)

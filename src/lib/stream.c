@@ -2,9 +2,14 @@
  * Merging per-CPU record streams by time (include/kmemtrace/stream.h).
  * Each CPU keeps a cursor on its current page and record; a small binary
  * heap of CPU indices ordered by the head record's timestamp picks the
- * next one. Memory: one page (or chunk) per CPU.
+ * next one. Memory: one page (or chunk) per CPU. What a CPU's reader
+ * passes over (a damaged chunk or page, a cut end) becomes one marker at
+ * the CPU's last record before it, so that it comes out before anything
+ * the gap may hide.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <kmemtrace/stream.h>
@@ -21,6 +26,10 @@ struct cpu_cur {
 	bool has_lost;
 	bool truncated;			/* the recording of this CPU stopped early */
 	bool end_marked;		/* its end marker was handed out */
+	struct kmt_skip gap;		/* what the reader passed over since the last record */
+	bool in_gap;
+	bool has_gap;			/* the marker before head is that gap */
+	struct kmt_skip gap_out;	/* the gap handed out last */
 	uint64_t last_ts;		/* of the record handed out last */
 	int cpu;
 	int buffer;
@@ -34,60 +43,112 @@ struct kmt_stream {
 	bool advance;			/* heap[0] was handed out: move it on */
 };
 
-/* Advance CPU @i to its next record; 1 ok, 0 end, < 0 error. */
-static int cur_advance_slow(struct cpu_cur *c, struct kmt_diag *d)
+/* Hand out a marker before the next record: a loss, a cut end, a gap. */
+static int marker(struct cpu_cur *c, int64_t lost, uint64_t ts)
+{
+	c->has_lost = true;
+	c->pending_lost = lost;
+	c->head.ts = ts;
+	c->head.data = NULL;
+	c->head.len = 0;
+	c->has_head = true;
+	return 1;
+}
+
+/* One more thing passed over; consecutive ones make one gap. */
+static void add_skip(struct cpu_cur *c, const struct kmt_skip *s)
+{
+	struct kmt_skip *g = &c->gap;
+
+	if (!c->in_gap) {
+		*g = *s;
+		g->buffer = c->buffer;
+		g->cpu = c->cpu;
+		g->ts_from = c->last_ts;
+		c->in_gap = true;
+		return;
+	}
+	g->to = MAX(g->to, s->to);
+	g->chunks += s->chunks;
+	g->pages += s->pages;
+	g->to_end |= s->to_end;
+	g->cut |= s->cut;
+}
+
+/* The gap is over at @ts (UINT64_MAX: the data ends with it): its marker. */
+static int gap_marker(struct cpu_cur *c, uint64_t ts)
+{
+	c->in_gap = false;
+	c->has_gap = true;
+	c->gap.ts_to = ts;
+	c->gap_out = c->gap;
+	return marker(c, -1, c->gap.ts_from);
+}
+
+/* The rest of the current page cannot be walked: passed over. */
+static void page_broken(struct cpu_cur *c, struct kmt_diag *d)
+{
+	struct kmt_skip s = { .pages = 1, .err = d ? d->err : KMT_EFORMAT };
+
+	s.from = s.to = kmt_cpu_reader_offset(c->r);
+	snprintf(s.why, sizeof(s.why), "%s at +%" PRIu64 ": %.120s; the rest of the page is skipped",
+		 kmt_cpu_reader_where(c->r), kmt_cpu_reader_in_chunk(c->r), d ? d->msg : "");
+	add_skip(c, &s);
+}
+
+/* CPU @c's next record or marker after its page ran out; 1 ok, 0 end, < 0 error. */
+static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 {
 	int ret;
 
+	if (walked < 0)
+		page_broken(c, d);
 	for (;;) {
-		if (c->pg.base) {
-			ret = kmt_page_next(&c->it, &c->head, d);
-			if (ret > 0) {
-				c->has_head = true;
-				return 1;
-			}
-			if (ret < 0)
-				return kmt_cpu_reader_fail(c->r, d);
-		}
+		c->pg.base = NULL;
 		ret = kmt_cpu_reader_next(c->r, &c->pg, d);
-		if (ret == 0 && c->truncated && !c->end_marked) {
-			/* Where a truncated CPU stops, its events go missing. */
-			c->pg.base = NULL;
-			c->end_marked = true;
-			c->has_lost = true;
-			c->pending_lost = -1;
-			c->head.ts = c->last_ts;
-			c->head.data = NULL;
-			c->head.len = 0;
-			c->has_head = true;
-			return 1;
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret < 0) {
+			add_skip(c, kmt_cpu_reader_skipped(c->r));
+			continue;
 		}
-		if (ret <= 0) {
-			c->pg.base = NULL;
+		if (ret == 0 && !c->end_marked && (c->in_gap || c->truncated)) {
+			/* Where a CPU's data stops early, its events go missing. */
+			c->end_marked = true;
+			return c->in_gap ? gap_marker(c, UINT64_MAX) : marker(c, -1, c->last_ts);
+		}
+		if (ret == 0) {
 			c->has_head = false;
 			c->done = true;
-			return ret;
+			return 0;
 		}
 		kmt_page_iter_init(&c->it, &c->pg);
-		if (c->pg.missed) {
-			c->has_lost = true;
-			c->pending_lost = c->pg.lost;
-			c->head.ts = c->pg.ts;
-			c->head.data = NULL;
-			c->head.len = 0;
+		if (c->in_gap)
+			return gap_marker(c, c->pg.ts);
+		if (c->pg.missed)
+			return marker(c, c->pg.lost, c->pg.ts);
+		ret = kmt_page_next(&c->it, &c->head, d);
+		if (ret > 0) {
 			c->has_head = true;
 			return 1;
 		}
+		if (ret < 0)
+			page_broken(c, d);
 	}
 }
 
 static inline int cur_advance(struct cpu_cur *c, struct kmt_diag *d)
 {
-	if (c->pg.base && kmt_page_next(&c->it, &c->head, d) > 0) {
-		c->has_head = true;
-		return 1;
+	int ret = 0;
+
+	if (c->pg.base) {
+		ret = kmt_page_next(&c->it, &c->head, d);
+		if (ret > 0) {
+			c->has_head = true;
+			return 1;
+		}
 	}
-	return cur_advance_slow(c, d);
+	return cur_advance_slow(c, ret, d);
 }
 
 static inline bool before(const struct kmt_stream *s, int a, int b)
@@ -123,6 +184,36 @@ static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
 		if (b->stats[i].cpu == cpu)
 			return b->stats[i].truncated;
 	return false;
+}
+
+/*
+ * A marker before a CPU's first record (a gap or a cut at the start of its
+ * data) comes at the trace's first record, not at time 0.
+ */
+static void start_markers(struct kmt_stream *s)
+{
+	uint64_t start = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < s->heap_n; i++) {
+		const struct cpu_cur *c = &s->c[s->heap[i]];
+
+		if (!c->has_lost)
+			start = MIN(start, c->head.ts);
+		else if (c->has_gap && c->gap_out.ts_to != UINT64_MAX)
+			start = MIN(start, c->gap_out.ts_to);
+		else if (c->head.ts)
+			start = MIN(start, c->head.ts);
+	}
+	for (i = 0; start != UINT64_MAX && i < s->heap_n; i++) {
+		struct cpu_cur *c = &s->c[s->heap[i]];
+
+		if (c->has_lost && !c->head.ts) {
+			c->head.ts = start;
+			if (c->has_gap)
+				c->gap_out.ts_from = start;
+		}
+	}
 }
 
 struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
@@ -166,6 +257,7 @@ struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffer
 				s->heap[s->heap_n++] = s->n - 1;
 		}
 	}
+	start_markers(s);
 	for (i = s->heap_n / 2 - 1; i >= 0; i--)
 		sift_down(s, i);
 	return s;
@@ -204,9 +296,11 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	out->lost_marker = c->has_lost;
 	out->lost = c->has_lost ? c->pending_lost : 0;
 	out->truncated = c->has_lost && c->end_marked;
+	out->skip = c->has_lost && c->has_gap ? &c->gap_out : NULL;
 	if (c->has_lost) {
 		/* The page's first record is still to come: no advance. */
 		c->has_lost = false;
+		c->has_gap = false;
 		c->has_head = false;
 		ret = cur_advance(c, d);
 		if (ret < 0)

@@ -1,7 +1,10 @@
 /*
  * kallsyms lookup: text symbols sorted by address, binary search.
- * Typical input: ~150,000 lines, ~60,000 text symbols.
+ * Typical input: ~150,000 lines, ~60,000 text symbols. A line that is not
+ * a kallsyms line (a damaged file) may have been a function's: addresses
+ * after the symbol before it are then not named, but shown raw.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,12 +18,16 @@
 struct sym {
 	uint64_t addr;
 	const char *name;
+	bool hole_after;		/* a damaged line follows: what is after is unknown */
 };
 
 struct kmt_symbols {
 	char *text;
 	struct sym *v;
 	size_t n;
+	size_t bad;			/* lines that are not kallsyms lines */
+	size_t first_bad;		/* where the first is in the text */
+	char first_text[72];		/* and what it says, escaped */
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -33,6 +40,34 @@ static int cmp_sym(const void *a, const void *b)
 static bool is_text(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* "ADDR T name[\t[module]]", any type letter; an empty line is fine too. */
+static bool line_ok(const char *p, const char *nl)
+{
+	const char *q = p;
+
+	if (p == nl)
+		return true;
+	while (q < nl && q - p < 16 && isxdigit((unsigned char)*q))
+		q++;
+	if (q == p || nl - q < 4 || q[0] != ' ' || !isalpha((unsigned char)q[1]) || q[2] != ' ')
+		return false;
+	for (q += 3; q < nl; q++)
+		if ((unsigned char)*q < 0x20 ? *q != '\t' : (unsigned char)*q >= 0x7f)
+			return false;
+	return true;
+}
+
+/* A line that is not a kallsyms line: counted, and the symbol before it marked. */
+static void bad_line(struct kmt_symbols *s, const char *p, const char *nl)
+{
+	if (!s->bad++) {
+		s->first_bad = (size_t)(p - s->text);
+		kmt_escape(s->first_text, sizeof(s->first_text), p, (size_t)(nl - p));
+	}
+	if (s->n)
+		s->v[s->n - 1].hole_after = true;
 }
 
 static int hexval(char c)
@@ -57,6 +92,9 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 		free(s);
 		return NULL;
 	}
+	/* Some writers end the text with a NUL. */
+	while (len && !text[len - 1])
+		len--;
 	end = s->text + len;
 	for (p = s->text; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *tab;
@@ -65,6 +103,8 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 
 		if (!nl)
 			nl = end;
+		if (!line_ok(p, nl))
+			bad_line(s, p, nl);
 		*nl = '\0';
 		/* "ffffffff81000000 T name\t[module]": look at the type first. */
 		for (q = p; q < nl && (h = hexval(*q)) >= 0 && q - p < 16; q++)
@@ -91,6 +131,7 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 					sorted = false;
 				s->v[s->n].addr = addr;
 				s->v[s->n].name = name;
+				s->v[s->n].hole_after = false;
 				s->n++;
 			}
 		}
@@ -116,6 +157,15 @@ size_t kmt_symbols_count(const struct kmt_symbols *s)
 	return s ? s->n : 0;
 }
 
+size_t kmt_symbols_bad_lines(const struct kmt_symbols *s, size_t *offset, const char **first)
+{
+	if (!s || !s->bad)
+		return 0;
+	*offset = s->first_bad;
+	*first = s->first_text;
+	return s->bad;
+}
+
 const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off)
 {
 	size_t lo = 0, hi;
@@ -131,7 +181,7 @@ const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint6
 		else
 			hi = mid;
 	}
-	if (addr - s->v[lo].addr > MAX_OFFSET)
+	if (addr - s->v[lo].addr > MAX_OFFSET || (s->v[lo].hole_after && addr != s->v[lo].addr))
 		return NULL;
 	if (off)
 		*off = addr - s->v[lo].addr;

@@ -5,10 +5,16 @@
  * small ring of buffers, either on demand or, with prefetching on, by a
  * worker thread that stays a few chunks ahead, so decompression runs on
  * another core while the caller walks pages. Memory: a few chunks per CPU.
+ *
+ * What cannot be read is passed over, and said (struct kmt_skip): a chunk
+ * that does not inflate, a page whose header is bad, a chunk header that
+ * makes no sense (the next chunk is then looked for, byte by byte, by the
+ * sizes and the compression's magic), the end of a file cut in the data.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -24,8 +30,10 @@ struct zslot {
 	uint8_t *buf;
 	size_t alloc, len;
 	uint64_t off;			/* file offset of the chunk */
+	uint64_t end;			/* and of its end */
 	uint32_t idx;
 	int err;
+	struct kmt_skip gap;		/* with err: what was passed over */
 	struct kmt_diag diag;
 };
 
@@ -38,11 +46,16 @@ struct kmt_cpu_reader {
 	uint64_t page_off;		/* file offset (raw) or offset in chunk */
 	uint64_t released;		/* file data up to here was given back */
 	char where[128];
+	struct kmt_skip gap;		/* what the last error passed over */
+	bool gap_pending;		/* raw, or no chunk count: a gap to hand out first */
+	bool end_said;			/* raw: the cut at the end was handed out */
 	/* compressed */
 	bool z;
 	struct kmt_zctx *zc;
 	struct cur chunks;		/* the producer's cursor over chunk headers */
 	uint32_t nr_chunks, produced;
+	bool resync;			/* the count is not to be trusted: go to the end */
+	bool chain_end;			/* no further chunk can be found */
 	struct zslot ring[RING];
 	uint32_t head, tail;		/* consumer at head, producer fills tail */
 	struct zslot *cur;		/* the chunk pages come from */
@@ -72,44 +85,177 @@ static void release_upto(struct kmt_cpu_reader *r, uint64_t off)
 	r->released = to;
 }
 
-/* Inflate the next chunk into @s. Returns 0 or an error (in s->diag). */
+static bool usize_ok(uint32_t psize, uint32_t csize, uint32_t usize)
+{
+	return usize && usize <= MAX_CHUNK && !(usize % psize) && !(usize > 65536 && usize / 1024 > csize);
+}
+
+bool tf_chunk_plausible(const struct kmt_file *f, uint32_t psize, uint32_t csize,
+			uint32_t usize, const uint8_t *data)
+{
+	if (csize < 4 || !usize_ok(psize, csize, usize))
+		return false;
+	if (f->zalg == KMT_Z_ZSTD)
+		return data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd;
+	if (f->zalg == KMT_Z_ZLIB)
+		return (data[0] & 0x0f) == 8 && ((unsigned int)data[0] << 8 | data[1]) % 31 == 0;
+	return true;
+}
+
+/* The next place at or after @p where a chunk could start, or NULL. */
+static const uint8_t *find_chunk(const struct kmt_cpu_reader *r, const uint8_t *p)
+{
+	const uint8_t *end = r->chunks.end;
+	bool be = r->chunks.be;
+
+	for (; end - p >= 12; p++) {
+		uint32_t cs = ld32(p, be);
+
+		if (cs <= (uint64_t)(end - p) - 8 &&
+		    tf_chunk_plausible(r->f, r->psize, cs, ld32(p + 4, be), p + 8))
+			return p;
+	}
+	return NULL;
+}
+
+static bool more_chunks(const struct kmt_cpu_reader *r)
+{
+	if (r->chain_end)
+		return false;
+	return r->resync ? cur_left(&r->chunks) >= 8 : r->produced < r->nr_chunks;
+}
+
+/* "CPU 1 data" for messages. */
+static const char *data_name(const struct kmt_cpu_reader *r, char *buf, size_t len)
+{
+	if (r->cd->cpu < 0)
+		snprintf(buf, len, "flyrecord");
+	else
+		snprintf(buf, len, "CPU %d data", r->cd->cpu);
+	return buf;
+}
+
+/* Fill @g and @d for what was passed over from @from to @to; returns @err. */
+static int passed_over(struct kmt_cpu_reader *r, struct kmt_skip *g, struct kmt_diag *d, int err,
+		       uint64_t from, uint64_t to, uint32_t chunks, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+static int passed_over(struct kmt_cpu_reader *r, struct kmt_skip *g, struct kmt_diag *d, int err,
+		       uint64_t from, uint64_t to, uint32_t chunks, const char *fmt, ...)
+{
+	char name[32];
+	va_list ap;
+
+	memset(g, 0, sizeof(*g));
+	g->cpu = r->cd->cpu;
+	g->from = from;
+	g->to = MAX(from, to);
+	g->chunks = chunks;
+	g->err = err;
+	va_start(ap, fmt);
+	vsnprintf(g->why, sizeof(g->why), fmt, ap);
+	va_end(ap);
+	if (err == KMT_ETRUNC && r->cd->cut && to >= r->f->size) {
+		g->cut = g->to_end = true;
+		return kmt_diag_set(d, err, "%s: %s", r->f->path, g->why);
+	}
+	if (!d)
+		return err;
+	kmt_diag_set(d, err, "%s", g->why);
+	return tf_fail(r->f, d, data_name(r, name, sizeof(name)), from);
+}
+
+/* The cut end of the data: from @from to where it should end, as a gap. */
+static int cut_end(struct kmt_cpu_reader *r, struct kmt_skip *g, struct kmt_diag *d, uint64_t from,
+		   uint32_t chunks)
+{
+	const struct kmt_cpu_data *cd = r->cd;
+	uint64_t want = cd->offset + (r->z ? 4 : 0) + cd->want;
+	char cut[160], more[64] = "";
+
+	tf_cpu_cut(r->f, r->b, cd, cut, sizeof(cut));
+	if (chunks)
+		snprintf(more, sizeof(more), ": %u of %u chunks are missing", chunks, r->nr_chunks);
+	passed_over(r, g, d, KMT_ETRUNC, from, MAX(want, r->f->size), chunks, "%s%s", cut, more);
+	g->pages = r->z ? 0 : (uint32_t)((g->to - g->from + r->psize - 1) / r->psize);
+	return g->err;
+}
+
+/*
+ * A chunk whose header makes no sense, or which runs past the data: look
+ * for the next one. Returns the error; the chain goes on there, or ends.
+ */
+static int bad_header(struct kmt_cpu_reader *r, struct zslot *s, const uint8_t *at, uint32_t csize,
+		      uint32_t usize)
+{
+	const uint8_t *next = find_chunk(r, at + 1);
+	struct kmt_file *f = r->f;
+	/* The chunks left, if the count can be trusted. */
+	uint32_t left = r->resync ? 0 : r->nr_chunks > s->idx ? r->nr_chunks - s->idx : 1;
+	uint64_t have = (uint64_t)(r->chunks.end - at);
+	char why[96];
+
+	if (!next && r->cd->cut) {
+		r->chain_end = true;
+		return s->err = cut_end(r, &s->gap, &s->diag, s->off, left);
+	}
+	if (have < 8 || 8 + (uint64_t)csize > have)
+		snprintf(why, sizeof(why), "chunk %u of %u runs past the CPU's data", s->idx + 1,
+			 r->nr_chunks);
+	else
+		snprintf(why, sizeof(why), "chunk %u of %u: implausible size %u (from %u bytes, pages of %u)",
+			 s->idx + 1, r->nr_chunks, usize, csize, r->psize);
+	r->resync = true;
+	if (!next) {
+		r->chain_end = true;
+		passed_over(r, &s->gap, &s->diag, KMT_ECOMPRESS, s->off, (uint64_t)(r->chunks.end - f->map),
+			    MAX(left, 1), "%s; no chunk starts after it", why);
+		s->gap.to_end = true;
+		return s->err = s->gap.err;
+	}
+	r->chunks.p = next;
+	return s->err = passed_over(r, &s->gap, &s->diag, KMT_ECOMPRESS, s->off, (uint64_t)(next - f->map),
+				    1, "%s; the next chunk found starts at byte %" PRIu64, why,
+				    (uint64_t)(next - f->map));
+}
+
+/* Inflate the next chunk into @s. Returns 0 or an error (in s->diag and s->gap). */
 static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 {
 	struct kmt_file *f = r->f;
+	const uint8_t *at = r->chunks.p, *src = NULL;
 	uint32_t csize, usize;
-	const uint8_t *src;
 	int ret;
 
 	s->idx = r->produced++;
-	s->off = (uint64_t)(r->chunks.p - f->map);
+	s->off = (uint64_t)(at - f->map);
+	s->len = 0;
 	csize = (uint32_t)cur_num(&r->chunks, 4);
 	usize = (uint32_t)cur_num(&r->chunks, 4);
-	src = cur_bytes(&r->chunks, csize);
-	if (!src) {
-		kmt_diag_set(&s->diag, KMT_ETRUNC, "chunk %u of %u (%u bytes) runs past the CPU's data",
-			     s->idx, r->nr_chunks, csize);
-		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
+	if (!r->chunks.bad)
+		src = cur_bytes(&r->chunks, csize);
+	if (!src || !usize_ok(r->psize, csize, usize)) {
+		r->chunks.bad = false;
+		r->chunks.p = at;
+		return bad_header(r, s, at, csize, usize);
 	}
-	if (usize == 0 || usize > MAX_CHUNK || usize % r->psize ||
-	    (usize > 65536 && usize / 1024 > csize)) {
-		kmt_diag_set(&s->diag, KMT_ECOMPRESS, "chunk %u: implausible size %u (from %u bytes, pages of %u)",
-			     s->idx, usize, csize, r->psize);
-		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
-	}
+	s->end = (uint64_t)(src + csize - f->map);
 	if (usize > s->alloc) {
 		uint8_t *nb = realloc(s->buf, usize);
 
-		if (!nb)
+		if (!nb) {
+			r->chain_end = true;
 			return s->err = kmt_diag_set(&s->diag, -ENOMEM, "out of memory");
+		}
 		s->buf = nb;
 		s->alloc = usize;
 	}
 	ret = kmt_zdecompress(r->zc, s->buf, usize, src, csize);
-	release_upto(r, (uint64_t)(src + csize - f->map));
-	if (ret) {
-		kmt_diag_set(&s->diag, ret, "chunk %u does not inflate to %u bytes", s->idx, usize);
-		return s->err = tf_fail(f, &s->diag, "flyrecord chunk", s->off);
-	}
+	release_upto(r, s->end);
+	if (ret)
+		return s->err = passed_over(r, &s->gap, &s->diag, ret, s->off, s->end, 1,
+					    "chunk %u of %u does not inflate to %u bytes", s->idx + 1,
+					    r->nr_chunks, usize);
 	s->len = usize;
 	s->err = 0;
 	return 0;
@@ -120,10 +266,9 @@ static void *prefetch_main(void *arg)
 	struct kmt_cpu_reader *r = arg;
 
 	pthread_mutex_lock(&r->mu);
-	/* r->produced is the worker's alone; the reader waits on done. */
-	while (!r->stop && r->produced < r->nr_chunks) {
+	/* The chain is the worker's alone; the reader waits on done. */
+	while (!r->stop && more_chunks(r)) {
 		struct zslot *s;
-		int err;
 
 		if (r->tail - r->head == RING) {
 			pthread_cond_wait(&r->room, &r->mu);
@@ -131,17 +276,38 @@ static void *prefetch_main(void *arg)
 		}
 		s = &r->ring[r->tail % RING];
 		pthread_mutex_unlock(&r->mu);
-		err = inflate_next(r, s);
+		inflate_next(r, s);
 		pthread_mutex_lock(&r->mu);
 		r->tail++;
 		pthread_cond_signal(&r->more);
-		if (err)
-			break;
 	}
 	r->done = true;
 	pthread_cond_signal(&r->more);
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
+}
+
+/* Compressed data: the chunk count, then the chunks (unless cut before). */
+static void open_chunks(struct kmt_cpu_reader *r)
+{
+	struct kmt_file *f = r->f;
+	const struct kmt_cpu_data *cd = r->cd;
+	uint64_t avail = f->size - MIN(cd->offset, f->size);
+
+	/* The recorded size counts the chunks, not the u32 count before them. */
+	r->chunks.p = f->map + MIN(cd->offset, f->size);
+	r->chunks.end = r->chunks.p + MIN(cd->size + 4, avail);
+	r->chunks.be = f->info.big_endian;
+	r->nr_chunks = (uint32_t)cur_num(&r->chunks, 4);
+	if (r->chunks.bad) {
+		/* Cut before the count: nothing of it can be read. */
+		r->chain_end = true;
+		r->gap_pending = true;
+		cut_end(r, &r->gap, NULL, cd->offset, 0);
+	} else if (r->nr_chunks > cd->want / 8) {
+		/* A count that cannot be: find the chunks by their headers. */
+		r->resync = true;
+	}
 }
 
 int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
@@ -161,30 +327,18 @@ int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 	r->cd = &b->cpus[idx];
 	r->psize = b->page_size;
 	r->released = r->cd->offset;
-	r->z = b->compressed && r->cd->size;
+	r->z = b->compressed && r->cd->want && r->cd->cpu >= 0;
 	if (!r->z) {
 		*rp = r;
 		return 0;
 	}
-	/* The recorded size counts the chunks, not the u32 count before them. */
-	r->chunks.p = f->map + r->cd->offset;
-	r->chunks.end = r->chunks.p + MIN(r->cd->size + 4, f->size - r->cd->offset);
-	r->chunks.be = f->info.big_endian;
-	r->nr_chunks = (uint32_t)cur_num(&r->chunks, 4);
-	if (r->chunks.bad || r->nr_chunks > r->cd->size / 8) {
-		uint64_t off = r->cd->offset, size = r->cd->size;
-		uint32_t n = r->nr_chunks;
-
-		free(r);
-		kmt_diag_set(d, KMT_EFORMAT, "chunk count %u cannot fit in %" PRIu64 " bytes", n, size);
-		return tf_fail(f, d, "flyrecord chunks", off);
-	}
+	open_chunks(r);
 	r->zc = kmt_zctx_new(f->zalg, 0);
 	if (!r->zc) {
 		free(r);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
-	if (f->prefetch && r->nr_chunks > 1) {
+	if (f->prefetch && more_chunks(r) && (r->resync || r->nr_chunks > 1)) {
 		pthread_mutex_init(&r->mu, NULL);
 		pthread_cond_init(&r->more, NULL);
 		pthread_cond_init(&r->room, NULL);
@@ -200,7 +354,7 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 	struct zslot *s;
 
 	if (!r->threaded) {
-		if (r->produced >= r->nr_chunks)
+		if (!more_chunks(r))
 			return NULL;
 		s = &r->ring[0];
 		inflate_next(r, s);
@@ -218,48 +372,93 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 	return s;
 }
 
+/* Raw data: the next whole page, or what is passed over instead. */
+static int next_raw(struct kmt_cpu_reader *r, const uint8_t **page, struct kmt_diag *d)
+{
+	const struct kmt_cpu_data *cd = r->cd;
+	uint64_t left = cd->size - MIN(r->pos, cd->size);
+
+	r->page_off = cd->offset + r->pos;
+	if (left >= r->psize) {
+		*page = r->f->map + r->page_off;
+		r->pos += r->psize;
+		/* Pages before the current one are done with. */
+		release_upto(r, r->page_off);
+		return 1;
+	}
+	if (r->end_said || (!left && !cd->cut))
+		return 0;
+	r->end_said = true;
+	r->pos = cd->size;
+	if (cd->cut)
+		return cut_end(r, &r->gap, d, r->page_off, 0);
+	passed_over(r, &r->gap, d, KMT_ETRUNC, r->page_off, r->page_off + left, 0,
+		    "the last page has %" PRIu64 " of %u bytes", left, r->psize);
+	r->gap.to_end = true;
+	r->gap.pages = 1;
+	return r->gap.err;
+}
+
+/* Compressed data: the next page of the current chunk, or the next chunk's. */
+static int next_zpage(struct kmt_cpu_reader *r, const uint8_t **page, struct kmt_diag *d)
+{
+	if (!r->cur || r->buf_pos >= r->cur->len) {
+		struct zslot *s = next_chunk(r);
+
+		if (!s)
+			return 0;
+		r->cur = s;
+		r->buf_pos = 0;
+		if (s->err) {
+			r->gap = s->gap;
+			if (d)
+				*d = s->diag;
+			return s->err;
+		}
+	}
+	*page = r->cur->buf + r->buf_pos;
+	r->page_off = r->buf_pos;
+	r->buf_pos += r->psize;
+	return 1;
+}
+
 int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
 			struct kmt_diag *d)
 {
 	struct kmt_file *f = r->f;
-	const uint8_t *page;
+	const uint8_t *page = NULL;
 	int ret;
 
-	if (!r->z) {
-		if (r->pos >= r->cd->size)
-			return 0;
-		r->page_off = r->cd->offset + r->pos;
-		if (r->cd->size - r->pos < r->psize) {
-			kmt_diag_set(d, KMT_ETRUNC, "CPU %d: last page has %" PRIu64 " of %u bytes",
-				     r->cd->cpu, r->cd->size - r->pos, r->psize);
-			return tf_fail(f, d, "flyrecord page", r->page_off);
-		}
-		page = f->map + r->page_off;
-		r->pos += r->psize;
-		/* Pages before the current one are done with. */
-		release_upto(r, r->page_off);
-	} else {
-		if (!r->cur || r->buf_pos >= r->cur->len) {
-			struct zslot *s = next_chunk(r);
-
-			if (!s)
-				return 0;
-			r->cur = s;
-			r->buf_pos = 0;
-			if (s->err) {
-				if (d)
-					*d = s->diag;
-				return s->err;
-			}
-		}
-		page = r->cur->buf + r->buf_pos;
-		r->page_off = r->buf_pos;
-		r->buf_pos += r->psize;
+	if (r->gap_pending) {
+		r->gap_pending = false;
+		if (d)
+			kmt_diag_set(d, r->gap.err, "%s: %s", f->path, r->gap.why);
+		return r->gap.err;
 	}
+	ret = r->z ? next_zpage(r, &page, d) : next_raw(r, &page, d);
+	if (ret <= 0)
+		return ret;
 	ret = kmt_page_load(pg, page, r->psize, &f->layout, f->info.big_endian, d);
-	if (ret)
+	if (ret) {
+		char why[160];
+
+		/* This page only: the next goes on. */
+		snprintf(why, sizeof(why), "%.150s", d ? d->msg : "bad page header");
+		if (r->z)
+			passed_over(r, &r->gap, NULL, ret, r->cur->off, r->cur->end, 0,
+				    "chunk %u, page at +0x%" PRIx64 ": %s", r->cur->idx + 1, r->page_off, why);
+		else
+			passed_over(r, &r->gap, NULL, ret, r->page_off, r->page_off + r->psize, 0,
+				    "page: %s", why);
+		r->gap.pages = 1;
 		return kmt_cpu_reader_fail(r, d);
+	}
 	return 1;
+}
+
+const struct kmt_skip *kmt_cpu_reader_skipped(const struct kmt_cpu_reader *r)
+{
+	return &r->gap;
 }
 
 const char *kmt_cpu_reader_where(struct kmt_cpu_reader *r)

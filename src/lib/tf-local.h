@@ -17,7 +17,14 @@ struct cur {
 	const uint8_t *end;
 	bool be;
 	bool bad;			/* set once a read ran past the end */
+	uint64_t need;			/* then: how many bytes it lacked (at least) */
 };
+
+static inline void cur_short(struct cur *c, uint64_t want)
+{
+	c->need = want - (uint64_t)(c->end - c->p);
+	c->bad = true;
+}
 
 static inline size_t cur_left(const struct cur *c)
 {
@@ -29,7 +36,8 @@ static inline uint64_t cur_num(struct cur *c, unsigned int size)
 	uint64_t v;
 
 	if (c->bad || cur_left(c) < size) {
-		c->bad = true;
+		if (!c->bad)
+			cur_short(c, size);
 		return 0;
 	}
 	v = ldn(c->p, size, c->be);
@@ -43,7 +51,8 @@ static inline const char *cur_str(struct cur *c)
 	const uint8_t *nul;
 
 	if (c->bad || !(nul = memchr(c->p, 0, cur_left(c)))) {
-		c->bad = true;
+		if (!c->bad)
+			cur_short(c, cur_left(c) + 1);
 		return NULL;
 	}
 	const char *s = (const char *)c->p;
@@ -57,7 +66,8 @@ static inline const uint8_t *cur_bytes(struct cur *c, uint64_t n)
 	const uint8_t *p = c->p;
 
 	if (c->bad || cur_left(c) < n) {
-		c->bad = true;
+		if (!c->bad)
+			cur_short(c, n);
 		return NULL;
 	}
 	c->p += n;
@@ -86,11 +96,18 @@ struct kmt_file {
 	int main_buffer;
 
 	uint64_t first_section;		/* v7: where the sections start */
+	uint64_t options;		/* v7: where the header says the options are */
+	uint64_t options_cut;		/* v7: an options section past the end, or 0 */
 	/* v7: section offsets found in options. */
 	uint64_t sec_off[KMT_OPT_BUFFER_TEXT + 1];
 	/* Stats gathered from CPUSTAT options, before buffers are known. */
 	struct sbuf cpustat_text;
 	const char *stat_buffer;	/* buffer the next CPUSTAT belongs to */
+
+	/* Damage worked around at open (tf-damage.c). */
+	struct kmt_damage *damage;
+	int nr_damage;
+	char cut[160];			/* "truncated at byte N of M (section 'S')", or "" */
 };
 
 /* tf-meta.c: payload parsers shared by v6 and v7. */
@@ -107,6 +124,38 @@ struct kmt_buffer *tf_buffer_get(struct kmt_file *f, const char *name);
 /* Prefix a diagnostic with the file name and where it happened. */
 int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
 	    uint64_t offset);
+
+/*
+ * tf-data.c: could a chunk "u32 @csize, u32 @usize, @data" of pages of
+ * @psize bytes start here (sizes that make sense, the algorithm's magic)?
+ */
+bool tf_chunk_plausible(const struct kmt_file *f, uint32_t psize, uint32_t csize,
+			uint32_t usize, const uint8_t *data);
+
+/* tf-damage.c: what a damaged file lost, and what can still be read. */
+/* The name of section @id ("kallsyms", "flyrecord", ...), or NULL. */
+const char *tf_section_name(unsigned int id);
+/* Note damage worked around; -ENOMEM if it cannot be kept. */
+int tf_damage_add(struct kmt_file *f, int err, int cpu, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/*
+ * Is the file cut short? If so, f->cut says where ("truncated at byte N of
+ * M (section 'S')"): the first section (v7) or CPU data running past the
+ * end. @need: bytes a read of the header or of v6 metadata lacked (0:
+ * none), for @section; they say where it should have ended.
+ */
+bool tf_cut(struct kmt_file *f, const char *section, uint64_t need);
+/* v7, at the end of a good open: is a section cut, even one nothing reads? */
+void tf_find_cut(struct kmt_file *f);
+/* "truncated at byte N of M (section 'CPU c data')" for @cd into @buf. */
+const char *tf_cpu_cut(const struct kmt_file *f, const struct kmt_buffer *b,
+		       const struct kmt_cpu_data *cd, char *buf, size_t len);
+/*
+ * v7, the options lost with the end of the file: find the sections by
+ * walking them, and rebuild the buffers from the compressed data of each
+ * flyrecord section (CPUs in file order). 0, or an error in @d.
+ */
+int tf_salvage(struct kmt_file *f, struct kmt_diag *d);
 
 #pragma GCC visibility pop
 

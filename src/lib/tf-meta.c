@@ -67,11 +67,11 @@ static int add_format(struct kmt_file *f, const char *system, const uint8_t *tex
 
 	ret = kmt_format_parse(&fmt, system, (const char *)text, (size_t)len, d);
 	if (ret) {
-		char why[sizeof(d->msg)];
+		char why[sizeof(d->msg)], q[64];
 
 		snprintf(why, sizeof(why), "%s", d->msg);
 		return kmt_diag_set(d, ret, "format #%d of system '%s': %s",
-				    f->formats.nr, system ? system : "ftrace", why);
+				    f->formats.nr, system ? ESC(q, system) : "ftrace", why);
 	}
 	ret = kmt_formats_add(&f->formats, &fmt);
 	if (ret == -EEXIST) {
@@ -277,6 +277,7 @@ int tf_parse_buffer_option(struct kmt_file *f, struct cur *c, bool v7,
 	const char *name = cur_str(c), *clock = NULL;
 	struct kmt_buffer *b;
 	uint32_t n, i;
+	char q[64];
 
 	if (c->bad)
 		return kmt_diag_set(d, KMT_EFORMAT, "BUFFER option cut short");
@@ -291,7 +292,7 @@ int tf_parse_buffer_option(struct kmt_file *f, struct cur *c, bool v7,
 	if (!b)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	if (b->cpus)
-		return kmt_diag_set(d, KMT_EFORMAT, "buffer '%s' described twice", name);
+		return kmt_diag_set(d, KMT_EFORMAT, "buffer '%s' described twice", ESC(q, name));
 	b->section_offset = off;
 	if (clock) {
 		b->clock = strdup(clock);
@@ -303,10 +304,10 @@ int tf_parse_buffer_option(struct kmt_file *f, struct cur *c, bool v7,
 	b->page_size = (uint32_t)cur_num(c, 4);
 	n = (uint32_t)cur_num(c, 4);
 	if (c->bad)
-		return kmt_diag_set(d, KMT_EFORMAT, "BUFFER option '%s' cut short", name);
+		return kmt_diag_set(d, KMT_EFORMAT, "BUFFER option '%s' cut short", ESC(q, name));
 	if (n > cur_left(c) / 20)
 		return kmt_diag_set(d, KMT_EFORMAT, "BUFFER option '%s': %u CPUs cannot fit in %zu bytes",
-				    name, n, cur_left(c));
+				    ESC(q, name), n, cur_left(c));
 	b->cpus = calloc(n ? n : 1, sizeof(*b->cpus));
 	if (!b->cpus)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");

@@ -3,7 +3,8 @@
  * fixed sequence of metadata, options, flyrecord table) or the v7 layout
  * (a chain of OPTIONS sections pointing at sections anywhere in the file).
  * Everything is checked against the file size before it is used; the
- * per-CPU data itself is left to tf-data.c.
+ * per-CPU data itself is left to tf-data.c, and what a damaged file lost
+ * to tf-damage.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,21 +20,6 @@
 #define MAX_OPTION_SECTIONS 1024
 #define MAX_SECTION_BYTES (256u << 20)
 
-static const char *const section_names[] = {
-	[KMT_OPT_DONE] = "options",
-	[KMT_OPT_BUFFER] = "flyrecord",
-	[KMT_OPT_STRINGS] = "strings",
-	[KMT_OPT_HEADER_INFO] = "headers",
-	[KMT_OPT_FTRACE_EVENTS] = "ftrace events",
-	[KMT_OPT_EVENT_FORMATS] = "event formats",
-	[KMT_OPT_KALLSYMS] = "kallsyms",
-	[KMT_OPT_PRINTK] = "printk",
-	[KMT_OPT_CMDLINES] = "cmdlines",
-	[KMT_OPT_BUFFER_TEXT] = "latency buffer",
-	[KMT_SEC_BTF] = "btf",
-	[KMT_SEC_MODULES] = "modules",
-};
-
 int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
 	    uint64_t offset)
 {
@@ -45,6 +31,16 @@ int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
 			    f->path, section, offset, offset, why);
 }
 
+/* A failure at @c: the file's end if a read ran past it, else @section's error. */
+static int fail_at(struct kmt_file *f, struct kmt_diag *d, const struct cur *c, int ret,
+		   const char *section, uint64_t off)
+{
+	if (ret == KMT_ETRUNC && c->bad && c->need && c->need < (1ULL << 40) &&
+	    c->end == f->map + f->size && tf_cut(f, section, c->need))
+		return kmt_diag_set(d, KMT_ETRUNC, "%s: %s", f->path, f->cut);
+	return tf_fail(f, d, section, off);
+}
+
 static struct cur cur_at(const struct kmt_file *f, uint64_t off)
 {
 	struct cur c = { f->map + f->size, f->map + f->size, f->info.big_endian, false };
@@ -54,43 +50,6 @@ static struct cur cur_at(const struct kmt_file *f, uint64_t off)
 	else
 		c.bad = true;
 	return c;
-}
-
-/* Section ids trace-cmd writes or reserves (trace-cmd.dat.v7(5)). */
-static bool section_known(uint16_t id)
-{
-	return id <= KMT_SEC_LAST_ID || id == 0xffff;	/* 0xffff: as before, not flagged */
-}
-
-void kmt_section_iter_init(struct kmt_section_iter *it, const struct kmt_file *f)
-{
-	it->f = f;
-	it->off = f->info.version >= 7 ? f->first_section : f->size;
-}
-
-int kmt_section_next(struct kmt_section_iter *it, struct kmt_section *s)
-{
-	const struct kmt_file *f = it->f;
-	struct cur h = cur_at(f, it->off);
-
-	memset(s, 0, sizeof(*s));
-	if (it->off >= f->size)
-		return 0;
-	s->offset = it->off;
-	s->id = (uint16_t)cur_num(&h, 2);
-	s->flags = (uint16_t)cur_num(&h, 2);
-	cur_num(&h, 4);	/* description string id */
-	s->size = cur_num(&h, 8);
-	if (h.bad) {
-		s->size = f->size - it->off;	/* what is left, too short for a header */
-		it->off = f->size;
-		return KMT_ETRUNC;
-	}
-	s->known = section_known(s->id);
-	s->name = s->id < ARRAY_SIZE(section_names) ? section_names[s->id] : NULL;
-	s->past_end = s->size > cur_left(&h);
-	it->off = s->past_end ? f->size : it->off + KMT_SECTION_HEADER + s->size;
-	return 1;
 }
 
 static int parse_initial(struct kmt_file *f, struct cur *c, uint64_t *opt_off,
@@ -105,14 +64,21 @@ static int parse_initial(struct kmt_file *f, struct cur *c, uint64_t *opt_off,
 	if (!cur_left(c))
 		return kmt_diag_set(d, KMT_ETRUNC, "the file is empty");
 	m = cur_bytes(c, sizeof(magic));
+	if (!m && !memcmp(c->p, magic, cur_left(c)))
+		return kmt_diag_set(d, KMT_ETRUNC, "header cut short");
 	if (!m || memcmp(m, magic, sizeof(magic)))
 		return kmt_diag_set(d, KMT_EFORMAT, "not a trace.dat file (bad magic)");
 	ver = cur_str(c);
-	if (!ver || strlen(ver) > 8)
+	if (!ver)
+		return kmt_diag_set(d, KMT_ETRUNC, "header cut short");
+	if (strlen(ver) > 8)
 		return kmt_diag_set(d, KMT_EFORMAT, "bad version string");
 	v = strtol(ver, &end, 10);
-	if (*end || (v != 6 && v != 7))
-		return kmt_diag_set(d, KMT_EVERSION, "file version '%s' (supported: 6, 7)", ver);
+	if (*end || (v != 6 && v != 7)) {
+		char q[40];
+
+		return kmt_diag_set(d, KMT_EVERSION, "file version '%s' (supported: 6, 7)", ESC(q, ver));
+	}
 	f->info.version = (int)v;
 	m = cur_bytes(c, 2);
 	if (!m)
@@ -139,8 +105,11 @@ static int parse_initial(struct kmt_file *f, struct cur *c, uint64_t *opt_off,
 		if (!zname || !zver)
 			return kmt_diag_set(d, KMT_ETRUNC, "compression header cut short");
 		alg = kmt_zalg_from_name(zname);
-		if (alg < 0)
-			return kmt_diag_set(d, KMT_ECOMPRESS, "unsupported compression '%s'", zname);
+		if (alg < 0) {
+			char q[40];
+
+			return kmt_diag_set(d, KMT_ECOMPRESS, "unsupported compression '%s'", ESC(q, zname));
+		}
 		f->zalg = alg;
 		f->compression = strdup(zname);
 		f->compression_version = strdup(zver);
@@ -206,6 +175,8 @@ static int open_section(struct kmt_file *f, uint64_t off, unsigned int want_id,
 				    f->size);
 	if (id != want_id)
 		return kmt_diag_set(d, KMT_EFORMAT, "section id %u where %u was expected", id, want_id);
+	if (flags_out)
+		*flags_out = flags;
 	if (size > cur_left(&h))
 		return kmt_diag_set(d, KMT_ETRUNC, "section size %" PRIu64 " runs past the end of the file",
 				    size);
@@ -213,8 +184,6 @@ static int open_section(struct kmt_file *f, uint64_t off, unsigned int want_id,
 	c->end = h.p + size;
 	c->be = h.be;
 	c->bad = false;
-	if (flags_out)
-		*flags_out = flags;
 	if ((flags & KMT_SEC_COMPRESSED) && want_id != KMT_OPT_BUFFER) {
 		if (f->zalg == KMT_Z_NONE)
 			return kmt_diag_set(d, KMT_ECOMPRESS, "compressed section in an uncompressed file");
@@ -323,6 +292,10 @@ static int load_v7_options(struct kmt_file *f, uint64_t off, struct kmt_diag *d)
 			break;
 		}
 		ret = open_section(f, off, KMT_OPT_DONE, &tmp, &c, NULL, d);
+		if (ret == KMT_ETRUNC) {
+			f->options_cut = off;	/* lost with the end of the file? */
+			break;
+		}
 		if (!ret)
 			ret = parse_options(f, &c, &next, d);
 		if (ret) {
@@ -361,13 +334,48 @@ static const payload_fn payload_parsers[] = {
 	[KMT_OPT_CMDLINES] = parse_cmdlines,
 };
 
+/* What is lost without a section the events do not need. */
+static const char *const optional_loss[] = {
+	[KMT_OPT_KALLSYMS] = "call sites are shown as raw addresses",
+	[KMT_OPT_PRINTK] = "the kernel's printk formats are unknown",
+	[KMT_OPT_CMDLINES] = "task names come from the events only",
+};
+
+/*
+ * A section that cannot be read: the file's end if it is cut there, a
+ * note if the events can do without it, else the error.
+ */
+static int section_failed(struct kmt_file *f, unsigned int id, uint64_t off, int ret,
+			  struct kmt_diag *d)
+{
+	char where[64], why[sizeof(d->msg)];
+	struct sbuf *lost[] = { [KMT_OPT_KALLSYMS] = &f->kallsyms, [KMT_OPT_PRINTK] = &f->printk,
+				[KMT_OPT_CMDLINES] = &f->cmdlines };
+
+	if (ret == KMT_ETRUNC && tf_cut(f, NULL, 0))
+		snprintf(why, sizeof(why), "%s", f->cut);
+	else
+		snprintf(why, sizeof(why), "%s", d->msg);
+	snprintf(where, sizeof(where), "section '%s'", tf_section_name(id));
+	if (ret == -ENOMEM || id < KMT_OPT_KALLSYMS) {
+		if (ret == KMT_ETRUNC && *f->cut)
+			return kmt_diag_set(d, ret, "%s: %s", f->path, f->cut);
+		return tf_fail(f, d, where, off);
+	}
+	lost[id]->len = 0;
+	if (tf_damage_add(f, ret, -1, off, "%s at offset %" PRIu64 " (0x%" PRIx64 "): %s: %s", where,
+			  off, off, why, optional_loss[id]))
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int load_v7_sections(struct kmt_file *f, struct kmt_diag *d)
 {
 	struct sbuf tmp = { 0 };
 	int ret = 0;
 	unsigned int id;
 
-	for (id = KMT_OPT_HEADER_INFO; id <= KMT_OPT_CMDLINES; id++) {
+	for (id = KMT_OPT_HEADER_INFO; id <= KMT_OPT_CMDLINES && !ret; id++) {
 		uint64_t off = f->sec_off[id];
 		struct cur c;
 
@@ -376,13 +384,8 @@ static int load_v7_sections(struct kmt_file *f, struct kmt_diag *d)
 		ret = open_section(f, off, id, &tmp, &c, NULL, d);
 		if (!ret)
 			ret = payload_parsers[id](f, &c, d);
-		if (ret) {
-			char where[64];
-
-			snprintf(where, sizeof(where), "section '%s'", section_names[id]);
-			ret = tf_fail(f, d, where, off);
-			break;
-		}
+		if (ret)
+			ret = section_failed(f, id, off, ret, d);
 	}
 	sbuf_release(&tmp);
 	return ret;
@@ -402,12 +405,16 @@ static int check_v7_buffers(struct kmt_file *f, struct kmt_diag *d)
 		if (!b->nr_cpus)
 			continue;
 		ret = open_section(f, b->section_offset, KMT_OPT_BUFFER, NULL, &c, &flags, d);
-		if (ret)
+		/* Cut inside: the data is cut too, and check_cpu_data() says so. */
+		if (ret && !(ret == KMT_ETRUNC && tf_cut(f, NULL, 0)))
 			return tf_fail(f, d, "flyrecord section", b->section_offset);
 		b->compressed = flags & KMT_SEC_COMPRESSED;
-		if (b->compressed && f->zalg == KMT_Z_NONE)
+		if (b->compressed && f->zalg == KMT_Z_NONE) {
+			char q[64];
+
 			return kmt_diag_set(d, KMT_ECOMPRESS, "%s: buffer '%s' is compressed but the file names no algorithm",
-					    f->path, b->name);
+					    f->path, ESC(q, b->name));
+		}
 	}
 	return 0;
 }
@@ -432,14 +439,19 @@ static int parse_v6_flyrecord(struct kmt_file *f, struct cur *c, const char *nam
 		return 0;
 	if (!tag || memcmp(tag, "flyrecord", 10))
 		return kmt_diag_set(d, KMT_EFORMAT, "expected \"flyrecord\"");
-	if ((uint64_t)ncpus * 16 > cur_left(c))
+	if ((uint64_t)ncpus * 16 > cur_left(c)) {
+		cur_short(c, (uint64_t)ncpus * 16);
 		return kmt_diag_set(d, KMT_ETRUNC, "CPU table of %d CPUs runs past the end", ncpus);
+	}
 	/* Options may have added buffers: look this one up only now. */
 	b = tf_buffer_get(f, name);
 	if (!b)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	if (b->cpus)
-		return kmt_diag_set(d, KMT_EFORMAT, "buffer '%s' has two CPU tables", name);
+	if (b->cpus) {
+		char q[64];
+
+		return kmt_diag_set(d, KMT_EFORMAT, "buffer '%s' has two CPU tables", ESC(q, name));
+	}
 	b->cpus = calloc((size_t)(ncpus ? ncpus : 1), sizeof(*b->cpus));
 	if (!b->cpus)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
@@ -472,12 +484,12 @@ static int load_v6(struct kmt_file *f, struct cur *c, struct kmt_diag *d)
 
 		ret = payload_parsers[order[i].id](f, c, d);
 		if (ret)
-			return tf_fail(f, d, order[i].name, off);
+			return fail_at(f, d, c, ret, order[i].name, off);
 	}
 	ncpus = (uint32_t)cur_num(c, 4);
 	if (c->bad || ncpus > 65536) {
-		kmt_diag_set(d, KMT_EFORMAT, "bad CPU count");
-		return tf_fail(f, d, "CPU count", (uint64_t)(c->p - f->map));
+		ret = kmt_diag_set(d, c->bad ? KMT_ETRUNC : KMT_EFORMAT, "bad CPU count");
+		return fail_at(f, d, c, ret, "CPU count", (uint64_t)(c->p - f->map));
 	}
 	if (!f->info.cpu_count)
 		f->info.cpu_count = (int)ncpus;
@@ -486,7 +498,7 @@ static int load_v6(struct kmt_file *f, struct cur *c, struct kmt_diag *d)
 
 		ret = parse_v6_flyrecord(f, c, "", (int)ncpus, d);
 		if (ret)
-			return tf_fail(f, d, "options/flyrecord", off);
+			return fail_at(f, d, c, ret, "options/flyrecord", off);
 	}
 	/* Instance buffers: each offset leads to its own flyrecord table. */
 	for (i = 0; i < (size_t)f->nr_buffers; i++) {
@@ -508,40 +520,68 @@ static int load_v6(struct kmt_file *f, struct cur *c, struct kmt_diag *d)
 	return 0;
 }
 
-/* Every CPU's data must lie inside the file; raw data must be whole pages. */
+/*
+ * Every CPU's data must lie inside the file, unless the file is cut: then
+ * what is left of it is read, and the reader says where it ends.
+ */
+static int check_cpu(struct kmt_file *f, struct kmt_buffer *b, struct kmt_cpu_data *cd,
+		     struct kmt_diag *d)
+{
+	uint64_t count = b->compressed && cd->size ? 4 : 0, avail;
+	char q[64];
+
+	if (cd->cpu < (f->info.salvaged ? -1 : 0) || cd->cpu > 65535)
+		return kmt_diag_set(d, KMT_EFORMAT, "%s: buffer '%s': bad CPU number %d",
+				    f->path, ESC(q, b->name), cd->cpu);
+	if (cd->cut || (cd->offset <= f->size && cd->size + count <= f->size - cd->offset))
+		return 0;
+	if (!tf_cut(f, NULL, 0))
+		return kmt_diag_set(d, KMT_EFORMAT,
+				    "%s: buffer '%s' CPU %d: data at offset %" PRIu64 " size %" PRIu64
+				    " runs past the end of the file (%zu bytes)",
+				    f->path, ESC(q, b->name), cd->cpu, cd->offset, cd->size, f->size);
+	avail = f->size - MIN(cd->offset, f->size);
+	cd->cut = true;
+	cd->size = avail > count ? avail - count : 0;
+	return 0;
+}
+
 static int check_cpu_data(struct kmt_file *f, struct kmt_diag *d)
 {
-	int i, j;
+	bool any = false;
+	int i, j, ret;
 
+	for (i = 0; i < f->nr_buffers; i++)
+		for (j = 0; j < f->buffers[i].nr_cpus; j++)
+			if (!f->buffers[i].cpus[j].cut)
+				f->buffers[i].cpus[j].want = f->buffers[i].cpus[j].size;
 	f->main_buffer = -1;
 	for (i = 0; i < f->nr_buffers; i++) {
 		struct kmt_buffer *b = &f->buffers[i];
 		bool has_data = false;
+		char q[64];
 
 		if (!b->page_size)
 			b->page_size = f->info.page_size;
 		if (b->page_size < 64 || b->page_size > (1u << 24) ||
 		    b->page_size < f->layout.data_offset)
 			return kmt_diag_set(d, KMT_EFORMAT, "%s: buffer '%s' has an implausible sub-buffer size %u",
-					    f->path, b->name, b->page_size);
+					    f->path, ESC(q, b->name), b->page_size);
 		for (j = 0; j < b->nr_cpus; j++) {
-			struct kmt_cpu_data *cd = &b->cpus[j];
-
-			if (cd->offset > f->size || cd->size > f->size - cd->offset)
-				return kmt_diag_set(d, KMT_ETRUNC,
-						    "%s: buffer '%s' CPU %d: data at offset %" PRIu64 " size %" PRIu64
-						    " runs past the end of the file (%zu bytes)",
-						    f->path, b->name, cd->cpu, cd->offset, cd->size, f->size);
-			if (cd->cpu < 0 || cd->cpu > 65535)
-				return kmt_diag_set(d, KMT_EFORMAT, "%s: buffer '%s': bad CPU number %d",
-						    f->path, b->name, cd->cpu);
-			if (cd->size)
-				has_data = true;
+			ret = check_cpu(f, b, &b->cpus[j], d);
+			if (ret)
+				return ret;
+			has_data |= b->cpus[j].size != 0;
+			any |= b->cpus[j].want != 0;
 		}
 		/* The top-level buffer wins; else the first with data. */
 		if (has_data && (f->main_buffer < 0 || !*b->name) && strcmp(b->name, KMT_ACCESS_BUFFER))
 			f->main_buffer = i;
 	}
+	/* Cut before any of its events: nothing to give. */
+	if (*f->cut && (any || f->info.salvaged) && f->main_buffer < 0)
+		return kmt_diag_set(d, KMT_ETRUNC, "%s: %s: none of the event data is in the file",
+				    f->path, f->cut);
 	return 0;
 }
 
@@ -581,13 +621,16 @@ static int file_load(struct kmt_file *f, struct kmt_diag *d)
 	kmt_formats_init(&f->formats);
 	ret = parse_initial(f, &c, &opt_off, d);
 	if (ret)
-		return tf_fail(f, d, "file header", 0);
+		return fail_at(f, d, &c, ret, "file header", 0);
 	f->first_section = (uint64_t)(c.p - f->map);
+	f->options = opt_off;
 	/* Until header_page says otherwise, assume the kernel's long is ours. */
 	kmt_page_layout_default(&f->layout, f->info.long_size);
 	f->info.kernel_long_size = f->info.long_size;
 	if (f->info.version >= 7) {
 		ret = load_v7_options(f, opt_off, d);
+		if (ret && f->options_cut)
+			ret = tf_salvage(f, d);
 		if (!ret)
 			ret = load_v7_sections(f, d);
 		if (!ret)
@@ -597,8 +640,10 @@ static int file_load(struct kmt_file *f, struct kmt_diag *d)
 	}
 	if (!ret)
 		ret = check_cpu_data(f, d);
-	if (!ret)
+	if (!ret) {
+		tf_find_cut(f);
 		fill_info(f);
+	}
 	return ret;
 }
 
@@ -703,6 +748,7 @@ void kmt_file_close(struct kmt_file *f)
 		free(f->buffers[i].stats);
 	}
 	free(f->buffers);
+	free(f->damage);
 	kmt_formats_release(&f->formats);
 	sbuf_release(&f->header_page);
 	sbuf_release(&f->header_event);
@@ -720,96 +766,4 @@ void kmt_file_close(struct kmt_file *f)
 	free(f->recorder);
 	free(f->path);
 	free(f);
-}
-
-void kmt_file_set_prefetch(struct kmt_file *f, bool on)
-{
-	f->prefetch = on;
-}
-
-bool kmt_file_prefetch(const struct kmt_file *f)
-{
-	return f->prefetch;
-}
-
-const struct kmt_file_info *kmt_file_info(const struct kmt_file *f)
-{
-	return &f->info;
-}
-
-const struct kmt_formats *kmt_file_formats(const struct kmt_file *f)
-{
-	return &f->formats;
-}
-
-const struct kmt_page_layout *kmt_file_page_layout(const struct kmt_file *f)
-{
-	return &f->layout;
-}
-
-static const char *blob(const struct sbuf *sb, size_t *len)
-{
-	if (len)
-		*len = sb->len;
-	return sb->buf ? sb->buf : "";
-}
-
-const char *kmt_file_header_page(const struct kmt_file *f, size_t *len)
-{
-	return blob(&f->header_page, len);
-}
-
-const char *kmt_file_header_event(const struct kmt_file *f, size_t *len)
-{
-	return blob(&f->header_event, len);
-}
-
-const char *kmt_file_kallsyms(const struct kmt_file *f, size_t *len)
-{
-	return blob(&f->kallsyms, len);
-}
-
-const char *kmt_file_printk(const struct kmt_file *f, size_t *len)
-{
-	return blob(&f->printk, len);
-}
-
-const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len)
-{
-	return blob(&f->cmdlines, len);
-}
-
-const char *kmt_file_trace_clock(const struct kmt_file *f)
-{
-	return f->trace_clock;
-}
-
-int kmt_file_nr_buffers(const struct kmt_file *f)
-{
-	return f->nr_buffers;
-}
-
-const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i)
-{
-	return i >= 0 && i < f->nr_buffers ? &f->buffers[i] : NULL;
-}
-
-int kmt_file_main_buffer(const struct kmt_file *f)
-{
-	return f->main_buffer;
-}
-
-int kmt_file_find_buffer(const struct kmt_file *f, const char *name)
-{
-	int i;
-
-	for (i = 0; i < f->nr_buffers; i++)
-		if (!strcmp(f->buffers[i].name, name))
-			return i;
-	return -1;
-}
-
-int kmt_file_access_buffer(const struct kmt_file *f)
-{
-	return kmt_file_find_buffer(f, KMT_ACCESS_BUFFER);
 }

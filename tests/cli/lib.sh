@@ -139,3 +139,48 @@ gt_file() {
 }
 
 count() { grep -c "$@" || true; }
+
+# Damaged copies of a trace file (what a bad disk or a cut copy leaves).
+# The file offset of chunk N (from 1) of CPU C's compressed data in the
+# main buffer of $1, from kmemtrace info and the chunk headers.
+chunk_offset() {	# file cpu n
+	local off i cs
+	off=$($KMT info "$1" | awk -v c="CPU $2 data:" '/^buffer:/ { m = /\(main\)/ }
+		m && index($0, c) { sub(/.*offset /, ""); sub(/,.*/, ""); print; exit }')
+	[ -n "$off" ] || return 1
+	off=$((off + 4))
+	for i in $(seq 2 "$3"); do
+		cs=$(od -An -tu4 -j $off -N 4 "$1" | tr -d ' ')
+		off=$((off + 8 + cs))
+	done
+	echo $off
+}
+
+# Overwrite 16 bytes in the middle of the compressed data of the chunk at
+# byte $2 of $1: it no longer inflates.
+break_chunk() {	# file offset
+	local cs
+	cs=$(od -An -tu4 -j $2 -N 4 "$1" | tr -d ' ')
+	printf '\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245' |
+		dd of="$1" bs=1 seek=$(($2 + 8 + cs / 2)) conv=notrunc 2>/dev/null
+}
+
+# $1 cut to a fraction $2 (0.994) of its size, into $3.
+cut_at() {	# file fraction out
+	head -c $(awk -v s=$(stat -c %s "$1") -v f=$2 'BEGIN { printf "%d", s * f }') "$1" > "$3"
+}
+
+# The offset of the first section of id $2 in the v7 file $1: after the
+# 18 bytes of magic, version, endianness, long and page size, the
+# compression's name and version (NUL-terminated) and the options offset,
+# sections "u16 id, u16 flags, u32 string, u64 size" follow each other.
+section_offset() {	# file id
+	local off id size
+	off=$((18 + $(tail -c +19 "$1" | head -c 64 | tr '\0' '\n' | head -2 | wc -c) + 8))
+	while id=$(od -An -tu2 -j $off -N 2 "$1" | tr -d ' ') && [ -n "$id" ]; do
+		[ "$id" = "$2" ] && { echo $off; return 0; }
+		size=$(od -An -tu8 -j $((off + 8)) -N 8 "$1" | tr -d ' ')
+		off=$((off + 16 + size))
+	done
+	return 1
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # kmemtrace check: clean files pass with exit 0, broken ones give one line
 # per finding with CPU, offset and time and exit 1, unreadable ones exit 2.
+# Damaged files (cut short, a chunk that does not inflate, a broken
+# kallsyms section) are read as far as they can be, as report reads them.
 . "$(dirname "$0")/lib.sh"
 SEEDS=$ROOT/fuzz/corpus/file
 
@@ -53,6 +55,45 @@ test_expect_success 'a record that does not fit its format: every reader exits 1
 		if [ $c = check ]; then grep -q "^error .*CPU0 *0x2004.*does not fit its format" out || exit 1;
 		else grep -q "record-past-format.dat.*offset [0-9]" err || exit 1; fi;
 	done
+'
+
+test_expect_success 'a file cut at 99.4%, 50% or 100 bytes says "truncated at byte N of M (section S)"' '
+	$SYNTH full s.dat && size=$(stat -c %s s.dat) &&
+	for frac in 0.994 0.5; do
+		cut_at s.dat $frac cut.dat && n=$(stat -c %s cut.dat) &&
+		rc=0; $KMT check cut.dat > out 2> err || rc=$?; cat out err;
+		[ $rc = 1 ] || exit 1;
+		grep -q "^error .*truncated at byte $n of [0-9]* (section '"'"'[a-z ]*'"'"')" out || exit 1;
+		grep -q "cut.dat: [1-9][0-9]* events in" out || exit 1;
+	done &&
+	head -c 100 s.dat > cut.dat &&
+	rc=0; $KMT check cut.dat 2> err || rc=$?; cat err; [ $rc = 2 ] &&
+	grep -q "^kmemtrace check: cut.dat: truncated at byte 100 of 228 (section '"'"'headers'"'"')" err
+'
+
+test_expect_success 'one chunk that does not inflate: the rest of its CPU is checked, as report reads it' '
+	$SYNTH full s.dat && cp s.dat bad.dat && off=$(chunk_offset s.dat 1 5) && break_chunk bad.dat $off &&
+	rc=0; $KMT check bad.dat > out || rc=$?; cat out; [ $rc = 1 ] &&
+	grep -q "^error *CPU1 *0x$(printf %x $off) .*chunk 5 of 8 does not inflate to 16384 bytes; skipped up to byte" out &&
+	events=$(sed -n "s/^bad.dat: \([0-9]*\) events.*/\1/p" out) &&
+	clean=$($KMT check s.dat | sed -n "s/^s.dat: \([0-9]*\) events.*/\1/p") &&
+	echo "events: $events of $clean" && [ "$events" -lt "$clean" ] && [ "$events" -gt $((clean * 3 / 4)) ] &&
+	[ "$($KMT report --csv summary bad.dat 2>/dev/null | sed -n "s/^events,//p")" = "$events" ]
+'
+
+test_expect_success 'a kallsyms section that does not inflate: an error, and every event is checked' '
+	$SYNTH full s.dat && cp s.dat syms.dat && off=$(section_offset s.dat 19) &&
+	printf "\245\245\245\245\245\245\245\245" | dd of=syms.dat bs=1 seek=$((off + 28)) conv=notrunc 2>/dev/null &&
+	rc=0; $KMT check syms.dat > out || rc=$?; cat out; [ $rc = 1 ] &&
+	grep -q "^error .*section '"'"'kallsyms'"'"' at offset $off .*raw addresses" out &&
+	[ "$(sed -n "s/^syms.dat: \([0-9]*\) events.*/\1/p" out)" = "$($KMT check s.dat | sed -n "s/^s.dat: \([0-9]*\) events.*/\1/p")" ]
+'
+
+test_expect_success 'bytes of the file quoted in a message are escaped' '
+	$SYNTH full s.dat && cp s.dat esc.dat &&
+	printf "\001\033[2" | dd of=esc.dat bs=1 seek=18 conv=notrunc 2>/dev/null &&
+	rc=0; $KMT check esc.dat 2> err || rc=$?; cat err; [ $rc = 2 ] &&
+	grep -qF "unsupported compression '"'"'\x01\x1b[2'"'"'" err && ! grep -q "[[:cntrl:]]" err
 '
 
 test_done

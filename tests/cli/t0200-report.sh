@@ -2,7 +2,8 @@
 # kmemtrace report on real recordings: the ground-truth workload's numbers
 # come back exact through --json; a file written by trace-cmd extract (v7
 # and, converted, v6) gives the same per-call-site counts as trace-cmd
-# report lists; a clean trace shows no misuse error.
+# report lists; a clean trace shows no misuse error. A damaged file gives
+# the report of what can be read, says what it could not, and exits 1.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 command -v jq > /dev/null || test_skip_all "jq is not installed"
@@ -139,6 +140,55 @@ test_expect_success 'docs/report-json.md names every table and column report --c
 		grep -q "\`$c\`" part || { [ "$c" = lt ] && grep -q "\`lt_" part; } ||
 			{ echo "$t.$c is not in docs/report-json.md"; exit 1; }
 	done < pairs
+'
+
+test_expect_success 'a cut file: the report of what is left, "truncated at byte N of M", exit 1' '
+	$SYNTH full s.dat &&
+	for frac in 0.994 0.5; do
+		cut_at s.dat $frac cut.dat && n=$(stat -c %s cut.dat) &&
+		rc=0; $KMT report cut.dat > out 2> err || rc=$?; cat err;
+		[ $rc = 1 ] && grep -q "^SUMMARY" out && grep -q "^MISUSE" out || exit 1;
+		grep -q "warning: cut.dat: truncated at byte $n of [0-9]* (section " err || exit 1;
+		tail -n 1 err | grep -q "^kmemtrace report: cut.dat is damaged: the output above leaves out" || exit 1;
+	done &&
+	head -c 100 s.dat > cut.dat &&
+	rc=0; $KMT report cut.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] && [ ! -s out ] &&
+	grep -q "cut.dat: truncated at byte 100 of 228 (section '"'"'headers'"'"')" err
+'
+
+test_expect_success 'one chunk that does not inflate: every other chunk analysed, what was skipped said, exit 1' '
+	$SYNTH full s.dat && cp s.dat bad.dat && off=$(chunk_offset s.dat 1 5) && break_chunk bad.dat $off &&
+	end=$(chunk_offset s.dat 1 6) &&
+	rc=0; $KMT report bad.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	grep -q "^ACCESSES" out &&
+	grep -q "^kmemtrace report: warning: bad.dat: CPU 1 data: skipped 1 chunk at bytes $off-$end (.*): chunk 5 of 8 does not inflate to 16384 bytes$" err &&
+	grep -q "^  damaged file  *1 part of the data could not be read" out &&
+	grep -q "RESULTS ARE AFFECTED BY MISSING EVENTS" out &&
+	[ "$($KMT report --json bad.dat 2>/dev/null | jq .summary.damaged_gaps)" = 1 ] || exit 1
+	# The gap hides nothing as misuse: no error the whole file does not have.
+	$KMT report --sections misuse s.dat | grep "^  [a-z_]*  *error " > clean.err
+	$KMT report --sections misuse bad.dat 2>/dev/null | grep "^  [a-z_]*  *error " > bad.err || true
+	cat bad.err && [ -s clean.err ] && ! grep -vxFf clean.err bad.err
+'
+
+test_expect_success 'a kallsyms section that does not inflate: raw addresses, a warning, exit 1' '
+	$SYNTH full s.dat && cp s.dat syms.dat && off=$(section_offset s.dat 19) &&
+	printf "\245\245\245\245\245\245\245\245" | dd of=syms.dat bs=1 seek=$((off + 28)) conv=notrunc 2>/dev/null &&
+	rc=0; $KMT report --sections callsites syms.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	grep -q "warning: syms.dat: section '"'"'kallsyms'"'"' at offset $off .*: call sites are shown as raw addresses" err &&
+	grep -q "^  0xffffffff81080040 " out && ! grep -q "sock_alloc_send_pskb" out &&
+	[ "$($KMT report --json syms.dat 2>/dev/null | jq .summary.events)" = "$($KMT report --json s.dat | jq .summary.events)" ]
+'
+
+test_expect_success 'garbage inside kallsyms: its neighbourhood raw, never the function before it' '
+	$SYNTH full s.dat && $KMT convert --compression none s.dat none.dat &&
+	cp none.dat garb.dat && at=$(grep -bao "ffffffff81030000 T do_sys_open" none.dat | cut -d: -f1) &&
+	printf "\001\033[2J\177" | dd of=garb.dat bs=1 seek=$((at + 17)) conv=notrunc 2>/dev/null &&
+	rc=0; $KMT report --sections callsites garb.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	grep -qF "kallsyms: 1 line is not a symbol (the first, at byte" err &&
+	grep -qF "'"'"'ffffffff81030000 \x01\x1b[2J\x7fys_open'"'"'" err && ! grep -q "[[:cntrl:]]" err &&
+	grep -q "<- 0xffffffff81030018 <-" out && ! grep -q "kmem_cache_alloc_noprof+0x1" out &&
+	grep -q "^  alloc_inode+0x40 " out
 '
 
 tracefs_check

@@ -2,7 +2,8 @@
 # kmemtrace export: the ground truth's exact numbers through each format's
 # own reader — go tool pprof, protoc --decode against the published
 # messages (proto/), sqlite3, a sum of folded lines — on our recordings and
-# on a file trace-cmd extracted; outputs complete or absent; bad input.
+# on a file trace-cmd extracted; outputs complete or absent; bad input; a
+# damaged file exported from what can be read, and said so.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 command -v jq > /dev/null || test_skip_all "jq is not installed"
@@ -143,6 +144,19 @@ test_expect_success 'bad input: one clear line and exit 1; usage errors exit 2' 
 	rc=0; $KMT export st.dat 2> err || rc=$?; [ $rc = 2 ] && grep -q "give --format" err &&
 	rc=0; $KMT export -f svg st.dat 2> err || rc=$?; [ $rc = 2 ] && grep -q "unknown format" err &&
 	rc=0; $KMT export -f pprof --value objects st.dat 2> err || rc=$?; [ $rc = 2 ]
+'
+
+test_expect_success 'a damaged trace: exported from every intact chunk, the skip said, exit 1' '
+	$SYNTH full s.dat && cp s.dat bad.dat && off=$(chunk_offset s.dat 1 5) && break_chunk bad.dat $off &&
+	$KMT export -f folded -o clean.folded s.dat &&
+	rc=0; $KMT export -f folded -o bad.folded bad.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	grep -q "warning: bad.dat: CPU 1 data: skipped 1 chunk at bytes $off-" err &&
+	tail -n 1 err | grep -q "bad.dat is damaged: the output above leaves out what could not be read" &&
+	sum() { awk "{ s += \$NF } END { print s }" "$1"; } &&
+	echo "bytes: $(sum bad.folded) of $(sum clean.folded)" &&
+	[ "$(sum bad.folded)" -lt "$(sum clean.folded)" ] && [ "$(sum bad.folded)" -gt 0 ] || exit 1
+	rc=0; $KMT export -f sqlite -o bad.sqlite bad.dat 2>/dev/null || rc=$?; [ $rc = 1 ] &&
+	[ "$(sqlite3 bad.sqlite "SELECT value FROM meta WHERE key = '"'"'damaged_gaps'"'"'")" = 1 ]
 '
 
 tracefs_check

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kmemtrace kmap on a recorded ground-truth trace: one record per object,
 # exact object counts, sizes, allocation and free sites, pids and names;
-# filters (--callsite, --cache, -p, --live, --time) and --json agree.
+# filters (--callsite, --cache, -p, --live, --time) and --json agree. A
+# damaged file: every record of what can be read, then what could not be.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 command -v jq > /dev/null || test_skip_all "jq is not installed"
@@ -86,6 +87,23 @@ test_expect_success 'a corrupt file: a clear message, exit 1' '
 	head -c 5000 gt.dat > cut.dat &&
 	rc=0 && $KMT kmap cut.dat > /dev/null 2> err || rc=$? &&
 	cat err && [ $rc -eq 1 ] && grep -q "cut.dat" err
+'
+
+test_expect_success 'one chunk that does not inflate: the records of every other chunk, what was skipped, exit 1' '
+	$SYNTH full s.dat && cp s.dat bad.dat && off=$(chunk_offset s.dat 1 5) && break_chunk bad.dat $off &&
+	$KMT kmap s.dat > clean.txt &&
+	rc=0; $KMT kmap bad.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] &&
+	grep -q "warning: bad.dat: CPU 1 data: skipped 1 chunk at bytes $off-" err &&
+	tail -n 1 err | grep -q "bad.dat is damaged: the output above leaves out what could not be read" &&
+	n=$(grep -c "^0x\|^[a-z_]*+0x" out) && all=$(grep -c "^0x\|^[a-z_]*+0x" clean.txt) &&
+	echo "records: $n of $all" && [ "$n" -lt "$all" ] && [ "$n" -gt $((all * 3 / 4)) ] || exit 1
+	rc=0; $KMT kmap --json bad.dat > out.json 2>/dev/null || rc=$?; [ $rc = 1 ] && jq -e length out.json > /dev/null
+'
+
+test_expect_success 'a cut file: the records of what is left, "truncated at byte N of M", exit 1' '
+	$SYNTH full s.dat && cut_at s.dat 0.5 cut.dat && n=$(stat -c %s cut.dat) &&
+	rc=0; $KMT kmap cut.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] && [ -s out ] &&
+	grep -q "warning: cut.dat: truncated at byte $n of [0-9]* (section " err
 '
 
 tracefs_check

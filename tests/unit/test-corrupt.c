@@ -5,6 +5,9 @@
  * reader path runs on each (open, stream, decode, model, census, check):
  * nothing may crash or read out of bounds (this suite also runs under
  * ASan/UBSan), and a refusal must name the file and the offset.
+ * Then damaged files, which give what can be read: cut short, a chunk that
+ * does not inflate, an unreadable kallsyms section, bytes that must not
+ * reach a message raw.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,10 +15,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/census.h>
 #include <kmemtrace/check.h>
 #include <kmemtrace/event.h>
@@ -23,6 +28,7 @@
 #include <kmemtrace/stream.h>
 #include <kmemtrace/tracefile.h>
 #include "kmt-local.h"
+#include "tbuild.h"
 
 struct stats {
 	int opened, refused, tries;
@@ -83,7 +89,8 @@ static void try(const char *name, const uint8_t *data, size_t len, struct stats 
 		kmt_file_close(f);
 	} else {
 		st->refused++;
-		if (!strstr(d.msg, name) || !strstr(d.msg, "offset"))
+		/* "offset N", or for a file cut short "truncated at byte N". */
+		if (!strstr(d.msg, name) || (!strstr(d.msg, "offset") && !strstr(d.msg, "at byte")))
 			fail_msg("message without file or offset: %s", d.msg);
 	}
 	free(copy);
@@ -240,11 +247,14 @@ static void test_sections(void **state)
 	snprintf(want, sizeof(want), "section of unknown id 99@%zu", sb.len);
 	assert_non_null(strstr(fs.text, want));
 	assert_int_equal(n, clean + 1);
-	/* A section whose size runs past the end: an error. */
+	/* A section whose size runs past the end: an error, and the file is cut short. */
 	past[8] = 200;
 	check_with_tail((uint8_t *)sb.buf, sb.len, past, sizeof(past), &fs, &n);
 	assert_non_null(strstr(fs.text, "section 21 of 200 bytes runs past the end of the file"));
-	assert_int_equal(fs.errors, 1);
+	snprintf(want, sizeof(want), "truncated at byte %zu of %zu (section 'cmdlines')", sb.len + 16,
+		 sb.len + 16 + 200);
+	assert_non_null(strstr(fs.text, want));
+	assert_int_equal(fs.errors, 2);
 	/* Bytes too few for a section header: a warning naming how many. */
 	check_with_tail((uint8_t *)sb.buf, sb.len, odd, sizeof(odd), &fs, &n);
 	snprintf(want, sizeof(want), "5 bytes after the last section are not a section@%zu", sb.len);
@@ -253,12 +263,363 @@ static void test_sections(void **state)
 	sbuf_release(&sb);
 }
 
+/*
+ * Damaged files give what can be read. One synthetic recording, zstd in
+ * chunks of 4 pages: on each CPU a kmalloc and its kfree every 20 ns, and
+ * in the middle two objects whose stories cross CPU 1's data there:
+ *   X, allocated and freed on CPU 0, allocated again on CPU 1 and freed
+ *     on CPU 0 (a double free if CPU 1's allocation is not seen);
+ *   Y, allocated on CPU 0 and freed on CPU 1 (a leak if the free is not).
+ * Every object is freed by the end: the clean trace has no live object
+ * and no misuse.
+ */
+#define DN 1000
+#define OBJ_X 0xffff8881deadb000ULL
+#define OBJ_Y 0xffff8881deadc000ULL
+#define TS(cpu, i) (1000 + (uint64_t)(i) * 20 + (uint64_t)(cpu) * 7)
+
+struct damaged {
+	uint8_t *p;			/* the clean file */
+	size_t len;
+	uint64_t mid_ts;		/* CPU 1's allocation of X */
+};
+
+static void damaged_trace(struct damaged *t)
+{
+	struct tb *tb = tb_new(2, 0);
+	const char *path = tb_tmpname("damaged");
+	struct sbuf sb = { 0 };
+	int i, c;
+
+	tb_formats_6_18(tb);
+	tb_kallsyms(tb, "ffffffff81000000 T _stext\nffffffff81100000 T do_thing\n"
+		    "ffffffff81200000 T do_other\n");
+	for (c = 0; c < 2; c++)
+		for (i = 0; i < DN; i++) {
+			uint64_t ts = TS(c, i), obj = 0xffff888000000000ULL + ((uint64_t)c << 24) + (uint64_t)i * 64;
+
+			tb_kmalloc(tb, c, ts, 100 + c, 0xffffffff81100010, obj, 40, 64);
+			if (c == 0 && i == DN / 2 - 10) {
+				tb_kmalloc(tb, 0, ts + 1, 100, 0xffffffff81100020, OBJ_X, 100, 128);
+				tb_kfree(tb, 0, ts + 2, 100, 0xffffffff81200030, OBJ_X);
+			}
+			if (c == 1 && i == DN / 2)
+				tb_kmalloc(tb, 1, ts + 1, 101, 0xffffffff81100020, OBJ_X, 100, 128);
+			tb_kfree(tb, c, ts + 3, 100 + c, 0xffffffff81200010, obj);
+			if (c == 1 && i == DN / 2)
+				tb_kfree(tb, 1, ts + 5, 101, 0xffffffff81200020, OBJ_Y);
+			if (c == 0 && i == DN / 2) {
+				tb_kfree(tb, 0, ts + 9, 100, 0xffffffff81200030, OBJ_X);
+				tb_kmalloc(tb, 0, ts + 10, 100, 0xffffffff81100030, OBJ_Y, 200, 256);
+			}
+		}
+	assert_int_equal(tb_write(tb, path, 7, KMT_Z_ZSTD), 0);
+	tb_free(tb);
+	assert_int_equal(read_file(path, &sb), 0);
+	t->p = (uint8_t *)sb.buf;
+	t->len = sb.len;
+	t->mid_ts = TS(1, DN / 2) + 1;
+}
+
+/* A private copy of @len bytes of @p, of exactly that size (ASan sees overreads). */
+static uint8_t *copy_of(const uint8_t *p, size_t len)
+{
+	uint8_t *c = malloc(len ? len : 1);
+
+	memcpy(c, p, len);
+	return c;
+}
+
+/* The section (v7) holding byte @at: its name and where it should end. */
+static void section_at(const uint8_t *p, size_t len, uint64_t at, char *name, uint64_t *end)
+{
+	struct kmt_section_iter it;
+	struct kmt_section sec;
+	struct kmt_diag d;
+	struct kmt_file *f;
+
+	assert_int_equal(kmt_file_open_mem(&f, p, len, "whole", &d), 0);
+	kmt_section_iter_init(&it, f);
+	while (kmt_section_next(&it, &sec) > 0)
+		if (at >= sec.offset && at < sec.offset + KMT_SECTION_HEADER + sec.size) {
+			snprintf(name, 32, "%s", sec.name);
+			*end = sec.offset + KMT_SECTION_HEADER + sec.size;
+			break;
+		}
+	kmt_file_close(f);
+}
+
+/* What kmemtrace check finds in @f, in one text. */
+static void check_text(struct kmt_file *f, struct findings *fs, struct kmt_check_result *cr)
+{
+	struct kmt_check_opts co = { .model = true, .fn = collect, .arg = fs };
+	struct kmt_diag d;
+
+	memset(fs, 0, sizeof(*fs));
+	assert_int_equal(kmt_check_file(f, &co, cr, &d), 0);
+}
+
+/* Records of the main buffer's stream, and the last one's time on @cpu. */
+static uint64_t stream_records(struct kmt_file *f, int cpu, uint64_t *last, int *markers)
+{
+	struct kmt_stream *s = kmt_stream_open(f, kmt_file_main_buffer(f), NULL);
+	struct kmt_srec sr;
+	uint64_t n = 0;
+
+	assert_non_null(s);
+	*last = 0;
+	*markers = 0;
+	while (kmt_stream_next(s, &sr, NULL) > 0) {
+		if (sr.lost_marker) {
+			(*markers)++;
+			continue;
+		}
+		n++;
+		if (sr.cpu == cpu)
+			*last = sr.rec.ts;
+	}
+	kmt_stream_close(s);
+	return n;
+}
+
+/*
+ * A file cut at 99.4% (in the strings here), 90% and 50% (in the data) and
+ * after 100 bytes says where: "truncated at byte N of M (section S)", M
+ * where the section holding byte N should end. What is before the cut is
+ * read.
+ */
+static void test_cut_says_where(void **state)
+{
+	static const double cuts[] = { 0.994, 0.9, 0.5, 0 };
+	struct damaged t;
+	size_t k;
+
+	damaged_trace(&t);
+	for (k = 0; k < ARRAY_SIZE(cuts); k++) {
+		size_t n = cuts[k] ? (size_t)((double)t.len * cuts[k]) : 100;
+		uint8_t *p = copy_of(t.p, n);
+		char name[32] = "", want[160];
+		uint64_t end = 0, last;
+		struct kmt_diag d = { 0 };
+		struct kmt_file *f;
+		int markers;
+
+		section_at(t.p, t.len, n, name, &end);
+		assert_true(end > n);
+		snprintf(want, sizeof(want), "truncated at byte %zu of %" PRIu64 " (section '%s')", n, end,
+			 name);
+		if (kmt_file_open_mem(&f, p, n, "cut.dat", &d)) {
+			/* Nothing of the events left: refused, saying where. */
+			print_message("cut at %zu: %s\n", n, d.msg);
+			assert_non_null(strstr(d.msg, "cut.dat: "));
+			assert_non_null(strstr(d.msg, want));
+			assert_true(n < t.len / 4);
+		} else {
+			struct findings fs;
+			struct kmt_check_result cr;
+
+			check_text(f, &fs, &cr);
+			print_message("cut at %zu:\n%s", n, fs.text);
+			assert_non_null(strstr(fs.text, want));
+			/* What is before the cut is read; a cut in the data is marked. */
+			assert_true(stream_records(f, 0, &last, &markers) > 0);
+			assert_true(markers > 0 || strcmp(name, "flyrecord"));
+			assert_true(cr.events > 0);
+			kmt_file_close(f);
+		}
+		free(p);
+	}
+	free(t.p);
+}
+
+/* The file offset of the chunk holding CPU 1's record at @ts. */
+static uint64_t chunk_of(const uint8_t *p, size_t len, uint64_t ts)
+{
+	struct kmt_cpu_reader *r;
+	struct kmt_diag d;
+	struct kmt_file *f;
+	struct kmt_page pg;
+	uint64_t off = 0;
+	int b, i;
+
+	assert_int_equal(kmt_file_open_mem(&f, p, len, "whole", &d), 0);
+	b = kmt_file_main_buffer(f);
+	for (i = 0; kmt_file_buffer(f, b)->cpus[i].cpu != 1; i++)
+		;
+	assert_int_equal(kmt_cpu_reader_open(&r, f, b, i, &d), 0);
+	while (!off && kmt_cpu_reader_next(r, &pg, &d) > 0) {
+		struct kmt_page_iter it;
+		struct kmt_rec rec;
+
+		kmt_page_iter_init(&it, &pg);
+		while (kmt_page_next(&it, &rec, &d) > 0)
+			if (rec.ts == ts)
+				off = kmt_cpu_reader_offset(r);
+	}
+	kmt_cpu_reader_close(r);
+	kmt_file_close(f);
+	return off;
+}
+
+/*
+ * One chunk of CPU 1 that does not inflate: the stream goes on at the
+ * next chunk, check and the analysis read the same, and the gap makes X's
+ * second free and Y's life uncertain: no misuse, no leak.
+ */
+static void test_bad_chunk_skipped(void **state)
+{
+	struct damaged t;
+	uint64_t chunk, clean_n, clean_last, n, last;
+	int markers, threads;
+	uint8_t *p;
+
+	damaged_trace(&t);
+	chunk = chunk_of(t.p, t.len, t.mid_ts);
+	assert_true(chunk > 0);
+	/* Y's free is in the same chunk. */
+	assert_int_equal(chunk_of(t.p, t.len, TS(1, DN / 2) + 5), chunk);
+	p = copy_of(t.p, t.len);
+	for (n = 0; n < 16; n++)
+		p[chunk + 8 + ld32(p + chunk, false) / 2 + n] ^= 0x5a;
+	for (threads = 0; threads < 2; threads++) {
+		struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
+		struct kmt_analyse_result ar;
+		struct kmt_check_result cr;
+		struct kmt_diag d = { 0 };
+		struct findings fs;
+		struct kmt_file *f, *clean;
+		struct kmt_decoder *dec;
+		const struct kmt_misuse *v;
+		const struct kmt_summary *s;
+		struct kmt_model *m;
+		size_t nv, i;
+
+		assert_int_equal(kmt_file_open_mem(&clean, t.p, t.len, "clean.dat", &d), 0);
+		clean_n = stream_records(clean, 1, &clean_last, &markers);
+		kmt_file_close(clean);
+		assert_int_equal(kmt_file_open_mem(&f, p, t.len, "chunk.dat", &d), 0);
+		kmt_file_set_prefetch(f, threads);
+		n = stream_records(f, 1, &last, &markers);
+		/* Fewer records, CPU 1 read to its end, one marker for the gap. */
+		assert_true(n < clean_n && n > clean_n / 2);
+		assert_int_equal(last, clean_last);
+		assert_int_equal(markers, 1);
+		check_text(f, &fs, &cr);
+		print_message("%s", fs.text);
+		assert_non_null(strstr(fs.text, "does not inflate"));
+		assert_int_equal(cr.events, n);
+		dec = kmt_decoder_new(kmt_file_formats(f), false, 8);
+		m = kmt_model_new(NULL);
+		assert_int_equal(kmt_analyse(f, kmt_file_main_buffer(f), dec, m, &ao, &ar, &d), 0);
+		assert_int_equal(ar.records, n);
+		v = kmt_model_misuse(m, &nv);
+		for (i = 0; i < nv; i++)
+			assert_int_not_equal(kmt_misuse_severity(v[i].kind), KMT_SEV_ERROR);
+		s = kmt_model_summary(m);
+		assert_int_equal(s->live_objects, 0);
+		assert_true(s->uncertain_objects >= 1);
+		assert_true(s->affected_by_loss);
+		kmt_analyse_result_release(&ar);
+		kmt_model_free(m);
+		kmt_decoder_free(dec);
+		kmt_file_close(f);
+	}
+	free(p);
+	free(t.p);
+}
+
+/* The v7 section of id @id: where its header is, and its size. */
+static uint64_t section_of(const uint8_t *p, size_t len, uint16_t id, uint64_t *size)
+{
+	struct kmt_section_iter it;
+	struct kmt_section sec;
+	struct kmt_diag d;
+	struct kmt_file *f;
+	uint64_t off = 0;
+
+	assert_int_equal(kmt_file_open_mem(&f, p, len, "whole", &d), 0);
+	kmt_section_iter_init(&it, f);
+	while (kmt_section_next(&it, &sec) > 0)
+		if (sec.id == id && !off) {
+			off = sec.offset;
+			*size = sec.size;
+		}
+	kmt_file_close(f);
+	return off;
+}
+
+/* A kallsyms section that does not inflate: the events are read, names not. */
+static void test_kallsyms_damaged(void **state)
+{
+	struct kmt_check_result cr;
+	struct kmt_diag d = { 0 };
+	struct findings fs;
+	struct damaged t;
+	struct kmt_file *f;
+	uint64_t off, size = 0, last;
+	size_t len = 1, k;
+	int markers;
+	uint8_t *p;
+
+	damaged_trace(&t);
+	off = section_of(t.p, t.len, KMT_OPT_KALLSYMS, &size);
+	assert_true(off > 0 && size > 16);
+	p = copy_of(t.p, t.len);
+	/* After the section header and "u32 csize, u32 usize": the zstd frame. */
+	for (k = 0; k < 8; k++)
+		p[off + 16 + 8 + 4 + k] ^= 0x5a;
+	assert_int_equal(kmt_file_open_mem(&f, p, t.len, "syms.dat", &d), 0);
+	kmt_file_kallsyms(f, &len);
+	assert_int_equal(len, 0);
+	assert_true(stream_records(f, 0, &last, &markers) > DN);
+	check_text(f, &fs, &cr);
+	print_message("%s", fs.text);
+	assert_non_null(strstr(fs.text, "section 'kallsyms'"));
+	assert_non_null(strstr(fs.text, "raw addresses"));
+	kmt_file_close(f);
+	free(p);
+	free(t.p);
+}
+
+/* Bytes of the file quoted in a message come escaped, never raw. */
+static void test_quoted_bytes_escaped(void **state)
+{
+	struct kmt_diag d = { 0 };
+	struct damaged t;
+	struct kmt_file *f;
+	uint8_t *p, *z;
+	size_t i;
+
+	damaged_trace(&t);
+	p = copy_of(t.p, t.len);
+	z = memmem(p, 64, "zstd", 5);
+	assert_non_null(z);
+	memcpy(z, "\x01\x1b[2", 4);
+	assert_int_not_equal(kmt_file_open_mem(&f, p, t.len, "esc.dat", &d), 0);
+	print_message("%s\n", d.msg);
+	assert_non_null(strstr(d.msg, "unsupported compression '\\x01\\x1b[2'"));
+	for (i = 0; d.msg[i]; i++)
+		assert_true((unsigned char)d.msg[i] >= 0x20 && (unsigned char)d.msg[i] < 0x7f);
+	free(p);
+	free(t.p);
+}
+
+static int teardown(void **state)
+{
+	tb_cleanup();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_sections),
+		cmocka_unit_test(test_cut_says_where),
+		cmocka_unit_test(test_bad_chunk_skipped),
+		cmocka_unit_test(test_kallsyms_damaged),
+		cmocka_unit_test(test_quoted_bytes_escaped),
 	};
 
-	return cmocka_run_group_tests_name("corrupt", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("corrupt", tests, NULL, teardown);
 }

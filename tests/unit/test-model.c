@@ -426,6 +426,53 @@ static void test_loss_makes_uncertain(void **state)
 	done(&r);
 }
 
+/* An event for the model, without a trace file. */
+static void feed(struct kmt_model *m, int kind, int cpu, uint64_t ts, uint64_t site, uint64_t ptr)
+{
+	struct kmt_event ev = { .ts = ts, .cpu = cpu, .pid = 10, .kind = (uint16_t)kind,
+				.call_site = site, .ptr = ptr, .bytes_req = 32, .bytes_alloc = 32,
+				.node = -1, .migratetype = -1 };
+
+	assert_int_equal(kmt_model_event(m, &ev), 0);
+}
+
+/*
+ * A part of CPU 1's data could not be read (a damaged file): its events
+ * from 0.5 to 5 ms are missing. Until 5 ms, every event is judged as after
+ * a loss: X's second free and Y, live at the end, are uncertain, not a
+ * double free and a leak. W, allocated after the gap, is live for sure.
+ */
+static void test_damaged_gap_stays_open(void **state)
+{
+	struct kmt_model *m = kmt_model_new(NULL);
+	const struct kmt_summary *s;
+	const struct kmt_misuse *v;
+	size_t n, i;
+
+	feed(m, KMT_EV_KMALLOC, 1, MS / 2, SITE_A, OBJ(1));		/* Z, CPU 1's last */
+	kmt_model_gap(m, 1, MS / 2, 5 * MS);
+	feed(m, KMT_EV_KMALLOC, 0, 1 * MS, SITE_A, OBJ(2));		/* X */
+	feed(m, KMT_EV_KFREE, 0, 2 * MS, FREE_A, OBJ(2));
+	/* CPU 1 may have allocated X again in the gap. */
+	feed(m, KMT_EV_KFREE, 0, 3 * MS, FREE_A, OBJ(2));
+	feed(m, KMT_EV_KMALLOC, 0, 4 * MS, SITE_A, OBJ(3));		/* Y: CPU 1 may free it */
+	feed(m, KMT_EV_KMALLOC, 1, 5 * MS, SITE_A, OBJ(4));		/* the gap ends */
+	feed(m, KMT_EV_KFREE, 1, 5 * MS + 1, FREE_A, OBJ(4));
+	feed(m, KMT_EV_KMALLOC, 0, 6 * MS, SITE_A, OBJ(5));		/* W */
+	assert_int_equal(kmt_model_finish(m, 7 * MS), 0);
+	s = kmt_model_summary(m);
+	v = kmt_model_misuse(m, &n);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(kmt_misuse_severity(v[i].kind), KMT_SEV_ERROR);
+	assert_int_equal(s->uncertain_misuse, 1);
+	assert_int_equal(s->uncertain_objects, 2);	/* Z and Y */
+	assert_int_equal(s->live_objects, 1);		/* W */
+	assert_int_equal(s->damaged_gaps, 1);
+	assert_int_equal(s->lost_pages_unknown, 0);	/* not a ring-buffer loss */
+	assert_true(s->affected_by_loss);
+	kmt_model_free(m);
+}
+
 static void test_truncated_cpu_makes_uncertain(void **state)
 {
 	struct tb *tb = new_tb();
@@ -1269,6 +1316,7 @@ int main(void)
 		cmocka_unit_test(test_cache_names),
 		cmocka_unit_test(test_loss_makes_uncertain),
 		cmocka_unit_test(test_truncated_cpu_makes_uncertain),
+		cmocka_unit_test(test_damaged_gap_stays_open),
 		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_old_kernel_layout),
 		cmocka_unit_test(test_process_names),

@@ -71,6 +71,47 @@ static void test_symbols(void **state)
 	kmt_symbols_free(s);
 }
 
+/*
+ * kallsyms with a damaged line (a damaged file): it may have been the
+ * function at an address after do_thing, so those are not called
+ * do_thing+0x...; the line is counted and quoted escaped.
+ */
+static void test_symbols_damaged_line(void **state)
+{
+	const char ks[] = "ffffffff81000000 T _stext\n"
+			  "ffffffff81100000 T do_thing\n"
+			  "ffffffff8120\x01\x1b[2J T garbled\n"
+			  "ffffffff81300000 T after\n";
+	struct kmt_symbols *s = kmt_symbols_parse(ks, sizeof(ks) - 1);
+	const char *first;
+	size_t off;
+	uint64_t o;
+
+	assert_non_null(s);
+	assert_int_equal(kmt_symbols_bad_lines(s, &off, &first), 1);
+	assert_int_equal(off, strchr(ks, '\x01') - ks - 12);
+	assert_string_equal(first, "ffffffff8120\\x01\\x1b[2J T garbled");
+	assert_string_equal(kmt_symbols_lookup(s, 0xffffffff81000010ULL, &o), "_stext");
+	assert_string_equal(kmt_symbols_lookup(s, 0xffffffff81100000ULL, &o), "do_thing");
+	assert_null(kmt_symbols_lookup(s, 0xffffffff81200010ULL, &o));
+	assert_null(kmt_symbols_lookup(s, 0xffffffff81100010ULL, &o));
+	assert_string_equal(kmt_symbols_lookup(s, 0xffffffff81300010ULL, &o), "after");
+	kmt_symbols_free(s);
+}
+
+/* A file's bytes in a message: printable as they are, the rest \xHH, cut with "...". */
+static void test_escape(void **state)
+{
+	char b[16];
+
+	assert_string_equal(kmt_escape(b, sizeof(b), "ok", 2), "ok");
+	assert_string_equal(kmt_escape(b, sizeof(b), "a\\b\x01\x7f", 5), "a\\\\b\\x01\\x7f");
+	assert_string_equal(kmt_escape(b, sizeof(b), "stops\0here", 10), "stops");
+	assert_string_equal(kmt_escape(b, sizeof(b), "0123456789abcdefghij", 20), "0123456789ab...");
+	assert_string_equal(kmt_escape(b, 8, "\x1b\x1b\x1b", 3), "\\x1b...");
+	assert_string_equal(kmt_escape(b, sizeof(b), "0123456789abcde", 15), "0123456789abcde");
+}
+
 static void test_comms(void **state)
 {
 	struct kmt_comms *c = kmt_comms_new();
@@ -352,6 +393,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_siphash),
 		cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_symbols_damaged_line),
+		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_zpool),

@@ -1,0 +1,67 @@
+/*
+ * What the model does not see (include/kmemtrace/model.h): events a CPU's
+ * ring buffer lost, a CPU whose recording stopped early, and parts of a
+ * damaged file that could not be read. Each starts a new "loss epoch":
+ * an object whose allocation or free may lie in the gap is uncertain,
+ * never a leak or misuse. A gap with an end in time stays open until
+ * then: every event in it is judged as after a loss.
+ */
+#include <kmemtrace/model.h>
+#include "model-local.h"
+
+/* A gap on @cpu: later events are judged as after a loss. */
+static void gap_opens(struct kmt_model *m, int cpu)
+{
+	kmt_model_sync(m);
+	m->loss_seq++;
+	m->sum.affected_by_loss = true;
+	if (cpu >= 0 && cpu < MAX_CPUS) {
+		if (cpu >= m->sum.nr_cpus)
+			m->sum.nr_cpus = cpu + 1;
+		/* A gap breaks the chain of events on this CPU. */
+		m->cpu[cpu].page_pending = false;
+		m->cpu[cpu].nslab_wait = 0;
+		m->cpu[cpu].seq += 2;
+	}
+}
+
+void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
+{
+	gap_opens(m, cpu);
+	m->sum.lost_gaps++;
+	if (lost > 0)
+		m->sum.lost_events += (uint64_t)lost;
+	else
+		m->sum.lost_pages_unknown++;
+	if (cpu >= 0 && cpu < MAX_CPUS && lost > 0)
+		m->lost_by_cpu[cpu] += (uint64_t)lost;
+	model_detail_gap(m, cpu, lost > 0 ? lost : -1, ts, false);
+}
+
+void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost)
+{
+	if (cpu < 0 || cpu >= MAX_CPUS || lost <= m->lost_by_cpu[cpu])
+		return;
+	m->sum.lost_events += lost - m->lost_by_cpu[cpu];
+	m->lost_by_cpu[cpu] = lost;
+	m->sum.lost_by_ring = true;
+	m->sum.affected_by_loss = true;
+	if (cpu >= m->sum.nr_cpus)
+		m->sum.nr_cpus = cpu + 1;
+}
+
+void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
+{
+	gap_opens(m, cpu);
+	if (!m->sum.truncated_cpus++ || ts < m->sum.truncated_ts)
+		m->sum.truncated_ts = ts;
+	model_detail_gap(m, cpu, -1, ts, true);
+}
+
+void kmt_model_gap(struct kmt_model *m, int cpu, uint64_t from, uint64_t to)
+{
+	gap_opens(m, cpu);
+	m->sum.damaged_gaps++;
+	m->gap_until = MAX(m->gap_until, to);
+	model_detail_gap(m, cpu, -1, from, to == UINT64_MAX);
+}

@@ -1,0 +1,98 @@
+/*
+ * What an open trace file tells (include/kmemtrace/tracefile.h): its
+ * description, event formats and page layout, the metadata texts, and its
+ * buffers. Everything here was read and checked by tf-read.c at open.
+ */
+#include "tf-local.h"
+
+void kmt_file_set_prefetch(struct kmt_file *f, bool on)
+{
+	f->prefetch = on;
+}
+
+bool kmt_file_prefetch(const struct kmt_file *f)
+{
+	return f->prefetch;
+}
+
+const struct kmt_file_info *kmt_file_info(const struct kmt_file *f)
+{
+	return &f->info;
+}
+
+const struct kmt_formats *kmt_file_formats(const struct kmt_file *f)
+{
+	return &f->formats;
+}
+
+const struct kmt_page_layout *kmt_file_page_layout(const struct kmt_file *f)
+{
+	return &f->layout;
+}
+
+static const char *blob(const struct sbuf *sb, size_t *len)
+{
+	if (len)
+		*len = sb->len;
+	return sb->buf ? sb->buf : "";
+}
+
+const char *kmt_file_header_page(const struct kmt_file *f, size_t *len)
+{
+	return blob(&f->header_page, len);
+}
+
+const char *kmt_file_header_event(const struct kmt_file *f, size_t *len)
+{
+	return blob(&f->header_event, len);
+}
+
+const char *kmt_file_kallsyms(const struct kmt_file *f, size_t *len)
+{
+	return blob(&f->kallsyms, len);
+}
+
+const char *kmt_file_printk(const struct kmt_file *f, size_t *len)
+{
+	return blob(&f->printk, len);
+}
+
+const char *kmt_file_cmdlines(const struct kmt_file *f, size_t *len)
+{
+	return blob(&f->cmdlines, len);
+}
+
+const char *kmt_file_trace_clock(const struct kmt_file *f)
+{
+	return f->trace_clock;
+}
+
+int kmt_file_nr_buffers(const struct kmt_file *f)
+{
+	return f->nr_buffers;
+}
+
+const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i)
+{
+	return i >= 0 && i < f->nr_buffers ? &f->buffers[i] : NULL;
+}
+
+int kmt_file_main_buffer(const struct kmt_file *f)
+{
+	return f->main_buffer;
+}
+
+int kmt_file_find_buffer(const struct kmt_file *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nr_buffers; i++)
+		if (!strcmp(f->buffers[i].name, name))
+			return i;
+	return -1;
+}
+
+int kmt_file_access_buffer(const struct kmt_file *f)
+{
+	return kmt_file_find_buffer(f, KMT_ACCESS_BUFFER);
+}
