@@ -360,7 +360,7 @@ static void test_slab_aliases(void **state)
 	kmt_slab_aliases_free(b);
 	kmt_slab_aliases_free(a);
 	/* Lines of one name, or empty, are no groups. */
-	b = kmt_slab_aliases_parse("alone\n\n  x   y \n", 18);
+	b = kmt_slab_aliases_parse("alone\n\n  x   y \n", strlen("alone\n\n  x   y \n"));
 	assert_int_equal(kmt_slab_aliases_count(b), 1);
 	assert_string_equal(kmt_slab_group_of(b, "y", 1)->label, "x (+y)");
 	kmt_slab_aliases_free(b);
