@@ -4,6 +4,8 @@
 #   make demo             record the built-in workload and show the result (root)
 #   make                  build build/kmemtrace
 #   make check            build and run every test (unit, CLI, real kernel)
+#   make golden           compare the printers with tests/golden (no root needed);
+#                         make golden-update rewrites the expected outputs
 #   make bench            run the benchmarks (writes bench/RESULTS.md)
 #   make fuzz             build the libFuzzer targets and run each briefly
 #   DEVELOPER=1           warnings are errors
@@ -101,6 +103,13 @@ tests: $(BIN) $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN) $(O)/tests/kmt-synth
 check: tests
 	$(Q)KMT_BUILD=$(O) tests/run.sh
 
+# The printers' golden outputs (tests/golden): no root, no tracefs.
+golden: tests
+	$(Q)KMT_BUILD=$(O) tests/run.sh t0050-golden
+
+golden-update: tests
+	$(Q)KMT_GOLDEN_UPDATE=1 KMT_BUILD=$(O) tests/run.sh t0050-golden
+
 $(O)/bench/kmt-walk: bench/walk.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
@@ -135,7 +144,7 @@ install: $(BIN)
 clean:
 	rm -rf $(O)
 
-.PHONY: all tests check bench fuzz install clean deps demo
+.PHONY: all tests check golden golden-update bench fuzz install clean deps demo
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \
