@@ -247,13 +247,39 @@ struct kmt_model {
 	bool oom;
 };
 
-/* model.c: what the other model files share. */
+/* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */
 struct kmt_site *model_site_of(struct kmt_model *m, struct imap *map, void *vec, uint64_t addr);
+/* The slab call site of @addr, through a memo (NULL on ENOMEM). */
+struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr);
+/* The cache of @ev: by name, kmalloc by size class (NONE on ENOMEM). */
+uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev);
+/* The same through the hint site index @site keeps. */
+uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev);
 uint32_t model_proc_of(struct kmt_model *m, int32_t pid);
+/* model_proc_of() through @cs's memo of the last task it saw. */
+uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid);
 /* Is the task one the filter chose (always, without a filter)? */
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);
+/* --cache: is cache @c the one chosen (always, without the option)? */
+bool model_cache_wanted(const struct kmt_model *m, uint32_t c);
 /* A frame of the allocators themselves, skipped to find who asked. */
 bool model_allocator_frame(const char *fn);
+
+/* model-misuse.c: findings as they come, judged at the end. */
+void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
+		       uint64_t alloc_site, uint32_t cache, const char *detail);
+/* Untraced traffic apart, per cache; the rest sorted: errors first. */
+void model_misuse_finish(struct kmt_model *m);
+
+/* model-slab.c, model-page.c: the events of each kind. */
+void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_slab_free(struct kmt_model *m, const struct kmt_event *ev);
+void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_page_free(struct kmt_model *m, const struct kmt_event *ev);
+/* A stack that model_page_claims(): the function that asked for the page. */
+void model_page_stack(struct kmt_model *m, const struct kmt_event *ev);
+void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_pcpu_free(struct kmt_model *m, const struct kmt_event *ev);
 
 /* model-vmap.c: vmalloc areas. */
 int model_vmap_init(struct kmt_model *m);

@@ -1,0 +1,256 @@
+/*
+ * Misuse (include/kmemtrace/model.h): what the model finds contradictory,
+ * grouped by kind, call site and cache; and, apart from it, what the
+ * kernel allocates or frees without an event (its slab bulk paths and
+ * per-CPU sheaves), one row per cache with why. The findings are noted as
+ * the events come (model_note_misuse) and judged once the trace is over
+ * (model_misuse_finish): a trace that shows untraced traffic turns its
+ * "double frees" into allocations the kernel did not trace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "model-local.h"
+
+static const char *const misuse_names[KMT_MISUSE_NR] = {
+	[KMT_MISUSE_DOUBLE_FREE] = "double_free",
+	[KMT_MISUSE_ALLOC_LIVE] = "alloc_over_live",
+	[KMT_MISUSE_CACHE_FREE_KMALLOC] = "cache_free_of_kmalloc",
+	[KMT_MISUSE_CACHE_MISMATCH] = "cache_mismatch",
+	[KMT_MISUSE_KFREE_CACHE] = "kfree_of_cache_object",
+	[KMT_MISUSE_UNTRACED_ALLOC] = "untraced_alloc",
+};
+
+/* Why the kernel allocates or frees a cache's objects untraced: the known cases, then in general. */
+static const struct {
+	const char *prefix;
+	const char *why;
+} untraced_whys[] = {
+	{ "maple_node", "the maple tree's per-CPU sheaves and bulk frees are not traced" },
+	{ "skbuff_head_cache", "napi allocates and frees skbs in bulk (kmem_cache_alloc_bulk, "
+	  "kmem_cache_free_bulk), which are not traced" },
+	{ "io_kiocb", "io_uring allocates requests in bulk (kmem_cache_alloc_bulk), which is not traced" },
+	{ "kmalloc-", "kfree_rcu batches free kmalloc objects with kfree_bulk, which is not traced" },
+	{ "", "the slab bulk paths and per-CPU sheaves allocate and free without an event" },
+};
+
+
+const char *kmt_misuse_name(enum kmt_misuse_kind k)
+{
+	return k < KMT_MISUSE_NR ? misuse_names[k] : "?";
+}
+
+enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k)
+{
+	switch (k) {
+	case KMT_MISUSE_KFREE_CACHE:
+		return KMT_SEV_INFO;
+	case KMT_MISUSE_ALLOC_LIVE:
+	case KMT_MISUSE_UNTRACED_ALLOC:
+		return KMT_SEV_WARNING;
+	default:
+		return KMT_SEV_ERROR;
+	}
+}
+
+const char *kmt_severity_name(enum kmt_severity s)
+{
+	return s == KMT_SEV_ERROR ? "error" : s == KMT_SEV_WARNING ? "warning" : "info";
+}
+
+void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
+			uint64_t alloc_site, uint32_t cache, const char *detail)
+{
+	/* One row per kind, call site and cache: the first occurrence keeps its details. */
+	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64((uint64_t)cache << 20);
+	uint32_t i = imap_get(&m->misuse_map, key);
+	struct kmt_misuse *mu;
+
+	if (i == NONE) {
+		i = VEC_PUSH(m->misuse, m->oom);
+		if (i == NONE || imap_put(&m->misuse_map, key, i)) {
+			m->oom = true;
+			return;
+		}
+		mu = &m->misuse.v[i];
+		mu->kind = kind;
+		mu->cache = cache;
+		mu->site = ev->call_site;
+		mu->alloc_site = alloc_site;
+		mu->first_ts = ev->ts;
+		mu->first_pid = ev->pid;
+		mu->first_ptr = ev->ptr;
+		if (detail)
+			snprintf(mu->detail, sizeof(mu->detail), "%s", detail);
+	}
+	m->misuse.v[i].count++;
+}
+
+/*
+ * Caches the kernel fills through kmem_cache_alloc_bulk(), which fires no
+ * per-object event: napi's skb cache (net/core/skbuff.c), io_uring's
+ * request cache, the maple tree's node preallocation. A "double free" of
+ * their objects is an untraced allocation in between, not a bug.
+ */
+static bool bulk_filled_cache(const struct kmt_model *m, uint32_t cache)
+{
+	static const char *const names[] = { "skbuff_head_cache", "io_kiocb", "maple_node" };
+	const struct kmt_cache *c;
+	size_t i;
+
+	if (cache == NONE)
+		return false;
+	c = &m->caches.v[cache];
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (c->name_len == strlen(names[i]) && !memcmp(c->name, names[i], c->name_len))
+			return true;
+	return false;
+}
+
+static void classify_untraced(struct kmt_model *m)
+{
+	uint64_t alloc_live = 0, double_free = 0, bulk = 0, unseen = 0;
+	size_t i;
+
+	/*
+	 * Double frees in bulk-filled caches, and second frees of objects
+	 * never seen allocated (noted as untraced by slab_free, counted as
+	 * double frees were): untraced allocations.
+	 */
+	for (i = 0; i < m->misuse.n; i++) {
+		struct kmt_misuse *mu = &m->misuse.v[i];
+		bool noted = mu->kind == KMT_MISUSE_UNTRACED_ALLOC;
+
+		if (!noted && mu->kind != KMT_MISUSE_DOUBLE_FREE)
+			continue;
+		if (bulk_filled_cache(m, mu->cache)) {
+			mu->kind = KMT_MISUSE_UNTRACED_ALLOC;
+			bulk += mu->count;
+		} else if (noted) {
+			unseen += mu->count;
+		} else {
+			continue;
+		}
+		if (mu->cache != NONE)
+			m->caches.v[mu->cache].untraced += mu->count;
+	}
+	for (i = 0; i < m->misuse.n; i++) {
+		const struct kmt_misuse *mu = &m->misuse.v[i];
+
+		if (mu->kind == KMT_MISUSE_ALLOC_LIVE)
+			alloc_live += mu->count;
+		else if (mu->kind == KMT_MISUSE_DOUBLE_FREE)
+			double_free += mu->count;
+		else
+			continue;
+		if (mu->cache != NONE)
+			m->caches.v[mu->cache].untraced += mu->count;
+	}
+	double_free += unseen;
+	m->sum.untraced_evidence = alloc_live + (double_free >= 2 ? double_free : 0);
+	if (!m->sum.untraced_evidence) {
+		/* Known (bulk caches, objects never seen allocated): says nothing of others. */
+		m->sum.untraced_evidence = bulk + unseen;
+		return;
+	}
+	m->sum.untraced_evidence += bulk;
+	for (i = 0; i < m->misuse.n; i++)
+		if (m->misuse.v[i].kind == KMT_MISUSE_DOUBLE_FREE)
+			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
+}
+
+const char *kmt_untraced_why(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(untraced_whys); i++)
+		if (!strncmp(name ? name : "", untraced_whys[i].prefix, strlen(untraced_whys[i].prefix)))
+			return untraced_whys[i].why;
+	return untraced_whys[ARRAY_SIZE(untraced_whys) - 1].why;
+}
+
+static int cmp_untraced(const void *a, const void *b)
+{
+	const struct kmt_untraced *x = a, *y = b;
+
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+}
+
+/*
+ * The signs of untraced traffic leave the misuse list for one row per
+ * cache: allocations over live objects, untraced allocations, and frees
+ * naming another cache where the object's cache shows such traffic (it
+ * was freed and its memory reused, both unseen).
+ */
+static void collect_untraced(struct kmt_model *m)
+{
+	size_t i, k = 0, j;
+
+	for (i = 0; i < m->misuse.n; i++) {
+		struct kmt_misuse mu = m->misuse.v[i];
+		bool reuse = mu.kind == KMT_MISUSE_CACHE_MISMATCH && mu.cache != NONE &&
+			     (m->caches.v[mu.cache].untraced || bulk_filled_cache(m, mu.cache));
+		struct kmt_untraced *u;
+
+		if (mu.kind != KMT_MISUSE_ALLOC_LIVE && mu.kind != KMT_MISUSE_UNTRACED_ALLOC && !reuse) {
+			m->misuse.v[k++] = mu;
+			continue;
+		}
+		for (j = 0; j < m->untraced.n && m->untraced.v[j].cache != mu.cache; j++)
+			;
+		if (j == m->untraced.n) {
+			j = VEC_PUSH(m->untraced, m->oom);
+			if (j == NONE)
+				return;
+			u = &m->untraced.v[j];
+			u->cache = mu.cache;
+			u->first_ts = mu.first_ts;
+			u->first_site = mu.site;
+			u->first_alloc_site = mu.alloc_site;
+			u->why = kmt_untraced_why(mu.cache != NONE ? m->caches.v[mu.cache].name : NULL);
+		}
+		u = &m->untraced.v[j];
+		if (mu.kind == KMT_MISUSE_ALLOC_LIVE)
+			u->alloc_over_live += mu.count;
+		else if (mu.kind == KMT_MISUSE_UNTRACED_ALLOC)
+			u->untraced_alloc += mu.count;
+		else
+			u->reused += mu.count;
+		u->count += mu.count;
+		if (mu.first_ts < u->first_ts) {
+			u->first_ts = mu.first_ts;
+			u->first_site = mu.site;
+			u->first_alloc_site = mu.alloc_site;
+		}
+	}
+	m->misuse.n = k;
+	if (m->untraced.n > 1)
+		qsort(m->untraced.v, m->untraced.n, sizeof(*m->untraced.v), cmp_untraced);
+}
+
+static int misuse_rank(const struct kmt_misuse *x)
+{
+	return (int)kmt_misuse_severity(x->kind);
+}
+
+/* Errors first, then warnings, then information; the most frequent first. */
+static int cmp_misuse(const void *a, const void *b)
+{
+	const struct kmt_misuse *x = a, *y = b;
+
+	if (misuse_rank(x) != misuse_rank(y))
+		return misuse_rank(y) - misuse_rank(x);
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->first_ts > y->first_ts) - (x->first_ts < y->first_ts);
+}
+
+void model_misuse_finish(struct kmt_model *m)
+{
+	classify_untraced(m);
+	collect_untraced(m);
+	if (m->misuse.n > 1)
+		qsort(m->misuse.v, m->misuse.n, sizeof(*m->misuse.v), cmp_misuse);
+}
