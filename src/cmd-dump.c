@@ -60,6 +60,11 @@ struct dump {
 	const char *comm;
 	uint64_t t0;
 	bool started;
+	/*
+	 * With -a: the allocation model, fed every event, says which
+	 * allocation each stack was given to (the rules are its own).
+	 */
+	struct kmt_model *m;
 };
 
 static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
@@ -92,6 +97,22 @@ static const char *gfp_str(const struct dump *dp, uint64_t gfp, char *buf, size_
 		return kmt_flags_format(dp->gfp_names, gfp, buf, len);
 	snprintf(buf, len, "0x%" PRIx64, gfp);
 	return buf;
+}
+
+/* " of kmalloc ptr=0x...": the allocation the model gave stack @ev to. */
+static void stack_claim(const struct dump *dp, const struct kmt_event *ev)
+{
+	uint64_t ptr;
+	enum kmt_kind k = kmt_model_stack_claim(dp->m, &ptr);
+	char p[32];
+
+	kmt_hashptr_fmt(&dp->hash, ptr, p, sizeof(p));
+	if (k == KMT_EV_NONE)
+		printf(" of no allocation");
+	else if (k == KMT_EV_PAGE_ALLOC)
+		printf(" of %s pfn=0x%" PRIx64, kmt_kind_name(k), ptr);
+	else
+		printf(" of %s %s=%s", kmt_kind_name(k), k == KMT_EV_VMAP_ALLOC ? "addr" : "ptr", p);
 }
 
 static void print_event(const struct dump *dp, const struct kmt_event *ev)
@@ -148,6 +169,8 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 		printf(" cache=%.*s", (int)ev->name_len, ev->name);
 	if (ev->node >= 0 && ev->kind != KMT_EV_PAGE_ALLOC)
 		printf(" node=%d", ev->node);
+	if (ev->kind == KMT_EV_STACK && dp->m)
+		stack_claim(dp, ev);
 	putchar('\n');
 	for (i = 0; i < ev->nr_stack; i++) {
 		uint64_t a;
@@ -168,6 +191,19 @@ static bool wanted(const struct dump *dp, const struct kmt_event *ev)
 	if (dp->comm && strcmp(kmt_comm_name(dp->comms, ev->pid), dp->comm))
 		return false;
 	return true;
+}
+
+/* What the stream says of losses and damage, to the model as the analysis says it. */
+static void feed_marker(struct dump *dp, const struct kmt_srec *sr, int mb)
+{
+	if (sr->buffer != mb)
+		return;
+	if (sr->skip)
+		kmt_model_gap(dp->m, sr->cpu, sr->skip->ts_from, sr->skip->ts_to);
+	else if (sr->lost_marker && sr->truncated)
+		kmt_model_truncated(dp->m, sr->cpu, sr->rec.ts);
+	else if (sr->lost_marker)
+		kmt_model_lost(dp->m, sr->cpu, sr->lost, sr->rec.ts);
 }
 
 static int run(struct dump *dp, struct kmt_file *f)
@@ -194,6 +230,13 @@ static int run(struct dump *dp, struct kmt_file *f)
 	dec = kmt_decoder_new(kmt_file_formats(f), fi->big_endian, fi->kernel_long_size);
 	if (!dp->syms || !dp->comms || !dec)
 		return error("out of memory");
+	if (dp->all) {
+		struct kmt_model_opts mo = { .syms = dp->syms, .cmdlines = dp->comms };
+
+		kmt_model_opts_from_file(&mo, f);
+		if (!(dp->m = kmt_model_new(&mo)))
+			return error("out of memory");
+	}
 	{
 		const struct kmt_format *fmt = kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_alloc");
 
@@ -203,6 +246,7 @@ static int run(struct dump *dp, struct kmt_file *f)
 	}
 	if (mb < 0) {
 		kmt_decoder_free(dec);
+		kmt_model_free(dp->m);
 		return EXIT_OK;
 	}
 	s = kmt_stream_open_buffers(f, bufs, nb, &d);
@@ -211,6 +255,7 @@ static int run(struct dump *dp, struct kmt_file *f)
 	shown = calloc((size_t)ncpu + 1, sizeof(*shown));
 	if (!s || !shown) {
 		kmt_decoder_free(dec);
+		kmt_model_free(dp->m);
 		kmt_stream_close(s);
 		free(shown);
 		return error("%s", s ? "out of memory" : d.msg);
@@ -225,6 +270,8 @@ static int run(struct dump *dp, struct kmt_file *f)
 			printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
 			       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
 		}
+		if (dp->m)
+			feed_marker(dp, &sr, mb);
 		if (sr.skip) {
 			struct kmt_skip *v = realloc(lost, sizeof(*v) * (nr_lost + 1));
 
@@ -265,9 +312,13 @@ static int run(struct dump *dp, struct kmt_file *f)
 		if (ret == 0)
 			continue;
 		note_task(dp->comms, &ev);
-		/* A stack belongs to the event just before it on that CPU. */
+		if (dp->m && kmt_model_event(dp->m, &ev)) {
+			ret = kmt_diag_set(&d, -ENOMEM, "out of memory");
+			break;
+		}
+		/* A stack follows its event on that CPU (-a shows them, and whose they are). */
 		if (ev.kind == KMT_EV_STACK) {
-			if (shown[sr.idx])
+			if (shown[sr.idx] && dp->all)
 				print_event(dp, &ev);
 			continue;
 		}
@@ -279,6 +330,7 @@ static int run(struct dump *dp, struct kmt_file *f)
 		error("%s", d.msg);
 	kmt_stream_close(s);
 	kmt_decoder_free(dec);
+	kmt_model_free(dp->m);
 	free(shown);
 	/* Every event that could be read, then what a damaged file lost. */
 	if (ret >= 0 && file_damage(f, dp->syms, lost, nr_lost))

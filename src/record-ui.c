@@ -122,15 +122,15 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 			(double)res->file_bytes / (double)res->events);
 	fputc('\n', stderr);
 	if (sampled && sampled->slices) {
-		uint64_t ev = sampled->events_on + sampled->events_off;
+		/* What the file holds, not what the sampler aimed at. */
+		uint64_t ev = res->events - MIN(res->events, res->stacks);
 
 		print_count(sampled->slices, a, sizeof(a));
-		fprintf(stderr, "  stacks: on in %s slices of time, %.1f%% of it", a,
-			sampled->total_ns ? 100.0 * (double)sampled->on_ns / (double)sampled->total_ns : 0.0);
-		if (sampled->events_on)
-			fprintf(stderr, ", for 1 event in %.1f (asked: 1 in %u)",
-				(double)ev / (double)sampled->events_on, o->stack_sample);
-		fputc('\n', stderr);
+		print_count(res->stacks, c, sizeof(c));
+		fprintf(stderr, "  stacks: %s, on in %s slices of time (%.1f%% of it): 1 event in %.1f has one "
+			"(asked: 1 in %u)\n", c, a,
+			sampled->total_ns ? 100.0 * (double)sampled->on_ns / (double)sampled->total_ns : 0.0,
+			res->stacks ? (double)ev / (double)res->stacks : 0.0, o->stack_sample);
 	}
 	if (res->truncated)
 		fprintf(stderr, "%s: the recording is truncated: %s\n", cmd_name, res->truncated_why);

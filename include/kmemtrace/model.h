@@ -326,6 +326,13 @@ int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n);
  * does this itself).
  */
 int kmt_model_sync(struct kmt_model *m);
+/*
+ * The allocation the last stack fed was given to (the stacktrace trigger
+ * puts a stack after its event; the model decides whose it is): its kind
+ * (KMT_EV_KMALLOC, KMT_EV_CACHE_ALLOC, KMT_EV_PAGE_ALLOC, KMT_EV_VMAP_ALLOC)
+ * and address (pages: pfn), or KMT_EV_NONE: no allocation's.
+ */
+enum kmt_kind kmt_model_stack_claim(const struct kmt_model *m, uint64_t *ptr);
 /* Install @h (before the first event). */
 void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h);
 /* The recorder of watchpoint samples lost @lost of them. */

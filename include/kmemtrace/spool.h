@@ -156,6 +156,7 @@ struct kmt_finalize_cpu {
 	uint64_t lost;			/* counts from page headers */
 	uint64_t lost_unknown;		/* flagged pages without a count */
 	uint64_t lost_pages;		/* flagged pages: the gaps */
+	uint64_t stacks;		/* kernel_stack records among the events */
 	uint64_t overrun, dropped;	/* from the ring buffer's stats */
 	bool has_stats;
 };
@@ -167,6 +168,7 @@ struct kmt_finalize_result {
 	int nr_cpus;
 	struct kmt_finalize_cpu cpus[KMT_MAX_CPUS];
 	uint64_t events, lost, raw_bytes, file_bytes;
+	uint64_t stacks;		/* kernel_stack records among the events */
 	/*
 	 * Finalising from held pages: the bytes gone from memory and spool
 	 * alike (held pages read; the spool's part freed once written), all

@@ -144,6 +144,7 @@ static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
 			enum kmt_kind k = kmt_decoder_kind(dec, ld16(rec.data, false));
 
 			fc->events++;
+			fc->stacks += k == KMT_EV_STACK;
 			if (k >= KMT_EV_FORK && k <= KMT_EV_NEWTASK &&
 			    kmt_decode(dec, &rec, cpu, &ev) > 0)
 				note_comm(comms, &ev);
@@ -656,6 +657,7 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 		struct kmt_finalize_cpu *fc = &res->cpus[i];
 
 		res->events += fc->events;
+		res->stacks += fc->stacks;
 		res->lost += kmt_finalize_cpu_lost(fc);
 	}
 out:

@@ -190,16 +190,22 @@ struct cpu_state {
 };
 
 /*
- * Is stack @ev its page allocation's? Right after it; or after an
- * interrupt's events that allocated nothing, 8 at most, in the same task.
+ * model-claim.c: what a CPU allocated and has not given a stack yet, and
+ * which of them a stack is: exactly one claimant, or none.
  */
-static inline bool model_page_claims(const struct cpu_state *cs, const struct kmt_event *ev)
-{
-	return cs->page_pending &&
-	       (cs->page_seq == cs->seq ||
-		(cs->page_seq == cs->alloc_seq && cs->seq - cs->page_seq <= SLAB_WAIT_EVENTS &&
-		 cs->page_pid == ev->pid));
-}
+struct claim {
+	enum kmt_kind kind;		/* KMT_EV_KMALLOC (any slab object), KMT_EV_PAGE_ALLOC,
+					   KMT_EV_VMAP_ALLOC, or KMT_EV_NONE */
+	uint64_t ptr;			/* its address (pages: pfn) */
+};
+
+void model_claim_slab_pending(struct cpu_state *cs, int32_t pid, uint64_t ptr);
+void model_claim_page_pending(struct cpu_state *cs, int32_t pid, uint64_t pfn, uint32_t order);
+void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr);
+/* A gap in @cs's events: nothing before it is waiting any more. */
+void model_claim_break(struct cpu_state *cs);
+/* The allocation stack @ev belongs to, taken from those waiting. */
+struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev);
 
 /* A queued event, with its strings copied (its record may go away). */
 struct queued {
@@ -239,6 +245,7 @@ struct kmt_model {
 	struct kmt_stacks *stacks;	/* slab allocations by stack (model-stack.c) */
 	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
 	uint32_t loss_seq;
+	struct claim claim;		/* what the last stack was given to */
 	char cache_want[64];		/* --cache: the name its events carry */
 	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
 	bool filtering;
@@ -276,8 +283,8 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_slab_free(struct kmt_model *m, const struct kmt_event *ev);
 void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_page_free(struct kmt_model *m, const struct kmt_event *ev);
-/* A stack that model_page_claims(): the function that asked for the page. */
-void model_page_stack(struct kmt_model *m, const struct kmt_event *ev);
+/* Stack @ev of page @pfn: the function that asked for it. */
+void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t pfn);
 void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_pcpu_free(struct kmt_model *m, const struct kmt_event *ev);
 
@@ -287,7 +294,7 @@ void model_vmap_release(struct kmt_model *m);
 void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev);
 /* A stack right after a vmalloc on its CPU: 1 if it was that vmalloc's. */
-bool model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t addr);
 /* A slab allocation from the vmap_area cache: its stack may name a vmalloc caller. */
 void model_vmap_area_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev);
@@ -297,7 +304,7 @@ void model_vmap_finish(struct kmt_model *m, uint64_t ts);
 int model_stack_init(struct kmt_model *m);
 void model_stack_release(struct kmt_model *m);
 /* A stack event: the callers of the slab allocation just before it on its CPU. */
-void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev);
+void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t ptr);
 void model_stack_unalloc(struct kmt_model *m, struct obj *o);	/* a twin undone */
 void model_stack_freed(struct kmt_model *m, const struct obj *o);
 void model_stack_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */

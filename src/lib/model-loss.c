@@ -19,9 +19,7 @@ static void gap_opens(struct kmt_model *m, int cpu)
 		if (cpu >= m->sum.nr_cpus)
 			m->sum.nr_cpus = cpu + 1;
 		/* A gap breaks the chain of events on this CPU. */
-		m->cpu[cpu].page_pending = false;
-		m->cpu[cpu].nslab_wait = 0;
-		m->cpu[cpu].seq += 2;
+		model_claim_break(&m->cpu[cpu]);
 	}
 }
 

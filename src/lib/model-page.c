@@ -68,11 +68,7 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->site = NONE;
 	o->cpu = (uint16_t)ev->cpu;
 	o->loss_seq = m->loss_seq;
-	cs->page_pending = true;
-	cs->page_seq = cs->seq;
-	cs->page_pid = ev->pid;
-	cs->page_order = ev->order;
-	cs->page_pfn = ev->ptr;
+	model_claim_page_pending(cs, ev->pid, ev->ptr, ev->order);
 }
 
 void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
@@ -101,16 +97,13 @@ void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
 }
 
 /* A stack after a page allocation on its CPU (model_page_claims) names who asked. */
-void model_page_stack(struct kmt_model *m, const struct kmt_event *ev)
+void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t pfn)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
 	struct kmt_site *s;
 	struct islot *sl;
 	uint32_t i;
 
-	if (!model_page_claims(cs, ev) || !m->o.syms)
-		return;
-	cs->page_pending = false;
 	for (i = 0; i < ev->nr_stack; i++) {
 		uint64_t a, off;
 		const char *fn;
@@ -125,8 +118,7 @@ void model_page_stack(struct kmt_model *m, const struct kmt_event *ev)
 		s->allocs++;
 		s->bytes_alloc += 4096ULL << MIN(cs->page_order, 30u);
 		s->order_mask |= 1u << MIN(cs->page_order, 31u);
-		/* The pending page is the last one allocated on this CPU. */
-		sl = otab_find(&m->pages, cs->page_pfn);
+		sl = otab_find(&m->pages, pfn);
 		if (sl && slot_live(sl))
 			slot_obj(&m->pages, sl)->site = (uint32_t)(s - m->page_sites.v);
 		break;

@@ -132,10 +132,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->kind = (uint8_t)ev->kind;
 	o->stack = 0;
 	o->gfp = (uint32_t)ev->gfp;
-	cs->last_slab_seq = cs->seq;
-	cs->last_slab_ptr = ev->ptr;
-	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, ev->pid, ev->ptr };
-	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
+	model_claim_slab_pending(cs, ev->pid, ev->ptr);
 	count_alloc(m, o, 1);
 	model_detail_alloc(m, o);
 	if (ev->name_len && m->o.syms)

@@ -170,53 +170,8 @@ static size_t callers(const struct kmt_model *m, const struct kmt_event *ev, uin
 	return n;
 }
 
-static bool has_frame(const struct kmt_event *ev, uint64_t addr)
+void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t ptr)
 {
-	uint32_t i;
-
-	for (i = 0; i < ev->nr_stack; i++)
-		if (kmt_event_stack(ev, i) == addr)
-			return true;
-	return false;
-}
-
-/* The @j-th newest slab allocation awaiting its stack on @cs. */
-static const struct slab_wait *wait_at(const struct cpu_state *cs, int j)
-{
-	return &cs->slab_wait[(cs->slab_wait_next - 1 - j) & (SLAB_WAIT - 1)];
-}
-
-/*
- * Which of @cs's waiting slab allocations stack @ev belongs to, newest
- * first (-1: none). The stack event does not count in seq: right after
- * its allocation, it is the newest one's. Events between (an interrupt's,
- * model-local.h): the newest one of the same task, a few events back,
- * whose call site is one of its frames, unless a page allocated with only
- * frees since (model_page_claims) or a vmalloc area just before claims it.
- */
-static int waiting(struct kmt_model *m, const struct cpu_state *cs, const struct kmt_event *ev)
-{
-	int j;
-
-	if (!cs->nslab_wait)
-		return -1;
-	if (wait_at(cs, 0)->seq == cs->seq)
-		return 0;
-	if (model_page_claims(cs, ev) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
-		return -1;
-	for (j = 0; j < cs->nslab_wait && cs->seq - wait_at(cs, j)->seq <= SLAB_WAIT_EVENTS; j++) {
-		struct islot *sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
-
-		if (wait_at(cs, j)->pid == ev->pid && sl && slot_live(sl) &&
-		    has_frame(ev, m->sites.v[slot_obj(&m->slab, sl)->site].addr))
-			return j;
-	}
-	return -1;
-}
-
-void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev)
-{
-	struct cpu_state *cs = &m->cpu[ev->cpu];
 	struct kmt_stacks *t = m->stacks;
 	struct kmt_site_stack *row;
 	uint64_t f[MAX_FRAMES], key;
@@ -224,15 +179,8 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev)
 	struct obj *o;
 	uint32_t id, r;
 	size_t n;
-	int j;
 
-	j = waiting(m, cs, ev);
-	if (j < 0)
-		return;
-	sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
-	/* It is taken, and any newer ones (an interrupt's, without stacks). */
-	cs->slab_wait_next = (uint8_t)(cs->slab_wait_next - (j + 1));
-	cs->nslab_wait = (uint8_t)(cs->nslab_wait - (j + 1));
+	sl = otab_find(&m->slab, ptr);
 	if (!sl || !slot_live(sl))
 		return;
 	o = slot_obj(&m->slab, sl);

@@ -82,9 +82,7 @@ void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = KMT_EV_VMAP_ALLOC;
 	o->loss_seq = m->loss_seq;
-	cs->vmap_pending = true;
-	cs->vmap_seq = cs->seq;
-	cs->vmap_addr = ev->ptr;
+	model_claim_vmap_pending(cs, ev->ptr);
 }
 
 void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
@@ -160,7 +158,7 @@ void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev)
 	}
 }
 
-bool model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev)
+void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t addr)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
 	struct kmt_site *s;
@@ -168,27 +166,23 @@ bool model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev)
 	struct obj *o;
 	uint64_t fn;
 
-	if (!cs->vmap_pending || cs->vmap_seq != cs->seq || !m->o.syms)
-		return false;
-	cs->vmap_pending = false;
-	sl = otab_find(&m->vmap, cs->vmap_addr);
+	sl = otab_find(&m->vmap, addr);
 	o = sl && slot_live(sl) ? slot_obj(&m->vmap, sl) : NULL;
 	if (!o)
-		return true;
+		return;
 	fn = caller_of(m, ev);
 	if (!fn && cs->vmap_caller_pid == ev->pid)
 		fn = cs->vmap_caller;	/* the stack stopped in the allocator */
 	cs->vmap_caller = 0;
 	if (!fn)
-		return true;
+		return;
 	s = model_site_of(m, &m->vmap_site_map, &m->vmap_sites, fn);
 	if (!s)
-		return true;
+		return;
 	s->allocs++;
 	s->bytes_req += o->alloc;
 	s->bytes_alloc += o->alloc;
 	o->site = (uint32_t)(s - m->vmap_sites.v);
-	return true;
 }
 
 static int cmp_area(const void *a, const void *b)

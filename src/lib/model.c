@@ -106,13 +106,30 @@ static bool alloc_kind(enum kmt_kind k)
 	       k == KMT_EV_PCPU_ALLOC || k == KMT_EV_VMAP_ALLOC;
 }
 
-/*
- * A stack of a time-sliced recording (--stack-sample) right after an
- * event that allocated nothing is that event's: no allocation's.
- */
-static bool other_events_stack(const struct kmt_model *m, const struct cpu_state *cs)
+/* Stack @ev is @c's (model-claim.c): its part takes it; the last claim is kept for dump. */
+static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct claim c)
 {
-	return m->o.stack_slices && !cs->last_stacked && !cs->last_alloc;
+	m->claim = c;
+	switch (c.kind) {
+	case KMT_EV_KMALLOC: {
+		struct islot *sl = otab_find(&m->slab, c.ptr);
+
+		if (sl && slot_live(sl))
+			m->claim.kind = slot_obj(&m->slab, sl)->kind;
+		model_stack_slab(m, ev, c.ptr);
+		break;
+	}
+	case KMT_EV_VMAP_ALLOC:
+		model_vmap_stack(m, ev, c.ptr);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		model_page_stack(m, ev, c.ptr);
+		break;
+	default:
+		break;
+	}
+	/* Its vmap_area allocation's stack may name a vmalloc's caller. */
+	model_vmap_area_stack(m, ev);
 }
 
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
@@ -187,12 +204,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_STACK:
 		m->cpu[ev->cpu].seq--;	/* part of the event before it */
 		m->scope = m->cpu[ev->cpu].last_scope;
-		if (other_events_stack(m, &m->cpu[ev->cpu]))
-			break;
-		model_stack_slab(m, ev);
-		model_vmap_area_stack(m, ev);
-		if (!model_vmap_stack(m, ev))
-			model_page_stack(m, ev);
+		stack_taken(m, ev, model_claim_stack(m, ev));
 		break;
 	case KMT_EV_ACCESS:
 		m->cpu[ev->cpu].seq--;	/* not part of the CPU's allocation chain */
@@ -459,6 +471,12 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	if (ts > m->sum.last_ts)
 		m->sum.last_ts = ts;
 	return m->oom ? -ENOMEM : 0;
+}
+
+enum kmt_kind kmt_model_stack_claim(const struct kmt_model *m, uint64_t *ptr)
+{
+	*ptr = m->claim.ptr;
+	return m->claim.kind;
 }
 
 const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)

@@ -148,10 +148,27 @@ static uint64_t next_gap(struct kmt_sampler *s)
 	return gap < 0 ? 0 : (uint64_t)gap;
 }
 
+/*
+ * Switch the option to @on, counting the events and reading the clock on
+ * both sides: *@c2 gets twice the count at the switch and *@t2 twice its
+ * time (the sums of before and after), so that whatever happened while
+ * the switch was being made (the thread or its vCPU held up: seen here
+ * under load, hundreds of events) counts half on each side, not all on one.
+ */
+static int toggle(struct kmt_sampler *s, bool on, uint64_t *c2, uint64_t *t2)
+{
+	uint64_t c = counted(s), t = kmt_now_ns();
+	int ret = set(s, on);
+
+	*c2 = c + counted(s);
+	*t2 = t + kmt_now_ns();
+	return ret;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct kmt_sampler *s = arg;
-	uint64_t t0, t, on, c_on, c_off = 0;
+	uint64_t t0, t, t2_on, t2_off, c2_on, c2_off = 0;
 	bool stop = false, measured = false;
 
 	s->tid = (pid_t)gettid();
@@ -166,26 +183,24 @@ static void *sampler_main(void *arg)
 	}
 	sem_post(&s->ready);
 	t0 = t = kmt_now_ns();
+	t2_off = 2 * t;
 	while (!stop) {
 		if (nap_until(s, t + next_gap(s)))
 			break;
-		c_on = counted(s);
-		if ((s->err = set(s, true)))
+		if ((s->err = toggle(s, true, &c2_on, &t2_on)))
 			break;
-		on = kmt_now_ns();
 		if (measured) {		/* the gap just ended, on the same CPUs */
-			s->ev_off += c_on - MIN(c_on, c_off);
-			s->ns_off += on - t;
+			s->ev_off += (c2_on - MIN(c2_on, c2_off)) / 2;
+			s->ns_off += (t2_on - t2_off) / 2;
 		}
 		s->st.slices++;
-		stop = nap_until(s, on + s->slice_ns);
-		s->err = set(s, false);
-		t = kmt_now_ns();
-		c_off = counted(s);
+		stop = nap_until(s, t2_on / 2 + s->slice_ns);
+		s->err = toggle(s, false, &c2_off, &t2_off);
+		t = t2_off / 2;
 		/* Every event of a slice has a stack after it: two entries. */
-		s->ev_on += (c_off - MIN(c_off, c_on)) / 2;
-		s->ns_on += t - on;
-		s->st.on_ns += t - on;
+		s->ev_on += (c2_off - MIN(c2_off, c2_on)) / 4;
+		s->ns_on += (t2_off - t2_on) / 2;
+		s->st.on_ns += (t2_off - t2_on) / 2;
 		s->st.total_ns = t - t0;
 		measured = s->st.slices % TURN != 0;
 		if (!measured)
