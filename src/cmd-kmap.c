@@ -235,13 +235,6 @@ static const char *obj_str(const struct kmap *k, const struct kmt_object *o, cha
 	return addr_str(&k->names, o->ptr, buf, len);
 }
 
-static const char *fate_name(int fate)
-{
-	static const char *const n[] = { "freed", "live", "unseen_free", "preexisting" };
-
-	return fate >= 0 && fate < 4 ? n[fate] : "?";
-}
-
 static void print_text(struct kmap *k, const struct kmt_object *o, const struct hits *h)
 {
 	char ip[256], fip[256], obj[64];
@@ -340,7 +333,7 @@ static void print_json(struct kmap *k, const struct kmt_object *o, const struct 
 	else
 		fputs(",\"free_time\":null,\"free_pid\":null,\"free_cpu\":null", k->out);
 	json_site(k, "free_ip", o->free_ts ? o->free_site : 0);
-	fprintf(k->out, ",\"fate\":\"%s\",\"uncertain\":%s,\"accesses\":[", fate_name(o->fate),
+	fprintf(k->out, ",\"fate\":\"%s\",\"uncertain\":%s,\"accesses\":[", kmt_fate_name(o->fate),
 		o->uncertain ? "true" : "false");
 	for (i = 0; h && i < h->n; i++) {
 		fprintf(k->out, "%s{\"ip\":", i ? "," : "");

@@ -76,8 +76,6 @@ static const char schema[] =
 	"CREATE TABLE kinds (id INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO kinds VALUES (1, 'kmalloc'), (2, 'cache'), (3, 'page'), (4, 'unknown');\n"
 	"CREATE TABLE fates (id INTEGER PRIMARY KEY, name TEXT);\n"
-	"INSERT INTO fates VALUES (1, 'freed'), (2, 'live'), (3, 'freed_unseen'), (4, 'preexisting'),\n"
-	"  (5, '?');\n"
 	"CREATE TABLE object_rows (\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  ptr INTEGER NOT NULL, kind INTEGER NOT NULL REFERENCES kinds,\n"
@@ -117,6 +115,22 @@ static const int fate_ids[] = {
 	[KMT_FATE_PREEXISTING] = 4,
 };
 #define FATE_UNKNOWN 5
+
+static int exec(struct export *x, const char *sql);
+
+/* The fates table: the model's own names (kmt_fate_name()), and "?". */
+static int fates(struct export *x)
+{
+	char sql[512];
+	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO fates VALUES ");
+	int f;
+
+	for (f = 0; f < (int)(sizeof(fate_ids) / sizeof(fate_ids[0])); f++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "(%d, '%s'), ", fate_ids[f],
+				      kmt_fate_name((enum kmt_fate)f));
+	snprintf(sql + n, sizeof(sql) - n, "(%d, '?')", FATE_UNKNOWN);
+	return exec(x, sql);
+}
 
 static int exec(struct export *x, const char *sql)
 {
@@ -499,7 +513,7 @@ static int begin(struct export *x)
 	 */
 	if (exec(x, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 65536; "
 		 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA threads = 2;") ||
-	    exec(x, schema) || exec(x, "BEGIN"))
+	    exec(x, schema) || fates(x) || exec(x, "BEGIN"))
 		return EXIT_FAIL;
 	if (sqlite3_prepare_v2(s->db, insert_sql(sql, 1), -1, &s->obj, NULL) ||
 	    sqlite3_prepare_v2(s->db, insert_sql(sql, ROWS), -1, &s->objs, NULL) ||

@@ -255,6 +255,9 @@ enum kmt_fate {
 	KMT_FATE_PREEXISTING,		/* freed, allocated before the trace */
 };
 
+/* "freed", "live", "unseen_free", "preexisting": the one spelling of each fate ("?" else). */
+const char *kmt_fate_name(enum kmt_fate f);
+
 struct kmt_object {
 	uint64_t ptr;			/* address; pages: pfn */
 	uint8_t kind;			/* KMT_EV_KMALLOC, KMT_EV_CACHE_ALLOC, KMT_EV_PAGE_ALLOC */

@@ -52,6 +52,16 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->stack = model_stack_id(m, o);
 }
 
+const char *kmt_fate_name(enum kmt_fate f)
+{
+	static const char *const names[] = {
+		[KMT_FATE_FREED] = "freed", [KMT_FATE_LIVE] = "live",
+		[KMT_FATE_UNSEEN_FREE] = "unseen_free", [KMT_FATE_PREEXISTING] = "preexisting",
+	};
+
+	return (unsigned int)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}
+
 void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,
 		const struct kmt_event *free_ev)
 {
