@@ -91,12 +91,12 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 	else if (fd->offset)
 		snprintf(where, sizeof(where), "0x%" PRIx64, fd->offset);
 	if (fd->ts)
-		snprintf(ts, sizeof(ts), "%.6f", (double)(fd->ts - MIN(o->t0, fd->ts)) / 1e9);
+		snprintf(ts, sizeof(ts), "%.6f", (double)(since(o->t0, fd->ts)) / 1e9);
 	if (o->json) {
 		fprintf(o->f, "%s\n    {\"severity\": \"%s\", \"cpu\": %d, \"offset\": %" PRIu64
 			", \"in_chunk\": %" PRIu64 ", \"ts_ns\": %" PRIu64 ", \"what\": ",
 			o->first ? "" : ",", kmt_severity_name(fd->severity), fd->cpu, fd->offset,
-			fd->in_chunk, fd->ts ? fd->ts - MIN(o->t0, fd->ts) : 0);
+			fd->in_chunk, fd->ts ? since(o->t0, fd->ts) : 0);
 		json_str(o->f, fd->what);
 		fputc('}', o->f);
 		o->first = false;

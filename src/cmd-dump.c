@@ -119,7 +119,7 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 {
 	const char *comm = kmt_comm_name(dp->comms, ev->pid);
 	char site[256], p[32], g[512];
-	uint64_t t = ev->ts - MIN(dp->t0, ev->ts);
+	uint64_t t = since(dp->t0, ev->ts);
 	uint32_t i;
 
 	printf("%6" PRIu64 ".%06" PRIu64 " [%03d] %s-%d %s", t / 1000000000, t / 1000 % 1000000, ev->cpu,

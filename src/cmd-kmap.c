@@ -219,11 +219,6 @@ static void csv_min(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static uint64_t rel(const struct kmap *k, uint64_t ts)
-{
-	return ts > *k->t0 ? ts - *k->t0 : 0;
-}
-
 static const char *obj_str(const struct kmap *k, const struct kmt_object *o, char *buf, size_t len)
 {
 	char a[40];
@@ -243,7 +238,7 @@ static void print_text(struct kmap *k, const struct kmt_object *o, const struct 
 	fprintf(k->out, "%s,%d,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,",
 		o->alloc_site ? site_name(&k->names, o->alloc_site, ip, sizeof(ip)) : "",
 		o->alloc_pid, obj_str(k, o, obj, sizeof(obj)), o->bytes_alloc,
-		o->alloc_ts ? rel(k, o->alloc_ts) : 0, o->free_ts ? rel(k, o->free_ts) : 0,
+		o->alloc_ts ? since(*k->t0, o->alloc_ts) : 0, o->free_ts ? since(*k->t0, o->free_ts) : 0,
 		o->free_ts && o->free_site ? site_name(&k->names, o->free_site, fip, sizeof(fip)) : "");
 	csv_min(k->out, o->comm ? o->comm : "");
 	fputc(',', k->out);
@@ -324,12 +319,12 @@ static void print_json(struct kmap *k, const struct kmt_object *o, const struct 
 	else
 		fputs("null", k->out);
 	if (o->alloc_ts)
-		fprintf(k->out, ",\"alloc_time\":%" PRIu64 ",\"alloc_cpu\":%d", rel(k, o->alloc_ts), o->alloc_cpu);
+		fprintf(k->out, ",\"alloc_time\":%" PRIu64 ",\"alloc_cpu\":%d", since(*k->t0, o->alloc_ts), o->alloc_cpu);
 	else
 		fputs(",\"alloc_time\":null,\"alloc_cpu\":null", k->out);
 	if (o->free_ts)
 		fprintf(k->out, ",\"free_time\":%" PRIu64 ",\"free_pid\":%d,\"free_cpu\":%d",
-			rel(k, o->free_ts), o->free_pid, o->free_cpu);
+			since(*k->t0, o->free_ts), o->free_pid, o->free_cpu);
 	else
 		fputs(",\"free_time\":null,\"free_pid\":null,\"free_cpu\":null", k->out);
 	json_site(k, "free_ip", o->free_ts ? o->free_site : 0);

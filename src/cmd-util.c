@@ -66,6 +66,25 @@ bool parse_duration(const char *s, double *seconds)
 	return true;
 }
 
+const char *fmt_count(double v, bool plus, char *buf, size_t len)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%.0f", v < 0 ? -v : v), i;
+	size_t o = 0;
+
+	if (v < 0 && n && digits[0] != '0')
+		buf[o++] = '-';
+	else if (plus && v > 0)
+		buf[o++] = '+';
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 const char *human_bytes(double bytes, char *buf)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };

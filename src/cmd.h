@@ -84,5 +84,15 @@ bool output_is_trace(const char *path);
 
 /* Human units: "12.3 MiB", "456 B". @buf must hold 32 bytes. */
 const char *human_bytes(double bytes, char *buf);
+/*
+ * @v with thousands separators, "-1,234,567", into @buf (32 bytes are
+ * enough); with @plus, "+" before a positive one. Returns @buf.
+ */
+const char *fmt_count(double v, bool plus, char *buf, size_t len);
+/* Time @ts from the trace's first event at @t0 (0 for an earlier one). */
+static inline uint64_t since(uint64_t t0, uint64_t ts)
+{
+	return ts - MIN(t0, ts);
+}
 
 #endif

@@ -50,21 +50,7 @@ static const char *fmt(const struct diff *d, const struct rcol *c, double v, boo
 	} else if (d->per_second && fabs(v) < 100 && v != floor(v)) {
 		snprintf(buf, 48, "%s%.2f", plus, v);
 	} else {
-		char digits[32];
-		int n, i, o = 0;
-
-		n = snprintf(digits, sizeof(digits), "%.0f", fabs(v));
-		if (v < 0 && n)
-			tmp[o++] = '-';
-		else if (*plus)
-			tmp[o++] = '+';
-		for (i = 0; i < n; i++) {
-			if (i && (n - i) % 3 == 0)
-				tmp[o++] = ',';
-			tmp[o++] = digits[i];
-		}
-		tmp[o] = '\0';
-		snprintf(buf, 48, "%s", tmp);
+		fmt_count(v, *plus, buf, 48);
 	}
 	return buf;
 }
@@ -195,7 +181,7 @@ static void json_side(struct js *j, const struct diff *d, int s)
 	js_open(j, s ? "new" : "old", '{');
 	js_str(j, "file", x->path);
 	js_str(j, "kernel", fi->uname ? fi->uname : "");
-	js_u64(j, "span_ns", sum->last_ts - MIN(sum->first_ts, sum->last_ts));
+	js_u64(j, "span_ns", kmt_summary_span(sum));
 	js_u64(j, "events", sum->events);
 	js_u64(j, "allocs", sum->allocs);
 	js_u64(j, "bytes_alloc", sum->bytes_alloc);

@@ -49,7 +49,7 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 	s->r.m = s->a.m;
 	s->r.t0 = s->a.t0;
 	sum = kmt_model_summary(s->a.m);
-	s->span = (double)(sum->last_ts - MIN(sum->first_ts, sum->last_ts)) / 1e9;
+	s->span = (double)(kmt_summary_span(sum)) / 1e9;
 	if (sum->affected_by_loss) {
 		s->lower_bound = true;
 		len += (size_t)snprintf(s->why + len, sizeof(s->why) - len, "%s%s", len ? "; " : "",

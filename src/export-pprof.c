@@ -469,7 +469,7 @@ static int end(struct export *x)
 		pb_int(&b, FUNCTION_FILENAME, str_id(t, "[kernel.kallsyms]"));
 		pb_end(&b, m);
 	}
-	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(sum->last_ts - MIN(sum->first_ts, sum->last_ts)));
+	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(kmt_summary_span(sum)));
 	/* Every allocation is counted; only stacks may be sampled: 1 allocation in the period. */
 	value_type(&b, PROFILE_PERIOD_TYPE, t, "alloc_objects", "count");
 	pb_int(&b, PROFILE_PERIOD, (int64_t)sum->stack_sample);

@@ -147,7 +147,7 @@ static int exec(struct export *x, const char *sql)
 /* A time in the report's base (ns from the first event). */
 static sqlite3_int64 rel_ns(const struct export *x, uint64_t ts)
 {
-	return (sqlite3_int64)(ts - MIN(x->a.t0, ts));
+	return (sqlite3_int64)(since(x->a.t0, ts));
 }
 
 static void bind_time(struct export *x, sqlite3_stmt *st, int i, uint64_t ts)
@@ -606,7 +606,7 @@ static int meta(struct export *x)
 		{ "not_recorded", not_recorded },
 	};
 	const struct { const char *k; uint64_t v; } nums[] = {
-		{ "start_ts_ns", x->a.t0 }, { "span_ns", sum->last_ts - MIN(sum->first_ts, sum->last_ts) },
+		{ "start_ts_ns", x->a.t0 }, { "span_ns", kmt_summary_span(sum) },
 		{ "cpus", (uint64_t)fi->cpu_count }, { "events", sum->events },
 		{ "lost_events", sum->lost_events }, { "lost_gaps_unknown", sum->lost_pages_unknown },
 		{ "affected_by_loss", sum->affected_by_loss }, { "truncated_cpus", (uint64_t)sum->truncated_cpus },

@@ -17,15 +17,7 @@
 
 static void print_count(uint64_t v, char *buf, size_t len)
 {
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i, o = 0;
-
-	for (i = 0; i < n && o < (int)len - 1; i++) {
-		if (i && (n - i) % 3 == 0 && o < (int)len - 2)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
+	fmt_count((double)v, false, buf, len);
 }
 
 const char *ui_scope(const struct rec_opts *o, char *buf, size_t len)

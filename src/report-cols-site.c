@@ -79,7 +79,7 @@ static void g_site_waste(const struct report *r, const void *row, struct rval *v
 {
 	const struct kmt_site *s = row;
 
-	v->u = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
+	v->u = kmt_waste(s->bytes_req, s->bytes_alloc);
 }
 
 static void g_site_frag(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)

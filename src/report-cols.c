@@ -207,7 +207,7 @@ static void g_cache_waste(const struct report *r, const void *row, struct rval *
 {
 	const struct kmt_cache *c = row;
 
-	v->u = c->bytes_alloc - MIN(c->bytes_req, c->bytes_alloc);
+	v->u = kmt_waste(c->bytes_req, c->bytes_alloc);
 }
 
 static void g_proc_pid(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -270,7 +270,7 @@ static void g_mis_ts(const struct report *r, const void *row, struct rval *v, ch
 {
 	const struct kmt_misuse *m = row;
 
-	v->u = m->first_ts - MIN(r->t0, m->first_ts);
+	v->u = since(r->t0, m->first_ts);
 }
 
 static void g_mis_pid(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -304,7 +304,7 @@ static void g_unt_ts(const struct report *r, const void *row, struct rval *v, ch
 {
 	uint64_t ts = ((const struct kmt_untraced *)row)->first_ts;
 
-	v->u = ts - MIN(r->t0, ts);
+	v->u = since(r->t0, ts);
 }
 
 static void g_unt_why(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -357,11 +357,6 @@ static void g_acc_function(const struct report *r, const void *row, struct rval 
 /* The summary's derived numbers. */
 #define SUM(row) ((const struct kmt_summary *)(row))
 
-/* Times count from the trace's first event (r->t0); it alone is absolute. */
-static uint64_t rel(const struct report *r, uint64_t ts)
-{
-	return ts - MIN(r->t0, ts);
-}
 
 static void g_start(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
@@ -370,17 +365,17 @@ static void g_start(const struct report *r, const void *row, struct rval *v, cha
 
 static void g_first(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->u = rel(r, SUM(row)->first_ts);
+	v->u = since(r->t0, SUM(row)->first_ts);
 }
 
 static void g_last(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->u = rel(r, SUM(row)->last_ts);
+	v->u = since(r->t0, SUM(row)->last_ts);
 }
 
 static void g_span(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->u = SUM(row)->last_ts - MIN(SUM(row)->first_ts, SUM(row)->last_ts);
+	v->u = kmt_summary_span(SUM(row));
 }
 
 static void g_by_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -396,7 +391,7 @@ static void g_net(const struct report *r, const void *row, struct rval *v, char 
 
 static void g_frag_bytes(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->u = SUM(row)->bytes_alloc - MIN(SUM(row)->bytes_req, SUM(row)->bytes_alloc);
+	v->u = kmt_waste(SUM(row)->bytes_req, SUM(row)->bytes_alloc);
 }
 
 static void g_frag_pct(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)

@@ -122,7 +122,7 @@ const char *cache_name(const struct report *r, uint32_t i)
 
 double frag_pct(uint64_t req, uint64_t alloc)
 {
-	return alloc ? 100.0 * (double)(alloc - MIN(req, alloc)) / (double)alloc : 0;
+	return alloc ? 100.0 * (double)(kmt_waste(req, alloc)) / (double)alloc : 0;
 }
 
 uint64_t stack_weight(uint64_t v, uint64_t stacked, uint64_t total, uint64_t one_in)

@@ -121,7 +121,7 @@ static void timeline(struct js *j, const struct report *r)
 	if (!live || !coarse_net || !coarse)
 		goto out;
 	js_open(j, "timeline", '{');
-	js_u64(j, "start_ns", t->start - MIN(r->t0, t->start));
+	js_u64(j, "start_ns", since(r->t0, t->start));
 	js_u64(j, "width_ns", t->width);
 	js_u64(j, "n", n);
 	u64_array(j, "allocs", t->allocs, n);
@@ -162,7 +162,7 @@ static void timeline(struct js *j, const struct report *r)
 	js_open(j, "gaps", '[');
 	for (i = 0; i < t->nr_gaps; i++) {
 		js_open(j, NULL, '{');
-		js_u64(j, "ts_ns", t->gaps[i].ts - MIN(r->t0, t->gaps[i].ts));
+		js_u64(j, "ts_ns", since(r->t0, t->gaps[i].ts));
 		js_i64(j, "cpu", t->gaps[i].cpu);
 		js_i64(j, "lost", t->gaps[i].lost);
 		js_bool(j, "truncated", t->gaps[i].truncated);

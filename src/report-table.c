@@ -165,22 +165,6 @@ size_t rtable_limit(const struct report *r, size_t n, bool machine)
 	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
 }
 
-/* "1,234,567" */
-static const char *with_commas(uint64_t v, char *out, size_t len)
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i;
-	size_t o = 0;
-
-	for (i = 0; i < n && o + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = tmp[i];
-	}
-	out[o] = '\0';
-	return out;
-}
-
 static const char *duration(uint64_t ns, char *out, size_t len)
 {
 	if (ns < 1000)
@@ -234,7 +218,7 @@ const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, siz
 		if (c->unit == RU_NS)
 			return duration(v->u, buf, len);
 		if (c->unit == RU_COUNT)
-			return with_commas(v->u, buf, len);
+			return fmt_count((double)v->u, false, buf, len);
 		snprintf(buf, len, "%" PRIu64, v->u);
 		return buf;
 	default:

@@ -20,16 +20,7 @@ static char *slot(void)
 
 static const char *num(uint64_t v)
 {
-	char tmp[32], *out = slot();
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = tmp[i];
-	}
-	out[o] = '\0';
-	return out;
+	return fmt_count((double)v, false, slot(), 48);
 }
 
 static const char *bytes(double v)
@@ -68,7 +59,7 @@ static size_t rows(const struct report *r, size_t n)
 /* The summary's slab lines. */
 static void slab_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
 {
-	uint64_t waste = s->bytes_alloc - MIN(s->bytes_req, s->bytes_alloc);
+	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);
 
 	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
 	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s%s\n",
@@ -135,9 +126,9 @@ static void summary(const struct report *r, FILE *out)
 	/* Times count from the trace's first event; its own time is stated here, once. */
 	fprintf(out, "  trace span             %s, from %.6f to %.6f s (the trace starts at %.6f s of\n"
 		     "                         the %s clock; times in this report count from there)\n",
-		dur(s->last_ts - MIN(s->first_ts, s->last_ts)),
-		(double)(s->first_ts - MIN(r->t0, s->first_ts)) / 1e9,
-		(double)(s->last_ts - MIN(r->t0, s->last_ts)) / 1e9, (double)r->t0 / 1e9,
+		dur(kmt_summary_span(s)),
+		(double)(since(r->t0, s->first_ts)) / 1e9,
+		(double)(since(r->t0, s->last_ts)) / 1e9, (double)r->t0 / 1e9,
 		fi->clock ? fi->clock : "trace");
 	fprintf(out, "  events                 %s\n", num(s->events));
 	for (k = 1; k < KMT_EV_NR; k++)
@@ -196,7 +187,7 @@ static void summary(const struct report *r, FILE *out)
 		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"
 			     "                         events after that are missing\n",
 			s->truncated_cpus, s->truncated_cpus > 1 ? "s" : "",
-			(double)(s->truncated_ts - MIN(s->first_ts, s->truncated_ts)) / 1e9);
+			(double)(kmt_waste(s->first_ts, s->truncated_ts)) / 1e9);
 	fprintf(out, "  RESULTS ARE AFFECTED BY %s: %s objects and %s misuse findings are\n"
 		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
 		     "  never reported as leaks or misuse.%s\n",
@@ -470,7 +461,7 @@ static void misuse(const struct report *r, FILE *out)
 			kmt_misuse_name(v[i].kind), kmt_severity_name(kmt_misuse_severity(v[i].kind)),
 			num(v[i].count), site_name(r, v[i].site, a, sizeof(a)), cache_name(r, v[i].cache),
 			v[i].alloc_site ? site_name(r, v[i].alloc_site, b, sizeof(b)) : "before the trace",
-			(double)(v[i].first_ts - MIN(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
+			(double)(since(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
 			*v[i].detail ? "  " : "", v[i].detail);
 	if (rows(r, n) < n)
 		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));

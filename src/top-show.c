@@ -21,20 +21,11 @@
 static const char *count(const struct top_snap *s, uint64_t v, bool rate, char *buf)
 {
 	double x = rate && s->interval > 0 ? (double)v / s->interval : (double)v;
-	char tmp[32];
-	int n, i, o = 0;
 
 	if (x >= 10e6)
 		snprintf(buf, 32, "%.1fM", x / 1e6);
-	else {
-		n = snprintf(tmp, sizeof(tmp), "%.0f", x);
-		for (i = 0; i < n; i++) {
-			if (i && (n - i) % 3 == 0)
-				buf[o++] = ',';
-			buf[o++] = tmp[i];
-		}
-		buf[o] = '\0';
-	}
+	else
+		fmt_count(x, false, buf, 32);
 	return buf;
 }
 
@@ -125,7 +116,7 @@ void show_text(struct top *t, FILE *out, int max_rows, int width)
 		cells(line, sizeof(line), drop, (const char *[]){
 			count(s, r->allocs, true, a), count(s, r->frees, true, b),
 			bytes(s, (double)r->bytes_alloc, true, false, c),
-			bytes(s, (double)(r->bytes_alloc - MIN(r->bytes_req, r->bytes_alloc)), true, false, d),
+			bytes(s, (double)(kmt_waste(r->bytes_req, r->bytes_alloc)), true, false, d),
 			count(s, r->live_objects, false, e), bytes(s, (double)r->live_bytes, false, false, f),
 			bytes(s, (double)r->growth, false, true, g) }, r->name);
 		fprintf(out, "%.*s\n", width, line);

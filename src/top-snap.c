@@ -86,7 +86,7 @@ static int64_t key(enum top_sort s, const struct top_row *r)
 	case SORT_FREES: return (int64_t)r->frees;
 	case SORT_LIVE: return (int64_t)r->live_bytes;
 	case SORT_GROWTH: return r->growth;
-	case SORT_WASTE: return (int64_t)(r->bytes_alloc - MIN(r->bytes_req, r->bytes_alloc));
+	case SORT_WASTE: return (int64_t)(kmt_waste(r->bytes_req, r->bytes_alloc));
 	default: return (int64_t)r->bytes_alloc;
 	}
 }

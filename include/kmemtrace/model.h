@@ -230,6 +230,18 @@ struct kmt_summary {
 	uint64_t order_mt[KMT_MAX_ORDER + 1][KMT_MIGRATE_TYPES + 1];
 };
 
+/* Internal fragmentation: bytes allocated beyond those requested. */
+static inline uint64_t kmt_waste(uint64_t req, uint64_t alloc)
+{
+	return alloc > req ? alloc - req : 0;
+}
+
+/* The window's length: its last event's time less its first's (0 if none). */
+static inline uint64_t kmt_summary_span(const struct kmt_summary *s)
+{
+	return s->last_ts > s->first_ts ? s->last_ts - s->first_ts : 0;
+}
+
 /* vmalloc areas by size (alloc_vmap_area's size: the guard page included). */
 struct kmt_vmap_size {
 	uint64_t size;
