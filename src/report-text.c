@@ -187,7 +187,7 @@ static void summary(const struct report *r, FILE *out)
 		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"
 			     "                         events after that are missing\n",
 			s->truncated_cpus, s->truncated_cpus > 1 ? "s" : "",
-			(double)(kmt_waste(s->first_ts, s->truncated_ts)) / 1e9);
+			(double)since(s->first_ts, s->truncated_ts) / 1e9);
 	fprintf(out, "  RESULTS ARE AFFECTED BY %s: %s objects and %s misuse findings are\n"
 		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
 		     "  never reported as leaks or misuse.%s\n",
