@@ -48,15 +48,13 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	       const struct kmt_recorder *r, const char *scope, double elapsed)
 {
 	uint64_t events = 0, lost = 0, bytes = 0;
-	char rel[64], buf[2048], hb[32], ev[32], ls[32];
+	char hb[32], ev[32], ls[32];
 	int i;
 
 	for (i = 0; i < nr_cpus; i++) {
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpus[i]);
-		if (kmt_instance_read(in, rel, buf, sizeof(buf)) > 0) {
-			struct kmt_cpustat st;
+		struct kmt_cpustat st;
 
-			kmt_cpustat_parse(&st, buf, strlen(buf));
+		if (!kmt_instance_stat(in, cpus[i], &st)) {
 			events += st.entries + st.read;
 			lost += kmt_cpustat_lost(&st, 0);
 		}

@@ -16,6 +16,8 @@
 #include <sys/types.h>
 #include "kmemtrace.h"
 
+struct kmt_cpustat;
+
 #define KMT_INSTANCE_PREFIX "kmemtrace-"
 
 struct kmt_instance {
@@ -67,8 +69,18 @@ bool kmt_instance_stale(const char *name);
 int kmt_instance_find_stale(const char *root, char (*names)[64], int max);
 /* @in for the existing instance @name (another process's); -ENOENT if there is none. */
 int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *name);
-/* Field @field ("entries", "read events") of CPU @cpu's per_cpu stats; 0 or -errno. */
-int kmt_instance_stat(const struct kmt_instance *in, int cpu, const char *field, uint64_t *v);
+/*
+ * Open @rel ("options/stacktrace") of the instance at @path, or CPU @cpu's
+ * per-CPU file @rel ("trace_pipe_raw", "stats") with kmt_instance_open_cpu():
+ * an fd, or -errno with the reason in @d. The one place that knows the
+ * instance's layout; the recorders hold only its path.
+ */
+int kmt_instance_open(const char *path, const char *rel, int flags, struct kmt_diag *d);
+int kmt_instance_open_cpu(const char *path, int cpu, const char *rel, int flags, struct kmt_diag *d);
+/* Read CPU @cpu's per-CPU file @rel as kmt_instance_read() does. */
+int kmt_instance_read_cpu(const struct kmt_instance *in, int cpu, const char *rel, char *buf, size_t len);
+/* CPU @cpu's ring-buffer statistics (per_cpu/cpuN/stats) into @st; 0 or -errno. */
+int kmt_instance_stat(const struct kmt_instance *in, int cpu, struct kmt_cpustat *st);
 /* Events the instance's ring buffers hold unread ("entries", every CPU's). */
 uint64_t kmt_instance_unread(const struct kmt_instance *in);
 

@@ -21,6 +21,13 @@
 #define KMT_RB_MISSED_STORED (1ULL << 30)
 #define KMT_RB_COMMIT_MASK ((1U << 27) - 1)
 
+/* The event header's type_len values above data lengths, and its delta. */
+#define KMT_RB_TYPE_PADDING 29
+#define KMT_RB_TYPE_TIME_EXTEND 30
+#define KMT_RB_TYPE_TIME_STAMP 31
+#define KMT_RB_DELTA_BITS 27
+#define KMT_RB_DELTA_MASK ((1U << KMT_RB_DELTA_BITS) - 1)
+
 struct kmt_page {
 	const uint8_t *base;		/* the whole sub-buffer */
 	uint32_t size;			/* sub-buffer size */
@@ -99,5 +106,35 @@ static inline int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
 	}
 	return kmt_page_next_slow(it, rec, d);
 }
+
+/*
+ * A CPU's ring-buffer statistics: the kernel's per_cpu/cpuN/stats, live or
+ * as a file's CPUSTAT option keeps them.
+ */
+struct kmt_cpustat {
+	int cpu;
+	bool valid;
+	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
+	/* Lines kmemtrace adds after the kernel's (absent in other files). */
+	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
+	char note[128];			/* why, if truncated */
+	uint64_t died;			/* events lost with a recorder that was
+					   killed (recovered, recover.h) */
+	char *text;			/* the CPUSTAT text itself */
+};
+
+/*
+ * Parse the kernel's per_cpu/cpuN/stats text ("entries: N" lines, and
+ * kmemtrace's own "CPU:" and "kmemtrace truncated:" lines) into @st; @st->text
+ * is left NULL. The one reader of that text. Returns whether a "CPU:" line was there.
+ */
+bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
+/*
+ * The events a CPU lost, one figure everywhere (record, info, check,
+ * report): what its ring buffer counted (overrun + dropped events), or what
+ * its page headers counted (@counted) if more; with the events a dead
+ * recorder took with it (--recover). @st may be NULL (no stats).
+ */
+uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
 
 #endif

@@ -63,33 +63,6 @@ enum {
 #define KMT_SEC_COMPRESSED 1		/* flags: the payload is compressed */
 #define KMT_SECTION_HEADER 16		/* u16 id, u16 flags, u32 string id, u64 size */
 
-/* Per-CPU ring-buffer statistics, from the file's CPUSTAT options. */
-struct kmt_cpustat {
-	int cpu;
-	bool valid;
-	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
-	/* Lines kmemtrace adds after the kernel's (absent in other files). */
-	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
-	char note[128];			/* why, if truncated */
-	uint64_t died;			/* events lost with a recorder that was
-					   killed (recovered, recover.h) */
-	char *text;			/* the CPUSTAT text itself */
-};
-
-/*
- * Parse the kernel's per_cpu/cpuN/stats text ("entries: N" lines, and
- * kmemtrace's own "CPU:" and "kmemtrace truncated:" lines) into @st; @st->text
- * is left NULL. The one reader of that text. Returns whether a "CPU:" line was there.
- */
-bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
-/*
- * The events a CPU lost, one figure everywhere (record, info, check,
- * report): what its ring buffer counted (overrun + dropped events), or what
- * its page headers counted (@counted) if more; with the events a dead
- * recorder took with it (--recover). @st may be NULL (no stats).
- */
-uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
-
 struct kmt_cpu_data {
 	int cpu;			/* -1: unknown (a salvaged file's missing data) */
 	uint64_t offset;		/* file offset of the data */

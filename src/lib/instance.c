@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <kmemtrace/instance.h>
+#include <kmemtrace/page.h>
 #include "kmt-local.h"
 
 int kmt_instance_create(struct kmt_instance *in, const char *root, const char *name,
@@ -224,39 +225,60 @@ int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *n
 	return 0;
 }
 
-int kmt_instance_stat(const struct kmt_instance *in, int cpu, const char *field, uint64_t *v)
+int kmt_instance_open(const char *path, const char *rel, int flags, struct kmt_diag *d)
 {
-	char rel[64], buf[2048];
-	size_t flen = strlen(field);
-	const char *p;
+	char full[640];
+	int fd;
+
+	snprintf(full, sizeof(full), "%s/%s", path, rel);
+	fd = open(full, flags | O_CLOEXEC);
+	if (fd < 0)
+		return kmt_diag_set(d, -errno, "cannot open %s: %s", full, strerror(errno));
+	return fd;
+}
+
+int kmt_instance_open_cpu(const char *path, int cpu, const char *rel, int flags, struct kmt_diag *d)
+{
+	char cpu_rel[128];
+
+	snprintf(cpu_rel, sizeof(cpu_rel), "per_cpu/cpu%d/%s", cpu, rel);
+	return kmt_instance_open(path, cpu_rel, flags, d);
+}
+
+int kmt_instance_read_cpu(const struct kmt_instance *in, int cpu, const char *rel, char *buf, size_t len)
+{
+	char cpu_rel[128];
+
+	snprintf(cpu_rel, sizeof(cpu_rel), "per_cpu/cpu%d/%s", cpu, rel);
+	return kmt_instance_read(in, cpu_rel, buf, len);
+}
+
+int kmt_instance_stat(const struct kmt_instance *in, int cpu, struct kmt_cpustat *st)
+{
+	char buf[2048];
 	int n;
 
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	n = kmt_instance_read(in, rel, buf, sizeof(buf));
+	n = kmt_instance_read_cpu(in, cpu, "stats", buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (!strncmp(p, field, flen) && p[flen] == ':') {
-			*v = strtoull(p + flen + 1, NULL, 10);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	kmt_cpustat_parse(st, buf, (size_t)n);
+	return 0;
 }
 
 uint64_t kmt_instance_unread(const struct kmt_instance *in)
 {
 	char dir[512];
 	struct dirent *de;
-	uint64_t sum = 0, v;
+	struct kmt_cpustat st;
+	uint64_t sum = 0;
 	DIR *dp;
 
 	snprintf(dir, sizeof(dir), "%s/per_cpu", in->path);
 	dp = opendir(dir);
 	while (dp && (de = readdir(dp))) {
 		if (!strncmp(de->d_name, "cpu", 3) &&
-		    !kmt_instance_stat(in, atoi(de->d_name + 3), "entries", &v))
-			sum += v;
+		    !kmt_instance_stat(in, atoi(de->d_name + 3), &st))
+			sum += st.entries;
 	}
 	if (dp)
 		closedir(dp);

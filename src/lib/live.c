@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <kmemtrace/instance.h>
 #include <kmemtrace/live.h>
 #include "kmt-local.h"
 
@@ -350,16 +351,11 @@ struct kmt_live *kmt_live_start(const struct kmt_live_opts *o, struct kmt_diag *
 		goto fail;
 	}
 	for (i = 0; i < l->n; i++) {
-		char path[512];
-
 		l->c[i].l = l;
 		l->c[i].cpu = o->cpus[i];
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", o->instance_path, o->cpus[i]);
-		l->c[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (l->c[i].fd < 0) {
-			kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
+		l->c[i].fd = kmt_instance_open_cpu(o->instance_path, o->cpus[i], "trace_pipe_raw", O_RDONLY | O_NONBLOCK, d);
+		if (l->c[i].fd < 0)
 			goto fail;
-		}
 	}
 	for (i = 0; i < l->n; i++) {
 		ret = pthread_create(&l->c[i].th, NULL, lcpu_main, &l->c[i]);

@@ -15,7 +15,7 @@ static void gap_opens(struct kmt_model *m, int cpu)
 	kmt_model_sync(m);
 	m->loss_seq++;
 	m->sum.affected_by_loss = true;
-	if (cpu >= 0 && cpu < MAX_CPUS) {
+	if (cpu >= 0 && cpu < KMT_MAX_CPUS) {
 		if (cpu >= m->sum.nr_cpus)
 			m->sum.nr_cpus = cpu + 1;
 		/* A gap breaks the chain of events on this CPU. */
@@ -31,14 +31,14 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts)
 		m->sum.lost_events += (uint64_t)lost;
 	else
 		m->sum.lost_pages_unknown++;
-	if (cpu >= 0 && cpu < MAX_CPUS && lost > 0)
+	if (cpu >= 0 && cpu < KMT_MAX_CPUS && lost > 0)
 		m->lost_by_cpu[cpu] += (uint64_t)lost;
 	model_detail_gap(m, cpu, lost > 0 ? lost : -1, ts, false);
 }
 
 void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost)
 {
-	if (cpu < 0 || cpu >= MAX_CPUS || lost <= m->lost_by_cpu[cpu])
+	if (cpu < 0 || cpu >= KMT_MAX_CPUS || lost <= m->lost_by_cpu[cpu])
 		return;
 	m->sum.lost_events += lost - m->lost_by_cpu[cpu];
 	m->lost_by_cpu[cpu] = lost;

@@ -36,9 +36,9 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	m->sum.cache_filtered = m->o.cache;
 	if (m->o.cache)
 		kmt_slab_event_name(m->o.slab_aliases, m->o.cache, m->cache_want, sizeof(m->cache_want));
-	m->lost_by_cpu = calloc(MAX_CPUS, sizeof(*m->lost_by_cpu));
-	m->events_by_cpu = calloc(MAX_CPUS, sizeof(*m->events_by_cpu));
-	m->cpu = calloc(MAX_CPUS, sizeof(*m->cpu));
+	m->lost_by_cpu = calloc(KMT_MAX_CPUS, sizeof(*m->lost_by_cpu));
+	m->events_by_cpu = calloc(KMT_MAX_CPUS, sizeof(*m->events_by_cpu));
+	m->cpu = calloc(KMT_MAX_CPUS, sizeof(*m->cpu));
 	if (!m->lost_by_cpu || !m->events_by_cpu || !m->cpu ||
 	    otab_init(&m->slab, 1 << 14) || otab_init(&m->pages, 1 << 12) ||
 	    otab_init(&m->pcpu, 1 << 10) || imap_init(&m->site_map, 1 << 10) ||
@@ -50,7 +50,7 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (i = 0; i < MAX_CPUS; i++)
+	for (i = 0; i < KMT_MAX_CPUS; i++)
 		m->cpu[i].memo_proc = NONE;
 	m->sum.partial_allocs = m->o.partial_allocs;
 	m->sum.partial_frees = m->o.partial_frees;
@@ -134,7 +134,7 @@ static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct 
 
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
-	if (ev->cpu < 0 || ev->cpu >= MAX_CPUS)
+	if (ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS)
 		return;
 	/*
 	 * A truncated CPU's events are missing from its end to the trace's,

@@ -11,8 +11,6 @@
 #include "kmt-local.h"
 
 #define HDR 16				/* u64 timestamp, u64 commit */
-#define TYPE_TIME_EXTEND 30
-#define MAX_DELTA ((1u << 27) - 1)
 
 int kmt_pagew_init(struct kmt_pagew *w, uint32_t subbuf, kmt_pagew_out out, void *arg)
 {
@@ -97,9 +95,9 @@ int kmt_pagew_add(struct kmt_pagew *w, uint64_t ts, const void *payload, uint32_
 		ts = w->last_ts;
 	}
 	delta = ts - w->last_ts;
-	if (delta > MAX_DELTA) {
-		uint32_t ext[2] = { TYPE_TIME_EXTEND | (uint32_t)((delta & MAX_DELTA) << 5),
-				    (uint32_t)(delta >> 27) };
+	if (delta > KMT_RB_DELTA_MASK) {
+		uint32_t ext[2] = { KMT_RB_TYPE_TIME_EXTEND | (uint32_t)((delta & KMT_RB_DELTA_MASK) << 5),
+				    (uint32_t)(delta >> KMT_RB_DELTA_BITS) };
 
 		memcpy(w->page + HDR + w->used, ext, 8);
 		w->used += 8;

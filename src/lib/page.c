@@ -6,10 +6,6 @@
 #include <kmemtrace/page.h>
 #include "kmt-local.h"
 
-#define TYPE_PADDING 29
-#define TYPE_TIME_EXTEND 30
-#define TYPE_TIME_STAMP 31
-#define TS_SHIFT 27
 #define TS_MSB (0xf8ULL << 56)
 
 int kmt_page_load(struct kmt_page *pg, const void *base, uint32_t size,
@@ -63,7 +59,7 @@ int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
 		hdr = ld32(data + pos, be);
 		if (be) {
 			type_len = hdr >> 27;
-			delta = hdr & ((1U << 27) - 1);
+			delta = hdr & KMT_RB_DELTA_MASK;
 		} else {
 			type_len = hdr & 31;
 			delta = hdr >> 5;
@@ -84,7 +80,7 @@ int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
 		}
 		if (end - pos < 8) {
 			/* Only a lone padding header fits at the very end. */
-			if (type_len == TYPE_PADDING)
+			if (type_len == KMT_RB_TYPE_PADDING)
 				break;
 			return kmt_diag_set(d, KMT_EFORMAT, "event header cut by commit at %u", pos);
 		}
@@ -105,7 +101,7 @@ int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
 			rec->len = len;
 			rec->offset = pos;
 			return 1;
-		case TYPE_PADDING:
+		case KMT_RB_TYPE_PADDING:
 			it->nr_pad++;
 			it->ts += delta;
 			if (len > end - pos - 4) {
@@ -117,14 +113,14 @@ int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
 			if (len == 0)
 				it->pos = pos + 8;
 			break;
-		case TYPE_TIME_EXTEND:
+		case KMT_RB_TYPE_TIME_EXTEND:
 			it->nr_ext++;
-			it->ts += ((uint64_t)len << TS_SHIFT) + delta;
+			it->ts += ((uint64_t)len << KMT_RB_DELTA_BITS) + delta;
 			it->pos = pos + 8;
 			break;
-		default: /* TYPE_TIME_STAMP */
+		default: /* KMT_RB_TYPE_TIME_STAMP */
 			it->nr_abs++;
-			it->ts = ((((uint64_t)len << TS_SHIFT) + delta) & ~TS_MSB) | (it->ts & TS_MSB);
+			it->ts = ((((uint64_t)len << KMT_RB_DELTA_BITS) + delta) & ~TS_MSB) | (it->ts & TS_MSB);
 			it->pos = pos + 8;
 			break;
 		}

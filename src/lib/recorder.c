@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <kmemtrace/instance.h>
 #include <kmemtrace/record.h>
 #include "hold.h"
 #include "kmt-local.h"
@@ -190,12 +191,9 @@ static void *rcpu_main(void *arg)
 
 static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct kmt_diag *d)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", o->instance_path, c->cpu);
-	c->in_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	c->in_fd = kmt_instance_open_cpu(o->instance_path, c->cpu, "trace_pipe_raw", O_RDONLY | O_NONBLOCK, d);
 	if (c->in_fd < 0)
-		return kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
+		return c->in_fd;
 	if (o->append)
 		c->out_fd = kmt_spool_cpu_append(o->spool, KMT_SPOOL_MAIN, c->cpu, o->subbuf_size, d);
 	else

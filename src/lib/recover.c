@@ -207,7 +207,6 @@ static bool noted_for(const struct kmt_spool *s, const char *name)
 static int take_before(struct take *t, struct kmt_recover_result *res, struct kmt_diag *d)
 {
 	struct sbuf hp = { 0 };
-	uint64_t v;
 	int i, ret;
 
 	ret = spool_get(t->s, KMT_SPOOL_HEADER_PAGE, &hp, d);
@@ -217,10 +216,13 @@ static int take_before(struct take *t, struct kmt_recover_result *res, struct km
 	for (i = 0; !ret && i < t->m->nr_cpus; i++) {
 		struct take_cpu *c = &t->cpu[i];
 
-		if (kmt_instance_stat(&t->in, t->m->cpus[i], "read events", &c->read))
-			c->read = 0;
-		if (!kmt_instance_stat(&t->in, t->m->cpus[i], "entries", &v))
-			res->unread += v;
+		struct kmt_cpustat st;
+
+		c->read = 0;
+		if (!kmt_instance_stat(&t->in, t->m->cpus[i], &st)) {
+			c->read = st.read;
+			res->unread += st.entries;
+		}
 		ret = count_file(t, i, 0, &c->kept, &c->end, d);
 	}
 	return ret;

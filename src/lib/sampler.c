@@ -26,6 +26,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <kmemtrace/instance.h>
+#include <kmemtrace/page.h>
 #include <kmemtrace/sampler.h>
 #include "kmt-local.h"
 
@@ -69,18 +71,6 @@ static uint64_t rnd(struct kmt_sampler *s)
 	return s->rng * 0x2545f4914f6cdd1dULL;
 }
 
-/* The number of the line "@key: N" of @text, or 0. */
-static uint64_t stat_value(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *p;
-
-	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, klen) && p[klen] == ':')
-			return strtoull(p + klen + 1, NULL, 10);
-	return 0;
-}
-
 /* Events the counted CPUs' ring buffers have taken so far. */
 static uint64_t counted(struct kmt_sampler *s)
 {
@@ -88,14 +78,14 @@ static uint64_t counted(struct kmt_sampler *s)
 	int i;
 
 	for (i = 0; i < MIN(s->nr_cpus, MEASURED); i++) {
+		struct kmt_cpustat st;
 		char text[512];
 		ssize_t len = pread(s->stat_fd[(s->first + i) % s->nr_cpus], text, sizeof(text) - 1, 0);
 
 		if (len <= 0)
 			continue;
-		text[len] = '\0';
-		n += stat_value(text, "entries") + stat_value(text, "overrun") +
-		     stat_value(text, "read events");
+		kmt_cpustat_parse(&st, text, (size_t)len);
+		n += st.entries + st.overrun + st.read;
 	}
 	return n;
 }
@@ -217,7 +207,6 @@ static void *sampler_main(void *arg)
 struct kmt_sampler *kmt_sampler_start(const struct kmt_sampler_opts *o, struct kmt_diag *d)
 {
 	struct kmt_sampler *s = calloc(1, sizeof(*s));
-	char path[512];
 	int ret;
 
 	if (!s) {
@@ -235,21 +224,16 @@ struct kmt_sampler *kmt_sampler_start(const struct kmt_sampler_opts *o, struct k
 		goto fail;
 	}
 	for (s->nr_cpus = 0; s->nr_cpus < o->nr_cpus; s->nr_cpus++) {
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", o->instance_path, o->cpus[s->nr_cpus]);
-		s->stat_fd[s->nr_cpus] = open(path, O_RDONLY | O_CLOEXEC);
-		if (s->stat_fd[s->nr_cpus] < 0) {
-			kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
+		s->stat_fd[s->nr_cpus] = kmt_instance_open_cpu(o->instance_path, o->cpus[s->nr_cpus], "stats",
+							       O_RDONLY, d);
+		if (s->stat_fd[s->nr_cpus] < 0)
 			goto fail;
-		}
 	}
-	snprintf(path, sizeof(path), "%s/options/stacktrace", o->instance_path);
-	s->fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (s->fd < 0) {
-		kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
+	s->fd = kmt_instance_open(o->instance_path, "options/stacktrace", O_WRONLY, d);
+	if (s->fd < 0)
 		goto fail;
-	}
 	if ((ret = set(s, false))) {
-		kmt_diag_set(d, ret, "cannot write %s: %s", path, strerror(-ret));
+		kmt_diag_set(d, ret, "cannot write %s/options/stacktrace: %s", o->instance_path, strerror(-ret));
 		goto fail;
 	}
 	s->stop_fd = eventfd(0, EFD_CLOEXEC);

@@ -384,14 +384,13 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *
 int kmt_session_save_stats(const struct kmt_instance *in, struct kmt_spool *sp,
 			   enum kmt_spool_buffer b, const int *cpus, int nr_cpus, struct kmt_diag *d)
 {
-	char rel[64], buf[4096], text[4200];
+	char buf[4096], text[4200];
 	int i, n, ret = 0;
 
 	for (i = 0; i < nr_cpus && !ret; i++) {
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpus[i]);
-		n = kmt_instance_read(in, rel, buf, sizeof(buf));
+		n = kmt_instance_read_cpu(in, cpus[i], "stats", buf, sizeof(buf));
 		if (n < 0)
-			return kmt_diag_set(d, n, "cannot read %s/%s", in->path, rel);
+			return kmt_diag_set(d, n, "cannot read %s/per_cpu/cpu%d/stats", in->path, cpus[i]);
 		n = snprintf(text, sizeof(text), "CPU: %d\n%s", cpus[i], buf);
 		ret = kmt_spool_put_stats(sp, b, cpus[i], text, (size_t)n, d);
 	}

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <kmemtrace/instance.h>
 #include <kmemtrace/access.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/format.h>
@@ -167,7 +168,7 @@ static int ctl_start(struct kmt_watcher *w, struct kmt_diag *d)
 {
 	struct kmt_events evs = { 0 };
 	struct kmt_event_filter ef[4];
-	char name[64], path[600], buf[2][300], sub[32];
+	char name[64], buf[2][300], sub[32];
 	struct kmt_session_opts so = {
 		.events = &evs, .pids = w->o.pids, .nr_pids = w->o.nr_pids, .event_filters = ef,
 		.buffer_kb = 1024, .buffer_percent = 100, .clock = "mono",
@@ -211,10 +212,9 @@ static int ctl_start(struct kmt_watcher *w, struct kmt_diag *d)
 	if (!w->page)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	for (i = 0; i < w->o.nr_cpus; i++) {
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", w->ctl.path, w->cpus[i]);
-		w->ctl_fd[i] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		w->ctl_fd[i] = kmt_instance_open_cpu(w->ctl.path, w->cpus[i], "trace_pipe_raw", O_RDONLY | O_NONBLOCK, d);
 		if (w->ctl_fd[i] < 0)
-			return kmt_diag_set(d, -errno, "cannot open '%s': %s", path, strerror(errno));
+			return w->ctl_fd[i];
 	}
 	return kmt_session_tracing(&w->ctl, true, d);
 }
