@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/map.h>
 #include "analysis.h"
 #include "cmd.h"
 #include "opt.h"
@@ -75,77 +76,72 @@ struct kmap {
 	bool live_only, accessed_only, preexisting, json;
 	const uint64_t *t0;		/* the first record's time, once read */
 	uint64_t printed;
-	struct hits *tab;		/* open addressing by object */
-	size_t cap, used;
+	struct hits *tab;		/* objects with accesses; ptr 0: a free entry */
+	size_t n, alloc;
+	uint32_t free_head;		/* a free entry (its n holds the next), or KMT_MAP_NONE */
+	struct kmt_map by_obj;		/* objkey() -> index in tab */
 	uint64_t memo_site;		/* --callsite: last site looked at */
 	bool memo_match;
 	FILE *out;
 };
 
-static size_t slot_of(const struct kmap *k, uint64_t ptr, uint64_t ts)
+static uint64_t objkey(uint64_t ptr, uint64_t ts)
 {
-	uint64_t h = (ptr ^ (ts * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	return ptr ^ (ts * 0x9e3779b97f4a7c15ULL);
+}
 
-	return (size_t)(h >> 20) & (k->cap - 1);
+struct obj_key {
+	const struct kmap *k;
+	uint64_t ptr, ts;
+};
+
+static bool same_obj(const void *ctx, uint32_t i)
+{
+	const struct obj_key *o = ctx;
+
+	return o->k->tab[i].ptr == o->ptr && o->k->tab[i].alloc_ts == o->ts;
 }
 
 static struct hits *hits_find(struct kmap *k, uint64_t ptr, uint64_t ts, bool create)
 {
-	size_t i;
+	struct obj_key o = { k, ptr, ts };
+	uint32_t i = kmt_map_find(&k->by_obj, objkey(ptr, ts), same_obj, &o);
 
-	if (create && (k->used + 1) * 2 > k->cap) {
-		size_t oc = k->cap, nc = oc ? oc * 2 : 64, j;
-		struct hits *old = k->tab, *nt = calloc(nc, sizeof(*nt));
+	if (i != KMT_MAP_NONE || !create)
+		return i == KMT_MAP_NONE ? NULL : &k->tab[i];
+	if (k->free_head != KMT_MAP_NONE) {
+		i = k->free_head;
+		k->free_head = (uint32_t)k->tab[i].n;
+	} else {
+		if (k->n == k->alloc) {
+			size_t na = k->alloc ? k->alloc * 2 : 64;
+			struct hits *nt = realloc(k->tab, na * sizeof(*nt));
 
-		if (!nt)
-			return NULL;
-		k->tab = nt;
-		k->cap = nc;
-		for (j = 0; j < oc; j++)
-			if (old[j].ptr) {
-				for (i = slot_of(k, old[j].ptr, old[j].alloc_ts); nt[i].ptr; i = (i + 1) & (nc - 1))
-					;
-				nt[i] = old[j];
-			}
-		free(old);
+			if (!nt)
+				return NULL;
+			k->tab = nt;
+			k->alloc = na;
+		}
+		i = (uint32_t)k->n++;
 	}
-	if (!k->cap)
-		return NULL;
-	for (i = slot_of(k, ptr, ts); k->tab[i].ptr; i = (i + 1) & (k->cap - 1))
-		if (k->tab[i].ptr == ptr && k->tab[i].alloc_ts == ts)
-			return &k->tab[i];
-	if (!create)
-		return NULL;
+	if (kmt_map_add(&k->by_obj, objkey(ptr, ts), i))
+		return NULL;	/* the entry stays free: it has ptr 0 */
+	memset(&k->tab[i], 0, sizeof(k->tab[i]));
 	k->tab[i].ptr = ptr;
 	k->tab[i].alloc_ts = ts;
-	k->used++;
 	return &k->tab[i];
 }
 
-/* Remove @h, re-placing the entries after it (linear probing). */
+/* Forget @h: its entry goes on the free list. */
 static void hits_remove(struct kmap *k, struct hits *h)
 {
-	size_t i = (size_t)(h - k->tab), j = i;
+	uint32_t i = (uint32_t)(h - k->tab);
 
+	kmt_map_del(&k->by_obj, objkey(h->ptr, h->alloc_ts), i);
 	free(h->v);
 	memset(h, 0, sizeof(*h));
-	k->used--;
-	for (;;) {
-		struct hits t;
-		size_t home;
-
-		j = (j + 1) & (k->cap - 1);
-		if (!k->tab[j].ptr)
-			return;
-		home = slot_of(k, k->tab[j].ptr, k->tab[j].alloc_ts);
-		/* Stays if its home lies cyclically in (i, j]. */
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		t = k->tab[j];
-		memset(&k->tab[j], 0, sizeof(k->tab[j]));
-		k->tab[i] = t;
-		i = j;
-	}
+	h->n = k->free_head;
+	k->free_head = i;
 }
 
 static void on_access(void *arg, const struct kmt_object *o, const struct kmt_event *ev)
@@ -406,7 +402,7 @@ static int kmap_opt(void *arg, int id, const char *value)
 
 int cmd_kmap(int argc, char **argv)
 {
-	struct kmap k = { .out = stdout };
+	struct kmap k = { .out = stdout, .free_head = KMT_MAP_NONE };
 	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k };
 	struct kmap_args o = { .k = &k, .h = &h, .t_start = 0, .t_end = -1 };
 	const char *path = "kmemtrace.dat";
@@ -434,9 +430,10 @@ int cmd_kmap(int argc, char **argv)
 	ret = analysis_run(&a, o.buffer, &o.mo, &h, o.t_start, o.t_end);
 	if (k.json)
 		fputs(k.printed ? "\n]\n" : "]\n", k.out);
-	for (i = 0; i < k.cap; i++)
+	for (i = 0; i < k.n; i++)
 		free(k.tab[i].v);
 	free(k.tab);
+	kmt_map_release(&k.by_obj);
 	if (fflush(stdout) || ferror(stdout))
 		ret = error("writing the output: %s", strerror(errno));
 	else if (!ret)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <kmemtrace/map.h>
 #include "cmd.h"
 #include "export.h"
 #include "pb.h"
@@ -37,86 +38,20 @@ enum {
 
 /* Strings, interned: the profile's string table (index 0 is ""). */
 struct strtab {
-	char **v;
-	size_t n, alloc;
-	uint32_t *slots;		/* index + 1 */
-	size_t cap;
+	struct kmt_intern in;
 	bool oom;			/* a string could not be added: no output */
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
-
-static bool str_grow(struct strtab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024, i;
-	uint32_t *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return false;
-	for (i = 0; i < t->n; i++) {
-		size_t j = hash_str(t->v[i]) & (cap - 1);
-
-		while (s[j])
-			j = (j + 1) & (cap - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->cap = cap;
-	return true;
-}
-
 /* The index of @s, added if new; -1 on ENOMEM, and then the table says so. */
-static int64_t str_add(struct strtab *t, const char *s);
-
 static int64_t str_id(struct strtab *t, const char *s)
 {
-	int64_t id = str_add(t, s);
+	int64_t id = kmt_intern_id(&t->in, 0, s);
 
-	if (id < 0)
+	if (id < 0) {
 		t->oom = true;
-	return id;
-}
-
-static int64_t str_add(struct strtab *t, const char *s)
-{
-	size_t j;
-
-	if ((t->n + 1) * 2 > t->cap && !str_grow(t))
 		return -1;
-	for (j = hash_str(s) & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1))
-		if (!strcmp(t->v[t->slots[j] - 1], s))
-			return t->slots[j] - 1;
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 256;
-		char **nv = realloc(t->v, na * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		t->v = nv;
-		t->alloc = na;
 	}
-	if (!(t->v[t->n] = strdup(s)))
-		return -1;
-	t->slots[j] = (uint32_t)++t->n;
-	return (int64_t)t->n - 1;
-}
-
-static void str_release(struct strtab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->v[i]);
-	free(t->v);
-	free(t->slots);
+	return id;
 }
 
 /* A sample: call site, stack, cache and comm (string ids); its four values. */
@@ -127,46 +62,11 @@ struct sample {
 	uint64_t v[4];			/* alloc_objects, alloc_space, inuse_objects, inuse_space */
 };
 
-/* u64 -> index, for samples (by a hash of their key) and locations (by address). */
-struct umap {
-	uint64_t *keys;
-	uint32_t *vals;			/* index + 1, 0: empty */
-	size_t cap, n;
-};
-
-static bool umap_grow(struct umap *m)
-{
-	struct umap nm = { .cap = m->cap ? m->cap * 2 : 1024 };
-	size_t i;
-
-	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
-	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
-	if (!nm.keys || !nm.vals) {
-		free(nm.keys);
-		free(nm.vals);
-		return false;
-	}
-	for (i = 0; i < m->cap; i++)
-		if (m->vals[i]) {
-			size_t j = (m->keys[i] * 0x9e3779b97f4a7c15ULL >> 20) & (nm.cap - 1);
-
-			while (nm.vals[j])
-				j = (j + 1) & (nm.cap - 1);
-			nm.keys[j] = m->keys[i];
-			nm.vals[j] = m->vals[i];
-		}
-	nm.n = m->n;
-	free(m->keys);
-	free(m->vals);
-	*m = nm;
-	return true;
-}
-
 struct pprof {
 	struct strtab str;
 	struct sample *s;
 	size_t n, alloc;
-	struct umap by_key;		/* several samples may share a hash: chained by scan */
+	struct kmt_map by_key;		/* sample_hash() -> index; samples may share a hash */
 };
 
 static uint64_t sample_hash(const struct sample *s)
@@ -178,23 +78,28 @@ static uint64_t sample_hash(const struct sample *s)
 	return h ^ (h >> 31);
 }
 
-static bool same(const struct sample *a, const struct sample *b)
+struct sample_key {
+	const struct pprof *p;
+	const struct sample *k;
+};
+
+static bool same(const void *ctx, uint32_t i)
 {
+	const struct sample *a = &((const struct sample_key *)ctx)->p->s[i];
+	const struct sample *b = ((const struct sample_key *)ctx)->k;
+
 	return a->site == b->site && a->stack == b->stack && a->cache == b->cache && a->comm == b->comm;
 }
 
 /* The sample with @k's key, made if new (NULL on ENOMEM). */
 static struct sample *sample_of(struct pprof *p, const struct sample *k)
 {
-	struct umap *m = &p->by_key;
+	struct sample_key sk = { p, k };
 	uint64_t h = sample_hash(k);
-	size_t j;
+	uint32_t i = kmt_map_find(&p->by_key, h, same, &sk);
 
-	if ((m->n + 1) * 2 > m->cap && !umap_grow(m))
-		return NULL;
-	for (j = (h * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == h && same(&p->s[m->vals[j] - 1], k))
-			return &p->s[m->vals[j] - 1];
+	if (i != KMT_MAP_NONE)
+		return &p->s[i];
 	if (p->n == p->alloc) {
 		size_t na = p->alloc ? p->alloc * 2 : 1024;
 		struct sample *ns = realloc(p->s, na * sizeof(*ns));
@@ -204,12 +109,11 @@ static struct sample *sample_of(struct pprof *p, const struct sample *k)
 		p->s = ns;
 		p->alloc = na;
 	}
+	if (kmt_map_add(&p->by_key, h, (uint32_t)p->n))
+		return NULL;
 	p->s[p->n] = *k;
 	memset(p->s[p->n].v, 0, sizeof(p->s[p->n].v));
-	m->keys[j] = h;
-	m->vals[j] = (uint32_t)++p->n;
-	m->n++;
-	return &p->s[p->n - 1];
+	return &p->s[p->n++];
 }
 
 static void on_object(void *arg, const struct kmt_object *o)
@@ -308,23 +212,17 @@ static int begin(struct export *x)
 
 /* Locations (one per address) and functions (one per name), in the order met. */
 struct locs {
-	struct umap by_addr;
+	struct kmt_map by_addr;		/* address -> location id (1, 2, ...) */
 	uint64_t *addr;
 	size_t n, alloc;
 };
 
 static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
 {
-	struct umap *m = &l->by_addr;
-	size_t j;
+	uint32_t id = kmt_map_get(&l->by_addr, addr);
 
-	if ((m->n + 1) * 2 > m->cap && !umap_grow(m)) {
-		*oom = true;
-		return 0;
-	}
-	for (j = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == addr)
-			return m->vals[j];
+	if (id != KMT_MAP_NONE)
+		return id;
 	if (l->n == l->alloc) {
 		size_t na = l->alloc ? l->alloc * 2 : 1024;
 		uint64_t *nv = realloc(l->addr, na * sizeof(*nv));
@@ -336,11 +234,12 @@ static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
 		l->addr = nv;
 		l->alloc = na;
 	}
+	if (kmt_map_put(&l->by_addr, addr, (uint32_t)l->n + 1)) {
+		*oom = true;
+		return 0;
+	}
 	l->addr[l->n] = addr;
-	m->keys[j] = addr;
-	m->vals[j] = (uint32_t)++l->n;
-	m->n++;
-	return l->n;
+	return ++l->n;
 }
 
 static void value_type(struct pb *b, uint32_t field, struct strtab *t, const char *type, const char *unit)
@@ -444,7 +343,7 @@ static int end(struct export *x)
 	for (i = 0; i < l.n && !oom; i++)
 		if ((fnid[i] = str_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
 			oom = true;
-	if (!oom && !(done = calloc(t->n + 1, sizeof(*done))))
+	if (!oom && !(done = calloc(t->in.n + 1, sizeof(*done))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++) {
 		size_t ml;
@@ -484,8 +383,8 @@ static int end(struct export *x)
 	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
 	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
 	/* The string table last: every string is in it by now. */
-	for (i = 0; i < t->n; i++)
-		pb_str(&b, PROFILE_STRING_TABLE, t->v[i]);
+	for (i = 0; i < t->in.n; i++)
+		pb_str(&b, PROFILE_STRING_TABLE, t->in.str[i]);
 	if (oom || b.oom || t->oom)
 		ret = error("out of memory");
 	else if (gzip_out(&b, x->out))
@@ -494,8 +393,7 @@ static int end(struct export *x)
 	free(fnid);
 	free(done);
 	free(l.addr);
-	free(l.by_addr.keys);
-	free(l.by_addr.vals);
+	kmt_map_release(&l.by_addr);
 	pb_release(&b);
 	return ret;
 }
@@ -506,10 +404,9 @@ static void release(struct export *x)
 
 	if (!p)
 		return;
-	str_release(&p->str);
+	kmt_intern_release(&p->str.in);
 	free(p->s);
-	free(p->by_key.keys);
-	free(p->by_key.vals);
+	kmt_map_release(&p->by_key);
 	free(p);
 	x->priv = NULL;
 }

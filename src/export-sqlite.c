@@ -16,16 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/map.h>
 #include "cmd.h"
 #include "export.h"
-
-/* Names met so far (call sites by address, strings by content) -> their row id. */
-struct ids {
-	uint64_t *keys;
-	char **strs;			/* strings: their copy; sites: NULL */
-	int64_t *vals;			/* 0: empty */
-	size_t cap, n;
-};
 
 /*
  * Object rows go in ROWS at a time, in one statement (a quarter fewer
@@ -63,7 +56,9 @@ struct sq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int64_t objects, accesses;
-	struct ids sites, names;
+	struct kmt_map sites;		/* call site -> its row id (1, 2, ...) */
+	size_t nr_sites;
+	struct kmt_intern names;	/* names: row id = number + 1 */
 	uint32_t max_stack;		/* stack ids used + 1 */
 	char err[256];
 };
@@ -241,92 +236,45 @@ static void stop_inserter(struct sq *s)
 	s->running = false;
 }
 
-static uint64_t hash_of(uint64_t k, const char *s)
-{
-	uint64_t h = k * 0x9e3779b97f4a7c15ULL;
-
-	for (; s && *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h ^ (h >> 29);
-}
-
-static bool ids_grow(struct ids *t)
-{
-	struct ids n = { .cap = t->cap ? t->cap * 2 : 1024 };
-	size_t i;
-
-	n.keys = calloc(n.cap, sizeof(*n.keys));
-	n.strs = calloc(n.cap, sizeof(*n.strs));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.strs || !n.vals) {
-		free(n.keys);
-		free(n.strs);
-		free(n.vals);
-		return false;
-	}
-	for (i = 0; i < t->cap; i++)
-		if (t->vals[i]) {
-			size_t j = hash_of(t->keys[i], t->strs[i]) & (n.cap - 1);
-
-			while (n.vals[j])
-				j = (j + 1) & (n.cap - 1);
-			n.keys[j] = t->keys[i];
-			n.strs[j] = t->strs[i];
-			n.vals[j] = t->vals[i];
-		}
-	n.n = t->n;
-	free(t->keys);
-	free(t->strs);
-	free(t->vals);
-	*t = n;
-	return true;
-}
-
-static void ids_release(struct ids *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->cap; i++)
-		free(t->strs[i]);
-	free(t->keys);
-	free(t->strs);
-	free(t->vals);
-}
-
 /*
  * The row id of call site @addr (@s NULL) or of the name @s, inserted at
  * the first sight (after the inserter's rows); 0 on failure (x->failed).
  */
-static int64_t id_of(struct export *x, struct ids *t, uint64_t addr, const char *s)
+static int64_t id_of(struct export *x, uint64_t addr, const char *s)
 {
 	struct sq *q = x->priv;
 	char cs[256], fn[256];
-	size_t j;
+	int64_t id;
 
-	if ((t->n + 1) * 2 > t->cap && !ids_grow(t))
-		goto oom;
-	for (j = hash_of(addr, s) & (t->cap - 1); t->vals[j]; j = (j + 1) & (t->cap - 1))
-		if (t->keys[j] == addr && (s ? t->strs[j] && !strcmp(t->strs[j], s) : !t->strs[j]))
-			return t->vals[j];
-	sync_rows(q);
-	if (s && !(t->strs[j] = strdup(s)))
-		goto oom;
-	t->keys[j] = addr;
-	t->vals[j] = (int64_t)++t->n;
 	if (s) {
-		sqlite3_bind_int64(q->name, 1, t->vals[j]);
+		size_t before = q->names.n;
+
+		id = kmt_intern_find(&q->names, 0, s);
+		if (id >= 0)
+			return id + 1;
+		sync_rows(q);
+		id = kmt_intern_id(&q->names, 0, s);
+		if (id < 0 || q->names.n == before)
+			goto oom;
+		sqlite3_bind_int64(q->name, 1, id + 1);
 		sqlite3_bind_text(q->name, 2, s, -1, SQLITE_STATIC);
 		step(x, q->name);
-	} else {
-		sqlite3_bind_int64(q->site, 1, t->vals[j]);
-		sqlite3_bind_text(q->site, 2, site_name(&x->r, addr, cs, sizeof(cs)), -1, SQLITE_STATIC);
-		sqlite3_bind_text(q->site, 3, site_function(&x->r, addr, fn, sizeof(fn)), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q->site, 4, (sqlite3_int64)addr);
-		step(x, q->site);
+		return id + 1;
 	}
-	return t->vals[j];
-oom:
+	id = kmt_map_get(&q->sites, addr);
+	if (id != KMT_MAP_NONE)
+		return id;
 	sync_rows(q);
+	id = (int64_t)++q->nr_sites;
+	if (kmt_map_put(&q->sites, addr, (uint32_t)id))
+		goto oom;
+	sqlite3_bind_int64(q->site, 1, id);
+	sqlite3_bind_text(q->site, 2, site_name(&x->r, addr, cs, sizeof(cs)), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q->site, 3, site_function(&x->r, addr, fn, sizeof(fn)), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q->site, 4, (sqlite3_int64)addr);
+	step(x, q->site);
+	return id;
+oom:
 	x->failed = true;
 	snprintf(q->err, sizeof(q->err), "out of memory");
 	return 0;
@@ -383,13 +331,13 @@ static void on_object(void *arg, const struct kmt_object *o)
 
 	/* Ids first: a name met the first time waits for the inserter. */
 	if (alloced && o->alloc_site)
-		site = id_of(x, &s->sites, o->alloc_site, NULL);
+		site = id_of(x, o->alloc_site, NULL);
 	if (o->cache)
-		cache = id_of(x, &s->names, 0, o->cache);
+		cache = id_of(x, 0, o->cache);
 	if (o->comm)
-		comm = id_of(x, &s->names, 0, o->comm);
+		comm = id_of(x, 0, o->comm);
 	if (o->free_site)
-		free_site = id_of(x, &s->sites, o->free_site, NULL);
+		free_site = id_of(x, o->free_site, NULL);
 	r = &b->r[b->n++];
 #define PUT(c, val) (r->v[(c) - 1] = (sqlite3_int64)(val), r->set |= 1u << ((c) - 1))
 	r->set = 0;
@@ -684,8 +632,8 @@ static void release(struct export *x)
 	sqlite3_finalize(s->name);
 	if (s->db)
 		sqlite3_close(s->db);
-	ids_release(&s->sites);
-	ids_release(&s->names);
+	kmt_map_release(&s->sites);
+	kmt_intern_release(&s->names);
 	for (i = 0; i < BATCHES; i++)
 		free(s->b[i]);
 	pthread_mutex_destroy(&s->lock);

@@ -1,41 +1,28 @@
 /*
  * The flame graph's tree (src/flame.h): paths of names added one by one,
- * children found through one hash table of (parent, name).
+ * children found through the interner's (parent, name).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemtrace/map.h>
 #include "cmd.h"
 #include "flame.h"
 
 struct flame {
 	struct flame_node *root;
-	struct flame_node **slots;	/* open addressing over (parent, name) */
-	struct flame_node **parent_of;	/* the parent of each slot's node */
-	size_t cap, n;
+	struct kmt_intern names;	/* (parent, name): the number of each node below the root */
+	struct flame_node **nodes;	/* by that number */
+	size_t alloc;
 	bool stacks;
 };
-
-static uint64_t hash(const struct flame_node *parent, const char *name)
-{
-	uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL;
-
-	for (; *name; name++)
-		h = (h ^ (uint8_t)*name) * 1099511628211ULL;
-	return h ^ (h >> 29);
-}
 
 static struct flame_node *node_new(const char *name)
 {
 	struct flame_node *f = calloc(1, sizeof(*f));
-	char *copy = strdup(name);
 
-	if (!f || !copy) {
-		free(f);
-		free(copy);
-		return NULL;
-	}
-	f->name = copy;
+	if (f)
+		f->name = name;
 	return f;
 }
 
@@ -48,48 +35,29 @@ static void node_free(struct flame_node *f)
 	for (i = 0; i < f->nkids; i++)
 		node_free(f->kids[i]);
 	free(f->kids);
-	free((char *)f->name);
 	free(f);
-}
-
-static bool grow(struct flame *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024, i;
-	struct flame_node **s = calloc(cap, sizeof(*s)), **p = calloc(cap, sizeof(*p));
-
-	if (!s || !p) {
-		free(s);
-		free(p);
-		return false;
-	}
-	for (i = 0; i < t->cap; i++)
-		if (t->slots[i]) {
-			size_t j = hash(t->parent_of[i], t->slots[i]->name) & (cap - 1);
-
-			while (s[j])
-				j = (j + 1) & (cap - 1);
-			s[j] = t->slots[i];
-			p[j] = t->parent_of[i];
-		}
-	free(t->slots);
-	free(t->parent_of);
-	t->slots = s;
-	t->parent_of = p;
-	t->cap = cap;
-	return true;
 }
 
 /* The child of @f named @name, made if absent; NULL on ENOMEM. */
 static struct flame_node *kid(struct flame *t, struct flame_node *f, const char *name)
 {
+	int64_t id = kmt_intern_id(&t->names, (uintptr_t)f, name);
 	struct flame_node *k;
-	size_t j;
 
-	if ((t->n + 1) * 2 > t->cap && !grow(t))
+	if (id < 0)
 		return NULL;
-	for (j = hash(f, name) & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1))
-		if (t->parent_of[j] == f && !strcmp(t->slots[j]->name, name))
-			return t->slots[j];
+	if ((size_t)id < t->alloc && t->nodes[id])
+		return t->nodes[id];
+	if ((size_t)id >= t->alloc) {
+		size_t na = t->alloc ? t->alloc * 2 : 1024;
+		struct flame_node **nn = realloc(t->nodes, na * sizeof(*nn));
+
+		if (!nn)
+			return NULL;
+		memset(nn + t->alloc, 0, (na - t->alloc) * sizeof(*nn));
+		t->nodes = nn;
+		t->alloc = na;
+	}
 	if (f->nkids == f->cap) {
 		size_t nc = f->cap ? f->cap * 2 : 4;
 		struct flame_node **nk = realloc(f->kids, nc * sizeof(*nk));
@@ -99,12 +67,10 @@ static struct flame_node *kid(struct flame *t, struct flame_node *f, const char 
 		f->kids = nk;
 		f->cap = nc;
 	}
-	if (!(k = node_new(name)))
+	if (!(k = node_new(t->names.str[id])))
 		return NULL;
 	f->kids[f->nkids++] = k;
-	t->slots[j] = k;
-	t->parent_of[j] = f;
-	t->n++;
+	t->nodes[id] = k;
 	return k;
 }
 
@@ -210,7 +176,7 @@ struct flame *flame_build(const struct report *r)
 	struct flame *t = calloc(1, sizeof(*t));
 	size_t n;
 
-	if (!t || !(t->root = node_new("all slab allocations")) || !grow(t)) {
+	if (!t || !(t->root = node_new("all slab allocations"))) {
 		flame_free(t);
 		return NULL;
 	}
@@ -228,8 +194,8 @@ void flame_free(struct flame *f)
 	if (!f)
 		return;
 	node_free(f->root);
-	free(f->slots);
-	free(f->parent_of);
+	kmt_intern_release(&f->names);
+	free(f->nodes);
 	free(f);
 }
 

@@ -1,5 +1,5 @@
 /*
- * pid -> comm map: open addressing on pid, grown at 50% load.
+ * pid -> comm map: names in the order first seen, found by pid (kmt_map).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -9,35 +9,26 @@
 
 #include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
+#include <kmemtrace/map.h>
 #include "kmt-local.h"
 
 struct centry {
-	int32_t pid;			/* 0: empty (pid 0 is stored as -2^31) */
+	int32_t pid;
 	char name[KMT_COMM_LEN];
 	uint64_t ts;			/* when it got the name (kmt_comms_set_at), or 0 */
 };
 
 struct kmt_comms {
 	struct centry *v;
-	size_t cap, n;
+	size_t n, alloc;
+	struct kmt_map by_pid;		/* pid -> index in v */
 };
-
-#define PID0 INT32_MIN
-
-static size_t slot(int32_t pid, size_t cap)
-{
-	return ((uint32_t)pid * 2654435761u) & (cap - 1);
-}
 
 struct kmt_comms *kmt_comms_new(void)
 {
 	struct kmt_comms *c = calloc(1, sizeof(*c));
 
-	if (!c)
-		return NULL;
-	c->cap = 256;
-	c->v = calloc(c->cap, sizeof(*c->v));
-	if (!c->v) {
+	if (!c || kmt_map_init(&c->by_pid, 256)) {
 		free(c);
 		return NULL;
 	}
@@ -49,48 +40,38 @@ void kmt_comms_free(struct kmt_comms *c)
 	if (!c)
 		return;
 	free(c->v);
+	kmt_map_release(&c->by_pid);
 	free(c);
 }
 
-static struct centry *find(const struct kmt_comms *c, int32_t key)
+static const struct centry *find(const struct kmt_comms *c, int32_t pid)
 {
-	size_t i = slot(key, c->cap);
+	uint32_t i = kmt_map_get(&c->by_pid, (uint32_t)pid);
 
-	while (c->v[i].pid && c->v[i].pid != key)
-		i = (i + 1) & (c->cap - 1);
-	return &c->v[i];
-}
-
-static int grow(struct kmt_comms *c)
-{
-	struct kmt_comms nc = { calloc(c->cap * 2, sizeof(*c->v)), c->cap * 2, 0 };
-	size_t i;
-
-	if (!nc.v)
-		return -ENOMEM;
-	for (i = 0; i < c->cap; i++)
-		if (c->v[i].pid)
-			*find(&nc, c->v[i].pid) = c->v[i];
-	free(c->v);
-	c->v = nc.v;
-	c->cap = nc.cap;
-	return 0;
+	return i == KMT_MAP_NONE ? NULL : &c->v[i];
 }
 
 /* The entry of @pid, made if new (NULL on ENOMEM). */
 static struct centry *entry(struct kmt_comms *c, int32_t pid)
 {
-	int32_t key = pid ? pid : PID0;
-	struct centry *e;
+	uint32_t i = kmt_map_get(&c->by_pid, (uint32_t)pid);
 
-	if ((c->n + 1) * 2 > c->cap && grow(c))
-		return NULL;
-	e = find(c, key);
-	if (!e->pid) {
-		e->pid = key;
-		c->n++;
+	if (i != KMT_MAP_NONE)
+		return &c->v[i];
+	if (c->n == c->alloc) {
+		size_t na = c->alloc ? c->alloc * 2 : 256;
+		struct centry *nv = realloc(c->v, na * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		c->v = nv;
+		c->alloc = na;
 	}
-	return e;
+	if (kmt_map_put(&c->by_pid, (uint32_t)pid, (uint32_t)c->n))
+		return NULL;
+	memset(&c->v[c->n], 0, sizeof(c->v[c->n]));
+	c->v[c->n].pid = pid;
+	return &c->v[c->n++];
 }
 
 static void name_entry(struct centry *e, const char *name, size_t len)
@@ -127,10 +108,10 @@ int kmt_comms_merge(struct kmt_comms *c, const struct kmt_comms *from)
 {
 	size_t i;
 
-	for (i = 0; i < from->cap; i++) {
+	for (i = 0; i < from->n; i++) {
 		const struct centry *e = &from->v[i];
 
-		if (e->pid && kmt_comms_set_at(c, e->pid == PID0 ? 0 : e->pid, e->name, sizeof(e->name), e->ts))
+		if (kmt_comms_set_at(c, e->pid, e->name, sizeof(e->name), e->ts))
 			return -ENOMEM;
 	}
 	return 0;
@@ -138,9 +119,9 @@ int kmt_comms_merge(struct kmt_comms *c, const struct kmt_comms *from)
 
 const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid)
 {
-	const struct centry *e = find(c, pid ? pid : PID0);
+	const struct centry *e = find(c, pid);
 
-	return e->pid ? e->name : NULL;
+	return e ? e->name : NULL;
 }
 
 const char *kmt_comm_name(const struct kmt_comms *c, int32_t pid)
@@ -181,8 +162,6 @@ static int cmp_pid(const void *a, const void *b)
 {
 	int32_t x = ((const struct centry *)a)->pid, y = ((const struct centry *)b)->pid;
 
-	x = x == PID0 ? 0 : x;
-	y = y == PID0 ? 0 : y;
 	return (x > y) - (x < y);
 }
 
@@ -194,14 +173,13 @@ char *kmt_comms_format(const struct kmt_comms *c, size_t *len)
 
 	if (!all)
 		return NULL;
-	for (i = 0; i < c->cap; i++)
-		if (c->v[i].pid)
-			all[n++] = c->v[i];
+	for (i = 0; i < c->n; i++)
+		all[n++] = c->v[i];
 	if (n > 1)
 		qsort(all, n, sizeof(*all), cmp_pid);
 	sbuf_grow(&sb, n * 24);
 	for (i = 0; i < n; i++)
-		if (sbuf_printf(&sb, "%d %s\n", all[i].pid == PID0 ? 0 : all[i].pid, all[i].name)) {
+		if (sbuf_printf(&sb, "%d %s\n", all[i].pid, all[i].name)) {
 			sbuf_release(&sb);
 			break;
 		}

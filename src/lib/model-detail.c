@@ -25,9 +25,9 @@ struct kmt_detail {
 	struct hint { uint32_t group, size; } *hint;
 	size_t hint_n;
 	VEC(struct kmt_gap) gaps;
-	struct imap group_map;		/* site:24 cache:16 proc:24 -> row */
+	struct kmt_map group_map;		/* site:24 cache:16 proc:24 -> row */
 	VEC(struct kmt_group) groups;
-	struct imap size_map;		/* req << 32 | alloc -> row */
+	struct kmt_map size_map;		/* req << 32 | alloc -> row */
 	VEC(struct kmt_size_count) sizes;
 };
 
@@ -59,8 +59,8 @@ int model_detail_init(struct kmt_model *m)
 		if (!(d->pages[i] = counts()))
 			return -1;
 	if (!d->allocs || !d->frees || !d->bytes_alloc || !d->bytes_freed || !d->forks ||
-	    !d->newtasks || !d->net || imap_init(&d->group_map, 1 << 10) ||
-	    imap_init(&d->size_map, 1 << 10))
+	    !d->newtasks || !d->net || kmt_map_init(&d->group_map, 1 << 10) ||
+	    kmt_map_init(&d->size_map, 1 << 10))
 		return -1;
 	return 0;
 }
@@ -91,9 +91,9 @@ void model_detail_release(struct kmt_model *m)
 	free(d->site_net);
 	free(d->proc_net);
 	free(d->gaps.v);
-	imap_release(&d->group_map);
+	kmt_map_release(&d->group_map);
 	free(d->groups.v);
-	imap_release(&d->size_map);
+	kmt_map_release(&d->size_map);
 	free(d->sizes.v);
 	free(d->hint);
 	free(d);
@@ -243,10 +243,10 @@ static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hin
 	if (o->site >= 0xffffff || cache > 0xffff || proc > 0xffffff)
 		return NULL;	/* indices too large for the key: not grouped */
 	key = (uint64_t)o->site << 40 | cache << 24 | proc;
-	i = imap_get(&d->group_map, key);
+	i = kmt_map_get(&d->group_map, key);
 	if (i == NONE) {
 		i = VEC_PUSH(d->groups, m->oom);
-		if (i == NONE || imap_put(&d->group_map, key, i)) {
+		if (i == NONE || kmt_map_put(&d->group_map, key, i)) {
 			m->oom = true;
 			return NULL;
 		}
@@ -264,11 +264,11 @@ static void count_size(struct kmt_model *m, const struct obj *o, int64_t sign, s
 	struct kmt_detail *d = m->detail;
 	uint64_t key = (uint64_t)o->req << 32 | o->alloc;
 	uint32_t i = h && h->size != NONE && d->sizes.v[h->size].req == o->req &&
-		     d->sizes.v[h->size].alloc == o->alloc ? h->size : imap_get(&d->size_map, key);
+		     d->sizes.v[h->size].alloc == o->alloc ? h->size : kmt_map_get(&d->size_map, key);
 
 	if (i == NONE) {
 		i = VEC_PUSH(d->sizes, m->oom);
-		if (i == NONE || imap_put(&d->size_map, key, i)) {
+		if (i == NONE || kmt_map_put(&d->size_map, key, i)) {
 			m->oom = true;
 			return;
 		}

@@ -5,6 +5,7 @@
 #ifndef MODEL_LOCAL_H
 #define MODEL_LOCAL_H
 
+#include <kmemtrace/map.h>
 #include <kmemtrace/model.h>
 #include "kmt-local.h"
 
@@ -96,33 +97,11 @@ void otab_remove(struct otab *t, struct islot *s);
 /* Where @key would be probed first, for prefetching. */
 static inline const void *otab_slot(const struct otab *t, uint64_t key);
 
-/* u64 -> u32 index map (call sites, pids, caches by size). */
-struct imap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-int imap_init(struct imap *m, size_t cap);
-void imap_release(struct imap *m);
-uint32_t imap_get(const struct imap *m, uint64_t key);	/* NONE if absent */
-int imap_put(struct imap *m, uint64_t key, uint32_t val);
-
-static inline uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-uint64_t hash_str(const char *s, size_t len);
-
 #define KEY_MIX 0x8000000000000001ULL	/* so that pfn 0 is not "empty" */
 
 static inline const void *otab_slot(const struct otab *t, uint64_t key)
 {
-	return &t->s[hash64(key ^ KEY_MIX) & (t->cap - 1)];
+	return &t->s[kmt_hash64(key ^ KEY_MIX) & (t->cap - 1)];
 }
 
 /* ---- the model itself, shared by model.c and model-object.c ---- */
@@ -218,7 +197,7 @@ struct kmt_model {
 	struct queued q[LOOKAHEAD];
 	unsigned int qhead, qlen;
 	struct otab slab, pages, pcpu;
-	struct imap site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
+	struct kmt_map site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
 	VEC(struct kmt_site) sites;
 	VEC(struct kmt_site) page_sites;
 	VEC(struct kmt_cache) caches;
@@ -229,7 +208,7 @@ struct kmt_model {
 	VEC(struct kmt_gfp_count) gfp;
 	/* vmalloc (model-vmap.c) */
 	struct otab vmap;
-	struct imap vmap_site_map, vmap_size_map;
+	struct kmt_map vmap_site_map, vmap_size_map;
 	VEC(struct kmt_site) vmap_sites;
 	VEC(struct kmt_vmap_size) vmap_sizes;
 	VEC(struct kmt_vmap_area) vmap_live;
@@ -255,7 +234,7 @@ struct kmt_model {
 };
 
 /* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */
-struct kmt_site *model_site_of(struct kmt_model *m, struct imap *map, void *vec, uint64_t addr);
+struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec, uint64_t addr);
 /* The slab call site of @addr, through a memo (NULL on ENOMEM). */
 struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr);
 /* The cache of @ev: by name, kmalloc by size class (NONE on ENOMEM). */

@@ -62,13 +62,13 @@ void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const str
 			uint64_t alloc_site, uint32_t cache, const char *detail)
 {
 	/* One row per kind, call site and cache: the first occurrence keeps its details. */
-	uint64_t key = hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ hash64((uint64_t)cache << 20);
-	uint32_t i = imap_get(&m->misuse_map, key);
+	uint64_t key = kmt_hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ kmt_hash64((uint64_t)cache << 20);
+	uint32_t i = kmt_map_get(&m->misuse_map, key);
 	struct kmt_misuse *mu;
 
 	if (i == NONE) {
 		i = VEC_PUSH(m->misuse, m->oom);
-		if (i == NONE || imap_put(&m->misuse_map, key, i)) {
+		if (i == NONE || kmt_map_put(&m->misuse_map, key, i)) {
 			m->oom = true;
 			return;
 		}

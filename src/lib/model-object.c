@@ -11,13 +11,11 @@
 
 #include "model-local.h"
 
-/* Per (group, offset, ip): open addressing over a dense array. */
+/* Per (group, offset, ip): a dense array, found through a kmt_map. */
 struct access_tab {
 	struct kmt_access_stat *v;
-	uint32_t *site;			/* the model's site index of each */
 	size_t n, alloc;
-	uint32_t *idx;			/* NONE: empty */
-	size_t cap;
+	struct kmt_map by_key;		/* akey() -> index in v */
 };
 
 void kmt_model_set_hooks(struct kmt_model *m, const struct kmt_model_hooks *h)
@@ -130,9 +128,23 @@ void model_emit_live(struct kmt_model *m)
 		emit_table(m, &m->pages);
 }
 
-static uint64_t akey(uint32_t site, uint32_t offset, uint64_t ip)
+static uint64_t akey(uint64_t site, uint32_t offset, uint64_t ip)
 {
-	return hash64(ip) ^ hash64(((uint64_t)site << 32 | offset) + 0x9e3779b97f4a7c15ULL);
+	return kmt_hash64(ip) ^ kmt_hash64((site ^ (uint64_t)offset << 48) + 0x9e3779b97f4a7c15ULL);
+}
+
+struct access_key {
+	const struct access_tab *a;
+	uint64_t site, ip;
+	uint32_t offset;
+};
+
+static bool same_access(const void *ctx, uint32_t i)
+{
+	const struct access_key *k = ctx;
+	const struct kmt_access_stat *s = &k->a->v[i];
+
+	return s->site == k->site && s->offset == k->offset && s->ip == k->ip;
 }
 
 static struct kmt_access_stat *access_slot(struct kmt_model *m, const struct obj *o,
@@ -140,57 +152,33 @@ static struct kmt_access_stat *access_slot(struct kmt_model *m, const struct obj
 {
 	struct access_tab *a = m->access;
 	uint64_t site = m->sites.v[o->site].addr;
-	size_t i;
+	struct access_key k = { a, site, ev->call_site, ev->offset };
+	uint64_t h = akey(site, ev->offset, ev->call_site);
+	uint32_t i;
 
 	if (!a) {
 		a = m->access = calloc(1, sizeof(*a));
 		if (!a)
 			return NULL;
+		k.a = a;
 	}
-	if (a->n * 2 >= a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 256, j;
-		uint32_t *ni = malloc(nc * sizeof(*ni));
-
-		if (!ni)
-			return NULL;
-		memset(ni, 0xff, nc * sizeof(*ni));
-		for (j = 0; j < a->n; j++) {
-			size_t k = akey(a->site[j], a->v[j].offset, a->v[j].ip) & (nc - 1);
-
-			while (ni[k] != NONE)
-				k = (k + 1) & (nc - 1);
-			ni[k] = (uint32_t)j;
-		}
-		free(a->idx);
-		a->idx = ni;
-		a->cap = nc;
-	}
-	for (i = akey(o->site, ev->offset, ev->call_site) & (a->cap - 1); a->idx[i] != NONE;
-	     i = (i + 1) & (a->cap - 1)) {
-		struct kmt_access_stat *s = &a->v[a->idx[i]];
-
-		if (s->site == site && s->offset == ev->offset && s->ip == ev->call_site)
-			return s;
-	}
+	i = kmt_map_find(&a->by_key, h, same_access, &k);
+	if (i != NONE)
+		return &a->v[i];
 	if (a->n == a->alloc) {
 		size_t na = a->alloc ? a->alloc * 2 : 64;
 		struct kmt_access_stat *nv = realloc(a->v, na * sizeof(*nv));
-		uint32_t *ns;
 
 		if (!nv)
 			return NULL;
 		a->v = nv;
-		ns = realloc(a->site, na * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		a->site = ns;
 		a->alloc = na;
 	}
-	a->idx[i] = (uint32_t)a->n;
+	if (kmt_map_add(&a->by_key, h, (uint32_t)a->n))
+		return NULL;
 	memset(&a->v[a->n], 0, sizeof(a->v[a->n]));
 	a->v[a->n].site = site;
 	a->v[a->n].cache = o->cache;
-	a->site[a->n] = o->site;
 	a->v[a->n].offset = ev->offset;
 	a->v[a->n].ip = ev->call_site;
 	a->v[a->n].len = (uint32_t)MIN(ev->bytes_req, (uint64_t)UINT32_MAX);
@@ -263,10 +251,7 @@ void model_access_finish(struct kmt_model *m)
 		return;
 	if (a->n > 1)
 		qsort(a->v, a->n, sizeof(*a->v), cmp_access);
-	free(a->idx);
-	free(a->site);
-	a->idx = a->site = NULL;
-	a->cap = 0;
+	kmt_map_release(&a->by_key);
 }
 
 void model_access_release(struct kmt_model *m)
@@ -274,8 +259,7 @@ void model_access_release(struct kmt_model *m)
 	if (!m->access)
 		return;
 	free(m->access->v);
-	free(m->access->site);
-	free(m->access->idx);
+	kmt_map_release(&m->access->by_key);
 	free(m->access);
 	m->access = NULL;
 }

@@ -37,10 +37,10 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	model_detail_page(m, ev->ts, ev->order);
 	m->sum.order_mt[MIN(ev->order, (uint32_t)KMT_MAX_ORDER)]
 		       [ev->migratetype >= 0 && ev->migratetype < KMT_MIGRATE_TYPES ? ev->migratetype : KMT_MIGRATE_TYPES]++;
-	gi = imap_get(&m->gfp_map, ev->gfp);
+	gi = kmt_map_get(&m->gfp_map, ev->gfp);
 	if (gi == NONE) {
 		gi = VEC_PUSH(m->gfp, m->oom);
-		if (gi == NONE || imap_put(&m->gfp_map, ev->gfp, gi)) {
+		if (gi == NONE || kmt_map_put(&m->gfp_map, ev->gfp, gi)) {
 			m->oom = true;
 			return;
 		}

@@ -25,14 +25,14 @@ uint64_t kmt_life_bucket_ns(int b)
 	return b <= 0 ? 0 : 1ULL << (b - 1);
 }
 
-struct kmt_site *model_site_of(struct kmt_model *m, struct imap *map, void *vec_, uint64_t addr)
+struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec_, uint64_t addr)
 {
 	VEC(struct kmt_site) *vec = vec_;
-	uint32_t i = imap_get(map, addr);
+	uint32_t i = kmt_map_get(map, addr);
 
 	if (i == NONE) {
 		i = VEC_PUSH(*vec, m->oom);
-		if (i == NONE || imap_put(map, addr, i)) {
+		if (i == NONE || kmt_map_put(map, addr, i)) {
 			m->oom = true;
 			return NULL;
 		}
@@ -49,12 +49,12 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 	bool km = ev->kind == KMT_EV_KMALLOC, alloc = km || ev->kind == KMT_EV_CACHE_ALLOC;
 
 	if (km)
-		key = hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
+		key = kmt_hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
 	else if (ev->name_len)
-		key = hash_str(ev->name, ev->name_len);
+		key = kmt_hash_str(ev->name, ev->name_len);
 	else
-		key = hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
-	i = imap_get(&m->cache_map, key);
+		key = kmt_hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
+	i = kmt_map_get(&m->cache_map, key);
 	if (i != NONE) {
 		/* Named first by a free: its size comes with its first allocation. */
 		if (alloc && !m->caches.v[i].object_size && !(km && ev->bytes_alloc > 8192))
@@ -62,7 +62,7 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 		return i;
 	}
 	i = VEC_PUSH(m->caches, m->oom);
-	if (i == NONE || imap_put(&m->cache_map, key, i)) {
+	if (i == NONE || kmt_map_put(&m->cache_map, key, i)) {
 		m->oom = true;
 		return NONE;
 	}
@@ -92,13 +92,13 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 
 static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
 {
-	uint64_t key = hash64((uint64_t)(uint32_t)pid) ^ hash_str(comm, len);
-	uint32_t i = imap_get(&m->proc_map, key);
+	uint64_t key = kmt_hash64((uint64_t)(uint32_t)pid) ^ kmt_hash_str(comm, len);
+	uint32_t i = kmt_map_get(&m->proc_map, key);
 
 	if (i != NONE)
 		return i;
 	i = VEC_PUSH(m->procs, m->oom);
-	if (i == NONE || imap_put(&m->proc_map, key, i)) {
+	if (i == NONE || kmt_map_put(&m->proc_map, key, i)) {
 		m->oom = true;
 		return NONE;
 	}
@@ -109,14 +109,14 @@ static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, s
 
 uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 {
-	uint32_t i = imap_get(&m->pid_map, (uint64_t)(uint32_t)pid);
+	uint32_t i = kmt_map_get(&m->pid_map, (uint64_t)(uint32_t)pid);
 	const char *name;
 
 	if (i != NONE)
 		return i;
 	name = kmt_comm_name(m->o.cmdlines, pid);
 	i = proc_index(m, pid, name, strlen(name));
-	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
+	if (i != NONE && kmt_map_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;
 	return i;
 }
@@ -139,7 +139,7 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 	m->comm_gen++;
 	len = strnlen(comm, len);
 	i = proc_index(m, pid, comm, len);
-	if (i != NONE && imap_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
+	if (i != NONE && kmt_map_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;
 }
 

@@ -13,16 +13,14 @@
 #define MAX_FRAMES 128
 
 struct stack_head {
-	uint64_t hash;
 	uint32_t off, len;		/* in the flat frame array */
 };
 
 struct kmt_stacks {
 	VEC(uint64_t) frames;
 	VEC(struct stack_head) heads;
-	uint32_t *slots;		/* open addressing: stack id + 1, 0 empty */
-	size_t cap;
-	struct imap row_map;		/* site index << 32 | stack id -> row */
+	struct kmt_map by_hash;		/* hash of the frames -> stack id */
+	struct kmt_map row_map;		/* site index << 32 | stack id -> row */
 	VEC(struct kmt_site_stack) rows;
 	bool sorted;
 };
@@ -32,9 +30,7 @@ int model_stack_init(struct kmt_model *m)
 	m->stacks = calloc(1, sizeof(*m->stacks));
 	if (!m->stacks)
 		return -1;
-	m->stacks->cap = 1 << 10;
-	m->stacks->slots = calloc(m->stacks->cap, sizeof(*m->stacks->slots));
-	if (!m->stacks->slots || imap_init(&m->stacks->row_map, 1 << 8))
+	if (kmt_map_init(&m->stacks->by_hash, 1 << 10) || kmt_map_init(&m->stacks->row_map, 1 << 8))
 		return -1;
 	return 0;
 }
@@ -47,8 +43,8 @@ void model_stack_release(struct kmt_model *m)
 		return;
 	free(t->frames.v);
 	free(t->heads.v);
-	free(t->slots);
-	imap_release(&t->row_map);
+	kmt_map_release(&t->by_hash);
+	kmt_map_release(&t->row_map);
 	free(t->rows.v);
 	free(t);
 	m->stacks = NULL;
@@ -60,28 +56,22 @@ static uint64_t hash_frames(const uint64_t *f, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		h = hash64(h ^ f[i]) + i;
+		h = kmt_hash64(h ^ f[i]) + i;
 	return h;
 }
 
-static bool grow_slots(struct kmt_stacks *t)
+struct frames {
+	const struct kmt_stacks *t;
+	const uint64_t *f;
+	size_t n;
+};
+
+static bool same_frames(const void *ctx, uint32_t id)
 {
-	size_t cap = t->cap * 2, i;
-	uint32_t *s = calloc(cap, sizeof(*s));
+	const struct frames *k = ctx;
+	const struct stack_head *s = &k->t->heads.v[id];
 
-	if (!s)
-		return false;
-	for (i = 0; i < t->heads.n; i++) {
-		size_t j = t->heads.v[i].hash & (cap - 1);
-
-		while (s[j])
-			j = (j + 1) & (cap - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->cap = cap;
-	return true;
+	return s->len == k->n && (!k->n || !memcmp(&k->t->frames.v[s->off], k->f, k->n * sizeof(*k->f)));
 }
 
 /* The id of the stack @f[0..n), interned; NONE on ENOMEM. */
@@ -89,22 +79,15 @@ static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
 {
 	struct kmt_stacks *t = m->stacks;
 	uint64_t h = hash_frames(f, n);
-	size_t j, k;
-	uint32_t id;
+	struct frames key = { t, f, n };
+	uint32_t id = kmt_map_find(&t->by_hash, h, same_frames, &key);
+	size_t k;
 
-	if ((t->heads.n + 1) * 2 > t->cap && !grow_slots(t))
-		goto oom;
-	for (j = h & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1)) {
-		const struct stack_head *s = &t->heads.v[t->slots[j] - 1];
-
-		if (s->hash == h && s->len == n &&
-		    (!n || !memcmp(&t->frames.v[s->off], f, n * sizeof(*f))))
-			return t->slots[j] - 1;
-	}
+	if (id != NONE)
+		return id;
 	id = VEC_PUSH(t->heads, m->oom);
 	if (id == NONE)
 		return NONE;
-	t->heads.v[id].hash = h;
 	t->heads.v[id].off = (uint32_t)t->frames.n;
 	t->heads.v[id].len = (uint32_t)n;
 	for (k = 0; k < n; k++) {
@@ -114,11 +97,11 @@ static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
 			return NONE;
 		t->frames.v[i] = f[k];
 	}
-	t->slots[j] = id + 1;
+	if (kmt_map_add(&t->by_hash, h, id)) {
+		m->oom = true;
+		return NONE;
+	}
 	return id;
-oom:
-	m->oom = true;
-	return NONE;
 }
 
 /* Frames the tracing machinery adds on top of every stack. */
@@ -191,10 +174,10 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 	if (id == NONE)
 		return;
 	key = (uint64_t)o->site << 32 | id;
-	r = imap_get(&t->row_map, key);
+	r = kmt_map_get(&t->row_map, key);
 	if (r == NONE) {
 		r = VEC_PUSH(t->rows, m->oom);
-		if (r == NONE || imap_put(&t->row_map, key, r)) {
+		if (r == NONE || kmt_map_put(&t->row_map, key, r)) {
 			m->oom = true;
 			return;
 		}

@@ -1,5 +1,5 @@
 /*
- * Hash tables of the allocation model. Both are open addressing with
+ * The object table of the allocation model: open addressing with
  * linear probing, sized to a power of two and grown at half load, so a
  * lookup is one or two cache lines.
  */
@@ -51,7 +51,7 @@ void otab_release(struct otab *t)
 
 static struct islot *probe(const struct otab *t, uint64_t k)
 {
-	size_t mask = t->cap - 1, i = hash64(k) & mask;
+	size_t mask = t->cap - 1, i = kmt_hash64(k) & mask;
 
 	while (t->s[i].key && t->s[i].key != k)
 		i = (i + 1) & mask;
@@ -204,7 +204,7 @@ void otab_remove(struct otab *t, struct islot *s)
 		j = (j + 1) & mask;
 		if (!t->s[j].key)
 			break;
-		home = hash64(t->s[j].key) & mask;
+		home = kmt_hash64(t->s[j].key) & mask;
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			t->s[i] = t->s[j];
 			i = j;
@@ -212,78 +212,4 @@ void otab_remove(struct otab *t, struct islot *s)
 	}
 	t->s[i].key = 0;
 	t->n--;
-}
-
-int imap_init(struct imap *m, size_t cap)
-{
-	m->cap = cap;
-	m->n = 0;
-	m->keys = calloc(cap, sizeof(*m->keys));
-	m->vals = malloc(cap * sizeof(*m->vals));
-	if (!m->keys || !m->vals) {
-		imap_release(m);
-		return -ENOMEM;
-	}
-	memset(m->vals, 0xff, cap * sizeof(*m->vals));
-	return 0;
-}
-
-void imap_release(struct imap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static size_t imap_slot(const struct imap *m, uint64_t key)
-{
-	size_t mask = m->cap - 1, i = hash64(key) & mask;
-
-	while (m->vals[i] != NONE && m->keys[i] != key)
-		i = (i + 1) & mask;
-	return i;
-}
-
-uint32_t imap_get(const struct imap *m, uint64_t key)
-{
-	return m->vals[imap_slot(m, key)];
-}
-
-int imap_put(struct imap *m, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap) {
-		struct imap nm;
-		size_t k;
-
-		if (imap_init(&nm, m->cap * 2))
-			return -ENOMEM;
-		for (k = 0; k < m->cap; k++)
-			if (m->vals[k] != NONE) {
-				size_t j = imap_slot(&nm, m->keys[k]);
-
-				nm.keys[j] = m->keys[k];
-				nm.vals[j] = m->vals[k];
-			}
-		nm.n = m->n;
-		imap_release(m);
-		*m = nm;
-	}
-	i = imap_slot(m, key);
-	if (m->vals[i] == NONE)
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	return 0;
-}
-
-uint64_t hash_str(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < len && s[i]; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
-	return h;
 }

@@ -17,15 +17,15 @@
 
 int model_vmap_init(struct kmt_model *m)
 {
-	return otab_init(&m->vmap, 1 << 8) || imap_init(&m->vmap_site_map, 1 << 6) ||
-	       imap_init(&m->vmap_size_map, 1 << 6) ? -ENOMEM : 0;
+	return otab_init(&m->vmap, 1 << 8) || kmt_map_init(&m->vmap_site_map, 1 << 6) ||
+	       kmt_map_init(&m->vmap_size_map, 1 << 6) ? -ENOMEM : 0;
 }
 
 void model_vmap_release(struct kmt_model *m)
 {
 	otab_release(&m->vmap);
-	imap_release(&m->vmap_site_map);
-	imap_release(&m->vmap_size_map);
+	kmt_map_release(&m->vmap_site_map);
+	kmt_map_release(&m->vmap_size_map);
 	free(m->vmap_sites.v);
 	free(m->vmap_sizes.v);
 	free(m->vmap_live.v);
@@ -34,11 +34,11 @@ void model_vmap_release(struct kmt_model *m)
 /* The row of areas of @size. */
 static struct kmt_vmap_size *size_row(struct kmt_model *m, uint64_t size)
 {
-	uint32_t i = imap_get(&m->vmap_size_map, size);
+	uint32_t i = kmt_map_get(&m->vmap_size_map, size);
 
 	if (i == NONE) {
 		i = VEC_PUSH(m->vmap_sizes, m->oom);
-		if (i == NONE || imap_put(&m->vmap_size_map, size, i)) {
+		if (i == NONE || kmt_map_put(&m->vmap_size_map, size, i)) {
 			m->oom = true;
 			return NULL;
 		}

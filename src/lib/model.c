@@ -41,10 +41,10 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	m->cpu = calloc(KMT_MAX_CPUS, sizeof(*m->cpu));
 	if (!m->lost_by_cpu || !m->events_by_cpu || !m->cpu ||
 	    otab_init(&m->slab, 1 << 14) || otab_init(&m->pages, 1 << 12) ||
-	    otab_init(&m->pcpu, 1 << 10) || imap_init(&m->site_map, 1 << 10) ||
-	    imap_init(&m->page_site_map, 1 << 8) || imap_init(&m->cache_map, 1 << 8) ||
-	    imap_init(&m->proc_map, 1 << 10) || imap_init(&m->pid_map, 1 << 10) ||
-	    imap_init(&m->misuse_map, 1 << 6) || imap_init(&m->gfp_map, 1 << 6) ||
+	    otab_init(&m->pcpu, 1 << 10) || kmt_map_init(&m->site_map, 1 << 10) ||
+	    kmt_map_init(&m->page_site_map, 1 << 8) || kmt_map_init(&m->cache_map, 1 << 8) ||
+	    kmt_map_init(&m->proc_map, 1 << 10) || kmt_map_init(&m->pid_map, 1 << 10) ||
+	    kmt_map_init(&m->misuse_map, 1 << 6) || kmt_map_init(&m->gfp_map, 1 << 6) ||
 	    model_vmap_init(m) || model_stack_init(m) || model_detail_init(m)) {
 		kmt_model_free(m);
 		errno = ENOMEM;
@@ -71,13 +71,13 @@ void kmt_model_free(struct kmt_model *m)
 	model_vmap_release(m);
 	model_stack_release(m);
 	model_detail_release(m);
-	imap_release(&m->site_map);
-	imap_release(&m->page_site_map);
-	imap_release(&m->cache_map);
-	imap_release(&m->proc_map);
-	imap_release(&m->pid_map);
-	imap_release(&m->misuse_map);
-	imap_release(&m->gfp_map);
+	kmt_map_release(&m->site_map);
+	kmt_map_release(&m->page_site_map);
+	kmt_map_release(&m->cache_map);
+	kmt_map_release(&m->proc_map);
+	kmt_map_release(&m->pid_map);
+	kmt_map_release(&m->misuse_map);
+	kmt_map_release(&m->gfp_map);
 	free(m->sites.v);
 	free(m->page_sites.v);
 	free(m->caches.v);
@@ -391,14 +391,14 @@ static void median_ages(struct kmt_model *m, struct age_of *v, size_t n)
 
 int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 {
-	struct imap out_map;
+	struct kmt_map out_map;
 	struct age_of *ages;
 	size_t i, nages = 0;
 
 	drain(m, 0);
 	model_misuse_finish(m);
 	ages = malloc((m->slab.live + 1) * sizeof(*ages));
-	if (m->oom || !ages || imap_init(&out_map, 1 << 8)) {
+	if (m->oom || !ages || kmt_map_init(&out_map, 1 << 8)) {
 		free(ages);
 		m->oom = true;
 		return -ENOMEM;
@@ -435,10 +435,10 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 			m->procs.v[o->proc].live_objects++;
 			m->procs.v[o->proc].live_bytes += o->alloc;
 		}
-		k = imap_get(&out_map, o->site);
+		k = kmt_map_get(&out_map, o->site);
 		if (k == NONE) {
 			k = VEC_PUSH(m->outstanding, m->oom);
-			if (k == NONE || imap_put(&out_map, o->site, k)) {
+			if (k == NONE || kmt_map_put(&out_map, o->site, k)) {
 				m->oom = true;
 				break;
 			}
@@ -458,7 +458,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		if (nages <= m->slab.live)
 			ages[nages++] = (struct age_of){ k, age };
 	}
-	imap_release(&out_map);
+	kmt_map_release(&out_map);
 	median_ages(m, ages, nages);
 	free(ages);
 	model_vmap_finish(m, ts);

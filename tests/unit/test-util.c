@@ -1,5 +1,5 @@
 /*
- * Unit tests: keyed address hashes, symbols, process names, gfp flag names,
+ * Unit tests: the hash map and the interner, keyed address hashes, symbols, process names, gfp flag names,
  * compression on several threads, big output files.
  */
 #include <setjmp.h>
@@ -17,11 +17,79 @@
 #include <kmemtrace/flags.h>
 #include <kmemtrace/format.h>
 #include <kmemtrace/hashptr.h>
+#include <kmemtrace/map.h>
 #include <kmemtrace/outfile.h>
 #include <kmemtrace/slabnames.h>
 #include <kmemtrace/symbols.h>
 #include "kmt-local.h"
 #include "zpool.h"
+
+/* Keys that collide on purpose: every value shares one of four keys. */
+static bool same_val(const void *ctx, uint32_t val)
+{
+	return val == *(const uint32_t *)ctx;
+}
+
+static void test_map(void **state)
+{
+	enum { N = 5000 };
+	static uint32_t ref[N];		/* key i -> value, or KMT_MAP_NONE */
+	struct kmt_map m = { 0 }, c = { 0 };
+	struct kmt_intern t = { 0 };
+	uint64_t rng = 88172645463325252ULL;
+	uint32_t i, v;
+	int round;
+
+	memset(ref, 0xff, sizeof(ref));
+	assert_int_equal(kmt_map_get(&m, 7), KMT_MAP_NONE);	/* never initialised */
+	for (round = 0; round < 60000; round++) {
+		uint64_t key;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		key = rng % N;
+		if (rng >> 62) {
+			assert_int_equal(kmt_map_put(&m, key * 0x1000, (uint32_t)round), 0);
+			ref[key] = (uint32_t)round;
+		} else if (ref[key] != KMT_MAP_NONE) {
+			kmt_map_del(&m, key * 0x1000, ref[key]);
+			ref[key] = KMT_MAP_NONE;
+		}
+	}
+	for (i = 0, v = 0; i < N; i++) {
+		assert_int_equal(kmt_map_get(&m, (uint64_t)i * 0x1000), ref[i]);
+		v += ref[i] != KMT_MAP_NONE;
+	}
+	assert_int_equal(m.n, v);
+	/* Several values under one key: each found by the caller's test, each removable. */
+	for (i = 0; i < 400; i++)
+		assert_int_equal(kmt_map_add(&c, i % 4, i), 0);
+	for (i = 0; i < 400; i++)
+		assert_int_equal(kmt_map_find(&c, i % 4, same_val, &i), i);
+	for (i = 0; i < 400; i += 2)
+		kmt_map_del(&c, i % 4, i);
+	for (i = 0; i < 400; i++)
+		assert_int_equal(kmt_map_find(&c, i % 4, same_val, &i), i % 2 ? i : KMT_MAP_NONE);
+	assert_int_equal(c.n, 200);
+	/* Strings numbered in the order first seen, scoped by their tag. */
+	assert_int_equal(kmt_intern_id(&t, 0, "kmalloc-64"), 0);
+	assert_int_equal(kmt_intern_id(&t, 0, "dentry"), 1);
+	assert_int_equal(kmt_intern_id(&t, 5, "dentry"), 2);
+	assert_int_equal(kmt_intern_id(&t, 0, "dentry"), 1);
+	assert_int_equal(kmt_intern_find(&t, 5, "dentry"), 2);
+	assert_int_equal(kmt_intern_find(&t, 6, "dentry"), -1);
+	for (i = 0; i < 3000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "s%u", i);
+		assert_int_equal(kmt_intern_id(&t, i & 1, name), 3 + i);
+	}
+	assert_int_equal(kmt_intern_find(&t, 1, "s2999"), 3002);
+	assert_string_equal(t.str[3002], "s2999");
+	assert_int_equal(kmt_hash_str("abc", SIZE_MAX), kmt_hash_str("abcdef", 3));
+	kmt_map_release(&m);
+	kmt_map_release(&c);
+	kmt_intern_release(&t);
+}
 
 static void test_siphash(void **state)
 {
@@ -391,6 +459,7 @@ static void test_outfile_big(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_map),
 		cmocka_unit_test(test_siphash),
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_symbols_damaged_line),
