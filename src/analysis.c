@@ -162,23 +162,24 @@ void analysis_close(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-int parse_window(const char *arg, double *start, double *end)
-{
-	const char *comma = strchr(arg, ',');
-	char *e;
+/* In the order of the AN_ bits. */
+static const struct opt analysis_opts[] = {
+	{ 0x1001, 0, "time", "START,END", "only events in this window, seconds from the first\n"
+	  "event (either may be empty)", .type = OT_WINDOW, .what = "time window",
+	  .off = offsetof(struct analysis_opts, window) },
+	{ 'p', 'p', "pid", "PID", "only %s this task", .type = OT_INT, .min = 1, .max = INT32_MAX,
+	  .what = "pid", .off = offsetof(struct analysis_opts, mo.pid) },
+	{ 0x1002, 0, "comm", "NAME", "only %s tasks with this name", .type = OT_STR,
+	  .off = offsetof(struct analysis_opts, mo.comm) },
+	{ 0x1003, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\n"
+	  "kmalloc size; any name of a merged cache)", .type = OT_STR,
+	  .off = offsetof(struct analysis_opts, mo.cache) },
+	{ 0x1004, 0, "stack-depth", "N", "slab allocation stacks (--stack recordings): group\n"
+	  "by the first N callers of the call site (default: all)", .type = OT_UINT, .min = 1,
+	  .max = 1024, .what = "stack depth", .off = offsetof(struct analysis_opts, mo.stack_depth) },
+	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read (default: the\nmain one)",
+	  .type = OT_STR, .off = offsetof(struct analysis_opts, buffer) },
+	{ 0 },
+};
 
-	*start = *end = -1;
-	if (!comma)
-		return -1;
-	if (comma != arg) {
-		*start = strtod(arg, &e);
-		if (e != comma || *start < 0)
-			return -1;
-	}
-	if (comma[1]) {
-		*end = strtod(comma + 1, &e);
-		if (*e || *end < 0)
-			return -1;
-	}
-	return *end < 0 || *end >= *start ? 0 : -1;
-}
+const struct opt_group analysis_group = { analysis_opts, NULL };

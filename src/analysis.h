@@ -13,6 +13,7 @@
 #include <kmemtrace/slabnames.h>
 #include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
+#include "opt.h"
 
 struct analysis {
 	const char *path;
@@ -26,6 +27,21 @@ struct analysis {
 	const char *skipped;		/* events the decoder could not map */
 	struct kmt_analyse_result res;	/* what was read, and what was passed over */
 };
+
+/*
+ * The analysis options, one group for the commands that read a trace
+ * (report, export, kmap, dump, diff): which events and objects, of which
+ * buffer. OPT_GROUP(analysis_group, struct x, an, AN_TIME | ..., "allocations by")
+ * in a command's table; the noun ends "only ... this task".
+ */
+struct analysis_opts {
+	double window[2];		/* --time: seconds from the first event, < 0 open */
+	const char *buffer;		/* -B: a trace-cmd instance buffer; NULL: the main one */
+	struct kmt_model_opts mo;	/* -p, --comm, --cache, --stack-depth */
+};
+#define ANALYSIS_OPTS_INIT { .window = { -1, -1 } }
+enum { AN_TIME = 1, AN_PID = 2, AN_COMM = 4, AN_CACHE = 8, AN_DEPTH = 16, AN_BUFFER = 32 };
+extern const struct opt_group analysis_group;
 
 /* Open @path; EXIT_OK, or EXIT_FAIL with the message printed. */
 int analysis_open(struct analysis *a, const char *path);
@@ -48,7 +64,5 @@ int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
 		const struct kmt_skip *skipped, size_t n);
 void analysis_close(struct analysis *a);
 
-/* "START,END" in seconds (either may be empty) into @start/@end (< 0: open). */
-int parse_window(const char *arg, double *start, double *end);
 
 #endif

@@ -10,7 +10,14 @@
 #include "diff.h"
 #include "opt.h"
 
-enum { O_PER_SECOND = 256, O_MATCH, O_TIME, O_COMM, O_JSON, O_CSV, O_HTML };
+enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML };
+
+struct diff_args {
+	struct diff d;
+	struct analysis_opts an;	/* --time, --comm: for both traces */
+	const char *csv, *output;
+	bool json, html;
+};
 
 static const struct opt diff_opts[] = {
 	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
@@ -19,9 +26,7 @@ static const struct opt diff_opts[] = {
 	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's numbers by its own span" },
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
-	{ O_TIME, 0, "time", "START,END", "only events in this window of each trace, seconds\n"
-	  "from its first event" },
-	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name, in both" },
+	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM, "allocations by"),
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
 	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
@@ -44,16 +49,8 @@ const struct cmd_help diff_help = {
 	"function+offset when both traces come from the same kernel build, by\n"
 	"function name otherwise (a patched kernel: offsets move), as it says. A\n"
 	"file that lost events, was cut short or was recorded with filters has its\n"
-	"numbers marked as lower bounds.\n",
+	"numbers marked as lower bounds. --time and --comm apply to both traces.\n",
 	.opts = diff_opts,
-};
-
-struct diff_args {
-	struct diff d;
-	struct kmt_model_opts mo;
-	double t_start, t_end;
-	const char *csv, *output;
-	bool json, html;
 };
 
 static const char *sort_field(const char *key)
@@ -98,11 +95,6 @@ static int diff_opt(void *arg, int id, const char *value)
 		else
 			return usage_error(H, "bad --match '%s' (auto, offset, function)", value);
 		break;
-	case O_TIME:
-		if (parse_window(value, &a->t_start, &a->t_end))
-			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
-		break;
-	case O_COMM: a->mo.comm = value; break;
 	case O_JSON: a->json = true; break;
 	case O_CSV: a->csv = value; break;
 	case O_HTML: a->html = true; break;
@@ -128,7 +120,7 @@ static int print(void *arg, FILE *out)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { .d = { .top = 20 }, .t_start = -1, .t_end = -1 };
+	struct diff_args a = { .d = { .top = 20 }, .an = ANALYSIS_OPTS_INIT };
 	const struct cmd_help *H = &diff_help;
 	int code, i, ret;
 
@@ -143,9 +135,7 @@ int cmd_diff(int argc, char **argv)
 				   "too many operands: give two trace files, OLD and NEW");
 	if (code >= 0)
 		return code;
-	if (a.t_start < 0)
-		a.t_start = 0;
-	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.mo, a.t_start, a.t_end);
+	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.an.mo, MAX(a.an.window[0], 0), a.an.window[1]);
 	if (!ret)
 		ret = diff_build(&a.d);
 	if (!ret)

@@ -21,13 +21,27 @@
 #include "cmd.h"
 #include "opt.h"
 
-enum { O_COMM = 256, O_RAWIP, O_HASH, O_TIME };
+enum { O_RAWIP = 256, O_HASH };
+
+struct dump {
+	struct kmt_hashptr hash;
+	struct kmt_flags *gfp_names;	/* from the file's formats, or NULL */
+	struct analysis_opts an;	/* -p, --comm, --time */
+	uint64_t lo, hi;		/* the same in the trace clock */
+	struct kmt_symbols *syms;
+	struct kmt_comms *comms;
+	bool raw_ip, all;
+	uint64_t t0;
+	bool started;
+	/*
+	 * With -a: the allocation model, fed every event, says which
+	 * allocation each stack was given to (the rules are its own).
+	 */
+	struct kmt_model *m;
+};
 
 static const struct opt dump_opts[] = {
-	{ 'p', 'p', "pid", "PID", "only events of this task" },
-	{ O_COMM, 0, "comm", "NAME", "only events of tasks with this name" },
-	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
-	  "event (either may be empty)" },
+	OPT_GROUP(analysis_group, struct dump, an, AN_PID | AN_COMM | AN_TIME, "events of"),
 	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses and pfns as keyed hashes", OPT_OPTARG },
 	{ 'a', 'a', "all", NULL, "also process-naming events and stacks" },
@@ -48,24 +62,6 @@ const struct cmd_help dump_help = {
 	.opts = dump_opts,
 };
 
-struct dump {
-	struct kmt_hashptr hash;
-	struct kmt_flags *gfp_names;	/* from the file's formats, or NULL */
-	double t_start, t_end;		/* --time, seconds from the first event; < 0: open */
-	uint64_t lo, hi;		/* the same in the trace clock */
-	struct kmt_symbols *syms;
-	struct kmt_comms *comms;
-	bool raw_ip, all;
-	int pid;
-	const char *comm;
-	uint64_t t0;
-	bool started;
-	/*
-	 * With -a: the allocation model, fed every event, says which
-	 * allocation each stack was given to (the rules are its own).
-	 */
-	struct kmt_model *m;
-};
 
 static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
 {
@@ -186,9 +182,9 @@ static bool wanted(const struct dump *dp, const struct kmt_event *ev)
 		return false;
 	if (ev->ts < dp->lo || ev->ts > dp->hi)
 		return false;
-	if (dp->pid && ev->pid != dp->pid)
+	if (dp->an.mo.pid && ev->pid != dp->an.mo.pid)
 		return false;
-	if (dp->comm && strcmp(kmt_comm_name(dp->comms, ev->pid), dp->comm))
+	if (dp->an.mo.comm && strcmp(kmt_comm_name(dp->comms, ev->pid), dp->an.mo.comm))
 		return false;
 	return true;
 }
@@ -265,8 +261,8 @@ static int run(struct dump *dp, struct kmt_file *f)
 			/* The trace's own start, once; every time printed counts from it. */
 			dp->started = true;
 			dp->t0 = sr.rec.ts;
-			dp->lo = dp->t_start > 0 ? dp->t0 + (uint64_t)(dp->t_start * 1e9) : 0;
-			dp->hi = dp->t_end >= 0 ? dp->t0 + (uint64_t)(dp->t_end * 1e9) : UINT64_MAX;
+			dp->lo = dp->an.window[0] > 0 ? dp->t0 + (uint64_t)(dp->an.window[0] * 1e9) : 0;
+			dp->hi = dp->an.window[1] >= 0 ? dp->t0 + (uint64_t)(dp->an.window[1] * 1e9) : UINT64_MAX;
 			printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
 			       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
 		}
@@ -344,15 +340,6 @@ static int dump_opt(void *arg, int id, const char *value)
 	struct dump *dp = arg;
 
 	switch (id) {
-	case 'p':
-		if (!opt_int(value, 1, INT32_MAX, &dp->pid))
-			return usage_error(&dump_help, "bad pid '%s'", value);
-		break;
-	case O_COMM: dp->comm = value; break;
-	case O_TIME:
-		if (parse_window(value, &dp->t_start, &dp->t_end))
-			return usage_error(&dump_help, "bad time window '%s' (START,END in seconds)", value);
-		break;
 	case O_RAWIP: dp->raw_ip = true; break;
 	case O_HASH:
 		if (kmt_hashptr_init(&dp->hash, value))
@@ -365,7 +352,7 @@ static int dump_opt(void *arg, int id, const char *value)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump dp = { .t_start = -1, .t_end = -1 };
+	struct dump dp = { .an = ANALYSIS_OPTS_INIT };
 	const char *path = "kmemtrace.dat";
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;

@@ -12,7 +12,13 @@
 #include "flame.h"
 #include "opt.h"
 
-enum { O_VALUE = 256, O_TIME, O_COMM, O_DEPTH, O_CACHE };
+enum { O_VALUE = 256 };
+
+struct export_args {
+	struct export x;
+	const struct export_format *fmt;
+	struct analysis_opts an;
+};
 
 static const struct export_format *const formats[] = {
 	&export_pprof, &export_perfetto, &export_folded, &export_sqlite,
@@ -23,13 +29,7 @@ static const struct opt export_opts[] = {
 	{ 'o', 'o', "output", "FILE", "where to write (default: the trace's name with the\n"
 	  "format's extension; -: standard output, not for\nsqlite); complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },
-	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
-	  "event (either may be empty)" },
-	{ 'p', 'p', "pid", "PID", "only allocations by this task" },
-	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
-	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
-	{ O_DEPTH, 0, "stack-depth", "N", "keep the first N callers of each call site" },
-	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to export" },
+	OPT_GROUP(analysis_group, struct export_args, an, 0, "allocations by"),
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -51,13 +51,6 @@ const struct cmd_help export_help = {
 	"  sqlite    a database: objects (one row each), callsites, caches, processes,\n"
 	"            pages, misuse, accesses, meta (schema: docs/export.md)\n",
 	.opts = export_opts,
-};
-
-struct export_args {
-	struct export x;
-	const struct export_format *fmt;
-	const char *buffer;
-	double t_start, t_end;
 };
 
 static int export_opt(void *arg, int id, const char *value)
@@ -85,21 +78,6 @@ static int export_opt(void *arg, int id, const char *value)
 		else
 			return usage_error(H, "bad --value '%s' (bytes, objects, live-bytes)", value);
 		break;
-	case O_TIME:
-		if (parse_window(value, &a->t_start, &a->t_end))
-			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
-		break;
-	case 'p':
-		if (!opt_int(value, 1, INT32_MAX, &a->x.mo.pid))
-			return usage_error(H, "bad pid '%s'", value);
-		break;
-	case O_COMM: a->x.mo.comm = value; break;
-	case O_CACHE: a->x.mo.cache = value; break;
-	case O_DEPTH:
-		if (!opt_uint(value, 1, 1024, &a->x.mo.stack_depth))
-			return usage_error(H, "bad stack depth '%s' (1 to 1024)", value);
-		break;
-	case 'B': a->buffer = value; break;
 	}
 	return -1;
 }
@@ -135,8 +113,8 @@ static int run(struct export_args *a, const char *in)
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
 	if (analysis_open(&x->a, in))
 		return EXIT_FAIL;
-	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->t_start,
-				.t_end = a->t_end, .f = x->a.f, .syms = x->a.syms };
+	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->an.window[0],
+				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms };
 	report_recorded(&x->r, x->a.dec, x->mo.cache);
 	x->mo.detail = a->fmt->detail;
 	if (to_stdout) {
@@ -153,7 +131,7 @@ static int run(struct export_args *a, const char *in)
 	}
 	ret = a->fmt->begin(x);
 	if (!ret)
-		ret = analysis_run(&x->a, a->buffer, &x->mo, &x->hooks, a->t_start, a->t_end);
+		ret = analysis_run(&x->a, a->an.buffer, &x->mo, &x->hooks, a->an.window[0], a->an.window[1]);
 	if (!ret) {
 		x->r.m = x->a.m;
 		x->r.t0 = x->a.t0;
@@ -174,7 +152,7 @@ static int run(struct export_args *a, const char *in)
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args a = { .t_start = -1, .t_end = -1 };
+	struct export_args a = { .an = ANALYSIS_OPTS_INIT };
 	const struct cmd_help *H = &export_help;
 	const char *in = "kmemtrace.dat";
 	char *path = NULL;
@@ -188,8 +166,9 @@ int cmd_export(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(H, argc, argv, i, &in);
 	if (code >= 0)
 		return code;
-	if (a.t_start < 0)
-		a.t_start = 0;
+	if (a.an.window[0] < 0)
+		a.an.window[0] = 0;
+	a.x.mo = a.an.mo;
 	if (!a.x.path && !(a.x.path = path = default_output(in, a.fmt->ext)))
 		return error("out of memory");
 	ret = run(&a, in);

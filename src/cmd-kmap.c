@@ -16,20 +16,22 @@
 #include "opt.h"
 #include "report.h"
 
-enum { O_CALLSITE = 256, O_CACHE, O_COMM, O_TIME, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX,
-       O_RAWIP, O_HASH, O_JSON };
+enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_RAWIP, O_HASH, O_JSON };
+
+struct kmap_args {
+	struct kmap *k;
+	struct kmt_model_hooks *h;
+	struct analysis_opts an;
+};
 
 static const struct opt kmap_opts[] = {
 	{ O_CALLSITE, 0, "callsite", "FUNC", "only objects allocated from FUNC (a function name)" },
-	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
-	{ 'p', 'p', "pid", "PID", "only objects allocated by this task" },
-	{ O_COMM, 0, "comm", "NAME", "only objects allocated by tasks with this name" },
-	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first" },
+	OPT_GROUP(analysis_group, struct kmap_args, an, AN_CACHE | AN_PID | AN_COMM | AN_TIME | AN_BUFFER,
+		  "objects allocated by"),
 	{ O_LIVE, 0, "live", NULL, "only objects still live at the end" },
 	{ O_ACCESSED, 0, "accessed", NULL, "only objects with watchpoint samples" },
 	{ O_PAGES, 0, "pages", NULL, "page allocations too (obj_va_ptr: pfn:N)" },
 	{ O_PREEX, 0, "preexisting", NULL, "also objects freed in the trace but allocated before" },
-	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read" },
 	{ O_RAWIP, 0, "raw-ip", NULL, "instruction addresses instead of symbol+offset" },
 	{ O_HASH, 0, "hash-pointers", "KEY", "object and instruction addresses as keyed hashes",
 	  OPT_OPTARG },
@@ -358,38 +360,16 @@ static void on_object(void *arg, const struct kmt_object *o)
 		hits_remove(k, h);
 }
 
-struct kmap_args {
-	struct kmap *k;
-	struct kmt_model_hooks *h;
-	struct kmt_model_opts mo;
-	const char *buffer;
-	double t_start, t_end;
-};
-
 static int kmap_opt(void *arg, int id, const char *value)
 {
 	struct kmap_args *a = arg;
-	const struct cmd_help *H = &kmap_help;
 
 	switch (id) {
 	case O_CALLSITE: a->k->callsite = value; break;
-	case O_CACHE: a->mo.cache = value; break;
-	case 'p':
-		if (!opt_int(value, 1, INT32_MAX, &a->mo.pid))
-			return usage_error(H, "bad pid '%s'", value);
-		break;
-	case O_COMM: a->mo.comm = value; break;
-	case O_TIME:
-		if (parse_window(value, &a->t_start, &a->t_end))
-			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
-		if (a->t_start < 0)
-			a->t_start = 0;
-		break;
 	case O_LIVE: a->k->live_only = true; break;
 	case O_ACCESSED: a->k->accessed_only = true; break;
 	case O_PAGES: a->h->pages = true; break;
 	case O_PREEX: a->k->preexisting = true; break;
-	case 'B': a->buffer = value; break;
 	case O_RAWIP: a->k->names.raw_ip = true; break;
 	case O_HASH:
 		if (kmt_hashptr_init(&a->k->names.hash, value))
@@ -404,7 +384,7 @@ int cmd_kmap(int argc, char **argv)
 {
 	struct kmap k = { .out = stdout, .free_head = KMT_MAP_NONE };
 	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k };
-	struct kmap_args o = { .k = &k, .h = &h, .t_start = 0, .t_end = -1 };
+	struct kmap_args o = { .k = &k, .h = &h, .an = ANALYSIS_OPTS_INIT };
 	const char *path = "kmemtrace.dat";
 	struct analysis a;
 	int ret, code, n;
@@ -427,7 +407,7 @@ int cmd_kmap(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (k.json)
 		fputs("[\n", k.out);
-	ret = analysis_run(&a, o.buffer, &o.mo, &h, o.t_start, o.t_end);
+	ret = analysis_run(&a, o.an.buffer, &o.an.mo, &h, MAX(o.an.window[0], 0), o.an.window[1]);
 	if (k.json)
 		fputs(k.printed ? "\n]\n" : "]\n", k.out);
 	for (i = 0; i < k.n; i++)

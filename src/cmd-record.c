@@ -13,24 +13,26 @@
 #include "opt.h"
 #include "record.h"
 
-enum { O_STACK = 256, O_FILTER, O_NOCOMPRESS, O_LEVEL, O_RTPRIO, O_LIST, O_RECOVER, O_USER,
-       O_PERCENT, O_STACK_SAMPLE };
+enum { O_STACK = 256, O_NOCOMPRESS, O_LEVEL, O_LIST, O_RECOVER, O_STACK_SAMPLE };
+
+struct record_args {
+	struct rec_opts *o;
+	bool list, verbose, output_set;
+	const char *recover;
+};
 
 static const struct opt record_opts[] = {
 	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
 	{ 'e', 'e', "event", "LIST", "events to record: kmem:kmalloc, kmem:*, vmalloc, ...\n"
 	  "(default: kmalloc, kfree, kmem_cache_alloc/free, page\nalloc/free, percpu alloc/free); "
 	  "process naming events\nare always added" },
-	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children" },
-	{ 'F', 'F', "follow", NULL, "only COMMAND and its children" },
-	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
-	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
+	OPT_GROUP_AT(recording_group, struct record_args, o, REC_PID | REC_FOLLOW | REC_BUFFER | REC_DURATION,
+		     NULL),
 	{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation event" },
 	{ O_STACK_SAMPLE, 0, "stack-sample", "N", "stacks for about 1 in N allocations only (N a\n"
 	  "power of two; those in short random slices of time,\nfair to every call site; "
 	  "implies --stack)" },
-	{ O_FILTER, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
-	  "the events that have its fields" },
+	OPT_GROUP_AT(recording_group, struct record_args, o, REC_FILTER, NULL),
 	{ O_NOCOMPRESS, 0, "no-compress", NULL, "store raw pages (default: zstd, after recording)" },
 	{ O_LEVEL, 0, "level", "N", "zstd level (default 1)" },
 	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet spooled; they\n"
@@ -39,11 +41,7 @@ static const struct opt record_opts[] = {
 	  "loses them (default: 1/8 of RAM, at most 4096;\n"
 	  "0: spool at once, the spool never more than a\n"
 	  "second behind)" },
-	{ O_RTPRIO, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority (default 1;\n"
-	  "0: ordinary scheduling)" },
-	{ O_PERCENT, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\n"
-	  "this full (default 25)" },
-	{ O_USER, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)" },
+	OPT_GROUP_AT(recording_group, struct record_args, o, REC_RTPRIO | REC_PERCENT | REC_USER, NULL),
 	{ O_LIST, 0, "list", NULL, "list this kernel's memory events and their fields" },
 	{ O_RECOVER, 0, "recover", "DIR", "turn the spool DIR of an interrupted recording into\n"
 	  "a trace file (-o, default: DIR without .spool),\n"
@@ -85,12 +83,6 @@ static void add_events(struct rec_opts *o, const char *arg)
 	o->events_spec = s;
 }
 
-struct record_args {
-	struct rec_opts *o;
-	bool list, verbose, output_set;
-	const char *recover;
-};
-
 static int record_opt(void *arg, int id, const char *value)
 {
 	const struct cmd_help *H = &record_help;
@@ -101,21 +93,10 @@ static int record_opt(void *arg, int id, const char *value)
 	switch (id) {
 	case 'o': o->output = value; a->output_set = true; break;
 	case 'e': add_events(o, value); break;
-	case 'p':
-		return rec_opt_pids(H, o, value);
-	case 'F': o->follow = true; break;
 	case 'm':
 		if (!opt_u64(value, 0, 1u << 20, &v))
 			return usage_error(H, "bad holding size '%s' (MiB, 0 to 1048576)", value);
 		o->hold_mb = (size_t)v;
-		break;
-	case 'b':
-		if (!opt_uint(value, 4, 64u << 20, &o->buffer_kb))
-			return usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", value);
-		break;
-	case 'd':
-		if (!parse_duration(value, &o->duration) || o->duration <= 0)
-			return usage_error(H, "bad duration '%s'", value);
 		break;
 	case O_STACK: o->stack = true; break;
 	case O_STACK_SAMPLE:
@@ -124,21 +105,11 @@ static int record_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad stack sample '%s' (a power of two, 1 to 65536)", value);
 		o->stack = true;
 		break;
-	case O_FILTER: o->filter = value; break;
 	case O_NOCOMPRESS: o->compress = false; break;
 	case O_LEVEL:
 		if (!opt_int(value, -7, 19, &o->level))
 			return usage_error(H, "bad zstd level '%s' (-7 to 19)", value);
 		break;
-	case O_RTPRIO:
-		if (!opt_int(value, 0, 99, &o->rt_prio))
-			return usage_error(H, "bad priority '%s' (0 to 99)", value);
-		break;
-	case O_PERCENT:
-		if (!opt_uint(value, 0, 100, &o->buffer_percent))
-			return usage_error(H, "bad buffer percent '%s' (0 to 100)", value);
-		break;
-	case O_USER: o->user = value; break;
 	case O_LIST: a->list = true; break;
 	case O_RECOVER: a->recover = value; break;
 	case 'q': o->quiet = true; break;

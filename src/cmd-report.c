@@ -14,8 +14,14 @@
 #include "opt.h"
 #include "report.h"
 
-enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_DEPTH, O_STACKS, O_HTML,
-       O_CACHE };
+enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML };
+
+struct report_args {
+	struct report r;
+	struct analysis_opts an;
+	const char *csv, *output;
+	bool json, html;
+};
 
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
@@ -24,15 +30,8 @@ static const struct opt report_opts[] = {
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
 	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid" },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
-	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
-	  "event (either may be empty)" },
-	{ 'p', 'p', "pid", "PID", "only allocations by this task" },
-	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
-	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
-	{ O_DEPTH, 0, "stack-depth", "N", "slab allocation stacks (--stack recordings): group\n"
-	  "by the first N callers of the call site (default: all)" },
+	OPT_GROUP(analysis_group, struct report_args, an, 0, "allocations by"),
 	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },
-	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to analyse" },
 	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses as keyed hashes (h:...), so the\n"
 	  "report can be shared without revealing the kernel's\nlayout; symbols stay readable. Same "
@@ -190,13 +189,6 @@ static int print_columns(void)
 	return EXIT_OK;
 }
 
-struct report_args {
-	struct report r;
-	struct kmt_model_opts mo;
-	const char *buffer, *csv, *output;
-	bool json, html;
-};
-
 static int report_opt(void *arg, int id, const char *value)
 {
 	struct report_args *a = arg;
@@ -221,25 +213,10 @@ static int report_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad row count '%s'", value);
 		a->r.top_set = true;
 		break;
-	case O_TIME:
-		if (parse_window(value, &a->r.t_start, &a->r.t_end))
-			return usage_error(H, "bad time window '%s' (START,END in seconds)", value);
-		break;
-	case 'p':
-		if (!opt_int(value, 1, INT32_MAX, &a->mo.pid))
-			return usage_error(H, "bad pid '%s'", value);
-		break;
-	case O_COMM: a->mo.comm = value; break;
-	case O_CACHE: a->mo.cache = value; break;
-	case O_DEPTH:
-		if (!opt_uint(value, 1, 1024, &a->mo.stack_depth))
-			return usage_error(H, "bad stack depth '%s' (1 to 1024)", value);
-		break;
 	case O_STACKS:
 		if (!opt_int(value, 0, INT32_MAX, &a->r.stacks_per_site))
 			return usage_error(H, "bad stack count '%s'", value);
 		break;
-	case 'B': a->buffer = value; break;
 	case O_RAWIP: a->r.raw_ip = true; break;
 	case O_HASH:
 		if (kmt_hashptr_init(&a->r.hash, value))
@@ -257,8 +234,7 @@ static int report_opt(void *arg, int id, const char *value)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args o = { .r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true,
-					.top = 20, .t_start = -1, .t_end = -1,
-					.stacks_per_site = 3 } };
+					.top = 20, .stacks_per_site = 3 }, .an = ANALYSIS_OPTS_INIT };
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
 	struct analysis a;
@@ -273,18 +249,18 @@ int cmd_report(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(H, argc, argv, i, &r->path);
 	if (code >= 0)
 		return code;
-	if (r->t_start < 0)
-		r->t_start = 0;
+	r->t_start = o.an.window[0] < 0 ? 0 : o.an.window[0];
+	r->t_end = o.an.window[1];
 	if (o.html) {
 		/* A page stays small: bounded tables, a few stacks per call site. */
-		o.mo.detail = true;
+		o.an.mo.detail = true;
 		if (!r->top_set)
 			r->top = 100;
 		r->top_set = true;
 		r->nested_top = 10;
 	}
-	ret = run(r, &a, o.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
-		  o.output, &o.mo);
+	ret = run(r, &a, o.an.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
+		  o.output, &o.an.mo);
 	kmt_flags_free(r->gfp_names);
 	analysis_close(&a);
 	return ret;

@@ -26,7 +26,7 @@
 #define PUMP_BUDGET_S 0.05		/* a pump's wall time at most, behind a busy machine */
 #define TICK_PUMP_S 0.01		/* the last pump before a snapshot, at most */
 
-enum { O_BATCH = 256, O_JSON, O_COMM, O_CACHE, O_FILTER, O_VIEW, O_RTPRIO, O_PERCENT, O_PREFAULT };
+enum { O_BATCH = 256, O_JSON, O_COMM, O_CACHE, O_VIEW, O_PREFAULT };
 
 static const struct opt top_opts[] = {
 	{ 'i', 'i', "interval", "SEC", "refresh every SEC seconds (default 1)" },
@@ -36,16 +36,13 @@ static const struct opt top_opts[] = {
 	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process" },
 	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name" },
 	{ 'r', 'r', "rows", "N", "rows per snapshot in batch and JSON (default 20; 0:\nall)" },
-	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children (in the\nkernel)" },
-	{ 'F', 'F', "follow", NULL, "only COMMAND and its children (in the kernel)" },
+	OPT_GROUP(recording_group, struct top, rc.o, REC_PID | REC_FOLLOW, NULL),
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
 	{ O_CACHE, 0, "cache", "NAME", "only this slab cache (kmalloc-N too): in the kernel\n"
 	  "for slab caches' events, and in the rows" },
-	{ O_FILTER, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', on the\nevents that have its fields" },
+	OPT_GROUP(recording_group, struct top, rc.o, REC_FILTER, NULL),
 	{ 'o', 'o', "output", "FILE", "keep the whole session as a trace file, for report" },
-	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
-	{ O_PERCENT, 0, "buffer-percent", "N", "wake the readers when a CPU's buffer is this full\n(default 25)" },
-	{ O_RTPRIO, 0, "rt-prio", "N", "readers' and snapshots' SCHED_FIFO priority (default 1;\n0: none)" },
+	OPT_GROUP(recording_group, struct top, rc.o, REC_BUFFER | REC_PERCENT | REC_RTPRIO, NULL),
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
 	  "take, faulted in before tracing starts (default:\nthree ring buffers' worth; 0: none)" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -110,25 +107,9 @@ static int top_opt(void *arg, int id, const char *value)
 		if (!opt_int(value, 0, INT32_MAX, &t->rows))
 			return usage_error(H, "bad row count '%s'", value);
 		break;
-	case 'p':
-		return rec_opt_pids(H, o, value);
-	case 'F': o->follow = true; break;
 	case O_COMM: t->comm = value; break;
 	case O_CACHE: t->cache = value; break;
-	case O_FILTER: o->filter = value; break;
 	case 'o': o->output = value; break;
-	case 'b':
-		if (!opt_uint(value, 4, 64u << 20, &o->buffer_kb))
-			return usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", value);
-		break;
-	case O_PERCENT:
-		if (!opt_uint(value, 0, 100, &o->buffer_percent))
-			return usage_error(H, "bad buffer percent '%s' (0 to 100)", value);
-		break;
-	case O_RTPRIO:
-		if (!opt_int(value, 0, 99, &o->rt_prio))
-			return usage_error(H, "bad priority '%s' (0 to 99)", value);
-		break;
 	case O_PREFAULT:
 		if (!opt_int(value, 0, 1 << 20, &t->prefault_mb))
 			return usage_error(H, "bad prefault size '%s' (MB per CPU, 0 to 1048576)", value);

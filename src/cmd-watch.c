@@ -21,7 +21,14 @@
 #include "opt.h"
 #include "record.h"
 
-enum { O_CACHE = 256, O_CALLSITE, O_OFFSET, O_SCAN, O_TYPE, O_DWELL, O_USER, O_SELFTEST };
+enum { O_CACHE = 256, O_CALLSITE, O_OFFSET, O_SCAN, O_TYPE, O_DWELL, O_SELFTEST };
+
+struct watch_args {
+	struct watch *w;
+	struct rec *rc;
+	struct rec_opts *o;		/* rc's */
+	const char *cache, *callsite, *offsets;
+};
 
 static const struct opt watch_opts[] = {
 	{ O_CACHE, 0, "cache", "NAME", "objects of this slab cache; kmalloc-N: every kmalloc\n"
@@ -33,14 +40,13 @@ static const struct opt watch_opts[] = {
 	  "offset gets sampled over time (the default)" },
 	{ O_TYPE, 0, "type", "STRUCT", "name offsets after STRUCT's members (BTF)" },
 	{ 'n', 'n', "objects", "N", "stop after watching N objects" },
-	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
+	OPT_GROUP_AT(recording_group, struct watch_args, o, REC_DURATION, NULL),
 	{ O_DWELL, 0, "dwell", "TIME", "move on to another object (with --scan: or word) after\n"
 	  "watching one this long (default 100ms)" },
 	{ 'F', 'F', "follow", NULL, "only objects allocated by COMMAND and its children" },
-	{ 'p', 'p', "pid", "PID[,PID]", "only objects allocated by these tasks and children" },
+	OPT_GROUP_AT(recording_group, struct watch_args, o, REC_PID, NULL),
 	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
-	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default 65536)" },
-	{ O_USER, 0, "user", "USER", "run COMMAND as USER (default under sudo: the invoker)" },
+	OPT_GROUP_AT(recording_group, struct watch_args, o, REC_BUFFER | REC_USER, NULL),
 	{ 'q', 'q', "quiet", NULL, "no status line or summary" },
 	{ O_SELFTEST, 0, "self-test", NULL, "only check that this machine's watchpoints fire, and exit" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -339,12 +345,6 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 
 /* ---- the command ---- */
 
-struct watch_args {
-	struct watch *w;
-	struct rec *rc;
-	const char *cache, *callsite, *offsets;
-};
-
 static int watch_opt(void *arg, int id, const char *value)
 {
 	const struct cmd_help *H = &watch_help;
@@ -362,23 +362,12 @@ static int watch_opt(void *arg, int id, const char *value)
 		if (!opt_u64(value, 1, UINT32_MAX, &w->o.max_objects))
 			return usage_error(H, "bad object count '%s'", value);
 		break;
-	case 'd':
-		if (!parse_duration(value, &rc->o.duration) || rc->o.duration <= 0)
-			return usage_error(H, "bad duration '%s'", value);
-		break;
 	case O_DWELL:
 		if (!parse_duration(value, &w->o.dwell) || w->o.dwell <= 0)
 			return usage_error(H, "bad dwell time '%s'", value);
 		break;
 	case 'F': w->follow = true; break;
-	case 'p':
-		return rec_opt_pids(H, &rc->o, value);
 	case 'o': rc->o.output = value; break;
-	case 'b':
-		if (!opt_uint(value, 4, 64u << 20, &rc->o.buffer_kb))
-			return usage_error(H, "bad buffer size '%s' (KiB per CPU, 4 to 67108864)", value);
-		break;
-	case O_USER: rc->o.user = value; break;
 	case 'q': rc->o.quiet = true; break;
 	case O_SELFTEST: return watch_probe(true);
 	}
@@ -409,7 +398,7 @@ int cmd_watch(int argc, char **argv)
 {
 	struct watch *w = calloc(1, sizeof(*w));
 	struct rec *rc = calloc(1, sizeof(*rc));
-	struct watch_args a = { .w = w, .rc = rc };
+	struct watch_args a = { .w = w, .rc = rc, .o = &rc->o };
 	struct kmt_event_filter ef[4];
 	char fbufs[4][300];
 	struct kmt_diag d = { 0 };

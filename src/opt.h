@@ -10,6 +10,13 @@
  *		{ 0 },
  *	};
  *
+ * An option may store its value itself, as perf's OPT_INTEGER() does:
+ * a type, the field's offset in the command's argument struct, a range,
+ * and a default that the parser sets first and the help prints. Options
+ * several commands share are a group (the analysis options, the
+ * recording options), declared once by the stage that owns their values
+ * and brought into a command's table by one entry, OPT_GROUP().
+ *
  * Usage errors print one line and a hint ("see 'kmemtrace record
  * --help'"), as git does; numbers are range-checked.
  */
@@ -18,19 +25,55 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define OPT_OPTARG 1u		/* the argument may be left out: --name[=ARG] */
+#define OPT_INDIRECT 2u		/* OPT_GROUP_AT(): the member points to the group's values */
+
+enum opt_type {
+	OT_CALL,		/* the command's (or the group's) function takes it */
+	OT_FLAG,		/* bool: true */
+	OT_STR,			/* const char *: the argument */
+	OT_INT,			/* int in [min, max] */
+	OT_UINT,		/* unsigned int in [min, max] */
+	OT_WINDOW,		/* double[2]: "START,END" seconds, < 0 open (opt_window()) */
+};
+
+struct opt_group;
+struct cmd_help;
 
 struct opt {
 	int id;			/* what opt_next() returns: the letter, or >= 256 */
 	char short_name;	/* 0: none */
 	const char *long_name;	/* NULL: none */
-	const char *arg;	/* the argument's name, NULL for a flag */
-	const char *help;	/* lines separated by '\n' */
+	const char *arg;	/* the argument's name, NULL for a flag; a group: its noun */
+	const char *help;	/* lines separated by '\n'; in a group "%s" is the noun */
 	unsigned int flags;
+	enum opt_type type;
+	size_t off;		/* typed: the field's offset in the argument struct */
+	long long min, max;	/* OT_INT, OT_UINT */
+	const char *what;	/* typed: "bad WHAT 'ARG'" */
+	const char *def;	/* typed: the default, set before parsing and shown in the help */
+	const struct opt_group *group;	/* OPT_GROUP(): the group's options come here */
+	unsigned int pick;	/* OPT_GROUP(): bit i takes the group's i-th option; 0: all */
 };
+
+/* Options that several commands take, and who parses their OT_CALL ones. */
+struct opt_group {
+	const struct opt *opts;	/* ends with { 0 } */
+	int (*fn)(const struct cmd_help *h, void *values, int id, const char *value);
+};
+
+#define OPT_GROUP_ID 1
+/* The options @pick of @g, storing into the struct at offsetof(@type, @member). */
+#define OPT_GROUP(g, type, member, pick_, noun) \
+	{ .id = OPT_GROUP_ID, .group = &(g), .off = offsetof(type, member), .pick = (pick_), .arg = (noun) }
+/* The same where @member is a pointer to that struct. */
+#define OPT_GROUP_AT(g, type, member, pick_, noun) \
+	{ .id = OPT_GROUP_ID, .group = &(g), .off = offsetof(type, member), .pick = (pick_), \
+	  .arg = (noun), .flags = OPT_INDIRECT }
 
 /* A command's whole help: its table, and the text around it. */
 struct cmd_help {
@@ -71,5 +114,7 @@ int usage_error(const struct cmd_help *h, const char *fmt, ...)
 bool opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 bool opt_uint(const char *s, unsigned int min, unsigned int max, unsigned int *out);
 bool opt_int(const char *s, int min, int max, int *out);
+/* "START,END" in seconds (either may be empty) into @start/@end (< 0: open); 0 or -1. */
+int opt_window(const char *arg, double *start, double *end);
 
 #endif

@@ -20,6 +20,7 @@
 #include <kmemtrace/session.h>
 #include <kmemtrace/spool.h>
 #include <kmemtrace/tracefs.h>
+#include "opt.h"
 
 
 struct rec_opts {
@@ -114,6 +115,14 @@ struct rec_hooks {
 /* recording.c */
 /* Defaults: kmemtrace.dat, 64 MiB per CPU, zstd 1, SCHED_FIFO 1, hold 1/8 of RAM. */
 void rec_opts_defaults(struct rec_opts *o);
+/*
+ * The recording options, one group for record, top and watch:
+ * OPT_GROUP_AT(recording_group, struct x, o, REC_..., NULL) where o points
+ * to the struct rec_opts. Their defaults are the group's.
+ */
+enum { REC_PID = 1, REC_FOLLOW = 2, REC_DURATION = 4, REC_BUFFER = 8, REC_PERCENT = 16,
+       REC_FILTER = 32, REC_RTPRIO = 64, REC_USER = 128 };
+extern const struct opt_group recording_group;
 /*
  * Add "PID[,PID]" to @o's pids; -1 if malformed or too many, -ESRCH if a
  * process does not exist.

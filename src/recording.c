@@ -72,13 +72,48 @@ int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg)
 void rec_opts_defaults(struct rec_opts *o)
 {
 	o->output = "kmemtrace.dat";
-	o->buffer_kb = 65536;
-	o->buffer_percent = 25;
 	o->compress = true;
 	o->level = 1;
-	o->rt_prio = 1;
 	o->hold_mb = default_hold_mb();
 }
+
+static int recording_opt(const struct cmd_help *h, void *values, int id, const char *value)
+{
+	struct rec_opts *o = values;
+
+	switch (id) {
+	case 'p':
+		return rec_opt_pids(h, o, value);
+	case 'd':
+		if (!parse_duration(value, &o->duration) || o->duration <= 0)
+			return usage_error(h, "bad duration '%s'", value);
+		break;
+	}
+	return -1;
+}
+
+/* In the order of the REC_ bits. */
+static const struct opt recording_opts[] = {
+	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children" },
+	{ 'F', 'F', "follow", NULL, "only COMMAND and its children", .type = OT_FLAG,
+	  .off = offsetof(struct rec_opts, follow) },
+	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
+	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU", .type = OT_UINT, .min = 4, .max = 64 << 20,
+	  .what = "buffer size", .def = "65536", .off = offsetof(struct rec_opts, buffer_kb) },
+	{ 0x1101, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\nthis full",
+	  .type = OT_UINT, .min = 0, .max = 100, .what = "buffer percent", .def = "25",
+	  .off = offsetof(struct rec_opts, buffer_percent) },
+	{ 0x1102, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
+	  "the events that have its fields", .type = OT_STR, .off = offsetof(struct rec_opts, filter) },
+	{ 0x1103, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority; 0: ordinary\nscheduling",
+	  .type = OT_INT, .min = 0, .max = 99, .what = "priority", .def = "1",
+	  .off = offsetof(struct rec_opts, rt_prio) },
+	{ 0x1104, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)",
+	  .type = OT_STR, .off = offsetof(struct rec_opts, user) },
+	{ 0 },
+};
+
+const struct opt_group recording_group = { recording_opts, recording_opt };
 
 double rec_now_since(const struct timespec *t0)
 {

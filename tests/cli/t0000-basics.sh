@@ -53,6 +53,28 @@ test_expect_success 'numbers are range-checked, never cut to fit' '
 
 # Each command's section of the manual (roff dashes made plain) names every
 # long option its --help lists, which the option table generates.
+test_expect_success 'shared options: one declaration, the same help, errors and defaults everywhere' '
+	for c in report export kmap dump diff; do
+		rc=0; $KMT $c --time 5,1 a b > out 2> err || rc=$?
+		[ $rc -eq 2 ] && [ "$(head -n 1 err)" = "kmemtrace $c: bad time window '"'"'5,1'"'"' (START,END in seconds)" ] ||
+			{ echo "$c:"; cat err; exit 1; }
+		$KMT $c --help | grep -A 1 -- "--time START,END" > help.$c
+		cmp help.report help.$c || exit 1
+	done &&
+	for c in report export kmap dump; do
+		rc=0; $KMT $c -p 0 > out 2> err || rc=$?
+		[ $rc -eq 2 ] && grep -q "^kmemtrace $c: bad pid .0. (1 to 2147483647)$" err || exit 1
+	done &&
+	for c in record top watch; do
+		rc=0; $KMT $c -b 2 > out 2> err || rc=$?
+		[ $rc -eq 2 ] && grep -q "^kmemtrace $c: bad buffer size .2. (4 to 67108864)$" err || exit 1
+		$KMT $c --help | grep -q -- "^  -b, --buffer-size KB     ring buffer per CPU (default 65536)$" ||
+			{ echo "$c: no default in the help"; exit 1; }
+	done &&
+	$KMT record --help | grep -A 1 -- "--rt-prio N" | grep -q "scheduling (default 1)$" &&
+	$KMT top --help | grep -A 1 -- "--buffer-percent N" | grep -q "this full (default 25)$"
+'
+
 test_expect_success 'the manual documents every option of every command' '
 	for c in $($KMT --help | awk "/^commands:/ { on = 1; next } on && !NF { exit } on { print \$1 }"); do
 		sed "s/\\\\-/-/g" $ROOT/docs/kmemtrace.1 |
