@@ -24,8 +24,40 @@ static const struct export_format *const formats[] = {
 	&export_pprof, &export_perfetto, &export_folded, &export_sqlite,
 };
 
+#define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+/* "  NAME      ABOUT", the about's lines under each other. */
+static void print_formats(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FORMATS; i++) {
+		const char *line = formats[i]->about, *nl;
+		int first = 1;
+
+		do {
+			nl = strchr(line, '\n');
+			fprintf(out, "  %-9s %.*s\n", first ? formats[i]->name : "",
+				nl ? (int)(nl - line) : (int)strlen(line), line);
+			first = 0;
+			line = nl + 1;
+		} while (nl);
+	}
+}
+
+/* "pprof, perfetto, folded, sqlite" into @buf. */
+static const char *format_names(char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NR_FORMATS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", formats[i]->name);
+	return buf;
+}
+
 static const struct opt export_opts[] = {
-	{ 'f', 'f', "format", "FORMAT", "pprof, perfetto, folded or sqlite (required)" },
+	{ 'f', 'f', "format", "FORMAT", "one of the formats above (required)" },
 	{ 'o', 'o', "output", "FILE", "where to write (default: the trace's name with the\n"
 	  "format's extension; -: standard output, not for\nsqlite); complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },
@@ -40,16 +72,8 @@ const struct cmd_help export_help = {
 	.usage = "--format FORMAT [options] [FILE]",
 	.about =
 	"Write the analysis of a trace file (default kmemtrace.dat; trace-cmd's too) in\n"
-	"the format of another tool, with report's filters and numbers:\n"
-	"  pprof     gzipped profile.proto, heap-profile sample types alloc_objects,\n"
-	"            alloc_space, inuse_objects, inuse_space: go tool pprof, Pyroscope,\n"
-	"            Parca (stacks of --stack recordings, labels cache and comm)\n"
-	"  perfetto  a Perfetto trace: the memory events as Perfetto's ftrace events,\n"
-	"            processes and threads, counters of live bytes (ui.perfetto.dev,\n"
-	"            trace_processor)\n"
-	"  folded    \"outer;...;callsite VALUE\" lines: flamegraph.pl, speedscope, inferno\n"
-	"  sqlite    a database: objects (one row each), callsites, caches, processes,\n"
-	"            pages, misuse, accesses, meta (schema: docs/export.md)\n",
+	"the format of another tool, with report's filters and numbers:\n",
+	.about_more = print_formats,
 	.opts = export_opts,
 };
 
@@ -57,15 +81,16 @@ static int export_opt(void *arg, int id, const char *value)
 {
 	struct export_args *a = arg;
 	const struct cmd_help *H = &export_help;
+	char names[128];
 	size_t i;
 
 	switch (id) {
 	case 'f':
-		for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		for (i = 0; i < NR_FORMATS; i++)
 			if (!strcmp(value, formats[i]->name))
 				a->fmt = formats[i];
 		if (!a->fmt)
-			return usage_error(H, "unknown format '%s' (pprof, perfetto, folded, sqlite)", value);
+			return usage_error(H, "unknown format '%s' (%s)", value, format_names(names, sizeof(names)));
 		break;
 	case 'o': a->x.path = value; break;
 	case O_VALUE:
@@ -155,12 +180,12 @@ int cmd_export(int argc, char **argv)
 	struct export_args a = { .an = ANALYSIS_OPTS_INIT };
 	const struct cmd_help *H = &export_help;
 	const char *in = "kmemtrace.dat";
-	char *path = NULL;
+	char *path = NULL, names[128];
 	int code, i, ret;
 
 	code = opt_parse(H, argc, argv, export_opt, &a, &i);
 	if (code < 0 && !a.fmt)
-		code = usage_error(H, "give --format: pprof, perfetto, folded or sqlite");
+		code = usage_error(H, "give --format: %s", format_names(names, sizeof(names)));
 	if (code < 0 && a.x.value != FV_BYTES && a.fmt != &export_folded)
 		code = usage_error(H, "--value is for --format folded");
 	code = code >= 0 ? code : opt_file(H, argc, argv, i, &in);

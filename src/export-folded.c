@@ -65,5 +65,6 @@ static int begin(struct export *x)
 
 const struct export_format export_folded = {
 	.name = "folded", .ext = ".folded",
+	.about = "\"outer;...;callsite VALUE\" lines: flamegraph.pl, speedscope, inferno",
 	.stream = true, .detail = true, .begin = begin, .end = end,
 };

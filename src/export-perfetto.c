@@ -465,5 +465,8 @@ static void release(struct export *x)
 
 const struct export_format export_perfetto = {
 	.name = "perfetto", .ext = ".perfetto-trace",
+	.about = "a Perfetto trace: the memory events as Perfetto's ftrace events,\n"
+		 "processes and threads, counters of live bytes (ui.perfetto.dev,\n"
+		 "trace_processor)",
 	.binary = true, .stream = true, .detail = true, .begin = begin, .end = end, .release = release,
 };

@@ -413,5 +413,8 @@ static void release(struct export *x)
 
 const struct export_format export_pprof = {
 	.name = "pprof", .ext = ".pb.gz",
+	.about = "gzipped profile.proto, heap-profile sample types alloc_objects,\n"
+		 "alloc_space, inuse_objects, inuse_space: go tool pprof, Pyroscope,\n"
+		 "Parca (stacks of --stack recordings, labels cache and comm)",
 	.binary = true, .stream = true, .begin = begin, .end = end, .release = release,
 };

@@ -644,5 +644,7 @@ static void release(struct export *x)
 
 const struct export_format export_sqlite = {
 	.name = "sqlite", .ext = ".sqlite",
+	.about = "a database: objects (one row each), callsites, caches, processes,\n"
+		 "pages, misuse, accesses, meta (schema: docs/export.md)",
 	.begin = begin, .end = end, .release = release,
 };

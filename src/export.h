@@ -37,6 +37,7 @@ struct export {
 struct export_format {
 	const char *name;		/* --format NAME */
 	const char *ext;		/* default output: INPUT's base name + ext */
+	const char *about;		/* for --help: what it is, who reads it (lines of 66) */
 	bool binary;			/* never to a terminal */
 	bool stream;			/* writes to x->out; else to the file x->tmp itself */
 	bool detail;			/* needs the model's detail (groups, time series) */

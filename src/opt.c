@@ -254,6 +254,8 @@ void help_print(FILE *out, const struct cmd_help *h)
 	int i, nf = flatten(h, flat);
 
 	fprintf(out, "usage: kmemtrace %s %s\n\n%s", h->name, h->usage, h->about);
+	if (h->about_more)
+		h->about_more(out);
 	if (nf)
 		fputc('\n', out);
 	for (i = 0; i < nf; i++) {

@@ -83,6 +83,7 @@ struct cmd_help {
 	const char *about;	/* paragraphs before the options */
 	const struct opt *opts;	/* ends with { 0 } */
 	const char *more;	/* paragraphs after them, or NULL */
+	void (*about_more)(FILE *out);	/* generated lines after @about (a table's), or NULL */
 	bool stop_at_operand;	/* options end at the first operand (a COMMAND follows) */
 };
 
