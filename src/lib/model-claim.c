@@ -90,7 +90,7 @@ static int slab_claims(struct kmt_model *m, const struct cpu_state *cs, const st
 		struct islot *sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
 
 		if (wait_at(cs, j)->pid == ev->pid && sl && slot_live(sl) &&
-		    has_frame(ev, m->sites.v[slot_obj(&m->slab, sl)->site].addr))
+		    has_frame(ev, m->reg.sites.v[slot_obj(&m->slab, sl)->site].addr))
 			return j;
 	}
 	return -1;

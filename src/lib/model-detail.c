@@ -418,12 +418,12 @@ void model_detail_finish(struct kmt_model *m)
 	for (i = 0; i <= KMT_MAX_ORDER; i++)
 		t->page_allocs[i] = d->pages[i];
 	/* Every cache and site gets an entry, NULL where it had no series. */
-	grow(m, &d->cache_net, &d->cache_cap, m->caches.n);
-	grow(m, &d->site_net, &d->site_cap, m->sites.n);
-	grow(m, &d->proc_net, &d->proc_cap, m->procs.n);
-	t->nr_caches = m->caches.n;
-	t->nr_sites = m->sites.n;
-	t->nr_procs = m->procs.n;
+	grow(m, &d->cache_net, &d->cache_cap, m->reg.caches.n);
+	grow(m, &d->site_net, &d->site_cap, m->reg.sites.n);
+	grow(m, &d->proc_net, &d->proc_cap, m->reg.procs.n);
+	t->nr_caches = m->reg.caches.n;
+	t->nr_sites = m->reg.sites.n;
+	t->nr_procs = m->reg.procs.n;
 	t->cache_net = (const int64_t *const *)d->cache_net;
 	t->site_net = (const int64_t *const *)d->site_net;
 	t->proc_net = (const int64_t *const *)d->proc_net;

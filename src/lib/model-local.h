@@ -106,7 +106,6 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
 
 /* ---- the model itself, shared by model.c and model-object.c ---- */
 
-#define MAX_CPUS 4096
 #define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
 
 /* A growable array of structs. */
@@ -192,33 +191,55 @@ struct queued {
 	char name[48];
 };
 
-struct kmt_model {
-	struct kmt_model_opts o;
-	struct queued q[LOOKAHEAD];
-	unsigned int qhead, qlen;
-	struct otab slab, pages, pcpu;
-	struct kmt_map site_map, page_site_map, cache_map, proc_map, pid_map, misuse_map, gfp_map;
+/* model-registry.c: call sites, caches and tasks, each found by key. */
+struct model_registry {
+	struct kmt_map site_map, page_site_map, cache_map, proc_map, pid_map;
 	VEC(struct kmt_site) sites;
 	VEC(struct kmt_site) page_sites;
 	VEC(struct kmt_cache) caches;
 	VEC(struct kmt_proc) procs;
+	struct { uint64_t addr; uint32_t idx; } site_memo[256];
+	uint32_t *cache_hint;		/* per site: the cache it last used */
+	size_t cache_hint_n;
+	uint32_t comm_gen;		/* bumped when a task is renamed */
+};
+
+/* model-misuse.c: findings, what was never freed, untraced traffic. */
+struct model_findings {
+	struct kmt_map misuse_map;
 	VEC(struct kmt_misuse) misuse;
 	VEC(struct kmt_outstanding) outstanding;
 	VEC(struct kmt_untraced) untraced;
+};
+
+/* model-page.c: pages, per-CPU areas, gfp flags. */
+struct model_pages {
+	struct otab pages, pcpu;
+	struct kmt_map gfp_map;
 	VEC(struct kmt_gfp_count) gfp;
-	/* vmalloc (model-vmap.c) */
+};
+
+/* model-vmap.c: vmalloc areas. */
+struct model_vmap {
 	struct otab vmap;
 	struct kmt_map vmap_site_map, vmap_size_map;
 	VEC(struct kmt_site) vmap_sites;
 	VEC(struct kmt_vmap_size) vmap_sizes;
 	VEC(struct kmt_vmap_area) vmap_live;
+};
+
+struct kmt_model {
+	struct kmt_model_opts o;
+	struct queued q[LOOKAHEAD];
+	unsigned int qhead, qlen;
+	struct otab slab;		/* slab objects (model-slab.c) */
+	struct model_registry reg;
+	struct model_findings fnd;
+	struct model_pages pg;
+	struct model_vmap vm;
 	struct kmt_summary sum;
 	uint64_t *lost_by_cpu, *events_by_cpu;
 	struct cpu_state *cpu;
-	struct { uint64_t addr; uint32_t idx; } site_memo[256];
-	uint32_t *cache_hint;		/* per site: the cache it last used */
-	size_t cache_hint_n;
-	uint32_t comm_gen;		/* bumped when a task is renamed */
 	struct kmt_model_hooks hooks;
 	struct access_tab *access;	/* per (object, offset, ip) counts */
 	struct kmt_stacks *stacks;	/* slab allocations by stack (model-stack.c) */

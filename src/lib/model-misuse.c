@@ -63,16 +63,16 @@ void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const str
 {
 	/* One row per kind, call site and cache: the first occurrence keeps its details. */
 	uint64_t key = kmt_hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ kmt_hash64((uint64_t)cache << 20);
-	uint32_t i = kmt_map_get(&m->misuse_map, key);
+	uint32_t i = kmt_map_get(&m->fnd.misuse_map, key);
 	struct kmt_misuse *mu;
 
 	if (i == NONE) {
-		i = VEC_PUSH(m->misuse, m->oom);
-		if (i == NONE || kmt_map_put(&m->misuse_map, key, i)) {
+		i = VEC_PUSH(m->fnd.misuse, m->oom);
+		if (i == NONE || kmt_map_put(&m->fnd.misuse_map, key, i)) {
 			m->oom = true;
 			return;
 		}
-		mu = &m->misuse.v[i];
+		mu = &m->fnd.misuse.v[i];
 		mu->kind = kind;
 		mu->cache = cache;
 		mu->site = ev->call_site;
@@ -83,7 +83,7 @@ void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const str
 		if (detail)
 			snprintf(mu->detail, sizeof(mu->detail), "%s", detail);
 	}
-	m->misuse.v[i].count++;
+	m->fnd.misuse.v[i].count++;
 }
 
 /*
@@ -100,7 +100,7 @@ static bool bulk_filled_cache(const struct kmt_model *m, uint32_t cache)
 
 	if (cache == NONE)
 		return false;
-	c = &m->caches.v[cache];
+	c = &m->reg.caches.v[cache];
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (c->name_len == strlen(names[i]) && !memcmp(c->name, names[i], c->name_len))
 			return true;
@@ -117,8 +117,8 @@ static void classify_untraced(struct kmt_model *m)
 	 * never seen allocated (noted as untraced by slab_free, counted as
 	 * double frees were): untraced allocations.
 	 */
-	for (i = 0; i < m->misuse.n; i++) {
-		struct kmt_misuse *mu = &m->misuse.v[i];
+	for (i = 0; i < m->fnd.misuse.n; i++) {
+		struct kmt_misuse *mu = &m->fnd.misuse.v[i];
 		bool noted = mu->kind == KMT_MISUSE_UNTRACED_ALLOC;
 
 		if (!noted && mu->kind != KMT_MISUSE_DOUBLE_FREE)
@@ -132,10 +132,10 @@ static void classify_untraced(struct kmt_model *m)
 			continue;
 		}
 		if (mu->cache != NONE)
-			m->caches.v[mu->cache].untraced += mu->count;
+			m->reg.caches.v[mu->cache].untraced += mu->count;
 	}
-	for (i = 0; i < m->misuse.n; i++) {
-		const struct kmt_misuse *mu = &m->misuse.v[i];
+	for (i = 0; i < m->fnd.misuse.n; i++) {
+		const struct kmt_misuse *mu = &m->fnd.misuse.v[i];
 
 		if (mu->kind == KMT_MISUSE_ALLOC_LIVE)
 			alloc_live += mu->count;
@@ -144,7 +144,7 @@ static void classify_untraced(struct kmt_model *m)
 		else
 			continue;
 		if (mu->cache != NONE)
-			m->caches.v[mu->cache].untraced += mu->count;
+			m->reg.caches.v[mu->cache].untraced += mu->count;
 	}
 	double_free += unseen;
 	m->sum.untraced_evidence = alloc_live + (double_free >= 2 ? double_free : 0);
@@ -154,9 +154,9 @@ static void classify_untraced(struct kmt_model *m)
 		return;
 	}
 	m->sum.untraced_evidence += bulk;
-	for (i = 0; i < m->misuse.n; i++)
-		if (m->misuse.v[i].kind == KMT_MISUSE_DOUBLE_FREE)
-			m->misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
+	for (i = 0; i < m->fnd.misuse.n; i++)
+		if (m->fnd.misuse.v[i].kind == KMT_MISUSE_DOUBLE_FREE)
+			m->fnd.misuse.v[i].kind = KMT_MISUSE_UNTRACED_ALLOC;
 }
 
 const char *kmt_untraced_why(const char *name)
@@ -188,30 +188,30 @@ static void collect_untraced(struct kmt_model *m)
 {
 	size_t i, k = 0, j;
 
-	for (i = 0; i < m->misuse.n; i++) {
-		struct kmt_misuse mu = m->misuse.v[i];
+	for (i = 0; i < m->fnd.misuse.n; i++) {
+		struct kmt_misuse mu = m->fnd.misuse.v[i];
 		bool reuse = mu.kind == KMT_MISUSE_CACHE_MISMATCH && mu.cache != NONE &&
-			     (m->caches.v[mu.cache].untraced || bulk_filled_cache(m, mu.cache));
+			     (m->reg.caches.v[mu.cache].untraced || bulk_filled_cache(m, mu.cache));
 		struct kmt_untraced *u;
 
 		if (mu.kind != KMT_MISUSE_ALLOC_LIVE && mu.kind != KMT_MISUSE_UNTRACED_ALLOC && !reuse) {
-			m->misuse.v[k++] = mu;
+			m->fnd.misuse.v[k++] = mu;
 			continue;
 		}
-		for (j = 0; j < m->untraced.n && m->untraced.v[j].cache != mu.cache; j++)
+		for (j = 0; j < m->fnd.untraced.n && m->fnd.untraced.v[j].cache != mu.cache; j++)
 			;
-		if (j == m->untraced.n) {
-			j = VEC_PUSH(m->untraced, m->oom);
+		if (j == m->fnd.untraced.n) {
+			j = VEC_PUSH(m->fnd.untraced, m->oom);
 			if (j == NONE)
 				return;
-			u = &m->untraced.v[j];
+			u = &m->fnd.untraced.v[j];
 			u->cache = mu.cache;
 			u->first_ts = mu.first_ts;
 			u->first_site = mu.site;
 			u->first_alloc_site = mu.alloc_site;
-			u->why = kmt_untraced_why(mu.cache != NONE ? m->caches.v[mu.cache].name : NULL);
+			u->why = kmt_untraced_why(mu.cache != NONE ? m->reg.caches.v[mu.cache].name : NULL);
 		}
-		u = &m->untraced.v[j];
+		u = &m->fnd.untraced.v[j];
 		if (mu.kind == KMT_MISUSE_ALLOC_LIVE)
 			u->alloc_over_live += mu.count;
 		else if (mu.kind == KMT_MISUSE_UNTRACED_ALLOC)
@@ -225,9 +225,9 @@ static void collect_untraced(struct kmt_model *m)
 			u->first_alloc_site = mu.alloc_site;
 		}
 	}
-	m->misuse.n = k;
-	if (m->untraced.n > 1)
-		qsort(m->untraced.v, m->untraced.n, sizeof(*m->untraced.v), cmp_untraced);
+	m->fnd.misuse.n = k;
+	if (m->fnd.untraced.n > 1)
+		qsort(m->fnd.untraced.v, m->fnd.untraced.n, sizeof(*m->fnd.untraced.v), cmp_untraced);
 }
 
 static int misuse_rank(const struct kmt_misuse *x)
@@ -251,6 +251,6 @@ void model_misuse_finish(struct kmt_model *m)
 {
 	classify_untraced(m);
 	collect_untraced(m);
-	if (m->misuse.n > 1)
-		qsort(m->misuse.v, m->misuse.n, sizeof(*m->misuse.v), cmp_misuse);
+	if (m->fnd.misuse.n > 1)
+		qsort(m->fnd.misuse.v, m->fnd.misuse.n, sizeof(*m->fnd.misuse.v), cmp_misuse);
 }

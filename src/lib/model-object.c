@@ -29,8 +29,8 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->ptr = o->key;
 	x->kind = o->kind;
 	x->uncertain = o->loss_seq != m->loss_seq;
-	x->alloc_pid = o->proc != NONE ? m->procs.v[o->proc].pid : -1;
-	x->comm = o->proc != NONE ? m->procs.v[o->proc].comm : NULL;
+	x->alloc_pid = o->proc != NONE ? m->reg.procs.v[o->proc].pid : -1;
+	x->comm = o->proc != NONE ? m->reg.procs.v[o->proc].comm : NULL;
 	x->alloc_cpu = o->cpu;
 	x->alloc_ts = o->ts;
 	x->free_pid = -1;
@@ -40,13 +40,13 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	if (o->kind == KMT_EV_PAGE_ALLOC) {
 		x->order = o->order;
 		x->bytes_req = x->bytes_alloc = 4096ULL << MIN(o->order, 30u);
-		x->alloc_site = o->site != NONE ? m->page_sites.v[o->site].addr : 0;
+		x->alloc_site = o->site != NONE ? m->reg.page_sites.v[o->site].addr : 0;
 		return;
 	}
 	x->bytes_req = o->req;
 	x->bytes_alloc = o->alloc;
-	x->alloc_site = m->sites.v[o->site].addr;
-	x->cache = o->cache != NONE ? kmt_cache_label(&m->caches.v[o->cache]) : NULL;
+	x->alloc_site = m->reg.sites.v[o->site].addr;
+	x->cache = o->cache != NONE ? kmt_cache_label(&m->reg.caches.v[o->cache]) : NULL;
 	x->stack = model_stack_id(m, o);
 }
 
@@ -125,7 +125,7 @@ void model_emit_live(struct kmt_model *m)
 		return;
 	emit_table(m, &m->slab);
 	if (m->hooks.pages)
-		emit_table(m, &m->pages);
+		emit_table(m, &m->pg.pages);
 }
 
 static uint64_t akey(uint64_t site, uint32_t offset, uint64_t ip)
@@ -151,7 +151,7 @@ static struct kmt_access_stat *access_slot(struct kmt_model *m, const struct obj
 					   const struct kmt_event *ev)
 {
 	struct access_tab *a = m->access;
-	uint64_t site = m->sites.v[o->site].addr;
+	uint64_t site = m->reg.sites.v[o->site].addr;
 	struct access_key k = { a, site, ev->call_site, ev->offset };
 	uint64_t h = akey(site, ev->offset, ev->call_site);
 	uint32_t i;

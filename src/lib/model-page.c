@@ -37,23 +37,23 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	model_detail_page(m, ev->ts, ev->order);
 	m->sum.order_mt[MIN(ev->order, (uint32_t)KMT_MAX_ORDER)]
 		       [ev->migratetype >= 0 && ev->migratetype < KMT_MIGRATE_TYPES ? ev->migratetype : KMT_MIGRATE_TYPES]++;
-	gi = kmt_map_get(&m->gfp_map, ev->gfp);
+	gi = kmt_map_get(&m->pg.gfp_map, ev->gfp);
 	if (gi == NONE) {
-		gi = VEC_PUSH(m->gfp, m->oom);
-		if (gi == NONE || kmt_map_put(&m->gfp_map, ev->gfp, gi)) {
+		gi = VEC_PUSH(m->pg.gfp, m->oom);
+		if (gi == NONE || kmt_map_put(&m->pg.gfp_map, ev->gfp, gi)) {
 			m->oom = true;
 			return;
 		}
-		m->gfp.v[gi].gfp = ev->gfp;
+		m->pg.gfp.v[gi].gfp = ev->gfp;
 	}
-	m->gfp.v[gi].allocs++;
-	m->gfp.v[gi].pages += npages;
+	m->pg.gfp.v[gi].allocs++;
+	m->pg.gfp.v[gi].pages += npages;
 	if (proc != NONE) {
-		m->procs.v[proc].page_allocs++;
-		m->procs.v[proc].pages += npages;
+		m->reg.procs.v[proc].page_allocs++;
+		m->reg.procs.v[proc].pages += npages;
 	}
-	sl = otab_get(&m->pages, ev->ptr);
-	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pages, sl) : otab_obj_new(&m->pages, sl);
+	sl = otab_get(&m->pg.pages, ev->ptr);
+	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pg.pages, sl) : otab_obj_new(&m->pg.pages, sl);
 	if (!o) {
 		m->oom = true;
 		return;
@@ -73,8 +73,8 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
 {
-	struct islot *sl = otab_find(&m->pages, ev->ptr);
-	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->pages, sl) : NULL;
+	struct islot *sl = otab_find(&m->pg.pages, ev->ptr);
+	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->pg.pages, sl) : NULL;
 
 	/* With a task filter: the chosen tasks' pages, and pages they free. */
 	if (!o && m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
@@ -84,7 +84,7 @@ void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
 	m->sum.pages_freed += 1ULL << MIN(ev->order, 30u);
 	if (o) {
 		if (o->site != NONE) {
-			struct kmt_site *s = &m->page_sites.v[o->site];
+			struct kmt_site *s = &m->reg.page_sites.v[o->site];
 
 			s->frees++;
 			s->life[kmt_life_bucket(ev->ts - o->ts)]++;
@@ -92,7 +92,7 @@ void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
 				s->cross_cpu++;
 		}
 		model_emit(m, o, KMT_FATE_FREED, ev);
-		otab_remove(&m->pages, sl);
+		otab_remove(&m->pg.pages, sl);
 	}
 }
 
@@ -112,15 +112,15 @@ void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 		fn = kmt_symbols_lookup(m->o.syms, a, &off);
 		if (!fn || model_allocator_frame(fn))
 			continue;
-		s = model_site_of(m, &m->page_site_map, &m->page_sites, a - off);
+		s = model_site_of(m, &m->reg.page_site_map, &m->reg.page_sites, a - off);
 		if (!s)
 			return;
 		s->allocs++;
 		s->bytes_alloc += 4096ULL << MIN(cs->page_order, 30u);
 		s->order_mask |= 1u << MIN(cs->page_order, 31u);
-		sl = otab_find(&m->pages, pfn);
+		sl = otab_find(&m->pg.pages, pfn);
 		if (sl && slot_live(sl))
-			slot_obj(&m->pages, sl)->site = (uint32_t)(s - m->page_sites.v);
+			slot_obj(&m->pg.pages, sl)->site = (uint32_t)(s - m->reg.page_sites.v);
 		break;
 	}
 }
@@ -137,8 +137,8 @@ void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	m->sum.pcpu_bytes += ev->bytes_alloc;
 	if (!ev->ptr)
 		return;
-	sl = otab_get(&m->pcpu, ev->ptr);
-	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pcpu, sl) : otab_obj_new(&m->pcpu, sl);
+	sl = otab_get(&m->pg.pcpu, ev->ptr);
+	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pg.pcpu, sl) : otab_obj_new(&m->pg.pcpu, sl);
 	if (!o) {
 		m->oom = true;
 		return;
@@ -149,12 +149,12 @@ void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 void model_pcpu_free(struct kmt_model *m, const struct kmt_event *ev)
 {
-	struct islot *sl = otab_find(&m->pcpu, ev->ptr);
+	struct islot *sl = otab_find(&m->pg.pcpu, ev->ptr);
 
 	if (!(sl && slot_live(sl)) && m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 		return;
 	m->scope = true;
 	m->sum.pcpu_frees++;
 	if (sl && slot_live(sl))
-		otab_remove(&m->pcpu, sl);
+		otab_remove(&m->pg.pcpu, sl);
 }

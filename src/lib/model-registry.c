@@ -54,20 +54,20 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 		key = kmt_hash_str(ev->name, ev->name_len);
 	else
 		key = kmt_hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
-	i = kmt_map_get(&m->cache_map, key);
+	i = kmt_map_get(&m->reg.cache_map, key);
 	if (i != NONE) {
 		/* Named first by a free: its size comes with its first allocation. */
-		if (alloc && !m->caches.v[i].object_size && !(km && ev->bytes_alloc > 8192))
-			m->caches.v[i].object_size = ev->bytes_alloc;
+		if (alloc && !m->reg.caches.v[i].object_size && !(km && ev->bytes_alloc > 8192))
+			m->reg.caches.v[i].object_size = ev->bytes_alloc;
 		return i;
 	}
-	i = VEC_PUSH(m->caches, m->oom);
-	if (i == NONE || kmt_map_put(&m->cache_map, key, i)) {
+	i = VEC_PUSH(m->reg.caches, m->oom);
+	if (i == NONE || kmt_map_put(&m->reg.cache_map, key, i)) {
 		m->oom = true;
 		return NONE;
 	}
 	{
-		struct kmt_cache *c = &m->caches.v[i];
+		struct kmt_cache *c = &m->reg.caches.v[i];
 		uint64_t sz = ev->bytes_alloc;
 
 		c->is_kmalloc = km;
@@ -93,30 +93,30 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
 {
 	uint64_t key = kmt_hash64((uint64_t)(uint32_t)pid) ^ kmt_hash_str(comm, len);
-	uint32_t i = kmt_map_get(&m->proc_map, key);
+	uint32_t i = kmt_map_get(&m->reg.proc_map, key);
 
 	if (i != NONE)
 		return i;
-	i = VEC_PUSH(m->procs, m->oom);
-	if (i == NONE || kmt_map_put(&m->proc_map, key, i)) {
+	i = VEC_PUSH(m->reg.procs, m->oom);
+	if (i == NONE || kmt_map_put(&m->reg.proc_map, key, i)) {
 		m->oom = true;
 		return NONE;
 	}
-	m->procs.v[i].pid = pid;
-	snprintf(m->procs.v[i].comm, sizeof(m->procs.v[i].comm), "%.*s", (int)MIN(len, 15u), comm);
+	m->reg.procs.v[i].pid = pid;
+	snprintf(m->reg.procs.v[i].comm, sizeof(m->reg.procs.v[i].comm), "%.*s", (int)MIN(len, 15u), comm);
 	return i;
 }
 
 uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 {
-	uint32_t i = kmt_map_get(&m->pid_map, (uint64_t)(uint32_t)pid);
+	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
 	const char *name;
 
 	if (i != NONE)
 		return i;
 	name = kmt_comm_name(m->o.cmdlines, pid);
 	i = proc_index(m, pid, name, strlen(name));
-	if (i != NONE && kmt_map_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
+	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;
 	return i;
 }
@@ -124,10 +124,10 @@ uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 /* model_proc_of() through the CPU's memo of the last task it saw. */
 uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
 {
-	if (cs->memo_pid == pid && cs->memo_gen == m->comm_gen && cs->memo_proc != NONE)
+	if (cs->memo_pid == pid && cs->memo_gen == m->reg.comm_gen && cs->memo_proc != NONE)
 		return cs->memo_proc;
 	cs->memo_pid = pid;
-	cs->memo_gen = m->comm_gen;
+	cs->memo_gen = m->reg.comm_gen;
 	cs->memo_proc = model_proc_of(m, pid);
 	return cs->memo_proc;
 }
@@ -136,24 +136,24 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 {
 	uint32_t i;
 
-	m->comm_gen++;
+	m->reg.comm_gen++;
 	len = strnlen(comm, len);
 	i = proc_index(m, pid, comm, len);
-	if (i != NONE && kmt_map_put(&m->pid_map, (uint64_t)(uint32_t)pid, i))
+	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;
 }
 
 /* --cache: is cache @c the one chosen (always, without the option)? */
 bool model_cache_wanted(const struct kmt_model *m, uint32_t c)
 {
-	return !m->o.cache || (c != NONE && !strcmp(m->caches.v[c].name, m->cache_want));
+	return !m->o.cache || (c != NONE && !strcmp(m->reg.caches.v[c].name, m->cache_want));
 }
 
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
 {
 	if (m->o.pid && pid != m->o.pid)
 		return false;
-	if (m->o.comm && (proc == NONE || strcmp(m->procs.v[proc].comm, m->o.comm)))
+	if (m->o.comm && (proc == NONE || strcmp(m->reg.procs.v[proc].comm, m->o.comm)))
 		return false;
 	m->sum.filter_matched = true;
 	return true;
@@ -165,12 +165,12 @@ struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr)
 	size_t h = (size_t)((addr ^ (addr >> 8)) & 255);
 	struct kmt_site *s;
 
-	if (m->site_memo[h].addr == addr && addr)
-		return &m->sites.v[m->site_memo[h].idx];
-	s = model_site_of(m, &m->site_map, &m->sites, addr);
+	if (m->reg.site_memo[h].addr == addr && addr)
+		return &m->reg.sites.v[m->reg.site_memo[h].idx];
+	s = model_site_of(m, &m->reg.site_map, &m->reg.sites, addr);
 	if (s) {
-		m->site_memo[h].addr = addr;
-		m->site_memo[h].idx = (uint32_t)(s - m->sites.v);
+		m->reg.site_memo[h].addr = addr;
+		m->reg.site_memo[h].idx = (uint32_t)(s - m->reg.sites.v);
 	}
 	return s;
 }
@@ -180,19 +180,19 @@ uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt
 {
 	uint32_t c;
 
-	if (site >= m->cache_hint_n) {
-		size_t n = MAX(m->sites.alloc, (size_t)site + 1);
-		uint32_t *nh = realloc(m->cache_hint, n * sizeof(*nh));
+	if (site >= m->reg.cache_hint_n) {
+		size_t n = MAX(m->reg.sites.alloc, (size_t)site + 1);
+		uint32_t *nh = realloc(m->reg.cache_hint, n * sizeof(*nh));
 
 		if (!nh)
 			return model_cache_of(m, ev);
-		memset(nh + m->cache_hint_n, 0xff, (n - m->cache_hint_n) * sizeof(*nh));
-		m->cache_hint = nh;
-		m->cache_hint_n = n;
+		memset(nh + m->reg.cache_hint_n, 0xff, (n - m->reg.cache_hint_n) * sizeof(*nh));
+		m->reg.cache_hint = nh;
+		m->reg.cache_hint_n = n;
 	}
-	c = m->cache_hint[site];
+	c = m->reg.cache_hint[site];
 	if (c != NONE) {
-		const struct kmt_cache *k = &m->caches.v[c];
+		const struct kmt_cache *k = &m->reg.caches.v[c];
 
 		if (ev->kind == KMT_EV_KMALLOC ? k->is_kmalloc && k->object_size == ev->bytes_alloc
 		    : !k->is_kmalloc && k->name_len == ev->name_len &&
@@ -200,7 +200,7 @@ uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt
 			return c;
 	}
 	c = model_cache_of(m, ev);
-	m->cache_hint[site] = c;
+	m->reg.cache_hint[site] = c;
 	return c;
 }
 

@@ -44,17 +44,17 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 /* @o was freed without a trace (its address came again): gone, now. */
 static void gone_unseen(struct kmt_model *m, const struct obj *o)
 {
-	struct kmt_site *s = &m->sites.v[o->site];
+	struct kmt_site *s = &m->reg.sites.v[o->site];
 
 	s->unseen_frees++;
 	m->sum.unseen_frees++;
 	GONE(s, o);
 	if (o->cache != NONE) {
-		m->caches.v[o->cache].unseen_frees++;
-		GONE(&m->caches.v[o->cache], o);
+		m->reg.caches.v[o->cache].unseen_frees++;
+		GONE(&m->reg.caches.v[o->cache], o);
 	}
 	if (o->proc != NONE)
-		GONE(&m->procs.v[o->proc], o);
+		GONE(&m->reg.procs.v[o->proc], o);
 	GONE(&m->sum, o);
 }
 
@@ -63,11 +63,11 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 	uint64_t n = (uint64_t)(int64_t)sign;
 	uint64_t req = (uint64_t)(sign * (int64_t)o->req), al = (uint64_t)(sign * (int64_t)o->alloc);
 
-	COUNT(&m->sites.v[o->site], n, req, al);
+	COUNT(&m->reg.sites.v[o->site], n, req, al);
 	if (o->cache != NONE)
-		COUNT(&m->caches.v[o->cache], n, req, al);
+		COUNT(&m->reg.caches.v[o->cache], n, req, al);
 	if (o->proc != NONE)
-		COUNT(&m->procs.v[o->proc], n, req, al);
+		COUNT(&m->reg.procs.v[o->proc], n, req, al);
 	COUNT(&m->sum, n, req, al);
 }
 
@@ -110,7 +110,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 			if (o->loss_seq != m->loss_seq)
 				m->sum.uncertain_misuse++;	/* its free may be in a gap */
 			else if (!m->o.partial_frees)	/* else freed where the recording did not look */
-				model_note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->sites.v[o->site].addr,
+				model_note_misuse(m, KMT_MISUSE_ALLOC_LIVE, ev, m->reg.sites.v[o->site].addr,
 					    o->cache, NULL);
 		}
 		o->hit = 0;
@@ -122,7 +122,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		}
 	}
 	o->ts = ev->ts;
-	o->site = (uint32_t)(site - m->sites.v);
+	o->site = (uint32_t)(site - m->reg.sites.v);
 	o->cache = model_cache_hinted(m, o->site, ev);
 	o->req = sat32(ev->bytes_req);
 	o->alloc = sat32(ev->bytes_alloc);
@@ -143,7 +143,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 static enum kmt_misuse_kind free_misuse(const struct kmt_model *m, const struct obj *o,
 					const struct kmt_event *ev)
 {
-	const struct kmt_cache *c = o->cache != NONE ? &m->caches.v[o->cache] : NULL;
+	const struct kmt_cache *c = o->cache != NONE ? &m->reg.caches.v[o->cache] : NULL;
 
 	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC)
 		return KMT_MISUSE_CACHE_FREE_KMALLOC;
@@ -204,7 +204,7 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 				 */
 				model_note_misuse(m, KMT_MISUSE_UNTRACED_ALLOC, ev, 0, cache, NULL);
 			else
-				model_note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev, m->sites.v[sl->val].addr, cache, NULL);
+				model_note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev, m->reg.sites.v[sl->val].addr, cache, NULL);
 			return;
 		}
 		/* Allocated before the trace (or in a gap, if one came first). */
@@ -223,7 +223,7 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	}
 	o = slot_obj(&m->slab, sl);
 	m->scope = true;	/* a chosen task's object */
-	asite = &m->sites.v[o->site];
+	asite = &m->reg.sites.v[o->site];
 	mk = free_misuse(m, o, ev);
 	if (m->o.partial_frees && (mk == KMT_MISUSE_CACHE_MISMATCH || mk == KMT_MISUSE_CACHE_FREE_KMALLOC)) {
 		/*
@@ -244,13 +244,13 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		char detail[64];
 
 		snprintf(detail, sizeof(detail), "freed as %.*s, allocated from %.20s",
-			 (int)MIN(ev->name_len, 20u), ev->name, m->caches.v[o->cache].name);
+			 (int)MIN(ev->name_len, 20u), ev->name, m->reg.caches.v[o->cache].name);
 		model_note_misuse(m, mk, ev, asite->addr, o->cache, detail);
 	} else if (mk != KMT_MISUSE_NR) {
 		model_note_misuse(m, mk, ev, asite->addr, o->cache, NULL);
 	}
 	fsite = model_alloc_site(m, ev->call_site);
-	asite = &m->sites.v[o->site];	/* the lookup may have moved the array */
+	asite = &m->reg.sites.v[o->site];	/* the lookup may have moved the array */
 	if (fsite)
 		fsite->free_calls++;
 	life = ev->ts > o->ts ? ev->ts - o->ts : 0;
@@ -266,13 +266,13 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		m->sum.cross_cpu_frees++;
 	}
 	if (o->cache != NONE) {
-		m->caches.v[o->cache].frees++;
-		GONE(&m->caches.v[o->cache], o);
+		m->reg.caches.v[o->cache].frees++;
+		GONE(&m->reg.caches.v[o->cache], o);
 	}
 	if (o->proc != NONE) {
-		m->procs.v[o->proc].frees++;
-		m->procs.v[o->proc].bytes_freed += o->alloc;
-		GONE(&m->procs.v[o->proc], o);
+		m->reg.procs.v[o->proc].frees++;
+		m->reg.procs.v[o->proc].bytes_freed += o->alloc;
+		GONE(&m->reg.procs.v[o->proc], o);
 	}
 	m->sum.frees++;
 	m->sum.bytes_freed += o->alloc;

@@ -169,7 +169,7 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 	o = slot_obj(&m->slab, sl);
 	if (o->stack)
 		return;
-	n = callers(m, ev, m->sites.v[o->site].addr, f);
+	n = callers(m, ev, m->reg.sites.v[o->site].addr, f);
 	id = intern(m, f, n);
 	if (id == NONE)
 		return;
@@ -181,7 +181,7 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 			m->oom = true;
 			return;
 		}
-		t->rows.v[r].site = m->sites.v[o->site].addr;
+		t->rows.v[r].site = m->reg.sites.v[o->site].addr;
 		t->rows.v[r].stack = id;
 	}
 	row = &t->rows.v[r];

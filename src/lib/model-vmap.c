@@ -17,34 +17,34 @@
 
 int model_vmap_init(struct kmt_model *m)
 {
-	return otab_init(&m->vmap, 1 << 8) || kmt_map_init(&m->vmap_site_map, 1 << 6) ||
-	       kmt_map_init(&m->vmap_size_map, 1 << 6) ? -ENOMEM : 0;
+	return otab_init(&m->vm.vmap, 1 << 8) || kmt_map_init(&m->vm.vmap_site_map, 1 << 6) ||
+	       kmt_map_init(&m->vm.vmap_size_map, 1 << 6) ? -ENOMEM : 0;
 }
 
 void model_vmap_release(struct kmt_model *m)
 {
-	otab_release(&m->vmap);
-	kmt_map_release(&m->vmap_site_map);
-	kmt_map_release(&m->vmap_size_map);
-	free(m->vmap_sites.v);
-	free(m->vmap_sizes.v);
-	free(m->vmap_live.v);
+	otab_release(&m->vm.vmap);
+	kmt_map_release(&m->vm.vmap_site_map);
+	kmt_map_release(&m->vm.vmap_size_map);
+	free(m->vm.vmap_sites.v);
+	free(m->vm.vmap_sizes.v);
+	free(m->vm.vmap_live.v);
 }
 
 /* The row of areas of @size. */
 static struct kmt_vmap_size *size_row(struct kmt_model *m, uint64_t size)
 {
-	uint32_t i = kmt_map_get(&m->vmap_size_map, size);
+	uint32_t i = kmt_map_get(&m->vm.vmap_size_map, size);
 
 	if (i == NONE) {
-		i = VEC_PUSH(m->vmap_sizes, m->oom);
-		if (i == NONE || kmt_map_put(&m->vmap_size_map, size, i)) {
+		i = VEC_PUSH(m->vm.vmap_sizes, m->oom);
+		if (i == NONE || kmt_map_put(&m->vm.vmap_size_map, size, i)) {
 			m->oom = true;
 			return NULL;
 		}
-		m->vmap_sizes.v[i].size = size;
+		m->vm.vmap_sizes.v[i].size = size;
 	}
-	return &m->vmap_sizes.v[i];
+	return &m->vm.vmap_sizes.v[i];
 }
 
 void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
@@ -67,8 +67,8 @@ void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	z = size_row(m, ev->bytes_alloc);
 	if (z)
 		z->allocs++;
-	sl = otab_get(&m->vmap, ev->ptr);
-	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->vmap, sl) : otab_obj_new(&m->vmap, sl);
+	sl = otab_get(&m->vm.vmap, ev->ptr);
+	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->vm.vmap, sl) : otab_obj_new(&m->vm.vmap, sl);
 	if (!o) {
 		m->oom = true;
 		return;
@@ -87,8 +87,8 @@ void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
 {
-	struct islot *sl = otab_find(&m->vmap, ev->ptr);
-	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->vmap, sl) : NULL;
+	struct islot *sl = otab_find(&m->vm.vmap, ev->ptr);
+	struct obj *o = sl && slot_live(sl) ? slot_obj(&m->vm.vmap, sl) : NULL;
 	struct kmt_vmap_size *z;
 
 	/* Areas are mostly freed by kworkers: by address, whoever frees. */
@@ -107,7 +107,7 @@ void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
 	if (z)
 		z->frees++;
 	if (o->site != NONE) {
-		struct kmt_site *s = &m->vmap_sites.v[o->site];
+		struct kmt_site *s = &m->vm.vmap_sites.v[o->site];
 
 		s->frees++;
 		s->bytes_freed += o->alloc;
@@ -115,7 +115,7 @@ void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
 		if (ev->cpu != o->cpu)
 			s->cross_cpu++;
 	}
-	otab_remove(&m->vmap, sl);
+	otab_remove(&m->vm.vmap, sl);
 }
 
 /* The first frame of @ev that is not the allocators': a function's address, or 0. */
@@ -166,8 +166,8 @@ void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 	struct obj *o;
 	uint64_t fn;
 
-	sl = otab_find(&m->vmap, addr);
-	o = sl && slot_live(sl) ? slot_obj(&m->vmap, sl) : NULL;
+	sl = otab_find(&m->vm.vmap, addr);
+	o = sl && slot_live(sl) ? slot_obj(&m->vm.vmap, sl) : NULL;
 	if (!o)
 		return;
 	fn = caller_of(m, ev);
@@ -176,13 +176,13 @@ void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 	cs->vmap_caller = 0;
 	if (!fn)
 		return;
-	s = model_site_of(m, &m->vmap_site_map, &m->vmap_sites, fn);
+	s = model_site_of(m, &m->vm.vmap_site_map, &m->vm.vmap_sites, fn);
 	if (!s)
 		return;
 	s->allocs++;
 	s->bytes_req += o->alloc;
 	s->bytes_alloc += o->alloc;
-	o->site = (uint32_t)(s - m->vmap_sites.v);
+	o->site = (uint32_t)(s - m->vm.vmap_sites.v);
 }
 
 static int cmp_area(const void *a, const void *b)
@@ -198,25 +198,25 @@ void model_vmap_finish(struct kmt_model *m, uint64_t ts)
 {
 	uint32_t i;
 
-	for (i = 0; i < m->vmap.pool_n; i++) {
-		const struct obj *o = &m->vmap.pool[i];
+	for (i = 0; i < m->vm.vmap.pool_n; i++) {
+		const struct obj *o = &m->vm.vmap.pool[i];
 		struct kmt_vmap_area *a;
 		struct kmt_vmap_size *z;
 		uint32_t k;
 
 		if (o->state != OBJ_LIVE)
 			continue;
-		k = VEC_PUSH(m->vmap_live, m->oom);
+		k = VEC_PUSH(m->vm.vmap_live, m->oom);
 		if (k == NONE)
 			return;
-		a = &m->vmap_live.v[k];
+		a = &m->vm.vmap_live.v[k];
 		a->addr = o->key;
 		a->size = o->alloc;
 		a->age = ts > o->ts ? ts - o->ts : 0;
-		a->pid = o->proc != NONE ? m->procs.v[o->proc].pid : -1;
+		a->pid = o->proc != NONE ? m->reg.procs.v[o->proc].pid : -1;
 		if (o->proc != NONE)
-			memcpy(a->comm, m->procs.v[o->proc].comm, sizeof(a->comm));
-		a->function = o->site != NONE ? m->vmap_sites.v[o->site].addr : 0;
+			memcpy(a->comm, m->reg.procs.v[o->proc].comm, sizeof(a->comm));
+		a->function = o->site != NONE ? m->vm.vmap_sites.v[o->site].addr : 0;
 		a->uncertain = o->loss_seq != m->loss_seq;
 		if (a->uncertain)
 			continue;
@@ -226,10 +226,10 @@ void model_vmap_finish(struct kmt_model *m, uint64_t ts)
 		if (z)
 			z->live++;
 		if (o->site != NONE) {
-			m->vmap_sites.v[o->site].live_objects++;
-			m->vmap_sites.v[o->site].live_bytes += o->alloc;
+			m->vm.vmap_sites.v[o->site].live_objects++;
+			m->vm.vmap_sites.v[o->site].live_bytes += o->alloc;
 		}
 	}
-	if (m->vmap_live.n > 1)
-		qsort(m->vmap_live.v, m->vmap_live.n, sizeof(*m->vmap_live.v), cmp_area);
+	if (m->vm.vmap_live.n > 1)
+		qsort(m->vm.vmap_live.v, m->vm.vmap_live.n, sizeof(*m->vm.vmap_live.v), cmp_area);
 }

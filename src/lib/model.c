@@ -40,11 +40,11 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	m->events_by_cpu = calloc(KMT_MAX_CPUS, sizeof(*m->events_by_cpu));
 	m->cpu = calloc(KMT_MAX_CPUS, sizeof(*m->cpu));
 	if (!m->lost_by_cpu || !m->events_by_cpu || !m->cpu ||
-	    otab_init(&m->slab, 1 << 14) || otab_init(&m->pages, 1 << 12) ||
-	    otab_init(&m->pcpu, 1 << 10) || kmt_map_init(&m->site_map, 1 << 10) ||
-	    kmt_map_init(&m->page_site_map, 1 << 8) || kmt_map_init(&m->cache_map, 1 << 8) ||
-	    kmt_map_init(&m->proc_map, 1 << 10) || kmt_map_init(&m->pid_map, 1 << 10) ||
-	    kmt_map_init(&m->misuse_map, 1 << 6) || kmt_map_init(&m->gfp_map, 1 << 6) ||
+	    otab_init(&m->slab, 1 << 14) || otab_init(&m->pg.pages, 1 << 12) ||
+	    otab_init(&m->pg.pcpu, 1 << 10) || kmt_map_init(&m->reg.site_map, 1 << 10) ||
+	    kmt_map_init(&m->reg.page_site_map, 1 << 8) || kmt_map_init(&m->reg.cache_map, 1 << 8) ||
+	    kmt_map_init(&m->reg.proc_map, 1 << 10) || kmt_map_init(&m->reg.pid_map, 1 << 10) ||
+	    kmt_map_init(&m->fnd.misuse_map, 1 << 6) || kmt_map_init(&m->pg.gfp_map, 1 << 6) ||
 	    model_vmap_init(m) || model_stack_init(m) || model_detail_init(m)) {
 		kmt_model_free(m);
 		errno = ENOMEM;
@@ -66,30 +66,30 @@ void kmt_model_free(struct kmt_model *m)
 	if (!m)
 		return;
 	otab_release(&m->slab);
-	otab_release(&m->pages);
-	otab_release(&m->pcpu);
+	otab_release(&m->pg.pages);
+	otab_release(&m->pg.pcpu);
 	model_vmap_release(m);
 	model_stack_release(m);
 	model_detail_release(m);
-	kmt_map_release(&m->site_map);
-	kmt_map_release(&m->page_site_map);
-	kmt_map_release(&m->cache_map);
-	kmt_map_release(&m->proc_map);
-	kmt_map_release(&m->pid_map);
-	kmt_map_release(&m->misuse_map);
-	kmt_map_release(&m->gfp_map);
-	free(m->sites.v);
-	free(m->page_sites.v);
-	free(m->caches.v);
-	free(m->procs.v);
-	free(m->misuse.v);
-	free(m->outstanding.v);
-	free(m->untraced.v);
-	free(m->gfp.v);
+	kmt_map_release(&m->reg.site_map);
+	kmt_map_release(&m->reg.page_site_map);
+	kmt_map_release(&m->reg.cache_map);
+	kmt_map_release(&m->reg.proc_map);
+	kmt_map_release(&m->reg.pid_map);
+	kmt_map_release(&m->fnd.misuse_map);
+	kmt_map_release(&m->pg.gfp_map);
+	free(m->reg.sites.v);
+	free(m->reg.page_sites.v);
+	free(m->reg.caches.v);
+	free(m->reg.procs.v);
+	free(m->fnd.misuse.v);
+	free(m->fnd.outstanding.v);
+	free(m->fnd.untraced.v);
+	free(m->pg.gfp.v);
 	free(m->lost_by_cpu);
 	free(m->events_by_cpu);
 	free(m->cpu);
-	free(m->cache_hint);
+	free(m->reg.cache_hint);
 	model_access_release(m);
 	free(m);
 }
@@ -247,7 +247,7 @@ static void prefetch_obj(const struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_PAGE_ALLOC:
 	case KMT_EV_PAGE_FREE:
 	case KMT_EV_PAGE_FREE_BATCHED:
-		kmt_prefetch(otab_slot(&m->pages, ev->ptr));
+		kmt_prefetch(otab_slot(&m->pg.pages, ev->ptr));
 		break;
 	}
 }
@@ -384,7 +384,7 @@ static void median_ages(struct kmt_model *m, struct age_of *v, size_t n)
 		for (j = i; j < n && v[j].k == v[i].k; j++)
 			;
 		/* The lower middle of an even count: always an age some object has. */
-		m->outstanding.v[v[i].k].age_median = v[i + (j - i - 1) / 2].age;
+		m->fnd.outstanding.v[v[i].k].age_median = v[i + (j - i - 1) / 2].age;
 		i = j;
 	}
 }
@@ -412,7 +412,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 
 		if (o->state != OBJ_LIVE)
 			continue;
-		s = &m->sites.v[o->site];
+		s = &m->reg.sites.v[o->site];
 		if (o->loss_seq != m->loss_seq) {
 			/* Its free may have been lost. */
 			s->uncertain++;
@@ -428,27 +428,27 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		m->sum.live_objects++;
 		m->sum.live_bytes += o->alloc;
 		if (o->cache != NONE) {
-			m->caches.v[o->cache].live_objects++;
-			m->caches.v[o->cache].live_bytes += o->alloc;
+			m->reg.caches.v[o->cache].live_objects++;
+			m->reg.caches.v[o->cache].live_bytes += o->alloc;
 		}
 		if (o->proc != NONE) {
-			m->procs.v[o->proc].live_objects++;
-			m->procs.v[o->proc].live_bytes += o->alloc;
+			m->reg.procs.v[o->proc].live_objects++;
+			m->reg.procs.v[o->proc].live_bytes += o->alloc;
 		}
 		k = kmt_map_get(&out_map, o->site);
 		if (k == NONE) {
-			k = VEC_PUSH(m->outstanding, m->oom);
+			k = VEC_PUSH(m->fnd.outstanding, m->oom);
 			if (k == NONE || kmt_map_put(&out_map, o->site, k)) {
 				m->oom = true;
 				break;
 			}
-			m->outstanding.v[k].site = s->addr;
-			m->outstanding.v[k].age_min = UINT64_MAX;
+			m->fnd.outstanding.v[k].site = s->addr;
+			m->fnd.outstanding.v[k].age_min = UINT64_MAX;
 		}
-		ou = &m->outstanding.v[k];
+		ou = &m->fnd.outstanding.v[k];
 		age = ts > o->ts ? ts - o->ts : 0;
 		ou->objects++;
-		if (o->cache != NONE && m->caches.v[o->cache].untraced)
+		if (o->cache != NONE && m->reg.caches.v[o->cache].untraced)
 			ou->in_untraced_caches++;
 		ou->bytes_req += o->req;
 		ou->bytes_alloc += o->alloc;
@@ -466,8 +466,8 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	model_stack_finish(m);
 	model_detail_finish(m);
 	model_access_finish(m);
-	if (m->outstanding.n > 1)
-		qsort(m->outstanding.v, m->outstanding.n, sizeof(*m->outstanding.v), cmp_outstanding);
+	if (m->fnd.outstanding.n > 1)
+		qsort(m->fnd.outstanding.v, m->fnd.outstanding.n, sizeof(*m->fnd.outstanding.v), cmp_outstanding);
 	if (ts > m->sum.last_ts)
 		m->sum.last_ts = ts;
 	return m->oom ? -ENOMEM : 0;
@@ -490,14 +490,14 @@ const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)
 		*n = m->field.n;					\
 		return m->field.v;					\
 	}
-ACCESSOR(kmt_model_sites, struct kmt_site, sites)
-ACCESSOR(kmt_model_page_sites, struct kmt_site, page_sites)
-ACCESSOR(kmt_model_caches, struct kmt_cache, caches)
-ACCESSOR(kmt_model_procs, struct kmt_proc, procs)
-ACCESSOR(kmt_model_misuse, struct kmt_misuse, misuse)
-ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, outstanding)
-ACCESSOR(kmt_model_untraced, struct kmt_untraced, untraced)
-ACCESSOR(kmt_model_gfp, struct kmt_gfp_count, gfp)
-ACCESSOR(kmt_model_vmap_sites, struct kmt_site, vmap_sites)
-ACCESSOR(kmt_model_vmap_sizes, struct kmt_vmap_size, vmap_sizes)
-ACCESSOR(kmt_model_vmap_live, struct kmt_vmap_area, vmap_live)
+ACCESSOR(kmt_model_sites, struct kmt_site, reg.sites)
+ACCESSOR(kmt_model_page_sites, struct kmt_site, reg.page_sites)
+ACCESSOR(kmt_model_caches, struct kmt_cache, reg.caches)
+ACCESSOR(kmt_model_procs, struct kmt_proc, reg.procs)
+ACCESSOR(kmt_model_misuse, struct kmt_misuse, fnd.misuse)
+ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, fnd.outstanding)
+ACCESSOR(kmt_model_untraced, struct kmt_untraced, fnd.untraced)
+ACCESSOR(kmt_model_gfp, struct kmt_gfp_count, pg.gfp)
+ACCESSOR(kmt_model_vmap_sites, struct kmt_site, vm.vmap_sites)
+ACCESSOR(kmt_model_vmap_sizes, struct kmt_vmap_size, vm.vmap_sizes)
+ACCESSOR(kmt_model_vmap_live, struct kmt_vmap_area, vm.vmap_live)
