@@ -11,9 +11,18 @@
 #include "cmd.h"
 #include "report.h"
 
-static const char *const section_names[] = {
-	"summary", "callsites", "caches", "processes", "pages", "lifetimes",
-	"outstanding", "misuse", "access", "vmalloc",
+const struct report_section report_sections[] = {
+	{ SEC_SUMMARY, "summary", 0, text_summary },
+	{ SEC_CALLSITES, "callsites", NEEDS_SLAB, text_callsites },
+	{ SEC_CACHES, "caches", NEEDS_SLAB, text_caches },
+	{ SEC_PROCESSES, "processes", NEEDS_SLAB_OR_PAGES, text_processes },
+	{ SEC_PAGES, "pages", NEEDS_PAGES, text_pages },
+	{ SEC_VMALLOC, "vmalloc", NEEDS_VMALLOC, text_vmalloc },
+	{ SEC_LIFETIMES, "lifetimes", NEEDS_SLAB, text_lifetimes },
+	{ SEC_OUTSTANDING, "outstanding", NEEDS_SLAB, text_outstanding },
+	{ SEC_MISUSE, "misuse", NEEDS_SLAB, text_misuse },
+	{ SEC_ACCESS, "access", 0, text_access },
+	{ 0 },
 };
 
 /* The memory events, by what they tell. */
@@ -42,6 +51,8 @@ static bool lacks(struct report *r, const struct kmt_decoder *dec, const enum km
 
 void report_recorded(struct report *r, const struct kmt_decoder *dec, const char *cache)
 {
+	const struct report_section *s;
+
 	r->nr_not_recorded = 0;
 	r->unrecorded = 0;
 	r->no_slab = lacks(r, dec, slab_kinds, 4, true);
@@ -51,30 +62,30 @@ void report_recorded(struct report *r, const struct kmt_decoder *dec, const char
 	r->cache = cache;
 	if (cache)
 		r->no_pages = r->no_pcpu = r->no_vmalloc = true;
-	if (r->no_slab)
-		r->unrecorded |= SEC_CALLSITES | SEC_CACHES | SEC_LIFETIMES | SEC_OUTSTANDING | SEC_MISUSE;
-	if (r->no_slab && r->no_pages)
-		r->unrecorded |= SEC_PROCESSES;
-	if (r->no_pages)
-		r->unrecorded |= SEC_PAGES;
-	if (r->no_vmalloc)
-		r->unrecorded |= SEC_VMALLOC;
+	for (s = report_sections; s->bit; s++)
+		if (((s->needs & NEEDS_SLAB) && r->no_slab) || ((s->needs & NEEDS_PAGES) && r->no_pages) ||
+		    ((s->needs & NEEDS_SLAB_OR_PAGES) && r->no_slab && r->no_pages) ||
+		    ((s->needs & NEEDS_VMALLOC) && r->no_vmalloc))
+			r->unrecorded |= s->bit;
 }
 
 const char *section_name(unsigned int bit)
 {
-	int i = __builtin_ctz(bit);
+	const struct report_section *s;
 
-	return i < 10 ? section_names[i] : "?";
+	for (s = report_sections; s->bit; s++)
+		if (s->bit == bit)
+			return s->name;
+	return "?";
 }
 
 unsigned int section_bit(const char *name)
 {
-	unsigned int i;
+	const struct report_section *s;
 
-	for (i = 0; i < 10; i++)
-		if (!strcmp(name, section_names[i]))
-			return 1u << i;
+	for (s = report_sections; s->bit; s++)
+		if (!strcmp(name, s->name))
+			return s->bit;
 	return 0;
 }
 

@@ -104,14 +104,14 @@ static void not_recorded(const struct report *r, FILE *out)
 			     "                         vmalloc events\n", r->cache);
 	if (left) {
 		fprintf(out, "                         sections left out:");
-		for (i = 0; i < 10; i++)
+		for (i = 0; (1u << i) <= SEC_ALL; i++)
 			if (left & (1u << i))
 				fprintf(out, " %s", section_name(1u << i));
 		fputc('\n', out);
 	}
 }
 
-static void summary(const struct report *r, FILE *out)
+void text_summary(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
@@ -244,7 +244,7 @@ void text_table(const struct report *r, const struct rtable *t, FILE *out)
 	free(rows);
 }
 
-static void callsites(const struct report *r, FILE *out)
+void text_callsites(const struct report *r, FILE *out)
 {
 	size_t n;
 
@@ -269,7 +269,7 @@ static void callsites(const struct report *r, FILE *out)
 	text_table(r, rtable_find("callsites"), out);
 }
 
-static void caches(const struct report *r, FILE *out)
+void text_caches(const struct report *r, FILE *out)
 {
 	const struct rtable *t = rtable_find("caches");
 	const void **rows = NULL;
@@ -294,7 +294,7 @@ static void caches(const struct report *r, FILE *out)
 	free(rows);
 }
 
-static void processes(const struct report *r, FILE *out)
+void text_processes(const struct report *r, FILE *out)
 {
 	fprintf(out, "\nPROCESSES (by name; the task that allocated)\n");
 	text_table(r, rtable_find("comms"), out);
@@ -302,7 +302,7 @@ static void processes(const struct report *r, FILE *out)
 	text_table(r, rtable_find("processes"), out);
 }
 
-static void pages(const struct report *r, FILE *out)
+void text_pages(const struct report *r, FILE *out)
 {
 	static const char *const mt[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic",
 					  "CMA", "Isolate", "6", "7", "?" };
@@ -345,7 +345,7 @@ static void pages(const struct report *r, FILE *out)
 	text_table(r, rtable_find("page_functions"), out);
 }
 
-static void vmalloc(const struct report *r, FILE *out)
+void text_vmalloc(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n;
@@ -379,7 +379,7 @@ static void vmalloc(const struct report *r, FILE *out)
 	}
 }
 
-static void lifetimes(const struct report *r, FILE *out)
+void text_lifetimes(const struct report *r, FILE *out)
 {
 	/* Columns end on powers of two, so each log2 bucket falls in one. */
 	static const int bound_log2[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
@@ -419,7 +419,7 @@ static void lifetimes(const struct report *r, FILE *out)
 	free(p);
 }
 
-static void outstanding(const struct report *r, FILE *out)
+void text_outstanding(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n;
@@ -438,7 +438,7 @@ static void outstanding(const struct report *r, FILE *out)
 			num(s->uncertain_objects));
 }
 
-static void misuse(const struct report *r, FILE *out)
+void text_misuse(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n, i;
@@ -478,13 +478,16 @@ static void misuse(const struct report *r, FILE *out)
 }
 
 /* Watchpoint samples: per object group, offset and instruction. */
-static void access(const struct report *r, FILE *out)
+void text_access(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n, i;
 	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
 	char group[256], prev[256] = "", ip[256];
 	uint32_t prev_off = UINT32_MAX;
+
+	if (r->all_sections && !s->access_hits)
+		return;		/* no watchpoint samples: not a section of every report */
 
 	fprintf(out, "\nACCESSES (watchpoint samples: %s writes and %s reads in %s object%s;\n"
 		     "  %s dropped: no live object at that address then; %s lost)\n",
@@ -518,27 +521,11 @@ void report_text(const struct report *r, FILE *out)
 {
 	/* Sections whose events the file lacks are left out; the summary says so. */
 	unsigned int sec = r->sections & ~r->unrecorded;
+	const struct report_section *s;
 
-	if (sec & SEC_SUMMARY)
-		summary(r, out);
-	else if (r->sections & r->unrecorded)
+	if (!(sec & SEC_SUMMARY) && (r->sections & r->unrecorded))
 		not_recorded(r, out);
-	if (sec & SEC_CALLSITES)
-		callsites(r, out);
-	if (sec & SEC_CACHES)
-		caches(r, out);
-	if (sec & SEC_PROCESSES)
-		processes(r, out);
-	if (sec & SEC_PAGES)
-		pages(r, out);
-	if (sec & SEC_VMALLOC)
-		vmalloc(r, out);
-	if (sec & SEC_LIFETIMES)
-		lifetimes(r, out);
-	if (sec & SEC_OUTSTANDING)
-		outstanding(r, out);
-	if (sec & SEC_MISUSE)
-		misuse(r, out);
-	if ((sec & SEC_ACCESS) && (!r->all_sections || kmt_model_summary(r->m)->access_hits))
-		access(r, out);
+	for (s = report_sections; s->bit; s++)
+		if (sec & s->bit)
+			s->text(r, out);
 }

@@ -69,9 +69,34 @@ struct kmt_decoder;
  */
 void report_recorded(struct report *r, const struct kmt_decoder *dec, const char *cache);
 
+/*
+ * The report's sections, in the order they are printed: the one list of
+ * their names, the events each needs (a file without them leaves the
+ * section out, as not recorded) and the text printer of each.
+ */
+enum { NEEDS_SLAB = 1, NEEDS_PAGES = 2, NEEDS_SLAB_OR_PAGES = 4, NEEDS_VMALLOC = 8 };
+struct report_section {
+	unsigned int bit;		/* SEC_* */
+	const char *name;		/* --sections, --csv, the JSON keys' section */
+	unsigned int needs;		/* NEEDS_*, 0: always there */
+	void (*text)(const struct report *r, FILE *out);	/* report-text.c */
+};
+extern const struct report_section report_sections[];	/* ends with bit 0 */
+
 /* The section name of a bit, and the bit of a name (0 if none). */
 const char *section_name(unsigned int bit);
 unsigned int section_bit(const char *name);
+/* The text printers of the sections (report-text.c). */
+void text_summary(const struct report *r, FILE *out);
+void text_callsites(const struct report *r, FILE *out);
+void text_caches(const struct report *r, FILE *out);
+void text_processes(const struct report *r, FILE *out);
+void text_pages(const struct report *r, FILE *out);
+void text_vmalloc(const struct report *r, FILE *out);
+void text_lifetimes(const struct report *r, FILE *out);
+void text_outstanding(const struct report *r, FILE *out);
+void text_misuse(const struct report *r, FILE *out);
+void text_access(const struct report *r, FILE *out);
 /* "do_getxattr+0x55" (or the address with --raw-ip) into @buf. */
 const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* The function alone: "do_getxattr". */
