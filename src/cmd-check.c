@@ -11,6 +11,7 @@
 #include <kmemtrace/stream.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
+#include "json.h"
 #include "opt.h"
 
 enum { O_JSON = 256, O_NOMODEL, O_STRICT };
@@ -40,24 +41,11 @@ const struct cmd_help check_help = {
 };
 
 struct out {
-	bool json, quiet, first;
+	bool json, quiet;
+	struct js j;			/* --json: a document, a finding a line */
 	FILE *f;
 	uint64_t t0;			/* the trace's first event: times count from it */
 };
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 /* The time of the trace's first event (0 if none can be read). */
 static uint64_t first_ts(struct kmt_file *f)
@@ -93,13 +81,14 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 	if (fd->ts)
 		snprintf(ts, sizeof(ts), "%.6f", (double)(since(o->t0, fd->ts)) / 1e9);
 	if (o->json) {
-		fprintf(o->f, "%s\n    {\"severity\": \"%s\", \"cpu\": %d, \"offset\": %" PRIu64
-			", \"in_chunk\": %" PRIu64 ", \"ts_ns\": %" PRIu64 ", \"what\": ",
-			o->first ? "" : ",", kmt_severity_name(fd->severity), fd->cpu, fd->offset,
-			fd->in_chunk, fd->ts ? since(o->t0, fd->ts) : 0);
-		json_str(o->f, fd->what);
-		fputc('}', o->f);
-		o->first = false;
+		js_open(&o->j, NULL, '{');
+		js_str(&o->j, "severity", kmt_severity_name(fd->severity));
+		js_i64(&o->j, "cpu", fd->cpu);
+		js_u64(&o->j, "offset", fd->offset);
+		js_u64(&o->j, "in_chunk", fd->in_chunk);
+		js_u64(&o->j, "ts_ns", fd->ts ? since(o->t0, fd->ts) : 0);
+		js_str(&o->j, "what", fd->what);
+		js_close(&o->j, '}');
 		return;
 	}
 	if (!o->quiet)
@@ -128,7 +117,7 @@ static int check_opt(void *arg, int id, const char *value)
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_args a = { .o = { .first = true, .f = stdout },
+	struct check_args a = { .o = { .f = stdout },
 				.co = { .model = true, .fn = on_finding } };
 	struct out *o = &a.o;
 	struct kmt_check_result res;
@@ -142,13 +131,16 @@ int cmd_check(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(&check_help, argc, argv, i, &path);
 	if (code >= 0)
 		return code;
+	js_init(&o->j, stdout, false, false);
+	js_lines(&o->j, 2);
 	if (kmt_file_open(&f, path, &d)) {
 		if (o->json) {
-			printf("{\"file\": ");
-			json_str(stdout, path);
-			printf(", \"readable\": false, \"error\": ");
-			json_str(stdout, d.msg);
-			printf("}\n");
+			js_open(&o->j, NULL, '{');
+			js_str(&o->j, "file", path);
+			js_bool(&o->j, "readable", false);
+			js_str(&o->j, "error", d.msg);
+			js_close(&o->j, '}');
+			putchar('\n');
 		}
 		error("%s", d.msg);
 		return 2;
@@ -156,27 +148,38 @@ int cmd_check(int argc, char **argv)
 	o->t0 = first_ts(f);
 	kmt_file_set_prefetch(f, true);
 	if (o->json) {
-		printf("{\"file\": ");
-		json_str(stdout, path);
-		printf(", \"readable\": true, \"start_ts_ns\": %" PRIu64 ", \"findings\": [", o->t0);
+		js_open(&o->j, NULL, '{');
+		js_str(&o->j, "file", path);
+		js_bool(&o->j, "readable", true);
+		js_u64(&o->j, "start_ts_ns", o->t0);
+		js_open(&o->j, "findings", '[');
 	} else if (!o->quiet) {
 		printf("# times count from the trace's first event, at %.6f s of the trace clock\n",
 		       (double)o->t0 / 1e9);
 	}
 	if (kmt_check_file(f, &a.co, &res, &d)) {
 		kmt_file_close(f);
-		if (o->json)
-			printf("]}\n");
+		if (o->json) {
+			js_close(&o->j, ']');
+			js_close(&o->j, '}');
+			putchar('\n');
+		}
 		error("%s", d.msg);
 		return 2;
 	}
 	code = res.errors || (a.strict && res.warnings) ? EXIT_FAIL : EXIT_OK;
-	if (o->json)
-		printf("\n  ],\n  \"events\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"cpus\": %d, \"lost\": %" PRIu64
-		       ", \"errors\": %" PRIu64 ", \"warnings\": %" PRIu64 ", \"clean\": %s\n}\n",
-		       res.events, res.pages, res.cpus, res.lost, res.errors, res.warnings,
-		       code == EXIT_OK ? "true" : "false");
-	else
+	if (o->json) {
+		js_close(&o->j, ']');
+		js_u64(&o->j, "events", res.events);
+		js_u64(&o->j, "pages", res.pages);
+		js_i64(&o->j, "cpus", res.cpus);
+		js_u64(&o->j, "lost", res.lost);
+		js_u64(&o->j, "errors", res.errors);
+		js_u64(&o->j, "warnings", res.warnings);
+		js_bool(&o->j, "clean", code == EXIT_OK);
+		js_close(&o->j, '}');
+		putchar('\n');
+	} else
 		printf("%s: %" PRIu64 " events in %" PRIu64 " pages on %d CPUs: %" PRIu64 " error%s, %" PRIu64
 		       " warning%s\n", path, res.events, res.pages, res.cpus, res.errors,
 		       res.errors == 1 ? "" : "s", res.warnings, res.warnings == 1 ? "" : "s");

@@ -13,6 +13,7 @@
 #include <kmemtrace/map.h>
 #include "analysis.h"
 #include "cmd.h"
+#include "json.h"
 #include "opt.h"
 #include "report.h"
 
@@ -85,6 +86,7 @@ struct kmap {
 	uint64_t memo_site;		/* --callsite: last site looked at */
 	bool memo_match;
 	FILE *out;
+	struct js js;			/* --json: an array, an object a line */
 };
 
 static uint64_t objkey(uint64_t ptr, uint64_t ts)
@@ -261,87 +263,75 @@ static void print_text(struct kmap *k, const struct kmt_object *o, const struct 
 	}
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void json_site(struct kmap *k, const char *key, uint64_t addr)
+/* A call site, or null. */
+static void json_site(struct kmap *k, const char *key, uint64_t addr, bool function)
 {
 	char buf[256];
 
-	fprintf(k->out, ",\"%s\":", key);
-	if (!addr) {
-		fputs("null", k->out);
-		return;
-	}
-	json_str(k->out, site_name(&k->names, addr, buf, sizeof(buf)));
+	if (!addr)
+		js_null(&k->js, key);
+	else
+		js_str(&k->js, key, function ? site_function(&k->names, addr, buf, sizeof(buf)) :
+						site_name(&k->names, addr, buf, sizeof(buf)));
 }
 
 static void print_json(struct kmap *k, const struct kmt_object *o, const struct hits *h)
 {
+	struct js *j = &k->js;
 	char buf[256];
 	size_t i;
 
-	fputs(k->printed ? ",\n  {" : "  {", k->out);
-	fputs("\"alloc_ip\":", k->out);
-	if (o->alloc_site)
-		json_str(k->out, site_name(&k->names, o->alloc_site, buf, sizeof(buf)));
-	else
-		fputs("null", k->out);
-	fputs(",\"function\":", k->out);
-	if (o->alloc_site)
-		json_str(k->out, site_function(&k->names, o->alloc_site, buf, sizeof(buf)));
-	else
-		fputs("null", k->out);
-	fprintf(k->out, ",\"pid\":%d,\"comm\":", o->alloc_pid);
-	json_str(k->out, o->comm ? o->comm : "");
-	fputs(",\"ptr\":", k->out);
-	json_str(k->out, obj_str(k, o, buf, sizeof(buf)));
-	fprintf(k->out, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"bytes_req\":%" PRIu64
-		",\"bytes_alloc\":%" PRIu64 ",\"cache\":",
-		o->kind == KMT_EV_PAGE_ALLOC ? "page" : o->kind == KMT_EV_CACHE_ALLOC ? "cache" :
-		o->kind == KMT_EV_KMALLOC ? "kmalloc" : "unknown",
-		o->bytes_alloc, o->bytes_req, o->bytes_alloc);
+	js_open(j, NULL, '{');
+	json_site(k, "alloc_ip", o->alloc_site, false);
+	json_site(k, "function", o->alloc_site, true);
+	js_i64(j, "pid", o->alloc_pid);
+	js_str(j, "comm", o->comm ? o->comm : "");
+	js_str(j, "ptr", obj_str(k, o, buf, sizeof(buf)));
+	js_str(j, "kind", o->kind == KMT_EV_PAGE_ALLOC ? "page" : o->kind == KMT_EV_CACHE_ALLOC ? "cache" :
+			  o->kind == KMT_EV_KMALLOC ? "kmalloc" : "unknown");
+	js_u64(j, "size", o->bytes_alloc);
+	js_u64(j, "bytes_req", o->bytes_req);
+	js_u64(j, "bytes_alloc", o->bytes_alloc);
 	if (o->cache)
-		json_str(k->out, o->cache);
+		js_str(j, "cache", o->cache);
 	else
-		fputs("null", k->out);
-	if (o->alloc_ts)
-		fprintf(k->out, ",\"alloc_time\":%" PRIu64 ",\"alloc_cpu\":%d", since(*k->t0, o->alloc_ts), o->alloc_cpu);
-	else
-		fputs(",\"alloc_time\":null,\"alloc_cpu\":null", k->out);
-	if (o->free_ts)
-		fprintf(k->out, ",\"free_time\":%" PRIu64 ",\"free_pid\":%d,\"free_cpu\":%d",
-			since(*k->t0, o->free_ts), o->free_pid, o->free_cpu);
-	else
-		fputs(",\"free_time\":null,\"free_pid\":null,\"free_cpu\":null", k->out);
-	json_site(k, "free_ip", o->free_ts ? o->free_site : 0);
-	fprintf(k->out, ",\"fate\":\"%s\",\"uncertain\":%s,\"accesses\":[", kmt_fate_name(o->fate),
-		o->uncertain ? "true" : "false");
-	for (i = 0; h && i < h->n; i++) {
-		fprintf(k->out, "%s{\"ip\":", i ? "," : "");
-		json_str(k->out, site_name(&k->names, h->v[i].ip, buf, sizeof(buf)));
-		fputs(",\"function\":", k->out);
-		json_str(k->out, site_function(&k->names, h->v[i].ip, buf, sizeof(buf)));
-		fprintf(k->out, ",\"pid\":%d,\"offset\":%u,\"field\":", h->v[i].pid, h->v[i].offset);
-		if (*h->v[i].field)
-			json_str(k->out, h->v[i].field);
-		else
-			fputs("null", k->out);
-		fprintf(k->out, ",\"writes\":%" PRIu64 ",\"reads\":%" PRIu64 "}", h->v[i].writes,
-			h->v[i].reads);
+		js_null(j, "cache");
+	if (o->alloc_ts) {
+		js_u64(j, "alloc_time", since(*k->t0, o->alloc_ts));
+		js_i64(j, "alloc_cpu", o->alloc_cpu);
+	} else {
+		js_null(j, "alloc_time");
+		js_null(j, "alloc_cpu");
 	}
-	fputs("]}", k->out);
+	if (o->free_ts) {
+		js_u64(j, "free_time", since(*k->t0, o->free_ts));
+		js_i64(j, "free_pid", o->free_pid);
+		js_i64(j, "free_cpu", o->free_cpu);
+	} else {
+		js_null(j, "free_time");
+		js_null(j, "free_pid");
+		js_null(j, "free_cpu");
+	}
+	json_site(k, "free_ip", o->free_ts ? o->free_site : 0, false);
+	js_str(j, "fate", kmt_fate_name(o->fate));
+	js_bool(j, "uncertain", o->uncertain);
+	js_open(j, "accesses", '[');
+	for (i = 0; h && i < h->n; i++) {
+		js_open(j, NULL, '{');
+		json_site(k, "ip", h->v[i].ip, false);
+		json_site(k, "function", h->v[i].ip, true);
+		js_i64(j, "pid", h->v[i].pid);
+		js_u64(j, "offset", h->v[i].offset);
+		if (*h->v[i].field)
+			js_str(j, "field", h->v[i].field);
+		else
+			js_null(j, "field");
+		js_u64(j, "writes", h->v[i].writes);
+		js_u64(j, "reads", h->v[i].reads);
+		js_close(j, '}');
+	}
+	js_close(j, ']');
+	js_close(j, '}');
 }
 
 static void on_object(void *arg, const struct kmt_object *o)
@@ -405,11 +395,16 @@ int cmd_kmap(int argc, char **argv)
 	/* Times count from the file's first record, as in report --time. */
 	k.t0 = &a.t0;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (k.json)
-		fputs("[\n", k.out);
+	if (k.json) {
+		js_init(&k.js, k.out, false, false);
+		js_lines(&k.js, 1);
+		js_open(&k.js, NULL, '[');
+	}
 	ret = analysis_run(&a, o.an.buffer, &o.an.mo, &h, MAX(o.an.window[0], 0), o.an.window[1]);
-	if (k.json)
-		fputs(k.printed ? "\n]\n" : "]\n", k.out);
+	if (k.json) {
+		js_close(&k.js, ']');
+		fputc('\n', k.out);
+	}
 	for (i = 0; i < k.n; i++)
 		free(k.tab[i].v);
 	free(k.tab);

@@ -12,8 +12,13 @@ void js_init(struct js *j, FILE *out, bool html, bool compact)
 	memset(j, 0, sizeof(*j));
 	j->out = out;
 	j->html = html;
-	j->compact = compact;
+	j->pretty = compact ? 0 : JS_MAX_DEPTH;
 	j->first[0] = true;
+}
+
+void js_lines(struct js *j, int depth)
+{
+	j->pretty = depth;
 }
 
 static void sep(struct js *j)
@@ -21,7 +26,7 @@ static void sep(struct js *j)
 	if (!j->first[j->depth])
 		fputc(',', j->out);
 	j->first[j->depth] = false;
-	if (!j->compact) {
+	if (j->depth <= j->pretty) {
 		fputc('\n', j->out);
 		fprintf(j->out, "%*s", j->depth * 2, "");
 	}
@@ -49,7 +54,7 @@ void js_key(struct js *j, const char *k)
 		sep(j);
 	if (k) {
 		js_raw_str(j, k);
-		fputs(j->compact ? ":" : ": ", j->out);
+		fputs(j->depth > j->pretty ? ":" : ": ", j->out);
 	}
 }
 
@@ -68,7 +73,7 @@ void js_close(struct js *j, char c)
 	bool empty = j->first[j->depth];
 
 	j->depth--;
-	if (!empty && !j->compact) {
+	if (!empty && j->depth + 1 <= j->pretty) {
 		fputc('\n', j->out);
 		fprintf(j->out, "%*s", j->depth * 2, "");
 	}

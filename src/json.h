@@ -1,6 +1,6 @@
 /*
- * A small streaming JSON writer, shared by report --json, the data of
- * report --html and diff: keys and values in order, indentation by depth,
+ * The one JSON writer, shared by report --json, the data of report --html,
+ * diff, check and kmap: keys and values in order, indentation by depth,
  * strings escaped (and, for a page, '<', '>' and '&' too, so the document
  * can sit in a <script> element).
  */
@@ -18,11 +18,13 @@ struct js {
 	int depth;
 	bool first[JS_MAX_DEPTH];	/* nothing written yet at this depth */
 	bool html;			/* escape <, > and & */
-	bool compact;			/* no newlines or indentation */
+	int pretty;			/* members at this depth or less get a line each */
 };
 
 /* A writer on @out at the top level (call js_open for the document's object). */
 void js_init(struct js *j, FILE *out, bool html, bool compact);
+/* Members deeper than @depth on their parent's line, "k":v (1: one line per element of the document). */
+void js_lines(struct js *j, int depth);
 /* A key (NULL inside an array), then a value. */
 void js_key(struct js *j, const char *k);
 void js_open(struct js *j, const char *k, char c);	/* '{' or '[' */
