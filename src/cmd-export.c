@@ -18,8 +18,19 @@ static const struct export_format *const formats[] = {
 	&export_pprof, &export_perfetto, &export_folded, &export_sqlite,
 };
 
+/* What --format takes, comma-separated, into @buf. */
+static const char *format_names(char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", formats[i]->name);
+	return buf;
+}
+
 static const struct opt export_opts[] = {
-	{ 'f', 'f', "format", "FORMAT", "pprof, perfetto, folded or sqlite (required)" },
+	{ 'f', 'f', "format", "FORMAT", "pprof, perfetto, folded or sqlite (required)", 0, format_names },
 	{ 'o', 'o', "output", "FILE", "where to write (default: the trace's name with the\n"
 	  "format's extension; -: standard output, not for\nsqlite); complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },

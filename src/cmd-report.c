@@ -20,9 +20,10 @@ enum { O_SECTIONS = 256, O_TIME, O_COMM, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUM
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
 	  "lifetimes,outstanding,misuse,access, or all (default:\nall; access: watchpoint samples of "
-	  "kmemtrace watch,\nper object offset and instruction)" },
+	  "kmemtrace watch,\nper object offset and instruction)", OPT_LIST, report_section_names },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
-	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid" },
+	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid",
+	  OPT_LIST, report_sort_keys },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
 	  "event (either may be empty)" },

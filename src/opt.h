@@ -18,10 +18,12 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define OPT_OPTARG 1u		/* the argument may be left out: --name[=ARG] */
+#define OPT_LIST 2u		/* the argument is a comma-separated list of values */
 
 struct opt {
 	int id;			/* what opt_next() returns: the letter, or >= 256 */
@@ -30,6 +32,11 @@ struct opt {
 	const char *arg;	/* the argument's name, NULL for a flag */
 	const char *help;	/* lines separated by '\n' */
 	unsigned int flags;
+	/*
+	 * The values the argument may take, comma-separated into @buf, from
+	 * the table that owns them (for completion); NULL: any.
+	 */
+	const char *(*values)(char *buf, size_t len);
 };
 
 /* A command's whole help: its table, and the text around it. */

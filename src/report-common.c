@@ -78,6 +78,19 @@ unsigned int section_bit(const char *name)
 	return 0;
 }
 
+const char *report_section_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < 10 && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s,", section_names[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, "all");
+	return buf;
+}
+
 const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len)
 {
 	return kmt_hashptr_fmt(&r->hash, addr, buf, len);

@@ -72,6 +72,8 @@ void report_recorded(struct report *r, const struct kmt_decoder *dec, const char
 /* The section name of a bit, and the bit of a name (0 if none). */
 const char *section_name(unsigned int bit);
 unsigned int section_bit(const char *name);
+/* What --sections takes: the section names and "all", comma-separated, into @buf. */
+const char *report_section_names(char *buf, size_t len);
 /* "do_getxattr+0x55" (or the address with --raw-ip) into @buf. */
 const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* The function alone: "do_getxattr". */
