@@ -22,7 +22,8 @@ MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 # The version has one owner, KMT_VERSION in include/kmemtrace/kmemtrace.h;
-# the man page is built with it.
+# the man page is built with it, and debian/rules builds no package whose
+# debian/changelog says another.
 VERSION := $(shell sed -n 's/^\#define KMT_VERSION "\(.*\)"$$/\1/p' include/kmemtrace/kmemtrace.h)
 
 KMT_CPPFLAGS = -Iinclude -Isrc/lib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
