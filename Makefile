@@ -134,11 +134,12 @@ fuzz:
 # Debian 12 packages: build (sqlite for export), tests (cmocka, trace-cmd
 # as a second reader, hackbench for the loss test, chromium to render the
 # HTML pages, go tool pprof, protoc and sqlite3 to read the exports),
-# benchmarks (perf), fuzzing (clang) and bash-completion (which loads the
-# completion make install puts in PREFIX).
+# benchmarks (perf), fuzzing (clang), bash-completion (which loads the
+# completion make install puts in PREFIX), and debhelper and lintian for
+# the package test.
 DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
 	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux \
-	bash-completion
+	bash-completion debhelper lintian
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
