@@ -2,7 +2,9 @@
 #
 #   make deps             install the Debian packages it needs (root)
 #   make demo             record the built-in workload and show the result (root)
-#   make                  build build/kmemtrace
+#   make                  build build/kmemtrace, its man page and bash completion
+#   make install          install them under PREFIX (/usr/local); DESTDIR for packages
+#   make uninstall        remove what make install installed
 #   make check            build and run every test (unit, CLI, real kernel)
 #   make golden           compare the printers with tests/golden (no root needed);
 #                         make golden-update rewrites the expected outputs
@@ -17,6 +19,14 @@ OBJCOPY ?= objcopy
 O ?= build
 CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
+# The version has one owner, KMT_VERSION in include/kmemtrace/kmemtrace.h;
+# the man page is built with it, and debian/rules builds no package whose
+# debian/changelog says another.
+VERSION := $(shell sed -n 's/^\#define KMT_VERSION "\(.*\)"$$/\1/p' include/kmemtrace/kmemtrace.h)
 
 KMT_CPPFLAGS = -Iinclude -Isrc/lib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
 KMT_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers \
@@ -47,6 +57,8 @@ CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o) $(O)/src/html-assets.o
 LIB := $(O)/libkmemtrace.a
 LIB_INTERNAL := $(O)/libkmemtrace-internal.a
 BIN := $(O)/kmemtrace
+MAN := $(O)/kmemtrace.1
+COMPLETION := $(O)/kmemtrace.bash
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
@@ -55,7 +67,7 @@ UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(O)/%.o)
 WORKLOAD_SRC := $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(O)/workloads/%)
 
-all: $(BIN)
+all: $(BIN) $(MAN) $(COMPLETION)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -82,6 +94,14 @@ $(LIB_INTERNAL): $(LIB_OBJ)
 $(BIN): $(CMD_OBJ) $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS) $(CMD_LIBS)
 
+# The manual, with the version it documents.
+$(MAN): docs/kmemtrace.1 include/kmemtrace/kmemtrace.h
+	$(call quiet,GEN,$@)sed 's/@VERSION@/$(VERSION)/g' $< > $@.tmp && mv $@.tmp $@
+
+# The bash completion, written by the program from its own tables.
+$(COMPLETION): $(BIN)
+	$(call quiet,GEN,$@)$(BIN) completion bash > $@.tmp && mv $@.tmp $@
+
 # The out-of-memory test fails the library's allocations on purpose.
 $(O)/tests/test-oom: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
@@ -98,7 +118,7 @@ $(O)/workloads/%: tests/workloads/%.c
 $(O)/tests/kmt-synth: $(O)/tests/tools/kmt-synth.o $(UNIT_HELPER_OBJ) $(LIB_INTERNAL)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) $(LIB_INTERNAL) $(LIBS)
 
-tests: $(BIN) $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN) $(O)/tests/kmt-synth
+tests: all $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN) $(O)/tests/kmt-synth
 
 check: tests
 	$(Q)KMT_BUILD=$(O) tests/run.sh
@@ -123,9 +143,12 @@ fuzz:
 # Debian 12 packages: build (sqlite for export), tests (cmocka, trace-cmd
 # as a second reader, hackbench for the loss test, chromium to render the
 # HTML pages, go tool pprof, protoc and sqlite3 to read the exports),
-# benchmarks (perf) and fuzzing (clang).
+# benchmarks (perf), fuzzing (clang), bash-completion (which loads the
+# completion make install puts in PREFIX), and debhelper and lintian for
+# the package test.
 DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
-	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux
+	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux \
+	bash-completion debhelper lintian
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
@@ -137,14 +160,19 @@ demo: $(BIN) $(WORKLOAD_BIN)
 	$(BIN) record -o $(DEMO_OUT) -- $(O)/workloads/kmt-gt -g 100 -x 20 -r 5 -l 2 $$f; \
 	rc=$$?; rm -f $$f; [ $$rc -eq 0 ] && $(BIN) report -n 10 $(DEMO_OUT)
 
-install: $(BIN)
-	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kmemtrace
-	install -D -m 0644 docs/kmemtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/kmemtrace.1
+install: all
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/kmemtrace
+	install -D -m 0644 $(MAN) $(DESTDIR)$(MANDIR)/man1/kmemtrace.1
+	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/kmemtrace
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/kmemtrace $(DESTDIR)$(MANDIR)/man1/kmemtrace.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/kmemtrace
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all tests check golden golden-update bench fuzz install clean deps demo
+.PHONY: all tests check golden golden-update bench fuzz install uninstall clean deps demo
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \

@@ -45,19 +45,19 @@ static void print_formats(FILE *out)
 	}
 }
 
-/* "pprof, perfetto, folded, sqlite" into @buf. */
+/* What --format takes, comma-separated, into @buf. */
 static const char *format_names(char *buf, size_t len)
 {
 	size_t i, n = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < NR_FORMATS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", formats[i]->name);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", formats[i]->name);
 	return buf;
 }
 
 static const struct opt export_opts[] = {
-	{ 'f', 'f', "format", "FORMAT", "one of the formats above (required)" },
+	{ 'f', 'f', "format", "FORMAT", "one of the formats above (required)", 0, format_names },
 	{ 'o', 'o', "output", "FILE", "where to write (default: the trace's name with the\n"
 	  "format's extension; -: standard output, not for\nsqlite); complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },

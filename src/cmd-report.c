@@ -26,9 +26,10 @@ struct report_args {
 static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
 	  "lifetimes,outstanding,misuse,access, or all (default:\nall; access: watchpoint samples of "
-	  "kmemtrace watch,\nper object offset and instruction)" },
+	  "kmemtrace watch,\nper object offset and instruction)", OPT_LIST, report_section_names },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
-	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid" },
+	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid",
+	  OPT_LIST, report_sort_keys },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	OPT_GROUP(analysis_group, struct report_args, an, 0, "allocations by"),
 	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },

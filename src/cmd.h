@@ -34,6 +34,8 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_kmap(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+/* Not in the table: 'kmemtrace completion bash' writes a completion of @cmds. */
+int cmd_completion(int argc, char **argv, const struct cmd *cmds, size_t n);
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -55,6 +55,10 @@ int main(int argc, char **argv)
 		printf("kmemtrace %s\n", KMT_VERSION);
 		return EXIT_OK;
 	}
+	if (!strcmp(argv[1], "completion")) {
+		cmd_name = "kmemtrace completion";
+		return cmd_completion(argc - 1, argv + 1, commands, sizeof(commands) / sizeof(commands[0]));
+	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		static char name[64];
 

@@ -54,6 +54,16 @@ static int flatten(const struct cmd_help *h, struct flat *out)
 	return n;
 }
 
+int opt_list(const struct cmd_help *h, const struct opt **out, int max)
+{
+	struct flat flat[MAX_OPTS];
+	int i, n = flatten(h, flat);
+
+	for (i = 0; i < n && i < max; i++)
+		out[i] = flat[i].o;
+	return MIN(n, max);
+}
+
 static int opt_begin(struct opt_parser *p, const struct cmd_help *h, int argc, char **argv)
 {
 	int i, n, k = 0;

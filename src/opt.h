@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #define OPT_OPTARG 1u		/* the argument may be left out: --name[=ARG] */
+#define OPT_LIST 4u		/* the argument is a comma-separated list of values */
 #define OPT_INDIRECT 2u		/* OPT_GROUP_AT(): the member points to the group's values */
 
 enum opt_type {
@@ -51,6 +52,11 @@ struct opt {
 	const char *arg;	/* the argument's name, NULL for a flag; a group: its noun */
 	const char *help;	/* lines separated by '\n'; in a group "%s" is the noun */
 	unsigned int flags;
+	/*
+	 * The values the argument may take, comma-separated into @buf, from
+	 * the table that owns them (for completion); NULL: any.
+	 */
+	const char *(*values)(char *buf, size_t len);
 	enum opt_type type;
 	size_t off;		/* typed: the field's offset in the argument struct */
 	long long min, max;	/* OT_INT, OT_UINT */
@@ -102,6 +108,8 @@ int opt_parse(const struct cmd_help *h, int argc, char **argv,
  */
 int opt_file(const struct cmd_help *h, int argc, char **argv, int operands, const char **path);
 
+/* @h's options, its groups' among them, into @out (up to @max): how many. */
+int opt_list(const struct cmd_help *h, const struct opt **out, int max);
 /* The help text, generated from @h. */
 void help_print(FILE *out, const struct cmd_help *h);
 /* "kmemtrace CMD: MESSAGE" and "see 'kmemtrace CMD --help'" on stderr; EXIT_USAGE. */

@@ -89,6 +89,19 @@ unsigned int section_bit(const char *name)
 	return 0;
 }
 
+const char *report_section_names(char *buf, size_t len)
+{
+	const struct report_section *s;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (s = report_sections; s->bit && n < len; s++)
+		n += (size_t)snprintf(buf + n, len - n, "%s,", s->name);
+	if (n < len)
+		snprintf(buf + n, len - n, "all");
+	return buf;
+}
+
 const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len)
 {
 	return kmt_hashptr_fmt(&r->hash, addr, buf, len);

@@ -97,6 +97,8 @@ void text_lifetimes(const struct report *r, FILE *out);
 void text_outstanding(const struct report *r, FILE *out);
 void text_misuse(const struct report *r, FILE *out);
 void text_access(const struct report *r, FILE *out);
+/* What --sections takes: the section names and "all", comma-separated, into @buf. */
+const char *report_section_names(char *buf, size_t len);
 /* "do_getxattr+0x55" (or the address with --raw-ip) into @buf. */
 const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t len);
 /* The function alone: "do_getxattr". */

@@ -16,7 +16,8 @@ test_count=0
 test_failed=0
 : "${KMT_TEST_VERBOSE:=}"
 
-cleanup_work() { rm -rf "$WORK"; }
+PUB=
+cleanup_work() { rm -rf "$WORK" ${PUB:+"$PUB"}; }
 trap cleanup_work EXIT
 
 test_skip_all() {
@@ -49,6 +50,18 @@ test_done() {
 	echo "1..$test_count"
 	[ $test_failed -eq 0 ]
 	exit $?
+}
+
+# A program that record runs as another user (the invoking user under
+# sudo, --user) must be reachable by that user, and a checkout may not be:
+# root's home is 0700 on Debian. Sets the variable $1 to a copy of the
+# program $2 in a directory anyone may enter (removed at the end), and
+# fails if user 65534 cannot run even that (/tmp mounted noexec).
+reachable() {	# var program
+	[ -n "$PUB" ] || { PUB=$(mktemp -d /tmp/kmt-pub-$TEST_NAME.XXXXXX) && chmod 755 "$PUB"; } || return 1
+	cp "$2" "$PUB/" && chmod 755 "$PUB/${2##*/}" || return 1
+	printf -v "$1" %s "$PUB/${2##*/}"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$PUB/${2##*/}"
 }
 
 # Skip the whole script unless we can trace: root and tracefs.
