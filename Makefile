@@ -23,12 +23,12 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
-# The version has one owner, KMT_VERSION in include/kmemtrace/kmemtrace.h;
+# The version has one owner, KMT_VERSION in include/kmemtrace/base.h;
 # the man page is built with it, and debian/rules builds no package whose
 # debian/changelog says another.
-VERSION := $(shell sed -n 's/^\#define KMT_VERSION "\(.*\)"$$/\1/p' include/kmemtrace/kmemtrace.h)
+VERSION := $(shell sed -n 's/^\#define KMT_VERSION "\(.*\)"$$/\1/p' include/kmemtrace/base.h)
 
-KMT_CPPFLAGS = -Iinclude -Isrc/lib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
+KMT_CPPFLAGS = -Iinclude -Isrc -Isrc/lib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
 KMT_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers \
 	-Wshadow -Wformat=2 -Wno-format-nonliteral -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wpointer-arith -fno-strict-aliasing -pthread
@@ -50,10 +50,10 @@ endif
 
 ALL_CFLAGS = $(KMT_CPPFLAGS) $(KMT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
-LIB_SRC := $(sort $(wildcard src/lib/*.c))
-CMD_SRC := $(sort $(wildcard src/*.c))
+LIB_SRC := $(sort $(wildcard src/lib/*/*.c))
+CMD_SRC := $(sort $(wildcard src/*.c $(filter-out src/lib/%,$(wildcard src/*/*.c))))
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o) $(O)/src/html-assets.o
+CMD_OBJ := $(CMD_SRC:%.c=$(O)/%.o) $(O)/src/html/html-assets.o
 LIB := $(O)/libkmemtrace.a
 LIB_INTERNAL := $(O)/libkmemtrace-internal.a
 BIN := $(O)/kmemtrace
@@ -74,7 +74,7 @@ $(O)/%.o: %.c
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The page's style and script, built in (.incbin: no generator needed).
-$(O)/src/html-assets.o: src/html-assets.S src/html/report.css src/html/report.js
+$(O)/src/html/html-assets.o: src/html/html-assets.S src/html/report.css src/html/report.js
 	@mkdir -p $(dir $@)
 	$(call quiet,AS,$@)$(CC) -c -o $@ $<
 
@@ -95,7 +95,7 @@ $(BIN): $(CMD_OBJ) $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(LIBS) $(CMD_LIBS)
 
 # The manual, with the version it documents.
-$(MAN): docs/kmemtrace.1 include/kmemtrace/kmemtrace.h
+$(MAN): docs/kmemtrace.1 include/kmemtrace/base.h
 	$(call quiet,GEN,$@)sed 's/@VERSION@/$(VERSION)/g' $< > $@.tmp && mv $@.tmp $@
 
 # The bash completion, written by the program from its own tables.

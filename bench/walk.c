@@ -10,11 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <kmemtrace/census.h>
+#include <kmemtrace/tracefile.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/model.h>
-#include <kmemtrace/stream.h>
-#include <kmemtrace/tracefile.h>
 
 static double now(void)
 {

@@ -31,9 +31,7 @@
 #include <string.h>
 
 #include <kmemtrace/event.h>
-#include <kmemtrace/flags.h>
-#include <kmemtrace/format.h>
-#include <kmemtrace/page.h>
+#include <kmemtrace/tracefile.h>
 #include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

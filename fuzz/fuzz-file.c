@@ -15,14 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/census.h>
-#include <kmemtrace/check.h>
-#include <kmemtrace/comm.h>
-#include <kmemtrace/event.h>
-#include <kmemtrace/model.h>
-#include <kmemtrace/stream.h>
-#include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
+#include <kmemtrace/model.h>
+#include <kmemtrace/event.h>
 #include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -33,10 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/model.h>
-#include <kmemtrace/symbols.h>
 #include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/check.h>
-#include <kmemtrace/stream.h>
+#include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
-#include "json.h"
-#include "opt.h"
+#include "util/util.h"
+#include "util/json.h"
+#include "util/opt.h"
 
 enum { O_JSON = 256, O_NOMODEL, O_STRICT };
 

@@ -1,7 +1,7 @@
 /*
  * kmemtrace completion bash: a bash completion script written from the
  * program's own tables, so that it cannot drift from them: the commands
- * (src/main.c), each command's option table (src/opt.h), and the values
+ * (src/main.c), each command's option table (src/util/opt.h), and the values
  * an option names through its table's values() hook (report's sort keys
  * and sections, export's formats). The build writes it once
  * ($(O)/kmemtrace.bash) and make install puts it where bash-completion
@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "opt.h"
+#include "util/util.h"
+#include "util/opt.h"
 
 /* " -o --output" for @o, or with @arg_only only if it takes a separate value. */
 static void opt_words(FILE *out, const struct opt *o, bool arg_only)

@@ -12,15 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <kmemtrace/compress.h>
+#include <kmemtrace/base.h>
 #include <kmemtrace/event.h>
-#include <kmemtrace/outfile.h>
-#include <kmemtrace/stream.h>
-#include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
-#include <kmemtrace/writer.h>
 #include "cmd.h"
-#include "opt.h"
+#include "util/util.h"
+#include "util/opt.h"
 
 enum { O_VERSION = 256, O_COMPRESSION, O_LEVEL, O_STRIP };
 

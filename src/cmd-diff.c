@@ -1,14 +1,15 @@
 /*
  * kmemtrace diff OLD NEW: what changed between two recordings, per call
- * site, cache, process name and page order (src/diff.h).
+ * site, cache, process name and page order (src/diff/diff.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-#include "diff.h"
-#include "opt.h"
+#include "util/util.h"
+#include "diff/diff.h"
+#include "util/opt.h"
 
 enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML };
 

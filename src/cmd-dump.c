@@ -10,16 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/comm.h>
 #include <kmemtrace/event.h>
-#include <kmemtrace/flags.h>
-#include <kmemtrace/hashptr.h>
-#include <kmemtrace/stream.h>
-#include <kmemtrace/symbols.h>
+#include <kmemtrace/base.h>
 #include <kmemtrace/tracefile.h>
-#include "analysis.h"
+#include "report/analysis.h"
 #include "cmd.h"
-#include "opt.h"
+#include "util/util.h"
+#include "util/opt.h"
 
 enum { O_RAWIP = 256, O_HASH };
 

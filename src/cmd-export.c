@@ -1,6 +1,6 @@
 /*
  * kmemtrace export --format FORMAT FILE: the report's analysis in another
- * tool's format (src/export.h).
+ * tool's format (src/export/export.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,9 +8,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "export.h"
-#include "flame.h"
-#include "opt.h"
+#include "util/util.h"
+#include "export/export.h"
+#include "report/flame.h"
+#include "util/opt.h"
 
 enum { O_VALUE = 256 };
 

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <kmemtrace/census.h>
-#include <kmemtrace/symbols.h>
 #include <kmemtrace/tracefile.h>
-#include "analysis.h"
+#include <kmemtrace/event.h>
+#include "report/analysis.h"
 #include "cmd.h"
-#include "opt.h"
+#include "util/util.h"
+#include "util/opt.h"
 
 static const struct opt info_opts[] = {
 	{ 'h', 'h', "help", NULL, "this text" },

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/map.h>
-#include "analysis.h"
+#include <kmemtrace/base.h>
+#include "report/analysis.h"
 #include "cmd.h"
-#include "json.h"
-#include "opt.h"
-#include "report.h"
+#include "util/util.h"
+#include "util/json.h"
+#include "util/opt.h"
+#include "report/report.h"
 
 enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_RAWIP, O_HASH, O_JSON };
 

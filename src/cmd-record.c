@@ -1,7 +1,7 @@
 /*
  * kmemtrace record: record kernel memory events into a trace.dat. The
  * options are here; the recording itself (instance, capture, signals,
- * finalising) is src/recording.c, shared with kmemtrace watch.
+ * finalising) is src/record/recording.c, shared with kmemtrace watch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "opt.h"
-#include "record.h"
+#include "util/util.h"
+#include "util/opt.h"
+#include "record/record.h"
 
 enum { O_STACK = 256, O_NOCOMPRESS, O_LEVEL, O_LIST, O_RECOVER, O_STACK_SAMPLE };
 

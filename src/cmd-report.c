@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "report/analysis.h"
 #include "cmd.h"
-#include "opt.h"
-#include "report.h"
+#include "util/util.h"
+#include "util/opt.h"
+#include "report/report.h"
 
 enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML };
 

@@ -1,5 +1,5 @@
 /*
- * kmemtrace top: the kernel's allocations, live (src/top.h). The options,
+ * kmemtrace top: the kernel's allocations, live (src/top/top.h). The options,
  * and the hooks that join top to a recording in live mode: the analysis
  * starts with the instance, pages are taken and fed every 100 ms, a
  * snapshot is shown every interval, keys and window sizes are read in the
@@ -16,11 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <kmemtrace/slabnames.h>
+#include <kmemtrace/event.h>
 
 #include "cmd.h"
-#include "opt.h"
-#include "top.h"
+#include "util/util.h"
+#include "util/opt.h"
+#include "top/top.h"
 
 #define PUMP_MS 100			/* pages taken and analysed this often */
 #define PUMP_BUDGET_S 0.05		/* a pump's wall time at most, behind a busy machine */

@@ -1,8 +1,8 @@
 /*
  * kmemtrace watch: options, what to watch resolved against the running
  * kernel (a function's addresses from /proc/kallsyms, a member's offset
- * from BTF), and the summary. The recording is src/recording.c; the
- * watcher inside it is the library's (include/kmemtrace/watcher.h),
+ * from BTF), and the summary. The recording is src/record/recording.c; the
+ * watcher inside it is the library's (include/kmemtrace/watch.h),
  * joined to the recording by the hooks below.
  */
 #include <errno.h>
@@ -12,14 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <kmemtrace/btf.h>
-#include <kmemtrace/hwbp.h>
-#include <kmemtrace/symbols.h>
-#include <kmemtrace/watcher.h>
-#include "analysis.h"
+#include <kmemtrace/event.h>
+#include <kmemtrace/watch.h>
+#include "report/analysis.h"
 #include "cmd.h"
-#include "opt.h"
-#include "record.h"
+#include "util/util.h"
+#include "util/opt.h"
+#include "record/record.h"
 
 enum { O_CACHE = 256, O_CALLSITE, O_OFFSET, O_SCAN, O_TYPE, O_DWELL, O_SELFTEST };
 

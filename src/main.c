@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "opt.h"
+#include "util/util.h"
+#include "util/opt.h"
 
 const char *cmd_name = "kmemtrace";
 

@@ -1,17 +1,26 @@
 /*
+ *  * libkmemtrace, the event stage (src/lib/event/): records decoded into
+ * memory events; gfp flags, task names, kernel symbols, merged slab
+ * caches, BTF, watchpoint samples.
+ */
+#ifndef KMEMTRACE_EVENT_H
+#define KMEMTRACE_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base.h"
+#include "tracefile.h"
+
+/*
  * Memory events, decoded. The decoder is built from the formats stored in
  * a trace file: for every event id it knows which kind of memory event it
  * is and where each field lives, so kernels that moved fields, renamed them
  * (page -> pfn), dropped them (no cache name on kmem_cache_free before 6.2)
  * or split events (kmalloc_node before 6.1) decode into the same struct.
  */
-#ifndef KMEMTRACE_EVENT_H
-#define KMEMTRACE_EVENT_H
-
-#include <stdbool.h>
-#include <stdint.h>
-#include "format.h"
-#include "page.h"
 
 enum kmt_kind {
 	KMT_EV_NONE = 0,		/* not an event we decode */
@@ -108,5 +117,242 @@ const char *kmt_decoder_skipped(const struct kmt_decoder *dec);
  */
 int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu,
 	       struct kmt_event *ev);
+
+/*
+ * Symbolic flag names (gfp flags) read from an event's print format, the
+ * way the kernel prints them: __print_flags(REC->gfp_flags, "|", {value,
+ * "NAME"}, ...) with the values as C constant expressions. Reading them
+ * from the file keeps the names right for the kernel that recorded it.
+ */
+
+struct kmt_flags;
+
+/* The flag table of @field in @fmt's print format; NULL if none. */
+struct kmt_flags *kmt_flags_from_format(const struct kmt_format *fmt, const char *field);
+/* "GFP_KERNEL|__GFP_ZERO" (or "none", or hex for unknown bits). */
+const char *kmt_flags_format(const struct kmt_flags *f, uint64_t val, char *buf, size_t len);
+size_t kmt_flags_count(const struct kmt_flags *f);
+void kmt_flags_free(struct kmt_flags *f);
+
+/*
+ * pid -> command name, as in saved_cmdlines ("pid comm" lines). Built from
+ * the CMDLINES section and from the sched/task events in a trace.
+ */
+
+#define KMT_COMM_LEN 16
+
+struct kmt_comms;
+
+struct kmt_comms *kmt_comms_new(void);	/* NULL + errno */
+void kmt_comms_free(struct kmt_comms *c);
+/* Set @pid's name (@len bytes, truncated to 15). -ENOMEM on failure. */
+int kmt_comms_set(struct kmt_comms *c, int32_t pid, const char *name, size_t len);
+/*
+ * The same as of time @ts: unless a name set at a later time is there
+ * already, so that names collected out of time order (one CPU after
+ * another) end as the latest in time, as the kernel's do.
+ */
+int kmt_comms_set_at(struct kmt_comms *c, int32_t pid, const char *name, size_t len, uint64_t ts);
+/* Every entry of @from into @c, each as of its own time. -ENOMEM on failure. */
+int kmt_comms_merge(struct kmt_comms *c, const struct kmt_comms *from);
+/* @pid's name, or NULL. */
+const char *kmt_comms_get(const struct kmt_comms *c, int32_t pid);
+/*
+ * @pid's name as the kernel's own trace output gives it: the name known,
+ * else "<idle>" for pid 0 (interrupts on an idle CPU), else "<...>". @c may be NULL.
+ */
+const char *kmt_comm_name(const struct kmt_comms *c, int32_t pid);
+/* Add every "pid comm" line of @text; malformed lines are skipped. */
+int kmt_comms_parse(struct kmt_comms *c, const char *text, size_t len);
+/* The names of every running process and thread, from /proc. 0 or -ENOMEM. */
+int kmt_comms_from_proc(struct kmt_comms *c);
+/* All entries as "pid comm\n" lines, sorted by pid, into a malloc'd string. */
+char *kmt_comms_format(const struct kmt_comms *c, size_t *len);
+size_t kmt_comms_count(const struct kmt_comms *c);
+/* The comm a task gets from exec'ing @filename: its basename, 15 chars. */
+void kmt_comm_from_exec(const char *filename, size_t len, char out[KMT_COMM_LEN]);
+
+struct kmt_event;
+/*
+ * The name a fork, rename, new-task or exec event gives task @ev->pid2
+ * (exec: the program's basename, built in @buf), its length in *@len; NULL
+ * for any other event.
+ */
+const char *kmt_event_task_name(const struct kmt_event *ev, char buf[KMT_COMM_LEN], size_t *len);
+
+/*
+ * Kernel symbols from a trace file's kallsyms section: address ->
+ * "function+0xoff". Only text symbols are kept (call sites and stack
+ * entries are code addresses).
+ */
+
+struct kmt_symbols;
+
+/* Parse /proc/kallsyms text (copied). NULL + errno on failure. */
+struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len);
+/* Read and parse a kallsyms file (/proc/kallsyms). NULL + errno on failure. */
+struct kmt_symbols *kmt_symbols_load(const char *path);
+void kmt_symbols_free(struct kmt_symbols *s);
+size_t kmt_symbols_count(const struct kmt_symbols *s);
+/*
+ * Lines of the text that are not kallsyms lines (damage): how many, and
+ * where the first is (*@offset, in the text) and what it says (*@first,
+ * escaped and cut, owned by @s). 0 if none. Addresses after the symbol
+ * before such a line are not named (kmt_symbols_lookup() gives NULL).
+ */
+size_t kmt_symbols_bad_lines(const struct kmt_symbols *s, size_t *offset, const char **first);
+/*
+ * The function containing @addr and the offset into it, or NULL if the
+ * address is below every symbol or implausibly far past the nearest one.
+ */
+const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off);
+/*
+ * The addresses [*@lo, *@hi) of the function @name: from its address to
+ * the next symbol's. Returns how many text symbols have that name (the
+ * first is given), 0 if none.
+ */
+int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi);
+/* "func+0x1a" into @buf, or "0xaddr" if unknown; returns @buf. */
+const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
+			       size_t len);
+
+/*
+ * Slab cache names: merged caches and kmalloc size classes.
+ *
+ * The kernel merges caches of the same size and flags: /sys/kernel/slab/
+ * NAME is then a link to a shared ":0000512", and the tracepoints report
+ * every member by one name, that of the cache created first (the one
+ * /proc/slabinfo lists): TCP's skbuff_fclone_cache traffic is reported as
+ * pool_workqueue. A recording keeps the groups it found, as text, one
+ * group a line, the reported name first:
+ *
+ *	pool_workqueue mem_cgroup_per_node sgpool-16 skbuff_fclone_cache
+ *
+ * and readers show such a cache as "pool_workqueue (+mem_cgroup_per_node,
+ * sgpool-16, skbuff_fclone_cache)". The text is written and parsed here
+ * only.
+ */
+
+/* One group of merged caches. */
+struct kmt_slab_group {
+	const char *name;		/* the name the tracepoints report */
+	const char *const *aliases;	/* the others, sorted */
+	size_t nr_aliases;
+	const char *label;		/* "name (+alias, alias)" */
+};
+
+struct kmt_slab_aliases;
+
+/* The groups of the running kernel (/sys/kernel/slab, /proc/slabinfo); NULL + errno. */
+struct kmt_slab_aliases *kmt_slab_aliases_read(void);
+/* The same from other places (tests): @slab_dir, @slabinfo (NULL: none). */
+struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const char *slabinfo);
+/* From the text above; malformed lines are skipped. NULL + errno on ENOMEM. */
+struct kmt_slab_aliases *kmt_slab_aliases_parse(const char *text, size_t len);
+/* The text above, malloc'd (caller frees); NULL on ENOMEM. */
+char *kmt_slab_aliases_format(const struct kmt_slab_aliases *a, size_t *len);
+void kmt_slab_aliases_free(struct kmt_slab_aliases *a);
+size_t kmt_slab_aliases_count(const struct kmt_slab_aliases *a);
+/* The group @name (@len bytes) is a member of, or NULL; @a may be NULL. */
+const struct kmt_slab_group *kmt_slab_group_of(const struct kmt_slab_aliases *a, const char *name,
+					       size_t len);
+
+/*
+ * kmalloc size classes: "kmalloc-64", "kmalloc-2k" and "kmalloc-2048" name
+ * the 2048-byte class; the kernel's own spelling is kmalloc-2k. Returns the
+ * size, or 0 if @name is not a kmalloc class name.
+ */
+uint64_t kmt_kmalloc_class(const char *name);
+/* The kernel's name of the class of @size bytes into @buf ("kmalloc-large" past 8 KiB). */
+const char *kmt_kmalloc_name(uint64_t size, char *buf, size_t len);
+/*
+ * The name the tracepoints give cache @name: a kmalloc class in the
+ * kernel's spelling, a merged cache's reported name, else @name; into @buf.
+ */
+const char *kmt_slab_event_name(const struct kmt_slab_aliases *a, const char *name, char *buf,
+				size_t len);
+/*
+ * A cache name given for the running kernel: @out gets the name its
+ * events carry (as kmt_slab_event_name()), @merged the group's label if
+ * the cache is merged, else "". -EINVAL for a malformed kmalloc class,
+ * -ENOENT if the kernel has no such cache (where /sys/kernel/slab says),
+ * with the reason in @d.
+ */
+int kmt_slab_cache_resolve(const char *name, char *out, size_t len, char *merged, size_t mlen,
+			   struct kmt_diag *d);
+
+/*
+ * Kernel type information from BTF (/sys/kernel/btf/vmlinux): where a
+ * member of a kernel struct lies, and which member covers a byte offset.
+ * kmemtrace watch uses it so a user can say "eventfd_ctx.count" instead of
+ * an offset, and to name the fields its samples hit. Read directly (no
+ * libbpf, bpftool or pahole); every length and type id is checked against
+ * the blob before use.
+ */
+
+#define KMT_BTF_VMLINUX "/sys/kernel/btf/vmlinux"
+
+struct kmt_btf;
+
+/* Open @path (NULL: the running kernel's). NULL + errno/@d on failure. */
+struct kmt_btf *kmt_btf_open(const char *path, struct kmt_diag *d);
+/* The same over @len bytes, copied. */
+struct kmt_btf *kmt_btf_open_mem(const void *data, size_t len, const char *name,
+				 struct kmt_diag *d);
+void kmt_btf_close(struct kmt_btf *b);
+
+struct kmt_btf_field {
+	uint32_t offset;		/* bytes from the start of the struct */
+	uint32_t size;			/* bytes (bit-fields: the bytes they span) */
+	uint32_t bit_size;		/* 0 unless a bit-field */
+	uint32_t struct_size;		/* the outer struct's size */
+};
+
+/*
+ * Resolve "STRUCT" or "STRUCT.MEMBER[.MEMBER...]" (members of anonymous
+ * unions and structs are found through them; a union works too). 0, or
+ * -ENOENT with what was not found in @d.
+ */
+int kmt_btf_field(const struct kmt_btf *b, const char *path, struct kmt_btf_field *out,
+		  struct kmt_diag *d);
+
+/*
+ * The innermost member of struct @name covering byte @offset, as a dotted
+ * path ("wqh.lock"), into @buf. Returns its length, 0 if the byte is
+ * padding or beyond the struct, -ENOENT if there is no such struct.
+ */
+int kmt_btf_name_at(const struct kmt_btf *b, const char *name, uint32_t offset,
+		    char *buf, size_t len);
+
+/*
+ * kmemtrace:access — one watchpoint sample of kmemtrace watch, stored as a
+ * ring-buffer event of its own format so that our reader and trace-cmd
+ * decode it like any kernel event:
+ *
+ *	common fields | ip | obj | offset | write | len | field (__data_loc)
+ *
+ * ip is the instruction after the access (x86 data breakpoints trap after
+ * the instruction), obj the watched object's address, offset the watched
+ * word's offset in it, field the member's name when known.
+ */
+
+#define KMT_ACCESS_SYSTEM "kmemtrace"
+#define KMT_ACCESS_EVENT "access"
+#define KMT_ACCESS_ID 65000		/* far above the kernel's event ids */
+#define KMT_ACCESS_MAX 128		/* bytes of an encoded record, at most */
+
+struct kmt_access {
+	int32_t pid;
+	uint64_t ip, obj;
+	uint32_t offset;
+	uint8_t len;			/* bytes watched */
+	bool write;
+	const char *field;		/* NULL or "" if unknown; cut to 63 bytes */
+};
+
+/* The format text, as tracefs would show it. */
+const char *kmt_access_format(void);
+/* Encode @a into @buf (KMT_ACCESS_MAX bytes); returns the record length. */
+uint32_t kmt_access_encode(uint8_t *buf, const struct kmt_access *a);
 
 #endif

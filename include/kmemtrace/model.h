@@ -1,4 +1,18 @@
 /*
+ *  * libkmemtrace, the model stage (src/lib/model/): memory events into
+ * the allocation model (sites, caches, objects, pages, stacks, losses,
+ * misuse); a file's analysis and check.
+ */
+#ifndef KMEMTRACE_MODEL_H
+#define KMEMTRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracefile.h"
+#include "event.h"
+
+/*
  * The allocation model: decoded memory events, in time order, go in; per
  * call site, cache, process, page order and lifetime statistics, the
  * objects still live at the end and the misuse found come out.
@@ -13,13 +27,6 @@
  * Losses: when a CPU lost events, an object whose allocation or free may
  * fall in the gap is "uncertain": counted apart, never a leak or misuse.
  */
-#ifndef KMEMTRACE_MODEL_H
-#define KMEMTRACE_MODEL_H
-
-#include <stdbool.h>
-#include <stdint.h>
-#include "event.h"
-#include "slabnames.h"
 
 #define KMT_LIFE_BUCKETS 48		/* log2(ns): 1 ns .. ~3 days */
 
@@ -498,5 +505,97 @@ const char *kmt_severity_name(enum kmt_severity s);
 /* Bucket of a duration in ns (log2), and a bucket's lower bound. */
 int kmt_life_bucket(uint64_t ns);
 uint64_t kmt_life_bucket_ns(int b);
+
+/*
+ * The report pipeline in one call: a buffer's per-CPU streams, merged by
+ * time, decoded with the file's formats, cut to a time window and fed to
+ * an allocation model (loss markers included). kmemtrace report and
+ * kmemtrace kmap are thin layers over this.
+ */
+
+struct kmt_analyse_opts {
+	double t_start, t_end;		/* seconds from the first event; < 0: open */
+	/* Called for every decoded event in the window, after the model. */
+	void (*each)(void *arg, const struct kmt_event *ev);
+	void *arg;
+	/* If set, receives the first record's time as soon as it is read. */
+	uint64_t *t0;
+};
+
+struct kmt_analyse_result {
+	uint64_t t0;			/* time of the first record in the file */
+	uint64_t t_end;			/* where the model was finished */
+	uint64_t records;		/* records read, in or out of the window */
+	/*
+	 * What could not be read in a damaged file and was passed over, in
+	 * the order met; the model took each as a gap of unknown size. Owned
+	 * by the result: kmt_analyse_result_release().
+	 */
+	struct kmt_skip *skipped;
+	size_t nr_skipped;
+};
+
+/*
+ * What the file says about its own completeness (a recorder that filtered
+ * allocations or frees, or sampled stacks, writes it into its VERSION
+ * option): sets @mo->partial_allocs, @mo->partial_frees and
+ * @mo->stack_sample.
+ */
+void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f);
+
+/*
+ * Run @buffer of @f through @dec into @m and finish @m. Returns 0 (what a
+ * damaged file lost is in @res->skipped: release @res), or a negative
+ * error with file, CPU and offset in @d (nothing to release).
+ */
+int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
+		struct kmt_model *m, const struct kmt_analyse_opts *o,
+		struct kmt_analyse_result *res, struct kmt_diag *d);
+/* Free what @res holds; it may be released again. */
+void kmt_analyse_result_release(struct kmt_analyse_result *res);
+
+/*
+ * Checking a trace file, finding by finding: the section layout, every
+ * per-CPU page (header, commit, event headers, padding, time extends),
+ * per-CPU time order, lost-event markers, records that do not fit their
+ * format, and the allocation model's contradictions (misuse, uncertainty).
+ * Findings go to a callback as they are found; the walk goes on after a
+ * bad page (the rest of that page is skipped) and after a chunk that does
+ * not inflate, as the other readers do. Damage worked around when the file
+ * was opened (a cut, an unreadable kallsyms section) is a finding too.
+ */
+
+struct kmt_finding {
+	enum kmt_severity severity;
+	int cpu;			/* -1: not about one CPU */
+	uint64_t offset;		/* file offset (of the chunk, if compressed) */
+	uint64_t in_chunk;		/* offset of the page inside the chunk, or 0 */
+	bool compressed;
+	uint64_t ts;			/* 0: no timestamp */
+	char what[192];
+};
+
+typedef void (*kmt_finding_fn)(void *arg, const struct kmt_finding *f);
+
+struct kmt_check_opts {
+	bool model;			/* run the allocation model too */
+	kmt_finding_fn fn;
+	void *arg;
+};
+
+struct kmt_check_result {
+	uint64_t pages, events, lost, lost_unknown;
+	uint64_t skipped;		/* parts of the data that could not be read */
+	uint64_t errors, warnings;
+	int buffers, cpus;
+};
+
+/*
+ * Check @f (already opened: the header, options and metadata sections
+ * passed). Returns 0 when the walk completed (findings or not), or a
+ * negative error if the file could not be walked at all (message in @d).
+ */
+int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
+		   struct kmt_check_result *res, struct kmt_diag *d);
 
 #endif

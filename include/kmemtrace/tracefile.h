@@ -1,4 +1,312 @@
 /*
+ *  * libkmemtrace, the tracefile stage (src/lib/tracefile/): trace.dat
+ * read and written: event formats, ring-buffer pages, sections, per-CPU
+ * data, one time-ordered stream, the census.
+ */
+#ifndef KMEMTRACE_TRACEFILE_H
+#define KMEMTRACE_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base.h"
+
+/*
+ * Event formats: the kernel's self-description of each tracepoint record
+ * (events/<system>/<event>/format) and of the ring-buffer page header
+ * (events/header_page). Parsed from the text stored in a trace file, so a
+ * file from another kernel decodes with its own layout.
+ */
+
+enum {
+	KMT_FIELD_SIGNED = 1 << 0,
+	KMT_FIELD_ARRAY = 1 << 1,	/* "type name[N]" */
+	KMT_FIELD_DATALOC = 1 << 2,	/* "__data_loc type[] name": u32 len<<16|off */
+	KMT_FIELD_STRING = 1 << 3,	/* char array or __data_loc char[] */
+};
+
+struct kmt_field {
+	char *name;
+	char *type;
+	uint32_t offset;
+	uint32_t size;
+	uint32_t flags;
+	uint32_t array_len;		/* elements, for KMT_FIELD_ARRAY */
+};
+
+struct kmt_format {
+	char *system;
+	char *name;
+	uint32_t id;
+	struct kmt_field *fields;	/* common_* fields first, as in the text */
+	int nr_fields;
+	char *text;			/* the original text, NUL-terminated */
+	size_t text_len;
+};
+
+/*
+ * Parse one format file's @text (@len bytes, need not be NUL-terminated)
+ * into @fmt; @system names the directory it came from (NULL: "ftrace").
+ * On failure returns KMT_EFORMAT with the reason in @d, and @fmt holds
+ * nothing to release. On success release with kmt_format_release().
+ */
+int kmt_format_parse(struct kmt_format *fmt, const char *system,
+		     const char *text, size_t len, struct kmt_diag *d);
+void kmt_format_release(struct kmt_format *fmt);
+
+/* The field called @name, or NULL. */
+const struct kmt_field *kmt_format_field(const struct kmt_format *fmt,
+					 const char *name);
+
+/* All formats of a trace, looked up by event id. */
+struct kmt_formats {
+	struct kmt_format *v;
+	int nr;
+	int alloc;
+	struct kmt_format **by_id;	/* dense, max_id + 1 entries */
+	uint32_t max_id;
+};
+
+void kmt_formats_init(struct kmt_formats *fs);
+/* Take ownership of *@fmt (which is cleared); -EEXIST on a duplicate id. */
+int kmt_formats_add(struct kmt_formats *fs, struct kmt_format *fmt);
+void kmt_formats_release(struct kmt_formats *fs);
+const struct kmt_format *kmt_formats_by_id(const struct kmt_formats *fs,
+					   uint32_t id);
+const struct kmt_format *kmt_formats_find(const struct kmt_formats *fs,
+					  const char *system, const char *name);
+
+/*
+ * The ring-buffer sub-buffer header, from events/header_page: where the
+ * page timestamp, the commit word (data length plus missed-events flags)
+ * and the data start. Sizes are the kernel's (commit is a kernel long).
+ */
+struct kmt_page_layout {
+	uint32_t ts_offset, ts_size;
+	uint32_t commit_offset, commit_size;
+	uint32_t data_offset;
+};
+
+int kmt_page_layout_parse(struct kmt_page_layout *pl, const char *text,
+			  size_t len, struct kmt_diag *d);
+/* The layout of every kernel since 2.6.31 with a @long_size-byte long. */
+void kmt_page_layout_default(struct kmt_page_layout *pl, int long_size);
+
+/*
+ * The ftrace ring-buffer sub-buffer ("page"), as read from trace_pipe_raw
+ * and stored unchanged in trace.dat:
+ *
+ *	u64 timestamp | long commit (length | MISSED_EVENTS | MISSED_STORED)
+ *	| events... | [long lost-count if MISSED_STORED]
+ *
+ * Each event starts with a 32-bit header (type_len:5, time_delta:27);
+ * type_len 29/30/31 are padding, time extend and absolute time stamp.
+ * Iteration is bounds-checked against the commit length and never reads
+ * outside the page.
+ */
+
+#define KMT_RB_MISSED_EVENTS (1ULL << 31)
+#define KMT_RB_MISSED_STORED (1ULL << 30)
+#define KMT_RB_COMMIT_MASK ((1U << 27) - 1)
+
+/* The event header's type_len values above data lengths, and its delta. */
+#define KMT_RB_TYPE_PADDING 29
+#define KMT_RB_TYPE_TIME_EXTEND 30
+#define KMT_RB_TYPE_TIME_STAMP 31
+#define KMT_RB_DELTA_BITS 27
+#define KMT_RB_DELTA_MASK ((1U << KMT_RB_DELTA_BITS) - 1)
+
+struct kmt_page {
+	const uint8_t *base;		/* the whole sub-buffer */
+	uint32_t size;			/* sub-buffer size */
+	const uint8_t *data;		/* first event */
+	uint32_t data_len;		/* bytes of events (commit & mask) */
+	uint64_t ts;			/* page start time */
+	bool missed;			/* events were lost before this page */
+	int64_t lost;			/* how many: > 0, or -1 if unknown */
+	bool be;			/* big-endian file */
+};
+
+/*
+ * Load the sub-buffer at @base (@size bytes). Returns 0, or KMT_EFORMAT
+ * with the reason in @d when the header cannot be right (commit beyond
+ * the page, lost count beyond the page).
+ */
+int kmt_page_load(struct kmt_page *pg, const void *base, uint32_t size,
+		  const struct kmt_page_layout *pl, bool be, struct kmt_diag *d);
+
+/* One data event of a page. */
+struct kmt_rec {
+	uint64_t ts;
+	const uint8_t *data;
+	uint32_t len;			/* payload bytes (4-byte rounded) */
+	uint32_t offset;		/* of the event header, from page start */
+};
+
+struct kmt_page_iter {
+	const struct kmt_page *pg;
+	uint32_t pos;			/* offset into pg->data */
+	uint64_t ts;
+	uint32_t nr_pad, nr_ext, nr_abs; /* counts of non-data events seen */
+	uint64_t last_delta;		/* delta of the last event */
+};
+
+static inline void kmt_page_iter_init(struct kmt_page_iter *it,
+				      const struct kmt_page *pg)
+{
+	it->pg = pg;
+	it->pos = 0;
+	it->ts = pg->ts;
+	it->nr_pad = it->nr_ext = it->nr_abs = 0;
+	it->last_delta = 0;
+}
+
+/* The general case of kmt_page_next(): every event type, both byte orders. */
+int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
+		       struct kmt_diag *d);
+
+/*
+ * Next data event into @rec. Returns 1 for an event, 0 at the end of the
+ * page, KMT_EFORMAT (reason in @d, may be NULL) when an event header points
+ * outside the committed data. Inline for the common case: a little-endian
+ * page and a small data event (type_len 1..28).
+ */
+static inline int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
+				struct kmt_diag *d)
+{
+	const struct kmt_page *pg = it->pg;
+	uint32_t pos = it->pos, hdr, tl, len;
+
+	if (pos + 4 <= pg->data_len && !pg->be) {
+		__builtin_memcpy(&hdr, pg->data + pos, 4);
+		tl = hdr & 31;
+		len = tl * 4;
+		if (tl - 1 < 28 && len <= pg->data_len - pos - 4) {
+			it->ts += hdr >> 5;
+			it->last_delta = hdr >> 5;
+			it->pos = pos + 4 + len;
+			rec->ts = it->ts;
+			rec->data = pg->data + pos + 4;
+			rec->len = len;
+			rec->offset = pos;
+			return 1;
+		}
+	}
+	return kmt_page_next_slow(it, rec, d);
+}
+
+/*
+ * A CPU's ring-buffer statistics: the kernel's per_cpu/cpuN/stats, live or
+ * as a file's CPUSTAT option keeps them.
+ */
+struct kmt_cpustat {
+	int cpu;
+	bool valid;
+	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
+	/* Lines kmemtrace adds after the kernel's (absent in other files). */
+	bool truncated;			/* recording stopped early (e.g. ENOSPC) */
+	char note[128];			/* why, if truncated */
+	uint64_t died;			/* events lost with a recorder that was
+					   killed (recovered, recover.h) */
+	char *text;			/* the CPUSTAT text itself */
+};
+
+/*
+ * Parse the kernel's per_cpu/cpuN/stats text ("entries: N" lines, and
+ * kmemtrace's own "CPU:" and "kmemtrace truncated:" lines) into @st; @st->text
+ * is left NULL. The one reader of that text. Returns whether a "CPU:" line was there.
+ */
+bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
+/*
+ * The events a CPU lost, one figure everywhere (record, info, check,
+ * report): what its ring buffer counted (overrun + dropped events), or what
+ * its page headers counted (@counted) if more; with the events a dead
+ * recorder took with it (--recover). @st may be NULL (no stats).
+ */
+uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
+
+/*
+ * Writing ring-buffer pages the way the kernel packs them (64-bit layout:
+ * u64 timestamp, u64 commit, 4-byte event headers, TIME_EXTEND for deltas
+ * that do not fit 27 bits, type_len 0 for payloads over 112 bytes, a
+ * missed-events flag and count). kmemtrace watch stores its synthesized
+ * samples this way so every reader decodes them like kernel events; the
+ * tests build traces with it.
+ */
+
+/* Receives each finished page (@size bytes); returns 0 or -errno. */
+typedef int (*kmt_pagew_out)(void *arg, const uint8_t *page, uint32_t size);
+
+struct kmt_pagew {
+	uint8_t *page;
+	uint32_t size, used;
+	bool open;
+	uint64_t page_ts, last_ts;
+	bool lost_flag;
+	int64_t lost;
+	uint64_t clamped;		/* events whose time went back, given the last time */
+	kmt_pagew_out out;
+	void *arg;
+};
+
+/* Pages of @subbuf bytes (at least 64). 0, or -ENOMEM/-EINVAL. */
+int kmt_pagew_init(struct kmt_pagew *w, uint32_t subbuf, kmt_pagew_out out, void *arg);
+void kmt_pagew_release(struct kmt_pagew *w);
+/*
+ * Append one event: @len payload bytes (the record, common fields first)
+ * at time @ts. Returns 0, -E2BIG if it cannot fit a page, or the output's
+ * error.
+ */
+int kmt_pagew_add(struct kmt_pagew *w, uint64_t ts, const void *payload, uint32_t len);
+/* Events were lost here: the next page says so (@lost < 0: how many unknown). */
+int kmt_pagew_lost(struct kmt_pagew *w, int64_t lost);
+/* Finish the current page, if any, and hand it out. */
+int kmt_pagew_flush(struct kmt_pagew *w);
+
+/*
+ * What a recording says about itself, typed: which recorder made it and
+ * whether it kept only part of the slab allocations or frees (pid or event
+ * filters), so a reader does not call an object freed twice when
+ * allocations were filtered, nor leaked when frees were.
+ *
+ * In a trace file it is the VERSION option, text trace-cmd shows as is: its
+ * first line "kmemtrace 0.1.0 (partial: allocations frees)", then
+ * "command: ...", "settings: ..." and "recorded: 2026-11-23T10:00:00Z"
+ * lines. That text is written and parsed here and nowhere else; the spool
+ * keeps the same words.
+ */
+
+#define KMT_PARTIAL_ALLOCS 1u
+#define KMT_PARTIAL_FREES 2u
+
+struct kmt_recinfo {
+	char recorder[64];		/* "kmemtrace 0.1.0", another tool's VERSION, or "" */
+	bool ours;			/* recorded by kmemtrace */
+	unsigned int partial;		/* KMT_PARTIAL_* */
+	char command[1024];		/* the command line that recorded, or "" */
+	char settings[512];		/* what it recorded and how, one line, or "" */
+	int64_t created;		/* when recording started (time(2)), or 0 */
+	unsigned int stack_sample;	/* stacks kept for 1 in N allocations (settings
+					   "stacks 1 in N"), or 0 */
+	bool stack_slices;		/* ... in slices of time, after every event
+					   ("stacks 1 in N (time slices)"); else
+					   1 slab page in N, allocations only */
+};
+
+/* After "stacks 1 in N" in the settings: sampled by time (sampler.h). */
+#define KMT_RECINFO_SLICES " (time slices)"
+
+/* The VERSION text of @ri into @buf (always NUL-terminated); returns @buf. */
+const char *kmt_recinfo_format(const struct kmt_recinfo *ri, char *buf, size_t len);
+/* Fill @ri from a VERSION text (NULL: nothing known). */
+void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text);
+
+/* KMT_PARTIAL_* bits as words ("allocations frees", "" for none), and back. */
+const char *kmt_partial_words(unsigned int partial);
+unsigned int kmt_partial_parse(const char *words, size_t len);
+
+/*
  * Reading trace.dat files, versions 6 and 7 (trace-cmd's format; v7 with
  * zstd or zlib compressed sections and flyrecord chunks).
  *
@@ -15,14 +323,6 @@
  * page it cannot read and goes on with the next. What was worked around
  * is said: kmt_file_damage() at open, struct kmt_skip while reading.
  */
-#ifndef KMEMTRACE_TRACEFILE_H
-#define KMEMTRACE_TRACEFILE_H
-
-#include <stdbool.h>
-#include <stdint.h>
-#include "format.h"
-#include "page.h"
-#include "recinfo.h"
 
 /* Section and option ids of trace.dat v7 (trace-cmd.dat.v7(5)). */
 enum {
@@ -256,5 +556,181 @@ int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r);
  * returns d->err. For errors found while walking the page's events. */
 int kmt_cpu_reader_fail(struct kmt_cpu_reader *r, struct kmt_diag *d);
 void kmt_cpu_reader_close(struct kmt_cpu_reader *r);
+
+/*
+ * Writing trace.dat files, from trace-cmd's published format description
+ * (trace-cmd.dat.v7(5), trace-cmd.dat.v6(5)). Version 7 is what we record:
+ * metadata sections, one flyrecord section per buffer with its per-CPU data
+ * in page-aligned runs (optionally zstd/zlib chunks), one OPTIONS section
+ * and a STRINGS section. Version 6 (one top-level buffer, no compression)
+ * exists for tests of the reader.
+ */
+
+struct kmt_blob {
+	const char *data;
+	size_t len;
+};
+
+struct kmt_wformat {
+	const char *system;		/* "ftrace" goes to the ftrace section */
+	const char *text;
+	size_t len;
+};
+
+struct kmt_trace_meta {
+	struct kmt_blob header_page, header_event;
+	const struct kmt_wformat *formats;	/* same-system formats adjacent */
+	int nr_formats;
+	struct kmt_blob kallsyms, printk, cmdlines;
+	const char *uname;		/* NULL: not written */
+	const char *trace_clock;	/* content of trace_clock, NULL: none */
+	const char *version;		/* recorder, e.g. "kmemtrace 0.1.0" */
+	const char *slab_aliases;	/* merged slab caches (slabnames.h), NULL: none */
+	int cpu_count;
+	uint64_t trace_id;
+	/*
+	 * v7: if set, called once every buffer's CPU data is written, to
+	 * give @cmdlines then (what the data says of process names); the
+	 * CMDLINES section then follows the buffers. 0 or -errno.
+	 */
+	int (*late_cmdlines)(void *arg, struct kmt_blob *cmdlines);
+	void *late_arg;
+};
+
+/*
+ * Per-CPU data: @size bytes from @fd at offset 0, or from @mem, or from
+ * @read, which is called strictly in order of @off (a stream). @seen, if
+ * set, gets every chunk of the data in order once it is written.
+ */
+struct kmt_wcpu {
+	int cpu;
+	int fd;
+	const void *mem;
+	uint64_t start;			/* where the data begins in fd or mem */
+	uint64_t size;			/* whole sub-buffers */
+	const char *stats;		/* the CPU's stats text, or NULL */
+	int (*read)(void *arg, void *buf, size_t len, uint64_t off);	/* 0 or -errno */
+	void (*seen)(void *arg, const void *buf, size_t len, uint64_t off);
+	void *arg;
+};
+
+struct kmt_wbuffer {
+	const char *name;		/* "" for the top-level buffer */
+	const char *clock;		/* e.g. "local" */
+	uint32_t subbuf_size;
+	int nr_cpus;
+	const struct kmt_wcpu *cpus;
+};
+
+struct kmt_writer_opts {
+	int version;			/* 6 or 7 */
+	enum kmt_zalg zalg;		/* v7 only */
+	int level;			/* compression level (zstd: 1) */
+	uint32_t chunk_pages;		/* sub-buffers per compressed chunk */
+	uint32_t page_size;		/* the traced machine's page size */
+	int long_size;			/* its user-space long, 4 or 8 */
+	bool punch;			/* free source ranges once copied (disk full) */
+	/* Called now and then with bytes of CPU data done and in all. */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+	int threads;			/* compressing threads; 0: one per online CPU */
+};
+
+/*
+ * Write a complete trace file to @fd (a new, empty, seekable file) from
+ * @m and @nr_bufs buffers. Returns 0, or a negative error with the reason
+ * in @d; on failure the content of @fd is unspecified, and callers write
+ * to a temporary name and rename only on success.
+ */
+int kmt_write_trace(int fd, const struct kmt_writer_opts *o,
+		    const struct kmt_trace_meta *m, const struct kmt_wbuffer *bufs,
+		    int nr_bufs, struct kmt_diag *d);
+/*
+ * The same into the file @path, complete or absent (outfile.h), mode 0600;
+ * its size in *@bytes if not NULL. Errors name @path.
+ */
+int kmt_write_trace_file(const char *path, const struct kmt_writer_opts *o,
+			 const struct kmt_trace_meta *m, const struct kmt_wbuffer *bufs,
+			 int nr_bufs, uint64_t *bytes, struct kmt_diag *d);
+
+/*
+ * One time-ordered stream of records from a buffer's per-CPU data (or
+ * several buffers'): each CPU's pages in order, merged by timestamp (ties:
+ * lower index first).
+ * Losses the ring buffer reported in a page header come out as a marker
+ * before that page's first record, so a consumer knows a CPU has a gap.
+ * Where a CPU's recording was cut short (its CPUSTAT says "kmemtrace
+ * truncated"), a marker of unknown loss ends its data, flagged truncated.
+ * What could not be read in a damaged file (chunks, pages, a cut end) is
+ * passed over: a marker of unknown loss at the CPU's last record before
+ * it says what (@skip), flagged truncated if nothing of the CPU follows.
+ */
+
+struct kmt_srec {
+	struct kmt_rec rec;
+	int cpu;			/* CPU number */
+	int buffer;			/* the buffer it came from */
+	int idx;			/* index of the (buffer, CPU) in the stream */
+	bool lost_marker;		/* no record: events were lost on @cpu */
+	int64_t lost;			/* for a marker: count, or -1 unknown */
+	bool truncated;			/* the marker is where @cpu's recording
+					 * stopped early (disk full): -1 lost */
+	/* For a marker of damaged data passed over: what (ts_from, ts_to
+	 * filled), until the next call; NULL otherwise. */
+	const struct kmt_skip *skip;
+};
+
+struct kmt_stream;
+
+/* NULL on failure, with the reason in @d. */
+struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d);
+/* The same over several buffers' CPUs at once (a watch file's samples). */
+struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
+					   struct kmt_diag *d);
+/*
+ * Next record (or loss marker). Returns 1, 0 at the end of all CPUs, or a
+ * negative error (out of memory) with the reason in @d.
+ */
+int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d);
+/* The file offset of the page the last record came from, and its CPU. */
+uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx);
+void kmt_stream_close(struct kmt_stream *s);
+
+/*
+ * A census of a trace file's buffer: per CPU, how many pages, events and
+ * bytes, how many events the ring buffer reported lost, and per event id
+ * how many records. A page walk only; no event is decoded.
+ */
+
+struct kmt_census_cpu {
+	int cpu;
+	uint64_t pages, events, bytes;	/* bytes: pages x sub-buffer size */
+	uint64_t lost_events;		/* sum of the counts pages carry */
+	uint64_t lost_pages;		/* pages flagged "events missed" */
+	uint64_t lost_unknown;		/* ... whose count did not fit */
+	uint64_t lost;			/* the one figure: kmt_cpustat_lost() */
+	uint64_t first_ts, last_ts;
+};
+
+struct kmt_census {
+	int nr_cpus;
+	struct kmt_census_cpu *cpus;
+	uint32_t nr_ids;
+	uint64_t *per_id;		/* records per event id, nr_ids entries */
+	uint64_t events, lost_events, lost_unknown;
+	uint64_t lost, lost_pages;	/* the one figure, and the gaps, over all CPUs */
+	/* Parts of a damaged file's data passed over, in file order per CPU. */
+	struct kmt_skip *skipped;
+	size_t nr_skipped;
+};
+
+/*
+ * Walk every page of @buffer of @f, passing over what cannot be read (in
+ * @c->skipped). Returns 0, or a negative error (out of memory) with the
+ * reason in @d. Release @c with kmt_census_release() either way.
+ */
+int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
+		   struct kmt_diag *d);
+void kmt_census_release(struct kmt_census *c);
 
 #endif

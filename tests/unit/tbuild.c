@@ -9,12 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <kmemtrace/access.h>
-#include <kmemtrace/format.h>
+#include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
-#include <kmemtrace/page.h>
-#include <kmemtrace/pagew.h>
-#include "kmt-local.h"
+#include "base/kmt-local.h"
 #include "tbuild.h"
 
 struct tb_cpu {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <kmemtrace/writer.h>
+#include <kmemtrace/tracefile.h>
 
 struct tb;
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <kmemtrace/btf.h>
-#include "kmt-local.h"
+#include <kmemtrace/event.h>
+#include "base/kmt-local.h"
 
 /*
  * struct inner { int a; int b; };

@@ -20,14 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/analyse.h>
-#include <kmemtrace/census.h>
-#include <kmemtrace/check.h>
-#include <kmemtrace/event.h>
 #include <kmemtrace/model.h>
-#include <kmemtrace/stream.h>
 #include <kmemtrace/tracefile.h>
-#include "kmt-local.h"
+#include <kmemtrace/event.h>
+#include "base/kmt-local.h"
 #include "tbuild.h"
 
 struct stats {

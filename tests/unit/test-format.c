@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <kmemtrace/format.h>
-#include "kmt-local.h"
+#include <kmemtrace/tracefile.h>
+#include "base/kmt-local.h"
 
 static void parse_file(struct kmt_format *fmt, const char *sys, const char *file)
 {

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <kmemtrace/hwbp.h>
+#include <kmemtrace/watch.h>
 #include <kmemtrace/tracefs.h>
 
 static int cpus[256], nr_cpus;

@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/analyse.h>
 #include <kmemtrace/model.h>
-#include <kmemtrace/symbols.h>
+#include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
 #include "tbuild.h"
 

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/analyse.h>
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
 #include "tbuild.h"

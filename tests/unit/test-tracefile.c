@@ -18,9 +18,8 @@
 #include <unistd.h>
 
 #include <kmemtrace/event.h>
-#include <kmemtrace/stream.h>
 #include <kmemtrace/tracefile.h>
-#include "kmt-local.h"
+#include "base/kmt-local.h"
 #include "tbuild.h"
 
 #define NEV 3000

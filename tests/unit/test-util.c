@@ -13,16 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <kmemtrace/comm.h>
-#include <kmemtrace/flags.h>
-#include <kmemtrace/format.h>
-#include <kmemtrace/hashptr.h>
-#include <kmemtrace/map.h>
-#include <kmemtrace/outfile.h>
-#include <kmemtrace/slabnames.h>
-#include <kmemtrace/symbols.h>
-#include "kmt-local.h"
-#include "zpool.h"
+#include <kmemtrace/event.h>
+#include <kmemtrace/tracefile.h>
+#include <kmemtrace/base.h>
+#include "base/kmt-local.h"
+#include "base/zpool.h"
 
 /* Keys that collide on purpose: every value shares one of four keys. */
 static bool same_val(const void *ctx, uint32_t val)

@@ -1,0 +1,325 @@
+/*
+ * kmemtrace diff's outputs (src/diff/diff.h): text tables, one JSON document,
+ * one table as CSV. Rows come largest change first.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+#include "diff.h"
+#include "util/json.h"
+
+/* What a compared column counts, in words. */
+static const char *title(const struct rcol *c)
+{
+	static const char *const words[][2] = {
+		{ "bytes_alloc", "bytes allocated" }, { "allocs", "allocations" }, { "frees", "frees" },
+		{ "bytes_req", "requested" }, { "waste", "waste" }, { "live_objects", "live objects" },
+		{ "live_bytes", "live bytes" }, { "pages", "pages" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(c->name, words[i][0]))
+			return words[i][1];
+	return c->title ? c->title : c->name;
+}
+
+/* "---- @s ----" centred in @w columns. */
+static void banner(FILE *out, const char *s, int w)
+{
+	int n = (int)strlen(s) + 2, l = (w - n) / 2, r = w - n - l, i;
+
+	for (i = 0; i < l; i++)
+		fputc('-', out);
+	fprintf(out, " %s ", s);
+	for (i = 0; i < r; i++)
+		fputc('-', out);
+}
+
+/* A value in the column's unit, per second if asked ("/s" said once, in the header). */
+static const char *fmt(const struct diff *d, const struct rcol *c, double v, bool sign, char *buf)
+{
+	char tmp[48];
+	const char *plus = sign && v > 0 ? "+" : "";
+
+	if (c->unit == RU_BYTES) {
+		snprintf(buf, 48, "%s%s", plus, human_bytes(v, tmp));
+	} else if (d->per_second && fabs(v) < 100 && v != floor(v)) {
+		snprintf(buf, 48, "%s%.2f", plus, v);
+	} else {
+		fmt_count(v, *plus, buf, 48);
+	}
+	return buf;
+}
+
+static const char *pct(double p, const struct drow *row, char *buf)
+{
+	if (!row->in[0])
+		snprintf(buf, 48, "new");
+	else if (!row->in[1])
+		snprintf(buf, 48, "gone");
+	else if (isnan(p))
+		snprintf(buf, 48, "-");
+	else if (fabs(p) < 0.05)
+		snprintf(buf, 48, "0.0%%");
+	else
+		snprintf(buf, 48, "%+.1f%%", p);
+	return buf;
+}
+
+static size_t limit(const struct diff *d, size_t n, bool machine)
+{
+	if (machine && !d->top_set)
+		return n;
+	return d->top && (size_t)d->top < n ? (size_t)d->top : n;
+}
+
+static void side_line(const struct diff *d, int s, FILE *out)
+{
+	const struct dside *x = &d->side[s];
+	const struct kmt_summary *sum = kmt_model_summary(x->a.m);
+	const struct kmt_file_info *fi = kmt_file_info(x->a.f);
+	char a[48], e[48];
+	struct rcol count = { .unit = RU_COUNT };
+	struct diff plain = { .per_second = false };
+
+	fprintf(out, "  %s  %s: %.3f s, %s slab allocations, %s events%s%s%s\n", s ? "new" : "old", x->path,
+		x->span, fmt(&plain, &count, (double)sum->allocs, false, a),
+		fmt(&plain, &count, (double)sum->events, false, e), fi->uname ? " (" : "",
+		fi->uname ? fi->uname : "", fi->uname ? ")" : "");
+	if (x->lower_bound)
+		fprintf(out, "       its numbers are lower bounds (marked *): %s\n", x->why);
+}
+
+static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out)
+{
+	size_t i, n = limit(d, t->n, false);
+	char b[4][48];
+	int f;
+
+	unsigned int missing = diff_unrecorded(d, t);
+
+	if (missing) {
+		fprintf(out, "\n%s: not compared, the %s file%s no events for it\n", t->spec->title,
+			missing == 3 ? "two" : missing == 1 ? "old" : "new", missing == 3 ? "s have" : " has");
+		return;
+	}
+	fprintf(out, "\n%s, largest change in %s first%s\n", t->spec->title, title(t->cols[t->sort]),
+		d->per_second ? " (per second)" : "");
+	if (!t->n) {
+		fprintf(out, "  none in either file\n");
+		return;
+	}
+	/* Two headers: the first two fields in full, the rest as deltas. */
+	fprintf(out, "  %-40s", "");
+	for (f = 0; f < t->nfields && f < 2; f++) {
+		fputs("  ", out);
+		banner(out, title(t->cols[f]), 40);
+	}
+	for (; f < t->nfields; f++)
+		fprintf(out, " %12.12s", title(t->cols[f]));
+	fprintf(out, "\n  %-40s", !strcmp(t->spec->name, "callsites") ?
+		(d->match == MATCH_OFFSET ? "call site" : "function") : t->spec->key_name);
+	for (f = 0; f < t->nfields && f < 2; f++)
+		fprintf(out, "  %10s %10s %10s %7s", "old", "new", "delta", "change");
+	for (; f < t->nfields; f++)
+		fprintf(out, " %12s", "delta");
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		const struct drow *r = &t->rows[i];
+
+		fprintf(out, "  %-40.40s", r->label ? r->label : r->key);
+		for (f = 0; f < t->nfields; f++) {
+			double o = diff_value(d, r, 0, f), v = diff_value(d, r, 1, f);
+
+			if (f < 2) {
+				char oo[56], nn[56];
+
+				snprintf(oo, sizeof(oo), "%s%s", fmt(d, t->cols[f], o, false, b[0]),
+					 d->side[0].lower_bound && r->in[0] ? "*" : "");
+				snprintf(nn, sizeof(nn), "%s%s", fmt(d, t->cols[f], v, false, b[1]),
+					 d->side[1].lower_bound && r->in[1] ? "*" : "");
+				fprintf(out, "  %10s %10s %10s %7s", oo, nn, fmt(d, t->cols[f], v - o, true, b[2]),
+					pct(diff_pct(d, r, f), r, b[3]));
+			} else {
+				fprintf(out, " %12s", fmt(d, t->cols[f], v - o, true, b[2]));
+			}
+		}
+		fputc('\n', out);
+	}
+	if (n < t->n)
+		fprintf(out, "  (%zu more rows; -n 0 shows all)\n", t->n - n);
+}
+
+void diff_text(const struct diff *d, FILE *out)
+{
+	int k;
+
+	fprintf(out, "kmemtrace diff\n");
+	side_line(d, 0, out);
+	side_line(d, 1, out);
+	fprintf(out, "  call sites matched by %s: %s\n",
+		d->match == MATCH_OFFSET ? "function+offset" : "function name", d->match_why);
+	if (d->per_second)
+		fprintf(out, "  numbers per second of each trace's own span\n");
+	fprintf(out, "  change: (new - old) / old; \"new\": only in the new file, \"gone\": only in the old\n");
+	for (k = 0; k < d->nt; k++)
+		dtext_table(d, &d->t[k], out);
+}
+
+/* ---- JSON ---- */
+
+static void json_side(struct js *j, const struct diff *d, int s)
+{
+	const struct dside *x = &d->side[s];
+	const struct kmt_summary *sum = kmt_model_summary(x->a.m);
+	const struct kmt_file_info *fi = kmt_file_info(x->a.f);
+
+	js_open(j, s ? "new" : "old", '{');
+	js_str(j, "file", x->path);
+	js_str(j, "kernel", fi->uname ? fi->uname : "");
+	js_u64(j, "span_ns", kmt_summary_span(sum));
+	js_u64(j, "events", sum->events);
+	js_u64(j, "allocs", sum->allocs);
+	js_u64(j, "bytes_alloc", sum->bytes_alloc);
+	js_u64(j, "lost_events", sum->lost_events);
+	js_bool(j, "affected_by_loss", sum->affected_by_loss);
+	js_bool(j, "partial", sum->partial_allocs || sum->partial_frees);
+	js_bool(j, "lower_bound", x->lower_bound);
+	js_str(j, "lower_bound_why", x->why);
+	js_close(j, '}');
+}
+
+static void num(struct js *j, const struct diff *d, const char *k, double v)
+{
+	if (d->per_second)
+		js_dbl(j, k, v);
+	else if (v < 0)
+		js_i64(j, k, (int64_t)v);
+	else
+		js_u64(j, k, (uint64_t)v);
+}
+
+static void json_row(struct js *j, const struct diff *d, const struct dtable *t, const struct drow *r)
+{
+	static const char *const sides[] = { "old", "new" };
+	int f, s;
+
+	js_open(j, NULL, '{');
+	if (r->function)
+		js_str(j, "function", r->function);
+	if (!strcmp(t->spec->name, "pages"))
+		js_u64(j, "order", strtoull(r->key, NULL, 10));
+	else
+		js_str(j, t->spec->key_name, r->key);
+	js_key(j, "only_in");
+	if (r->in[0] && r->in[1])
+		fputs("null", j->out);
+	else
+		js_raw_str(j, r->in[0] ? "old" : "new");
+	for (s = 0; s < 2; s++) {
+		js_open(j, sides[s], '{');
+		for (f = 0; f < t->nfields; f++)
+			num(j, d, t->cols[f]->name, diff_value(d, r, s, f));
+		js_close(j, '}');
+	}
+	js_open(j, "delta", '{');
+	for (f = 0; f < t->nfields; f++)
+		num(j, d, t->cols[f]->name, diff_value(d, r, 1, f) - diff_value(d, r, 0, f));
+	js_close(j, '}');
+	js_open(j, "pct", '{');
+	for (f = 0; f < t->nfields; f++) {
+		double p = diff_pct(d, r, f);
+
+		if (isnan(p)) {
+			js_key(j, t->cols[f]->name);
+			fputs("null", j->out);
+		} else {
+			js_dbl(j, t->cols[f]->name, p);
+		}
+	}
+	js_close(j, '}');
+	js_close(j, '}');
+}
+
+/* The document's members, into the object @j has open (also the page's data). */
+void diff_json_members(const struct diff *d, struct js *j)
+{
+	int k;
+	size_t i;
+
+	js_u64(j, "kmemtrace_diff", 1);
+	json_side(j, d, 0);
+	json_side(j, d, 1);
+	js_str(j, "match", d->match == MATCH_OFFSET ? "function+offset" : "function");
+	js_str(j, "match_reason", d->match_why);
+	js_bool(j, "per_second", d->per_second);
+	for (k = 0; k < d->nt; k++) {
+		const struct dtable *t = &d->t[k];
+
+		if (diff_unrecorded(d, t)) {
+			js_null(j, t->spec->name);	/* a file has no events for it */
+			continue;
+		}
+		js_open(j, t->spec->name, '[');
+		for (i = 0; i < limit(d, t->n, true); i++)
+			json_row(j, d, t, &t->rows[i]);
+		js_close(j, ']');
+	}
+}
+
+void diff_json(const struct diff *d, FILE *out)
+{
+	struct js j;
+
+	js_init(&j, out, false, false);
+	js_open(&j, NULL, '{');
+	diff_json_members(d, &j);
+	js_close(&j, '}');
+	fputc('\n', out);
+}
+
+/* ---- CSV ---- */
+
+
+int diff_csv(const struct diff *d, const char *name, FILE *out)
+{
+	const struct dtable *t = diff_table(d, name);
+	size_t i;
+	int f;
+
+	if (!t)
+		return error("no table '%s' for --csv (callsites, caches, processes, pages)", name);
+	fprintf(out, "%s%s,only_in", t->spec->key_name, !strcmp(name, "callsites") ? ",function" : "");
+	for (f = 0; f < t->nfields; f++)
+		fprintf(out, ",%s_old,%s_new,%s_delta,%s_pct", t->cols[f]->name, t->cols[f]->name,
+			t->cols[f]->name, t->cols[f]->name);
+	fputc('\n', out);
+	for (i = 0; i < limit(d, t->n, true); i++) {
+		const struct drow *r = &t->rows[i];
+
+		csv_field(out, r->label ? r->label : r->key);
+		if (!strcmp(name, "callsites")) {
+			fputc(',', out);
+			csv_field(out, r->function ? r->function : "");
+		}
+		fprintf(out, ",%s", r->in[0] && r->in[1] ? "" : r->in[0] ? "old" : "new");
+		for (f = 0; f < t->nfields; f++) {
+			double o = diff_value(d, r, 0, f), n = diff_value(d, r, 1, f), p = diff_pct(d, r, f);
+
+			if (d->per_second)
+				fprintf(out, ",%.3f,%.3f,%.3f", o, n, n - o);
+			else
+				fprintf(out, ",%.0f,%.0f,%.0f", o, n, n - o);
+			if (isnan(p))
+				fprintf(out, ",");
+			else
+				fprintf(out, ",%.3f", p);
+		}
+		fputc('\n', out);
+	}
+	return EXIT_OK;
+}

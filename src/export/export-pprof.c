@@ -1,0 +1,420 @@
+/*
+ * export --format pprof: a gzipped profile.proto (proto/profile.proto,
+ * from pprof's published schema) with the four heap-profile sample types
+ * of Go's runtime, so go tool pprof, Pyroscope and Parca read kernel
+ * allocations as they read heap profiles: alloc_objects, alloc_space (every
+ * slab allocation of the window), inuse_objects, inuse_space (those live
+ * at its end, as report's live_objects and live_bytes). One sample per
+ * call site, stack, cache and task name; its locations are the call site
+ * then its callers (--stack recordings), leaf first, in one
+ * [kernel.kallsyms] mapping; labels cache and comm.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <kmemtrace/base.h>
+#include "util/util.h"
+#include "export.h"
+#include "util/pb.h"
+
+/* profile.proto field numbers (the ones written). */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_STR = 2,
+	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILENAME = 5,
+	MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+};
+
+/* Strings, interned: the profile's string table (index 0 is ""). */
+struct strtab {
+	struct kmt_intern in;
+	bool oom;			/* a string could not be added: no output */
+};
+
+/* The index of @s, added if new; -1 on ENOMEM, and then the table says so. */
+static int64_t str_id(struct strtab *t, const char *s)
+{
+	int64_t id = kmt_intern_id(&t->in, 0, s);
+
+	if (id < 0) {
+		t->oom = true;
+		return -1;
+	}
+	return id;
+}
+
+/* A sample: call site, stack, cache and comm (string ids); its four values. */
+struct sample {
+	uint64_t site;
+	uint32_t stack;
+	int64_t cache, comm;		/* string ids, 0: none */
+	uint64_t v[4];			/* alloc_objects, alloc_space, inuse_objects, inuse_space */
+};
+
+struct pprof {
+	struct strtab str;
+	struct sample *s;
+	size_t n, alloc;
+	struct kmt_map by_key;		/* sample_hash() -> index; samples may share a hash */
+};
+
+static uint64_t sample_hash(const struct sample *s)
+{
+	uint64_t h = s->site * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (uint64_t)s->stack * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (uint64_t)s->cache << 40 ^ (uint64_t)s->comm << 20;
+	return h ^ (h >> 31);
+}
+
+struct sample_key {
+	const struct pprof *p;
+	const struct sample *k;
+};
+
+static bool same(const void *ctx, uint32_t i)
+{
+	const struct sample *a = &((const struct sample_key *)ctx)->p->s[i];
+	const struct sample *b = ((const struct sample_key *)ctx)->k;
+
+	return a->site == b->site && a->stack == b->stack && a->cache == b->cache && a->comm == b->comm;
+}
+
+/* The sample with @k's key, made if new (NULL on ENOMEM). */
+static struct sample *sample_of(struct pprof *p, const struct sample *k)
+{
+	struct sample_key sk = { p, k };
+	uint64_t h = sample_hash(k);
+	uint32_t i = kmt_map_find(&p->by_key, h, same, &sk);
+
+	if (i != KMT_MAP_NONE)
+		return &p->s[i];
+	if (p->n == p->alloc) {
+		size_t na = p->alloc ? p->alloc * 2 : 1024;
+		struct sample *ns = realloc(p->s, na * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		p->s = ns;
+		p->alloc = na;
+	}
+	if (kmt_map_add(&p->by_key, h, (uint32_t)p->n))
+		return NULL;
+	p->s[p->n] = *k;
+	memset(p->s[p->n].v, 0, sizeof(p->s[p->n].v));
+	return &p->s[p->n++];
+}
+
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct export *x = arg;
+	struct pprof *p = x->priv;
+	struct sample k = { .site = o->alloc_site, .stack = o->stack }, *s;
+
+	if (o->fate == KMT_FATE_PREEXISTING || o->kind == KMT_EV_PAGE_ALLOC)
+		return;		/* not allocated in the window; pages are not slab */
+	k.cache = o->cache ? str_id(&p->str, o->cache) : 0;
+	k.comm = o->comm ? str_id(&p->str, o->comm) : 0;
+	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
+		x->failed = true;
+		return;
+	}
+	s->v[0]++;
+	s->v[1] += o->bytes_alloc;
+	if (o->fate == KMT_FATE_LIVE && !o->uncertain) {
+		s->v[2]++;
+		s->v[3] += o->bytes_alloc;
+	}
+}
+
+struct by_site {
+	uint64_t site;
+	size_t i;
+};
+
+static int cmp_by_site(const void *a, const void *b)
+{
+	const struct by_site *x = a, *y = b;
+
+	return x->site != y->site ? (x->site > y->site) - (x->site < y->site) : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Sampled stacks (record --stack-sample): each stacked sample of a call
+ * site stands for the allocations like it that have no stack
+ * (stack_weight), and the site's samples without one keep what is left,
+ * so a site's values still add up to its own. -1 on ENOMEM.
+ */
+static int weigh_sampled(struct pprof *p, uint64_t one_in)
+{
+	struct by_site *v = malloc((p->n + 1) * sizeof(*v));
+	size_t i, j, k;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < p->n; i++)
+		v[i] = (struct by_site){ p->s[i].site, i };
+	qsort(v, p->n, sizeof(*v), cmp_by_site);
+	for (i = 0; i < p->n; i = j) {
+		uint64_t total[4] = { 0 }, stacked[4] = { 0 }, weighed[4] = { 0 };
+
+		for (j = i; j < p->n && v[j].site == v[i].site; j++)
+			for (k = 0; k < 4; k++) {
+				total[k] += p->s[v[j].i].v[k];
+				if (p->s[v[j].i].stack != UINT32_MAX)
+					stacked[k] += p->s[v[j].i].v[k];
+			}
+		for (j = i; j < p->n && v[j].site == v[i].site; j++) {
+			struct sample *sm = &p->s[v[j].i];
+
+			for (k = 0; k < 4 && sm->stack != UINT32_MAX; k++) {
+				sm->v[k] = stack_weight(sm->v[k], stacked[k], total[k], one_in);
+				weighed[k] += sm->v[k];
+			}
+		}
+		for (j = i; j < p->n && v[j].site == v[i].site; j++) {
+			struct sample *sm = &p->s[v[j].i];
+
+			for (k = 0; k < 4 && sm->stack == UINT32_MAX; k++)
+				sm->v[k] = total[k] == stacked[k] ? 0 :
+					   (uint64_t)((unsigned __int128)sm->v[k] *
+						      (total[k] - MIN(weighed[k], total[k])) / (total[k] - stacked[k]));
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static int begin(struct export *x)
+{
+	struct pprof *p = calloc(1, sizeof(*p));
+
+	if (!p || str_id(&p->str, "") != 0) {
+		free(p);
+		return error("out of memory");
+	}
+	x->priv = p;
+	x->hooks.object = on_object;
+	x->hooks.arg = x;
+	return EXIT_OK;
+}
+
+/* Locations (one per address) and functions (one per name), in the order met. */
+struct locs {
+	struct kmt_map by_addr;		/* address -> location id (1, 2, ...) */
+	uint64_t *addr;
+	size_t n, alloc;
+};
+
+static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
+{
+	uint32_t id = kmt_map_get(&l->by_addr, addr);
+
+	if (id != KMT_MAP_NONE)
+		return id;
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 1024;
+		uint64_t *nv = realloc(l->addr, na * sizeof(*nv));
+
+		if (!nv) {
+			*oom = true;
+			return 0;
+		}
+		l->addr = nv;
+		l->alloc = na;
+	}
+	if (kmt_map_put(&l->by_addr, addr, (uint32_t)l->n + 1)) {
+		*oom = true;
+		return 0;
+	}
+	l->addr[l->n] = addr;
+	return ++l->n;
+}
+
+static void value_type(struct pb *b, uint32_t field, struct strtab *t, const char *type, const char *unit)
+{
+	size_t m = pb_begin(b, field);
+
+	pb_int(b, VALUETYPE_TYPE, str_id(t, type));
+	pb_int(b, VALUETYPE_UNIT, str_id(t, unit));
+	pb_end(b, m);
+}
+
+static void label(struct pb *b, struct strtab *t, const char *key, int64_t str)
+{
+	size_t m = pb_begin(b, SAMPLE_LABEL);
+
+	pb_int(b, LABEL_KEY, str_id(t, key));
+	pb_int(b, LABEL_STR, str);
+	pb_end(b, m);
+}
+
+/* The profile, gzipped, to @out. */
+static int gzip_out(const struct pb *b, FILE *out)
+{
+	unsigned char buf[65536];
+	z_stream z = { 0 };
+	int ret;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = b->buf;
+	z.avail_in = (uInt)b->len;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		ret = deflate(&z, Z_FINISH);
+		if (fwrite(buf, 1, sizeof(buf) - z.avail_out, out) != sizeof(buf) - z.avail_out) {
+			deflateEnd(&z);
+			return -EIO;
+		}
+	} while (ret == Z_OK);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -EIO;
+}
+
+static int end(struct export *x)
+{
+	struct pprof *p = x->priv;
+	struct strtab *t = &p->str;
+	const struct kmt_summary *sum = kmt_model_summary(x->r.m);
+	struct locs l = { 0 };
+	struct pb b = { 0 };
+	uint64_t *ids = NULL, lo = UINT64_MAX, hi = 0;
+	int64_t *fnid = NULL;
+	bool *done = NULL;
+	char name[256], comment[4600], sampled[300];
+	bool oom = x->failed;
+	size_t i, k, nf, m;
+	int ret = EXIT_OK;
+
+	if (sum->stack_sample > 1 && weigh_sampled(p, sum->stack_sample))
+		oom = true;
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_objects", "count");
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_space", "bytes");
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_objects", "count");
+	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_space", "bytes");
+	if (!(ids = malloc(130 * sizeof(*ids))))
+		oom = true;
+	for (i = 0; i < p->n && !oom; i++) {
+		const struct sample *s = &p->s[i];
+		const uint64_t *f = s->stack != UINT32_MAX ? kmt_model_stack(x->r.m, s->stack, &nf) : NULL;
+
+		if (!f)
+			nf = 0;
+		nf = MIN(nf, (size_t)128);
+		ids[0] = loc_id(&l, s->site, &oom);
+		for (k = 0; k < nf; k++)
+			ids[k + 1] = loc_id(&l, f[k], &oom);
+		m = pb_begin(&b, PROFILE_SAMPLE);
+		pb_packed(&b, SAMPLE_LOCATION_ID, ids, nf + 1);
+		pb_packed(&b, SAMPLE_VALUE, s->v, 4);
+		if (s->cache)
+			label(&b, t, "cache", s->cache);
+		if (s->comm)
+			label(&b, t, "comm", s->comm);
+		pb_end(&b, m);
+	}
+	for (i = 0; i < l.n; i++) {
+		lo = MIN(lo, l.addr[i]);
+		hi = MAX(hi, l.addr[i]);
+	}
+	m = pb_begin(&b, PROFILE_MAPPING);
+	pb_uint(&b, MAPPING_ID, 1);
+	pb_uint(&b, MAPPING_MEMORY_START, l.n ? lo : 0);
+	pb_uint(&b, MAPPING_MEMORY_LIMIT, l.n ? hi + 1 : 0);
+	pb_int(&b, MAPPING_FILENAME, str_id(t, "[kernel.kallsyms]"));
+	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
+	pb_end(&b, m);
+	/* A location per address, a function per name (its id: the name's string id). */
+	if (!oom && !(fnid = malloc((l.n + 1) * sizeof(*fnid))))
+		oom = true;
+	for (i = 0; i < l.n && !oom; i++)
+		if ((fnid[i] = str_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
+			oom = true;
+	if (!oom && !(done = calloc(t->in.n + 1, sizeof(*done))))
+		oom = true;
+	for (i = 0; i < l.n && !oom; i++) {
+		size_t ml;
+
+		m = pb_begin(&b, PROFILE_LOCATION);
+		pb_uint(&b, LOCATION_ID, i + 1);
+		pb_uint(&b, LOCATION_MAPPING_ID, 1);
+		pb_uint(&b, LOCATION_ADDRESS, l.addr[i]);
+		ml = pb_begin(&b, LOCATION_LINE);
+		pb_uint(&b, LINE_FUNCTION_ID, (uint64_t)fnid[i]);
+		pb_end(&b, ml);
+		pb_end(&b, m);
+	}
+	for (i = 0; i < l.n && !oom; i++) {
+		if (done[fnid[i]])
+			continue;
+		done[fnid[i]] = true;
+		m = pb_begin(&b, PROFILE_FUNCTION);
+		pb_uint(&b, FUNCTION_ID, (uint64_t)fnid[i]);
+		pb_int(&b, FUNCTION_NAME, fnid[i]);
+		pb_int(&b, FUNCTION_SYSTEM_NAME, fnid[i]);
+		pb_int(&b, FUNCTION_FILENAME, str_id(t, "[kernel.kallsyms]"));
+		pb_end(&b, m);
+	}
+	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(kmt_summary_span(sum)));
+	/* Every allocation is counted; only stacks may be sampled: 1 allocation in the period. */
+	value_type(&b, PROFILE_PERIOD_TYPE, t, "alloc_objects", "count");
+	pb_int(&b, PROFILE_PERIOD, (int64_t)sum->stack_sample);
+	if (sum->stack_sample > 1)
+		snprintf(sampled, sizeof(sampled), "every slab allocation; stacks sampled, 1 in %" PRIu64
+			 " (record --stack-sample): a stack's values count the allocations of its call "
+			 "site that have none", sum->stack_sample);
+	snprintf(comment, sizeof(comment), "kmemtrace export of %s: %s%s", x->r.path,
+		 sum->stack_sample > 1 ? sampled : "every slab allocation, not sampled",
+		 sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
+		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
+	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
+	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
+	/* The string table last: every string is in it by now. */
+	for (i = 0; i < t->in.n; i++)
+		pb_str(&b, PROFILE_STRING_TABLE, t->in.str[i]);
+	if (oom || b.oom || t->oom)
+		ret = error("out of memory");
+	else if (gzip_out(&b, x->out))
+		ret = error("cannot write %s: %s", x->path, strerror(errno ? errno : EIO));
+	free(ids);
+	free(fnid);
+	free(done);
+	free(l.addr);
+	kmt_map_release(&l.by_addr);
+	pb_release(&b);
+	return ret;
+}
+
+static void release(struct export *x)
+{
+	struct pprof *p = x->priv;
+
+	if (!p)
+		return;
+	kmt_intern_release(&p->str.in);
+	free(p->s);
+	kmt_map_release(&p->by_key);
+	free(p);
+	x->priv = NULL;
+}
+
+const struct export_format export_pprof = {
+	.name = "pprof", .ext = ".pb.gz",
+	.about = "gzipped profile.proto, heap-profile sample types alloc_objects,\n"
+		 "alloc_space, inuse_objects, inuse_space: go tool pprof, Pyroscope,\n"
+		 "Parca (stacks of --stack recordings, labels cache and comm)",
+	.binary = true, .stream = true, .begin = begin, .end = end, .release = release,
+};

@@ -1,0 +1,650 @@
+/*
+ * export --format sqlite: one database (schema in docs/export.md). A row
+ * per object goes to object_rows as each object's story ends (streaming:
+ * memory stays the model's), its call sites, caches, task names and stacks
+ * as ids into small tables; the view objects joins them back into names.
+ * The rows go in on a thread of their own, in batches (see struct sq).
+ * accesses has a row per watchpoint sample; callsites, caches, processes,
+ * pages and the rest are the report's own tables, their columns from
+ * report-cols.c; meta says what the trace is. One transaction, prepared
+ * statements, indexes made last.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/base.h>
+#include "util/util.h"
+#include "export.h"
+
+/*
+ * Object rows go in ROWS at a time, in one statement (a quarter fewer
+ * steps of sqlite's machine per row); a row waits as its values.
+ */
+#define ROWS 16
+#define COLS 19
+struct row {
+	sqlite3_int64 v[COLS];
+	uint32_t set;			/* columns with a value (bit c); the others NULL */
+};
+
+/*
+ * The analysis fills a batch of rows while the inserter thread puts the
+ * one before into the database: batch filled % BATCHES is the analysis',
+ * batches inserted..filled the inserter's. The connection is the
+ * inserter's while it has batches; the analysis waits for it to finish
+ * them (sync_rows()) before its own statements: a call site or name met for
+ * the first time (rare), an access, the tables at the end.
+ */
+#define BATCH 4096
+#define BATCHES 3
+struct batch {
+	struct row r[BATCH];
+	int n;
+};
+
+struct sq {
+	sqlite3 *db;
+	sqlite3_stmt *obj, *objs, *acc, *site, *name;
+	struct batch *b[BATCHES];
+	uint64_t filled, inserted;	/* batches handed to the inserter, put in */
+	bool stop, running;
+	pthread_t inserter;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int64_t objects, accesses;
+	struct kmt_map sites;		/* call site -> its row id (1, 2, ...) */
+	size_t nr_sites;
+	struct kmt_intern names;	/* names: row id = number + 1 */
+	uint32_t max_stack;		/* stack ids used + 1 */
+	char err[256];
+};
+
+static const char schema[] =
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value);\n"
+	"CREATE TABLE sites (id INTEGER PRIMARY KEY, callsite TEXT, function TEXT, address INTEGER);\n"
+	"CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT);\n"
+	"CREATE TABLE stacks (id INTEGER PRIMARY KEY, frames TEXT);\n"
+	"CREATE TABLE kinds (id INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO kinds VALUES (1, 'kmalloc'), (2, 'cache'), (3, 'page'), (4, 'unknown');\n"
+	"CREATE TABLE fates (id INTEGER PRIMARY KEY, name TEXT);\n"
+	"CREATE TABLE object_rows (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  ptr INTEGER NOT NULL, kind INTEGER NOT NULL REFERENCES kinds,\n"
+	"  alloc_site INTEGER REFERENCES sites, cache INTEGER REFERENCES names,\n"
+	"  bytes_req INTEGER, bytes_alloc INTEGER, gfp INTEGER, page_order INTEGER,\n"
+	"  alloc_time INTEGER, free_time INTEGER,\n"
+	"  alloc_cpu INTEGER, free_cpu INTEGER, alloc_pid INTEGER, free_pid INTEGER,\n"
+	"  comm INTEGER REFERENCES names, free_site INTEGER REFERENCES sites,\n"
+	"  fate INTEGER NOT NULL REFERENCES fates, uncertain INTEGER NOT NULL,\n"
+	"  stack INTEGER REFERENCES stacks);\n"
+	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, k.name AS kind,\n"
+	"  a.function AS alloc_function, a.callsite AS alloc_callsite, c.name AS cache,\n"
+	"  o.bytes_req AS bytes_req, o.bytes_alloc AS bytes_alloc, o.gfp AS gfp,\n"
+	"  o.page_order AS page_order, o.alloc_time AS alloc_time, o.free_time AS free_time,\n"
+	"  o.alloc_cpu AS alloc_cpu, o.free_cpu AS free_cpu, o.alloc_pid AS alloc_pid,\n"
+	"  o.free_pid AS free_pid, t.name AS comm, f.callsite AS free_callsite, e.name AS fate,\n"
+	"  o.uncertain AS uncertain, s.frames AS stack\n"
+	"  FROM object_rows o JOIN kinds k ON k.id = o.kind JOIN fates e ON e.id = o.fate\n"
+	"  LEFT JOIN sites a ON a.id = o.alloc_site\n"
+	"  LEFT JOIN names c ON c.id = o.cache LEFT JOIN names t ON t.id = o.comm\n"
+	"  LEFT JOIN sites f ON f.id = o.free_site LEFT JOIN stacks s ON s.id = o.stack;\n"
+	"CREATE TABLE accesses (\n"
+	"  time INTEGER NOT NULL, cpu INTEGER, pid INTEGER, ip TEXT, write INTEGER NOT NULL,\n"
+	"  offset INTEGER, len INTEGER, field TEXT,\n"
+	"  object_ptr INTEGER, object_alloc_time INTEGER, object_callsite TEXT, object_cache TEXT);\n";
+
+static const char indexes[] =
+	"CREATE INDEX object_rows_site ON object_rows (alloc_site);\n"
+	"CREATE INDEX object_rows_ptr ON object_rows (ptr, alloc_time);\n"
+	"CREATE INDEX sites_function ON sites (function);\n"
+	"CREATE INDEX accesses_object ON accesses (object_ptr, object_alloc_time);\n";
+
+/* Row ids in kinds and fates. */
+enum { KIND_KMALLOC = 1, KIND_CACHE, KIND_PAGE, KIND_UNKNOWN };
+static const int fate_ids[] = {
+	[KMT_FATE_FREED] = 1, [KMT_FATE_LIVE] = 2, [KMT_FATE_UNSEEN_FREE] = 3,
+	[KMT_FATE_PREEXISTING] = 4,
+};
+#define FATE_UNKNOWN 5
+
+static int exec(struct export *x, const char *sql);
+
+/* The fates table: the model's own names (kmt_fate_name()), and "?". */
+static int fates(struct export *x)
+{
+	char sql[512];
+	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO fates VALUES ");
+	int f;
+
+	for (f = 0; f < (int)(sizeof(fate_ids) / sizeof(fate_ids[0])); f++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "(%d, '%s'), ", fate_ids[f],
+				      kmt_fate_name((enum kmt_fate)f));
+	snprintf(sql + n, sizeof(sql) - n, "(%d, '?')", FATE_UNKNOWN);
+	return exec(x, sql);
+}
+
+static int exec(struct export *x, const char *sql)
+{
+	struct sq *s = x->priv;
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return EXIT_OK;
+	error("%s: %s", x->path, msg ? msg : sqlite3_errmsg(s->db));
+	sqlite3_free(msg);
+	return EXIT_FAIL;
+}
+
+/* A time in the report's base (ns from the first event). */
+static sqlite3_int64 rel_ns(const struct export *x, uint64_t ts)
+{
+	return (sqlite3_int64)(since(x->a.t0, ts));
+}
+
+static void bind_time(struct export *x, sqlite3_stmt *st, int i, uint64_t ts)
+{
+	sqlite3_bind_int64(st, i, rel_ns(x, ts));
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void step(struct export *x, sqlite3_stmt *st)
+{
+	struct sq *s = x->priv;
+
+	if (sqlite3_step(st) != SQLITE_DONE && !x->failed) {
+		x->failed = true;
+		snprintf(s->err, sizeof(s->err), "%s", sqlite3_errmsg(s->db));
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+/* The inserter's batches all in: the connection is the caller's until the next batch. */
+static void sync_rows(struct sq *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->inserted != s->filled)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void put_rows(struct export *x, sqlite3_stmt *st, const struct row *r, int n);
+
+static void *inserter(void *arg)
+{
+	struct export *x = arg;
+	struct sq *s = x->priv;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		const struct batch *b;
+		int k;
+
+		while (s->inserted == s->filled && !s->stop)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->inserted == s->filled)
+			break;
+		b = s->b[s->inserted % BATCHES];
+		pthread_mutex_unlock(&s->lock);
+		for (k = 0; k + ROWS <= b->n; k += ROWS)
+			put_rows(x, s->objs, &b->r[k], ROWS);
+		for (; k < b->n; k++)
+			put_rows(x, s->obj, &b->r[k], 1);
+		pthread_mutex_lock(&s->lock);
+		s->inserted++;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The batch being filled to the inserter; waits for a free one to fill next. */
+static void hand_over(struct sq *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->filled++;
+	pthread_cond_broadcast(&s->cond);
+	while (s->filled - s->inserted >= BATCHES)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	s->b[s->filled % BATCHES]->n = 0;
+}
+
+/* Every row in, the inserter gone. */
+static void stop_inserter(struct sq *s)
+{
+	if (!s->running)
+		return;
+	if (s->b[s->filled % BATCHES]->n)
+		hand_over(s);
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->inserter, NULL);
+	s->running = false;
+}
+
+/*
+ * The row id of call site @addr (@s NULL) or of the name @s, inserted at
+ * the first sight (after the inserter's rows); 0 on failure (x->failed).
+ */
+static int64_t id_of(struct export *x, uint64_t addr, const char *s)
+{
+	struct sq *q = x->priv;
+	char cs[256], fn[256];
+	int64_t id;
+
+	if (s) {
+		size_t before = q->names.n;
+
+		id = kmt_intern_find(&q->names, 0, s);
+		if (id >= 0)
+			return id + 1;
+		sync_rows(q);
+		id = kmt_intern_id(&q->names, 0, s);
+		if (id < 0 || q->names.n == before)
+			goto oom;
+		sqlite3_bind_int64(q->name, 1, id + 1);
+		sqlite3_bind_text(q->name, 2, s, -1, SQLITE_STATIC);
+		step(x, q->name);
+		return id + 1;
+	}
+	id = kmt_map_get(&q->sites, addr);
+	if (id != KMT_MAP_NONE)
+		return id;
+	sync_rows(q);
+	id = (int64_t)++q->nr_sites;
+	if (kmt_map_put(&q->sites, addr, (uint32_t)id))
+		goto oom;
+	sqlite3_bind_int64(q->site, 1, id);
+	sqlite3_bind_text(q->site, 2, site_name(&x->r, addr, cs, sizeof(cs)), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q->site, 3, site_function(&x->r, addr, fn, sizeof(fn)), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q->site, 4, (sqlite3_int64)addr);
+	step(x, q->site);
+	return id;
+oom:
+	x->failed = true;
+	snprintf(q->err, sizeof(q->err), "out of memory");
+	return 0;
+}
+
+/* The stacks used: their frames, "a+0x1;b+0x2", innermost first. */
+static void stacks(struct export *x)
+{
+	struct sq *s = x->priv;
+	sqlite3_stmt *st;
+	char buf[8192], name[256];
+	uint32_t id;
+
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO stacks VALUES (?, ?)", -1, &st, NULL)) {
+		x->failed = true;
+		snprintf(s->err, sizeof(s->err), "%s", sqlite3_errmsg(s->db));
+		return;
+	}
+	for (id = 0; id < s->max_stack; id++) {
+		size_t n, i, o = 0;
+		const uint64_t *f = kmt_model_stack(x->a.m, id, &n);
+
+		buf[0] = '\0';
+		for (i = 0; f && i < n && o + 1 < sizeof(buf); i++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? ";" : "",
+					      site_name(&x->r, f[i], name, sizeof(name)));
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)id + 1);
+		sqlite3_bind_text(st, 2, buf, -1, SQLITE_STATIC);
+		step(x, st);
+	}
+	sqlite3_finalize(st);
+}
+
+/* @n rows into @st (which has room for exactly @n), one step. */
+static void put_rows(struct export *x, sqlite3_stmt *st, const struct row *r, int n)
+{
+	int k, c;
+
+	for (k = 0; k < n; k++)
+		for (c = 0; c < COLS; c++)
+			if (r[k].set & (1u << c))
+				sqlite3_bind_int64(st, k * COLS + c + 1, r[k].v[c]);
+	step(x, st);
+}
+
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct export *x = arg;
+	struct sq *s = x->priv;
+	struct batch *b = s->b[s->filled % BATCHES];
+	struct row *r;
+	bool page = o->kind == KMT_EV_PAGE_ALLOC, alloced = o->fate != KMT_FATE_PREEXISTING;
+	int64_t site = 0, cache = 0, comm = 0, free_site = 0;
+
+	/* Ids first: a name met the first time waits for the inserter. */
+	if (alloced && o->alloc_site)
+		site = id_of(x, o->alloc_site, NULL);
+	if (o->cache)
+		cache = id_of(x, 0, o->cache);
+	if (o->comm)
+		comm = id_of(x, 0, o->comm);
+	if (o->free_site)
+		free_site = id_of(x, o->free_site, NULL);
+	r = &b->r[b->n++];
+#define PUT(c, val) (r->v[(c) - 1] = (sqlite3_int64)(val), r->set |= 1u << ((c) - 1))
+	r->set = 0;
+	PUT(1, o->ptr);
+	PUT(2, page ? KIND_PAGE : o->kind == KMT_EV_KMALLOC ? KIND_KMALLOC :
+	       o->kind == KMT_EV_CACHE_ALLOC ? KIND_CACHE : KIND_UNKNOWN);
+	if (site > 0)
+		PUT(3, site);
+	if (cache > 0)
+		PUT(4, cache);
+	if (alloced) {
+		PUT(5, o->bytes_req);
+		PUT(6, o->bytes_alloc);
+		PUT(7, o->gfp);
+	}
+	if (page)
+		PUT(8, o->order);
+	if (alloced)
+		PUT(9, rel_ns(x, o->alloc_ts));
+	if (o->fate == KMT_FATE_FREED || o->fate == KMT_FATE_PREEXISTING)
+		PUT(10, rel_ns(x, o->free_ts));
+	if (o->alloc_cpu >= 0)
+		PUT(11, o->alloc_cpu);
+	if (o->free_cpu >= 0)
+		PUT(12, o->free_cpu);
+	if (o->alloc_pid >= 0)
+		PUT(13, o->alloc_pid);
+	if (o->free_pid >= 0)
+		PUT(14, o->free_pid);
+	if (comm > 0)
+		PUT(15, comm);
+	if (free_site > 0)
+		PUT(16, free_site);
+	PUT(17, o->fate < sizeof(fate_ids) / sizeof(fate_ids[0]) ? fate_ids[o->fate] : FATE_UNKNOWN);
+	PUT(18, o->uncertain);
+	if (o->stack != UINT32_MAX) {
+		PUT(19, o->stack + 1);
+		s->max_stack = MAX(s->max_stack, o->stack + 1);
+	}
+#undef PUT
+	if (b->n == BATCH)
+		hand_over(s);
+	s->objects++;
+}
+
+static void on_access(void *arg, const struct kmt_object *o, const struct kmt_event *ev)
+{
+	struct export *x = arg;
+	struct sq *s = x->priv;
+	sqlite3_stmt *st = s->acc;
+	char ip[256], cs[256];
+
+	sync_rows(s);
+	bind_time(x, st, 1, ev->ts);
+	sqlite3_bind_int(st, 2, ev->cpu);
+	sqlite3_bind_int(st, 3, ev->pid);
+	bind_text(st, 4, site_name(&x->r, ev->call_site, ip, sizeof(ip)));
+	sqlite3_bind_int(st, 5, !!(ev->flags & KMT_EVF_WRITE));
+	sqlite3_bind_int64(st, 6, ev->offset);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)ev->bytes_req);
+	if (ev->str2_len)
+		sqlite3_bind_text(st, 8, ev->str2, (int)ev->str2_len, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)o->ptr);
+	bind_time(x, st, 10, o->alloc_ts);
+	bind_text(st, 11, site_name(&x->r, o->alloc_site, cs, sizeof(cs)));
+	bind_text(st, 12, o->cache);
+	step(x, st);
+	s->accesses++;
+}
+
+/* "INSERT INTO object_rows (...) VALUES (?,...),..." for @n rows, in @buf. */
+static const char *insert_sql(char *buf, int n)
+{
+	size_t o;
+	int k, c;
+
+	o = (size_t)sprintf(buf, "INSERT INTO object_rows (ptr, kind, alloc_site, cache, bytes_req, "
+			    "bytes_alloc, gfp, page_order, alloc_time, free_time, alloc_cpu, free_cpu, "
+			    "alloc_pid, free_pid, comm, free_site, fate, uncertain, stack) VALUES ");
+	for (k = 0; k < n; k++) {
+		buf[o++] = k ? ',' : ' ';
+		buf[o++] = '(';
+		for (c = 0; c < COLS; c++) {
+			buf[o++] = '?';
+			buf[o++] = c + 1 < COLS ? ',' : ')';
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static int begin(struct export *x)
+{
+	struct sq *s = calloc(1, sizeof(*s));
+	char sql[512 + ROWS * (COLS * 2 + 2)];
+	int i, err;
+
+	if (!s)
+		return error("out of memory");
+	x->priv = s;
+	for (i = 0; i < BATCHES; i++)
+		if (!(s->b[i] = malloc(sizeof(*s->b[i]))))
+			return error("out of memory");
+	s->b[0]->n = 0;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	/*
+	 * One thread at a time uses the connection (no mutexes on it); the
+	 * sorter may use a second for the indexes (PRAGMA threads), which
+	 * sqlite allows in this mode, not in SINGLETHREAD. No memory statistics.
+	 */
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+		return error("%s: %s", x->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	/*
+	 * A new file renamed into place at the end: no journal needed to
+	 * protect it. sqlite's default page cache (2 MB) and temporary files
+	 * on disk, measured: a 64 MB cache and temp_store = MEMORY made the
+	 * index builds 2-3x slower (the sorter), and the rows go in order.
+	 */
+	if (exec(x, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 65536; "
+		 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA threads = 2;") ||
+	    exec(x, schema) || fates(x) || exec(x, "BEGIN"))
+		return EXIT_FAIL;
+	if (sqlite3_prepare_v2(s->db, insert_sql(sql, 1), -1, &s->obj, NULL) ||
+	    sqlite3_prepare_v2(s->db, insert_sql(sql, ROWS), -1, &s->objs, NULL) ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO sites VALUES (?,?,?,?)", -1, &s->site, NULL) ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO names VALUES (?,?)", -1, &s->name, NULL) ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,
+			       NULL))
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	if ((err = pthread_create(&s->inserter, NULL, inserter, x)))
+		return error("cannot start a thread: %s", strerror(err));
+	s->running = true;
+	x->hooks.object = on_object;
+	x->hooks.access = on_access;
+	x->hooks.pages = true;
+	x->hooks.arg = x;
+	return EXIT_OK;
+}
+
+/* A report table as an SQL table: its scalar columns, every row. */
+static int table(struct export *x, const char *name, const char *as)
+{
+	struct sq *s = x->priv;
+	const struct rtable *t = rtable_find(name);
+	const struct rcol *c;
+	const void **rows = NULL;
+	sqlite3_stmt *st = NULL;
+	char sql[4096], buf[4096];
+	size_t o, n, i;
+	int k, ret = EXIT_OK;
+
+	o = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE %s (", as);
+	for (c = t->cols, k = 0; c->name; c++) {
+		const char *type = c->type == RT_PCT ? "REAL" : c->type == RT_STR || c->type == RT_NAMES ? "TEXT" :
+				   c->type == RT_U64 || c->type == RT_I64 || c->type == RT_BOOL ? "INTEGER" : NULL;
+
+		if (type)
+			o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s\"%s\" %s", k++ ? ", " : "", c->name, type);
+	}
+	snprintf(sql + o, sizeof(sql) - o, ")");
+	if (exec(x, sql))
+		return EXIT_FAIL;
+	o = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (", as);
+	for (i = 0; i < (size_t)k; i++)
+		o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s?", i ? "," : "");
+	snprintf(sql + o, sizeof(sql) - o, ")");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	/* A table of events the file lacks is empty (meta's not_recorded says why), never zeros. */
+	n = t->section & x->r.unrecorded ? 0 : rtable_rows(&x->r, t, &rows);
+	for (i = 0; i < n; i++) {
+		for (c = t->cols, k = 0; c->name; c++) {
+			struct rval v;
+
+			if (c->type != RT_PCT && c->type != RT_STR && c->type != RT_U64 && c->type != RT_I64 &&
+			    c->type != RT_BOOL && c->type != RT_NAMES)
+				continue;
+			rcol_value(&x->r, c, rows[i], &v, buf, sizeof(buf));
+			k++;
+			if (c->type == RT_PCT)
+				sqlite3_bind_double(st, k, v.f);
+			else if (c->type == RT_STR)
+				sqlite3_bind_text(st, k, v.s ? v.s : "", -1, SQLITE_TRANSIENT);
+			else if (c->type == RT_NAMES)
+				sqlite3_bind_text(st, k, rval_names(&v, buf, sizeof(buf)), -1, SQLITE_TRANSIENT);
+			else if (c->type == RT_I64)
+				sqlite3_bind_int64(st, k, v.i);
+			else
+				sqlite3_bind_int64(st, k, (sqlite3_int64)v.u);
+		}
+		step(x, st);
+	}
+	free(rows);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int meta(struct export *x)
+{
+	struct sq *s = x->priv;
+	const struct kmt_summary *sum = kmt_model_summary(x->a.m);
+	const struct kmt_file_info *fi = kmt_file_info(x->a.f);
+	char not_recorded[512];
+	struct rval nr = { .names = x->r.not_recorded, .n = x->r.nr_not_recorded };
+	sqlite3_stmt *st;
+	const char *kv[][2] = {
+		{ "file", x->r.path }, { "kernel", fi->uname ? fi->uname : "" },
+		{ "clock", fi->clock ? fi->clock : "" }, { "recorder", fi->recinfo.recorder },
+		{ "command", fi->recinfo.command }, { "exporter", "kmemtrace " KMT_VERSION },
+		{ "times", "nanoseconds from the trace's first event (start_ts_ns in its clock)" },
+		{ "not_recorded", not_recorded },
+	};
+	const struct { const char *k; uint64_t v; } nums[] = {
+		{ "start_ts_ns", x->a.t0 }, { "span_ns", kmt_summary_span(sum) },
+		{ "cpus", (uint64_t)fi->cpu_count }, { "events", sum->events },
+		{ "lost_events", sum->lost_events }, { "lost_gaps_unknown", sum->lost_pages_unknown },
+		{ "affected_by_loss", sum->affected_by_loss }, { "truncated_cpus", (uint64_t)sum->truncated_cpus },
+		{ "damaged_gaps", sum->damaged_gaps },
+		{ "partial_allocs", sum->partial_allocs }, { "partial_frees", sum->partial_frees },
+		{ "filtered", sum->filtered }, { "objects", (uint64_t)s->objects },
+		{ "accesses", (uint64_t)s->accesses },
+	};
+	size_t i;
+
+	rval_names(&nr, not_recorded, sizeof(not_recorded));
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO meta VALUES (?, ?)", -1, &st, NULL))
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	for (i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+		sqlite3_bind_text(st, 1, kv[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kv[i][1], -1, SQLITE_TRANSIENT);
+		step(x, st);
+	}
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		sqlite3_bind_text(st, 1, nums[i].k, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)nums[i].v);
+		step(x, st);
+	}
+	sqlite3_finalize(st);
+	return EXIT_OK;
+}
+
+static int end(struct export *x)
+{
+	static const char *const tables[][2] = {
+		{ "callsites", "callsites" }, { "callsite_stacks", "callsite_stacks" }, { "caches", "caches" },
+		{ "processes", "processes" }, { "comms", "comms" }, { "page_orders", "pages" },
+		{ "gfp", "page_gfp" }, { "page_functions", "page_functions" }, { "outstanding", "outstanding" },
+		{ "misuse", "misuse" }, { "vmalloc_sizes", "vmalloc_sizes" },
+		{ "vmalloc_functions", "vmalloc_functions" }, { "vmalloc_live", "vmalloc_live" },
+	};
+	struct sq *s = x->priv;
+	size_t i;
+
+	stop_inserter(s);
+	stacks(x);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (table(x, tables[i][0], tables[i][1]))
+			return EXIT_FAIL;
+	if (meta(x))
+		return EXIT_FAIL;
+	if (x->failed)
+		return error("%s: %s", x->path, s->err);
+	if (exec(x, indexes) || exec(x, "COMMIT"))
+		return EXIT_FAIL;
+	sqlite3_finalize(s->obj);
+	sqlite3_finalize(s->objs);
+	sqlite3_finalize(s->acc);
+	sqlite3_finalize(s->site);
+	sqlite3_finalize(s->name);
+	s->obj = s->objs = s->acc = s->site = s->name = NULL;
+	if (sqlite3_close(s->db) != SQLITE_OK)
+		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
+	s->db = NULL;
+	return EXIT_OK;
+}
+
+static void release(struct export *x)
+{
+	struct sq *s = x->priv;
+	int i;
+
+	if (!s)
+		return;
+	stop_inserter(s);
+	sqlite3_finalize(s->obj);
+	sqlite3_finalize(s->objs);
+	sqlite3_finalize(s->acc);
+	sqlite3_finalize(s->site);
+	sqlite3_finalize(s->name);
+	if (s->db)
+		sqlite3_close(s->db);
+	kmt_map_release(&s->sites);
+	kmt_intern_release(&s->names);
+	for (i = 0; i < BATCHES; i++)
+		free(s->b[i]);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+	x->priv = NULL;
+}
+
+const struct export_format export_sqlite = {
+	.name = "sqlite", .ext = ".sqlite",
+	.about = "a database: objects (one row each), callsites, caches, processes,\n"
+		 "pages, misuse, accesses, meta (schema: docs/export.md)",
+	.begin = begin, .end = end, .release = release,
+};

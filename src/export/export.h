@@ -1,0 +1,53 @@
+/*
+ * kmemtrace export: the analysis of report (the same model, filters and
+ * column tables) handed to other tools' formats. A format sets hooks
+ * before the analysis (to stream objects or events) and writes the rest
+ * after it; the output goes through a temporary file renamed into place
+ * at the end, so an interrupted export leaves nothing that looks complete.
+ *
+ *   export-pprof.c     gzipped profile.proto (go tool pprof, Pyroscope, Parca)
+ *   export-perfetto.c  a Perfetto trace (ui.perfetto.dev, trace_processor)
+ *   export-folded.c    folded stacks (flamegraph.pl, speedscope, inferno)
+ *   export-sqlite.c    an SQLite database
+ */
+#ifndef KMT_EXPORT_H
+#define KMT_EXPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <kmemtrace/base.h>
+
+#include "report/analysis.h"
+#include "report/report.h"
+
+struct export {
+	struct report r;		/* the model and the names, as report has them */
+	struct analysis a;
+	struct kmt_model_opts mo;
+	struct kmt_model_hooks hooks;	/* set by the format's begin() */
+	const char *path;		/* the output's final name; "-": standard output */
+	const char *tmp;		/* where it is written meanwhile (not for "-") */
+	FILE *out;			/* the output stream (formats that write one) */
+	int value;			/* folded: FV_BYTES, FV_OBJECTS or FV_LIVE */
+	bool failed;			/* a hook could not write: end() says so */
+	void *priv;			/* the format's own state */
+};
+
+struct export_format {
+	const char *name;		/* --format NAME */
+	const char *ext;		/* default output: INPUT's base name + ext */
+	const char *about;		/* for --help: what it is, who reads it (lines of 66) */
+	bool binary;			/* never to a terminal */
+	bool stream;			/* writes to x->out; else to the file x->tmp itself */
+	bool detail;			/* needs the model's detail (groups, time series) */
+	/* Before the analysis: hooks and model options. EXIT_OK or an error said. */
+	int (*begin)(struct export *x);
+	/* After it: the rest of the output. EXIT_OK or an error said. */
+	int (*end)(struct export *x);
+	void (*release)(struct export *x);
+};
+
+extern const struct export_format export_pprof, export_perfetto, export_folded, export_sqlite;
+
+#endif

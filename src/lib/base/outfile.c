@@ -1,0 +1,125 @@
+/*
+ * Complete-or-absent output files (include/kmemtrace/base.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <kmemtrace/base.h>
+#include "kmt-local.h"
+
+static void of_free(struct kmt_outfile *of)
+{
+	free(of->path);
+	free(of->tmp);
+	of->path = of->tmp = NULL;
+	of->fd = -1;
+	of->stream = NULL;
+}
+
+int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d)
+{
+	return kmt_outfile_open_flags(of, path, mode, 0, d);
+}
+
+int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
+			   unsigned int flags, struct kmt_diag *d)
+{
+	struct stat st, lst;
+	bool exists = !stat(path, &st);
+	size_t len;
+
+	of->fd = -1;
+	of->stream = NULL;
+	of->nosync = flags & KMT_OUTFILE_NOSYNC;
+	/*
+	 * A pipe or a device (-o /dev/null, a FIFO) is written as it is:
+	 * renaming a file over it would replace the device node. A link to a
+	 * file: the file is replaced, not the link.
+	 */
+	of->direct = exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+	of->big = (flags & KMT_OUTFILE_BIG) && !of->direct;
+	if (!of->direct && exists && !lstat(path, &lst) && S_ISLNK(lst.st_mode))
+		of->path = realpath(path, NULL);
+	else
+		of->path = strdup(path);
+	len = of->path ? strlen(of->path) + 32 : 0;
+	of->tmp = of->path ? malloc(len) : NULL;
+	if (!of->path || !of->tmp) {
+		of_free(of);
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	}
+	if (of->direct) {
+		snprintf(of->tmp, len, "%s", of->path);
+		of->fd = open(of->path, O_WRONLY | O_CLOEXEC);
+	} else {
+		snprintf(of->tmp, len, "%s.tmp-%d", of->path, (int)getpid());
+		of->fd = open(of->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	}
+	if (of->fd < 0) {
+		int err = -errno;
+
+		kmt_diag_set(d, err, "cannot %s '%s': %s", of->direct ? "write" : "create", of->tmp,
+			     strerror(-err));
+		of_free(of);
+		return err;
+	}
+	return 0;
+}
+
+FILE *kmt_outfile_stream(struct kmt_outfile *of)
+{
+	if (!of->stream && of->fd >= 0)
+		of->stream = of->big ? kmt_bigw_open(of->fd) : fdopen(of->fd, "w");
+	return of->stream;
+}
+
+int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
+{
+	int ret = 0;
+
+	if (!of->tmp)
+		return kmt_diag_set(d, -EBADF, "no file to commit");
+	if (of->stream && fflush(of->stream))
+		ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+	if (of->stream && of->big) {	/* its blocks out; the descriptor stays open */
+		if (fclose(of->stream) && !ret)
+			ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+		of->stream = NULL;
+	}
+	if (!ret && !of->direct && !of->nosync && fsync(of->fd))
+		ret = kmt_diag_set(d, -errno, "cannot sync '%s': %s", of->path, strerror(errno));
+	if (of->stream ? fclose(of->stream) : close(of->fd))
+		if (!ret)
+			ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
+	of->stream = NULL;
+	of->fd = -1;
+	if (!ret && !of->direct && rename(of->tmp, of->path))
+		ret = kmt_diag_set(d, -errno, "cannot rename '%s' to '%s': %s", of->tmp, of->path,
+				   strerror(errno));
+	if (ret && !of->direct)
+		unlink(of->tmp);
+	of_free(of);
+	return ret;
+}
+
+void kmt_outfile_abort(struct kmt_outfile *of)
+{
+	if (!of->tmp)
+		return;
+	if (of->stream)
+		fclose(of->stream);
+	if ((!of->stream || of->big) && of->fd >= 0)
+		close(of->fd);
+	if (!of->direct)
+		unlink(of->tmp);
+	of_free(of);
+}
+
+int kmt_write_all(int fd, const void *buf, size_t len)
+{
+	return write_all(fd, buf, len);
+}

@@ -1,0 +1,38 @@
+/*
+ * Compress a long run of bytes in chunks on several threads, handing the
+ * compressed chunks back in order on the caller's thread. The trace
+ * writer's CPU data goes through it, so finishing a recording (and
+ * convert) compresses on every core.
+ */
+#ifndef KMT_ZPOOL_H
+#define KMT_ZPOOL_H
+
+#include <stdint.h>
+#include <kmemtrace/base.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Read @len bytes of the source at @off into @buf: 0 or -errno. Called on workers. */
+typedef int zpool_read_fn(void *arg, void *buf, size_t len, uint64_t off);
+/*
+ * Chunk at @off (@len bytes, still at @raw) compressed to @n bytes at @z:
+ * 0 or -errno. In order.
+ */
+typedef int zpool_out_fn(void *arg, const void *raw, const void *z, size_t n, size_t len,
+			 uint64_t off);
+
+/* The threads worth using here: the online CPUs, at most 16. */
+int zpool_threads(void);
+/* @nthreads compressing contexts of @chunk-byte chunks; NULL on ENOMEM. */
+struct zpool *zpool_new(enum kmt_zalg alg, int level, size_t chunk, int nthreads);
+void zpool_free(struct zpool *p);
+/*
+ * Compress @total bytes in chunks: @read on the workers, @out on this
+ * thread in chunk order. Stops at the first error, which it returns.
+ */
+int zpool_run(struct zpool *p, uint64_t total, zpool_read_fn *read, zpool_out_fn *out,
+	      void *arg);
+
+#pragma GCC visibility pop
+
+#endif

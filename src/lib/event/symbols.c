@@ -1,0 +1,236 @@
+/*
+ * kallsyms lookup: text symbols sorted by address, binary search.
+ * Typical input: ~150,000 lines, ~60,000 text symbols. A line that is not
+ * a kallsyms line (a damaged file) may have been a function's: addresses
+ * after the symbol before it are then not named, but shown raw.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/event.h>
+#include "base/kmt-local.h"
+
+#define MAX_OFFSET (1u << 20)	/* no function is a megabyte long */
+
+struct sym {
+	uint64_t addr;
+	const char *name;
+	bool hole_after;		/* a damaged line follows: what is after is unknown */
+};
+
+struct kmt_symbols {
+	char *text;
+	struct sym *v;
+	size_t n;
+	size_t bad;			/* lines that are not kallsyms lines */
+	size_t first_bad;		/* where the first is in the text */
+	char first_text[72];		/* and what it says, escaped */
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* "ADDR T name[\t[module]]", any type letter; an empty line is fine too. */
+static bool line_ok(const char *p, const char *nl)
+{
+	const char *q = p;
+
+	if (p == nl)
+		return true;
+	while (q < nl && q - p < 16 && isxdigit((unsigned char)*q))
+		q++;
+	if (q == p || nl - q < 4 || q[0] != ' ' || !isalpha((unsigned char)q[1]) || q[2] != ' ')
+		return false;
+	for (q += 3; q < nl; q++)
+		if ((unsigned char)*q < 0x20 ? *q != '\t' : (unsigned char)*q >= 0x7f)
+			return false;
+	return true;
+}
+
+/* A line that is not a kallsyms line: counted, and the symbol before it marked. */
+static void bad_line(struct kmt_symbols *s, const char *p, const char *nl)
+{
+	if (!s->bad++) {
+		s->first_bad = (size_t)(p - s->text);
+		kmt_escape(s->first_text, sizeof(s->first_text), p, (size_t)(nl - p));
+	}
+	if (s->n)
+		s->v[s->n - 1].hole_after = true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
+{
+	struct kmt_symbols *s = calloc(1, sizeof(*s));
+	size_t cap = 0;
+	bool sorted = true;
+	char *p, *end;
+
+	if (!s)
+		return NULL;
+	s->text = xstrndup(text, len);
+	if (!s->text) {
+		free(s);
+		return NULL;
+	}
+	/* Some writers end the text with a NUL. */
+	while (len && !text[len - 1])
+		len--;
+	end = s->text + len;
+	for (p = s->text; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *tab;
+		uint64_t addr = 0;
+		int h;
+
+		if (!nl)
+			nl = end;
+		if (!line_ok(p, nl))
+			bad_line(s, p, nl);
+		*nl = '\0';
+		/* "ffffffff81000000 T name\t[module]": look at the type first. */
+		for (q = p; q < nl && (h = hexval(*q)) >= 0 && q - p < 16; q++)
+			addr = addr << 4 | (uint64_t)h;
+		if (q > p && q + 3 < nl && q[0] == ' ' && q[2] == ' ' && is_text(q[1]) && addr) {
+			name = q + 3;
+			tab = memchr(name, '\t', (size_t)(nl - name));
+			if (tab)
+				*tab = '\0';
+			if (*name) {
+				if (s->n == cap) {
+					struct sym *nv;
+
+					cap = cap ? cap * 2 : 4096;
+					nv = realloc(s->v, cap * sizeof(*nv));
+					if (!nv) {
+						kmt_symbols_free(s);
+						errno = ENOMEM;
+						return NULL;
+					}
+					s->v = nv;
+				}
+				if (s->n && addr < s->v[s->n - 1].addr)
+					sorted = false;
+				s->v[s->n].addr = addr;
+				s->v[s->n].name = name;
+				s->v[s->n].hole_after = false;
+				s->n++;
+			}
+		}
+		p = nl + 1;
+	}
+	/* /proc/kallsyms is nearly always in address order already. */
+	if (!sorted && s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
+	return s;
+}
+
+void kmt_symbols_free(struct kmt_symbols *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	free(s->text);
+	free(s);
+}
+
+size_t kmt_symbols_count(const struct kmt_symbols *s)
+{
+	return s ? s->n : 0;
+}
+
+size_t kmt_symbols_bad_lines(const struct kmt_symbols *s, size_t *offset, const char **first)
+{
+	if (!s || !s->bad)
+		return 0;
+	*offset = s->first_bad;
+	*first = s->first_text;
+	return s->bad;
+}
+
+const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off)
+{
+	size_t lo = 0, hi;
+
+	if (!s || !s->n || addr < s->v[0].addr)
+		return NULL;
+	hi = s->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr - s->v[lo].addr > MAX_OFFSET || (s->v[lo].hole_after && addr != s->v[lo].addr))
+		return NULL;
+	if (off)
+		*off = addr - s->v[lo].addr;
+	return s->v[lo].name;
+}
+
+const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
+			       size_t len)
+{
+	uint64_t off;
+	const char *name = kmt_symbols_lookup(s, addr, &off);
+
+	if (name)
+		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+struct kmt_symbols *kmt_symbols_load(const char *path)
+{
+	struct kmt_symbols *s;
+	struct sbuf sb = { 0 };
+	int ret = read_file(path, &sb);
+
+	if (ret) {
+		sbuf_release(&sb);
+		errno = -ret;
+		return NULL;
+	}
+	s = kmt_symbols_parse(sb.buf, sb.len);
+	sbuf_release(&sb);
+	return s;
+}
+
+int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	size_t i, first = SIZE_MAX;
+	int n = 0;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->v[i].name, name) && !n++)
+			first = i;
+	if (!n)
+		return 0;
+	*lo = s->v[first].addr;
+	/* The next symbol up (several may share an address). */
+	for (i = first + 1; i < s->n && s->v[i].addr == *lo; i++)
+		;
+	*hi = i < s->n ? s->v[i].addr : *lo + 4096;
+	return n;
+}

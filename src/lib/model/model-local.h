@@ -1,0 +1,343 @@
+/*
+ * Private structures of the allocation model: the object tables and the
+ * small maps from keys (addresses, names, pids) to array indices.
+ */
+#ifndef MODEL_LOCAL_H
+#define MODEL_LOCAL_H
+
+#include <kmemtrace/base.h>
+#include <kmemtrace/model.h>
+#include "base/kmt-local.h"
+
+/* Private to the library: hidden from its users (see the Makefile). */
+#pragma GCC visibility push(hidden)
+
+enum { OBJ_EMPTY = 0, OBJ_LIVE };
+
+/* A live object's details, in a dense pool (the index points here). */
+struct obj {
+	uint64_t key;
+	uint64_t ts;			/* allocation time */
+	uint32_t site;			/* allocation site index */
+	uint32_t cache;			/* cache index, or NONE */
+	uint32_t req, alloc;		/* bytes (saturated at 4 GiB) */
+	uint32_t proc;			/* allocating task index */
+	uint32_t loss_seq;		/* losses seen when allocated */
+	uint16_t cpu;
+	uint8_t state;			/* OBJ_LIVE, or OBJ_EMPTY on the free list */
+	uint8_t kind;			/* KMT_EV_KMALLOC, ... */
+	uint8_t order;
+	uint8_t hit;			/* a watchpoint sample fell in it */
+	uint8_t pad[2];
+	uint32_t next_free;
+	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
+	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */
+	uint32_t gfp;			/* the allocation's gfp flags (their low 32 bits) */
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct obj) == 64, "one object, one cache line");
+
+#define NONE UINT32_MAX
+#define SLOT_LIVE 0x80000000u
+#define SLOT_NOSITE 0x7fffffffu		/* freed, allocation site unknown */
+
+/*
+ * The index of addresses: 16-byte slots, open addressing with linear
+ * probing. A slot is live (val = SLOT_LIVE | pool index) or remembers an
+ * address freed in the trace (val = its allocation site, or NONE; loss =
+ * losses seen when freed), which is how a double free is told from the
+ * free of an object allocated before the trace. One probe per event, one
+ * cache line; the details of live objects stay in a small dense pool.
+ */
+struct islot {
+	uint64_t key;			/* 0: empty (keys are stored mixed) */
+	uint32_t val;
+	uint16_t loss;			/* losses seen when freed (low 16 bits) */
+	uint16_t cache;			/* cache of the freed object, or 0xffff */
+};
+
+struct otab {
+	struct islot *s;
+	size_t cap, n, bytes;
+	size_t dead;			/* slots remembering a freed address */
+	size_t compactions;		/* times the freed addresses were forgotten */
+	struct obj *pool;		/* mapped (model-tab.c): pool_bytes */
+	size_t pool_bytes;
+	uint32_t pool_n, pool_cap, free_head, live;
+};
+
+int otab_init(struct otab *t, size_t cap);
+void otab_release(struct otab *t);
+/* The slot of @key, or NULL. */
+struct islot *otab_find(struct otab *t, uint64_t key);
+/* The slot of @key, a new empty one (val NONE) if absent; NULL on ENOMEM. */
+struct islot *otab_get(struct otab *t, uint64_t key);
+/* Make @s live with a new pool object; NULL on ENOMEM (pool pointers go stale). */
+struct obj *otab_obj_new(struct otab *t, struct islot *s);
+/* A size in an object's 32 bits: saturated. */
+static inline uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The live object of @s. */
+static inline struct obj *slot_obj(struct otab *t, const struct islot *s)
+{
+	return &t->pool[s->val & ~SLOT_LIVE];
+}
+
+static inline bool slot_live(const struct islot *s)
+{
+	return s->val != NONE && (s->val & SLOT_LIVE);
+}
+
+/* The object of @s is freed: remember the address with @site, @cache, @loss. */
+void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t cache, uint32_t loss);
+/* Forget @s entirely (pages, per-CPU: no double-free detection). */
+void otab_remove(struct otab *t, struct islot *s);
+/* Where @key would be probed first, for prefetching. */
+static inline const void *otab_slot(const struct otab *t, uint64_t key);
+
+#define KEY_MIX 0x8000000000000001ULL	/* so that pfn 0 is not "empty" */
+
+static inline const void *otab_slot(const struct otab *t, uint64_t key)
+{
+	return &t->s[kmt_hash64(key ^ KEY_MIX) & (t->cap - 1)];
+}
+
+/* ---- the model itself, shared by model.c and model-object.c ---- */
+
+#define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
+
+/* A growable array of structs. */
+#define VEC(type) struct { type *v; size_t n, alloc; }
+#define VEC_PUSH(vec, oom) ({						\
+	if ((vec).n == (vec).alloc) {					\
+		size_t na_ = (vec).alloc ? (vec).alloc * 2 : 64;	\
+		void *nv_ = realloc((vec).v, na_ * sizeof(*(vec).v));	\
+		if (nv_) { (vec).v = nv_; (vec).alloc = na_; }		\
+	}								\
+	(vec).n < (vec).alloc ? (memset(&(vec).v[(vec).n], 0, sizeof(*(vec).v)), \
+				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
+
+/*
+ * A CPU's last slab allocations still awaiting their stacks. A
+ * stack comes right after its allocation, unless an interrupt's events
+ * come first (an RCU callback's kfree, or an allocation with its own
+ * stack): then it is the newest allocation a few events back whose call
+ * site is one of the stack's frames.
+ */
+#define SLAB_WAIT 4			/* a power of 2 */
+#define SLAB_WAIT_EVENTS 8
+struct slab_wait {
+	uint32_t seq;
+	int32_t pid;
+	uint64_t ptr;
+};
+
+struct cpu_state {
+	int32_t memo_pid;		/* the last task seen here ... */
+	uint32_t memo_proc;		/* ... its process index ... */
+	uint32_t memo_gen;		/* ... valid while names are unchanged */
+	uint32_t seq;			/* events seen on this CPU */
+	uint32_t last_slab_seq;		/* seq of its last slab allocation */
+	uint64_t last_slab_ptr;
+	uint32_t alloc_seq;		/* seq of its last allocation of any kind */
+	uint32_t page_seq;		/* seq of its last page allocation */
+	int32_t page_pid;
+	uint32_t page_order;
+	uint64_t page_pfn;
+	bool page_pending;
+	bool last_scope;		/* the last event here was in scope (for its stack) */
+	bool last_alloc;		/* the last event here was an allocation ... */
+	bool last_stacked;		/* ... and a stack came after it already */
+	bool vmap_pending;		/* its last event was a vmalloc, to name from a stack */
+	uint8_t nslab_wait;		/* of slab_wait, a ring ... */
+	uint8_t slab_wait_next;		/* ... whose next entry goes here */
+	struct slab_wait slab_wait[SLAB_WAIT];
+	uint32_t vmap_seq;
+	uint64_t vmap_addr;
+	/*
+	 * The vmalloc's own stack is often cut short by the unwinder (two
+	 * frames on 6.18); the stack of its vmap_area allocation just before,
+	 * same task and CPU, names the caller instead.
+	 */
+	bool vmap_area_pending;
+	uint32_t vmap_area_seq;
+	uint64_t vmap_caller;
+	int32_t vmap_caller_pid;
+};
+
+/*
+ * model-claim.c: what a CPU allocated and has not given a stack yet, and
+ * which of them a stack is: exactly one claimant, or none.
+ */
+struct claim {
+	enum kmt_kind kind;		/* KMT_EV_KMALLOC (any slab object), KMT_EV_PAGE_ALLOC,
+					   KMT_EV_VMAP_ALLOC, or KMT_EV_NONE */
+	uint64_t ptr;			/* its address (pages: pfn) */
+};
+
+void model_claim_slab_pending(struct cpu_state *cs, int32_t pid, uint64_t ptr);
+void model_claim_page_pending(struct cpu_state *cs, int32_t pid, uint64_t pfn, uint32_t order);
+void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr);
+/* A gap in @cs's events: nothing before it is waiting any more. */
+void model_claim_break(struct cpu_state *cs);
+/* The allocation stack @ev belongs to, taken from those waiting. */
+struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev);
+
+/* A queued event, with its strings copied (its record may go away). */
+struct queued {
+	struct kmt_event ev;
+	char name[48];
+};
+
+/* model-registry.c: call sites, caches and tasks, each found by key. */
+struct model_registry {
+	struct kmt_map site_map, page_site_map, cache_map, proc_map, pid_map;
+	VEC(struct kmt_site) sites;
+	VEC(struct kmt_site) page_sites;
+	VEC(struct kmt_cache) caches;
+	VEC(struct kmt_proc) procs;
+	struct { uint64_t addr; uint32_t idx; } site_memo[256];
+	uint32_t *cache_hint;		/* per site: the cache it last used */
+	size_t cache_hint_n;
+	uint32_t comm_gen;		/* bumped when a task is renamed */
+};
+
+/* model-misuse.c: findings, what was never freed, untraced traffic. */
+struct model_findings {
+	struct kmt_map misuse_map;
+	VEC(struct kmt_misuse) misuse;
+	VEC(struct kmt_outstanding) outstanding;
+	VEC(struct kmt_untraced) untraced;
+};
+
+/* model-page.c: pages, per-CPU areas, gfp flags. */
+struct model_pages {
+	struct otab pages, pcpu;
+	struct kmt_map gfp_map;
+	VEC(struct kmt_gfp_count) gfp;
+};
+
+/* model-vmap.c: vmalloc areas. */
+struct model_vmap {
+	struct otab vmap;
+	struct kmt_map vmap_site_map, vmap_size_map;
+	VEC(struct kmt_site) vmap_sites;
+	VEC(struct kmt_vmap_size) vmap_sizes;
+	VEC(struct kmt_vmap_area) vmap_live;
+};
+
+struct kmt_model {
+	struct kmt_model_opts o;
+	struct queued q[LOOKAHEAD];
+	unsigned int qhead, qlen;
+	struct otab slab;		/* slab objects (model-slab.c) */
+	struct model_registry reg;
+	struct model_findings fnd;
+	struct model_pages pg;
+	struct model_vmap vm;
+	struct kmt_summary sum;
+	uint64_t *lost_by_cpu, *events_by_cpu;
+	struct cpu_state *cpu;
+	struct kmt_model_hooks hooks;
+	struct access_tab *access;	/* per (object, offset, ip) counts */
+	struct kmt_stacks *stacks;	/* slab allocations by stack (model-stack.c) */
+	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
+	uint32_t loss_seq;
+	struct claim claim;		/* what the last stack was given to */
+	char cache_want[64];		/* --cache: the name its events carry */
+	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
+	bool filtering;
+	bool scope;			/* the event being processed concerns the chosen tasks */
+	bool started;			/* an event was seen */
+	bool oom;
+};
+
+/* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */
+struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec, uint64_t addr);
+/* The slab call site of @addr, through a memo (NULL on ENOMEM). */
+struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr);
+/* The cache of @ev: by name, kmalloc by size class (NONE on ENOMEM). */
+uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev);
+/* The same through the hint site index @site keeps. */
+uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev);
+uint32_t model_proc_of(struct kmt_model *m, int32_t pid);
+/* model_proc_of() through @cs's memo of the last task it saw. */
+uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid);
+/* Is the task one the filter chose (always, without a filter)? */
+bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);
+/* --cache: is cache @c the one chosen (always, without the option)? */
+bool model_cache_wanted(const struct kmt_model *m, uint32_t c);
+/* A frame of the allocators themselves, skipped to find who asked. */
+bool model_allocator_frame(const char *fn);
+
+/* model-misuse.c: findings as they come, judged at the end. */
+void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
+		       uint64_t alloc_site, uint32_t cache, const char *detail);
+/* Untraced traffic apart, per cache; the rest sorted: errors first. */
+void model_misuse_finish(struct kmt_model *m);
+
+/* model-slab.c, model-page.c: the events of each kind. */
+void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_slab_free(struct kmt_model *m, const struct kmt_event *ev);
+void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_page_free(struct kmt_model *m, const struct kmt_event *ev);
+/* Stack @ev of page @pfn: the function that asked for it. */
+void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t pfn);
+void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_pcpu_free(struct kmt_model *m, const struct kmt_event *ev);
+
+/* model-vmap.c: vmalloc areas. */
+int model_vmap_init(struct kmt_model *m);
+void model_vmap_release(struct kmt_model *m);
+void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev);
+/* A stack right after a vmalloc on its CPU: 1 if it was that vmalloc's. */
+void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t addr);
+/* A slab allocation from the vmap_area cache: its stack may name a vmalloc caller. */
+void model_vmap_area_alloc(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev);
+void model_vmap_finish(struct kmt_model *m, uint64_t ts);
+
+/* model-stack.c: slab allocations by call site and stack. */
+int model_stack_init(struct kmt_model *m);
+void model_stack_release(struct kmt_model *m);
+/* A stack event: the callers of the slab allocation just before it on its CPU. */
+void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t ptr);
+void model_stack_unalloc(struct kmt_model *m, struct obj *o);	/* a twin undone */
+void model_stack_freed(struct kmt_model *m, const struct obj *o);
+void model_stack_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */
+/* The stack id of @o (kmt_model_stack()), or UINT32_MAX; before model_stack_finish(). */
+uint32_t model_stack_id(const struct kmt_model *m, const struct obj *o);
+void model_stack_finish(struct kmt_model *m);
+
+/*
+ * model-detail.c: what only a picture needs (kmt_model_opts.detail): time
+ * series, allocations by site, cache and task, and by requested size.
+ * All do nothing without the option.
+ */
+int model_detail_init(struct kmt_model *m);
+void model_detail_release(struct kmt_model *m);
+void model_detail_alloc(struct kmt_model *m, struct obj *o);
+void model_detail_unalloc(struct kmt_model *m, const struct obj *o);	/* a twin undone */
+/* @o leaves at @ts: freed (@freed) or found gone by a new allocation at its address. */
+void model_detail_gone(struct kmt_model *m, const struct obj *o, uint64_t ts, bool freed);
+void model_detail_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */
+void model_detail_page(struct kmt_model *m, uint64_t ts, uint32_t order);
+void model_detail_birth(struct kmt_model *m, const struct kmt_event *ev);
+void model_detail_gap(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts, bool truncated);
+void model_detail_finish(struct kmt_model *m);
+
+/* model-object.c: per-object calls out and watchpoint samples. */
+void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,
+		const struct kmt_event *free_ev);
+void model_emit_preexisting(struct kmt_model *m, const struct kmt_event *ev);
+void model_emit_live(struct kmt_model *m);
+void model_access(struct kmt_model *m, const struct kmt_event *ev);
+void model_access_finish(struct kmt_model *m);
+void model_access_release(struct kmt_model *m);
+
+#pragma GCC visibility pop
+
+#endif

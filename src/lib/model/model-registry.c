@@ -1,0 +1,237 @@
+/*
+ * The model's registry (src/lib/model/model-local.h): what the other parts of
+ * the model name things by. Call sites by address (a small memo in front
+ * of the map: sites repeat), slab caches by name and kmalloc classes by
+ * size (a hint per site: a site allocates from one cache), tasks by pid
+ * and name (a memo per CPU: the last task seen there), the task and cache
+ * filters, the frames of the allocators themselves, and the log2 buckets
+ * of lifetimes. Nothing here knows an object.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/event.h>
+#include "model-local.h"
+
+int kmt_life_bucket(uint64_t ns)
+{
+	int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < KMT_LIFE_BUCKETS ? b : KMT_LIFE_BUCKETS - 1;
+}
+
+uint64_t kmt_life_bucket_ns(int b)
+{
+	return b <= 0 ? 0 : 1ULL << (b - 1);
+}
+
+struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec_, uint64_t addr)
+{
+	VEC(struct kmt_site) *vec = vec_;
+	uint32_t i = kmt_map_get(map, addr);
+
+	if (i == NONE) {
+		i = VEC_PUSH(*vec, m->oom);
+		if (i == NONE || kmt_map_put(map, addr, i)) {
+			m->oom = true;
+			return NULL;
+		}
+		vec->v[i].addr = addr;
+	}
+	return &vec->v[i];
+}
+
+/* Slab caches by name; kmalloc objects by size class. */
+uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
+{
+	uint64_t key;
+	uint32_t i;
+	bool km = ev->kind == KMT_EV_KMALLOC, alloc = km || ev->kind == KMT_EV_CACHE_ALLOC;
+
+	if (km)
+		key = kmt_hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
+	else if (ev->name_len)
+		key = kmt_hash_str(ev->name, ev->name_len);
+	else
+		key = kmt_hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
+	i = kmt_map_get(&m->reg.cache_map, key);
+	if (i != NONE) {
+		/* Named first by a free: its size comes with its first allocation. */
+		if (alloc && !m->reg.caches.v[i].object_size && !(km && ev->bytes_alloc > 8192))
+			m->reg.caches.v[i].object_size = ev->bytes_alloc;
+		return i;
+	}
+	i = VEC_PUSH(m->reg.caches, m->oom);
+	if (i == NONE || kmt_map_put(&m->reg.cache_map, key, i)) {
+		m->oom = true;
+		return NONE;
+	}
+	{
+		struct kmt_cache *c = &m->reg.caches.v[i];
+		uint64_t sz = ev->bytes_alloc;
+
+		c->is_kmalloc = km;
+		/* Sizes from allocations: a free says nothing of them. */
+		c->object_size = alloc ? sz : 0;
+		if (km)
+			kmt_kmalloc_name(sz, c->name, sizeof(c->name));
+		else if (ev->name_len)
+			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(ev->name_len, 47u), ev->name);
+		else
+			snprintf(c->name, sizeof(c->name), "cache(size=%u)", (unsigned)sz);
+		c->name_len = (uint32_t)strlen(c->name);
+		if (km && sz > 8192)
+			c->object_size = 0;
+		if (!km && ev->name_len)
+			c->merged = kmt_slab_group_of(m->o.slab_aliases, c->name, c->name_len);
+		if (m->o.cache && !strcmp(c->name, m->cache_want))
+			m->sum.cache_matched = true;
+	}
+	return i;
+}
+
+static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
+{
+	uint64_t key = kmt_hash64((uint64_t)(uint32_t)pid) ^ kmt_hash_str(comm, len);
+	uint32_t i = kmt_map_get(&m->reg.proc_map, key);
+
+	if (i != NONE)
+		return i;
+	i = VEC_PUSH(m->reg.procs, m->oom);
+	if (i == NONE || kmt_map_put(&m->reg.proc_map, key, i)) {
+		m->oom = true;
+		return NONE;
+	}
+	m->reg.procs.v[i].pid = pid;
+	snprintf(m->reg.procs.v[i].comm, sizeof(m->reg.procs.v[i].comm), "%.*s", (int)MIN(len, 15u), comm);
+	return i;
+}
+
+uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
+{
+	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
+	const char *name;
+
+	if (i != NONE)
+		return i;
+	name = kmt_comm_name(m->o.cmdlines, pid);
+	i = proc_index(m, pid, name, strlen(name));
+	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
+		m->oom = true;
+	return i;
+}
+
+/* model_proc_of() through the CPU's memo of the last task it saw. */
+uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
+{
+	if (cs->memo_pid == pid && cs->memo_gen == m->reg.comm_gen && cs->memo_proc != NONE)
+		return cs->memo_proc;
+	cs->memo_pid = pid;
+	cs->memo_gen = m->reg.comm_gen;
+	cs->memo_proc = model_proc_of(m, pid);
+	return cs->memo_proc;
+}
+
+void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
+{
+	uint32_t i;
+
+	m->reg.comm_gen++;
+	len = strnlen(comm, len);
+	i = proc_index(m, pid, comm, len);
+	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
+		m->oom = true;
+}
+
+/* --cache: is cache @c the one chosen (always, without the option)? */
+bool model_cache_wanted(const struct kmt_model *m, uint32_t c)
+{
+	return !m->o.cache || (c != NONE && !strcmp(m->reg.caches.v[c].name, m->cache_want));
+}
+
+bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
+{
+	if (m->o.pid && pid != m->o.pid)
+		return false;
+	if (m->o.comm && (proc == NONE || strcmp(m->reg.procs.v[proc].comm, m->o.comm)))
+		return false;
+	m->sum.filter_matched = true;
+	return true;
+}
+
+/* Call sites repeat: a small direct-mapped memo in front of the map. */
+struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr)
+{
+	size_t h = (size_t)((addr ^ (addr >> 8)) & 255);
+	struct kmt_site *s;
+
+	if (m->reg.site_memo[h].addr == addr && addr)
+		return &m->reg.sites.v[m->reg.site_memo[h].idx];
+	s = model_site_of(m, &m->reg.site_map, &m->reg.sites, addr);
+	if (s) {
+		m->reg.site_memo[h].addr = addr;
+		m->reg.site_memo[h].idx = (uint32_t)(s - m->reg.sites.v);
+	}
+	return s;
+}
+
+/* The cache of an allocation, through the hint its site keeps. */
+uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev)
+{
+	uint32_t c;
+
+	if (site >= m->reg.cache_hint_n) {
+		size_t n = MAX(m->reg.sites.alloc, (size_t)site + 1);
+		uint32_t *nh = realloc(m->reg.cache_hint, n * sizeof(*nh));
+
+		if (!nh)
+			return model_cache_of(m, ev);
+		memset(nh + m->reg.cache_hint_n, 0xff, (n - m->reg.cache_hint_n) * sizeof(*nh));
+		m->reg.cache_hint = nh;
+		m->reg.cache_hint_n = n;
+	}
+	c = m->reg.cache_hint[site];
+	if (c != NONE) {
+		const struct kmt_cache *k = &m->reg.caches.v[c];
+
+		if (ev->kind == KMT_EV_KMALLOC ? k->is_kmalloc && k->object_size == ev->bytes_alloc
+		    : !k->is_kmalloc && k->name_len == ev->name_len &&
+		      !memcmp(k->name, ev->name, ev->name_len))
+			return c;
+	}
+	c = model_cache_of(m, ev);
+	m->reg.cache_hint[site] = c;
+	return c;
+}
+
+/* Frames of the allocator itself, skipped to find who asked for pages. */
+bool model_allocator_frame(const char *fn)
+{
+	static const char *const prefixes[] = {
+		"trace_", "__traceiter_", "alloc_pages", "__alloc_pages", "__alloc_frozen",
+		"alloc_frozen", "get_page_from_freelist", "__folio_alloc", "folio_alloc",
+		"__get_free_pages", "get_free_pages", "get_zeroed_page", "vma_alloc_folio", "__kmalloc_large", "___kmalloc_large",
+		"__kmalloc", "kmalloc_", "__kvmalloc", "kvmalloc", "rmqueue", "alloc_slab_page",
+		"allocate_slab", "new_slab", "___slab_alloc", "__slab_alloc", "__do_kmalloc",
+		"kmem_cache_alloc", "vm_area_alloc_pages", "__vmalloc", "vmalloc", "__alloc_",
+		"alloc_vmap_area", "__get_vm_area", "get_vm_area", "__vmap", "vmap",
+		"stack_trace_save", "__ftrace_trace_stack", "ftrace_", "event_triggers_call",
+		"trace_event_", "pcpu_",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
+{
+	char buf[KMT_COMM_LEN];
+	size_t len;
+	const char *name = kmt_event_task_name(ev, buf, &len);
+
+	if (name)
+		kmt_model_set_comm(m, ev->pid2, name, len);
+}

@@ -1,0 +1,502 @@
+/*
+ * The allocation model (include/kmemtrace/model.h): one pass over the
+ * time-ordered events. This file is the dispatch: the events queued a
+ * few deep so their table slots are prefetched, each handed to the part
+ * that owns its kind (model-slab.c, model-page.c, model-vmap.c, stacks to
+ * model-stack.c), the summary's counts, and the end of the trace (live
+ * objects, outstanding rows, exact median ages). A per-model loss
+ * sequence number (model-loss.c), stamped on every object when allocated
+ * and freed, tells whether a loss happened since: if so, a missing free
+ * (leak) or a contradiction (misuse) may be the loss and is counted as
+ * uncertain instead.
+ *
+ * The parts call down only: dispatch -> slab, page, vmalloc -> stacks,
+ * details, objects, misuse -> registry (model-registry.c) -> tables
+ * (model-tab.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/event.h>
+#include "model-local.h"
+
+struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
+{
+	struct kmt_model *m = calloc(1, sizeof(*m));
+	int i;
+
+	if (!m)
+		return NULL;
+	if (o)
+		m->o = *o;
+	m->filtering = m->o.pid || m->o.comm || m->o.cache;
+	m->sum.filtered = m->o.pid || m->o.comm;
+	m->sum.cache_filtered = m->o.cache;
+	if (m->o.cache)
+		kmt_slab_event_name(m->o.slab_aliases, m->o.cache, m->cache_want, sizeof(m->cache_want));
+	m->lost_by_cpu = calloc(KMT_MAX_CPUS, sizeof(*m->lost_by_cpu));
+	m->events_by_cpu = calloc(KMT_MAX_CPUS, sizeof(*m->events_by_cpu));
+	m->cpu = calloc(KMT_MAX_CPUS, sizeof(*m->cpu));
+	if (!m->lost_by_cpu || !m->events_by_cpu || !m->cpu ||
+	    otab_init(&m->slab, 1 << 14) || otab_init(&m->pg.pages, 1 << 12) ||
+	    otab_init(&m->pg.pcpu, 1 << 10) || kmt_map_init(&m->reg.site_map, 1 << 10) ||
+	    kmt_map_init(&m->reg.page_site_map, 1 << 8) || kmt_map_init(&m->reg.cache_map, 1 << 8) ||
+	    kmt_map_init(&m->reg.proc_map, 1 << 10) || kmt_map_init(&m->reg.pid_map, 1 << 10) ||
+	    kmt_map_init(&m->fnd.misuse_map, 1 << 6) || kmt_map_init(&m->pg.gfp_map, 1 << 6) ||
+	    model_vmap_init(m) || model_stack_init(m) || model_detail_init(m)) {
+		kmt_model_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < KMT_MAX_CPUS; i++)
+		m->cpu[i].memo_proc = NONE;
+	m->sum.partial_allocs = m->o.partial_allocs;
+	m->sum.partial_frees = m->o.partial_frees;
+	m->sum.stack_sample = m->o.stack_sample > 1 ? m->o.stack_sample : 1;
+	m->sum.stack_slices = m->o.stack_slices;
+	m->sum.lost_by_cpu = m->lost_by_cpu;
+	m->sum.events_by_cpu = m->events_by_cpu;
+	return m;
+}
+
+void kmt_model_free(struct kmt_model *m)
+{
+	if (!m)
+		return;
+	otab_release(&m->slab);
+	otab_release(&m->pg.pages);
+	otab_release(&m->pg.pcpu);
+	model_vmap_release(m);
+	model_stack_release(m);
+	model_detail_release(m);
+	kmt_map_release(&m->reg.site_map);
+	kmt_map_release(&m->reg.page_site_map);
+	kmt_map_release(&m->reg.cache_map);
+	kmt_map_release(&m->reg.proc_map);
+	kmt_map_release(&m->reg.pid_map);
+	kmt_map_release(&m->fnd.misuse_map);
+	kmt_map_release(&m->pg.gfp_map);
+	free(m->reg.sites.v);
+	free(m->reg.page_sites.v);
+	free(m->reg.caches.v);
+	free(m->reg.procs.v);
+	free(m->fnd.misuse.v);
+	free(m->fnd.outstanding.v);
+	free(m->fnd.untraced.v);
+	free(m->pg.gfp.v);
+	free(m->lost_by_cpu);
+	free(m->events_by_cpu);
+	free(m->cpu);
+	free(m->reg.cache_hint);
+	model_access_release(m);
+	free(m);
+}
+
+static bool slab_kind(enum kmt_kind k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_KFREE || k == KMT_EV_CACHE_FREE;
+}
+
+/* The kinds a stack can follow: allocations. */
+static bool alloc_kind(enum kmt_kind k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_PAGE_ALLOC ||
+	       k == KMT_EV_PCPU_ALLOC || k == KMT_EV_VMAP_ALLOC;
+}
+
+/* Stack @ev is @c's (model-claim.c): its part takes it; the last claim is kept for dump. */
+static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct claim c)
+{
+	m->claim = c;
+	switch (c.kind) {
+	case KMT_EV_KMALLOC: {
+		struct islot *sl = otab_find(&m->slab, c.ptr);
+
+		if (sl && slot_live(sl))
+			m->claim.kind = slot_obj(&m->slab, sl)->kind;
+		model_stack_slab(m, ev, c.ptr);
+		break;
+	}
+	case KMT_EV_VMAP_ALLOC:
+		model_vmap_stack(m, ev, c.ptr);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		model_page_stack(m, ev, c.ptr);
+		break;
+	default:
+		break;
+	}
+	/* Its vmap_area allocation's stack may name a vmalloc's caller. */
+	model_vmap_area_stack(m, ev);
+}
+
+static void process_event(struct kmt_model *m, const struct kmt_event *ev)
+{
+	if (ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS)
+		return;
+	/*
+	 * A truncated CPU's events are missing from its end to the trace's,
+	 * a damaged part of the file's over its span: a gap that stays open,
+	 * as if a loss came before every event in it.
+	 */
+	if (m->sum.truncated_cpus || (m->sum.damaged_gaps && ev->ts <= m->gap_until))
+		m->loss_seq++;
+	if (!m->started)
+		m->sum.first_ts = ev->ts;
+	m->started = true;
+	m->sum.last_ts = ev->ts;
+	if (ev->cpu >= m->sum.nr_cpus)
+		m->sum.nr_cpus = ev->cpu + 1;
+	m->cpu[ev->cpu].seq++;
+	if (alloc_kind(ev->kind))
+		m->cpu[ev->cpu].alloc_seq = m->cpu[ev->cpu].seq;
+	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
+	m->scope = !m->filtering;
+	if (m->o.cache && !slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
+		/* --cache: only slab objects; names are still taken. */
+		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT)
+			kmt_model_name_event(m, ev);
+		m->cpu[ev->cpu].last_scope = false;
+		m->cpu[ev->cpu].last_alloc = alloc_kind(ev->kind);
+		m->cpu[ev->cpu].last_stacked = false;
+		return;
+	}
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		model_slab_alloc(m, ev);
+		break;
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		model_slab_free(m, ev);
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		model_page_alloc(m, ev);
+		break;
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
+		model_page_free(m, ev);
+		break;
+	case KMT_EV_PCPU_ALLOC:
+		model_pcpu_alloc(m, ev);
+		break;
+	case KMT_EV_PCPU_FREE:
+		model_pcpu_free(m, ev);
+		break;
+	case KMT_EV_VMAP_ALLOC:
+		model_vmap_alloc(m, ev);
+		break;
+	case KMT_EV_VMAP_FREE:
+		model_vmap_free(m, ev);
+		break;
+	case KMT_EV_FORK:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+	case KMT_EV_EXEC:
+		kmt_model_name_event(m, ev);
+		/* fall through */
+	case KMT_EV_EXIT:
+		if (m->filtering)
+			m->scope = model_task_wanted(m, ev->pid2, model_proc_of(m, ev->pid2));
+		break;
+	case KMT_EV_STACK:
+		m->cpu[ev->cpu].seq--;	/* part of the event before it */
+		m->scope = m->cpu[ev->cpu].last_scope;
+		stack_taken(m, ev, model_claim_stack(m, ev));
+		break;
+	case KMT_EV_ACCESS:
+		m->cpu[ev->cpu].seq--;	/* not part of the CPU's allocation chain */
+		model_access(m, ev);
+		break;
+	}
+	if (ev->kind != KMT_EV_STACK)
+		m->cpu[ev->cpu].last_scope = m->scope;
+	if (ev->kind == KMT_EV_STACK) {
+		m->cpu[ev->cpu].last_stacked = true;
+	} else if (ev->kind != KMT_EV_ACCESS) {
+		m->cpu[ev->cpu].last_alloc = alloc_kind(ev->kind);
+		m->cpu[ev->cpu].last_stacked = false;
+	}
+	if (m->scope && (ev->kind == KMT_EV_FORK || ev->kind == KMT_EV_NEWTASK))
+		model_detail_birth(m, ev);
+	if (m->scope && m->hooks.event)
+		m->hooks.event(m->hooks.arg, ev);
+	if (m->scope) {
+		m->sum.events++;
+		m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
+		m->events_by_cpu[ev->cpu]++;
+	}
+}
+
+/*
+ * Objects live in tables far bigger than the caches. Events are queued a
+ * few deep and the table slot of each is prefetched when it is queued, so
+ * by the time it is processed its cache line is there.
+ */
+static void prefetch_obj(const struct kmt_model *m, const struct kmt_event *ev)
+{
+	switch (ev->kind) {
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		kmt_prefetch(otab_slot(&m->slab, ev->ptr));
+		break;
+	case KMT_EV_PAGE_ALLOC:
+	case KMT_EV_PAGE_FREE:
+	case KMT_EV_PAGE_FREE_BATCHED:
+		kmt_prefetch(otab_slot(&m->pg.pages, ev->ptr));
+		break;
+	}
+}
+
+static void drain(struct kmt_model *m, unsigned int keep)
+{
+	while (m->qlen > keep) {
+		process_event(m, &m->q[m->qhead].ev);
+		m->qhead = (m->qhead + 1) % LOOKAHEAD;
+		m->qlen--;
+	}
+}
+
+/*
+ * Second stage, half the queue later: the slot is in cache by now, so find
+ * the live object it points to and prefetch that too.
+ */
+static void prefetch_pool(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct otab *t;
+	struct islot *sl;
+
+	switch (ev->kind) {
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		t = &m->slab;
+		break;
+	default:
+		return;
+	}
+	sl = otab_find(t, ev->ptr);
+	if (sl && slot_live(sl))
+		kmt_prefetch(slot_obj(t, sl));
+}
+
+int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct queued *q;
+
+	if (m->oom)
+		return -ENOMEM;
+	/* Stacks and renames belong exactly where they are: no queueing. */
+	if (ev->kind >= KMT_EV_FORK) {
+		drain(m, 0);
+		process_event(m, ev);
+		return m->oom ? -ENOMEM : 0;
+	}
+	if (m->qlen == LOOKAHEAD)
+		drain(m, LOOKAHEAD - 1);
+	q = &m->q[(m->qhead + m->qlen++) % LOOKAHEAD];
+	q->ev = *ev;
+	if (ev->name_len) {
+		q->ev.name_len = MIN(ev->name_len, (uint32_t)sizeof(q->name));
+		memcpy(q->name, ev->name, q->ev.name_len);
+		q->ev.name = q->name;
+	}
+	prefetch_obj(m, ev);
+	if (m->qlen > LOOKAHEAD / 2)
+		prefetch_pool(m, &m->q[(m->qhead + m->qlen - 1 - LOOKAHEAD / 2) % LOOKAHEAD].ev);
+	return m->oom ? -ENOMEM : 0;
+}
+
+/*
+ * A run of events the caller keeps in place until the call returns: no
+ * queue and no copies, the same two prefetch stages on the array itself.
+ */
+int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
+{
+	size_t i;
+
+	if (m->oom)
+		return -ENOMEM;
+	drain(m, 0);
+	for (i = 0; i < n && i < LOOKAHEAD; i++)
+		prefetch_obj(m, &ev[i]);
+	for (i = 0; i < n && !m->oom; i++) {
+		if (i + LOOKAHEAD < n)
+			prefetch_obj(m, &ev[i + LOOKAHEAD]);
+		if (i + LOOKAHEAD / 2 < n)
+			prefetch_pool(m, &ev[i + LOOKAHEAD / 2]);
+		process_event(m, &ev[i]);
+	}
+	return m->oom ? -ENOMEM : 0;
+}
+
+int kmt_model_sync(struct kmt_model *m)
+{
+	drain(m, 0);
+	return m->oom ? -ENOMEM : 0;
+}
+
+static int cmp_outstanding(const void *a, const void *b)
+{
+	const struct kmt_outstanding *x = a, *y = b;
+
+	if (x->bytes_alloc != y->bytes_alloc)
+		return (x->bytes_alloc < y->bytes_alloc) - (x->bytes_alloc > y->bytes_alloc);
+	return (x->site > y->site) - (x->site < y->site);
+}
+
+/*
+ * An allocation at an address we think live proves the kernel freed it
+ * without tracing (its bulk and RCU-sheaf paths). Once a trace shows that,
+ * or more than one "double free", a free of a freed address cannot be told
+ * from an allocation the kernel did not trace either: such findings become
+ * untraced allocations (warnings). Caches involved are marked, so their
+ * outstanding objects can be flagged.
+ */
+/* The age of one live object, for the exact median of its site's ages. */
+struct age_of {
+	uint32_t k;			/* its outstanding row */
+	uint64_t age;
+};
+
+static int cmp_age(const void *a, const void *b)
+{
+	const struct age_of *x = a, *y = b;
+
+	if (x->k != y->k)
+		return (x->k > y->k) - (x->k < y->k);
+	return (x->age > y->age) - (x->age < y->age);
+}
+
+/* Each outstanding row's median age, from the ages of its objects. */
+static void median_ages(struct kmt_model *m, struct age_of *v, size_t n)
+{
+	size_t i = 0, j;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_age);
+	while (i < n) {
+		for (j = i; j < n && v[j].k == v[i].k; j++)
+			;
+		/* The lower middle of an even count: always an age some object has. */
+		m->fnd.outstanding.v[v[i].k].age_median = v[i + (j - i - 1) / 2].age;
+		i = j;
+	}
+}
+
+int kmt_model_finish(struct kmt_model *m, uint64_t ts)
+{
+	struct kmt_map out_map;
+	struct age_of *ages;
+	size_t i, nages = 0;
+
+	drain(m, 0);
+	model_misuse_finish(m);
+	ages = malloc((m->slab.live + 1) * sizeof(*ages));
+	if (m->oom || !ages || kmt_map_init(&out_map, 1 << 8)) {
+		free(ages);
+		m->oom = true;
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->slab.pool_n; i++) {
+		struct obj *o = &m->slab.pool[i];
+		struct kmt_site *s;
+		struct kmt_outstanding *ou;
+		uint32_t k;
+		uint64_t age;
+
+		if (o->state != OBJ_LIVE)
+			continue;
+		s = &m->reg.sites.v[o->site];
+		if (o->loss_seq != m->loss_seq) {
+			/* Its free may have been lost. */
+			s->uncertain++;
+			m->sum.uncertain_objects++;
+			m->sum.uncertain_allocs++;
+			m->sum.uncertain_bytes += o->alloc;
+			continue;
+		}
+		model_stack_live(m, o);
+		model_detail_live(m, o);
+		s->live_objects++;
+		s->live_bytes += o->alloc;
+		m->sum.live_objects++;
+		m->sum.live_bytes += o->alloc;
+		if (o->cache != NONE) {
+			m->reg.caches.v[o->cache].live_objects++;
+			m->reg.caches.v[o->cache].live_bytes += o->alloc;
+		}
+		if (o->proc != NONE) {
+			m->reg.procs.v[o->proc].live_objects++;
+			m->reg.procs.v[o->proc].live_bytes += o->alloc;
+		}
+		k = kmt_map_get(&out_map, o->site);
+		if (k == NONE) {
+			k = VEC_PUSH(m->fnd.outstanding, m->oom);
+			if (k == NONE || kmt_map_put(&out_map, o->site, k)) {
+				m->oom = true;
+				break;
+			}
+			m->fnd.outstanding.v[k].site = s->addr;
+			m->fnd.outstanding.v[k].age_min = UINT64_MAX;
+		}
+		ou = &m->fnd.outstanding.v[k];
+		age = ts > o->ts ? ts - o->ts : 0;
+		ou->objects++;
+		if (o->cache != NONE && m->reg.caches.v[o->cache].untraced)
+			ou->in_untraced_caches++;
+		ou->bytes_req += o->req;
+		ou->bytes_alloc += o->alloc;
+		ou->age_min = MIN(ou->age_min, age);
+		ou->age_max = MAX(ou->age_max, age);
+		ou->age[kmt_life_bucket(age)]++;
+		if (nages <= m->slab.live)
+			ages[nages++] = (struct age_of){ k, age };
+	}
+	kmt_map_release(&out_map);
+	median_ages(m, ages, nages);
+	free(ages);
+	model_vmap_finish(m, ts);
+	model_emit_live(m);		/* while objects still point at their stack rows */
+	model_stack_finish(m);
+	model_detail_finish(m);
+	model_access_finish(m);
+	if (m->fnd.outstanding.n > 1)
+		qsort(m->fnd.outstanding.v, m->fnd.outstanding.n, sizeof(*m->fnd.outstanding.v), cmp_outstanding);
+	if (ts > m->sum.last_ts)
+		m->sum.last_ts = ts;
+	return m->oom ? -ENOMEM : 0;
+}
+
+enum kmt_kind kmt_model_stack_claim(const struct kmt_model *m, uint64_t *ptr)
+{
+	*ptr = m->claim.ptr;
+	return m->claim.kind;
+}
+
+const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)
+{
+	return &m->sum;
+}
+
+#define ACCESSOR(fn, type, field)					\
+	const type *fn(const struct kmt_model *m, size_t *n)		\
+	{								\
+		*n = m->field.n;					\
+		return m->field.v;					\
+	}
+ACCESSOR(kmt_model_sites, struct kmt_site, reg.sites)
+ACCESSOR(kmt_model_page_sites, struct kmt_site, reg.page_sites)
+ACCESSOR(kmt_model_caches, struct kmt_cache, reg.caches)
+ACCESSOR(kmt_model_procs, struct kmt_proc, reg.procs)
+ACCESSOR(kmt_model_misuse, struct kmt_misuse, fnd.misuse)
+ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, fnd.outstanding)
+ACCESSOR(kmt_model_untraced, struct kmt_untraced, fnd.untraced)
+ACCESSOR(kmt_model_gfp, struct kmt_gfp_count, pg.gfp)
+ACCESSOR(kmt_model_vmap_sites, struct kmt_site, vm.vmap_sites)
+ACCESSOR(kmt_model_vmap_sizes, struct kmt_vmap_size, vm.vmap_sizes)
+ACCESSOR(kmt_model_vmap_live, struct kmt_vmap_area, vm.vmap_live)

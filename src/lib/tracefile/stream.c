@@ -1,0 +1,339 @@
+/*
+ * Merging per-CPU record streams by time (include/kmemtrace/tracefile.h).
+ * Each CPU keeps a cursor on its current page and record; a small binary
+ * heap of CPU indices ordered by the head record's timestamp picks the
+ * next one. Memory: one page (or chunk) per CPU. What a CPU's reader
+ * passes over (a damaged chunk or page, a cut end) becomes one marker at
+ * the CPU's last record before it, so that it comes out before anything
+ * the gap may hide.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <kmemtrace/tracefile.h>
+#include "base/kmt-local.h"
+
+struct cpu_cur {
+	struct kmt_cpu_reader *r;
+	struct kmt_page pg;
+	struct kmt_page_iter it;
+	struct kmt_rec head;		/* valid if has_head */
+	bool has_head;
+	bool done;
+	int64_t pending_lost;		/* loss to report before head */
+	bool has_lost;
+	bool truncated;			/* the recording of this CPU stopped early */
+	bool end_marked;		/* its end marker was handed out */
+	struct kmt_skip gap;		/* what the reader passed over since the last record */
+	bool in_gap;
+	bool has_gap;			/* the marker before head is that gap */
+	struct kmt_skip gap_out;	/* the gap handed out last */
+	uint64_t last_ts;		/* of the record handed out last */
+	int cpu;
+	int buffer;
+};
+
+struct kmt_stream {
+	int n;
+	struct cpu_cur *c;
+	int *heap;
+	int heap_n;
+	bool advance;			/* heap[0] was handed out: move it on */
+};
+
+/* Hand out a marker before the next record: a loss, a cut end, a gap. */
+static int marker(struct cpu_cur *c, int64_t lost, uint64_t ts)
+{
+	c->has_lost = true;
+	c->pending_lost = lost;
+	c->head.ts = ts;
+	c->head.data = NULL;
+	c->head.len = 0;
+	c->has_head = true;
+	return 1;
+}
+
+/* One more thing passed over; consecutive ones make one gap. */
+static void add_skip(struct cpu_cur *c, const struct kmt_skip *s)
+{
+	struct kmt_skip *g = &c->gap;
+
+	if (!c->in_gap) {
+		*g = *s;
+		g->buffer = c->buffer;
+		g->cpu = c->cpu;
+		g->ts_from = c->last_ts;
+		c->in_gap = true;
+		return;
+	}
+	g->to = MAX(g->to, s->to);
+	g->chunks += s->chunks;
+	g->pages += s->pages;
+	g->to_end |= s->to_end;
+	g->cut |= s->cut;
+}
+
+/* The gap is over at @ts (UINT64_MAX: the data ends with it): its marker. */
+static int gap_marker(struct cpu_cur *c, uint64_t ts)
+{
+	c->in_gap = false;
+	c->has_gap = true;
+	c->gap.ts_to = ts;
+	c->gap_out = c->gap;
+	return marker(c, -1, c->gap.ts_from);
+}
+
+/* The rest of the current page cannot be walked: passed over. */
+static void page_broken(struct cpu_cur *c, struct kmt_diag *d)
+{
+	struct kmt_skip s = { .pages = 1, .err = d ? d->err : KMT_EFORMAT };
+
+	s.from = s.to = kmt_cpu_reader_offset(c->r);
+	snprintf(s.why, sizeof(s.why), "%s at +%" PRIu64 ": %.120s; the rest of the page is skipped",
+		 kmt_cpu_reader_where(c->r), kmt_cpu_reader_in_chunk(c->r), d ? d->msg : "");
+	add_skip(c, &s);
+}
+
+/* CPU @c's next record or marker after its page ran out; 1 ok, 0 end, < 0 error. */
+static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
+{
+	int ret;
+
+	if (walked < 0)
+		page_broken(c, d);
+	for (;;) {
+		c->pg.base = NULL;
+		ret = kmt_cpu_reader_next(c->r, &c->pg, d);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret < 0) {
+			add_skip(c, kmt_cpu_reader_skipped(c->r));
+			continue;
+		}
+		if (ret == 0 && !c->end_marked && (c->in_gap || c->truncated)) {
+			/* Where a CPU's data stops early, its events go missing. */
+			c->end_marked = true;
+			return c->in_gap ? gap_marker(c, UINT64_MAX) : marker(c, -1, c->last_ts);
+		}
+		if (ret == 0) {
+			c->has_head = false;
+			c->done = true;
+			return 0;
+		}
+		kmt_page_iter_init(&c->it, &c->pg);
+		if (c->in_gap)
+			return gap_marker(c, c->pg.ts);
+		if (c->pg.missed)
+			return marker(c, c->pg.lost, c->pg.ts);
+		ret = kmt_page_next(&c->it, &c->head, d);
+		if (ret > 0) {
+			c->has_head = true;
+			return 1;
+		}
+		if (ret < 0)
+			page_broken(c, d);
+	}
+}
+
+static inline int cur_advance(struct cpu_cur *c, struct kmt_diag *d)
+{
+	int ret = 0;
+
+	if (c->pg.base) {
+		ret = kmt_page_next(&c->it, &c->head, d);
+		if (ret > 0) {
+			c->has_head = true;
+			return 1;
+		}
+	}
+	return cur_advance_slow(c, ret, d);
+}
+
+static inline bool before(const struct kmt_stream *s, int a, int b)
+{
+	uint64_t ta = s->c[a].head.ts, tb = s->c[b].head.ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static inline void sift_down(struct kmt_stream *s, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i, t;
+
+		if (l < s->heap_n && before(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (r < s->heap_n && before(s, s->heap[r], s->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = t;
+		i = m;
+	}
+}
+
+static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
+{
+	int i;
+
+	for (i = 0; i < b->nr_stats; i++)
+		if (b->stats[i].cpu == cpu)
+			return b->stats[i].truncated;
+	return false;
+}
+
+/*
+ * A marker before a CPU's first record (a gap or a cut at the start of its
+ * data) comes at the trace's first record, not at time 0.
+ */
+static void start_markers(struct kmt_stream *s)
+{
+	uint64_t start = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < s->heap_n; i++) {
+		const struct cpu_cur *c = &s->c[s->heap[i]];
+
+		if (!c->has_lost)
+			start = MIN(start, c->head.ts);
+		else if (c->has_gap && c->gap_out.ts_to != UINT64_MAX)
+			start = MIN(start, c->gap_out.ts_to);
+		else if (c->head.ts)
+			start = MIN(start, c->head.ts);
+	}
+	for (i = 0; start != UINT64_MAX && i < s->heap_n; i++) {
+		struct cpu_cur *c = &s->c[s->heap[i]];
+
+		if (c->has_lost && !c->head.ts) {
+			c->head.ts = start;
+			if (c->has_gap)
+				c->gap_out.ts_from = start;
+		}
+	}
+}
+
+struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
+					   struct kmt_diag *d)
+{
+	struct kmt_stream *s;
+	int i, j, ret;
+
+	for (j = 0, i = 0; j < nr; j++) {
+		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
+
+		if (!b) {
+			kmt_diag_set(d, -EINVAL, "no buffer #%d", buffers[j]);
+			return NULL;
+		}
+		i += b->nr_cpus;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	s->c = calloc((size_t)i + 1, sizeof(*s->c));
+	s->heap = calloc((size_t)i + 1, sizeof(*s->heap));
+	if (!s->c || !s->heap)
+		goto nomem;
+	for (j = 0; j < nr; j++) {
+		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
+
+		for (i = 0; i < b->nr_cpus; i++) {
+			struct cpu_cur *c = &s->c[s->n++];
+
+			c->cpu = b->cpus[i].cpu;
+			c->buffer = buffers[j];
+			c->truncated = cpu_truncated(b, c->cpu);
+			ret = kmt_cpu_reader_open(&c->r, f, buffers[j], i, d);
+			if (ret)
+				goto fail;
+			ret = cur_advance(c, d);
+			if (ret < 0)
+				goto fail;
+			if (ret > 0)
+				s->heap[s->heap_n++] = s->n - 1;
+		}
+	}
+	start_markers(s);
+	for (i = s->heap_n / 2 - 1; i >= 0; i--)
+		sift_down(s, i);
+	return s;
+nomem:
+	kmt_diag_set(d, -ENOMEM, "out of memory");
+fail:
+	kmt_stream_close(s);
+	return NULL;
+}
+
+int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d)
+{
+	struct cpu_cur *c;
+	int ret;
+
+	/*
+	 * Advance the CPU handed out last time only now: its record points into
+	 * a page (or chunk buffer) that moving on may overwrite.
+	 */
+	if (s->advance && s->heap_n) {
+		s->advance = false;
+		ret = cur_advance(&s->c[s->heap[0]], d);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			s->heap[0] = s->heap[--s->heap_n];
+		sift_down(s, 0);
+	}
+	if (!s->heap_n)
+		return 0;
+	c = &s->c[s->heap[0]];
+	out->cpu = c->cpu;
+	out->buffer = c->buffer;
+	out->idx = s->heap[0];
+	out->rec = c->head;
+	out->lost_marker = c->has_lost;
+	out->lost = c->has_lost ? c->pending_lost : 0;
+	out->truncated = c->has_lost && c->end_marked;
+	out->skip = c->has_lost && c->has_gap ? &c->gap_out : NULL;
+	if (c->has_lost) {
+		/* The page's first record is still to come: no advance. */
+		c->has_lost = false;
+		c->has_gap = false;
+		c->has_head = false;
+		ret = cur_advance(c, d);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			s->heap[0] = s->heap[--s->heap_n];
+		sift_down(s, 0);
+		return 1;
+	}
+	c->last_ts = c->head.ts;
+	s->advance = true;
+	return 1;
+}
+
+struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d)
+{
+	return kmt_stream_open_buffers(f, &buffer, 1, d);
+}
+
+uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx)
+{
+	return kmt_cpu_reader_offset(s->c[idx].r);
+}
+
+void kmt_stream_close(struct kmt_stream *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; s->c && i < s->n; i++)
+		kmt_cpu_reader_close(s->c[i].r);
+	free(s->c);
+	free(s->heap);
+	free(s);
+}

@@ -1,0 +1,324 @@
+/*
+ * Private tracefs instances (include/kmemtrace/tracefs.h): created,
+ * written, read and removed by name; those of dead recorders found, with
+ * the spool each was noted for (a symlink in KMT_INSTANCE_NOTES).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <kmemtrace/tracefs.h>
+#include <kmemtrace/tracefile.h>
+#include "base/kmt-local.h"
+
+int kmt_instance_create(struct kmt_instance *in, const char *root, const char *name,
+			struct kmt_diag *d)
+{
+	memset(in, 0, sizeof(*in));
+	snprintf(in->root, sizeof(in->root), "%s", root);
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	snprintf(in->path, sizeof(in->path), "%s/instances/%s", root, name);
+	if (mkdir(in->path, 0750)) {
+		int err = -errno;
+
+		return kmt_diag_set(d, err, "cannot create tracefs instance %s: %s", in->path,
+				    strerror(-err));
+	}
+	in->created = true;
+	return 0;
+}
+
+/* The last @lines lines of @buf, in place. */
+static char *tail_lines(char *buf, int lines)
+{
+	char *p = buf + strlen(buf);
+
+	while (p > buf && p[-1] == '\n')
+		*--p = '\0';
+	while (p > buf && lines) {
+		p--;
+		if (*p == '\n' && !--lines)
+			return p + 1;
+	}
+	return buf;
+}
+
+int kmt_instance_write(const struct kmt_instance *in, const char *rel, const char *val,
+		       struct kmt_diag *d)
+{
+	char path[640], log[4096] = "";
+	const char *why = "";
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
+	ret = write_str_file(path, val);
+	if (!ret)
+		return 0;
+	/* The kernel explains rejected filters and triggers in error_log. */
+	if (ret == -EINVAL && kmt_instance_read(in, "error_log", log, sizeof(log)) > 0)
+		why = tail_lines(log, 3);
+	return kmt_diag_set(d, ret, "cannot write '%s' to %s: %s%s%s", val, path,
+			    strerror(-ret), *why ? "\n" : "", why);
+}
+
+int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len)
+{
+	char path[640];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+bool kmt_instance_has(const struct kmt_instance *in, const char *rel)
+{
+	char path[640];
+
+	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
+	return access(path, F_OK) == 0;
+}
+
+/* The note of instance @name, for its spool. */
+static void note_path(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", KMT_INSTANCE_NOTES, name);
+}
+
+int kmt_instance_note_spool(const struct kmt_instance *in, const char *spool_dir)
+{
+	char *abs = realpath(spool_dir, NULL), path[512];
+	int ret = 0;
+
+	if (!abs)
+		return -errno;
+	note_path(in->name, path, sizeof(path));
+	if (mkdir(KMT_INSTANCE_NOTES, 0700) && errno != EEXIST)
+		ret = -errno;
+	if (!ret && unlink(path) && errno != ENOENT)
+		ret = -errno;
+	if (!ret && symlink(abs, path))
+		ret = -errno;
+	free(abs);
+	return ret;
+}
+
+int kmt_instance_noted_spool(const char *name, char *buf, size_t len)
+{
+	char path[512];
+	ssize_t n;
+
+	note_path(name, path, sizeof(path));
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static void forget_note(const char *name)
+{
+	char path[512];
+
+	note_path(name, path, sizeof(path));
+	unlink(path);
+}
+
+/* rmdir @path (instance @name), which stops its tracing first; its note goes with it. */
+static int remove_path(const char *path, const char *name)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	char on[512];
+	int i;
+
+	snprintf(on, sizeof(on), "%s/tracing_on", path);
+	write_str_file(on, "0");
+	snprintf(on, sizeof(on), "%s/events/enable", path);
+	write_str_file(on, "0");
+	for (i = 0; i < 100; i++) {
+		if (!rmdir(path) || errno == ENOENT) {
+			forget_note(name);
+			return 0;
+		}
+		if (errno != EBUSY)
+			return -errno;
+		nanosleep(&ts, NULL);
+	}
+	return -EBUSY;
+}
+
+int kmt_instance_remove(struct kmt_instance *in)
+{
+	int ret;
+
+	if (!in->created)
+		return 0;
+	ret = remove_path(in->path, in->name);
+	if (!ret)
+		in->created = false;
+	return ret;
+}
+
+/* Is @pid a live process that is kmemtrace (not a recycled pid, not this one)? */
+static bool live_kmemtrace(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	int fd;
+	ssize_t n;
+
+	if (pid == getpid() || (kill(pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = '\0';
+	return !strncmp(comm, "kmemtrace", 9);
+}
+
+bool kmt_instance_stale(const char *name)
+{
+	size_t plen = strlen(KMT_INSTANCE_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, KMT_INSTANCE_PREFIX, plen))
+		return false;
+	pid = strtol(name + plen, &end, 10);
+	/* Names are kmemtrace-PID or kmemtrace-PID-TAG. */
+	if (pid <= 0 || pid > INT32_MAX || (*end && *end != '-'))
+		return false;
+	return !live_kmemtrace((pid_t)pid);
+}
+
+int kmt_instance_attach(struct kmt_instance *in, const char *root, const char *name)
+{
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	snprintf(in->root, sizeof(in->root), "%s", root);
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	snprintf(in->path, sizeof(in->path), "%s/instances/%s", root, name);
+	if (stat(in->path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	in->created = true;
+	return 0;
+}
+
+int kmt_instance_open(const char *path, const char *rel, int flags, struct kmt_diag *d)
+{
+	char full[640];
+	int fd;
+
+	snprintf(full, sizeof(full), "%s/%s", path, rel);
+	fd = open(full, flags | O_CLOEXEC);
+	if (fd < 0)
+		return kmt_diag_set(d, -errno, "cannot open %s: %s", full, strerror(errno));
+	return fd;
+}
+
+int kmt_instance_open_cpu(const char *path, int cpu, const char *rel, int flags, struct kmt_diag *d)
+{
+	char cpu_rel[128];
+
+	snprintf(cpu_rel, sizeof(cpu_rel), "per_cpu/cpu%d/%s", cpu, rel);
+	return kmt_instance_open(path, cpu_rel, flags, d);
+}
+
+int kmt_instance_read_cpu(const struct kmt_instance *in, int cpu, const char *rel, char *buf, size_t len)
+{
+	char cpu_rel[128];
+
+	snprintf(cpu_rel, sizeof(cpu_rel), "per_cpu/cpu%d/%s", cpu, rel);
+	return kmt_instance_read(in, cpu_rel, buf, len);
+}
+
+int kmt_instance_stat(const struct kmt_instance *in, int cpu, struct kmt_cpustat *st)
+{
+	char buf[2048];
+	int n;
+
+	n = kmt_instance_read_cpu(in, cpu, "stats", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	kmt_cpustat_parse(st, buf, (size_t)n);
+	return 0;
+}
+
+uint64_t kmt_instance_unread(const struct kmt_instance *in)
+{
+	char dir[512];
+	struct dirent *de;
+	struct kmt_cpustat st;
+	uint64_t sum = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/per_cpu", in->path);
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp))) {
+		if (!strncmp(de->d_name, "cpu", 3) &&
+		    !kmt_instance_stat(in, atoi(de->d_name + 3), &st))
+			sum += st.entries;
+	}
+	if (dp)
+		closedir(dp);
+	return sum;
+}
+
+/* Notes of instances that are gone (removed by a kmemtrace without notes, or by hand). */
+static void forget_gone_notes(const char *root)
+{
+	char path[768];
+	struct dirent *de;
+	DIR *dp = opendir(KMT_INSTANCE_NOTES);
+
+	while (dp && (de = readdir(dp))) {
+		if (!kmt_instance_stale(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", root, de->d_name);
+		if (access(path, F_OK) && errno == ENOENT)
+			forget_note(de->d_name);
+	}
+	if (dp)
+		closedir(dp);
+}
+
+int kmt_instance_find_stale(const char *root, char (*names)[64], int max)
+{
+	char dir[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/instances", root);
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	while ((de = readdir(dp)) && n < max) {
+		if (strlen(de->d_name) < 64 && kmt_instance_stale(de->d_name))
+			snprintf(names[n++], 64, "%s", de->d_name);
+	}
+	closedir(dp);
+	forget_gone_notes(root);
+	return n;
+}

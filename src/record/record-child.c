@@ -1,0 +1,154 @@
+/*
+ * The command kmemtrace record runs: forked before tracing is set up, held
+ * on a pipe until the recorder is ready, then exec'd directly (no shell).
+ * An exec failure comes back on a close-on-exec pipe as an errno.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "record.h"
+
+/* Who to run the command as: --user, else the user sudo was run by. */
+static int lookup_user(const char *user, uid_t *uid, gid_t *gid, const char **name)
+{
+	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
+	struct passwd *pw;
+
+	if (user) {
+		char *end;
+		long v = strtol(user, &end, 10);
+
+		pw = *end ? getpwnam(user) : getpwuid((uid_t)v);
+		if (!pw)
+			return -ENOENT;
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		*name = pw->pw_name;
+		return 1;
+	}
+	if (getuid() != 0 || !su || !sg)
+		return 0;
+	*uid = (uid_t)strtoul(su, NULL, 10);
+	*gid = (gid_t)strtoul(sg, NULL, 10);
+	pw = getpwuid(*uid);
+	*name = pw ? pw->pw_name : NULL;
+	return *uid != 0;
+}
+
+static void drop_privileges(uid_t uid, gid_t gid, const char *name)
+{
+	static const char msg[] = "kmemtrace record: cannot drop privileges for the command\n";
+
+	if ((name ? initgroups(name, gid) : setgroups(0, NULL)) || setgid(gid) || setuid(uid)) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			_exit(126);
+		_exit(126);
+	}
+}
+
+int child_spawn(struct child *c, char **argv, const char *user)
+{
+	int go[2], ep[2], drop;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	const char *name = NULL;
+	sigset_t none;
+
+	c->pid = -1;
+	c->go_fd = c->err_fd = -1;
+	c->released = c->exited = false;
+	drop = lookup_user(user, &uid, &gid, &name);
+	if (drop < 0) {
+		error("no such user '%s'", user);
+		return -ESRCH;		/* said already */
+	}
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0) {
+		int err = -errno;
+
+		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
+		return err;
+	}
+	if (c->pid == 0) {
+		char x;
+		int e;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
+		close(go[1]);
+		close(ep[0]);
+		if (read(go[0], &x, 1) != 1)
+			_exit(127);	/* the recorder gave up */
+		if (drop > 0)
+			drop_privileges(uid, gid, name);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	c->go_fd = go[1];
+	c->err_fd = ep[0];
+	return 0;
+}
+
+int child_release(struct child *c)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		e = errno;
+	close(c->go_fd);
+	c->go_fd = -1;
+	c->released = true;
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	return n == (ssize_t)sizeof(e) ? -e : 0;
+}
+
+void child_abort(struct child *c)
+{
+	if (c->pid <= 0 || c->exited)
+		return;
+	if (c->go_fd >= 0) {
+		close(c->go_fd);	/* it reads EOF and exits */
+		c->go_fd = -1;
+	}
+	if (c->err_fd >= 0) {
+		close(c->err_fd);
+		c->err_fd = -1;
+	}
+	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+		;
+	c->exited = true;
+}
+
+int child_exit_code(const struct child *c)
+{
+	if (!c->exited)
+		return 0;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return 1;
+}

@@ -1,0 +1,175 @@
+/*
+ * kmemtrace record and watch, shared between their files: the running
+ * recording's state and life (recording.c), the child command, and what is
+ * printed while and after recording.
+ */
+#ifndef KMT_RECORD_H
+#define KMT_RECORD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <poll.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <kmemtrace/capture.h>
+#include <kmemtrace/tracefs.h>
+#include "util/opt.h"
+
+
+struct rec_opts {
+	const char *output;
+	char *events_spec;		/* -e, comma-joined; NULL: defaults */
+	pid_t pids[64];
+	int nr_pids;
+	bool follow;			/* -F: only the command and its children */
+	unsigned int buffer_kb;
+	unsigned int buffer_percent;
+	double duration;		/* -d, 0: none */
+	bool stack;
+	unsigned int stack_sample;	/* --stack-sample N: 1 in N; 0 or 1: every */
+	const char *filter;
+	bool compress;
+	int level;
+	int rt_prio;
+	size_t hold_mb;			/* -m */
+	bool quiet;
+	bool status;			/* status line (stderr is a terminal) */
+	char **argv;			/* -- COMMAND */
+	const char *user;		/* --user */
+	char *const *cmdline;		/* kmemtrace's own arguments, from the subcommand on */
+	int cmdline_n;
+	/*
+	 * Live (kmemtrace top): pages go to memory (live.h), for the hooks to
+	 * take, instead of the recorder's spool; with no output there is no
+	 * spool and no file at all.
+	 */
+	bool live;
+	unsigned int live_period_ms;
+	size_t live_max_bytes;
+	size_t live_prefault;		/* per CPU: memory faulted in before tracing */
+};
+
+struct child {
+	pid_t pid;			/* -1: none */
+	int go_fd;			/* write to let it exec */
+	int err_fd;			/* exec errno, or EOF on success */
+	bool released, exited;
+	int status;
+};
+
+struct rec {
+	struct rec_opts o;
+	const char *clock;		/* trace clock (default "local") */
+	const struct kmt_event_filter *event_filters;	/* per-event filters */
+	int nr_event_filters;
+	char root[256];
+	char spool_dir[4096];		/* OUTPUT.spool */
+	struct kmt_spool *spool;
+	int cpus[KMT_MAX_CPUS];
+	int nr_cpus;
+	struct kmt_events events;
+	struct kmt_instance in;
+	struct kmt_recorder *r;
+	struct kmt_live *live;		/* instead of @r, with o.live */
+	struct kmt_sampler *sampler;	/* --stack-sample: stacks on in slices of time */
+	struct kmt_sampler_stats sampled;	/* what it did, once stopped */
+	struct child child;
+	int sigfd;
+	bool tracing;
+	struct timespec t0;
+	double elapsed;
+	int capture_err;
+	char capture_why[512];
+	pthread_t rm_th;		/* shrinking the ring buffers, then removing the
+				   instance, while the file is written */
+	bool rm_started;
+};
+
+/*
+ * What kmemtrace watch and top add to a recording. @start runs once the
+ * instance records, before the command is released; @stop runs exactly
+ * once after a successful @start, on every path, before the instance goes;
+ * @fds and @ready join the wait loop (@ready returning 1 ends the
+ * recording); @drained runs once capture has stopped, before the file is
+ * written; @done after it is (with NULL when there is no file).
+ */
+#define REC_HOOK_FDS 300
+struct rec_hooks {
+	int (*start)(struct rec *rc, void *arg, struct kmt_diag *d);
+	int (*fds)(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms);
+	int (*ready)(struct rec *rc, void *arg, const struct pollfd *pf, int n);
+	void (*stop)(struct rec *rc, void *arg);
+	void (*done)(struct rec *rc, void *arg, const struct kmt_finalize_result *res);
+	/* Live: the capture has stopped and the instance is going; the last pages wait. */
+	void (*drained)(struct rec *rc, void *arg);
+	void *arg;
+};
+
+/* recording.c */
+/* Defaults: kmemtrace.dat, 64 MiB per CPU, zstd 1, SCHED_FIFO 1, hold 1/8 of RAM. */
+void rec_opts_defaults(struct rec_opts *o);
+/*
+ * The recording options, one group for record, top and watch:
+ * OPT_GROUP_AT(recording_group, struct x, o, REC_..., NULL) where o points
+ * to the struct rec_opts. Their defaults are the group's.
+ */
+enum { REC_PID = 1, REC_FOLLOW = 2, REC_DURATION = 4, REC_BUFFER = 8, REC_PERCENT = 16,
+       REC_FILTER = 32, REC_RTPRIO = 64, REC_USER = 128 };
+extern const struct opt_group recording_group;
+/*
+ * Add "PID[,PID]" to @o's pids; -1 if malformed or too many, -ESRCH if a
+ * process does not exist.
+ */
+int rec_add_pids(struct rec_opts *o, const char *arg);
+struct cmd_help;
+/* The same for an option parser: -1 to go on, or the exit code after saying why. */
+int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg);
+/*
+ * Find tracefs, move dead recorders' instances into their spools and
+ * remove them, expand the events, create the spool.
+ */
+int rec_prepare(struct rec *rc, struct kmt_diag *d);
+/* The whole recording, from rec_prepare() to the file; returns the exit code. */
+int rec_run(struct rec *rc, const struct rec_hooks *h);
+/*
+ * Turn @spool into the trace file, remove it, and print the summary. The
+ * handle is consumed: on failure the files stay, for --recover.
+ */
+int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
+		 const struct rec_hooks *h);
+double rec_now_since(const struct timespec *t0);
+
+/* record-child.c */
+int child_spawn(struct child *c, char **argv, const char *user);
+int child_release(struct child *c);	/* 0, or -errno if exec failed */
+void child_abort(struct child *c);	/* never released: let it exit, reap it */
+int child_exit_code(const struct child *c);
+
+/* record-ui.c */
+/* Whose events are recorded: "system-wide (-F: only make and its children)", into @buf. */
+const char *ui_scope(const struct rec_opts *o, char *buf, size_t len);
+void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
+	       const struct kmt_recorder *r, const char *scope, double elapsed);
+void ui_status_clear(void);
+void ui_progress(void *arg, uint64_t done, uint64_t total);
+void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
+		const struct kmt_sampler_stats *sampled, double elapsed, const char *output, bool recovered);
+/* What became of a dead recorder's instance (with @quiet, only losses and leftovers). */
+void ui_stale(const struct kmt_stale *st, bool quiet);
+/* What --recover took from the recording's instance. */
+void ui_took(const struct kmt_recover_result *rr, bool quiet);
+int ui_list(const char *root, bool verbose);
+
+struct kmt_hwbp_probe;
+/*
+ * Do hardware watchpoints fire on every online CPU (kmt_hwbp_probe)? For
+ * the tests, after git's GIT_TEST_*: KMT_TEST_HWBP=decoy makes the probe
+ * watch a word nobody writes, so the refusal can be tested on any machine;
+ * KMT_TEST_HWBP=skip lets kmemtrace watch run without the probe (set-up,
+ * signals and clean-up on machines where watchpoints never fire).
+ */
+int hwbp_check(struct kmt_hwbp_probe *res, struct kmt_diag *d);
+
+#endif

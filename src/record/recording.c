@@ -1,0 +1,627 @@
+/*
+ * A recording's life, shared by kmemtrace record and kmemtrace watch:
+ * fork the command (held) -> private instance, events, filters -> metadata
+ * into the spool -> per-CPU capture threads -> tracing on, command
+ * released -> wait (signals, command exit, -d, a capture error, or a hook
+ * saying so) -> tracing off, drain, stats -> instance removed -> spool
+ * finalised into the trace file. Every exit path after the instance exists
+ * goes through rec_teardown(), so the kernel is left as it was found.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <kmemtrace/tracefile.h>
+
+#include "util/util.h"
+#include "util/opt.h"
+#include "record.h"
+
+/* 1/8 of the machine's memory, at most 4 GiB. */
+static size_t default_hold_mb(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	size_t mb = pages > 0 && psize > 0 ? (size_t)pages / 8 * (size_t)psize >> 20 : 256;
+
+	return MIN(mb, (size_t)4096);
+}
+
+int rec_add_pids(struct rec_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v <= 0 || v > INT32_MAX || o->nr_pids >= 64) {
+			free(copy);
+			return -1;
+		}
+		if (kill((pid_t)v, 0) && errno == ESRCH) {
+			free(copy);
+			return -ESRCH;
+		}
+		o->pids[o->nr_pids++] = (pid_t)v;
+	}
+	free(copy);
+	return 0;
+}
+
+int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg)
+{
+	switch (rec_add_pids(o, arg)) {
+	case 0:
+		return -1;
+	case -ESRCH:
+		return error("-p %s: no such process", arg);
+	default:
+		return usage_error(h, "bad pid list '%s'", arg);
+	}
+}
+
+void rec_opts_defaults(struct rec_opts *o)
+{
+	o->output = "kmemtrace.dat";
+	o->compress = true;
+	o->level = 1;
+	o->hold_mb = default_hold_mb();
+}
+
+static int recording_opt(const struct cmd_help *h, void *values, int id, const char *value)
+{
+	struct rec_opts *o = values;
+
+	switch (id) {
+	case 'p':
+		return rec_opt_pids(h, o, value);
+	case 'd':
+		if (!parse_duration(value, &o->duration) || o->duration <= 0)
+			return usage_error(h, "bad duration '%s'", value);
+		break;
+	}
+	return -1;
+}
+
+/* In the order of the REC_ bits. */
+static const struct opt recording_opts[] = {
+	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children" },
+	{ 'F', 'F', "follow", NULL, "only COMMAND and its children", .type = OT_FLAG,
+	  .off = offsetof(struct rec_opts, follow) },
+	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
+	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU", .type = OT_UINT, .min = 4, .max = 64 << 20,
+	  .what = "buffer size", .def = "65536", .off = offsetof(struct rec_opts, buffer_kb) },
+	{ 0x1101, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\nthis full",
+	  .type = OT_UINT, .min = 0, .max = 100, .what = "buffer percent", .def = "25",
+	  .off = offsetof(struct rec_opts, buffer_percent) },
+	{ 0x1102, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
+	  "the events that have its fields", .type = OT_STR, .off = offsetof(struct rec_opts, filter) },
+	{ 0x1103, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority; 0: ordinary\nscheduling",
+	  .type = OT_INT, .min = 0, .max = 99, .what = "priority", .def = "1",
+	  .off = offsetof(struct rec_opts, rt_prio) },
+	{ 0x1104, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)",
+	  .type = OT_STR, .off = offsetof(struct rec_opts, user) },
+	{ 0 },
+};
+
+const struct opt_group recording_group = { recording_opts, recording_opt };
+
+double rec_now_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void *remove_main(void *arg)
+{
+	struct rec *rc = arg;
+
+	kmt_instance_remove(&rc->in);	/* on failure, rec_teardown() tries again and says why */
+	return NULL;
+}
+
+/* The instance goes on a thread (the kernel freeing the ring buffers, ~0.1 s). */
+static void remove_async(struct rec *rc)
+{
+	if (rc->rm_started) {	/* its ring buffers were being shrunk */
+		pthread_join(rc->rm_th, NULL);
+		rc->rm_started = false;
+	}
+	if (rc->in.created && !pthread_create(&rc->rm_th, NULL, remove_main, rc))
+		rc->rm_started = true;
+}
+
+static void *shrink_main(void *arg)
+{
+	struct rec *rc = arg;
+
+	kmt_instance_write(&rc->in, "buffer_size_kb", "4", NULL);
+	return NULL;
+}
+
+/*
+ * Tracing is off and the held pages are out of the ring buffers (a page
+ * spliced into a pipe is the pipe's): the buffers can be freed while
+ * the file is written, leaving the instance's removal little to do.
+ */
+static void shrink_async(struct rec *rc)
+{
+	if (rc->in.created && !rc->rm_started && !pthread_create(&rc->rm_th, NULL, shrink_main, rc))
+		rc->rm_started = true;
+}
+
+/*
+ * Stop tracing, drain the buffers, keep the stats, remove the instance.
+ * With @async and a spool, the pages the recorder holds in memory stay
+ * there for rec_finalize() to read, and the instance stays while they do
+ * (a held page goes back to its ring buffer when read; the buffer must
+ * still be there): rec_released() frees the recorder and removes the instance on
+ * a thread while the rest of the file is written. The next call waits for
+ * that thread, and drains and removes whatever is left.
+ */
+static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
+{
+	struct kmt_diag dd = { 0 };
+	int ret = 0, err;
+
+	if (rc->rm_started) {
+		pthread_join(rc->rm_th, NULL);
+		rc->rm_started = false;
+	}
+
+	if (rc->sampler) {
+		kmt_sampler_stop(rc->sampler, &rc->sampled);
+		kmt_sampler_free(rc->sampler);
+		rc->sampler = NULL;
+	}
+	if (rc->tracing) {
+		kmt_session_tracing(&rc->in, false, &dd);
+		rc->tracing = false;
+	}
+	if (rc->live) {
+		err = kmt_live_stop(rc->live, &dd);
+		if (err) {
+			rc->capture_err = err;
+			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
+		}
+		/* The pages still queued are the hooks' to take (drained). */
+		if (rc->spool && rc->in.created)
+			kmt_session_save_stats(&rc->in, rc->spool, KMT_SPOOL_MAIN, rc->cpus, rc->nr_cpus,
+					       &dd);
+	}
+	if (rc->r) {
+		bool keep = async && rc->spool;
+
+		err = keep ? kmt_recorder_halt(rc->r, &dd) : kmt_recorder_stop(rc->r, &dd);
+		if (err) {
+			rc->capture_err = err;
+			snprintf(rc->capture_why, sizeof(rc->capture_why), "%s", dd.msg);
+		}
+		if (err == -ENOSPC)
+			kmt_spool_unreserve(rc->spool);	/* the disk is full: the room is needed now */
+		if (rc->in.created)
+			kmt_session_save_stats(&rc->in, rc->spool, KMT_SPOOL_MAIN, rc->cpus, rc->nr_cpus,
+					       &dd);
+		if (keep) {
+			shrink_async(rc);
+			return 0;
+		}
+		kmt_recorder_free(rc->r);
+		rc->r = NULL;
+	}
+	if (async)
+		remove_async(rc);
+	if (!rc->rm_started && rc->in.created) {	/* created: the remover thread's once started */
+		err = kmt_instance_remove(&rc->in);
+		if (err)
+			ret = kmt_diag_set(d, err, "cannot remove tracefs instance %s: %s",
+					   rc->in.path, strerror(-err));
+	}
+	return ret;
+}
+
+/* "kmemtrace record -F -- ./app 'a b'": how the recording was asked for. */
+static void describe_command(const struct rec_opts *o, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "kmemtrace");
+	int i;
+
+	for (i = 0; i < o->cmdline_n && n < len; i++) {
+		const char *a = o->cmdline[i];
+		bool plain = *a && !a[strcspn(a, " \t\n'\"\\$`*?[]{}()<>|&;!#~")];
+
+		n += (size_t)snprintf(buf + n, len - n, plain ? " %s" : " '%s'", a);
+	}
+	if (n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* What is recorded and how, for kmemtrace info. */
+static void describe_settings(const struct rec *rc, const struct kmt_session_opts *so, char *buf,
+			      size_t len)
+{
+	char who[160], stacks[40];
+
+	if (rc->o.stack && rc->o.stack_sample > 1)
+		snprintf(stacks, sizeof(stacks), "1 in %u" KMT_RECINFO_SLICES, rc->o.stack_sample);
+	else
+		snprintf(stacks, sizeof(stacks), "%s", rc->o.stack ? "yes" : "no");
+	ui_scope(&rc->o, who, sizeof(who));
+	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; clock %s; stacks %s; filter %s",
+		 rc->events.n, who, rc->o.buffer_kb, so->clock, stacks,
+		 rc->o.filter ? rc->o.filter : "none");
+}
+
+static int rec_setup(struct rec *rc, struct kmt_diag *d)
+{
+	struct kmt_session_opts so = {
+		.events = &rc->events,
+		.pids = rc->o.nr_pids ? rc->o.pids : rc->o.follow ? &rc->child.pid : NULL,
+		.nr_pids = rc->o.nr_pids ? rc->o.nr_pids : rc->o.follow ? 1 : 0,
+		.filter = rc->o.filter,
+		.stack = rc->o.stack,
+		.stack_sample = rc->o.stack_sample,
+		.buffer_kb = rc->o.buffer_kb,
+		.buffer_percent = rc->o.buffer_percent,
+		.clock = rc->clock ? rc->clock : "local",
+		.event_filters = rc->event_filters, .nr_event_filters = rc->nr_event_filters,
+	};
+	struct kmt_recorder_opts ro = {
+		.spool = rc->spool, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+		.subbuf_size = (uint32_t)sysconf(_SC_PAGESIZE), .rt_prio = rc->o.rt_prio,
+		.hold_bytes = rc->o.hold_mb << 20,
+		/* -m 0: what is recorded reaches the spool within half a second. */
+		.sync_ms = rc->o.hold_mb ? 0 : 500,
+	};
+	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
+	char name[64], notes[2048], sub[32];
+	pid_t tids[KMT_MAX_CPUS + 2];
+	int n, ret;
+
+	if (!meta)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+
+	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
+	ret = kmt_instance_create(&rc->in, rc->root, name, d);
+	/* Killed, this recorder leaves its events to the spool noted here. */
+	if (!ret && rc->spool && (n = kmt_instance_note_spool(&rc->in, kmt_spool_dir(rc->spool))) &&
+	    !rc->o.quiet)
+		fprintf(stderr, "%s: note: cannot note the spool in %s (%s): if this recorder is killed, "
+			"a new one cannot save what its instance holds\n", cmd_name, KMT_INSTANCE_NOTES,
+			strerror(-n));
+	ret = ret ?: kmt_session_configure(&rc->in, &so, notes, sizeof(notes), d);
+	if (ret) {
+		free(meta);
+		return ret;
+	}
+	if (*notes && !rc->o.quiet)
+		fprintf(stderr, "%s: note: %s", cmd_name, notes);
+	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
+		ro.subbuf_size = (uint32_t)strtoul(sub, NULL, 10) * 1024;
+	meta->partial = kmt_session_partial(rc->root, &so);
+	describe_command(&rc->o, meta->command, sizeof(meta->command));
+	describe_settings(rc, &so, meta->settings, sizeof(meta->settings));
+	meta->subbuf_size = ro.subbuf_size;
+	meta->nr_cpus = rc->nr_cpus;
+	memcpy(meta->cpus, rc->cpus, (size_t)rc->nr_cpus * sizeof(*rc->cpus));
+	ret = rc->spool ? kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d) : 0;
+	free(meta);
+	if (ret)
+		return ret;
+	/* Room to finalise on a full disk: the compressed metadata and a chunk. */
+	if (rc->spool)
+		ret = kmt_spool_reserve(rc->spool, (2u << 20) + kmt_spool_size(rc->spool, KMT_SPOOL_KALLSYMS) / 4, d);
+	if (ret)
+		return ret;
+	ro.instance_path = rc->in.path;
+	tids[0] = (pid_t)gettid();
+	if (rc->o.live) {
+		struct kmt_live_opts lo = {
+			.instance_path = rc->in.path, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+			.subbuf_size = ro.subbuf_size, .rt_prio = rc->o.rt_prio,
+			.period_ms = rc->o.live_period_ms, .max_bytes = rc->o.live_max_bytes,
+			.prefault_bytes = rc->o.live_prefault * (size_t)rc->nr_cpus,
+		};
+
+		rc->live = kmt_live_start(&lo, d);
+		if (!rc->live)
+			return d->err ? d->err : -EIO;
+		n = kmt_live_tids(rc->live, tids + 1, KMT_MAX_CPUS);
+	} else {
+		rc->r = kmt_recorder_start(&ro, d);
+		if (!rc->r)
+			return d->err ? d->err : -EIO;
+		n = kmt_recorder_tids(rc->r, tids + 1, KMT_MAX_CPUS);
+	}
+	if (rc->o.stack && rc->o.stack_sample > 1) {
+		struct kmt_sampler_opts sm = {
+			.instance_path = rc->in.path, .cpus = rc->cpus, .nr_cpus = rc->nr_cpus,
+			.one_in = rc->o.stack_sample, .rt_prio = rc->o.rt_prio,
+		};
+
+		rc->sampler = kmt_sampler_start(&sm, d);
+		if (!rc->sampler)
+			return d->err ? d->err : -EIO;
+		tids[++n] = kmt_sampler_tid(rc->sampler);
+	}
+	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
+	if (ret)
+		return ret;
+	ret = kmt_session_tracing(&rc->in, true, d);
+	rc->tracing = !ret;
+	return ret;
+}
+
+/* Wait for the end: the command, a signal, -d, a capture error, or the hook. */
+static int rec_wait(struct rec *rc, const struct rec_hooks *h)
+{
+	int errfd = rc->live ? kmt_live_error_fd(rc->live) : kmt_recorder_error_fd(rc->r), stop_sig = 0;
+	double shown = -1;
+	char scope[160];
+
+	ui_scope(&rc->o, scope, sizeof(scope));
+	for (;;) {
+		struct pollfd pf[2 + REC_HOOK_FDS] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
+		double el = rec_now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
+		int timeout = (int)(MIN(left, 1.0) * 1000) + 1, n = 2, ht = -1;
+
+		if (rc->o.duration && left <= 0)
+			break;
+		if (h && h->fds)
+			n += h->fds(rc, h->arg, pf + 2, REC_HOOK_FDS, &ht);
+		if (ht >= 0 && ht < timeout)
+			timeout = ht;
+		if (rc->o.status && rc->r && el - shown >= 1.0) {
+			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, scope, el);
+			shown = el;
+		}
+		if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents)
+			break;		/* a capture thread failed: stop */
+		if (h && h->ready && h->ready(rc, h->arg, pf + 2, n - 2))
+			break;
+		if (pf[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(rc->sigfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo != SIGCHLD) {
+				stop_sig = (int)si.ssi_signo;
+				break;
+			}
+			if (rc->child.pid > 0 && waitpid(rc->child.pid, &rc->child.status, WNOHANG) == rc->child.pid) {
+				rc->child.exited = true;
+				break;
+			}
+		}
+	}
+	if (rc->o.status)
+		ui_status_clear();
+	return stop_sig;
+}
+
+/* Every held page is read: the recorder and then the instance can go. */
+static void rec_released(void *arg)
+{
+	struct rec *rc = arg;
+
+	kmt_recorder_free(rc->r);
+	rc->r = NULL;
+	remove_async(rc);
+}
+
+/*
+ * The file could not be written: what the recorder still holds goes to
+ * the spool for --recover, and the spool says what is missing from it.
+ */
+static void rec_keep_rest(struct rec *rc, struct kmt_spool *spool, uint64_t lost)
+{
+	struct kmt_diag d = { 0 };
+	char why[200];
+
+	if (rc->r) {
+		if (kmt_recorder_stop(rc->r, &d))
+			error("the pages still held are not all in the spool: %s", d.msg);
+		kmt_recorder_free(rc->r);
+		rc->r = NULL;
+	}
+	if (lost) {
+		snprintf(why, sizeof(why), "%.1f MiB of pages were read and freed when "
+			 "writing the file failed, and are not in the spool", (double)lost / 1048576);
+		kmt_spool_set_truncated(spool, why, &d);
+		error("%s", why);
+	}
+}
+
+int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
+		 const struct rec_hooks *h)
+{
+	struct kmt_finalize_opts fo = {
+		.zalg = rc->o.compress ? KMT_Z_ZSTD : KMT_Z_NONE, .level = rc->o.level,
+		.chunk_pages = 64, .recovered = recovered, .punch = rc->capture_err == -ENOSPC,
+		.progress = rc->o.status ? ui_progress : NULL, .progress_arg = (void *)output,
+		.held = recovered ? NULL : rc->r, .released = rec_released, .released_arg = rc,
+	};
+	struct kmt_finalize_result *res = calloc(1, sizeof(*res));
+	struct kmt_diag d = { 0 };
+	int ret;
+
+	if (!res)
+		return error("out of memory");
+	ret = kmt_spool_finalize(spool, output, &fo, res, &d);
+	if (rc->o.status)
+		ui_status_clear();
+	if (ret) {
+		error("%s", d.msg);
+		if (fo.held)
+			rec_keep_rest(rc, spool, res->consumed);
+		free(res);
+		if (recovered)
+			error("the spool '%s' is kept", kmt_spool_dir(spool));
+		else
+			error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
+			      kmt_spool_dir(spool), kmt_spool_dir(spool));
+		give_to_invoker(kmt_spool_dir(spool));
+		kmt_spool_close(spool);
+		return EXIT_FAIL;
+	}
+	give_to_invoker(output);
+	kmt_spool_remove(spool);
+	if (!rc->o.quiet)
+		ui_summary(&rc->o, res, rc->sampled.slices ? &rc->sampled : NULL, rc->elapsed, output, recovered);
+	if (h && h->done)
+		h->done(rc, h->arg, res);
+	free(res);
+	return EXIT_OK;
+}
+
+static void say_stale(void *arg, const struct kmt_stale *st)
+{
+	const struct rec *rc = arg;
+
+	ui_stale(st, rc->o.quiet);
+}
+
+int rec_prepare(struct rec *rc, struct kmt_diag *d)
+{
+	int ret;
+
+	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
+	if (ret)
+		return ret;
+	/* A dead recorder's instance: its events go to its spool, tracing stops, it goes. */
+	kmt_recover_stale(rc->root, say_stale, rc);
+	if (rc->o.events_spec)
+		ret = kmt_events_expand(rc->root, rc->o.events_spec, false, &rc->events, d);
+	else
+		ret = kmt_events_expand(rc->root, kmt_events_default, true, &rc->events, d);
+	ret = ret ?: kmt_events_expand(rc->root, kmt_events_naming, true, &rc->events, d);
+	if (ret)
+		return ret;
+	rc->nr_cpus = kmt_tracefs_cpus(rc->cpus, KMT_MAX_CPUS);
+	if (!rc->o.output)
+		return 0;	/* live, nothing kept: no spool */
+	snprintf(rc->spool_dir, sizeof(rc->spool_dir), "%s.spool", rc->o.output);
+	rc->spool = kmt_spool_create(rc->spool_dir, d);
+	return rc->spool ? 0 : d->err;
+}
+
+int rec_run(struct rec *rc, const struct rec_hooks *h)
+{
+	bool spooled = false, started = false;
+	struct kmt_diag d = { 0 };
+	sigset_t mask, old;
+	int ret, code = EXIT_FAIL, stop_sig = 0;
+
+	rc->child.pid = -1;
+	rc->sigfd = -1;
+	/* The output's place, checked before anything is created or recorded. */
+	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, true))
+		return EXIT_FAIL;
+	if (rec_prepare(rc, &d)) {
+		kmt_events_release(&rc->events);
+		return error("%s", d.msg);
+	}
+	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, false)) {
+		kmt_spool_remove(rc->spool);
+		rc->spool = NULL;
+		kmt_events_release(&rc->events);
+		return EXIT_FAIL;
+	}
+	spooled = true;
+	/* Signals are taken synchronously from a signalfd, in this thread only. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	rc->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (rc->o.argv && (ret = child_spawn(&rc->child, rc->o.argv, rc->o.user))) {
+		code = ret == -ESRCH ? 1 : error("cannot start '%s': %s", rc->o.argv[0], strerror(-ret));
+		goto out;
+	}
+	ret = rec_setup(rc, &d);
+	if (!ret && h && h->start) {
+		ret = h->start(rc, h->arg, &d);
+		started = !ret;
+	}
+	if (ret) {
+		code = error("%s", d.msg);
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &rc->t0);
+	if (rc->o.argv) {
+		ret = child_release(&rc->child);
+		if (ret) {
+			code = error("cannot run '%s': %s", rc->o.argv[0], strerror(-ret));
+			rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
+			goto out;
+		}
+	}
+	stop_sig = rec_wait(rc, h);
+	rc->elapsed = rec_now_since(&rc->t0);
+	if (started && h->stop)
+		h->stop(rc, h->arg);
+	started = false;
+	ret = rec_teardown(rc, true, &d);
+	if (ret)
+		error("%s", d.msg);
+	if (h && h->drained)
+		h->drained(rc, h->arg);
+	if (rc->capture_err) {
+		error("recording stopped: %s", rc->capture_why);
+		if (rc->spool)
+			kmt_spool_set_truncated(rc->spool, rc->capture_why, &d);
+	}
+	if (rc->spool) {
+		code = rec_finalize(rc, rc->spool, rc->o.output, false, h);
+	} else {
+		code = EXIT_OK;
+		if (h && h->done)
+			h->done(rc, h->arg, NULL);
+	}
+	rc->spool = NULL;	/* removed, or kept on purpose for --recover */
+	spooled = false;
+	if (!ret && (ret = rec_teardown(rc, false, &d)))
+		error("%s", d.msg);
+	if (code == EXIT_OK && (ret || rc->capture_err))
+		code = EXIT_FAIL;
+out:
+	if (started && h->stop)
+		h->stop(rc, h->arg);
+	rec_teardown(rc, false, &d);
+	/* A command still running when recording stopped gets our signal. */
+	if (rc->child.pid > 0 && rc->child.released && !rc->child.exited) {
+		kill(rc->child.pid, stop_sig ? stop_sig : SIGTERM);
+		rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
+	}
+	child_abort(&rc->child);
+	kmt_live_free(rc->live);
+	rc->live = NULL;
+	if (spooled)
+		kmt_spool_remove(rc->spool);
+	else
+		kmt_spool_close(rc->spool);
+	rc->spool = NULL;
+	if (rc->sigfd >= 0)
+		close(rc->sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (code == EXIT_OK && rc->o.argv)
+		code = child_exit_code(&rc->child);
+	kmt_events_release(&rc->events);
+	return code;
+}

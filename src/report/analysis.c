@@ -1,0 +1,185 @@
+/*
+ * Opening and running a trace for analysis (src/report/analysis.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/model.h>
+#include "analysis.h"
+#include "util/util.h"
+
+int analysis_open(struct analysis *a, const char *path)
+{
+	const struct kmt_file_info *fi;
+	struct kmt_diag d = { 0 };
+	const char *text;
+	size_t len;
+
+	memset(a, 0, sizeof(*a));
+	a->path = path;
+	if (kmt_file_open(&a->f, path, &d))
+		return error("%s", d.msg);
+	kmt_file_set_prefetch(a->f, !getenv("KMT_NO_THREADS"));
+	fi = kmt_file_info(a->f);
+	text = kmt_file_kallsyms(a->f, &len);
+	a->syms = kmt_symbols_parse(text, len);
+	a->comms = kmt_comms_new();
+	a->dec = kmt_decoder_new(kmt_file_formats(a->f), fi->big_endian, fi->kernel_long_size);
+	if (!a->syms || !a->comms || !a->dec)
+		return error("out of memory");
+	text = kmt_file_cmdlines(a->f, &len);
+	kmt_comms_parse(a->comms, text, len);
+	if (fi->slab_aliases &&
+	    !(a->aliases = kmt_slab_aliases_parse(fi->slab_aliases, strlen(fi->slab_aliases))))
+		return error("out of memory");
+	a->skipped = kmt_decoder_skipped(a->dec);
+	return EXIT_OK;
+}
+
+/* --cache NAME: say what it selects when that is not NAME alone. */
+static void cache_note(const struct analysis *a, const char *name)
+{
+	const struct kmt_slab_group *g = kmt_slab_group_of(a->aliases, name, strlen(name));
+	char canon[64];
+
+	if (g)
+		note("cache '%.60s' is merged: the kernel reports %s as '%s', so this selects them all",
+		     name, g->label, g->name);
+	else if (kmt_kmalloc_class(name) && strcmp(kmt_slab_event_name(NULL, name, canon, sizeof(canon)), name))
+		note("cache '%.60s' is the kernel's '%s'", name, canon);
+}
+
+int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
+		 const struct kmt_model_hooks *hooks, double t_start, double t_end)
+{
+	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0 };
+	struct kmt_diag d = { 0 };
+	int b = buffer ? kmt_file_find_buffer(a->f, buffer) : kmt_file_main_buffer(a->f);
+
+	if (buffer && b < 0)
+		return error("%s: no buffer '%s'", a->path, buffer);
+	mo->cmdlines = a->comms;
+	mo->syms = a->syms;
+	mo->slab_aliases = a->aliases;
+	if (mo->cache)
+		cache_note(a, mo->cache);
+	kmt_model_opts_from_file(mo, a->f);
+	a->m = kmt_model_new(mo);
+	if (!a->m)
+		return error("out of memory");
+	if (hooks)
+		kmt_model_set_hooks(a->m, hooks);
+	if (b < 0) {
+		kmt_model_finish(a->m, 0);	/* no events at all: empty results */
+		return EXIT_OK;
+	}
+	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &a->res, &d))
+		return error("%s", d.msg);
+	if (mo->cache && !kmt_model_summary(a->m)->cache_matched)
+		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
+			mo->cache, t_start > 0 || t_end >= 0 ? " window" : "");
+	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched) {
+		char what[64];
+
+		if (mo->pid)
+			snprintf(what, sizeof(what), "with pid %d", (int)mo->pid);
+		else
+			snprintf(what, sizeof(what), "named '%.40s'", mo->comm);
+		warning("%s: no task %s is in the trace%s: nothing to report", a->path, what,
+			t_start > 0 || t_end >= 0 ? " window" : "");
+	}
+	return EXIT_OK;
+}
+
+#define MAX_SKIP_LINES 20
+
+/* One part of the data passed over, as a warning. */
+static void skip_warning(const char *path, const struct kmt_skip *g)
+{
+	char cpu[32] = "", what[64] = "";
+
+	if (g->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "CPU %d data: ", g->cpu);
+	if (g->cut && g->cpu < 0) {
+		warning("%s: the data of any CPU after byte %" PRIu64 " is missing", path, g->from);
+		return;
+	}
+	if (g->cut) {
+		warning("%s: %s%s", path, cpu, g->why);
+		return;
+	}
+	if (g->chunks)
+		snprintf(what, sizeof(what), "%u chunk%s", g->chunks, g->chunks == 1 ? "" : "s");
+	else if (g->pages)
+		snprintf(what, sizeof(what), "%u page%s", g->pages, g->pages == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "data");
+	warning("%s: %sskipped %s at bytes %" PRIu64 "-%" PRIu64 " (0x%" PRIx64 "-0x%" PRIx64 ")%s: %s",
+		path, cpu, what, g->from, g->to, g->from, g->to, g->to_end ? ", to its end" : "", g->why);
+}
+
+int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
+		const struct kmt_skip *skipped, size_t n)
+{
+	const char *path = kmt_file_info(f)->path, *first;
+	const struct kmt_damage *dm;
+	size_t i, bad, off;
+	int nd, k;
+
+	dm = kmt_file_damage(f, &nd);
+	for (k = 0; k < nd; k++)
+		warning("%s: %s", path, dm[k].what);
+	bad = kmt_symbols_bad_lines(syms, &off, &first);
+	if (bad)
+		warning("%s: kallsyms: %zu %s (the first, at byte %zu of its text: '%s'): call "
+			"sites near them are shown as raw addresses", path, bad,
+			bad == 1 ? "line is not a symbol" : "lines are not symbols", off, first);
+	for (i = 0; i < n && i < MAX_SKIP_LINES; i++)
+		skip_warning(path, &skipped[i]);
+	if (n > MAX_SKIP_LINES)
+		warning("%s: and %zu more parts of the data skipped (kmemtrace check lists them all)",
+			path, n - MAX_SKIP_LINES);
+	if (!nd && !bad && !n)
+		return EXIT_OK;
+	return error("%s is damaged: the output above leaves out what could not be read", path);
+}
+
+int analysis_damage(const struct analysis *a)
+{
+	return a->f ? file_damage(a->f, a->syms, a->res.skipped, a->res.nr_skipped) : EXIT_OK;
+}
+
+void analysis_close(struct analysis *a)
+{
+	kmt_analyse_result_release(&a->res);
+	kmt_model_free(a->m);
+	kmt_slab_aliases_free(a->aliases);
+	kmt_decoder_free(a->dec);
+	kmt_comms_free(a->comms);
+	kmt_symbols_free(a->syms);
+	kmt_file_close(a->f);
+	memset(a, 0, sizeof(*a));
+}
+
+/* In the order of the AN_ bits. */
+static const struct opt analysis_opts[] = {
+	{ 0x1001, 0, "time", "START,END", "only events in this window, seconds from the first\n"
+	  "event (either may be empty)", .type = OT_WINDOW, .what = "time window",
+	  .off = offsetof(struct analysis_opts, window) },
+	{ 'p', 'p', "pid", "PID", "only %s this task", .type = OT_INT, .min = 1, .max = INT32_MAX,
+	  .what = "pid", .off = offsetof(struct analysis_opts, mo.pid) },
+	{ 0x1002, 0, "comm", "NAME", "only %s tasks with this name", .type = OT_STR,
+	  .off = offsetof(struct analysis_opts, mo.comm) },
+	{ 0x1003, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\n"
+	  "kmalloc size; any name of a merged cache)", .type = OT_STR,
+	  .off = offsetof(struct analysis_opts, mo.cache) },
+	{ 0x1004, 0, "stack-depth", "N", "slab allocation stacks (--stack recordings): group\n"
+	  "by the first N callers of the call site (default: all)", .type = OT_UINT, .min = 1,
+	  .max = 1024, .what = "stack depth", .off = offsetof(struct analysis_opts, mo.stack_depth) },
+	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read (default: the\nmain one)",
+	  .type = OT_STR, .off = offsetof(struct analysis_opts, buffer) },
+	{ 0 },
+};
+
+const struct opt_group analysis_group = { analysis_opts, NULL };

@@ -1,0 +1,64 @@
+/*
+ * Opening a trace for analysis, shared by report and kmap: the file, its
+ * symbols and task names, a decoder for its formats, and one run of a
+ * buffer (merged with kmemtrace watch's samples) through a model.
+ */
+#ifndef KMT_ANALYSIS_H
+#define KMT_ANALYSIS_H
+
+#include <kmemtrace/model.h>
+#include <kmemtrace/event.h>
+#include <kmemtrace/tracefile.h>
+#include "util/opt.h"
+
+struct analysis {
+	const char *path;
+	struct kmt_file *f;
+	struct kmt_symbols *syms;
+	struct kmt_comms *comms;
+	struct kmt_decoder *dec;
+	struct kmt_model *m;
+	struct kmt_slab_aliases *aliases;	/* merged slab caches, if the file says */
+	uint64_t t0;			/* time of the first record, set once it is read */
+	const char *skipped;		/* events the decoder could not map */
+	struct kmt_analyse_result res;	/* what was read, and what was passed over */
+};
+
+/*
+ * The analysis options, one group for the commands that read a trace
+ * (report, export, kmap, dump, diff): which events and objects, of which
+ * buffer. OPT_GROUP(analysis_group, struct x, an, AN_TIME | ..., "allocations by")
+ * in a command's table; the noun ends "only ... this task".
+ */
+struct analysis_opts {
+	double window[2];		/* --time: seconds from the first event, < 0 open */
+	const char *buffer;		/* -B: a trace-cmd instance buffer; NULL: the main one */
+	struct kmt_model_opts mo;	/* -p, --comm, --cache, --stack-depth */
+};
+#define ANALYSIS_OPTS_INIT { .window = { -1, -1 } }
+enum { AN_TIME = 1, AN_PID = 2, AN_COMM = 4, AN_CACHE = 8, AN_DEPTH = 16, AN_BUFFER = 32 };
+extern const struct opt_group analysis_group;
+
+/* Open @path; EXIT_OK, or EXIT_FAIL with the message printed. */
+int analysis_open(struct analysis *a, const char *path);
+/*
+ * Build the model from @mo (and @hooks, may be NULL) and run @buffer (NULL:
+ * the main one) through it within [t_start, t_end] seconds (< 0: open).
+ * EXIT_OK, or EXIT_FAIL with the message printed.
+ */
+int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
+		 const struct kmt_model_hooks *hooks, double t_start, double t_end);
+/*
+ * After the output: what a damaged file lost, one warning each (the damage
+ * found at open, lines of kallsyms that are not symbols, the parts of the
+ * data passed over), then one line saying the output leaves it out.
+ * EXIT_FAIL if there was any, else EXIT_OK.
+ */
+int analysis_damage(const struct analysis *a);
+/* The same for @f and the @n parts of its data a reading passed over. */
+int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
+		const struct kmt_skip *skipped, size_t n);
+void analysis_close(struct analysis *a);
+
+
+#endif

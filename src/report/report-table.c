@@ -1,0 +1,227 @@
+/*
+ * Reading the report's tables (src/report/report.h): rows kept and sorted by the
+ * -s keys, values of columns, and their text form. The tables themselves
+ * are in report-cols.c; every printer goes through here.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+#include "report.h"
+
+const struct rtable *rtable_find(const char *name)
+{
+	int i;
+
+	for (i = 0; report_tables[i]; i++)
+		if (!strcmp(report_tables[i]->name, name))
+			return report_tables[i];
+	return NULL;
+}
+
+void rcol_value(const struct report *r, const struct rcol *c, const void *row, struct rval *v,
+		char *buf, size_t len)
+{
+	memset(v, 0, sizeof(*v));
+	if (c->get)
+		c->get(r, row, v, buf, len);
+	else
+		memcpy(&v->u, (const char *)row + c->off, sizeof(v->u));
+}
+
+static const struct rcol *col_by_sort(const struct rtable *t, const char *key)
+{
+	const struct rcol *c;
+
+	for (c = t->cols; c->name; c++)
+		if (c->sort && !strcmp(c->sort, key))
+			return c;
+	return NULL;
+}
+
+bool report_sort_key_known(const char *key)
+{
+	int i;
+
+	for (i = 0; report_tables[i]; i++)
+		if (col_by_sort(report_tables[i], key))
+			return true;
+	return false;
+}
+
+static bool has_token(const char *list, const char *tok)
+{
+	size_t n = strlen(tok);
+	const char *p = list;
+
+	while ((p = strstr(p, tok))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+const char *report_sort_keys(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; report_tables[i]; i++) {
+		const struct rcol *c;
+
+		for (c = report_tables[i]->cols; c->name; c++)
+			if (c->sort && !has_token(buf, c->sort) && n < len)
+				n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", c->sort);
+	}
+	return buf;
+}
+
+/* Sorting: the keys the table has, in order, then its default; ties by position. */
+struct sorter {
+	const struct report *r;
+	const struct rcol *keys[10];
+	int n;
+};
+
+static int cmp_col(const struct sorter *so, const struct rcol *c, const void *a, const void *b)
+{
+	struct rval x, y;
+	char bx[256], by[256];
+
+	rcol_value(so->r, c, a, &x, bx, sizeof(bx));
+	rcol_value(so->r, c, b, &y, by, sizeof(by));
+	switch (c->type) {
+	case RT_STR:
+		return strcmp(x.s ? x.s : "", y.s ? y.s : "");
+	case RT_PCT:
+		return (x.f < y.f) - (x.f > y.f);
+	case RT_I64:
+		return (x.i < y.i) - (x.i > y.i);
+	default:
+		return (x.u < y.u) - (x.u > y.u);	/* larger first */
+	}
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const void *a = *(const void *const *)pa, *b = *(const void *const *)pb;
+	const struct sorter *so = arg;
+	int i, c;
+
+	for (i = 0; i < so->n; i++)
+		if ((c = cmp_col(so, so->keys[i], a, b)))
+			return c;
+	return (a > b) - (a < b);	/* rows point into one array: its order */
+}
+
+static size_t keep_and_sort(const struct report *r, const struct rtable *t, const void **p, size_t n)
+{
+	struct sorter so = { .r = r };
+	size_t i, k = 0;
+	int j;
+
+	for (i = 0; i < n; i++)
+		if (!t->keep || t->keep(r, p[i]))
+			p[k++] = p[i];
+	for (j = 0; j < r->nr_sort && so.n < 8; j++) {
+		const struct rcol *c = col_by_sort(t, r->sort[j]);
+
+		if (c)
+			so.keys[so.n++] = c;
+	}
+	if (t->default_sort && col_by_sort(t, t->default_sort))
+		so.keys[so.n++] = col_by_sort(t, t->default_sort);
+	if (so.n && k > 1)
+		qsort_r(p, k, sizeof(*p), cmp_rows, &so);
+	return k;
+}
+
+size_t rtable_rows(const struct report *r, const struct rtable *t, const void ***out)
+{
+	const void **p = NULL;
+	size_t n = t->rows(r, &p);
+
+	*out = p;
+	return p ? keep_and_sort(r, t, p, n) : 0;
+}
+
+size_t rtable_rows_of(const struct report *r, const struct rtable *t, const void *parent,
+		      const void ***out)
+{
+	const void **p = NULL;
+	size_t n = t->rows_of(r, parent, &p);
+
+	*out = p;
+	return p ? keep_and_sort(r, t, p, n) : 0;
+}
+
+size_t rtable_limit(const struct report *r, size_t n, bool machine)
+{
+	if (machine && !r->top_set)
+		return n;
+	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
+}
+
+static const char *duration(uint64_t ns, char *out, size_t len)
+{
+	if (ns < 1000)
+		snprintf(out, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(out, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(out, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(out, len, "%.2f s", (double)ns / 1e9);
+	return out;
+}
+
+const char *rval_names(const struct rval *v, char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < v->n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "", v->names[i]);
+	return buf;
+}
+
+const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, size_t len)
+{
+	char hb[32];
+
+	switch (c->type) {
+	case RT_STR:
+		return v->s ? v->s : "";
+	case RT_NAMES:
+		return rval_names(v, buf, len);
+	case RT_PCT:
+		snprintf(buf, len, "%.1f%%", v->f);
+		return buf;
+	case RT_BOOL:
+		return v->u ? "yes" : "no";
+	case RT_I64:
+		if (c->unit == RU_BYTES) {
+			snprintf(buf, len, "%s", human_bytes((double)v->i, hb));
+			return buf;
+		}
+		snprintf(buf, len, "%" PRId64, v->i);
+		return buf;
+	case RT_U64:
+		if (c->unit == RU_BYTES) {
+			snprintf(buf, len, "%s", human_bytes((double)v->u, hb));
+			return buf;
+		}
+		if (c->unit == RU_NS)
+			return duration(v->u, buf, len);
+		if (c->unit == RU_COUNT)
+			return fmt_count((double)v->u, false, buf, len);
+		snprintf(buf, len, "%" PRIu64, v->u);
+		return buf;
+	default:
+		return "";
+	}
+}

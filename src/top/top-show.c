@@ -1,0 +1,258 @@
+/*
+ * kmemtrace top, the display (src/top/top.h): a snapshot as plain text (the
+ * batch mode, and the body of the screen), as a JSON line, or on the full
+ * screen: the terminal's alternate screen, redrawn in place, its size
+ * followed; raw keys. The terminal is put back by screen_close(), which
+ * every exit path reaches.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "util/json.h"
+#include "top.h"
+
+/* "1,234" or, with @rate, per second over the snapshot's interval. */
+static const char *count(const struct top_snap *s, uint64_t v, bool rate, char *buf)
+{
+	double x = rate && s->interval > 0 ? (double)v / s->interval : (double)v;
+
+	if (x >= 10e6)
+		snprintf(buf, 32, "%.1fM", x / 1e6);
+	else
+		fmt_count(x, false, buf, 32);
+	return buf;
+}
+
+static const char *bytes(const struct top_snap *s, double v, bool rate, bool sign, char *buf)
+{
+	char tmp[32];
+
+	if (rate && s->interval > 0)
+		v /= s->interval;
+	human_bytes(v, tmp);
+	snprintf(buf, 40, "%s%s", sign && v > 0 ? "+" : "", tmp);
+	return buf;
+}
+
+/*
+ * The table's columns, and which go first when the window is narrow (the
+ * name keeps at least NAME_MIN characters): waste, live objects, frees,
+ * growth; allocations, bytes and live bytes stay.
+ */
+#define NCOLS 7
+#define NAME_MIN 28
+static const int col_width[NCOLS] = { 10, 10, 11, 10, 9, 11, 11 };
+static const int drop_order[] = { 3, 4, 1, 6 };
+
+static unsigned int dropped(int width)
+{
+	unsigned int mask = 0;
+	int used = 2 + NAME_MIN, i;
+	size_t k;
+
+	for (i = 0; i < NCOLS; i++)
+		used += col_width[i] + 1;
+	for (k = 0; k < sizeof(drop_order) / sizeof(drop_order[0]) && used > width; k++) {
+		mask |= 1u << drop_order[k];
+		used -= col_width[drop_order[k]] + 1;
+	}
+	return mask;
+}
+
+/* One line of the table: the columns not in @drop, right-aligned, then the name. */
+static void cells(char *line, size_t size, unsigned int drop, const char *const *v, const char *name)
+{
+	size_t o = 0;
+	int i;
+
+	for (i = 0; i < NCOLS && o < size; i++)
+		if (!(drop & (1u << i)))
+			o += (size_t)snprintf(line + o, size - o, "%s%*s", o ? " " : "", col_width[i], v[i]);
+	if (o < size)
+		snprintf(line + o, size - o, "  %s", name);
+}
+
+/* The header lines and the table, at most @max_rows rows, cut to @width. */
+void show_text(struct top *t, FILE *out, int max_rows, int width)
+{
+	const struct top_snap *s = &t->snap;
+	char a[40], b[40], c[40], d[40], e[40], f[40], g[40], line[1024];
+	time_t now = time(NULL);
+	unsigned int drop;
+	struct tm tm;
+	size_t i, k;
+
+	localtime_r(&now, &tm);
+	snprintf(line, sizeof(line), "kmemtrace top  %02d:%02d:%02d  up %.1f s, every %.1f s  by %s, sort %s%s%s%s",
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, s->t, t->interval, view_name(t->view), sort_name(t->sort),
+		 *t->filter ? ", filter " : "", t->filter, t->paused ? "  [paused]" : "");
+	fprintf(out, "%.*s\n", width, line);
+	snprintf(line, sizeof(line), "events %s/s  allocs %s/s  frees %s/s  pages %s/s  lost %s%s",
+		 count(s, s->events, true, a), count(s, s->allocs, true, b), count(s, s->frees, true, c),
+		 count(s, s->page_allocs, true, d), count(s, s->lost_events, false, e),
+		 s->lost_gaps ? " (+ gaps of unknown size)" : s->lost_now ? " (in this interval)" : "");
+	fprintf(out, "%.*s\n", width, line);
+	snprintf(line, sizeof(line), "live slab %s (%s in %.1f s), %s objects  top's CPU %.1f%%%s%s",
+		 bytes(s, (double)s->live_bytes, false, false, a), bytes(s, (double)s->growth, false, true, b),
+		 s->interval, count(s, s->live_objects, false, c), s->cpu_pct,
+		 s->queued ? "  analysis behind: " : "", s->queued ? bytes(s, (double)s->queued, false, false, d) : "");
+	fprintf(out, "%.*s\n\n", width, line);
+	drop = dropped(width);
+	cells(line, sizeof(line), drop, (const char *[]){ "allocs/s", "frees/s", "bytes/s", "waste/s", "live",
+							  "live bytes", "growth" }, view_name(t->view));
+	fprintf(out, "%.*s\n", width, line);
+	for (i = 0, k = 0; i < s->nrows[t->view] && (max_rows < 0 || k < (size_t)max_rows); i++) {
+		const struct top_row *r = &s->rows[t->view][i];
+
+		if (!snap_shown(t, r))
+			continue;
+		k++;
+		cells(line, sizeof(line), drop, (const char *[]){
+			count(s, r->allocs, true, a), count(s, r->frees, true, b),
+			bytes(s, (double)r->bytes_alloc, true, false, c),
+			bytes(s, (double)(kmt_waste(r->bytes_req, r->bytes_alloc)), true, false, d),
+			count(s, r->live_objects, false, e), bytes(s, (double)r->live_bytes, false, false, f),
+			bytes(s, (double)r->growth, false, true, g) }, r->name);
+		fprintf(out, "%.*s\n", width, line);
+	}
+	if (!k)
+		fprintf(out, "%.*s\n", width, s->nrows[t->view] ? "  (no row matches the filter)" :
+			"  (nothing allocated yet)");
+}
+
+/* One JSON object per snapshot, on one line: counts in the interval, exact. */
+void show_json(struct top *t, FILE *out)
+{
+	const struct top_snap *s = &t->snap;
+	struct js j;
+	size_t i, k;
+
+	js_init(&j, out, false, true);
+	js_open(&j, NULL, '{');
+	js_u64(&j, "snapshot", s->number);
+	js_dbl(&j, "time_s", s->t);
+	js_dbl(&j, "interval_s", s->interval);
+	js_str(&j, "view", view_name(t->view));
+	js_u64(&j, "events", s->events);
+	js_u64(&j, "allocs", s->allocs);
+	js_u64(&j, "frees", s->frees);
+	js_u64(&j, "page_allocs", s->page_allocs);
+	js_u64(&j, "live_objects", s->live_objects);
+	js_u64(&j, "live_bytes", s->live_bytes);
+	js_i64(&j, "growth", s->growth);
+	js_u64(&j, "lost_events", s->lost_events);
+	js_u64(&j, "lost_gaps", s->lost_gaps);
+	js_dbl(&j, "cpu_pct", s->cpu_pct);
+	js_u64(&j, "behind_bytes", s->queued);
+	js_open(&j, "rows", '[');
+	for (i = 0, k = 0; i < s->nrows[t->view] && (t->rows <= 0 || k < (size_t)t->rows); i++) {
+		const struct top_row *r = &s->rows[t->view][i];
+
+		if (!snap_shown(t, r))
+			continue;
+		k++;
+		js_open(&j, NULL, '{');
+		js_str(&j, "name", r->name);
+		js_u64(&j, "allocs", r->allocs);
+		js_u64(&j, "frees", r->frees);
+		js_u64(&j, "bytes_alloc", r->bytes_alloc);
+		js_u64(&j, "bytes_req", r->bytes_req);
+		js_u64(&j, "live_objects", r->live_objects);
+		js_u64(&j, "live_bytes", r->live_bytes);
+		js_i64(&j, "growth", r->growth);
+		js_close(&j, '}');
+	}
+	js_close(&j, ']');
+	js_close(&j, '}');
+	fputc('\n', out);
+	fflush(out);
+}
+
+static void size_of(struct top *t)
+{
+	struct winsize ws;
+
+	if (!ioctl(t->tty_fd, TIOCGWINSZ, &ws) && ws.ws_col && ws.ws_row) {
+		t->width = ws.ws_col;
+		t->height = ws.ws_row;
+	} else {
+		t->width = 80;
+		t->height = 24;
+	}
+}
+
+/* Raw keys, no echo, the alternate screen, no cursor. */
+int screen_open(struct top *t)
+{
+	struct termios raw;
+
+	if (tcgetattr(t->tty_fd, &t->saved))
+		return -1;
+	t->saved_ok = true;
+	raw = t->saved;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ISIG | IEXTEN);
+	raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(t->tty_fd, TCSAFLUSH, &raw))
+		return -1;
+	t->screen = true;
+	/* A frame goes out in one write (a tty's stdout is line-buffered): no tearing. */
+	setvbuf(t->out, NULL, _IOFBF, 1 << 16);
+	fputs("\033[?1049h\033[?25l\033[H\033[2J", t->out);
+	fflush(t->out);
+	size_of(t);
+	return 0;
+}
+
+void screen_close(struct top *t)
+{
+	if (!t->screen)
+		return;
+	t->screen = false;
+	fputs("\033[?25h\033[?1049l", t->out);
+	fflush(t->out);
+	if (t->saved_ok)
+		tcsetattr(t->tty_fd, TCSAFLUSH, &t->saved);
+}
+
+void screen_draw(struct top *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char foot[sizeof(t->edit) + 128];
+	int rows;
+
+	if (!m)
+		return;
+	size_of(t);
+	rows = t->height - 8;
+	show_text(t, m, rows > 0 ? rows : 0, t->width);
+	fclose(m);
+	/* Home, each line cleared to its end, the rest of the screen cleared. */
+	fputs("\033[H", t->out);
+	for (char *l = buf, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		fprintf(t->out, "%.*s\033[K\r\n", nl ? (int)(nl - l) : (int)strlen(l), l);
+	}
+	fputs("\033[J", t->out);
+	/* The last line, never wider than the window (a wrap would scroll the screen). */
+	if (t->editing)
+		snprintf(foot, sizeof(foot), "filter: %s", t->edit);
+	else if (t->width >= 78)
+		snprintf(foot, sizeof(foot), " c call sites  k caches  p processes  s sort  / filter  "
+			 "space %s  q quit ", t->paused ? "resume" : "pause");
+	else
+		snprintf(foot, sizeof(foot), " c/k/p view  s sort  / filter  space %s  q quit ",
+			 t->paused ? "resume" : "pause");
+	fprintf(t->out, "\033[%d;1H\033[7m%.*s\033[0m\033[K", t->height, t->width > 1 ? t->width - 1 : 1, foot);
+	fflush(t->out);
+	free(buf);
+}

@@ -1,0 +1,208 @@
+/*
+ * kmemtrace top, the snapshots (src/top/top.h): every interval, the model's
+ * call sites, caches or processes, each compared with what the previous
+ * snapshot saw of it: allocations, frees and bytes in the interval, and
+ * what is live now (allocated since top began and not gone).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+#include "top.h"
+
+const char *view_name(enum top_view v)
+{
+	static const char *const n[] = { "call site", "cache", "process" };
+
+	return v < VIEW_NR ? n[v] : "?";
+}
+
+const char *sort_name(enum top_sort s)
+{
+	static const char *const n[] = { "bytes/s", "allocs/s", "frees/s", "live bytes", "growth",
+					 "waste", "name" };
+
+	return s < SORT_NR ? n[s] : "?";
+}
+
+/* The previous values of row @i of view @v (grown as the table grows); NULL on ENOMEM. */
+static struct top_prev *prev_of(struct top *t, enum top_view v, size_t i)
+{
+	if (i >= t->nprev[v]) {
+		size_t n = MAX(i + 1, t->nprev[v] * 2);
+		struct top_prev *p = realloc(t->prev[v], n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + t->nprev[v], 0, (n - t->nprev[v]) * sizeof(*p));
+		t->prev[v] = p;
+		t->nprev[v] = n;
+	}
+	return &t->prev[v][i];
+}
+
+static struct top_row *row_add(struct top_snap *s, enum top_view v)
+{
+	if (s->nrows[v] == s->alloc[v]) {
+		size_t n = s->alloc[v] ? s->alloc[v] * 2 : 256;
+		struct top_row *r = realloc(s->rows[v], n * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		s->rows[v] = r;
+		s->alloc[v] = n;
+	}
+	memset(&s->rows[v][s->nrows[v]], 0, sizeof(s->rows[v][0]));
+	return &s->rows[v][s->nrows[v]++];
+}
+
+/* Row @i of view @v from cumulative counts @now, if anything moved or is live. */
+static void row(struct top *t, enum top_view v, size_t i, const char *name, const struct top_prev *now,
+		uint64_t live_objects)
+{
+	struct top_prev *p = prev_of(t, v, i);
+	struct top_row *r;
+
+	if (!p)
+		return;
+	if ((now->allocs != p->allocs || now->frees != p->frees || now->now_bytes) &&
+	    (r = row_add(&t->snap, v))) {
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		r->allocs = now->allocs - p->allocs;
+		r->frees = now->frees - p->frees;
+		r->bytes_alloc = now->bytes_alloc - p->bytes_alloc;
+		r->bytes_req = now->bytes_req - p->bytes_req;
+		r->live_objects = live_objects;
+		r->live_bytes = now->now_bytes;
+		r->growth = (int64_t)(now->now_bytes - p->now_bytes);
+	}
+	*p = *now;
+}
+
+static int64_t key(enum top_sort s, const struct top_row *r)
+{
+	switch (s) {
+	case SORT_ALLOCS: return (int64_t)r->allocs;
+	case SORT_FREES: return (int64_t)r->frees;
+	case SORT_LIVE: return (int64_t)r->live_bytes;
+	case SORT_GROWTH: return r->growth;
+	case SORT_WASTE: return (int64_t)(kmt_waste(r->bytes_req, r->bytes_alloc));
+	default: return (int64_t)r->bytes_alloc;
+	}
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct top_row *x = a, *y = b;
+	enum top_sort sorting = *(const enum top_sort *)arg;
+	int64_t kx, ky;
+
+	if (sorting == SORT_NAME)
+		return strcmp(x->name, y->name);
+	kx = key(sorting, x);
+	ky = key(sorting, y);
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+void snap_take(struct top *t, double now, double cpu_s)
+{
+	struct top_snap *s = &t->snap;
+	const struct kmt_summary *sum = kmt_model_summary(t->m);
+	size_t n, i;
+	const struct kmt_site *sites = kmt_model_sites(t->m, &n);
+	const struct kmt_cache *caches;
+	const struct kmt_proc *procs;
+	char name[64];
+	uint64_t pages;
+
+	for (i = 0; i < VIEW_NR; i++)
+		s->nrows[i] = 0;
+	s->number++;
+	s->t = now;
+	s->interval = now - t->prev_t;
+	for (i = 0; i < n; i++) {
+		struct top_prev c = { sites[i].allocs, sites[i].frees, sites[i].bytes_alloc, sites[i].bytes_req,
+				      sites[i].now_bytes };
+
+		if (!sites[i].allocs && !sites[i].now_bytes)
+			continue;	/* only frees here */
+		kmt_symbols_format(t->syms, sites[i].addr, name, sizeof(name));
+		row(t, VIEW_SITES, i, name, &c, sites[i].now_objects);
+	}
+	caches = kmt_model_caches(t->m, &n);
+	for (i = 0; i < n; i++) {
+		struct top_prev c = { caches[i].allocs, caches[i].frees, caches[i].bytes_alloc,
+				      caches[i].bytes_req, caches[i].now_bytes };
+
+		row(t, VIEW_CACHES, i, kmt_cache_label(&caches[i]), &c, caches[i].now_objects);
+	}
+	procs = kmt_model_procs(t->m, &n);
+	for (i = 0; i < n; i++) {
+		struct top_prev c = { procs[i].allocs, procs[i].frees, procs[i].bytes_alloc, procs[i].bytes_req,
+				      procs[i].now_bytes };
+
+		snprintf(name, sizeof(name), "%s %d", procs[i].comm, procs[i].pid);
+		row(t, VIEW_PROCS, i, name, &c, procs[i].now_objects);
+	}
+	snap_sort(t);
+	pages = sum->page_allocs;
+	s->events = t->events - t->prev_events;
+	s->allocs = sum->allocs - t->prev_sum.allocs;
+	s->frees = sum->frees - t->prev_sum.frees;
+	s->page_allocs = pages - t->prev_pages;
+	s->live_objects = sum->now_objects;
+	s->live_bytes = sum->now_bytes;
+	s->growth = (int64_t)(sum->now_bytes - t->prev_sum.now_bytes);
+	s->lost_events = sum->lost_events;
+	s->lost_gaps = sum->lost_pages_unknown;
+	s->lost_now = sum->lost_events + sum->lost_pages_unknown - t->prev_lost;
+	s->cpu_pct = s->interval > 0 ? 100.0 * (cpu_s - t->prev_cpu) / s->interval : 0;
+	s->queued = t->rc.live ? kmt_live_queued(t->rc.live) : 0;
+	for (i = 0; i < (size_t)t->ncpu; i++)
+		s->queued += t->cpu[i].npages * t->psize;
+	t->prev_sum = (struct top_prev){ sum->allocs, sum->frees, sum->bytes_alloc, sum->bytes_req,
+					 sum->now_bytes };
+	t->prev_events = t->events;
+	t->prev_pages = pages;
+	t->prev_lost = sum->lost_events + sum->lost_pages_unknown;
+	t->prev_t = now;
+	t->prev_cpu = cpu_s;
+}
+
+void snap_sort(struct top *t)
+{
+	int v;
+
+	for (v = 0; v < VIEW_NR; v++)
+		if (t->snap.nrows[v] > 1)
+			qsort_r(t->snap.rows[v], t->snap.nrows[v], sizeof(*t->snap.rows[v]), cmp_rows, &t->sort);
+}
+
+/* Is the row @label ("pool_workqueue (+sgpool-16)") cache @name's? */
+static bool cache_is(const char *label, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(label, name, n) && (!label[n] || !strncmp(label + n, " (+", 3));
+}
+
+bool snap_shown(const struct top *t, const struct top_row *r)
+{
+	if (*t->filter && !strstr(r->name, t->filter))
+		return false;
+	return !(t->cache && t->view == VIEW_CACHES && !cache_is(r->name, t->cache));
+}
+
+void snap_release(struct top *t)
+{
+	int v;
+
+	for (v = 0; v < VIEW_NR; v++) {
+		free(t->prev[v]);
+		free(t->snap.rows[v]);
+	}
+}

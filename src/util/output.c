@@ -1,0 +1,154 @@
+/*
+ * Where a command's output file goes, decided before any work is done:
+ * never a directory, never over a file of another kind; a trace file
+ * already there is kept as FILE.old (as perf keeps perf.data.old). Under
+ * sudo, what a command writes is given to the invoking user.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <kmemtrace/base.h>
+
+#include "util.h"
+
+static bool is_trace_file(const char *path, bool *empty)
+{
+	static const char magic[] = "\x17\x08\x44tracing";
+	char buf[10];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+
+	*empty = false;
+	if (fd < 0)
+		return false;
+	/* Only a regular file can be a trace: never read a pipe or a device. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	*empty = n == 0;
+	return n == (ssize_t)sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
+}
+
+bool output_is_trace(const char *path)
+{
+	bool empty;
+
+	return is_trace_file(path, &empty);
+}
+
+int output_prepare(const char *path, bool quiet, bool check_only)
+{
+	char *copy = strdup(path), *dir, old[4200];
+	struct stat st;
+	bool empty;
+	int ret = EXIT_OK;
+
+	if (!copy)
+		return error("out of memory");
+	dir = dirname(copy);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		ret = error("'%s' is a directory: give the output file's name (-o DIR/FILE)", path);
+	} else if (access(dir, W_OK | X_OK)) {
+		ret = error("cannot write in '%s': %s", dir, strerror(errno));
+	} else if (!lstat(path, &st)) {
+		if (!S_ISREG(st.st_mode)) {
+			ret = error("'%s' exists and is not a regular file: not replacing it", path);
+		} else if (is_trace_file(path, &empty)) {
+			if (check_only)
+				goto out;
+			snprintf(old, sizeof(old), "%s.old", path);
+			if (rename(path, old))
+				ret = error("cannot keep the previous '%s' as '%s': %s", path, old, strerror(errno));
+			else if (!quiet)
+				fprintf(stderr, "%s: the previous %s is kept as %s\n", cmd_name, path, old);
+		} else if (!empty) {
+			ret = error("'%s' exists and is not a trace file: not overwriting it", path);
+		}
+	}
+out:
+	free(copy);
+	return ret;
+}
+
+/* The invoking user of sudo, if we run as root under it. */
+static bool sudo_user(uid_t *uid, gid_t *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	unsigned long a, b;
+
+	if (geteuid() || !u || !g)
+		return false;
+	a = strtoul(u, &end, 10);
+	if (*end || !*u)
+		return false;
+	b = strtoul(g, &end, 10);
+	if (*end || !*g)
+		return false;
+	*uid = (uid_t)a;
+	*gid = (gid_t)b;
+	return true;
+}
+
+void give_to_invoker(const char *path)
+{
+	struct stat st;
+	uid_t uid;
+	gid_t gid;
+
+	if (!sudo_user(&uid, &gid) || lstat(path, &st))
+		return;
+	if (lchown(path, uid, gid))
+		warning("cannot give '%s' to uid %u: %s", path, (unsigned)uid, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		DIR *dp = opendir(path);
+		struct dirent *de;
+
+		while (dp && (de = readdir(dp))) {
+			char sub[4200];
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			give_to_invoker(sub);
+		}
+		if (dp)
+			closedir(dp);
+	}
+}
+
+int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
+{
+	struct kmt_outfile of;
+	struct kmt_diag d = { 0 };
+	FILE *out;
+	int ret;
+
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return print(arg, stdout);
+	if (output_is_trace(path))
+		return error("'%s' is a trace file: not overwriting it", path);
+	if (kmt_outfile_open_flags(&of, path, 0644, KMT_OUTFILE_NOSYNC, &d))
+		return error("%s", d.msg);
+	if (!(out = kmt_outfile_stream(&of))) {
+		kmt_outfile_abort(&of);
+		return error("%s: %s", path, strerror(errno));
+	}
+	ret = print(arg, out);
+	if (ret) {
+		kmt_outfile_abort(&of);
+		return ret;
+	}
+	return kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
+}
