@@ -131,6 +131,8 @@ static int run(struct export_args *a, const char *in)
 		return error("the %s format writes a file: give -o FILE", a->fmt->name);
 	if (to_stdout && a->fmt->binary && isatty(STDOUT_FILENO))
 		return error("not writing %s's binary output to a terminal: give -o FILE", a->fmt->name);
+	if (!to_stdout && kmt_outfile_check(x->path, &d))
+		return error("%s", d.msg);
 	if (!to_stdout && output_is_trace(x->path))
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
 	if (analysis_open(&x->a, in))

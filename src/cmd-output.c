@@ -50,6 +50,7 @@ bool output_is_trace(const char *path)
 int output_prepare(const char *path, bool quiet, bool check_only)
 {
 	char *copy = strdup(path), *dir, old[4200];
+	struct kmt_diag d = { 0 };
 	struct stat st;
 	bool empty;
 	int ret = EXIT_OK;
@@ -57,7 +58,9 @@ int output_prepare(const char *path, bool quiet, bool check_only)
 	if (!copy)
 		return error("out of memory");
 	dir = dirname(copy);
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+	if (kmt_outfile_check(path, &d)) {
+		ret = error("%s", d.msg);
+	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		ret = error("'%s' is a directory: give the output file's name (-o DIR/FILE)", path);
 	} else if (access(dir, W_OK | X_OK)) {
 		ret = error("cannot write in '%s': %s", dir, strerror(errno));
@@ -137,6 +140,9 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return print(arg, stdout);
+	/* Another user's link is not even opened to see what it is. */
+	if (kmt_outfile_check(path, &d))
+		return error("%s", d.msg);
 	if (output_is_trace(path))
 		return error("'%s' is a trace file: not overwriting it", path);
 	if (kmt_outfile_open_flags(&of, path, 0644, KMT_OUTFILE_NOSYNC, &d))
