@@ -144,9 +144,11 @@ static int run(struct export_args *a, const char *in)
 	if (to_stdout) {
 		x->out = stdout;
 	} else {
-		if (kmt_outfile_open_flags(&of, x->path, 0644,
+		/* 0600: object pointers and call-site addresses, as in the trace. */
+		if (kmt_outfile_open_flags(&of, x->path, 0600,
 					   KMT_OUTFILE_NOSYNC | (a->fmt->stream ? KMT_OUTFILE_BIG : 0), &d))
 			return error("%s", d.msg);
+		give_fd_to_invoker(of.fd);
 		x->tmp = of.tmp;
 		if (a->fmt->stream && !(x->out = kmt_outfile_stream(&of))) {
 			kmt_outfile_abort(&of);

@@ -63,6 +63,20 @@ test_expect_success 'report, export -o a pipe, a device or a link of one'"'"'s o
 	$KMT report --json -o link.json s.dat && [ -L link.json ] && jq -e .summary real.json > /dev/null
 '
 
+test_expect_success 'reports, pages and exports hold kernel addresses: 0600 like the trace, the sudo user'"'"'s' '
+	umask 022 &&
+	for c in "report --json" "report --html" "report --csv callsites" "report --raw-ip" "diff" \
+		 "export -f folded" "export -f pprof" "export -f sqlite" "export -f perfetto"; do
+		set -- $c; cmd=$1; shift; rm -f o.out
+		$KMT $cmd "$@" -o o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
+		echo "$c: $(stat -c "%a %u" o.out)" && [ "$(stat -c "%a %u" o.out)" = "600 0" ] || exit 1
+		rm -f o.out && SUDO_UID=65534 SUDO_GID=65534 $KMT $cmd "$@" -o o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
+		[ "$(stat -c "%a %u:%g" o.out)" = "600 65534:65534" ] || exit 1
+	done &&
+	mkfifo f.out && { cat f.out > /dev/null & } && SUDO_UID=65534 SUDO_GID=65534 $KMT report -o f.out s.dat && wait &&
+	[ "$(stat -c "%a %u" f.out)" = "644 0" ]
+'
+
 # fs.protected_symlinks may be 0 (it is on Debian 12): the kernel then
 # follows any link, and kmemtrace keeps the rule itself.
 test_expect_success 'another user'"'"'s link is never written through: refused in one line, before recording' '
