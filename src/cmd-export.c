@@ -20,8 +20,8 @@ static const struct export_format *const formats[] = {
 
 static const struct opt export_opts[] = {
 	{ 'f', 'f', "format", "FORMAT", "pprof, perfetto, folded or sqlite (required)" },
-	{ 'o', 'o', "output", "FILE", "where to write (default: the trace's name with the\n"
-	  "format's extension; -: standard output, not for\nsqlite); complete or not at all" },
+	{ 'o', 'o', "output", "FILE", "where to write (default: beside the trace, its name\n"
+	  "with the format's extension; -: standard output,\nnot for sqlite); mode 0600, complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },
 	{ O_TIME, 0, "time", "START,END", "only events in this window, seconds from the first\n"
 	  "event (either may be empty)" },
@@ -58,6 +58,7 @@ struct export_args {
 	const struct export_format *fmt;
 	const char *buffer;
 	double t_start, t_end;
+	bool named;			/* the output's name is ours, not -o's */
 };
 
 static int export_opt(void *arg, int id, const char *value)
@@ -104,18 +105,21 @@ static int export_opt(void *arg, int id, const char *value)
 	return -1;
 }
 
-/* The input's name, its ".dat" replaced by @ext. */
+/*
+ * The input's name, its ".dat" replaced by @ext: beside the trace (as
+ * private as it), never in the current directory unless the trace is.
+ */
 static char *default_output(const char *in, const char *ext)
 {
 	const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-	size_t n = strlen(base);
+	size_t n = strlen(in);
 	char *out;
 
-	if (n > 4 && !strcmp(base + n - 4, ".dat"))
+	if ((size_t)(in + n - base) > 4 && !strcmp(in + n - 4, ".dat"))
 		n -= 4;
 	out = malloc(n + strlen(ext) + 1);
 	if (out)
-		sprintf(out, "%.*s%s", (int)n, base, ext);
+		sprintf(out, "%.*s%s", (int)n, in, ext);
 	return out;
 }
 
@@ -172,6 +176,8 @@ static int run(struct export_args *a, const char *in)
 	}
 	if (kmt_outfile_commit(&of, &d))
 		return error("%s", d.msg);
+	if (a->named)	/* a name the user did not give: say where it went */
+		fprintf(stderr, "%s: wrote %s\n", cmd_name, x->path);
 	/* A damaged trace: the file holds what could be read, and that is said. */
 	return analysis_damage(&x->a);
 }
@@ -196,6 +202,7 @@ int cmd_export(int argc, char **argv)
 		a.t_start = 0;
 	if (!a.x.path && !(a.x.path = path = default_output(in, a.fmt->ext)))
 		return error("out of memory");
+	a.named = path;
 	ret = run(&a, in);
 	if (a.fmt->release)
 		a.fmt->release(&a.x);

@@ -135,6 +135,21 @@ test_expect_success 'outputs: default names, never over a trace, complete or abs
 	! ls *.tmp* 2> /dev/null
 '
 
+test_expect_success 'without -o: beside the trace, never in the current directory, and said' '
+	mkdir -p rec cwd && cp gt.dat rec/gt.dat && cp gt.dat rec/trace && cd cwd &&
+	for f in "folded folded" "pprof pb.gz" "perfetto perfetto-trace" "sqlite sqlite"; do
+		set -- $f
+		$KMT export -f $1 ../rec/gt.dat 2> ../err && cat ../err &&
+		[ "$(cat ../err)" = "kmemtrace export: wrote ../rec/gt.$2" ] && [ -s ../rec/gt.$2 ] &&
+		[ "$(stat -c %a ../rec/gt.$2)" = 600 ] || exit 1
+	done &&
+	$KMT export -f folded $PWD/../rec/trace 2> ../err &&
+	[ "$(cat ../err)" = "kmemtrace export: wrote $PWD/../rec/trace.folded" ] &&
+	[ -z "$(ls)" ] || { ls; exit 1; }
+	$KMT export -f folded -o here.folded ../rec/gt.dat 2> ../err && [ ! -s ../err ] &&
+	cmp here.folded ../rec/gt.folded
+'
+
 test_expect_success 'bad input: one clear line and exit 1; usage errors exit 2' '
 	rc=0; $KMT export -f pprof -o x.pb.gz nosuch.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
 	[ $(wc -l < err) = 1 ] && grep -q nosuch.dat err && ! ls x.pb.gz* 2> /dev/null &&
