@@ -12,7 +12,7 @@
 #include "flame.h"
 #include "opt.h"
 
-enum { O_VALUE = 256, O_TIME, O_COMM, O_DEPTH, O_CACHE };
+enum { O_VALUE = 256, O_TIME, O_COMM, O_DEPTH, O_CACHE, O_HASH };
 
 static const struct export_format *const formats[] = {
 	&export_pprof, &export_perfetto, &export_folded, &export_sqlite,
@@ -29,6 +29,9 @@ static const struct opt export_opts[] = {
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
 	{ O_CACHE, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\nkmalloc size; any name of a merged cache)" },
 	{ O_DEPTH, 0, "stack-depth", "N", "keep the first N callers of each call site" },
+	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses (object pointers, call sites,\n"
+	  "stack addresses) as report's keyed hashes, so the\noutput can be shared; symbols stay "
+	  "readable. Same\nKEY, same hashes; no KEY: a random one", OPT_OPTARG },
 	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to export" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -58,6 +61,7 @@ struct export_args {
 	const struct export_format *fmt;
 	const char *buffer;
 	double t_start, t_end;
+	struct kmt_hashptr hash;	/* --hash-pointers */
 	bool named;			/* the output's name is ours, not -o's */
 };
 
@@ -99,6 +103,10 @@ static int export_opt(void *arg, int id, const char *value)
 	case O_DEPTH:
 		if (!opt_uint(value, 1, 1024, &a->x.mo.stack_depth))
 			return usage_error(H, "bad stack depth '%s' (1 to 1024)", value);
+		break;
+	case O_HASH:
+		if (kmt_hashptr_init(&a->hash, value))
+			return error("cannot get a random key: %s", strerror(errno));
 		break;
 	case 'B': a->buffer = value; break;
 	}
@@ -142,7 +150,7 @@ static int run(struct export_args *a, const char *in)
 	if (analysis_open(&x->a, in))
 		return EXIT_FAIL;
 	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->t_start,
-				.t_end = a->t_end, .f = x->a.f, .syms = x->a.syms };
+				.t_end = a->t_end, .f = x->a.f, .syms = x->a.syms, .hash = a->hash };
 	report_recorded(&x->r, x->a.dec, x->mo.cache);
 	x->mo.detail = a->fmt->detail;
 	if (to_stdout) {

@@ -22,6 +22,8 @@ struct kmt_hashptr {
  */
 int kmt_hashptr_init(struct kmt_hashptr *h, const char *key);
 uint64_t kmt_siphash(uint64_t k0, uint64_t k1, const void *data, size_t len);
+/* @addr itself, or its keyed hash when hashing is on (the number "h:..." shows). */
+uint64_t kmt_hashptr_value(const struct kmt_hashptr *h, uint64_t addr);
 /* "0xffff888100d83800", or "h:5f1c9a0e3b7d2a41" when hashing is on. */
 const char *kmt_hashptr_fmt(const struct kmt_hashptr *h, uint64_t addr, char *buf, size_t len);
 
