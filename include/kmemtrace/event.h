@@ -80,6 +80,13 @@ static inline uint64_t kmt_event_stack(const struct kmt_event *ev, uint32_t i)
 	uint64_t v = 0;
 	uint32_t k;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* The common case, a 64-bit kernel in our own byte order: one load. */
+	if (ev->stack_word == 8 && !(ev->flags & KMT_EVF_STACK_BE)) {
+		__builtin_memcpy(&v, p, 8);
+		return v;
+	}
+#endif
 	for (k = 0; k < ev->stack_word; k++)
 		v |= (uint64_t)p[(ev->flags & KMT_EVF_STACK_BE) ? ev->stack_word - 1 - k : k] << (8 * k);
 	return v;
