@@ -35,6 +35,20 @@ const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint6
  * first is given), 0 if none.
  */
 int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi);
+/*
+ * The kallsyms @text (@len bytes) cut down to what naming the code
+ * addresses @addrs needs: for each, the text symbols at the address of the
+ * function containing it and at the next address up (where it ends), and
+ * every symbol sharing its function's name with theirs. The lines are kept
+ * whole and in their order, so that kmt_symbols_lookup() of each address,
+ * and kmt_symbols_find() of each such function's name, give exactly what
+ * they give with the whole text (a symbol kept only as the next one up is
+ * found without its own end). A text with lines that are not symbols
+ * (damage) is kept whole. Returns a malloc'ed NUL-terminated text of
+ * *@out_len bytes; NULL + errno on failure.
+ */
+char *kmt_symbols_cut(const char *text, size_t len, const uint64_t *addrs, size_t n,
+		      size_t *out_len);
 /* "func+0x1a" into @buf, or "0xaddr" if unknown; returns @buf. */
 const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
 			       size_t len);
