@@ -594,6 +594,12 @@ struct kmt_trace_meta {
 	 * CMDLINES section then follows the buffers. 0 or -errno.
 	 */
 	int (*late_cmdlines)(void *arg, struct kmt_blob *cmdlines);
+	/*
+	 * v7: the same for @kallsyms (the symbols the data names, known once
+	 * it is read), called before late_cmdlines; KALLSYMS then follows the
+	 * buffers too.
+	 */
+	int (*late_kallsyms)(void *arg, struct kmt_blob *kallsyms);
 	void *late_arg;
 };
 

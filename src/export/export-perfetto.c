@@ -142,8 +142,9 @@ static void str_n(struct pb *b, uint32_t field, const char *s, uint32_t len)
  * is under 80 bytes (five 10-byte varints at most), so every length is one
  * byte, and nothing is checked between the fields. False for the others.
  */
-static bool event_in_place(struct pb *b, const struct kmt_event *ev)
+static bool event_in_place(const struct export *x, struct pb *b, const struct kmt_event *ev)
 {
+	uint64_t site = export_addr(x, ev->call_site), ptr = export_addr(x, ev->ptr);
 	uint8_t *p, *e, *m;
 	bool page_ptr = ev->flags & KMT_EVF_PAGE_PTR;
 
@@ -165,31 +166,31 @@ static bool event_in_place(struct pb *b, const struct kmt_event *ev)
 		m = pb_put_begin(&p, ev->kind == KMT_EV_KMALLOC ? EV_KMALLOC : EV_KMEM_CACHE_ALLOC);
 		p = pb_put_uint(p, 1, ev->bytes_alloc);
 		p = pb_put_uint(p, 2, ev->bytes_req);
-		p = pb_put_uint(p, 3, ev->call_site);
+		p = pb_put_uint(p, 3, site);
 		p = pb_put_uint(p, 4, (uint32_t)ev->gfp);
-		p = pb_put_uint(p, 5, ev->ptr);
+		p = pb_put_uint(p, 5, ptr);
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
 		m = pb_put_begin(&p, ev->kind == KMT_EV_KFREE ? EV_KFREE : EV_KMEM_CACHE_FREE);
-		p = pb_put_uint(p, 1, ev->call_site);
-		p = pb_put_uint(p, 2, ev->ptr);
+		p = pb_put_uint(p, 1, site);
+		p = pb_put_uint(p, 2, ptr);
 		break;
 	case KMT_EV_PAGE_ALLOC:
 		m = pb_put_begin(&p, EV_MM_PAGE_ALLOC);
 		p = pb_put_uint(p, 1, (uint32_t)ev->gfp);
 		p = pb_put_uint(p, 2, (uint64_t)(int64_t)ev->migratetype);
 		p = pb_put_uint(p, 3, ev->order);
-		p = pb_put_uint(p, page_ptr ? 4 : 5, ev->ptr);
+		p = pb_put_uint(p, page_ptr ? 4 : 5, ptr);
 		break;
 	case KMT_EV_PAGE_FREE:
 		m = pb_put_begin(&p, EV_MM_PAGE_FREE);
 		p = pb_put_uint(p, 1, ev->order);
-		p = pb_put_uint(p, page_ptr ? 2 : 3, ev->ptr);
+		p = pb_put_uint(p, page_ptr ? 2 : 3, ptr);
 		break;
 	default:	/* KMT_EV_PAGE_FREE_BATCHED */
 		m = pb_put_begin(&p, EV_MM_PAGE_FREE_BATCHED);
-		p = pb_put_uint(p, page_ptr ? 2 : 3, ev->ptr);
+		p = pb_put_uint(p, page_ptr ? 2 : 3, ptr);
 		break;
 	}
 	pb_put_end(m, p);
@@ -207,7 +208,7 @@ static void on_event(void *arg, const struct kmt_event *ev)
 
 	if (ev->kind == KMT_EV_STACK || ev->cpu < 0 || ev->cpu >= 4096 || !(b = bundle(x, ev->cpu)))
 		return;
-	if (event_in_place(b, ev))
+	if (event_in_place(x, b, ev))
 		goto out;
 	e = pb_begin(b, BUNDLE_EVENT);
 	pb_uint(b, EVENT_TIMESTAMP, ev->ts);
@@ -254,9 +255,9 @@ static void on_event(void *arg, const struct kmt_event *ev)
 		m = pb_begin(b, EV_GENERIC);
 		pb_str(b, GENERIC_EVENT_NAME, kmt_kind_name(ev->kind));
 		if (ev->call_site)
-			field_u(b, ev->kind == KMT_EV_ACCESS ? "ip" : "call_site", ev->call_site);
+			field_u(b, ev->kind == KMT_EV_ACCESS ? "ip" : "call_site", export_addr(x, ev->call_site));
 		field_u(b, ev->kind == KMT_EV_VMAP_ALLOC || ev->kind == KMT_EV_VMAP_FREE ? "addr" : "ptr",
-			ev->ptr);
+			export_addr(x, ev->ptr));
 		if (ev->bytes_alloc)
 			field_u(b, ev->kind == KMT_EV_VMAP_ALLOC ? "size" : "bytes_alloc", ev->bytes_alloc);
 		if (ev->bytes_req && ev->kind != KMT_EV_VMAP_ALLOC)

@@ -327,8 +327,8 @@ static int end(struct export *x)
 		pb_end(&b, m);
 	}
 	for (i = 0; i < l.n; i++) {
-		lo = MIN(lo, l.addr[i]);
-		hi = MAX(hi, l.addr[i]);
+		lo = MIN(lo, export_addr(x, l.addr[i]));
+		hi = MAX(hi, export_addr(x, l.addr[i]));
 	}
 	m = pb_begin(&b, PROFILE_MAPPING);
 	pb_uint(&b, MAPPING_ID, 1);
@@ -351,7 +351,7 @@ static int end(struct export *x)
 		m = pb_begin(&b, PROFILE_LOCATION);
 		pb_uint(&b, LOCATION_ID, i + 1);
 		pb_uint(&b, LOCATION_MAPPING_ID, 1);
-		pb_uint(&b, LOCATION_ADDRESS, l.addr[i]);
+		pb_uint(&b, LOCATION_ADDRESS, export_addr(x, l.addr[i]));
 		ml = pb_begin(&b, LOCATION_LINE);
 		pb_uint(&b, LINE_FUNCTION_ID, (uint64_t)fnid[i]);
 		pb_end(&b, ml);

@@ -48,6 +48,15 @@ struct export_format {
 	void (*release)(struct export *x);
 };
 
+/*
+ * A kernel address as the output holds it: itself, or with --hash-pointers
+ * the number report's "h:..." shows for it (the same key, the same value).
+ */
+static inline uint64_t export_addr(const struct export *x, uint64_t addr)
+{
+	return x->r.hash.on ? kmt_hashptr_value(&x->r.hash, addr) : addr;
+}
+
 extern const struct export_format export_pprof, export_perfetto, export_folded, export_sqlite;
 
 #endif

@@ -113,6 +113,42 @@ test_expect_success 'sqlite: one row per object, the report'"'"'s numbers by SQL
 	q "PRAGMA integrity_check" | grep -qx ok
 '
 
+# --- --hash-pointers ---
+test_expect_success '--hash-pointers: no kernel address left, the hashes report and kmap give, names kept' '
+	K="--hash-pointers=some key" &&
+	$KMT export -f sqlite --comm kmt-gt "$K" -o h.sqlite st.dat &&
+	q() { sqlite3 $1 "$2"; } &&
+	[ "$(q h.sqlite "select value from meta where key = \"hashed_pointers\"")" = 1 ] &&
+	[ "$(q st.sqlite "select value from meta where key = \"hashed_pointers\"")" = 0 ] &&
+	[ "$(q h.sqlite "select count(*) from object_rows")" = "$(q st.sqlite "select count(*) from object_rows")" ] &&
+	all="select printf(\"%016x\", ptr) from object_rows union select printf(\"%016x\", address) from sites" &&
+	q st.sqlite "$all" | sort -u > raw && q h.sqlite "$all" | sort -u > hashed &&
+	[ "$(wc -l < hashed)" = "$(wc -l < raw)" ] && [ -z "$(comm -12 raw hashed)" ] &&
+	$KMT kmap "$K" --comm kmt-gt st.dat | cut -d, -f3 | sort -u > kmap.h &&
+	q h.sqlite "select printf(\"h:%016x\", ptr) from objects where kind != \"page\" and fate != \"preexisting\"" |
+		sort -u > sq.h && wc -l < kmap.h && cmp kmap.h sq.h &&
+	$KMT report --json "$K" --comm kmt-gt -n 0 st.dat | jq -r ".callsites[] | \"\(.callsite) \(.address)\"" | sort > rep.h &&
+	q h.sqlite "select callsite || \" \" || printf(\"h:%016x\", address) from sites" | sort > sites.h &&
+	[ -s rep.h ] && [ -z "$(comm -23 rep.h sites.h)" ] &&
+	[ "$(q h.sqlite "select callsite from sites order by 1")" = "$(q st.sqlite "select callsite from sites order by 1")" ] &&
+	$KMT export -f perfetto "$K" -o h.pftrace st.dat &&
+	protoc --decode=perfetto.protos.Trace -I $ROOT/proto $ROOT/proto/perfetto_trace.proto < h.pftrace > h.pf.txt &&
+	for f in ptr call_site page pfn; do
+		grep -o "^ *$f: [0-9]*" st.pf.txt | awk "{ print \$2 }" | sort -u > raw.$f &&
+		grep -o "^ *$f: [0-9]*" h.pf.txt | awk "{ print \$2 }" | sort -u > h.$f &&
+		echo "perfetto $f: $(wc -l < raw.$f) values, $(wc -l < h.$f) hashed" &&
+		[ "$(wc -l < raw.$f)" = "$(wc -l < h.$f)" ] && [ -z "$(comm -12 raw.$f h.$f)" ] || exit 1
+	done &&
+	[ -s h.ptr ] && [ "$(grep -c "^      kmalloc {" h.pf.txt)" = "$(grep -c "^      kmalloc {" st.pf.txt)" ] &&
+	$KMT export -f pprof --comm kmt-gt "$K" -o h.pb.gz st.dat &&
+	gzip -dc h.pb.gz | protoc --decode=perftools.profiles.Profile -I $ROOT/proto $ROOT/proto/profile.proto > h.pb.txt &&
+	grep -o "address: [0-9]*" st.pb.txt | sort -u > raw.a && grep -o "address: [0-9]*" h.pb.txt | sort -u > h.a &&
+	[ -s h.a ] && [ "$(wc -l < h.a)" = "$(wc -l < raw.a)" ] && [ -z "$(comm -12 raw.a h.a)" ] &&
+	[ "$(grep string_table h.pb.txt)" = "$(grep string_table st.pb.txt)" ] &&
+	[ "$(pp h.pb.gz alloc_objects do_getxattr)" = $((G + L)) ] &&
+	$KMT export -f folded --comm kmt-gt "$K" -o h.folded st.dat && cmp h.folded st.folded
+'
+
 test_expect_success 'a file trace-cmd extracted: every format, the same counts' '
 	tc_extract_gt $INST tc.dat -g 37 &&
 	$KMT report --json --comm kmt-gt tc.dat > tc.json &&
@@ -133,6 +169,21 @@ test_expect_success 'outputs: default names, never over a trace, complete or abs
 	rc=0; $KMT export -f sqlite -o /nonexistent/x.sqlite st.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
 	[ $(wc -l < err) = 1 ] && ! ls /nonexistent 2> /dev/null &&
 	! ls *.tmp* 2> /dev/null
+'
+
+test_expect_success 'without -o: beside the trace, never in the current directory, and said' '
+	mkdir -p rec cwd && cp gt.dat rec/gt.dat && cp gt.dat rec/trace && cd cwd &&
+	for f in "folded folded" "pprof pb.gz" "perfetto perfetto-trace" "sqlite sqlite"; do
+		set -- $f
+		$KMT export -f $1 ../rec/gt.dat 2> ../err && cat ../err &&
+		[ "$(cat ../err)" = "kmemtrace export: wrote ../rec/gt.$2" ] && [ -s ../rec/gt.$2 ] &&
+		[ "$(stat -c %a ../rec/gt.$2)" = 600 ] || exit 1
+	done &&
+	$KMT export -f folded $PWD/../rec/trace 2> ../err &&
+	[ "$(cat ../err)" = "kmemtrace export: wrote $PWD/../rec/trace.folded" ] &&
+	[ -z "$(ls)" ] || { ls; exit 1; }
+	$KMT export -f folded -o here.folded ../rec/gt.dat 2> ../err && [ ! -s ../err ] &&
+	cmp here.folded ../rec/gt.folded
 '
 
 test_expect_success 'bad input: one clear line and exit 1; usage errors exit 2' '
