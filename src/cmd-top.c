@@ -301,9 +301,7 @@ static int tick(struct top *t)
 	t->due = rec_now_since(&t->rc.t0) + TICK_PUMP_S;
 	if (feed_pump(t, false))
 		ret = 1;
-	else if (t->paused)
-		t->snap.interval = 0;
-	else {
+	else if (!t->paused) {
 		snapshot(t);
 		if (t->count && t->shown >= t->count) {
 			t->ended_by_count = true;
