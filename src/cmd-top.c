@@ -179,7 +179,7 @@ static void show(struct top *t)
 	if (t->json)
 		show_json(t, stdout);
 	else if (t->batch) {
-		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000);
+		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000, HEAD_FULL);
 		fputc('\n', stdout);
 		fflush(stdout);
 	} else
