@@ -282,13 +282,13 @@ static int head_lines(int lines, size_t match)
 	return head;
 }
 
-/* The help line. */
+/* The help line: exactly the keys that work now (a test presses each). */
 static void help_line(const struct top *t, char *foot, size_t len)
 {
 	const char *pause = t->paused ? "resume" : "pause";
 
 	if (t->editing)
-		snprintf(foot, len, "filter: %s", t->edit);
+		snprintf(foot, len, "filter: %s_   Enter apply  Esc clear  ^U erase", t->edit);
 	else if (t->width >= 78)
 		snprintf(foot, len, " c call sites  k caches  p processes  s sort  / filter  space %s  q quit ", pause);
 	else

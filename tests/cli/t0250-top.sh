@@ -166,7 +166,52 @@ test_expect_success 'tmux, heights 24, 9, 8, 6: every matching row that fits is 
 	pane | grep -q "^kmemtrace top .*filter kmalloc" && pane | grep -q "^events .*lost"
 '
 
-tmux send-keys -t $S2 q
+test_expect_success 'tmux: / then Esc clears the filter (an arrow key does not); ^U erases the text; Enter on none clears it' '
+	pane | grep -q "filter kmalloc" &&
+	tmux send-keys -t $S2 "/" && S=$S2 wait_for "filter: kmalloc_ .*Esc clear" &&
+	tmux send-keys -t $S2 Escape && for i in $(seq 50); do pane | head -1 | grep -q "filter" || break; sleep 0.1; done &&
+	! pane | head -1 | grep -q "filter" && rows | grep -v -q kmalloc &&
+	tmux send-keys -t $S2 "/" "kmalloc" Enter && S=$S2 wait_for "filter kmalloc" &&
+	tmux send-keys -t $S2 "/" Left Up Enter && sleep 0.5 && pane | head -1 | grep -q "filter kmalloc" &&
+	tmux send-keys -t $S2 "/" C-u && S=$S2 wait_for "filter: _ " && tmux send-keys -t $S2 Enter &&
+	for i in $(seq 50); do pane | head -1 | grep -q "filter" || break; sleep 0.1; done &&
+	! pane | head -1 | grep -q "filter" &&
+	tmux send-keys -t $S2 "/" "KMALLOC-2" Enter && S=$S2 wait_for "filter KMALLOC-2" &&
+	rows | grep -q "kmalloc-2k" && ! rows | grep -v -q "kmalloc-2"
+'
+
+# The help line lists exactly the keys that work: each one it shows is
+# pressed, and does what it says.
+test_expect_success 'tmux: every key the help line shows has its effect' '
+	tmux send-keys -t $S2 "/" C-u Enter && sleep 0.3 && pane | tail -1 > foot && cat foot &&
+	sed "s/^ *//; s/ *$//; s/   */\n/g" foot > keys && cat keys &&
+	while read -r k what; do
+		case "$k $what" in
+		"c call sites") tmux send-keys -t $S2 k && S=$S2 wait_for "by cache" && tmux send-keys -t $S2 c &&
+			S=$S2 wait_for "by call site";;
+		"k caches") tmux send-keys -t $S2 k && S=$S2 wait_for "by cache";;
+		"p processes") tmux send-keys -t $S2 p && S=$S2 wait_for "by process";;
+		"s sort") was=$(pane | head -1 | sed "s/.*sort \([^,]*\).*/\1/") && tmux send-keys -t $S2 s &&
+			for i in $(seq 50); do [ "$(pane | head -1 | sed "s/.*sort \([^,]*\).*/\1/")" != "$was" ] && break; sleep 0.1; done &&
+			[ "$(pane | head -1 | sed "s/.*sort \([^,]*\).*/\1/")" != "$was" ];;
+		"/ filter") tmux send-keys -t $S2 "/" && S=$S2 wait_for "filter: " && pane | tail -1 > efoot &&
+			sed "s/^filter: [^ ]* *//; s/   */\n/g" efoot | while read -r e ewhat; do
+				case "$e $ewhat" in
+				"Enter apply") tmux send-keys -t $S2 k m a l Enter && S=$S2 wait_for "filter kmal";;
+				"Esc clear") tmux send-keys -t $S2 "/" Escape && sleep 0.5 && ! pane | head -1 | grep -q filter;;
+				"^U erase") tmux send-keys -t $S2 "/" a b C-u && S=$S2 wait_for "filter: _ " && tmux send-keys -t $S2 Escape;;
+				*) echo "the prompt shows a key the test does not know: $e $ewhat"; exit 1;;
+				esac || exit 1
+			done;;
+		"space pause") tmux send-keys -t $S2 " " && S=$S2 wait_for "\[paused\]" && S=$S2 wait_for "space resume" &&
+			tmux send-keys -t $S2 " " && S=$S2 wait_for "space pause" && ! pane | grep -q "\[paused\]";;
+		"space resume") tmux send-keys -t $S2 " " && S=$S2 wait_for "space pause";;
+		"q quit") ;;
+		*) echo "the help line shows a key the test does not know: $k $what"; exit 1;;
+		esac || { echo "key $k ($what) had no effect"; exit 1; }
+	done < keys &&
+	grep -q "q quit" keys && tmux send-keys -t $S2 q && S=$S2 wait_for TOP2-ENDED
+'
 rm -f $WORK/wl.run
 
 test_expect_success 'bad input: usage errors, and no terminal without --batch' '
