@@ -14,7 +14,8 @@
  *   6. tables     sortable tables from the report's column definitions
  *   7. flame      the icicle (flame) graph
  *   8. sections   header, summary, ... (report page)
- *   9. checks     the self-check: series against the summary
+ *   9. checks     the self-check: series against the summary, and the
+ *                 page as laid out (its width, texts cut)
  *  10. diff       the page of kmemtrace diff --html
  *  11. main       and #test-interact, which runs the interactive paths
  */
@@ -684,6 +685,7 @@ function dataTable(name, rows, opt) {
         td.style.setProperty('--sw', sw);
       }
       if (c.type === 'str' && v && String(v).length > 40) td.title = v;
+      if (c.type === 'str' && v && String(v).length > 60) cls.push('long');
       td.className = cls.filter(Boolean).join(' ');
       tr.appendChild(td);
     });
@@ -992,9 +994,12 @@ function summarySection(sec) {
       fmtCount(S.pages_freed) + ' pages)' + (S.page_failures ? '; ' + fmtCount(S.page_failures) + ' failed' : ''), 'page') : null,
     V ? kpi('vmalloc areas', fmtCount(V.allocs), fmtBytes(V.bytes) + '; ' + fmtCount(V.frees) + ' frees; ' + fmtCount(V.live) + ' live (' + fmtBytes(V.live_bytes) + ')') : null,
     S.percpu_allocs || S.percpu_frees ? kpi('per-CPU allocations', fmtCount(S.percpu_allocs), fmtCount(S.percpu_frees) + ' frees') : null,
-    kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown && !S.lost_by_ring ? ' or more' : ''),
-      (S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null).filter(Boolean).join(', ') +
-      (S.truncated_cpus ? '; ' + S.truncated_cpus + ' CPUs truncated' : '') || 'none', S.affected_by_loss ? 'loss bad' : 'ok'),
+    /* the number alone in large type; what qualifies it below, where it wraps */
+    kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown && !S.lost_by_ring ? '+' : ''),
+      [S.lost_gaps_unknown && !S.lost_by_ring ? 'or more: ' + fmtCount(S.lost_gaps_unknown) + (S.lost_gaps_unknown === 1 ? ' gap' : ' gaps') +
+        ' of unknown size' : null].concat((S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null),
+        [S.truncated_cpus ? S.truncated_cpus + ' CPUs truncated' : null]).filter(Boolean).join('; ') || 'none',
+      S.affected_by_loss ? 'loss bad' : 'ok'),
     slab ? kpi('misuse errors', fmtCount(sev('error')), fmtCount(sev('warning')) + ' warnings, ' + fmtCount(sev('info')) + ' info',
       sev('error') ? 'bad' : '') : null,
   ]);
@@ -1360,7 +1365,8 @@ function accessSection(sec) {
     const group = x.r.alloc_function + ' (' + x.r.cache + ')';
     const tr = h('tr', {class: group !== prev ? 'group-start' : null},
       h('th', {class: 'obj'}, group !== prev ? group : ''),
-      h('th', {class: 'off'}, '+' + x.r.offset + (x.r.field ? ' ' + x.r.field : '') + ' (' + x.r.len + ' B)'));
+      h('th', {class: 'off', title: '+' + x.r.offset + (x.r.field ? ' ' + x.r.field : '') + ', ' + x.r.len + ' bytes watched'},
+        '+' + x.r.offset + (x.r.field ? ' ' + x.r.field : '') + ' (' + x.r.len + ' B)'));
     prev = group;
     for (const c of cols) {
       const v = cell.get(x.k + '\u0001' + c.ins);
@@ -1432,24 +1438,75 @@ function checksSection(sec) {
     })(F);
     add('flame-tree', 'flame graph nodes holding at least their children, in all three metrics', ok, n);
   }
-  checkTable(sec, list);
+  checkTable(sec, list.concat(layoutChecks()));
 }
 
-/* One table row per check, class check, with data-check, -got, -want, -ok. */
+/*
+ * One table row per check, class check, with data-check, -got, -want, -ok.
+ * A check with measure() is of the page as laid out: measured once the
+ * table is in place (twice: its own text moves the layout), and again
+ * after the window is resized.
+ */
 function checkTable(sec, list) {
   if (!list.length) return sec.appendChild(note('Nothing to check: no series in the data.', 'none'));
-  const bad = list.filter(c => c.got !== c.want).length;
-  sec.appendChild(note(bad ? bad + ' of ' + list.length + ' checks failed: the page\'s numbers do not add up to the report.' :
-    'All ' + list.length + ' checks pass: the numbers drawn above add up to the report\'s own.', bad ? 'loss-text' : 'ok-text'));
+  const summary = note('');
+  const rows = list.map(c => h('tr', {class: 'check', 'data-check': c.name},
+    h('td', null, c.name), h('td', {class: 'muted'}, c.what), h('td', {class: 'num'}), h('td', {class: 'num'}), h('td', {class: 'mark'})));
+  const show = () => {
+    list.forEach((c, i) => {
+      if (c.measure) Object.assign(c, c.measure());
+      const ok = c.got === c.want, td = rows[i].children;
+      rows[i].setAttribute('data-got', String(c.got));
+      rows[i].setAttribute('data-want', String(c.want));
+      rows[i].setAttribute('data-ok', String(ok));
+      td[1].textContent = c.what;
+      td[2].textContent = fmtCount(c.got);
+      td[3].textContent = fmtCount(c.want);
+      td[4].textContent = ok ? '✓' : '✗';
+    });
+    const bad = list.filter(c => c.got !== c.want).length;
+    summary.textContent = bad ? bad + ' of ' + list.length + ' checks failed: the page does not show the report\'s numbers as they are.' :
+      'All ' + list.length + ' checks pass: the numbers drawn above add up to the report\'s own, and the page shows them whole.';
+    summary.className = 'note ' + (bad ? 'loss-text' : 'ok-text');
+  };
+  sec.appendChild(summary);
   sec.appendChild(h('table', {class: 'data checks'},
     h('thead', null, h('tr', null, h('th', {class: 'str'}, 'check'), h('th', {class: 'str'}, 'what'), h('th', {class: 'num'}, 'got'),
       h('th', {class: 'num'}, 'want'), h('th', null, ''))),
-    h('tbody', null, list.map(c => {
-      const ok = c.got === c.want;
-      return h('tr', {class: 'check', 'data-check': c.name, 'data-got': String(c.got), 'data-want': String(c.want), 'data-ok': String(ok)},
-        h('td', null, c.name), h('td', {class: 'muted'}, c.what), h('td', {class: 'num'}, fmtCount(c.got)), h('td', {class: 'num'}, fmtCount(c.want)),
-        h('td', {class: 'mark'}, ok ? '✓' : '✗'));
-    }))));
+    h('tbody', null, rows)));
+  show();
+  if (list.some(c => c.measure)) {
+    show();
+    redraws.push(show);
+  }
+}
+
+/* ---- the page as laid out, at the window's width ---- */
+
+/* Texts a box cuts (an ellipsis, or hidden overflow): none should be. */
+function cutTexts() {
+  const cut = [];
+  for (const el of document.querySelectorAll('#app *')) {
+    if (el instanceof SVGElement || !el.offsetParent) continue;
+    const st = getComputedStyle(el);
+    const hides = /hidden|clip/.test(st.overflowX + st.overflowY) && [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if ((st.textOverflow === 'ellipsis' || hides) && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1))
+      cut.push(el);
+  }
+  return cut;
+}
+
+function layoutChecks() {
+  const width = () => document.documentElement.clientWidth;
+  return [
+    {name: 'page-width', measure: () => ({what: 'pixels the page is wider than the window (' + width() + ' px): it never scrolls sideways',
+      got: Math.max(0, document.documentElement.scrollWidth - width()), want: 0})},
+    {name: 'nothing-cut', measure: () => {
+      const cut = cutTexts();
+      return {what: 'texts cut short by their box' + (cut.length ? ', such as "' + cut[0].textContent.slice(0, 60) + '"' : ''),
+        got: cut.length, want: 0};
+    }},
+  ];
 }
 
 function renderReport(app, data) {
@@ -1577,7 +1634,7 @@ function renderDiff(app, data) {
       })).length;
       list.push({name: name + '-delta', what: name + ' rows whose every delta is new - old', got: ok, want: rows.length});
     }
-    checkTable(sec, list);
+    checkTable(sec, list.concat(layoutChecks()));
   });
 }
 
