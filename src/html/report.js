@@ -15,7 +15,7 @@
  *   7. flame      the icicle (flame) graph
  *   8. sections   header, summary, ... (report page)
  *   9. checks     the self-check: series against the summary, and the
- *                 page as laid out (its width, texts cut)
+ *                 page as laid out (width, cut texts, axes)
  *  10. diff       the page of kmemtrace diff --html
  *  11. main       and #test-interact, which runs the interactive paths
  */
@@ -97,7 +97,7 @@ function fmtNsShort(v) {
 const fmtPct = v => isNum(v) ? v.toFixed(1) + '%' : '';
 const pctOf = (a, b) => b ? fmtPct(100 * a / b) : '–';
 
-/* Axis labels of counts: 950, 9,500, 95k, 1.5M */
+/* Short counts (heat map cells): 950, 9,500, 95k, 1.5M */
 function fmtCompact(v) {
   const a = Math.abs(v);
   const f = (x, suffix) => String(+x.toFixed(x < 10 ? 2 : 1)) + suffix;
@@ -294,8 +294,19 @@ function yScale(max, kind, n) {
   const top = Math.max(step, Math.ceil(m / step - 1e-9) * step);
   const ticks = [];
   for (let v = 0; v <= top + step / 2; v += step) ticks.push(+v.toPrecision(10) * base);
-  const label = kind === 'bytes' ? v => v ? String(+(v / base).toPrecision(6)) + ' ' + BYTE_UNITS[unit] : '0' : fmtCompact;
+  const label = kind === 'bytes' ? v => v ? NF.format(+(v / base).toPrecision(6)) + ' ' + BYTE_UNITS[unit] : '0' : countLabels(top * base);
   return {max: top * base, ticks, label};
+}
+
+/*
+ * The labels of a count axis whose top tick is @top, all in one form:
+ * plain below 10,000 (500, 1,000, 9,500), else one suffix for every tick
+ * (0, 5k, 10k, 15k; 0, 0.5M, 1M, 1.5M).
+ */
+function countLabels(top) {
+  const a = Math.abs(top);
+  const [div, suffix] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e4 ? [1e3, 'k'] : [1, ''];
+  return v => v ? NF.format(+(v / div).toPrecision(6)) + suffix : '0';
 }
 
 /* The time axis's unit, from its length in ns. */
@@ -336,7 +347,7 @@ function chartFrame(box, H, o) {
   for (const v of o.mirror ? ys.ticks.slice(1).reverse().map(x => -x).concat(ys.ticks) : ys.ticks) {
     const y = f1(Y(v));
     svg.appendChild(svgEl('line', {x1: m.l, x2: m.l + pw, y1: y, y2: y, class: v ? 'grid' : 'axis'}));
-    svg.appendChild(svgEl('text', {x: m.l - 7, y: +y + 4, class: 'tick', 'text-anchor': 'end'}, ys.label(Math.abs(v))));
+    svg.appendChild(svgEl('text', {x: m.l - 7, y: +y + 4, class: 'tick ytick', 'text-anchor': 'end'}, ys.label(Math.abs(v))));
   }
   svg.appendChild(svgEl('text', {class: 'atitle', 'text-anchor': 'middle',
     transform: 'translate(15,' + (m.t + ph / 2) + ') rotate(-90)'}, o.yTitle));
@@ -1496,8 +1507,19 @@ function cutTexts() {
   return cut;
 }
 
+/* A y axis's labels share one form: one suffix (k, M, KiB) or none, and thousands grouped. */
+function oneForm(labels) {
+  const forms = new Set(labels.filter(l => l !== '0').map(l => {
+    const m = /^-?[\d,]*\.?\d*(.*)$/.exec(l);
+    return m[1].trim() + (/^-?\d{4}/.test(l) ? ' ungrouped' : '');
+  }));
+  return forms.size <= 1;
+}
+
 function layoutChecks() {
   const width = () => document.documentElement.clientWidth;
+  /* count axes of these tops, and every y axis drawn */
+  const tops = [9, 950, 9500, 12000, 15000, 95000, 1.2e6, 1.5e7, 3e9];
   return [
     {name: 'page-width', measure: () => ({what: 'pixels the page is wider than the window (' + width() + ' px): it never scrolls sideways',
       got: Math.max(0, document.documentElement.scrollWidth - width()), want: 0})},
@@ -1505,6 +1527,12 @@ function layoutChecks() {
       const cut = cutTexts();
       return {what: 'texts cut short by their box' + (cut.length ? ', such as "' + cut[0].textContent.slice(0, 60) + '"' : ''),
         got: cut.length, want: 0};
+    }},
+    {name: 'axis-labels', measure: () => {
+      const axes = [...document.querySelectorAll('#app svg')].map(svg => [...svg.querySelectorAll('text.ytick')].map(t => t.textContent))
+        .filter(a => a.length).concat(tops.map(t => yScale(t, 'count', 5)).map(ys => ys.ticks.map(ys.label)));
+      return {what: 'value axes whose labels all have one form (e.g. 0, 5k, 10k; not 5,000 beside 10k), of ' + axes.length +
+        ' (those drawn, and count axes up to ' + tops.map(fmtCompact).join(', ') + ')', got: axes.filter(oneForm).length, want: axes.length};
     }},
   ];
 }

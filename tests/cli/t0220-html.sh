@@ -33,7 +33,8 @@ render_at() {	# page width suffix fragment
 
 # The page rendered at both widths: no console message, no error shown,
 # every check held (the series add up; the layout checks: nothing wider
-# than the window, nothing cut), and a real picture.
+# than the window, nothing cut, one form of labels per axis), and a real
+# picture.
 rendered_ok() {
 	cat "$1.console" 2> /dev/null; [ ! -s "$1.console" ] &&
 	for v in "$1" "$1-800"; do
@@ -41,7 +42,7 @@ rendered_ok() {
 		! grep -o '<div id="kmt-errors"[^>]*>[^<]' "$v.dom" &&
 		grep -o '<tr class="check"[^>]*>' "$v.dom" > "$v.checks" && cat "$v.checks" &&
 		[ $(wc -l < "$v.checks") -ge ${2:-1} ] && ! grep -v 'data-ok="true"' "$v.checks" &&
-		for c in page-width nothing-cut; do
+		for c in page-width nothing-cut axis-labels; do
 			grep -q "data-check=\"$c\"" "$v.checks" || { echo "$v: no check $c"; exit 1; }
 		done &&
 		[ "$(head -c 8 "$WORK/$v.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
@@ -69,6 +70,24 @@ redata() {
 	  data "$1.html" | jq -c "$2" | tr -d '\n'; printf '</script>\n'; tail -n +$((n + 1)) "$1.html"; } > "$3.html"
 }
 
+# The value axes' labels of a rendered page, a line per chart: "0;5,000;10k".
+axes() {
+	awk 'BEGIN { RS = "<svg" } NR > 1 { line = ""; s = $0
+		while (match(s, /<text[^>]*class="tick[^"]*"[^>]*text-anchor="end"[^>]*>[^<]*</)) {
+			t = substr(s, RSTART, RLENGTH); sub(/.*>/, "", t); sub(/<$/, "", t); line = line ";" t
+			s = substr(s, RSTART + RLENGTH) }
+		if (line != "") print substr(line, 2) }' "$1"
+}
+
+# Each line of axes: its labels but 0 in one form (one suffix: none, k, M,
+# KiB; thousands grouped), not "5,000" beside "10k".
+one_form() {
+	local line
+	while read -r line; do
+		[ $(tr ";" "\n" <<< "$line" | grep -vx 0 | sed "s/^[0-9]\{4,\}.*/ungrouped/; s/^[0-9,.]*//" | sort -u | wc -l) -le 1 ] ||
+			{ echo "labels of more than one form: $line"; return 1; }
+	done
+}
 
 
 # A check's value: got or want.
@@ -138,21 +157,25 @@ test_expect_success 'the page runs its interactive paths (sort, toggles, zoom, s
 '
 
 # Measured by the test itself, beside the page's own checks: nothing
-# sticks out of an 800 px window (the self-check table did, by 23 px).
-test_expect_success 'at 800 px nothing is wider than the window' '
+# sticks out of an 800 px window (the self-check table did, by 23 px), and
+# each value axis has one form of labels.
+test_expect_success 'at 800 px nothing is wider than the window; one label form per axis' '
 	for p in st synth; do
 		w=$(probe $p 800 "[document.documentElement.scrollWidth, document.documentElement.clientWidth]") &&
 		echo "$p at 800 px: [scrollWidth, clientWidth] $w" && [ "$(jq ".[0] <= .[1]" <<< "$w")" = true ] || exit 1
-	done
+	done &&
+	for p in st gt synth; do axes $p-800.dom; done > axes.txt && cat axes.txt &&
+	[ $(wc -l < axes.txt) -ge 6 ] && one_form < axes.txt
 '
 
 # The page of a trace with long names and large numbers (the synthetic
 # one, its data changed): the lost-events card shows its number whole,
-# field names are whole.
-test_expect_success 'long names, large numbers: at 1400 and 800 px nothing cut' '
+# field names are whole, the births axis passes 10,000 in one form.
+test_expect_success 'long names, large numbers: at 1400 and 800 px nothing cut, one label form per axis' '
 	redata synth ".report.summary.lost_events = 123456789 | .report.summary.lost_gaps_unknown = 3 |
 		.report.summary.lost_by_ring = false | .report.summary.lost_by_cpu = [123456789, 0] |
-		.report.access.rows |= map(.field = \"f_pos_lock.owner.counter.long_member_name\")" big &&
+		.report.access.rows |= map(.field = \"f_pos_lock.owner.counter.long_member_name\") |
+		.timeline.births |= map(. * 12001)" big &&
 	render big &&
 	for w in 1400 800; do
 		v=$(probe big $w "[...document.querySelectorAll(\".kpi\")].filter(k => /lost/i.test(k.textContent)).map(k => {
@@ -162,6 +185,7 @@ test_expect_success 'long names, large numbers: at 1400 and 800 px nothing cut' 
 			!e.textContent.includes(\"f_pos_lock.owner.counter.long_member_name\") || e.scrollWidth > e.clientWidth + 1).length") &&
 		echo "field names cut at $w px: $f" && [ "$f" = 0 ] || exit 1
 	done &&
+	axes big-800.dom > axes.txt && cat axes.txt && grep -q "10k" axes.txt && one_form < axes.txt &&
 	rendered_ok big 8
 '
 
