@@ -15,7 +15,7 @@
  *   7. flame      the icicle (flame) graph
  *   8. sections   header, summary, ... (report page)
  *   9. checks     the self-check: series against the summary, and the
- *                 page as laid out (width, cut texts, axes)
+ *                 page as laid out (width, cut texts, axes, colours)
  *  10. diff       the page of kmemtrace diff --html
  *  11. main       and #test-interact, which runs the interactive paths
  */
@@ -236,8 +236,18 @@ const C = {
   other: '#c2c7cc',
 };
 
-/* Paul Tol's "muted" scheme, safe for colour-blind readers: top caches and sites. */
-const PALETTE = ['#332288', '#88ccee', '#44aa99', '#117733', '#999933', '#ddcc77', '#cc6677', '#882255', '#aa4499'];
+/*
+ * Series colours: any two series of a chart, and each of them and the
+ * card or the loss line, differ by a CIEDE2000 of DE_MIN or more, in
+ * normal vision and as protanopes, deuteranopes and tritanopes see them
+ * (simulated as Machado et al. 2009, full severity). The colours are
+ * taken from Paul Tol's, Okabe and Ito's and Tableau's qualitative
+ * schemes, chosen so; the self-check measures every legend drawn.
+ */
+const DE_MIN = 10;
+
+/* Top caches and call sites (beside the total's purple, "other" grey and the loss red). */
+const PALETTE = ['#004488', '#edc948', '#bb5566', '#77aadd', '#663333', '#ee8866', '#b07aa1', '#99ddff'];
 const catMaps = {cache: new Map(), site: new Map()};
 
 /* A cache (or call site) keeps its colour everywhere on the page. */
@@ -248,10 +258,73 @@ function catColour(kind, name) {
   return m.get(name);
 }
 
-/* Page orders: greens, darker for small orders. */
-const ORDER_L = [20, 35, 50, 63, 73, 80, 85, 88, 90, 92, 93, 94];
+/* Page orders 0 to 10, and 11 for "11+". */
+const ORDER_COLOURS = ['#0077bb', '#edc948', '#ee6677', '#009e73', '#332288', '#99ddff', '#aa3377', '#bab0ac',
+  '#663333', '#56b4e9', '#b07aa1', '#225555'];
 function orderColour(order) {
-  return 'hsl(158, 64%, ' + ORDER_L[Math.max(0, Math.min(order, 11))] + '%)';
+  return ORDER_COLOURS[Math.max(0, Math.min(order, 11))];
+}
+
+/* "#rrggbb" or a computed "rgb(r, g, b)" / "rgba(r, g, b, a)": [r, g, b, a], r, g, b in 0..1. */
+function parseColour(c) {
+  let m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(c);
+  if (m) return [m[1], m[2], m[3]].map(x => parseInt(x, 16) / 255).concat(1);
+  m = /^rgba?\(\s*([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\s*\)$/.exec(c);
+  return m ? [+m[1] / 255, +m[2] / 255, +m[3] / 255, m[4] == null ? 1 : +m[4]] : null;
+}
+
+/* How the three kinds of dichromats see linear RGB (Machado, Oliveira, Fernandes 2009). */
+const VISIONS = {
+  normal: null,
+  protanopia: [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+  deuteranopia: [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+  tritanopia: [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+};
+const toLinear = c => c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+const toGamma = c => (c = Math.max(0, Math.min(1, c))) <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055;
+
+/* sRGB [r, g, b] as seen with @vision, in CIELAB (D65). */
+function labOf(rgb, vision) {
+  let l = rgb.map(toLinear);
+  const M = VISIONS[vision];
+  if (M) l = M.map(row => toLinear(toGamma(row[0] * l[0] + row[1] * l[1] + row[2] * l[2])));
+  const f = t => t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116;
+  const x = f((0.4124564 * l[0] + 0.3575761 * l[1] + 0.1804375 * l[2]) / 0.95047);
+  const y = f(0.2126729 * l[0] + 0.7151522 * l[1] + 0.0721750 * l[2]);
+  const z = f((0.0193339 * l[0] + 0.1191920 * l[1] + 0.9503041 * l[2]) / 1.08883);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+}
+
+/* CIEDE2000 colour difference of two CIELAB colours. */
+function deltaE2000(p, q) {
+  const rad = Math.PI / 180, pow7 = v => Math.pow(v, 7);
+  const cb = (Math.hypot(p[1], p[2]) + Math.hypot(q[1], q[2])) / 2;
+  const g = 0.5 * (1 - Math.sqrt(pow7(cb) / (pow7(cb) + pow7(25))));
+  const ap = [p[1] * (1 + g), q[1] * (1 + g)], cp = [Math.hypot(ap[0], p[2]), Math.hypot(ap[1], q[2])];
+  const hp = [Math.atan2(p[2], ap[0]) / rad, Math.atan2(q[2], ap[1]) / rad].map(h => (h + 360) % 360);
+  let dh = 0, hb = hp[0] + hp[1];
+  if (cp[0] * cp[1]) {
+    dh = hp[1] - hp[0];
+    dh += dh > 180 ? -360 : dh < -180 ? 360 : 0;
+    hb = Math.abs(hp[0] - hp[1]) <= 180 ? hb / 2 : hb < 360 ? (hb + 360) / 2 : (hb - 360) / 2;
+  }
+  const dL = q[0] - p[0], dC = cp[1] - cp[0], dH = 2 * Math.sqrt(cp[0] * cp[1]) * Math.sin(dh / 2 * rad);
+  const lb = (p[0] + q[0]) / 2, cbp = (cp[0] + cp[1]) / 2;
+  const t = 1 - 0.17 * Math.cos((hb - 30) * rad) + 0.24 * Math.cos(2 * hb * rad) + 0.32 * Math.cos((3 * hb + 6) * rad) -
+    0.20 * Math.cos((4 * hb - 63) * rad);
+  const sl = 1 + 0.015 * (lb - 50) * (lb - 50) / Math.sqrt(20 + (lb - 50) * (lb - 50)), sc = 1 + 0.045 * cbp, sh = 1 + 0.015 * cbp * t;
+  const rt = -2 * Math.sqrt(pow7(cbp) / (pow7(cbp) + pow7(25))) * Math.sin(60 * Math.exp(-Math.pow((hb - 275) / 25, 2)) * rad);
+  return Math.sqrt(Math.pow(dL / sl, 2) + Math.pow(dC / sc, 2) + Math.pow(dH / sh, 2) + rt * (dC / sc) * (dH / sh));
+}
+
+/* The least difference of two sRGB colours over the four visions, and the vision. */
+function colourDistance(a, b) {
+  let best = {de: Infinity, vision: ''};
+  for (const v of Object.keys(VISIONS)) {
+    const de = deltaE2000(labOf(a, v), labOf(b, v));
+    if (de < best.de) best = {de, vision: v};
+  }
+  return best;
 }
 
 function hashStr(str) {
@@ -1507,6 +1580,40 @@ function cutTexts() {
   return cut;
 }
 
+/* The colours of series that share a chart: each palette whole, and each legend drawn. */
+function colourSets() {
+  const card = parseColour(getComputedStyle(document.querySelector('section.card') || document.body).backgroundColor) || [1, 1, 1, 1];
+  const solid = c => c && (c[3] >= 1 ? c.slice(0, 3) : null);
+  const sets = [
+    {what: 'page orders', colours: ORDER_COLOURS.concat(C.loss)},
+    {what: 'caches and call sites', colours: PALETTE.concat(C.live, C.other, C.loss)},
+  ].map(x => ({what: x.what, colours: x.colours.map(c => parseColour(c).slice(0, 3))}));
+  document.querySelectorAll('#app .legend').forEach((lg, k) => {
+    /* translucent swatches are overlays (a truncated CPU's band), not series */
+    const colours = [...lg.querySelectorAll('.sw')].map(sw => solid(parseColour(getComputedStyle(sw).backgroundColor))).filter(Boolean);
+    if (colours.length > 1) sets.push({what: 'legend ' + (k + 1), colours});
+  });
+  sets.forEach(x => x.colours.push(card.slice(0, 3)));
+  return sets;
+}
+
+/* Pairs of series colours DE_MIN apart or more, of all pairs; the closest pair. */
+function colourPairs() {
+  const hex = c => '#' + c.map(v => Math.round(v * 255).toString(16).padStart(2, '0')).join('');
+  let ok = 0, n = 0, worst = null;
+  for (const x of colourSets()) {
+    for (let i = 0; i < x.colours.length; i++) {
+      for (let j = i + 1; j < x.colours.length; j++) {
+        const d = colourDistance(x.colours[i], x.colours[j]);
+        n++;
+        if (d.de >= DE_MIN) ok++;
+        if (!worst || d.de < worst.de) worst = Object.assign(d, {pair: hex(x.colours[i]) + ' and ' + hex(x.colours[j]) + ' (' + x.what + ')'});
+      }
+    }
+  }
+  return {ok, n, worst};
+}
+
 /* A y axis's labels share one form: one suffix (k, M, KiB) or none, and thousands grouped. */
 function oneForm(labels) {
   const forms = new Set(labels.filter(l => l !== '0').map(l => {
@@ -1533,6 +1640,12 @@ function layoutChecks() {
         .filter(a => a.length).concat(tops.map(t => yScale(t, 'count', 5)).map(ys => ys.ticks.map(ys.label)));
       return {what: 'value axes whose labels all have one form (e.g. 0, 5k, 10k; not 5,000 beside 10k), of ' + axes.length +
         ' (those drawn, and count axes up to ' + tops.map(fmtCompact).join(', ') + ')', got: axes.filter(oneForm).length, want: axes.length};
+    }},
+    {name: 'series-colours', measure: () => {
+      const p = colourPairs();
+      return {what: 'pairs of series colours (and each with the card) at least ' + DE_MIN + ' apart in CIEDE2000, in normal, protan, deutan ' +
+        'and tritan vision' + (p.worst ? '; the closest: ' + p.worst.pair + ', ' + p.worst.de.toFixed(1) + ' (' + p.worst.vision + ')' : ''),
+        got: p.ok, want: p.n};
     }},
   ];
 }

@@ -33,8 +33,8 @@ render_at() {	# page width suffix fragment
 
 # The page rendered at both widths: no console message, no error shown,
 # every check held (the series add up; the layout checks: nothing wider
-# than the window, nothing cut, one form of labels per axis), and a real
-# picture.
+# than the window, nothing cut, one form of labels per axis, series
+# colours apart), and a real picture.
 rendered_ok() {
 	cat "$1.console" 2> /dev/null; [ ! -s "$1.console" ] &&
 	for v in "$1" "$1-800"; do
@@ -42,7 +42,7 @@ rendered_ok() {
 		! grep -o '<div id="kmt-errors"[^>]*>[^<]' "$v.dom" &&
 		grep -o '<tr class="check"[^>]*>' "$v.dom" > "$v.checks" && cat "$v.checks" &&
 		[ $(wc -l < "$v.checks") -ge ${2:-1} ] && ! grep -v 'data-ok="true"' "$v.checks" &&
-		for c in page-width nothing-cut axis-labels; do
+		for c in page-width nothing-cut axis-labels series-colours; do
 			grep -q "data-check=\"$c\"" "$v.checks" || { echo "$v: no check $c"; exit 1; }
 		done &&
 		[ "$(head -c 8 "$WORK/$v.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
@@ -89,6 +89,24 @@ one_form() {
 	done
 }
 
+# A probe: [how many swatches, their least CIE76 difference] in the legend of chart $1.
+legend_de() {
+	cat <<EOF
+(() => {
+  const lab = c => {
+    const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(x => (x /= 255) <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4));
+    const f = t => t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116;
+    const X = f((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.9505), Y = f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+    const Z = f((0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.089);
+    return [116 * Y - 16, 500 * (X - Y), 200 * (Y - Z)];
+  };
+  const c = [...document.querySelectorAll("#$1 .legend .sw:not(.vline)")].map(e => lab(getComputedStyle(e).backgroundColor));
+  let d = Infinity;
+  c.forEach((p, i) => c.slice(i + 1).forEach(q => d = Math.min(d, Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]))));
+  return [c.length, Math.round(d * 10) / 10];
+})()
+EOF
+}
 
 # A check's value: got or want.
 check() { sed -n "s/.*data-check=\"$2\"[^>]*data-$3=\"\([^\"]*\)\".*/\1/p" "$1.checks" | head -1; }
@@ -170,12 +188,16 @@ test_expect_success 'at 800 px nothing is wider than the window; one label form 
 
 # The page of a trace with long names and large numbers (the synthetic
 # one, its data changed): the lost-events card shows its number whole,
-# field names are whole, the births axis passes 10,000 in one form.
-test_expect_success 'long names, large numbers: at 1400 and 800 px nothing cut, one label form per axis' '
+# field names are whole, the births axis passes 10,000 in one form, and
+# the eleven page orders have colours far apart (CIE76, by the test's
+# own measure; the page's self-check asks CIEDE2000 in four visions).
+test_expect_success 'long names, large numbers, 11 page orders: at 1400 and 800 px nothing cut, colours apart' '
 	redata synth ".report.summary.lost_events = 123456789 | .report.summary.lost_gaps_unknown = 3 |
 		.report.summary.lost_by_ring = false | .report.summary.lost_by_cpu = [123456789, 0] |
 		.report.access.rows |= map(.field = \"f_pos_lock.owner.counter.long_member_name\") |
-		.timeline.births |= map(. * 12001)" big &&
+		.timeline.births |= map(. * 12001) |
+		.timeline.pages = [range(11) as \$o | {order: \$o, allocs: .timeline.pages[0].allocs}] |
+		.report.summary.page_allocs = ([.timeline.pages[].allocs | add] | add) + (.report.summary.page_failures // 0)" big &&
 	render big &&
 	for w in 1400 800; do
 		v=$(probe big $w "[...document.querySelectorAll(\".kpi\")].filter(k => /lost/i.test(k.textContent)).map(k => {
@@ -186,6 +208,8 @@ test_expect_success 'long names, large numbers: at 1400 and 800 px nothing cut, 
 		echo "field names cut at $w px: $f" && [ "$f" = 0 ] || exit 1
 	done &&
 	axes big-800.dom > axes.txt && cat axes.txt && grep -q "10k" axes.txt && one_form < axes.txt &&
+	d=$(probe big 1400 "$(legend_de chart-pages)") && echo "page orders: $d" &&
+	[ "$(jq ".[0] == 11 and .[1] >= 10" <<< "$d")" = true ] &&
 	rendered_ok big 8
 '
 
