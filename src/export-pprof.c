@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "intern.h"
 #include "pb.h"
 
 /* profile.proto field numbers (the ones written). */
@@ -34,90 +35,6 @@ enum {
 	LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
-
-/* Strings, interned: the profile's string table (index 0 is ""). */
-struct strtab {
-	char **v;
-	size_t n, alloc;
-	uint32_t *slots;		/* index + 1 */
-	size_t cap;
-	bool oom;			/* a string could not be added: no output */
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
-
-static bool str_grow(struct strtab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024, i;
-	uint32_t *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return false;
-	for (i = 0; i < t->n; i++) {
-		size_t j = hash_str(t->v[i]) & (cap - 1);
-
-		while (s[j])
-			j = (j + 1) & (cap - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->cap = cap;
-	return true;
-}
-
-/* The index of @s, added if new; -1 on ENOMEM, and then the table says so. */
-static int64_t str_add(struct strtab *t, const char *s);
-
-static int64_t str_id(struct strtab *t, const char *s)
-{
-	int64_t id = str_add(t, s);
-
-	if (id < 0)
-		t->oom = true;
-	return id;
-}
-
-static int64_t str_add(struct strtab *t, const char *s)
-{
-	size_t j;
-
-	if ((t->n + 1) * 2 > t->cap && !str_grow(t))
-		return -1;
-	for (j = hash_str(s) & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1))
-		if (!strcmp(t->v[t->slots[j] - 1], s))
-			return t->slots[j] - 1;
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 256;
-		char **nv = realloc(t->v, na * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		t->v = nv;
-		t->alloc = na;
-	}
-	if (!(t->v[t->n] = strdup(s)))
-		return -1;
-	t->slots[j] = (uint32_t)++t->n;
-	return (int64_t)t->n - 1;
-}
-
-static void str_release(struct strtab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->v[i]);
-	free(t->v);
-	free(t->slots);
-}
 
 /* A sample: call site, stack, cache and comm (string ids); its four values. */
 struct sample {
@@ -163,7 +80,7 @@ static bool umap_grow(struct umap *m)
 }
 
 struct pprof {
-	struct strtab str;
+	struct intern str;		/* the profile's string table (index 0 is "") */
 	struct sample *s;
 	size_t n, alloc;
 	struct umap by_key;		/* several samples may share a hash: chained by scan */
@@ -220,8 +137,8 @@ static void on_object(void *arg, const struct kmt_object *o)
 
 	if (o->fate == KMT_FATE_PREEXISTING || o->kind == KMT_EV_PAGE_ALLOC)
 		return;		/* not allocated in the window; pages are not slab */
-	k.cache = o->cache ? str_id(&p->str, o->cache) : 0;
-	k.comm = o->comm ? str_id(&p->str, o->comm) : 0;
+	k.cache = o->cache ? intern_id(&p->str, o->cache) : 0;
+	k.comm = o->comm ? intern_id(&p->str, o->comm) : 0;
 	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
 		x->failed = true;
 		return;
@@ -296,7 +213,7 @@ static int begin(struct export *x)
 {
 	struct pprof *p = calloc(1, sizeof(*p));
 
-	if (!p || str_id(&p->str, "") != 0) {
+	if (!p || intern_id(&p->str, "") != 0) {
 		free(p);
 		return error("out of memory");
 	}
@@ -343,20 +260,20 @@ static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
 	return l->n;
 }
 
-static void value_type(struct pb *b, uint32_t field, struct strtab *t, const char *type, const char *unit)
+static void value_type(struct pb *b, uint32_t field, struct intern *t, const char *type, const char *unit)
 {
 	size_t m = pb_begin(b, field);
 
-	pb_int(b, VALUETYPE_TYPE, str_id(t, type));
-	pb_int(b, VALUETYPE_UNIT, str_id(t, unit));
+	pb_int(b, VALUETYPE_TYPE, intern_id(t, type));
+	pb_int(b, VALUETYPE_UNIT, intern_id(t, unit));
 	pb_end(b, m);
 }
 
-static void label(struct pb *b, struct strtab *t, const char *key, int64_t str)
+static void label(struct pb *b, struct intern *t, const char *key, int64_t str)
 {
 	size_t m = pb_begin(b, SAMPLE_LABEL);
 
-	pb_int(b, LABEL_KEY, str_id(t, key));
+	pb_int(b, LABEL_KEY, intern_id(t, key));
 	pb_int(b, LABEL_STR, str);
 	pb_end(b, m);
 }
@@ -388,7 +305,7 @@ static int gzip_out(const struct pb *b, FILE *out)
 static int end(struct export *x)
 {
 	struct pprof *p = x->priv;
-	struct strtab *t = &p->str;
+	struct intern *t = &p->str;
 	const struct kmt_summary *sum = kmt_model_summary(x->r.m);
 	struct locs l = { 0 };
 	struct pb b = { 0 };
@@ -435,14 +352,14 @@ static int end(struct export *x)
 	pb_uint(&b, MAPPING_ID, 1);
 	pb_uint(&b, MAPPING_MEMORY_START, l.n ? lo : 0);
 	pb_uint(&b, MAPPING_MEMORY_LIMIT, l.n ? hi + 1 : 0);
-	pb_int(&b, MAPPING_FILENAME, str_id(t, "[kernel.kallsyms]"));
+	pb_int(&b, MAPPING_FILENAME, intern_id(t, "[kernel.kallsyms]"));
 	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
 	pb_end(&b, m);
 	/* A location per address, a function per name (its id: the name's string id). */
 	if (!oom && !(fnid = malloc((l.n + 1) * sizeof(*fnid))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++)
-		if ((fnid[i] = str_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
+		if ((fnid[i] = intern_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
 			oom = true;
 	if (!oom && !(done = calloc(t->n + 1, sizeof(*done))))
 		oom = true;
@@ -466,7 +383,7 @@ static int end(struct export *x)
 		pb_uint(&b, FUNCTION_ID, (uint64_t)fnid[i]);
 		pb_int(&b, FUNCTION_NAME, fnid[i]);
 		pb_int(&b, FUNCTION_SYSTEM_NAME, fnid[i]);
-		pb_int(&b, FUNCTION_FILENAME, str_id(t, "[kernel.kallsyms]"));
+		pb_int(&b, FUNCTION_FILENAME, intern_id(t, "[kernel.kallsyms]"));
 		pb_end(&b, m);
 	}
 	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(sum->last_ts - MIN(sum->first_ts, sum->last_ts)));
@@ -481,8 +398,8 @@ static int end(struct export *x)
 		 sum->stack_sample > 1 ? sampled : "every slab allocation, not sampled",
 		 sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
 		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
-	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
-	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
+	pb_int(&b, PROFILE_COMMENT, intern_id(t, comment));
+	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, intern_id(t, "alloc_space"));
 	/* The string table last: every string is in it by now. */
 	for (i = 0; i < t->n; i++)
 		pb_str(&b, PROFILE_STRING_TABLE, t->v[i]);
@@ -506,7 +423,7 @@ static void release(struct export *x)
 
 	if (!p)
 		return;
-	str_release(&p->str);
+	intern_release(&p->str);
 	free(p->s);
 	free(p->by_key.keys);
 	free(p->by_key.vals);
