@@ -762,14 +762,17 @@ function dataTable(name, rows, opt) {
       const v = r[c.name];
       const cls = [NUMERIC[c.type] ? 'num' : 'str', c.shown ? '' : 'extra', c.type === 'frames' ? 'frames' : '',
         opt.cellClass ? opt.cellClass(c, r) : ''];
-      const td = h('td', {'data-col': c.name, 'data-value': rawValue(v)}, opt.fmt ? opt.fmt(c, v) : fmtCell(c, v));
+      const text = opt.fmt ? opt.fmt(c, v) : fmtCell(c, v);
+      /* a long text may wrap after | , / and spaces, not inside a name */
+      const long = c.type === 'str' && typeof text === 'string' && text.length > 60;
+      const td = h('td', {'data-col': c.name, 'data-value': rawValue(v)}, long ? text.split(/(?<=[|,/])/).map((t, i) => [i ? h('wbr') : null, t]) : text);
       const sw = ci === 0 && opt.swatch ? opt.swatch(r) : null;
       if (sw) {
         cls.push('has-sw');
         td.style.setProperty('--sw', sw);
       }
       if (c.type === 'str' && v && String(v).length > 40) td.title = v;
-      if (c.type === 'str' && v && String(v).length > 60) cls.push('long');
+      if (long) cls.push('long');
       td.className = cls.filter(Boolean).join(' ');
       tr.appendChild(td);
     });
