@@ -1570,9 +1570,18 @@ function checkTable(sec, list) {
 
 /* ---- the page as laid out, at the window's width ---- */
 
-/* Texts a box cuts (an ellipsis, or hidden overflow): none should be. */
+/* Texts a box cuts (an ellipsis, hidden overflow, a chart's edge): none should be. */
 function cutTexts() {
   const cut = [];
+  for (const svg of document.querySelectorAll('#app svg')) {
+    const box = svg.getBoundingClientRect();
+    if (!box.width) continue;
+    for (const t of svg.querySelectorAll('text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+        cut.push(t);
+    }
+  }
   for (const el of document.querySelectorAll('#app *')) {
     if (el instanceof SVGElement || !el.offsetParent) continue;
     const st = getComputedStyle(el);
@@ -1797,8 +1806,10 @@ function diffBars(box, top, f, key, fmtF, signed) {
     g.appendChild(svgEl('text', {x: lw - 8, y: y + 19, class: 'label mono', 'text-anchor': 'end'}, k.length > chars ? k.slice(0, chars - 1) + '…' : k));
     g.appendChild(svgEl('rect', {x: lw, y: y + 4, height: 10, width: Math.max(1, (r.old[f] || 0) / max * pw).toFixed(1), fill: '#9aa4ae'}));
     g.appendChild(svgEl('rect', {x: lw, y: y + 15, height: 10, width: Math.max(1, (r.new[f] || 0) / max * pw).toFixed(1), fill: C.alloc}));
+    /* in a narrow window the change alone (old and new are in the tooltip) */
     g.appendChild(svgEl('text', {x: lw + pw + 10, y: y + 19, class: 'label ' + (r.delta[f] > 0 ? 'up' : 'down')},
-      fmtF(f, r.old[f]) + ' → ' + fmtF(f, r.new[f]) + ': ' + signed(f, r.delta[f]) + (r.only_in ? (r.only_in === 'new' ? ' (new)' : ' (gone)') : r.pct && isNum(r.pct[f]) ? ' (' + (r.pct[f] > 0 ? '+' : '') + fmtPct(r.pct[f]) + ')' : '')));
+      (W < 900 ? '' : fmtF(f, r.old[f]) + ' → ' + fmtF(f, r.new[f]) + ': ') + signed(f, r.delta[f]) +
+      (r.only_in ? (r.only_in === 'new' ? ' (new)' : ' (gone)') : r.pct && isNum(r.pct[f]) ? ' (' + (r.pct[f] > 0 ? '+' : '') + fmtPct(r.pct[f]) + ')' : '')));
     g.addEventListener('mousemove', ev => showTip(ev, tipContent(k, [['#9aa4ae', 'old', fmtF(f, r.old[f])], [C.alloc, 'new', fmtF(f, r.new[f])],
       [null, 'change', signed(f, r.delta[f])]])));
     g.addEventListener('mouseleave', hideTip);
