@@ -60,7 +60,8 @@ const struct cmd_help top_help = {
 	"since top began, not freed) and its growth, per call site, cache or process;\n"
 	"events lost are shown, never hidden, and so is top's own CPU. Keys: c, k, p\n"
 	"switch the rows to call sites, caches, processes; s cycles the sort key;\n"
-	"/ filters by name; space pauses; q quits. With COMMAND, until it ends.\n",
+	"/ filters by name (Enter applies, Esc clears); space pauses; q quits. With\n"
+	"COMMAND, until it ends.\n",
 	.opts = top_opts,
 	.stop_at_operand = true,
 };
@@ -161,7 +162,7 @@ static void show(struct top *t)
 	if (t->json)
 		show_json(t, stdout);
 	else if (t->batch) {
-		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000);
+		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000, HEAD_FULL);
 		fputc('\n', stdout);
 		fflush(stdout);
 	} else
@@ -234,10 +235,13 @@ static int key(struct top *t, int c)
 		size_t n = strlen(t->edit);
 
 		if (c == '\r' || c == '\n') {
-			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);
+			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);	/* empty: no filter */
 			t->editing = false;
 		} else if (c == 27) {
+			*t->filter = '\0';	/* as in htop: Esc leaves the filter empty */
 			t->editing = false;
+		} else if (c == 21) {		/* Ctrl-U: the text typed so far goes */
+			*t->edit = '\0';
 		} else if ((c == 127 || c == 8) && n) {
 			t->edit[n - 1] = '\0';
 		} else if (c >= 32 && c < 127 && n + 1 < sizeof(t->edit)) {
@@ -264,6 +268,19 @@ static int key(struct top *t, int c)
 	return 0;
 }
 
+/*
+ * An arrow or function key is no Esc: the last byte of the sequence at
+ * @b[@j] (ESC O x, or ESC [ parameters and a final byte in @-~).
+ */
+static ssize_t sequence_end(const unsigned char *b, ssize_t j, ssize_t k)
+{
+	if (b[j + 1] == 'O')
+		return MIN(j + 2, k - 1);
+	for (j += 2; j < k - 1 && (b[j] < 0x40 || b[j] > 0x7e); j++)
+		;
+	return j;
+}
+
 /* Feed what was read, for PUMP_BUDGET_S at most, or until a snapshot is due. */
 static int pump(struct top *t)
 {
@@ -283,9 +300,7 @@ static int tick(struct top *t)
 	t->due = rec_now_since(&t->rc.t0) + TICK_PUMP_S;
 	if (feed_pump(t, false))
 		ret = 1;
-	else if (t->paused)
-		t->snap.interval = 0;
-	else {
+	else if (!t->paused) {
 		snapshot(t);
 		if (t->count && t->shown >= t->count) {
 			t->ended_by_count = true;
@@ -321,9 +336,14 @@ static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 			unsigned char buf[64];
 			ssize_t k = read(t->tty_fd, buf, sizeof(buf)), j;
 
-			for (j = 0; j < k; j++)
+			for (j = 0; j < k; j++) {
+				if (buf[j] == 27 && j + 1 < k && (buf[j + 1] == '[' || buf[j + 1] == 'O')) {
+					j = sequence_end(buf, j, k);
+					continue;
+				}
 				if (key(t, buf[j]))
 					return 1;
+			}
 			/* A new view, order or filter shows at once, on the last interval's rows. */
 			snap_sort(t);
 			redraw = true;

@@ -6,7 +6,9 @@
  * at the end, so an interrupted export leaves nothing that looks complete.
  *
  *   export-pprof.c     gzipped profile.proto (go tool pprof, Pyroscope, Parca)
- *   export-perfetto.c  a Perfetto trace (ui.perfetto.dev, trace_processor)
+ *   export-perfetto.c  a Perfetto trace (ui.perfetto.dev, trace_processor), and
+ *   export-perfetto-names.c  its events again as track events, named by function and cache
+ *   intern.c           strings and addresses numbered, for pprof and Perfetto
  *   export-folded.c    folded stacks (flamegraph.pl, speedscope, inferno)
  *   export-sqlite.c    an SQLite database
  */

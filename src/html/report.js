@@ -14,7 +14,8 @@
  *   6. tables     sortable tables from the report's column definitions
  *   7. flame      the icicle (flame) graph
  *   8. sections   header, summary, ... (report page)
- *   9. checks     the self-check: series against the summary
+ *   9. checks     the self-check: series against the summary, and the
+ *                 page as laid out (width, cut texts, axes, colours)
  *  10. diff       the page of kmemtrace diff --html
  *  11. main       and #test-interact, which runs the interactive paths
  */
@@ -96,7 +97,7 @@ function fmtNsShort(v) {
 const fmtPct = v => isNum(v) ? v.toFixed(1) + '%' : '';
 const pctOf = (a, b) => b ? fmtPct(100 * a / b) : '–';
 
-/* Axis labels of counts: 950, 9,500, 95k, 1.5M */
+/* Short counts (heat map cells): 950, 9,500, 95k, 1.5M */
 function fmtCompact(v) {
   const a = Math.abs(v);
   const f = (x, suffix) => String(+x.toFixed(x < 10 ? 2 : 1)) + suffix;
@@ -235,8 +236,18 @@ const C = {
   other: '#c2c7cc',
 };
 
-/* Paul Tol's "muted" scheme, safe for colour-blind readers: top caches and sites. */
-const PALETTE = ['#332288', '#88ccee', '#44aa99', '#117733', '#999933', '#ddcc77', '#cc6677', '#882255', '#aa4499'];
+/*
+ * Series colours: any two series of a chart, and each of them and the
+ * card or the loss line, differ by a CIEDE2000 of DE_MIN or more, in
+ * normal vision and as protanopes, deuteranopes and tritanopes see them
+ * (simulated as Machado et al. 2009, full severity). The colours are
+ * taken from Paul Tol's, Okabe and Ito's and Tableau's qualitative
+ * schemes, chosen so; the self-check measures every legend drawn.
+ */
+const DE_MIN = 10;
+
+/* Top caches and call sites (beside the total's purple, "other" grey and the loss red). */
+const PALETTE = ['#004488', '#edc948', '#bb5566', '#77aadd', '#663333', '#ee8866', '#b07aa1', '#99ddff'];
 const catMaps = {cache: new Map(), site: new Map()};
 
 /* A cache (or call site) keeps its colour everywhere on the page. */
@@ -247,10 +258,73 @@ function catColour(kind, name) {
   return m.get(name);
 }
 
-/* Page orders: greens, darker for small orders. */
-const ORDER_L = [20, 35, 50, 63, 73, 80, 85, 88, 90, 92, 93, 94];
+/* Page orders 0 to 10, and 11 for "11+". */
+const ORDER_COLOURS = ['#0077bb', '#edc948', '#ee6677', '#009e73', '#332288', '#99ddff', '#aa3377', '#bab0ac',
+  '#663333', '#56b4e9', '#b07aa1', '#225555'];
 function orderColour(order) {
-  return 'hsl(158, 64%, ' + ORDER_L[Math.max(0, Math.min(order, 11))] + '%)';
+  return ORDER_COLOURS[Math.max(0, Math.min(order, 11))];
+}
+
+/* "#rrggbb" or a computed "rgb(r, g, b)" / "rgba(r, g, b, a)": [r, g, b, a], r, g, b in 0..1. */
+function parseColour(c) {
+  let m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(c);
+  if (m) return [m[1], m[2], m[3]].map(x => parseInt(x, 16) / 255).concat(1);
+  m = /^rgba?\(\s*([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\s*\)$/.exec(c);
+  return m ? [+m[1] / 255, +m[2] / 255, +m[3] / 255, m[4] == null ? 1 : +m[4]] : null;
+}
+
+/* How the three kinds of dichromats see linear RGB (Machado, Oliveira, Fernandes 2009). */
+const VISIONS = {
+  normal: null,
+  protanopia: [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+  deuteranopia: [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+  tritanopia: [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+};
+const toLinear = c => c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+const toGamma = c => (c = Math.max(0, Math.min(1, c))) <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055;
+
+/* sRGB [r, g, b] as seen with @vision, in CIELAB (D65). */
+function labOf(rgb, vision) {
+  let l = rgb.map(toLinear);
+  const M = VISIONS[vision];
+  if (M) l = M.map(row => toLinear(toGamma(row[0] * l[0] + row[1] * l[1] + row[2] * l[2])));
+  const f = t => t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116;
+  const x = f((0.4124564 * l[0] + 0.3575761 * l[1] + 0.1804375 * l[2]) / 0.95047);
+  const y = f(0.2126729 * l[0] + 0.7151522 * l[1] + 0.0721750 * l[2]);
+  const z = f((0.0193339 * l[0] + 0.1191920 * l[1] + 0.9503041 * l[2]) / 1.08883);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+}
+
+/* CIEDE2000 colour difference of two CIELAB colours. */
+function deltaE2000(p, q) {
+  const rad = Math.PI / 180, pow7 = v => Math.pow(v, 7);
+  const cb = (Math.hypot(p[1], p[2]) + Math.hypot(q[1], q[2])) / 2;
+  const g = 0.5 * (1 - Math.sqrt(pow7(cb) / (pow7(cb) + pow7(25))));
+  const ap = [p[1] * (1 + g), q[1] * (1 + g)], cp = [Math.hypot(ap[0], p[2]), Math.hypot(ap[1], q[2])];
+  const hp = [Math.atan2(p[2], ap[0]) / rad, Math.atan2(q[2], ap[1]) / rad].map(h => (h + 360) % 360);
+  let dh = 0, hb = hp[0] + hp[1];
+  if (cp[0] * cp[1]) {
+    dh = hp[1] - hp[0];
+    dh += dh > 180 ? -360 : dh < -180 ? 360 : 0;
+    hb = Math.abs(hp[0] - hp[1]) <= 180 ? hb / 2 : hb < 360 ? (hb + 360) / 2 : (hb - 360) / 2;
+  }
+  const dL = q[0] - p[0], dC = cp[1] - cp[0], dH = 2 * Math.sqrt(cp[0] * cp[1]) * Math.sin(dh / 2 * rad);
+  const lb = (p[0] + q[0]) / 2, cbp = (cp[0] + cp[1]) / 2;
+  const t = 1 - 0.17 * Math.cos((hb - 30) * rad) + 0.24 * Math.cos(2 * hb * rad) + 0.32 * Math.cos((3 * hb + 6) * rad) -
+    0.20 * Math.cos((4 * hb - 63) * rad);
+  const sl = 1 + 0.015 * (lb - 50) * (lb - 50) / Math.sqrt(20 + (lb - 50) * (lb - 50)), sc = 1 + 0.045 * cbp, sh = 1 + 0.015 * cbp * t;
+  const rt = -2 * Math.sqrt(pow7(cbp) / (pow7(cbp) + pow7(25))) * Math.sin(60 * Math.exp(-Math.pow((hb - 275) / 25, 2)) * rad);
+  return Math.sqrt(Math.pow(dL / sl, 2) + Math.pow(dC / sc, 2) + Math.pow(dH / sh, 2) + rt * (dC / sc) * (dH / sh));
+}
+
+/* The least difference of two sRGB colours over the four visions, and the vision. */
+function colourDistance(a, b) {
+  let best = {de: Infinity, vision: ''};
+  for (const v of Object.keys(VISIONS)) {
+    const de = deltaE2000(labOf(a, v), labOf(b, v));
+    if (de < best.de) best = {de, vision: v};
+  }
+  return best;
 }
 
 function hashStr(str) {
@@ -293,8 +367,19 @@ function yScale(max, kind, n) {
   const top = Math.max(step, Math.ceil(m / step - 1e-9) * step);
   const ticks = [];
   for (let v = 0; v <= top + step / 2; v += step) ticks.push(+v.toPrecision(10) * base);
-  const label = kind === 'bytes' ? v => v ? String(+(v / base).toPrecision(6)) + ' ' + BYTE_UNITS[unit] : '0' : fmtCompact;
+  const label = kind === 'bytes' ? v => v ? NF.format(+(v / base).toPrecision(6)) + ' ' + BYTE_UNITS[unit] : '0' : countLabels(top * base);
   return {max: top * base, ticks, label};
+}
+
+/*
+ * The labels of a count axis whose top tick is @top, all in one form:
+ * plain below 10,000 (500, 1,000, 9,500), else one suffix for every tick
+ * (0, 5k, 10k, 15k; 0, 0.5M, 1M, 1.5M).
+ */
+function countLabels(top) {
+  const a = Math.abs(top);
+  const [div, suffix] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e4 ? [1e3, 'k'] : [1, ''];
+  return v => v ? NF.format(+(v / div).toPrecision(6)) + suffix : '0';
 }
 
 /* The time axis's unit, from its length in ns. */
@@ -335,7 +420,7 @@ function chartFrame(box, H, o) {
   for (const v of o.mirror ? ys.ticks.slice(1).reverse().map(x => -x).concat(ys.ticks) : ys.ticks) {
     const y = f1(Y(v));
     svg.appendChild(svgEl('line', {x1: m.l, x2: m.l + pw, y1: y, y2: y, class: v ? 'grid' : 'axis'}));
-    svg.appendChild(svgEl('text', {x: m.l - 7, y: +y + 4, class: 'tick', 'text-anchor': 'end'}, ys.label(Math.abs(v))));
+    svg.appendChild(svgEl('text', {x: m.l - 7, y: +y + 4, class: 'tick ytick', 'text-anchor': 'end'}, ys.label(Math.abs(v))));
   }
   svg.appendChild(svgEl('text', {class: 'atitle', 'text-anchor': 'middle',
     transform: 'translate(15,' + (m.t + ph / 2) + ') rotate(-90)'}, o.yTitle));
@@ -677,13 +762,17 @@ function dataTable(name, rows, opt) {
       const v = r[c.name];
       const cls = [NUMERIC[c.type] ? 'num' : 'str', c.shown ? '' : 'extra', c.type === 'frames' ? 'frames' : '',
         opt.cellClass ? opt.cellClass(c, r) : ''];
-      const td = h('td', {'data-col': c.name, 'data-value': rawValue(v)}, opt.fmt ? opt.fmt(c, v) : fmtCell(c, v));
+      const text = opt.fmt ? opt.fmt(c, v) : fmtCell(c, v);
+      /* a long text may wrap after | , / and spaces, not inside a name */
+      const long = c.type === 'str' && typeof text === 'string' && text.length > 60;
+      const td = h('td', {'data-col': c.name, 'data-value': rawValue(v)}, long ? text.split(/(?<=[|,/])/).map((t, i) => [i ? h('wbr') : null, t]) : text);
       const sw = ci === 0 && opt.swatch ? opt.swatch(r) : null;
       if (sw) {
         cls.push('has-sw');
         td.style.setProperty('--sw', sw);
       }
       if (c.type === 'str' && v && String(v).length > 40) td.title = v;
+      if (long) cls.push('long');
       td.className = cls.filter(Boolean).join(' ');
       tr.appendChild(td);
     });
@@ -992,9 +1081,12 @@ function summarySection(sec) {
       fmtCount(S.pages_freed) + ' pages)' + (S.page_failures ? '; ' + fmtCount(S.page_failures) + ' failed' : ''), 'page') : null,
     V ? kpi('vmalloc areas', fmtCount(V.allocs), fmtBytes(V.bytes) + '; ' + fmtCount(V.frees) + ' frees; ' + fmtCount(V.live) + ' live (' + fmtBytes(V.live_bytes) + ')') : null,
     S.percpu_allocs || S.percpu_frees ? kpi('per-CPU allocations', fmtCount(S.percpu_allocs), fmtCount(S.percpu_frees) + ' frees') : null,
-    kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown && !S.lost_by_ring ? ' or more' : ''),
-      (S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null).filter(Boolean).join(', ') +
-      (S.truncated_cpus ? '; ' + S.truncated_cpus + ' CPUs truncated' : '') || 'none', S.affected_by_loss ? 'loss bad' : 'ok'),
+    /* the number alone in large type; what qualifies it below, where it wraps */
+    kpi('events lost', fmtCount(S.lost_events || 0) + (S.lost_gaps_unknown && !S.lost_by_ring ? '+' : ''),
+      [S.lost_gaps_unknown && !S.lost_by_ring ? 'or more: ' + fmtCount(S.lost_gaps_unknown) + (S.lost_gaps_unknown === 1 ? ' gap' : ' gaps') +
+        ' of unknown size' : null].concat((S.lost_by_cpu || []).map((v, i) => v ? 'CPU ' + i + ': ' + fmtCount(v) : null),
+        [S.truncated_cpus ? S.truncated_cpus + ' CPUs truncated' : null]).filter(Boolean).join('; ') || 'none',
+      S.affected_by_loss ? 'loss bad' : 'ok'),
     slab ? kpi('misuse errors', fmtCount(sev('error')), fmtCount(sev('warning')) + ' warnings, ' + fmtCount(sev('info')) + ' info',
       sev('error') ? 'bad' : '') : null,
   ]);
@@ -1360,7 +1452,8 @@ function accessSection(sec) {
     const group = x.r.alloc_function + ' (' + x.r.cache + ')';
     const tr = h('tr', {class: group !== prev ? 'group-start' : null},
       h('th', {class: 'obj'}, group !== prev ? group : ''),
-      h('th', {class: 'off'}, '+' + x.r.offset + (x.r.field ? ' ' + x.r.field : '') + ' (' + x.r.len + ' B)'));
+      h('th', {class: 'off', title: '+' + x.r.offset + (x.r.field ? ' ' + x.r.field : '') + ', ' + x.r.len + ' bytes watched'},
+        '+' + x.r.offset + (x.r.field ? ' ' + x.r.field : '') + ' (' + x.r.len + ' B)'));
     prev = group;
     for (const c of cols) {
       const v = cell.get(x.k + '\u0001' + c.ins);
@@ -1432,24 +1525,141 @@ function checksSection(sec) {
     })(F);
     add('flame-tree', 'flame graph nodes holding at least their children, in all three metrics', ok, n);
   }
-  checkTable(sec, list);
+  checkTable(sec, list.concat(layoutChecks()));
 }
 
-/* One table row per check, class check, with data-check, -got, -want, -ok. */
+/*
+ * One table row per check, class check, with data-check, -got, -want, -ok.
+ * A check with measure() is of the page as laid out: measured once the
+ * table is in place (twice: its own text moves the layout), and again
+ * after the window is resized.
+ */
 function checkTable(sec, list) {
   if (!list.length) return sec.appendChild(note('Nothing to check: no series in the data.', 'none'));
-  const bad = list.filter(c => c.got !== c.want).length;
-  sec.appendChild(note(bad ? bad + ' of ' + list.length + ' checks failed: the page\'s numbers do not add up to the report.' :
-    'All ' + list.length + ' checks pass: the numbers drawn above add up to the report\'s own.', bad ? 'loss-text' : 'ok-text'));
+  const summary = note('');
+  const rows = list.map(c => h('tr', {class: 'check', 'data-check': c.name},
+    h('td', null, c.name), h('td', {class: 'muted'}, c.what), h('td', {class: 'num'}), h('td', {class: 'num'}), h('td', {class: 'mark'})));
+  const show = () => {
+    list.forEach((c, i) => {
+      if (c.measure) Object.assign(c, c.measure());
+      const ok = c.got === c.want, td = rows[i].children;
+      rows[i].setAttribute('data-got', String(c.got));
+      rows[i].setAttribute('data-want', String(c.want));
+      rows[i].setAttribute('data-ok', String(ok));
+      td[1].textContent = c.what;
+      td[2].textContent = fmtCount(c.got);
+      td[3].textContent = fmtCount(c.want);
+      td[4].textContent = ok ? '✓' : '✗';
+    });
+    const bad = list.filter(c => c.got !== c.want).length;
+    summary.textContent = bad ? bad + ' of ' + list.length + ' checks failed: the page does not show the report\'s numbers as they are.' :
+      'All ' + list.length + ' checks pass: the numbers drawn above add up to the report\'s own, and the page shows them whole.';
+    summary.className = 'note ' + (bad ? 'loss-text' : 'ok-text');
+  };
+  sec.appendChild(summary);
   sec.appendChild(h('table', {class: 'data checks'},
     h('thead', null, h('tr', null, h('th', {class: 'str'}, 'check'), h('th', {class: 'str'}, 'what'), h('th', {class: 'num'}, 'got'),
       h('th', {class: 'num'}, 'want'), h('th', null, ''))),
-    h('tbody', null, list.map(c => {
-      const ok = c.got === c.want;
-      return h('tr', {class: 'check', 'data-check': c.name, 'data-got': String(c.got), 'data-want': String(c.want), 'data-ok': String(ok)},
-        h('td', null, c.name), h('td', {class: 'muted'}, c.what), h('td', {class: 'num'}, fmtCount(c.got)), h('td', {class: 'num'}, fmtCount(c.want)),
-        h('td', {class: 'mark'}, ok ? '✓' : '✗'));
-    }))));
+    h('tbody', null, rows)));
+  show();
+  if (list.some(c => c.measure)) {
+    show();
+    redraws.push(show);
+  }
+}
+
+/* ---- the page as laid out, at the window's width ---- */
+
+/* Texts a box cuts (an ellipsis, hidden overflow, a chart's edge): none should be. */
+function cutTexts() {
+  const cut = [];
+  for (const svg of document.querySelectorAll('#app svg')) {
+    const box = svg.getBoundingClientRect();
+    if (!box.width) continue;
+    for (const t of svg.querySelectorAll('text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+        cut.push(t);
+    }
+  }
+  for (const el of document.querySelectorAll('#app *')) {
+    if (el instanceof SVGElement || !el.offsetParent) continue;
+    const st = getComputedStyle(el);
+    const hides = /hidden|clip/.test(st.overflowX + st.overflowY) && [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if ((st.textOverflow === 'ellipsis' || hides) && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1))
+      cut.push(el);
+  }
+  return cut;
+}
+
+/* The colours of series that share a chart: each palette whole, and each legend drawn. */
+function colourSets() {
+  const card = parseColour(getComputedStyle(document.querySelector('section.card') || document.body).backgroundColor) || [1, 1, 1, 1];
+  const solid = c => c && (c[3] >= 1 ? c.slice(0, 3) : null);
+  const sets = [
+    {what: 'page orders', colours: ORDER_COLOURS.concat(C.loss)},
+    {what: 'caches and call sites', colours: PALETTE.concat(C.live, C.other, C.loss)},
+  ].map(x => ({what: x.what, colours: x.colours.map(c => parseColour(c).slice(0, 3))}));
+  document.querySelectorAll('#app .legend').forEach((lg, k) => {
+    /* translucent swatches are overlays (a truncated CPU's band), not series */
+    const colours = [...lg.querySelectorAll('.sw')].map(sw => solid(parseColour(getComputedStyle(sw).backgroundColor))).filter(Boolean);
+    if (colours.length > 1) sets.push({what: 'legend ' + (k + 1), colours});
+  });
+  sets.forEach(x => x.colours.push(card.slice(0, 3)));
+  return sets;
+}
+
+/* Pairs of series colours DE_MIN apart or more, of all pairs; the closest pair. */
+function colourPairs() {
+  const hex = c => '#' + c.map(v => Math.round(v * 255).toString(16).padStart(2, '0')).join('');
+  let ok = 0, n = 0, worst = null;
+  for (const x of colourSets()) {
+    for (let i = 0; i < x.colours.length; i++) {
+      for (let j = i + 1; j < x.colours.length; j++) {
+        const d = colourDistance(x.colours[i], x.colours[j]);
+        n++;
+        if (d.de >= DE_MIN) ok++;
+        if (!worst || d.de < worst.de) worst = Object.assign(d, {pair: hex(x.colours[i]) + ' and ' + hex(x.colours[j]) + ' (' + x.what + ')'});
+      }
+    }
+  }
+  return {ok, n, worst};
+}
+
+/* A y axis's labels share one form: one suffix (k, M, KiB) or none, and thousands grouped. */
+function oneForm(labels) {
+  const forms = new Set(labels.filter(l => l !== '0').map(l => {
+    const m = /^-?[\d,]*\.?\d*(.*)$/.exec(l);
+    return m[1].trim() + (/^-?\d{4}/.test(l) ? ' ungrouped' : '');
+  }));
+  return forms.size <= 1;
+}
+
+function layoutChecks() {
+  const width = () => document.documentElement.clientWidth;
+  /* count axes of these tops, and every y axis drawn */
+  const tops = [9, 950, 9500, 12000, 15000, 95000, 1.2e6, 1.5e7, 3e9];
+  return [
+    {name: 'page-width', measure: () => ({what: 'pixels the page is wider than the window (' + width() + ' px): it never scrolls sideways',
+      got: Math.max(0, document.documentElement.scrollWidth - width()), want: 0})},
+    {name: 'nothing-cut', measure: () => {
+      const cut = cutTexts();
+      return {what: 'texts cut short by their box' + (cut.length ? ', such as "' + cut[0].textContent.slice(0, 60) + '"' : ''),
+        got: cut.length, want: 0};
+    }},
+    {name: 'axis-labels', measure: () => {
+      const axes = [...document.querySelectorAll('#app svg')].map(svg => [...svg.querySelectorAll('text.ytick')].map(t => t.textContent))
+        .filter(a => a.length).concat(tops.map(t => yScale(t, 'count', 5)).map(ys => ys.ticks.map(ys.label)));
+      return {what: 'value axes whose labels all have one form (e.g. 0, 5k, 10k; not 5,000 beside 10k), of ' + axes.length +
+        ' (those drawn, and count axes up to ' + tops.map(fmtCompact).join(', ') + ')', got: axes.filter(oneForm).length, want: axes.length};
+    }},
+    {name: 'series-colours', measure: () => {
+      const p = colourPairs();
+      return {what: 'pairs of series colours (and each with the card) at least ' + DE_MIN + ' apart in CIEDE2000, in normal, protan, deutan ' +
+        'and tritan vision' + (p.worst ? '; the closest: ' + p.worst.pair + ', ' + p.worst.de.toFixed(1) + ' (' + p.worst.vision + ')' : ''),
+        got: p.ok, want: p.n};
+    }},
+  ];
 }
 
 function renderReport(app, data) {
@@ -1577,7 +1787,7 @@ function renderDiff(app, data) {
       })).length;
       list.push({name: name + '-delta', what: name + ' rows whose every delta is new - old', got: ok, want: rows.length});
     }
-    checkTable(sec, list);
+    checkTable(sec, list.concat(layoutChecks()));
   });
 }
 
@@ -1596,8 +1806,10 @@ function diffBars(box, top, f, key, fmtF, signed) {
     g.appendChild(svgEl('text', {x: lw - 8, y: y + 19, class: 'label mono', 'text-anchor': 'end'}, k.length > chars ? k.slice(0, chars - 1) + '…' : k));
     g.appendChild(svgEl('rect', {x: lw, y: y + 4, height: 10, width: Math.max(1, (r.old[f] || 0) / max * pw).toFixed(1), fill: '#9aa4ae'}));
     g.appendChild(svgEl('rect', {x: lw, y: y + 15, height: 10, width: Math.max(1, (r.new[f] || 0) / max * pw).toFixed(1), fill: C.alloc}));
+    /* in a narrow window the change alone (old and new are in the tooltip) */
     g.appendChild(svgEl('text', {x: lw + pw + 10, y: y + 19, class: 'label ' + (r.delta[f] > 0 ? 'up' : 'down')},
-      fmtF(f, r.old[f]) + ' → ' + fmtF(f, r.new[f]) + ': ' + signed(f, r.delta[f]) + (r.only_in ? (r.only_in === 'new' ? ' (new)' : ' (gone)') : r.pct && isNum(r.pct[f]) ? ' (' + (r.pct[f] > 0 ? '+' : '') + fmtPct(r.pct[f]) + ')' : '')));
+      (W < 900 ? '' : fmtF(f, r.old[f]) + ' → ' + fmtF(f, r.new[f]) + ': ') + signed(f, r.delta[f]) +
+      (r.only_in ? (r.only_in === 'new' ? ' (new)' : ' (gone)') : r.pct && isNum(r.pct[f]) ? ' (' + (r.pct[f] > 0 ? '+' : '') + fmtPct(r.pct[f]) + ')' : '')));
     g.addEventListener('mousemove', ev => showTip(ev, tipContent(k, [['#9aa4ae', 'old', fmtF(f, r.old[f])], [C.alloc, 'new', fmtF(f, r.new[f])],
       [null, 'change', signed(f, r.delta[f])]])));
     g.addEventListener('mouseleave', hideTip);

@@ -192,7 +192,7 @@ static bool cache_is(const char *label, const char *name)
 
 bool snap_shown(const struct top *t, const struct top_row *r)
 {
-	if (*t->filter && !strstr(r->name, t->filter))
+	if (*t->filter && !strcasestr(r->name, t->filter))	/* as htop: any case */
 		return false;
 	return !(t->cache && t->view == VIEW_CACHES && !cache_is(r->name, t->cache));
 }

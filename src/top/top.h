@@ -159,7 +159,10 @@ const char *view_name(enum top_view v);
 const char *sort_name(enum top_sort s);
 
 /* top-show.c */
-void show_text(struct top *t, FILE *out, int max_rows, int width);
+/* The header's lines: title, rates, live slab bytes, a blank line, the table's heading. */
+#define HEAD_FULL 5
+#define HEAD_MIN 3			/* title, rates, heading: a short screen's */
+void show_text(struct top *t, FILE *out, int max_rows, int width, int head);
 void show_json(struct top *t, FILE *out);
 int screen_open(struct top *t);
 void screen_close(struct top *t);

@@ -90,6 +90,55 @@ test_expect_success 'perfetto: decoded against proto/perfetto_trace.proto, every
 	grep -q "process_tree" st.pf.txt && grep -q "cmdline: \"kmt-gt\"" st.pf.txt
 '
 
+# The track events of a decoded Perfetto trace, their interned ids
+# resolved, a line each: name, track, call_site, cache, bytes_alloc (tabs).
+pf_events() {
+	awk 'function s(v) { sub(/^ *[a-z_]+: "?/, "", v); sub(/"$/, "", v); return v }
+		function get(t, i) { return (t SUBSEP i) in T ? T[t, i] : "?" }
+		/^  interned_data \{/ { idata = 1 }
+		idata && /^    [a-z_]+ \{/ { tab = $1 }
+		idata && /^      iid: / { id = $2 }
+		idata && /^      (name|str): / { if ((tab, id) in T) dup[tab] = dup[tab] " " id; T[tab, id] = s($0) }
+		/^  \}/ { idata = 0; te = 0 }
+		/^  track_event \{/ { te = 1; ev = 1; split("", A) }
+		te && /^    name_iid: / { nm = $2 }
+		te && /^    track_uuid: / { tr = $2 }
+		te && /^      name_iid: / { k = $2 }
+		te && /^      string_value_iid: / { A[k] = "s" $2 }
+		te && /^      (uint|int|pointer|bool)_value: / { A[k] = "v" $2 }
+		/^\}/ && ev {	# the packet ends: its interned data (printed after the event) is known
+			ev = 0; split("", R)
+			for (k in A) {
+				v = substr(A[k], 2)
+				R[get("debug_annotation_names", k)] = A[k] ~ /^s/ ? get("debug_annotation_string_values", v) : v
+			}
+			print get("event_names", nm) "\t" tr "\t" R["call_site"] "\t" R["cache"] "\t" R["bytes_alloc"] }
+		END { for (t in dup) print "interned twice in " t ":" dup[t] > "/dev/stderr" }' "$@"
+}
+
+# The events read by name: Perfetto's ftrace messages have numbers only (a
+# call site, no cache), so each memory event is also a track event on its
+# task's track, named by event and function, with the call site, cache,
+# sizes and gfp flags as interned strings.
+test_expect_success 'perfetto: track events by name, their function and cache interned and referred to' '
+	pid=$(jq "[.processes[] | select(.comm == \"kmt-gt\")][0].pid" sta.json) && echo "kmt-gt pid $pid" &&
+	pf_events st.pf.txt > ev.tsv 2> dup && ! [ -s dup ] &&
+	awk -F"\t" "\$1 ~ / do_getxattr\$/ && \$2 == 65536 + $pid" ev.tsv | sort | uniq -c | sort -rn | head &&
+	n=$(awk -F"\t" "\$1 == \"kmalloc do_getxattr\" && \$2 == 65536 + $pid && \$3 ~ /^do_getxattr\\+0x/ && \$4 == \"kmalloc-2k\" && \$5 == 2048" ev.tsv | wc -l) &&
+	echo "kmalloc do_getxattr in kmalloc-2k: $n (want $G)" && [ "$n" = $G ] &&
+	n=$(awk -F"\t" "\$1 == \"kmalloc simple_xattr_alloc\" && \$2 == 65536 + $pid && \$4 ~ /^kmalloc-/" ev.tsv | wc -l) &&
+	echo "kmalloc simple_xattr_alloc: $n (want $X)" && [ "$n" = $X ] &&
+	n=$(awk -F"\t" "\$1 ~ /^kfree / && \$2 == 65536 + $pid && \$4 == \"kmalloc-2k\"" ev.tsv | wc -l) &&
+	echo "kfree of kmalloc-2k objects: $n (want $G or more)" && [ "$n" -ge $G ] &&
+	[ $(grep -c "^      $(printf "name: \"kmalloc do_getxattr\"")\$" st.pf.txt) = 1 ] &&
+	[ $(grep -c "^      str: \"kmalloc-2k\"\$" st.pf.txt) = 1 ] &&
+	grep -q "^      str: \"do_getxattr+0x[0-9a-f]*\"\$" st.pf.txt &&
+	grep -q "^      str: \"GFP_KERNEL" st.pf.txt &&
+	awk "/^  track_descriptor \\{/ { d = 1 } d && /^      tid: $pid\$/ { found = 1 } END { exit !found }" st.pf.txt &&
+	awk "/^  trusted_packet_sequence_id: 2000\$/ { s = 1 } s && /^  sequence_flags:/ { print \$2; exit }" st.pf.txt | grep -qx 3 &&
+	[ "$(cut -f1 ev.tsv | grep -c "^kmalloc ")" = "$(jq ".summary.events_by_kind.kmalloc" sta.json)" ]
+'
+
 test_expect_success 'perfetto: the live bytes counter ends at the report'"'"'s live bytes' '
 	last=$(awk "/track_uuid: 1\$/ { t = 1; next } t && /counter_value:/ { v = \$2; t = 0 } END { print v }" st.pf.txt) &&
 	echo "last $last" && [ "$last" = "$(jq ".summary.live_bytes + .summary.uncertain_bytes" sta.json)" ]
