@@ -26,6 +26,26 @@
 #include "export-perfetto.h"
 #include "intern.h"
 
+/* Field 1 of the top message, Trace. */
+void perfetto_packet(struct export *x, struct pb *p)
+{
+	uint8_t head[16];
+	size_t n = 0, len = p->len;
+
+	if (p->oom) {
+		x->failed = true;
+		return;
+	}
+	head[n++] = (uint8_t)(TRACE_PACKET << 3 | 2);	/* length-delimited */
+	while (len >= 0x80) {
+		head[n++] = (uint8_t)(len | 0x80);
+		len >>= 7;
+	}
+	head[n++] = (uint8_t)len;
+	if (fwrite(head, 1, n, x->out) != n || fwrite(p->buf, 1, p->len, x->out) != p->len)
+		x->failed = true;
+}
+
 #define NAMES_SEQ 2000			/* the packet sequence of the track events */
 #define THREAD_UUID 65536		/* a task's track: this + tid (counters use 1 to 207) */
 

@@ -47,26 +47,6 @@ struct perfetto {
 	struct perfetto_names *names;	/* the events again, by name */
 };
 
-/* Field 1 of the top message, Trace. */
-void perfetto_packet(struct export *x, struct pb *p)
-{
-	uint8_t head[16];
-	size_t n = 0, len = p->len;
-
-	if (p->oom) {
-		x->failed = true;
-		return;
-	}
-	head[n++] = (uint8_t)(TRACE_PACKET << 3 | 2);	/* length-delimited */
-	while (len >= 0x80) {
-		head[n++] = (uint8_t)(len | 0x80);
-		len >>= 7;
-	}
-	head[n++] = (uint8_t)len;
-	if (fwrite(head, 1, n, x->out) != n || fwrite(p->buf, 1, p->len, x->out) != p->len)
-		x->failed = true;
-}
-
 /* CPU @c's bundle of events, as a packet. */
 static void flush_cpu(struct export *x, int c)
 {

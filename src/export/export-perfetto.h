@@ -25,7 +25,7 @@ enum {
 	THREAD_PID = 1, THREAD_TID = 2,
 };
 
-/* Write @p as one packet of the Trace; a failure sets x->failed. */
+/* Write @p as one packet of the Trace; a failure sets x->failed (export-perfetto-names.c). */
 void perfetto_packet(struct export *x, struct pb *p);
 
 struct perfetto_names;
