@@ -33,13 +33,10 @@ enum top_sort { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_LIVE, SORT_GROWTH, SOR
 
 /* One CPU's pages waiting to be merged. */
 struct feed_cpu {
-	struct kmt_live_page *head, *tail;	/* taken, not yet decoded to the end */
+	struct kmt_live_page *head, *tail;	/* taken, not yet read to the end */
 	uint64_t npages;			/* in that list */
-	struct kmt_page pg;			/* the head page, loaded */
-	struct kmt_page_iter it;
-	bool loaded;
-	bool have;				/* @ev is the next event of this CPU */
-	struct kmt_event ev;
+	bool reading;				/* the stream reads the head page */
+	struct kmt_skip skip;			/* a page it could not load */
 	uint64_t empty_ns;			/* the reader found the buffer empty then */
 	uint64_t seen_ns;			/* time stamp of the newest page taken */
 	int spool_fd;				/* -o: its data file, or -1 */
@@ -96,6 +93,8 @@ struct top {
 	struct kmt_comms *comms;		/* names of the tasks running when top began */
 	struct kmt_model *m;
 	struct feed_cpu *cpu;
+	struct kmt_stream *stream;		/* the pages merged by time, as from a file */
+	bool draining;				/* the capture is over: no page will come */
 	int ncpu;
 	uint32_t psize;
 	uint64_t events;			/* fed so far */
