@@ -34,8 +34,9 @@ static const struct opt top_opts[] = {
 	{ 'n', 'n', "count", "N", "stop after N snapshots (default: until q, Ctrl-C or\nthe command's end)" },
 	{ O_BATCH, 0, "batch", NULL, "plain text snapshots on standard output, as top -b" },
 	{ O_JSON, 0, "json", NULL, "snapshots as JSON lines (counts in each interval)" },
-	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process" },
-	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name" },
+	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process", 0, top_view_keys },
+	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name", 0,
+	  top_sort_keys },
 	{ 'r', 'r', "rows", "N", "rows per snapshot in batch and JSON (default 20; 0:\nall)" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_PID | REC_FOLLOW, NULL),
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
@@ -70,11 +71,11 @@ const struct cmd_help top_help = {
 
 static int top_opt(void *arg, int id, const char *value)
 {
-	static const char *const sorts[] = { "bytes", "allocs", "frees", "live", "growth", "waste", "name" };
 	const struct cmd_help *H = &top_help;
 	struct top *t = arg;
 	struct rec_opts *o = &t->rc.o;
-	size_t k;
+	char keys[128];
+	int k;
 
 	switch (id) {
 	case 'i':
@@ -88,21 +89,23 @@ static int top_opt(void *arg, int id, const char *value)
 	case O_BATCH: t->batch = true; break;
 	case O_JSON: t->json = true; break;
 	case O_VIEW:
-		if (!strcmp(value, "callsite") || !strcmp(value, "callsites"))
-			t->view = VIEW_SITES;
-		else if (!strcmp(value, "cache") || !strcmp(value, "caches"))
-			t->view = VIEW_CACHES;
-		else if (!strcmp(value, "process") || !strcmp(value, "processes"))
-			t->view = VIEW_PROCS;
-		else
-			return usage_error(H, "bad view '%s' (callsite, cache, process)", value);
+		for (k = 0; k < VIEW_NR; k++) {
+			size_t n = strlen(top_views[k].key);
+
+			/* "cache" or "caches"; "process" or "processes" */
+			if (!strncmp(value, top_views[k].key, n) &&
+			    (!value[n] || !strcmp(value + n, "s") || !strcmp(value + n, "es")))
+				break;
+		}
+		if (k == VIEW_NR)
+			return usage_error(H, "bad view '%s' (%s)", value, top_view_keys(keys, sizeof(keys)));
+		t->view = (enum top_view)k;
 		break;
 	case 's':
-		for (k = 0; k < sizeof(sorts) / sizeof(sorts[0]) && strcmp(value, sorts[k]); k++)
+		for (k = 0; k < SORT_NR && strcmp(value, top_sorts[k].key); k++)
 			;
-		if (k == sizeof(sorts) / sizeof(sorts[0]))
-			return usage_error(H, "bad sort key '%s' (bytes, allocs, frees, live, growth, waste, "
-					   "name)", value);
+		if (k == SORT_NR)
+			return usage_error(H, "bad sort key '%s' (%s)", value, top_sort_keys(keys, sizeof(keys)));
 		t->sort = (enum top_sort)k;
 		break;
 	case 'r':
@@ -231,6 +234,8 @@ static void drain_fd(int fd)
 /* A key: 1 to quit. */
 static int key(struct top *t, int c)
 {
+	int k;
+
 	if (t->editing) {
 		size_t n = strlen(t->edit);
 
@@ -250,12 +255,14 @@ static int key(struct top *t, int c)
 		}
 		return 0;
 	}
+	for (k = 0; k < VIEW_NR; k++)
+		if (c == top_views[k].hotkey) {
+			t->view = (enum top_view)k;
+			return 0;
+		}
 	switch (c) {
 	case 'q': case 'Q': case 3:	/* Ctrl-C: the terminal is raw */
 		return 1;
-	case 'c': t->view = VIEW_SITES; break;
-	case 'k': t->view = VIEW_CACHES; break;
-	case 'p': t->view = VIEW_PROCS; break;
 	case 's': t->sort = (enum top_sort)((t->sort + 1) % SORT_NR); break;
 	case ' ': t->paused = !t->paused; break;
 	case '/':

@@ -41,39 +41,60 @@ static const char *bytes(const struct top_snap *s, double v, bool rate, bool sig
 }
 
 /*
- * The table's columns, and which go first when the window is narrow (the
- * name keeps at least NAME_MIN characters): waste, live objects, frees,
- * growth; allocations, bytes and live bytes stay.
+ * The table's columns are top_cols' with a title; a narrow window drops
+ * them in their drop order (the name keeps at least NAME_MIN characters):
+ * waste, live objects, frees, growth; allocations, bytes and live bytes
+ * stay.
  */
-#define NCOLS 7
 #define NAME_MIN 28
-static const int col_width[NCOLS] = { 10, 10, 11, 10, 9, 11, 11 };
-static const int drop_order[] = { 3, 4, 1, 6 };
 
 static unsigned int dropped(int width)
 {
 	unsigned int mask = 0;
-	int used = 2 + NAME_MIN, i;
-	size_t k;
+	int used = 2 + NAME_MIN, i, rank;
 
-	for (i = 0; i < NCOLS; i++)
-		used += col_width[i] + 1;
-	for (k = 0; k < sizeof(drop_order) / sizeof(drop_order[0]) && used > width; k++) {
-		mask |= 1u << drop_order[k];
-		used -= col_width[drop_order[k]] + 1;
+	for (i = 0; top_cols[i].get; i++)
+		if (top_cols[i].title)
+			used += top_cols[i].width + 1;
+	for (rank = 1; used > width; rank++) {
+		bool any = false;
+
+		for (i = 0; top_cols[i].get; i++)
+			if (top_cols[i].title && top_cols[i].drop == rank) {
+				mask |= 1u << i;
+				used -= top_cols[i].width + 1;
+				any = true;
+			}
+		if (!any)
+			break;
 	}
 	return mask;
 }
 
+/* Column @c of row @r as the screen shows it (the header: @r NULL). */
+static const char *cell(const struct top_snap *s, const struct top_col *c, const struct top_row *r,
+			char *buf)
+{
+	int64_t v;
+
+	if (!r)
+		return c->title;
+	v = c->get(r);
+	return c->bytes ? bytes(s, (double)v, c->rate, c->sign, buf) : count(s, (uint64_t)v, c->rate, buf);
+}
+
 /* One line of the table: the columns not in @drop, right-aligned, then the name. */
-static void cells(char *line, size_t size, unsigned int drop, const char *const *v, const char *name)
+static void cells(char *line, size_t size, unsigned int drop, const struct top_snap *s,
+		  const struct top_row *r, const char *name)
 {
 	size_t o = 0;
+	char buf[48];
 	int i;
 
-	for (i = 0; i < NCOLS && o < size; i++)
-		if (!(drop & (1u << i)))
-			o += (size_t)snprintf(line + o, size - o, "%s%*s", o ? " " : "", col_width[i], v[i]);
+	for (i = 0; top_cols[i].get && o < size; i++)
+		if (top_cols[i].title && !(drop & (1u << i)))
+			o += (size_t)snprintf(line + o, size - o, "%s%*s", o ? " " : "", top_cols[i].width,
+					      cell(s, &top_cols[i], r, buf));
 	if (o < size)
 		snprintf(line + o, size - o, "  %s", name);
 }
@@ -110,7 +131,7 @@ static const char *no_rows(const struct top *t, char *buf, size_t len)
 void show_text(struct top *t, FILE *out, int max_rows, int width, int head)
 {
 	const struct top_snap *s = &t->snap;
-	char a[40], b[40], c[40], d[40], e[40], f[40], g[40], line[1024], what[96];
+	char a[40], b[40], c[40], d[40], e[40], line[1024], what[96];
 	time_t now = time(NULL);
 	size_t i, k, match = matching(t);
 	unsigned int drop;
@@ -141,8 +162,7 @@ void show_text(struct top *t, FILE *out, int max_rows, int width, int head)
 		snprintf(what, sizeof(what), "%s (%d of %zu)", view_name(t->view), max_rows, match);
 	else
 		snprintf(what, sizeof(what), "%s", view_name(t->view));
-	cells(line, sizeof(line), drop, (const char *[]){ "allocs/s", "frees/s", "bytes/s", "waste/s", "live",
-							  "live bytes", "growth" }, what);
+	cells(line, sizeof(line), drop, s, NULL, what);
 	fprintf(out, "%.*s\n", width, line);
 	for (i = 0, k = 0; i < s->nrows[t->view] && (max_rows < 0 || k < (size_t)max_rows); i++) {
 		const struct top_row *r = &s->rows[t->view][i];
@@ -150,12 +170,7 @@ void show_text(struct top *t, FILE *out, int max_rows, int width, int head)
 		if (!snap_shown(t, r))
 			continue;
 		k++;
-		cells(line, sizeof(line), drop, (const char *[]){
-			count(s, r->allocs, true, a), count(s, r->frees, true, b),
-			bytes(s, (double)r->bytes_alloc, true, false, c),
-			bytes(s, (double)(kmt_waste(r->bytes_req, r->bytes_alloc)), true, false, d),
-			count(s, r->live_objects, false, e), bytes(s, (double)r->live_bytes, false, false, f),
-			bytes(s, (double)r->growth, false, true, g) }, r->name);
+		cells(line, sizeof(line), drop, s, r, r->name);
 		fprintf(out, "%.*s\n", width, line);
 	}
 	if (!match && max_rows)
@@ -166,6 +181,7 @@ void show_text(struct top *t, FILE *out, int max_rows, int width, int head)
 void show_json(struct top *t, FILE *out)
 {
 	const struct top_snap *s = &t->snap;
+	const struct top_col *c;
 	struct js j;
 	size_t i, k;
 
@@ -195,13 +211,9 @@ void show_json(struct top *t, FILE *out)
 		k++;
 		js_open(&j, NULL, '{');
 		js_str(&j, "name", r->name);
-		js_u64(&j, "allocs", r->allocs);
-		js_u64(&j, "frees", r->frees);
-		js_u64(&j, "bytes_alloc", r->bytes_alloc);
-		js_u64(&j, "bytes_req", r->bytes_req);
-		js_u64(&j, "live_objects", r->live_objects);
-		js_u64(&j, "live_bytes", r->live_bytes);
-		js_i64(&j, "growth", r->growth);
+		for (c = top_cols; c->get; c++)
+			if (c->json)
+				js_i64(&j, c->json, c->get(r));
 		js_close(&j, '}');
 	}
 	js_close(&j, ']');

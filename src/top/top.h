@@ -154,8 +154,40 @@ void snap_sort(struct top *t);
 /* Does @r show, under the filter (and --cache in the cache view)? */
 bool snap_shown(const struct top *t, const struct top_row *r);
 void snap_release(struct top *t);
+/*
+ * top's tables (top-snap.c), each the one owner of its names: the views
+ * (--view, the keys c k p), the sort keys (-s, the key s), and the columns
+ * of a row (the screen's and the JSON line's).
+ */
+struct top_view_def {
+	const char *key;			/* --view KEY (KEYs too; "process": processes) */
+	const char *label;			/* in the header: "by call site" */
+	char hotkey;
+};
+extern const struct top_view_def top_views[VIEW_NR];
+
+struct top_sort_key {
+	const char *key;			/* -s KEY */
+	const char *label;			/* in the header: "sort bytes/s" */
+	int64_t (*value)(const struct top_row *r);	/* largest first; NULL: by name */
+};
+extern const struct top_sort_key top_sorts[SORT_NR];
+
+struct top_col {
+	const char *title;			/* on the screen (NULL: not there) */
+	int width;
+	const char *json;			/* in a JSON row (NULL: not there) */
+	bool bytes, rate, sign;			/* how the screen shows it */
+	int drop;				/* narrow screens drop 1 first, then 2, ...; 0 never */
+	int64_t (*get)(const struct top_row *r);
+};
+extern const struct top_col top_cols[];		/* ends with { 0 } */
+
 const char *view_name(enum top_view v);
 const char *sort_name(enum top_sort s);
+/* The -s keys, or the --view keys, comma-separated into @buf (help, messages, completion). */
+const char *top_sort_keys(char *buf, size_t len);
+const char *top_view_keys(char *buf, size_t len);
 
 /* top-show.c */
 /* The header's lines: title, rates, live slab bytes, a blank line, the table's heading. */
