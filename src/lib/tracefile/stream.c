@@ -407,6 +407,21 @@ static int wake(struct kmt_stream *s, struct kmt_diag *d)
 	return 0;
 }
 
+/* The heap's top CPU moves on: it stays, waits (live) or is done. 0, or < 0 error. */
+static int advance_top(struct kmt_stream *s, struct kmt_diag *d)
+{
+	int ret = cur_advance(&s->c[s->heap[0]], d);
+
+	if (ret == -EAGAIN)
+		s->nwaiting++;
+	else if (ret < 0)
+		return ret;
+	if (ret <= 0)
+		s->heap[0] = s->heap[--s->heap_n];
+	sift_down(s, 0);
+	return 0;
+}
+
 int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d)
 {
 	struct cpu_cur *c;
@@ -418,14 +433,8 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	 */
 	if (s->advance && s->heap_n) {
 		s->advance = false;
-		ret = cur_advance(&s->c[s->heap[0]], d);
-		if (ret == -EAGAIN)
-			s->nwaiting++;
-		else if (ret < 0)
+		if ((ret = advance_top(s, d)) < 0)
 			return ret;
-		if (ret <= 0)
-			s->heap[0] = s->heap[--s->heap_n];
-		sift_down(s, 0);
 	}
 	if (s->nwaiting && (ret = wake(s, d)))
 		return ret;
@@ -447,15 +456,7 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 		c->has_lost = false;
 		c->has_gap = false;
 		c->has_head = false;
-		ret = cur_advance(c, d);
-		if (ret == -EAGAIN)
-			s->nwaiting++;
-		else if (ret < 0)
-			return ret;
-		if (ret <= 0)
-			s->heap[0] = s->heap[--s->heap_n];
-		sift_down(s, 0);
-		return 1;
+		return (ret = advance_top(s, d)) < 0 ? ret : 1;
 	}
 	c->last_ts = c->head.ts;
 	s->advance = true;
