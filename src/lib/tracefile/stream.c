@@ -408,7 +408,7 @@ static int wake(struct kmt_stream *s, struct kmt_diag *d)
 }
 
 /* The heap's top CPU moves on: it stays, waits (live) or is done. 0, or < 0 error. */
-static int advance_top(struct kmt_stream *s, struct kmt_diag *d)
+static inline __attribute__((always_inline)) int advance_top(struct kmt_stream *s, struct kmt_diag *d)
 {
 	int ret = cur_advance(&s->c[s->heap[0]], d);
 
