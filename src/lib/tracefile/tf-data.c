@@ -207,6 +207,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	struct kmt_file *f = r->f;
 	const uint8_t *at = r->chunks.p, *src = NULL;
 	uint32_t csize, usize;
+	uint64_t c0 = kmt_thread_cpu_ns();
 	int ret;
 
 	s->idx = r->produced++;
@@ -234,6 +235,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	}
 	ret = kmt_zdecompress(r->zc, s->buf, usize, src, csize);
 	release_upto(r, s->end);
+	__atomic_fetch_add(&f->inflate_ns[!r->threaded], kmt_thread_cpu_ns() - c0, __ATOMIC_RELAXED);
 	if (ret)
 		return s->err = passed_over(r, &s->gap, &s->diag, ret, s->off, s->end, 1,
 					    "chunk %u of %u does not inflate to %u bytes", s->idx + 1,
