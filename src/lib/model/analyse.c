@@ -8,7 +8,9 @@
  *   consumer: batch -> kmt_model_events (no copies) -> o->each
  *
  * Batches go round a ring of NB; the model, the slow stage, never waits for
- * the decoder unless the decoder is slower. On one thread the producer
+ * the decoder unless the decoder is slower; a side that has to wait sleeps
+ * until the ring is half full (or half empty) again, so a wake-up costs
+ * once per NB / 2 batches, not once per batch. On one thread the producer
  * hands each full batch straight to the consumer.
  */
 #include <errno.h>
@@ -37,7 +39,9 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 
 #define BATCH 1024		/* events per batch */
 #define STATS_EVERY 509		/* --stats: one record in this many is timed */
-#define NB 4			/* batches in the ring */
+#define NB 8			/* batches in the ring */
+/* A side that waits sleeps until the ring is half full (consumer) or half empty (producer). */
+#define LOW (NB / 2)
 
 /* What an item of a batch is: an event for the model, or a marker. */
 enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP };
@@ -75,6 +79,7 @@ struct job {
 	struct batch b[NB];
 	unsigned int prod, cons;	/* batches handed over, taken */
 	bool threaded, done, stop;
+	bool prod_waits, cons_waits;	/* asleep on cv */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
@@ -153,9 +158,15 @@ static bool hand(struct job *j)
 	} else {
 		pthread_mutex_lock(&j->mu);
 		j->prod++;
-		pthread_cond_broadcast(&j->cv);
-		while (j->prod - j->cons >= NB && !j->stop)
-			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->cons_waits && j->prod - j->cons >= LOW)
+			pthread_cond_broadcast(&j->cv);
+		if (j->prod - j->cons >= NB) {
+			/* Full: wait for room for several, not one (fewer wake-ups). */
+			j->prod_waits = true;
+			while (j->prod - j->cons > LOW && !j->stop)
+				pthread_cond_wait(&j->cv, &j->mu);
+			j->prod_waits = false;
+		}
 		go = !j->stop;
 		pthread_mutex_unlock(&j->mu);
 	}
@@ -262,7 +273,10 @@ enum { T_FAIL = -1, T_STOP, T_GO };
 static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 {
 	const struct kmt_analyse_opts *o = j->o;
-	struct kmt_event ev;
+	enum item what = IT_EVENT;
+	struct kmt_event *ev;
+	struct batch *b;
+	size_t need;
 	int ret;
 
 	if (!j->started) {
@@ -292,25 +306,43 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 		return T_STOP;
 	}
 	j->seen = sr->rec.ts;
-	ret = kmt_decode(j->dec, &sr->rec, sr->cpu, &ev);
+	/* Decoded in place, into the batch's next slot: no copy of the event. */
+	b = filling(j);
+	if (b->n == BATCH && !hand(j))
+		return T_FAIL;
+	b = filling(j);
+	ev = &b->ev[b->n];
+	ret = kmt_decode(j->dec, &sr->rec, sr->cpu, ev);
 	if (ret < 0) {
 		j->ret = kmt_diag_set(&j->d, ret, "%s: CPU %d, page at offset %" PRIu64
-			     ": a record (id %u, %u bytes) does not fit its format",
-			     kmt_file_info(j->f)->path, sr->cpu, kmt_stream_offset(s, sr->idx),
-			     sr->rec.len >= 2 ? ld16(sr->rec.data, kmt_file_info(j->f)->big_endian) : 0,
-			     sr->rec.len);
+				      ": a record (id %u, %u bytes) does not fit its format",
+				      kmt_file_info(j->f)->path, sr->cpu, kmt_stream_offset(s, sr->idx),
+				      sr->rec.len >= 2 ? ld16(sr->rec.data, kmt_file_info(j->f)->big_endian) : 0,
+				      sr->rec.len);
 		return T_STOP;
 	}
 	if (ret == 0)
 		return T_GO;
 	if (sr->rec.ts < j->lo) {
 		/* Names still matter before the window. */
-		if (ev.kind >= KMT_EV_FORK && ev.kind <= KMT_EV_NEWTASK)
-			return put_event(j, &ev, IT_NAME) ? T_GO : T_FAIL;
-		return T_GO;
+		if (ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_NEWTASK)
+			return T_GO;
+		what = IT_NAME;
+	} else {
+		j->last = sr->rec.ts;
 	}
-	j->last = sr->rec.ts;
-	return put_event(j, &ev, IT_EVENT) ? T_GO : T_FAIL;
+	need = ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
+	if (b->used + need > b->cap) {
+		/* No room for its strings: by way of a copy, into the next batch. */
+		struct kmt_event tmp = *ev;
+
+		return put_event(j, &tmp, what) ? T_GO : T_FAIL;
+	}
+	ev->name = keep(b, ev->name, ev->name_len);
+	ev->str2 = keep(b, ev->str2, ev->str2_len);
+	ev->stack = keep(b, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
+	b->what[b->n++] = (uint8_t)what;
+	return T_GO;
 }
 
 /*
@@ -407,8 +439,13 @@ static void consume_all(struct job *j)
 		struct batch *b;
 
 		pthread_mutex_lock(&j->mu);
-		while (j->cons == j->prod && !j->done)
-			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->cons == j->prod && !j->done) {
+			/* Empty: wait for several batches, not one. */
+			j->cons_waits = true;
+			while (j->prod - j->cons < LOW && !j->done)
+				pthread_cond_wait(&j->cv, &j->mu);
+			j->cons_waits = false;
+		}
 		if (j->cons == j->prod) {
 			pthread_mutex_unlock(&j->mu);
 			return;
@@ -420,7 +457,8 @@ static void consume_all(struct job *j)
 		j->cons++;
 		if (j->mret)
 			j->stop = true;
-		pthread_cond_broadcast(&j->cv);
+		if (j->stop || (j->prod_waits && j->prod - j->cons <= LOW))
+			pthread_cond_broadcast(&j->cv);
 		pthread_mutex_unlock(&j->mu);
 		if (j->mret)
 			return;

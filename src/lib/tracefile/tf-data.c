@@ -61,6 +61,7 @@ struct kmt_cpu_reader {
 	size_t buf_pos;
 	/* prefetching */
 	bool threaded, stop, done;	/* done: the worker has no more to give */
+	bool worker_waits;		/* the worker sleeps on room */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t more, room;
@@ -255,7 +256,11 @@ static void *prefetch_main(void *arg)
 		struct zslot *s;
 
 		if (r->tail - r->head == RING) {
-			pthread_cond_wait(&r->room, &r->mu);
+			/* Full: sleep until half of it is free (half the wake-ups). */
+			r->worker_waits = true;
+			while (r->tail - r->head > RING / 2 && !r->stop)
+				pthread_cond_wait(&r->room, &r->mu);
+			r->worker_waits = false;
 			continue;
 		}
 		s = &r->ring[r->tail % RING];
@@ -347,7 +352,8 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 	pthread_mutex_lock(&r->mu);
 	if (r->cur) {
 		r->head++;		/* the previous chunk is done with */
-		pthread_cond_signal(&r->room);
+		if (r->worker_waits && r->tail - r->head <= RING / 2)
+			pthread_cond_signal(&r->room);
 	}
 	while (r->head == r->tail && !r->done)
 		pthread_cond_wait(&r->more, &r->mu);
