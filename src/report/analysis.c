@@ -234,5 +234,5 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 	stats_line("model", st->model_ns, n, st->model_thread ? "model thread: serial" :
 		   "producer thread: serial");
 	stats_line("output", output_ns, n, "main thread: serial");
-	stats_line("other", cpu > sum ? cpu - sum : 0, n, "open, symbols, setup, waits");
+	stats_line("other", cpu > sum ? cpu - sum : 0, n, "open, symbols, setup, --stats itself");
 }

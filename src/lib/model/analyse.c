@@ -38,7 +38,7 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 }
 
 #define BATCH 1024		/* events per batch */
-#define STATS_EVERY 509		/* --stats: one record in this many is timed */
+#define STATS_EVERY 1021	/* --stats: one record in this many is timed */
 #define NB 8			/* batches in the ring */
 /* A side that waits sleeps until the ring is half full (consumer) or half empty (producer). */
 #define LOW (NB / 2)
