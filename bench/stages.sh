@@ -10,8 +10,10 @@
 # feed an Amdahl prediction: per event, serial S = merge + output + other,
 # parallel P = read+inflate + decode + model (the design of issue 26 item 1:
 # inflate and decode per CPU, the model sharded by object), so at N cores
-# events/s = 1e9 / (S + P / N). Prints a markdown section.
-#   FILE=x.dat bench/stages.sh    (default: record hackbench -g 4 -l $LOOPS)
+# events/s = 1e9 / (S + P / N). With BASE=an older kmemtrace binary, the
+# same rounds also run its report (default threads, and one thread), for
+# paired before/after ratios. Prints a markdown section.
+#   FILE=x.dat BASE=old/kmemtrace bench/stages.sh    (default: record hackbench -g 4 -l $LOOPS)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 KMT=${KMT:-$here/../build/kmemtrace}
@@ -36,7 +38,17 @@ one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*
 	threads) set -- "$KMT";;
 	single) set -- env KMT_NO_THREADS=1 "$KMT";;
 	core0) set -- taskset -c 0 "$KMT";;
+	base) set -- "$BASE";;
+	base1) set -- env KMT_NO_THREADS=1 "$BASE";;
+	new) set -- "$KMT";;
+	new1) set -- env KMT_NO_THREADS=1 "$KMT";;
 	esac
+	if [ "${c#base}" != "$c" ] || [ "${c#new}" != "$c" ]; then
+		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" report "$f" > /dev/null 2>&1 || return 1
+		awk '{ print $1 }' "$tmp/t" >> "$tmp/$c.wall"
+		awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/$c.cpu"
+		return 0
+	fi
 	/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" report --stats "$f" > /dev/null 2> "$tmp/s" || return 1
 	awk '{ print $1 }' "$tmp/t" >> "$tmp/$c.wall"
 	awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/$c.cpu"
@@ -44,19 +56,24 @@ one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*
 	sed -n '3,8p' "$tmp/s" | sed 's/stream merge/stream-merge/' |
 		while read -r name _ ns _; do echo "$ns" >> "$tmp/$c.$name"; done
 }
+configs='threads single core0'
+[ -n "${BASE:-}" ] && configs="$configs base new base1 new1"
+load0=$(cut -d' ' -f1 /proc/loadavg)
 for i in $(seq 1 "$ROUNDS"); do
 	echo "stages bench: round $i/$ROUNDS" >&2
-	for c in $(printf 'threads\nsingle\ncore0\n' | shuf); do
+	for c in $(printf '%s\n' $configs | shuf); do
 		one "$c" || { echo "stages bench: report --stats failed" >&2; exit 1; }
 	done
 done
 ev=$(cat "$tmp/events")
+load1=$(cut -d' ' -f1 /proc/loadavg)
 m() { median < "$tmp/$1"; }
 rate() { awk -v e="$ev" -v s="$1" 'BEGIN { printf "%.2f", e / s / 1e6 }'; }
 
 echo "### Analysis stages: CPU ns per event (\`report --stats\`), $ROUNDS paired rounds"
 echo
-echo "File: $(basename "$f"), $ev events; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs online."
+echo "File: $(basename "$f"), $ev events; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs online;"
+echo "load average $load0 at the start, $load1 at the end (wall times suffer from it, CPU times much less)."
 echo
 echo "| run | wall s (median) | M events/s | CPU s (user+sys, median) | $(echo $STAGES | sed 's/ / | /g') |"
 echo "|---|---|---|---|$(for s in $STAGES; do printf -- '---|'; done)"
@@ -69,6 +86,14 @@ echo
 # Two cores against one, paired by round (issue 26 item 2 asks >= 1.8).
 paste "$tmp/core0.wall" "$tmp/threads.wall" | awk '{ print $1 / $2 }' > "$tmp/speedup"
 echo "- Two cores against one (\`taskset -c 0\`), paired median of the wall-time ratios: $(median < "$tmp/speedup" | awk '{ printf "%.2f", $1 }')x."
+if [ -n "${BASE:-}" ]; then
+	for p in "base new default" "base1 new1 one thread"; do
+		set -- $p
+		paste "$tmp/$1.wall" "$tmp/$2.wall" | awk '{ print $2 / $1 }' > "$tmp/rw"
+		paste "$tmp/$1.cpu" "$tmp/$2.cpu" | awk '{ print $2 / $1 }' > "$tmp/rc"
+		echo "- Against BASE ($(basename "$BASE")), report, ${*:3}: wall $(m $1.wall) -> $(m $2.wall) s, CPU $(m $1.cpu) -> $(m $2.cpu) s (medians); paired ratios new/base: wall $(median < "$tmp/rw" | awk '{ printf "%.3f", $1 }'), CPU $(median < "$tmp/rc" | awk '{ printf "%.3f", $1 }')."
+	done
+fi
 echo "- Where each stage runs today: read+inflate on a thread per CPU (parallel); stream merge and"
 echo "  decode on one producer thread, the model on one consumer thread (each serial); output and"
 echo "  other (open, symbols, setup, the model's end) on the main thread."
