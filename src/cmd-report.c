@@ -15,13 +15,13 @@
 #include "util/opt.h"
 #include "report/report.h"
 
-enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML };
+enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML, O_STATS };
 
 struct report_args {
 	struct report r;
 	struct analysis_opts an;
 	const char *csv, *output;
-	bool json, html;
+	bool json, html, stats;
 };
 
 static const struct opt report_opts[] = {
@@ -44,6 +44,9 @@ static const struct opt report_opts[] = {
 	  "graph (tables: -n rows, default 100)" },
 	{ 'o', 'o', "output", "FILE", "write to FILE instead of standard output: mode\n"
 	  "0600, complete or not at all" },
+	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the analysis\n"
+	  "(reading, merge, decode, model, output), per event\ntoo, to standard error",
+	  .type = OT_FLAG, .off = offsetof(struct report_args, stats) },
 	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the report, and exit" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -118,14 +121,16 @@ static int print(void *arg, FILE *out)
 }
 
 static int run(struct report *r, struct analysis *a, const char *buffer, enum format format,
-	       const char *csv, const char *path, struct kmt_model_opts *mo)
+	       const char *csv, const char *path, struct kmt_model_opts *mo, bool stats)
 {
+	uint64_t out0;
 	const struct kmt_format *fmt;
 	int ret;
 
 	ret = analysis_open(a, r->path);
 	if (ret)
 		return ret;
+	a->stats = stats;
 	r->f = a->f;
 	r->syms = a->syms;
 	r->skipped = a->skipped;
@@ -139,7 +144,10 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 		return ret;
 	r->m = a->m;
 	r->t0 = a->t0;
+	out0 = analysis_thread_cpu_ns();
 	ret = output_to(path, print, &(struct printing){ r, format, csv });
+	if (stats)
+		analysis_print_stats(a, analysis_thread_cpu_ns() - out0);
 	if (*r->skipped && format == F_TEXT)
 		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
 	/* A damaged file: the whole report, then what it leaves out. */
@@ -262,7 +270,7 @@ int cmd_report(int argc, char **argv)
 		r->nested_top = 10;
 	}
 	ret = run(r, &a, o.an.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
-		  o.output, &o.an.mo);
+		  o.output, &o.an.mo, o.stats);
 	kmt_flags_free(r->gfp_names);
 	analysis_close(&a);
 	return ret;

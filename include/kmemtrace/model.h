@@ -520,6 +520,22 @@ struct kmt_analyse_opts {
 	void *arg;
 	/* If set, receives the first record's time as soon as it is read. */
 	uint64_t *t0;
+	/* Measure the CPU time of each stage into the result's stats. */
+	bool stats;
+};
+
+/*
+ * CPU time of each stage of one kmt_analyse(), in ns, with opts->stats.
+ * Inflating and the model are timed whole; the producer's time is split
+ * between the stream and decoding by timing one record in STATS_EVERY.
+ */
+struct kmt_analyse_stats {
+	uint64_t inflate_ns;		/* reading and inflating chunks */
+	uint64_t merge_ns;		/* the stream: pages, records, the merge by time */
+	uint64_t decode_ns;		/* decoding records and queueing them for the model */
+	uint64_t model_ns;		/* the model (and opts->each) */
+	bool inflate_threads;		/* inflating ran on worker threads (one per CPU) */
+	bool model_thread;		/* the model ran on a thread apart from the producer */
 };
 
 struct kmt_analyse_result {
@@ -533,6 +549,7 @@ struct kmt_analyse_result {
 	 */
 	struct kmt_skip *skipped;
 	size_t nr_skipped;
+	struct kmt_analyse_stats stats;	/* with opts->stats */
 };
 
 /*

@@ -430,6 +430,11 @@ void kmt_file_close(struct kmt_file *f);
 void kmt_file_set_prefetch(struct kmt_file *f, bool on);
 /* Whether it is on; kmt_analyse() then decodes on a thread of its own too. */
 bool kmt_file_prefetch(const struct kmt_file *f);
+/*
+ * CPU time spent so far reading and inflating compressed chunks, in ns: on
+ * the prefetching worker threads (@workers) or in the readers' own threads.
+ */
+uint64_t kmt_file_inflate_ns(const struct kmt_file *f, bool workers);
 
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f);
 const struct kmt_formats *kmt_file_formats(const struct kmt_file *f);

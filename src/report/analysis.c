@@ -4,10 +4,25 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include <kmemtrace/model.h>
 #include "analysis.h"
 #include "util/util.h"
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+uint64_t analysis_thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 int analysis_open(struct analysis *a, const char *path)
 {
@@ -18,6 +33,7 @@ int analysis_open(struct analysis *a, const char *path)
 
 	memset(a, 0, sizeof(*a));
 	a->path = path;
+	a->wall0 = clock_ns(CLOCK_MONOTONIC);
 	if (kmt_file_open(&a->f, path, &d))
 		return error("%s", d.msg);
 	kmt_file_set_prefetch(a->f, !getenv("KMT_NO_THREADS"));
@@ -53,7 +69,7 @@ static void cache_note(const struct analysis *a, const char *name)
 int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
 		 const struct kmt_model_hooks *hooks, double t_start, double t_end)
 {
-	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0 };
+	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0, .stats = a->stats };
 	struct kmt_diag d = { 0 };
 	int b = buffer ? kmt_file_find_buffer(a->f, buffer) : kmt_file_main_buffer(a->f);
 
@@ -183,3 +199,40 @@ static const struct opt analysis_opts[] = {
 };
 
 const struct opt_group analysis_group = { analysis_opts, NULL };
+
+static uint64_t process_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static void stats_line(const char *stage, uint64_t ns, uint64_t events, const char *where)
+{
+	fprintf(stderr, "  %-13s %8.3f %9.1f   %s\n", stage, (double)ns / 1e9,
+		events ? (double)ns / (double)events : 0.0, where);
+}
+
+void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
+{
+	uint64_t wall_ns = clock_ns(CLOCK_MONOTONIC) - a->wall0;
+	const struct kmt_analyse_stats *st = &a->res.stats;
+	uint64_t n = a->res.records, cpu = process_cpu_ns();
+	uint64_t sum = st->inflate_ns + st->merge_ns + st->decode_ns + st->model_ns + output_ns;
+
+	fprintf(stderr, "stats: %" PRIu64 " events in %.3f s, %.3f s CPU (%.2f CPUs busy): %.2f M events/s\n",
+		n, (double)wall_ns / 1e9, (double)cpu / 1e9, wall_ns ? (double)cpu / (double)wall_ns : 0.0,
+		wall_ns ? (double)n / ((double)wall_ns / 1e9) / 1e6 : 0.0);
+	fprintf(stderr, "  %-13s %8s %9s   %s\n", "stage", "CPU s", "ns/event", "where");
+	stats_line("read+inflate", st->inflate_ns, n, st->inflate_threads ?
+		   "a thread per CPU: parallel" : "in the stream's thread: serial");
+	stats_line("stream merge", st->merge_ns, n, "producer thread: serial");
+	stats_line("decode", st->decode_ns, n, "producer thread: serial");
+	stats_line("model", st->model_ns, n, st->model_thread ? "model thread: serial" :
+		   "producer thread: serial");
+	stats_line("output", output_ns, n, "main thread: serial");
+	stats_line("other", cpu > sum ? cpu - sum : 0, n, "open, symbols, setup, --stats itself");
+}

@@ -22,6 +22,8 @@ struct analysis {
 	uint64_t t0;			/* time of the first record, set once it is read */
 	const char *skipped;		/* events the decoder could not map */
 	struct kmt_analyse_result res;	/* what was read, and what was passed over */
+	bool stats;			/* time the stages (set before analysis_run) */
+	uint64_t wall0;			/* CLOCK_MONOTONIC ns at analysis_open() */
 };
 
 /*
@@ -59,6 +61,14 @@ int analysis_damage(const struct analysis *a);
 int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
 		const struct kmt_skip *skipped, size_t n);
 void analysis_close(struct analysis *a);
+/* The calling thread's CPU time in ns, to time an output with. */
+uint64_t analysis_thread_cpu_ns(void);
+/*
+ * --stats: the CPU time of each stage of the run, per event too, and where
+ * it ran, to stderr. @output_ns: the CPU time of printing. The wall time is
+ * from analysis_open(); the rest of the process's CPU time is "other".
+ */
+void analysis_print_stats(const struct analysis *a, uint64_t output_ns);
 
 
 #endif

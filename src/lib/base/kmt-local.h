@@ -54,6 +54,15 @@ static inline uint64_t kmt_now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/* The calling thread's CPU time in ns (a system call: not per event). */
+static inline uint64_t kmt_thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
 /* Unaligned loads in little or big endian. */
 static inline uint16_t ld16(const void *p, bool be)
 {

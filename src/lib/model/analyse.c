@@ -8,7 +8,9 @@
  *   consumer: batch -> kmt_model_events (no copies) -> o->each
  *
  * Batches go round a ring of NB; the model, the slow stage, never waits for
- * the decoder unless the decoder is slower. On one thread the producer
+ * the decoder unless the decoder is slower; a side that has to wait sleeps
+ * until the ring is half full (or half empty) again, so a wake-up costs
+ * once per NB / 2 batches, not once per batch. On one thread the producer
  * hands each full batch straight to the consumer.
  */
 #include <errno.h>
@@ -36,7 +38,10 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 }
 
 #define BATCH 1024		/* events per batch */
-#define NB 4			/* batches in the ring */
+#define STATS_EVERY 1021	/* --stats: one record in this many is timed */
+#define NB 8			/* batches in the ring */
+/* A side that waits sleeps until the ring is half full (consumer) or half empty (producer). */
+#define LOW (NB / 2)
 
 /* What an item of a batch is: an event for the model, or a marker. */
 enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP };
@@ -64,16 +69,23 @@ struct job {
 	/* consumer */
 	int mret;			/* -ENOMEM once the model failed */
 	uint64_t fed;			/* events the model took */
+	/* with o->stats */
+	bool stats;
+	uint64_t model_ns;		/* in consume() */
+	uint64_t prod_ns;		/* the producer's thread in produce() */
+	uint64_t smp_merge, smp_decode;	/* sampled records: in the stream, after it */
+	uint64_t nr_smp, tick;
 	/* the ring */
 	struct batch b[NB];
 	unsigned int prod, cons;	/* batches handed over, taken */
 	bool threaded, done, stop;
+	bool prod_waits, cons_waits;	/* asleep on cv */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
 
 /* The model's side: one batch, in order. */
-static void consume(struct job *j, struct batch *b)
+static void consume_batch(struct job *j, struct batch *b)
 {
 	unsigned int i = 0, k;
 
@@ -113,6 +125,19 @@ static void consume(struct job *j, struct batch *b)
 	}
 }
 
+static void consume(struct job *j, struct batch *b)
+{
+	uint64_t c0;
+
+	if (!j->stats) {
+		consume_batch(j, b);
+		return;
+	}
+	c0 = kmt_thread_cpu_ns();
+	consume_batch(j, b);
+	j->model_ns += kmt_thread_cpu_ns() - c0;
+}
+
 /* The producer's batch being filled. */
 static struct batch *filling(struct job *j)
 {
@@ -133,9 +158,15 @@ static bool hand(struct job *j)
 	} else {
 		pthread_mutex_lock(&j->mu);
 		j->prod++;
-		pthread_cond_broadcast(&j->cv);
-		while (j->prod - j->cons >= NB && !j->stop)
-			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->cons_waits && j->prod - j->cons >= LOW)
+			pthread_cond_broadcast(&j->cv);
+		if (j->prod - j->cons >= NB) {
+			/* Full: wait for room for several, not one (fewer wake-ups). */
+			j->prod_waits = true;
+			while (j->prod - j->cons > LOW && !j->stop)
+				pthread_cond_wait(&j->cv, &j->mu);
+			j->prod_waits = false;
+		}
 		go = !j->stop;
 		pthread_mutex_unlock(&j->mu);
 	}
@@ -235,80 +266,158 @@ static bool put_skip(struct job *j, const struct kmt_srec *sr)
 	return true;
 }
 
+/* What take() tells the producer's loop. */
+enum { T_FAIL = -1, T_STOP, T_GO };
+
+/* One record of the stream, decoded and cut to the window, into a batch. */
+static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
+{
+	const struct kmt_analyse_opts *o = j->o;
+	enum item what = IT_EVENT;
+	struct kmt_event *ev;
+	struct batch *b;
+	size_t need;
+	int ret;
+
+	if (!j->started) {
+		j->started = true;
+		j->res.t0 = sr->rec.ts;
+		if (o && o->t0)
+			*o->t0 = j->res.t0;
+		if (o && o->t_start > 0)
+			j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
+		if (o && o->t_end >= 0)
+			j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
+	}
+	if (sr->skip)
+		return put_skip(j, sr) ? T_GO : T_FAIL;
+	if (sr->lost_marker && sr->buffer != j->buffer)
+		return put_marker(j, IT_ACCESS_LOST, sr->cpu, sr->lost, 0) ? T_GO : T_FAIL;
+	if (sr->lost_marker) {
+		if (sr->truncated && sr->rec.ts <= j->hi)
+			return put_marker(j, IT_TRUNCATED, sr->cpu, -1, sr->rec.ts) ? T_GO : T_FAIL;
+		if (sr->rec.ts >= j->lo && sr->rec.ts <= j->hi)
+			return put_marker(j, IT_LOST, sr->cpu, sr->lost, sr->rec.ts) ? T_GO : T_FAIL;
+		return T_GO;
+	}
+	j->res.records++;
+	if (sr->rec.ts > j->hi) {
+		j->past_hi = true;
+		return T_STOP;
+	}
+	j->seen = sr->rec.ts;
+	/* Decoded in place, into the batch's next slot: no copy of the event. */
+	b = filling(j);
+	if (b->n == BATCH && !hand(j))
+		return T_FAIL;
+	b = filling(j);
+	ev = &b->ev[b->n];
+	ret = kmt_decode(j->dec, &sr->rec, sr->cpu, ev);
+	if (ret < 0) {
+		j->ret = kmt_diag_set(&j->d, ret, "%s: CPU %d, page at offset %" PRIu64
+				      ": a record (id %u, %u bytes) does not fit its format",
+				      kmt_file_info(j->f)->path, sr->cpu, kmt_stream_offset(s, sr->idx),
+				      sr->rec.len >= 2 ? ld16(sr->rec.data, kmt_file_info(j->f)->big_endian) : 0,
+				      sr->rec.len);
+		return T_STOP;
+	}
+	if (ret == 0)
+		return T_GO;
+	if (sr->rec.ts < j->lo) {
+		/* Names still matter before the window. */
+		if (ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_NEWTASK)
+			return T_GO;
+		what = IT_NAME;
+	} else {
+		j->last = sr->rec.ts;
+	}
+	need = ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
+	if (b->used + need > b->cap) {
+		/* No room for its strings: by way of a copy, into the next batch. */
+		struct kmt_event tmp = *ev;
+
+		return put_event(j, &tmp, what) ? T_GO : T_FAIL;
+	}
+	ev->name = keep(b, ev->name, ev->name_len);
+	ev->str2 = keep(b, ev->str2, ev->str2_len);
+	ev->stack = keep(b, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
+	b->what[b->n++] = (uint8_t)what;
+	return T_GO;
+}
+
+/*
+ * The cost of reading the thread's CPU clock, as seen between two reads:
+ * taken off each sampled interval.
+ */
+static uint64_t clock_cost(uint64_t *per_call)
+{
+	uint64_t best = UINT64_MAX, a, b, c0 = kmt_thread_cpu_ns();
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		a = kmt_thread_cpu_ns();
+		b = kmt_thread_cpu_ns();
+		best = MIN(best, b - a);
+	}
+	*per_call = (kmt_thread_cpu_ns() - c0) / 65;
+	return best;
+}
+
 /* The stream, decoded and cut to the window, into batches. */
 static void produce(struct job *j)
 {
-	const struct kmt_analyse_opts *o = j->o;
 	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
+	uint64_t c0 = j->stats ? kmt_thread_cpu_ns() : 0, ovh = 0, per_call = 0, c[3] = { 0 }, x[3] = { 0 };
 	struct kmt_stream *s;
 	struct kmt_srec sr;
-	struct kmt_event ev;
-	bool ok = true;
-	int ret;
+	int ret, t = T_GO;
+	bool smp;
 
+	if (j->stats)
+		ovh = clock_cost(&per_call);
 	s = kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, &j->d);
 	if (!s) {
 		j->ret = j->d.err ? j->d.err : -EINVAL;
 		return;
 	}
-	while (ok && (ret = kmt_stream_next(s, &sr, &j->d)) > 0) {
-		if (!j->started) {
-			j->started = true;
-			j->res.t0 = sr.rec.ts;
-			if (o && o->t0)
-				*o->t0 = j->res.t0;
-			if (o && o->t_start > 0)
-				j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
-			if (o && o->t_end >= 0)
-				j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
+	for (;;) {
+		smp = j->stats && !(++j->tick % STATS_EVERY);
+		if (smp) {
+			/* Inflating and the model met on this thread are not the stream's. */
+			x[0] = kmt_file_inflate_ns(j->f, false) + j->model_ns;
+			c[0] = kmt_thread_cpu_ns();
 		}
-		if (sr.skip) {
-			ok = put_skip(j, &sr);
-			continue;
-		}
-		if (sr.lost_marker && sr.buffer != j->buffer) {
-			ok = put_marker(j, IT_ACCESS_LOST, sr.cpu, sr.lost, 0);
-			continue;
-		}
-		if (sr.lost_marker) {
-			if (sr.truncated && sr.rec.ts <= j->hi)
-				ok = put_marker(j, IT_TRUNCATED, sr.cpu, -1, sr.rec.ts);
-			else if (sr.rec.ts >= j->lo && sr.rec.ts <= j->hi)
-				ok = put_marker(j, IT_LOST, sr.cpu, sr.lost, sr.rec.ts);
-			continue;
-		}
-		j->res.records++;
-		if (sr.rec.ts > j->hi) {
-			j->past_hi = true;
+		ret = kmt_stream_next(s, &sr, &j->d);
+		if (ret <= 0)
 			break;
+		if (smp) {
+			c[1] = kmt_thread_cpu_ns();
+			x[1] = kmt_file_inflate_ns(j->f, false) + j->model_ns;
 		}
-		j->seen = sr.rec.ts;
-		ret = kmt_decode(j->dec, &sr.rec, sr.cpu, &ev);
-		if (ret < 0) {
-			kmt_diag_set(&j->d, ret, "%s: CPU %d, page at offset %" PRIu64
-				     ": a record (id %u, %u bytes) does not fit its format",
-				     kmt_file_info(j->f)->path, sr.cpu, kmt_stream_offset(s, sr.idx),
-				     sr.rec.len >= 2 ? ld16(sr.rec.data, kmt_file_info(j->f)->big_endian) : 0,
-				     sr.rec.len);
+		t = take(j, s, &sr);
+		if (smp) {
+			c[2] = kmt_thread_cpu_ns();
+			x[2] = kmt_file_inflate_ns(j->f, false) + j->model_ns;
+			c[1] -= MIN(c[1] - c[0], x[1] - x[0]);
+			c[2] -= MIN(c[2] - c[1], x[2] - x[1]);
+			j->smp_merge += c[1] - c[0] > ovh ? c[1] - c[0] - ovh : 0;
+			j->smp_decode += c[2] - c[1] > ovh ? c[2] - c[1] - ovh : 0;
+			j->nr_smp++;
+		}
+		if (t != T_GO)
 			break;
-		}
-		if (ret == 0)
-			continue;
-		if (sr.rec.ts < j->lo) {
-			/* Names still matter before the window. */
-			if (ev.kind >= KMT_EV_FORK && ev.kind <= KMT_EV_NEWTASK)
-				ok = put_event(j, &ev, IT_NAME);
-			continue;
-		}
-		j->last = sr.rec.ts;
-		ok = put_event(j, &ev, IT_EVENT);
 	}
 	kmt_stream_close(s);
 	if (ret < 0 && !j->ret)
 		j->ret = ret;
 	/* What is left in hand goes too (or is dropped if the model stopped). */
-	if (ok)
+	if (t != T_FAIL)
 		hand(j);
+	if (j->stats) {
+		/* Less what the samples themselves cost. */
+		j->prod_ns = kmt_thread_cpu_ns() - c0;
+		j->prod_ns -= MIN(j->prod_ns, j->nr_smp * 3 * per_call + 67 * per_call);
+	}
 }
 
 static void *produce_main(void *arg)
@@ -330,8 +439,13 @@ static void consume_all(struct job *j)
 		struct batch *b;
 
 		pthread_mutex_lock(&j->mu);
-		while (j->cons == j->prod && !j->done)
-			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->cons == j->prod && !j->done) {
+			/* Empty: wait for several batches, not one. */
+			j->cons_waits = true;
+			while (j->prod - j->cons < LOW && !j->done)
+				pthread_cond_wait(&j->cv, &j->mu);
+			j->cons_waits = false;
+		}
 		if (j->cons == j->prod) {
 			pthread_mutex_unlock(&j->mu);
 			return;
@@ -343,11 +457,29 @@ static void consume_all(struct job *j)
 		j->cons++;
 		if (j->mret)
 			j->stop = true;
-		pthread_cond_broadcast(&j->cv);
+		if (j->stop || (j->prod_waits && j->prod - j->cons <= LOW))
+			pthread_cond_broadcast(&j->cv);
 		pthread_mutex_unlock(&j->mu);
 		if (j->mret)
 			return;
 	}
+}
+
+/* The stages' CPU time from what was timed; @inflated: the file's counts before. */
+static void stage_stats(struct job *j, const uint64_t inflated[2])
+{
+	struct kmt_analyse_stats *st = &j->res.stats;
+	uint64_t inline_inflate = kmt_file_inflate_ns(j->f, false) - inflated[1];
+	uint64_t own = j->prod_ns, smp = j->smp_merge + j->smp_decode;
+
+	st->inflate_ns = kmt_file_inflate_ns(j->f, true) - inflated[0] + inline_inflate;
+	st->model_ns = j->model_ns;
+	st->inflate_threads = kmt_file_inflate_ns(j->f, true) > inflated[0];
+	st->model_thread = j->threaded;
+	/* The producer's thread, less what it did for the other stages. */
+	own -= MIN(own, inline_inflate + (j->threaded ? 0 : j->model_ns));
+	st->merge_ns = smp ? (uint64_t)((double)own * (double)j->smp_merge / (double)smp) : own / 2;
+	st->decode_ns = own - st->merge_ns;
 }
 
 void kmt_analyse_result_release(struct kmt_analyse_result *res)
@@ -362,13 +494,17 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_analyse_result *res, struct kmt_diag *d)
 {
 	struct job *j = calloc(1, sizeof(*j));
+	uint64_t inflated[2];
 	pthread_t th;
 	int ret, i;
 
 	memset(res, 0, sizeof(*res));
 	if (!j)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX };
+	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
+			   .stats = o && o->stats };
+	inflated[0] = kmt_file_inflate_ns(f, true);
+	inflated[1] = kmt_file_inflate_ns(f, false);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	/* A second stage only where there is a core for it. */
@@ -386,6 +522,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	} else {
 		produce(j);
 	}
+	if (j->stats)
+		stage_stats(j, inflated);
 	*res = j->res;
 	ret = j->ret;
 	if (j->mret)

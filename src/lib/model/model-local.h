@@ -29,7 +29,7 @@ struct obj {
 	uint8_t order;
 	uint8_t hit;			/* a watchpoint sample fell in it */
 	uint8_t pad[2];
-	uint32_t next_free;
+	uint32_t spare;
 	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
 	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */
 	uint32_t gfp;			/* the allocation's gfp flags (their low 32 bits) */
@@ -62,7 +62,13 @@ struct otab {
 	size_t compactions;		/* times the freed addresses were forgotten */
 	struct obj *pool;		/* mapped (model-tab.c): pool_bytes */
 	size_t pool_bytes;
-	uint32_t pool_n, pool_cap, free_head, live;
+	uint32_t pool_n, pool_cap, live;
+	/*
+	 * Freed pool objects, a stack (the last freed is reused first): apart
+	 * from the objects, so taking one reads no cold object. Room for
+	 * pool_cap.
+	 */
+	uint32_t *free, nr_free;
 };
 
 int otab_init(struct otab *t, size_t cap);

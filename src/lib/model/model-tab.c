@@ -36,7 +36,6 @@ int otab_init(struct otab *t, size_t cap)
 	t->cap = cap;
 	t->bytes = cap * sizeof(*t->s);
 	t->s = table_map(&t->bytes);
-	t->free_head = NONE;
 	return t->s ? 0 : -ENOMEM;
 }
 
@@ -46,6 +45,7 @@ void otab_release(struct otab *t)
 		munmap(t->s, t->bytes);
 	if (t->pool)
 		munmap(t->pool, t->pool_bytes);
+	free(t->free);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -120,10 +120,16 @@ static int pool_grow(struct otab *t)
 {
 	uint32_t nc = t->pool_cap ? t->pool_cap * 2 : 4096;
 	size_t bytes = (size_t)nc * sizeof(*t->pool);
+	uint32_t *nf;
 	void *np;
 
 	if (nc >= SLOT_LIVE)
 		return -ENOMEM;
+	/* The free stack first, for as many as the pool can hold (2 MiB rounding included). */
+	nf = realloc(t->free, (ALIGN_UP(bytes, 2u << 20) / sizeof(*t->pool)) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	t->free = nf;
 	if (!t->pool) {
 		np = table_map(&bytes);
 	} else {
@@ -147,12 +153,13 @@ struct obj *otab_obj_new(struct otab *t, struct islot *s)
 {
 	uint32_t i;
 
-	if (t->free_head != NONE) {
-		i = t->free_head;
-		t->free_head = t->pool[i].next_free;
-		/* The next one to pop is cold by then (freed long ago): fetch it now. */
-		if (t->free_head != NONE)
-			kmt_prefetch(&t->pool[t->free_head]);
+	if (t->nr_free) {
+		i = t->free[--t->nr_free];
+		/* The next ones to pop may be cold (freed long ago): fetch them now. */
+		if (t->nr_free)
+			__builtin_prefetch(&t->pool[t->free[t->nr_free - 1]], 1);
+		if (t->nr_free > 1)
+			__builtin_prefetch(&t->pool[t->free[t->nr_free - 2]], 1);
 	} else {
 		if (t->pool_n == t->pool_cap && pool_grow(t))
 			return NULL;
@@ -173,8 +180,7 @@ static void pool_free(struct otab *t, const struct islot *s)
 	uint32_t i = s->val & ~SLOT_LIVE;
 
 	t->pool[i].state = OBJ_EMPTY;
-	t->pool[i].next_free = t->free_head;
-	t->free_head = i;
+	t->free[t->nr_free++] = i;
 	t->live--;
 }
 

@@ -446,7 +446,16 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	out->cpu = c->cpu;
 	out->buffer = c->buffer;
 	out->idx = s->heap[0];
-	out->rec = c->head;
+	/*
+	 * Field by field: the head was just written that way, and a wider
+	 * load across those stores (a struct copy) cannot be forwarded from
+	 * them and stalls.
+	 */
+	out->rec.ts = c->head.ts;
+	__asm__ volatile("" ::: "memory");
+	out->rec.data = c->head.data;
+	out->rec.len = c->head.len;
+	out->rec.offset = c->head.offset;
 	out->lost_marker = c->has_lost;
 	out->lost = c->has_lost ? c->pending_lost : 0;
 	out->truncated = c->has_lost && c->end_marked;

@@ -61,6 +61,7 @@ struct kmt_cpu_reader {
 	size_t buf_pos;
 	/* prefetching */
 	bool threaded, stop, done;	/* done: the worker has no more to give */
+	bool worker_waits;		/* the worker sleeps on room */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t more, room;
@@ -207,6 +208,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	struct kmt_file *f = r->f;
 	const uint8_t *at = r->chunks.p, *src = NULL;
 	uint32_t csize, usize;
+	uint64_t c0 = kmt_thread_cpu_ns();
 	int ret;
 
 	s->idx = r->produced++;
@@ -234,6 +236,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	}
 	ret = kmt_zdecompress(r->zc, s->buf, usize, src, csize);
 	release_upto(r, s->end);
+	__atomic_fetch_add(&f->inflate_ns[!r->threaded], kmt_thread_cpu_ns() - c0, __ATOMIC_RELAXED);
 	if (ret)
 		return s->err = passed_over(r, &s->gap, &s->diag, ret, s->off, s->end, 1,
 					    "chunk %u of %u does not inflate to %u bytes", s->idx + 1,
@@ -253,7 +256,11 @@ static void *prefetch_main(void *arg)
 		struct zslot *s;
 
 		if (r->tail - r->head == RING) {
-			pthread_cond_wait(&r->room, &r->mu);
+			/* Full: sleep until half of it is free (half the wake-ups). */
+			r->worker_waits = true;
+			while (r->tail - r->head > RING / 2 && !r->stop)
+				pthread_cond_wait(&r->room, &r->mu);
+			r->worker_waits = false;
 			continue;
 		}
 		s = &r->ring[r->tail % RING];
@@ -345,7 +352,8 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 	pthread_mutex_lock(&r->mu);
 	if (r->cur) {
 		r->head++;		/* the previous chunk is done with */
-		pthread_cond_signal(&r->room);
+		if (r->worker_waits && r->tail - r->head <= RING / 2)
+			pthread_cond_signal(&r->room);
 	}
 	while (r->head == r->tail && !r->done)
 		pthread_cond_wait(&r->more, &r->mu);

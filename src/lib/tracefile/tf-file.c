@@ -15,6 +15,11 @@ bool kmt_file_prefetch(const struct kmt_file *f)
 	return f->prefetch;
 }
 
+uint64_t kmt_file_inflate_ns(const struct kmt_file *f, bool workers)
+{
+	return __atomic_load_n(&f->inflate_ns[!workers], __ATOMIC_RELAXED);
+}
+
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f)
 {
 	return &f->info;

@@ -81,6 +81,8 @@ struct kmt_file {
 	size_t size;
 	bool mapped;			/* map came from mmap() */
 	bool prefetch;			/* inflate chunks on worker threads */
+	/* CPU ns spent inflating chunks: [0] on worker threads, [1] in the readers */
+	uint64_t inflate_ns[2];
 	enum kmt_zalg zalg;
 	struct kmt_zctx *z;
 	char *compression, *compression_version, *uname, *clock, *recorder;
