@@ -206,6 +206,7 @@ static const struct rcol outstanding_cols[] = {
 const struct rtable t_callsites = {
 	.name = "callsites", .section = SEC_CALLSITES | SEC_LIFETIMES, .cols = site_cols,
 	.rows = site_rows, .keep = site_keep, .text_keep = site_text_keep, .default_sort = "bytes",
+	.narrow = "unseen_frees cross_cpu_frees live_objects waste frag_pct frees bytes_req",
 	.doc = "allocation sites, and sites that only free (allocs 0, free_calls > 0; not in the text)",
 };
 const struct rtable t_lifetimes = {
@@ -220,5 +221,6 @@ const struct rtable t_page_functions = {
 };
 const struct rtable t_outstanding = {
 	.name = "outstanding", .section = SEC_OUTSTANDING, .cols = outstanding_cols,
-	.rows = outstanding_rows, .doc = "objects live at the end, by allocation site, largest first",
+	.rows = outstanding_rows, .narrow = "age_min_ns age_median_ns in_untraced_caches",
+	.doc = "objects live at the end, by allocation site, largest first",
 };
