@@ -5,13 +5,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "util/util.h"
 #include "diff/diff.h"
 #include "util/opt.h"
+#include "util/term.h"
 
-enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML };
+enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE };
 
 struct diff_args {
 	struct diff d;
@@ -28,6 +30,8 @@ static const struct opt diff_opts[] = {
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
 	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM, "allocations by"),
+	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
+	  "(default: fit the terminal, or $COLUMNS)" },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
 	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
@@ -86,6 +90,7 @@ static int diff_opt(void *arg, int id, const char *value)
 		a->d.top_set = true;
 		break;
 	case O_PER_SECOND: a->d.per_second = true; break;
+	case O_WIDE: a->d.wide = true; break;
 	case O_MATCH:
 		if (!strcmp(value, "auto"))
 			a->d.match = MATCH_AUTO;
@@ -136,6 +141,7 @@ int cmd_diff(int argc, char **argv)
 				   "too many operands: give two trace files, OLD and NEW");
 	if (code >= 0)
 		return code;
+	a.d.width = term_width(a.output ? -1 : STDOUT_FILENO);
 	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.an.mo, MAX(a.an.window[0], 0), a.an.window[1]);
 	if (!ret)
 		ret = diff_build(&a.d);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The text of report fits the terminal, or $COLUMNS when set
+# The text of report and diff fits the terminal, or $COLUMNS when set
 # (into a pipe or a file too): optional columns left out in a fixed order,
 # names cut with "…" keeping a call site's offset, stacks cut at the edge,
 # prose wrapped, and a last line saying so; --wide prints everything; a
@@ -85,6 +85,28 @@ test_expect_success 'JSON and CSV do not change with the width' '
 	cmp a.json b.json &&
 	$KMT report --csv callsites synth.dat > a.csv && COLUMNS=40 $KMT report --csv callsites synth.dat > b.csv &&
 	cmp a.csv b.csv
+'
+
+test_expect_success 'diff: COLUMNS=80 fits, the first field whole; --wide has every delta' '
+	$KMT diff -n 0 synth.dat real.dat > dpipe.txt && [ $(cols dpipe.txt) -gt 150 ] &&
+	COLUMNS=80 $KMT diff -n 0 synth.dat real.dat > d80.txt && cat d80.txt && [ $(cols d80.txt) -le 80 ] &&
+	grep -q "^  function  *old\*  *new  *delta  *change$" d80.txt &&
+	grep -q "cut to fit 80 columns" d80.txt &&
+	COLUMNS=80 $KMT diff --wide -n 0 synth.dat real.dat > dwide.txt && cmp dpipe.txt dwide.txt
+'
+
+test_expect_success 'diff: a TOTAL first, the lower bound said once, no mark on the numbers' '
+	sed -n "/^TOTAL/,/^\$/p" dpipe.txt > total && cat total &&
+	grep -q "^  *old\*  *new  *delta  *change$" total &&
+	grep -q "^  slab objects allocated  *1,404  *135  *-1,269  *-90.4%$" total &&
+	grep -q "^  pages allocated " total &&
+	[ $(grep -c "lower bounds" dpipe.txt) = 1 ] && ! grep -q "[0-9]\*" dpipe.txt
+'
+
+test_expect_success 'diff: a file against itself is one line' '
+	$KMT diff real.dat real.dat > same.txt && cat same.txt &&
+	[ $(wc -l < same.txt) = 1 ] && grep -q "^real.dat and real.dat do not differ: " same.txt &&
+	$KMT diff --json real.dat real.dat | grep -q "\"differs\": false"
 '
 
 test_done
