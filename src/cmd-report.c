@@ -30,7 +30,7 @@ static const struct opt report_opts[] = {
 	  "lifetimes,outstanding,misuse,access, or all (default:\nall; access: watchpoint samples of "
 	  "kmemtrace watch,\nper object offset and instruction)", OPT_LIST, report_section_names },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
-	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid",
+	  "default), allocs, frees, req, waste, frag, x-cpu,\nlive, pages, callsite, name, comm, pid",
 	  OPT_LIST, report_sort_keys },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	OPT_GROUP(analysis_group, struct report_args, an, 0, "allocations by"),
@@ -187,8 +187,8 @@ static int print_columns(void)
 		       t->json_only ? "" : t->csv_only ? "CSV" : " and CSV",
 		       section_name(t->section & -t->section), t->single ? "; one row" : "");
 		for (c = t->cols; c->name; c++)
-			printf("  %-22s %-16s %s%s%s\n", c->name, type_name(c), c->doc,
-			       c->sort ? "  [-s " : "", c->sort ? c->sort : "");
+			printf("  %-22s %-16s %s%s%s%s\n", c->name, type_name(c), c->doc,
+			       c->sort ? "  [-s " : "", c->sort ? c->sort : "", c->sort ? "]" : "");
 		printf("\n");
 	}
 	return EXIT_OK;
