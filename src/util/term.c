@@ -84,11 +84,23 @@ const char *term_cut(const char *s, int w, bool site, char *buf, size_t len)
 
 /*
  * A line breaks at a space, but never right after a number: "12.3 KiB",
- * "2.0 ms", "0 failed" stay whole.
+ * "2.0 ms", "0 failed", "(1.9 MiB)" stay whole.
  */
 static bool breaks(const char *s, const char *sp)
 {
-	return *sp == ' ' && sp > s && !(sp[-1] >= '0' && sp[-1] <= '9');
+	const char *w = sp;
+	bool digit = false;
+
+	if (*sp != ' ' || sp == s)
+		return false;
+	while (w > s && w[-1] != ' ')
+		w--;
+	for (; w < sp; w++) {
+		if (!strchr("0123456789,.()+-", *w))
+			return true;
+		digit |= *w >= '0' && *w <= '9';
+	}
+	return !digit;
 }
 
 bool term_wrap(FILE *out, const char *s, int width, int indent)
