@@ -40,7 +40,7 @@ test_expect_success 'trace-cmd sees the same gaps; the ring buffer counted at le
 
 test_expect_success 'one loss figure: record, info, check, report (text, JSON, page) say the same number' '
 	rec=$(sed -n "s/.* on [0-9]* CPUs*, \([0-9,]*\) lost$/\1/p" err | tr -d ,) &&
-	info=$(awk "\$1 == \"all\" { print \$5 }" info) &&
+	info=$(awk "\$1 == \"all\" { print \$5 }" info | tr -d ,) &&
 	$KMT check l.dat > check.out || true &&
 	chk=$(sed -n "s/.* \([0-9]*\) events were lost, in .*/\1/p" check.out | awk "{ s += \$1 } END { print s + 0 }") &&
 	txt=$($KMT report --sections summary l.dat | sed -n "s/^  events lost  *\([0-9,]*\).*/\1/p" | tr -d ,) &&

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# What record says on a terminal, and the small things a careful tool gets
+# right: the status line (thousands separators, cut to the terminal's
+# width, "Ctrl-C to stop" when nothing else will stop it), exit 127 for a
+# command that is not there and 126 for one that cannot run (as shells),
+# stack rows with separators. A terminal is made with script(1).
+. "$(dirname "$0")/lib.sh"
+need_tracing
+command -v script > /dev/null || test_skip_all "script (util-linux) is not installed"
+tracefs_snapshot
+F=$(gt_file)
+trap 'rm -f "$F"; cleanup_work' EXIT
+
+# Run "kmemtrace $3..." on a terminal of $1 columns for about 2 s, then
+# SIGTERM it (unless it ends first); what the terminal showed goes into $2,
+# every redraw of the status line on a line of its own.
+on_tty() {
+	local w=$1 out=$2
+	shift 2
+	script -qec "stty cols $w rows 30; $KMT $* & p=\$!; sleep 2.2; kill -TERM \$p 2> /dev/null; wait \$p" \
+		/dev/null < /dev/null | sed 's/\x1b\[K//g' | tr '\r' '\n' | grep . > "$out"
+}
+
+test_expect_success 'no command, no -d: the status line says Ctrl-C stops it, with separators' '
+	( for i in $(seq 300); do /bin/true; done ) &
+	on_tty 200 st.txt record -o s.dat && wait && cat st.txt &&
+	grep -q "^ *[0-9.]*s  system-wide  .* events .* written .* lost  (Ctrl-C to stop)$" st.txt &&
+	grep -q "  [0-9]\{1,3\}\(,[0-9]\{3\}\)\+ events " st.txt &&
+	! grep -q "[0-9]\{4\} events" st.txt && [ -s s.dat ]
+'
+
+test_expect_success 'with -d or a command: no Ctrl-C hint' '
+	on_tty 200 d.txt record -d 1 -o d.dat && cat d.txt && grep -q " events " d.txt &&
+	! grep -q "Ctrl-C" d.txt &&
+	on_tty 200 c.txt record -o c.dat -- sleep 1.5 && ! grep -q "Ctrl-C" c.txt
+'
+
+test_expect_success 'the status line fits a narrow terminal: cut, never wrapped' '
+	on_tty 50 n.txt record -o n.dat && cat n.txt &&
+	grep "^ *[0-9.]*s  " n.txt > status && [ -s status ] &&
+	[ "$(LC_ALL=C.UTF-8 wc -L < status)" -le 49 ]
+'
+
+test_expect_success 'a command that is not there: exit 127; one that cannot run: 126 (as shells)' '
+	rc=0; $KMT record -q -o x.dat -- /no/such/cmd 2> err || rc=$?; cat err; [ $rc -eq 127 ] &&
+	grep -q "cannot run ./no/such/cmd.: No such file or directory" err && [ ! -e x.dat ] &&
+	rc=0; $KMT record -q -o x.dat -- no-such-command-anywhere 2> err || rc=$?; [ $rc -eq 127 ] &&
+	printf "#!/bin/sh\n" > noexec.sh && chmod 644 noexec.sh &&
+	rc=0; $KMT record -q -o x.dat -- ./noexec.sh 2> err || rc=$?; cat err; [ $rc -eq 126 ] &&
+	grep -q "Permission denied" err && [ ! -e x.dat ] && [ ! -e x.dat.spool ] &&
+	rc=0; $KMT top --batch -n 1 -- /no/such/cmd > /dev/null 2> err || rc=$?; cat err; [ $rc -eq 127 ] &&
+	rc=0; sh -c /no/such/cmd 2> /dev/null || rc=$?; [ $rc -eq 127 ]
+'
+
+test_expect_success 'stack rows: thousands separators' '
+	$KMT record -q --stack -o big.dat -- $WL/kmt-gt -g 1200 $F > /dev/null &&
+	$KMT report --sections callsites big.dat > big.txt &&
+	grep "^ *[0-9.]*%  *[0-9,]* .*<- path_getxattrat+" big.txt | tee row &&
+	grep -q "^ *[0-9.]*%  *1,200 .*<- " row
+'
+
+test_expect_success 'tracefs is left as it was found' 'tracefs_check'
+
+test_done
