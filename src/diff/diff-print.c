@@ -86,9 +86,11 @@ static void side_line(const struct diff *d, int s, FILE *out)
 	struct rcol count = { .unit = RU_COUNT };
 	struct diff plain = { .per_second = false };
 
-	snprintf(line, sizeof(line), "  %s  %s: %.3f s, %s slab allocations, %s events%s%s%s", s ? "new" : "old",
+	snprintf(line, sizeof(line), "  %s  %s: %.3f s, %s slab %s, %s %s%s%s%s", s ? "new" : "old",
 		 x->path, x->span, fmt(&plain, &count, (double)sum->allocs, false, a),
-		 fmt(&plain, &count, (double)sum->events, false, e), fi->uname ? " (" : "",
+		 plural((double)sum->allocs, "allocation", "allocations"),
+		 fmt(&plain, &count, (double)sum->events, false, e), plural((double)sum->events, "event", "events"),
+		 fi->uname ? " (" : "",
 		 fi->uname ? fi->uname : "", fi->uname ? ")" : "");
 	term_wrap(out, line, term_prose(d->wide ? 0 : d->width), 7);
 	/* Said once; the tables mark the column ("old*"), not every number. */
@@ -217,7 +219,8 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 		fputc('\n', out);
 	}
 	if (n < t->n)
-		fprintf(out, "  (%zu more rows; -n 0 shows all)\n", t->n - n);
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", fmt_count((double)(t->n - n), false, b[0], 48),
+			plural((double)(t->n - n), "row", "rows"));
 }
 
 void diff_text(const struct diff *d, FILE *out)

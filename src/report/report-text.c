@@ -590,7 +590,8 @@ void text_misuse(const struct report *r, FILE *out)
 		fputc('\n', out);
 	}
 	if (rows(r, n) < n)
-		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
+			plural((double)(n - rows(r, n)), "row", "rows"));
 	if (s->uncertain_misuse)
 		para(r, out, 2, "  %s more %s uncertain (events were lost in between) and not counted",
 		     nouns(s->uncertain_misuse, "finding", "findings"),
@@ -664,7 +665,8 @@ void text_access(const struct report *r, FILE *out)
 		prev_off = v[i].offset;
 	}
 	if (rows(r, n) < n)
-		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
+			plural((double)(n - rows(r, n)), "row", "rows"));
 }
 
 void report_text(const struct report *r, FILE *out)
