@@ -41,15 +41,25 @@ test_expect_success 'the status line fits a narrow terminal: cut, never wrapped'
 	[ "$(LC_ALL=C.UTF-8 wc -L < status)" -le 49 ]
 '
 
+# Run "$2..." and want exit code $1; its stderr is in err.
+exits() {
+	local want=$1 rc=0
+	shift
+	"$@" 2> err || rc=$?
+	cat err
+	echo "exit $rc (want $want)"
+	[ $rc -eq $want ]
+}
+
 test_expect_success 'a command that is not there: exit 127; one that cannot run: 126 (as shells)' '
-	rc=0; $KMT record -q -o x.dat -- /no/such/cmd 2> err || rc=$?; cat err; [ $rc -eq 127 ] &&
+	exits 127 $KMT record -q -o x.dat -- /no/such/cmd &&
 	grep -q "cannot run ./no/such/cmd.: No such file or directory" err && [ ! -e x.dat ] &&
-	rc=0; $KMT record -q -o x.dat -- no-such-command-anywhere 2> err || rc=$?; [ $rc -eq 127 ] &&
+	exits 127 $KMT record -q -o x.dat -- no-such-command-anywhere &&
 	printf "#!/bin/sh\n" > noexec.sh && chmod 644 noexec.sh &&
-	rc=0; $KMT record -q -o x.dat -- ./noexec.sh 2> err || rc=$?; cat err; [ $rc -eq 126 ] &&
+	exits 126 $KMT record -q -o x.dat -- ./noexec.sh &&
 	grep -q "Permission denied" err && [ ! -e x.dat ] && [ ! -e x.dat.spool ] &&
-	rc=0; $KMT top --batch -n 1 -- /no/such/cmd > /dev/null 2> err || rc=$?; cat err; [ $rc -eq 127 ] &&
-	rc=0; sh -c /no/such/cmd 2> /dev/null || rc=$?; [ $rc -eq 127 ]
+	exits 127 $KMT top --batch -n 1 -- /no/such/cmd &&
+	exits 127 sh -c /no/such/cmd
 '
 
 test_expect_success 'stack rows: thousands separators' '
@@ -59,6 +69,6 @@ test_expect_success 'stack rows: thousands separators' '
 	grep -q "^ *[0-9.]*%  *1,200 .*<- " row
 '
 
-test_expect_success 'tracefs is left as it was found' 'tracefs_check'
+tracefs_check
 
 test_done
