@@ -244,7 +244,7 @@ int cmd_report(int argc, char **argv)
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
 	struct analysis a;
-	bool fitted = false;
+	unsigned int fitted = 0;
 	int ret, code, i;
 
 	code = opt_parse(H, argc, argv, report_opt, &o, &i);

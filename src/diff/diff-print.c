@@ -138,7 +138,7 @@ static void total_text(const struct diff *d, FILE *out)
  * narrow width the deltas go first, the last first, then the second field;
  * never the one sorted by.
  */
-static void layout(const struct diff *d, const struct dtable *t, struct term_col *tc, bool *fitted)
+static void layout(const struct diff *d, const struct dtable *t, struct term_col *tc, unsigned int *fitted)
 {
 	size_t i, n = limit(d, t->n, false);
 	int f;
@@ -152,11 +152,10 @@ static void layout(const struct diff *d, const struct dtable *t, struct term_col
 	for (f = 0; f < t->nfields; f++)
 		tc[1 + f] = (struct term_col){ .width = f < 2 ? 41 : 12,
 					       .drop = f == t->sort ? 0 : f == 1 ? t->nfields : t->nfields - f };
-	if (term_fit(tc, 1 + t->nfields, d->width, d->wide, 1))
-		*fitted = true;
+	*fitted |= term_fit(tc, 1 + t->nfields, d->width, d->wide, 1);
 }
 
-static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out, bool *fitted)
+static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out, unsigned int *fitted)
 {
 	struct term_col tc[1 + DIFF_FIELDS];
 	size_t i, n = limit(d, t->n, false);
@@ -225,8 +224,8 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 
 void diff_text(const struct diff *d, FILE *out)
 {
-	char line[1024];
-	bool fitted = false;
+	char line[1024], gave[80];
+	unsigned int fitted = 0;
 	int k;
 
 	/* Nothing changed: one line, not tables of zeros. */
@@ -247,9 +246,12 @@ void diff_text(const struct diff *d, FILE *out)
 	total_text(d, out);
 	for (k = 0; k < d->nt; k++)
 		dtext_table(d, &d->t[k], out, &fitted);
-	if (fitted)
-		fprintf(out, "\n(cut to fit %d columns: some columns are left out, names cut; --wide shows\n"
-			     " everything)\n", d->width);
+	if (fitted) {
+		snprintf(line, sizeof(line), "(cut to fit %d columns: %s; --wide shows everything)", d->width,
+			 term_gave(fitted, gave, sizeof(gave)));
+		fputc('\n', out);
+		term_wrap(out, line, term_prose(d->width), 1);
+	}
 }
 
 /* ---- JSON ---- */

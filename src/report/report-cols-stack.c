@@ -94,7 +94,7 @@ static void line_out(const struct report *r, const char *line, FILE *out)
 	if (r->width && !r->wide && term_cols(line) > r->width) {
 		line = term_cut(line, r->width, false, cut, sizeof(cut));
 		if (r->fitted)
-			*r->fitted = true;
+			*r->fitted |= TERM_STACKS;
 	}
 	fprintf(out, "%s\n", line);
 }

@@ -264,8 +264,10 @@ static const char *cell(const struct report *r, const struct rcol *c, const void
 
 void report_fit(const struct report *r, struct term_col *c, int n, int indent)
 {
-	if (term_fit(c, n, r->width, r->wide, indent) && r->fitted)
-		*r->fitted = true;
+	unsigned int gave = term_fit(c, n, r->width, r->wide, indent);
+
+	if (r->fitted)
+		*r->fitted |= gave;
 }
 
 #define MAX_COLS 32
@@ -682,7 +684,9 @@ void report_text(const struct report *r, FILE *out)
 			s->text(r, out);
 	if (r->fitted && *r->fitted) {
 		fprintf(out, "\n");
-		para(r, out, 1, "(cut to fit %d columns: some columns are left out, names and stacks cut; "
-		     "--wide shows everything)", r->width);
+		char gave[80];
+
+		para(r, out, 1, "(cut to fit %d columns: %s; --wide shows everything)", r->width,
+		     term_gave(*r->fitted, gave, sizeof(gave)));
 	}
 }

@@ -62,7 +62,7 @@ struct report {
 	/* Text: the width to fit (term_width(), 0: none) or --wide, and whether anything had to give. */
 	int width;
 	bool wide;
-	bool *fitted;			/* set when a column was left out or a name cut, or NULL */
+	unsigned int *fitted;		/* what had to give to fit (TERM_*), or NULL */
 };
 
 struct kmt_decoder;
@@ -230,7 +230,7 @@ const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, siz
 const char *rval_names(const struct rval *v, char *buf, size_t len);
 /* A text table of @t's titled columns: header and up to -n rows (report-text.c). */
 void text_table(const struct report *r, const struct rtable *t, FILE *out);
-/* term_fit() in the report's width, noting in r->fitted whether anything had to give. */
+/* term_fit() in the report's width, noting in r->fitted what had to give. */
 void report_fit(const struct report *r, struct term_col *c, int n, int indent);
 
 void report_text(const struct report *r, FILE *out);

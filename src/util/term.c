@@ -148,10 +148,10 @@ static bool drop_next(struct term_col *c, int n)
 	return true;
 }
 
-bool term_fit(struct term_col *c, int n, int width, bool wide, int indent)
+unsigned int term_fit(struct term_col *c, int n, int width, bool wide, int indent)
 {
 	int i, name = -1, last = -1, room, want = 0, least = 0, last_least = 0;
-	bool cut = false;
+	unsigned int gave = 0;
 
 	for (i = 0; i < n; i++)
 		if (c[i].name)
@@ -168,7 +168,7 @@ bool term_fit(struct term_col *c, int n, int width, bool wide, int indent)
 			c[i].w = c[i].longest;
 	}
 	if (!width || wide)
-		return false;
+		return 0;
 	if (name >= 0) {
 		want = c[name].longest > c[name].w ? c[name].longest : c[name].w;
 		least = c[name].longest < TERM_NAME_MIN ? c[name].longest : TERM_NAME_MIN;
@@ -182,24 +182,35 @@ bool term_fit(struct term_col *c, int n, int width, bool wide, int indent)
 				room -= 1 + (i == name || i == last ? 0 : c[i].w);
 		if (room >= least + last_least || !drop_next(c, n))
 			break;
-		cut = true;
+		gave |= TERM_DROPPED;
 	}
 	if (name >= 0) {
 		c[name].w = room - last_least < want ? room - last_least : want;
 		if (c[name].w < least)
 			c[name].w = least;
-		cut |= c[name].w < c[name].longest;
+		if (c[name].w < c[name].longest)
+			gave |= TERM_CUT;
 		room -= c[name].w;
 	}
 	if (last >= 0) {
 		c[last].w = room > 1 ? room : 1;
-		cut |= c[last].w < c[last].longest;
+		if (c[last].w < c[last].longest)
+			gave |= TERM_CUT;
 	}
 	for (i = n - 1; i >= 0 && !c[i].shown; i--)
 		;
 	if (i >= 0)
 		c[i].end = true;
-	return cut;
+	return gave;
+}
+
+const char *term_gave(unsigned int gave, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s", gave & TERM_DROPPED ? "some columns left out" : "",
+		 gave & TERM_DROPPED && gave & (TERM_CUT | TERM_STACKS) ? ", " : "",
+		 gave & TERM_CUT ? "names cut" : "", gave & TERM_CUT && gave & TERM_STACKS ? ", " : "",
+		 gave & TERM_STACKS ? "stacks cut" : "");
+	return buf;
 }
 
 void term_cell(FILE *out, const struct term_col *c, const char *s)

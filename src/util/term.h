@@ -72,9 +72,13 @@ struct term_col {
  * one unless a column says it is) takes what the others leave it, up to the wider of its usual
  * width and its longest cell, and is cut to no less than TERM_NAME_MIN
  * before the columns with the lowest drop rank are left out; the last
- * column takes the rest of the line. True if anything is left out or cut.
+ * column takes the rest of the line. Returns what had to give: TERM_DROPPED
+ * if a column is left out, TERM_CUT if a cell may be cut; 0 if nothing.
  */
-bool term_fit(struct term_col *c, int n, int width, bool wide, int indent);
+enum { TERM_DROPPED = 1, TERM_CUT = 2, TERM_STACKS = 4 };
+unsigned int term_fit(struct term_col *c, int n, int width, bool wide, int indent);
+/* "some columns left out, names cut" for what @gave (TERM_*), into @buf. */
+const char *term_gave(unsigned int gave, char *buf, size_t len);
 /* @s as the cell of @c: a space, then @s aligned and cut to the column; nothing if not shown. */
 void term_cell(FILE *out, const struct term_col *c, const char *s);
 
