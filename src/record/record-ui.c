@@ -63,12 +63,19 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	}
 	print_count(events + lost, ev, sizeof(ev));
 	print_count(lost, ls, sizeof(ls));
-	snprintf(line, sizeof(line), "  %6.1fs  %s  %12s events  %10s written  %s lost%s", elapsed,
-		 ui_scope(o, scope, sizeof(scope)), ev, human_bytes((double)bytes, hb), ls,
-		 !o->argv && !o->duration ? "  (Ctrl-C to stop)" : "");
+	snprintf(line, sizeof(line), "  %6.1fs  %s  %12s events  %10s written  %s lost", elapsed,
+		 ui_scope(o, scope, sizeof(scope)), ev, human_bytes((double)bytes, hb), ls);
 	/* A line that wrapped could not be redrawn in place: one column short of the edge. */
 	fprintf(stderr, "\r\033[K%s", width > 1 ? term_cut(line, width - 1, false, cut, sizeof(cut)) : line);
 	fflush(stderr);
+}
+
+void ui_hint(const struct rec_opts *o)
+{
+	char scope[160];
+
+	if (!o->argv && !o->duration)
+		fprintf(stderr, "%s: recording %s; Ctrl-C to stop\n", cmd_name, ui_scope(o, scope, sizeof(scope)));
 }
 
 void ui_status_clear(void)

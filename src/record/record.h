@@ -152,10 +152,11 @@ int child_exec_code(int err);
 /* record-ui.c */
 /* Whose events are recorded: "system-wide (-F: only make and its children)", into @buf. */
 const char *ui_scope(const struct rec_opts *o, char *buf, size_t len);
+/* Once, before the status line: how to stop, when nothing else will (no command, no -d). */
+void ui_hint(const struct rec_opts *o);
 /*
  * The status line on stderr (a terminal), cut to its width: time, whose
- * events, events, bytes written, losses, and how to stop when nothing else
- * will.
+ * events, events, bytes written, losses.
  */
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	       const struct kmt_recorder *r, const struct rec_opts *o, double elapsed);

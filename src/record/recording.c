@@ -369,6 +369,8 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 	int errfd = rc->live ? kmt_live_error_fd(rc->live) : kmt_recorder_error_fd(rc->r), stop_sig = 0;
 	double shown = -1;
 
+	if (rc->o.status && rc->r)
+		ui_hint(&rc->o);
 	for (;;) {
 		struct pollfd pf[2 + REC_HOOK_FDS] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
 		double el = rec_now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;

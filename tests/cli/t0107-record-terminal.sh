@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What record says on a terminal, and the small things a careful tool gets
-# right: the status line (thousands separators, cut to the terminal's
-# width, "Ctrl-C to stop" when nothing else will stop it), exit 127 for a
+# right: "Ctrl-C to stop" first when nothing else will stop it, the status
+# line (thousands separators, cut to the terminal's width), exit 127 for a
 # command that is not there and 126 for one that cannot run (as shells),
 # stack rows with separators. A terminal is made with script(1).
 . "$(dirname "$0")/lib.sh"
@@ -21,10 +21,11 @@ on_tty() {
 		/dev/null < /dev/null | sed 's/\x1b\[K//g' | tr '\r' '\n' | grep . > "$out"
 }
 
-test_expect_success 'no command, no -d: the status line says Ctrl-C stops it, with separators' '
+test_expect_success 'no command, no -d: Ctrl-C stops it, said first; the status line has separators' '
 	( for i in $(seq 300); do /bin/true; done ) &
 	on_tty 200 st.txt record -o s.dat && wait && cat st.txt &&
-	grep -q "^ *[0-9.]*s  system-wide  .* events .* written .* lost  (Ctrl-C to stop)$" st.txt &&
+	head -n 1 st.txt | grep -qx "kmemtrace record: recording system-wide; Ctrl-C to stop" &&
+	grep -q "^ *[0-9.]*s  system-wide  .* events .* written .* lost$" st.txt &&
 	grep -q "  [0-9]\{1,3\}\(,[0-9]\{3\}\)\+ events " st.txt &&
 	! grep -q "[0-9]\{4\} events" st.txt && [ -s s.dat ]
 '
@@ -35,8 +36,8 @@ test_expect_success 'with -d or a command: no Ctrl-C hint' '
 	on_tty 200 c.txt record -o c.dat -- sleep 1.5 && ! grep -q "Ctrl-C" c.txt
 '
 
-test_expect_success 'the status line fits a narrow terminal: cut, never wrapped' '
-	on_tty 50 n.txt record -o n.dat && cat n.txt &&
+test_expect_success 'the status line fits a narrow terminal: cut, never wrapped; the hint whole' '
+	on_tty 50 n.txt record -o n.dat && cat n.txt && grep -q "; Ctrl-C to stop$" n.txt &&
 	grep "^ *[0-9.]*s  " n.txt > status && [ -s status ] &&
 	[ "$(LC_ALL=C.UTF-8 wc -L < status)" -le 49 ]
 '
