@@ -180,6 +180,8 @@ unsigned int term_fit(struct term_col *c, int n, int width, bool wide, int inden
 		for (i = 0; i < n; i++)
 			if (c[i].shown)
 				room -= 1 + (i == name || i == last ? 0 : c[i].w);
+		if (last >= 0 && !c[last].shown)
+			last_least = 0;
 		if (room >= least + last_least || !drop_next(c, n))
 			break;
 		gave |= TERM_DROPPED;
@@ -192,7 +194,7 @@ unsigned int term_fit(struct term_col *c, int n, int width, bool wide, int inden
 			gave |= TERM_CUT;
 		room -= c[name].w;
 	}
-	if (last >= 0) {
+	if (last >= 0 && c[last].shown) {
 		c[last].w = room > 1 ? room : 1;
 		if (c[last].w < c[last].longest)
 			gave |= TERM_CUT;

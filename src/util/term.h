@@ -69,11 +69,13 @@ struct term_col {
  * and separate cells by one space. With no @width, their usual widths
  * (with @wide, every left-aligned column as wide as its longest cell:
  * nothing is cut). Within @width: the name column (the first left-aligned
- * one unless a column says it is) takes what the others leave it, up to the wider of its usual
- * width and its longest cell, and is cut to no less than TERM_NAME_MIN
- * before the columns with the lowest drop rank are left out; the last
- * column takes the rest of the line. Returns what had to give: TERM_DROPPED
- * if a column is left out, TERM_CUT if a cell may be cut; 0 if nothing.
+ * one unless a column says it is) takes what the others leave it, up to
+ * the wider of its usual width and its longest cell, and is cut to no less
+ * than TERM_NAME_MIN before the columns with the lowest drop rank are left
+ * out; the last column takes the rest of the line (32 columns at least
+ * before others go). Returns what had to give: TERM_DROPPED if a column is
+ * left out, TERM_CUT if a cell may be cut; 0 if nothing. (TERM_STACKS is
+ * the callers': lines they cut themselves.)
  */
 enum { TERM_DROPPED = 1, TERM_CUT = 2, TERM_STACKS = 4 };
 unsigned int term_fit(struct term_col *c, int n, int width, bool wide, int indent);
