@@ -179,10 +179,17 @@ int cmd_check(int argc, char **argv)
 		js_bool(&o->j, "clean", code == EXIT_OK);
 		js_close(&o->j, '}');
 		putchar('\n');
-	} else
-		printf("%s: %" PRIu64 " events in %" PRIu64 " pages on %d CPUs: %" PRIu64 " error%s, %" PRIu64
-		       " warning%s\n", path, res.events, res.pages, res.cpus, res.errors,
-		       res.errors == 1 ? "" : "s", res.warnings, res.warnings == 1 ? "" : "s");
+	} else {
+		char ev[32], pg[32], er[32], wa[32];
+
+		printf("%s: %s %s in %s %s on %d %s: %s %s, %s %s\n", path,
+		       fmt_count((double)res.events, false, ev, sizeof(ev)), plural((double)res.events, "event", "events"),
+		       fmt_count((double)res.pages, false, pg, sizeof(pg)), plural((double)res.pages, "page", "pages"),
+		       res.cpus, plural(res.cpus, "CPU", "CPUs"),
+		       fmt_count((double)res.errors, false, er, sizeof(er)), plural((double)res.errors, "error", "errors"),
+		       fmt_count((double)res.warnings, false, wa, sizeof(wa)),
+		       plural((double)res.warnings, "warning", "warnings"));
+	}
 	kmt_file_close(f);
 	return code;
 }

@@ -5,13 +5,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "util/util.h"
 #include "diff/diff.h"
 #include "util/opt.h"
+#include "util/term.h"
 
-enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML };
+enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE };
 
 struct diff_args {
 	struct diff d;
@@ -20,14 +22,45 @@ struct diff_args {
 	bool json, html;
 };
 
+/* The -s keys and the compared column each sorts by. */
+static const char *const sort_keys[][2] = {
+	{ "bytes", "bytes_alloc" }, { "allocs", "allocs" }, { "frees", "frees" },
+	{ "req", "bytes_req" }, { "waste", "waste" }, { "live", "live_bytes" },
+	{ "objects", "live_objects" }, { "pages", "pages" },
+};
+#define NR_SORT_KEYS (sizeof(sort_keys) / sizeof(sort_keys[0]))
+
+static const char *sort_field(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < NR_SORT_KEYS; i++)
+		if (!strcmp(key, sort_keys[i][0]))
+			return sort_keys[i][1];
+	return NULL;
+}
+
+/* "bytes,allocs,...": the -s keys, for messages and completion. */
+static const char *sort_key_list(char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NR_SORT_KEYS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", sort_keys[i][0]);
+	return buf;
+}
+
 static const struct opt diff_opts[] = {
 	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
-	  "allocs, frees, req, waste, live, objects (live ones), pages" },
+	  "allocs, frees, req, waste, live, objects (live ones), pages", 0, sort_key_list },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's numbers by its own span" },
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
 	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM, "allocations by"),
+	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
+	  "(default: fit the terminal, or $COLUMNS)" },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
 	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
@@ -54,31 +87,17 @@ const struct cmd_help diff_help = {
 	.opts = diff_opts,
 };
 
-static const char *sort_field(const char *key)
-{
-	static const char *const keys[][2] = {
-		{ "bytes", "bytes_alloc" }, { "allocs", "allocs" }, { "frees", "frees" },
-		{ "req", "bytes_req" }, { "waste", "waste" }, { "live", "live_bytes" },
-		{ "objects", "live_objects" }, { "pages", "pages" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i][0]))
-			return keys[i][1];
-	return NULL;
-}
-
 static int diff_opt(void *arg, int id, const char *value)
 {
 	struct diff_args *a = arg;
 	const struct cmd_help *H = &diff_help;
 
+	char keys[128];
+
 	switch (id) {
 	case 's':
 		if (!(a->d.sort_name = sort_field(value)))
-			return usage_error(H, "bad sort key '%s' (bytes, allocs, frees, req, waste, live, "
-					   "objects, pages)", value);
+			return usage_error(H, "bad sort key '%s' (keys: %s)", value, sort_key_list(keys, sizeof(keys)));
 		break;
 	case 'n':
 		if (!opt_int(value, 0, INT32_MAX, &a->d.top))
@@ -86,6 +105,7 @@ static int diff_opt(void *arg, int id, const char *value)
 		a->d.top_set = true;
 		break;
 	case O_PER_SECOND: a->d.per_second = true; break;
+	case O_WIDE: a->d.wide = true; break;
 	case O_MATCH:
 		if (!strcmp(value, "auto"))
 			a->d.match = MATCH_AUTO;
@@ -136,6 +156,7 @@ int cmd_diff(int argc, char **argv)
 				   "too many operands: give two trace files, OLD and NEW");
 	if (code >= 0)
 		return code;
+	a.d.width = term_width(a.output ? -1 : STDOUT_FILENO);
 	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.an.mo, MAX(a.an.window[0], 0), a.an.window[1]);
 	if (!ret)
 		ret = diff_build(&a.d);

@@ -32,11 +32,29 @@ const struct cmd_help info_help = {
 	.opts = info_opts,
 };
 
+/* @v with thousands separators, in one of the rotating buffers (several fit in one printf). */
+static const char *num(uint64_t v)
+{
+	static char bufs[8][32];
+	static int i;
+
+	return fmt_count((double)v, false, bufs[i++ % 8], sizeof(bufs[0]));
+}
+
+/* One row of the CPU table. */
+static void census_row(const char *cpu, uint64_t events, uint64_t pages, uint64_t bytes, uint64_t lost,
+		       uint64_t gaps)
+{
+	printf("%-5s %12s %9s %10.1f %10s %8s\n", cpu, num(events), num(pages), (double)bytes / 1048576,
+	       num(lost), num(gaps));
+}
+
 static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 			 const struct kmt_census *c)
 {
 	const struct kmt_formats *fs = kmt_file_formats(f);
 	uint64_t pages = 0, bytes = 0;
+	char cpu[16];
 	int i;
 	uint32_t id;
 
@@ -46,16 +64,15 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 
 		if (cc->cpu < 0)
 			continue;	/* a damaged file's missing CPUs: no data */
-		printf("%-5d %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 " %8" PRIu64 "\n", cc->cpu, cc->events,
-		       cc->pages, (double)cc->bytes / 1048576, cc->lost, cc->lost_pages);
+		snprintf(cpu, sizeof(cpu), "%d", cc->cpu);
+		census_row(cpu, cc->events, cc->pages, cc->bytes, cc->lost, cc->lost_pages);
 		pages += cc->pages;
 		bytes += cc->bytes;
 	}
-	printf("%-5s %12" PRIu64 " %9" PRIu64 " %10.1f %10" PRIu64 " %8" PRIu64 "\n", "all", c->events, pages,
-	       (double)bytes / 1048576, c->lost, c->lost_pages);
+	census_row("all", c->events, pages, bytes, c->lost, c->lost_pages);
 	if (c->lost && !b->nr_stats && c->lost_unknown)
-		printf("(the file has no ring-buffer stats: %" PRIu64 " of the gaps have no count, so more were lost)\n",
-		       c->lost_unknown);
+		printf("(the file has no ring-buffer stats: %s of the gaps %s no count, so more were lost)\n",
+		       num(c->lost_unknown), plural((double)c->lost_unknown, "has", "have"));
 	printf("\n%-40s %12s\n", "event", "records");
 	for (id = 0; id < c->nr_ids; id++) {
 		const struct kmt_format *fmt;
@@ -68,7 +85,7 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 			snprintf(name, sizeof(name), "%s:%s", fmt->system, fmt->name);
 		else
 			snprintf(name, sizeof(name), "unknown id %u", id);
-		printf("%-40s %12" PRIu64 "\n", name, c->per_id[id]);
+		printf("%-40s %12s\n", name, num(c->per_id[id]));
 	}
 }
 
@@ -123,13 +140,14 @@ int cmd_info(int argc, char **argv)
 		printf("kernel:     %s\n", fi->uname);
 	printf("clock:      %s\n", fi->clock ? fi->clock : "(unknown)");
 	printf("CPUs:       %d\n", fi->cpu_count);
-	printf("formats:    %d events\n", kmt_file_formats(f)->nr);
+	printf("formats:    %d %s\n", kmt_file_formats(f)->nr, plural(kmt_file_formats(f)->nr, "event", "events"));
 	for (i = 0; i < kmt_file_nr_buffers(f); i++) {
 		const struct kmt_buffer *b = kmt_file_buffer(f, i);
 		int j;
 
-		printf("buffer:     \"%s\"%s: %d CPUs, sub-buffer %u%s\n", b->name,
-		       i == kmt_file_main_buffer(f) ? " (main)" : "", b->nr_cpus, b->page_size,
+		printf("buffer:     \"%s\"%s: %d %s, sub-buffer %u%s\n", b->name,
+		       i == kmt_file_main_buffer(f) ? " (main)" : "", b->nr_cpus, plural(b->nr_cpus, "CPU", "CPUs"),
+		       b->page_size,
 		       b->compressed ? ", compressed" : "");
 		for (j = 0; j < b->nr_cpus; j++) {
 			const struct kmt_cpu_data *cd = &b->cpus[j];
@@ -137,16 +155,17 @@ int cmd_info(int argc, char **argv)
 			if (cd->cpu < 0)
 				printf("            the data of any other CPU: missing (the file ends before it)\n");
 			else if (cd->cut)
-				printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes of %" PRIu64
-				       " (the file ends inside)\n", cd->cpu, cd->offset, cd->size, cd->want);
+				printf("            CPU %d data: offset 0x%" PRIx64 ", %s bytes of %s"
+				       " (the file ends inside)\n", cd->cpu, cd->offset, num(cd->size), num(cd->want));
 			else
-				printf("            CPU %d data: offset 0x%" PRIx64 ", %" PRIu64 " bytes\n",
-				       cd->cpu, cd->offset, cd->size);
+				printf("            CPU %d data: offset 0x%" PRIx64 ", %s %s\n",
+				       cd->cpu, cd->offset, num(cd->size), plural((double)cd->size, "byte", "bytes"));
 		}
 		for (j = 0; j < b->nr_stats; j++) {
 			if (b->stats[j].died)
-				printf("            CPU %d: %" PRIu64 " events lost when the recorder died "
-				       "(recovered)\n", b->stats[j].cpu, b->stats[j].died);
+				printf("            CPU %d: %s %s lost when the recorder died "
+				       "(recovered)\n", b->stats[j].cpu, num(b->stats[j].died),
+				       plural((double)b->stats[j].died, "event", "events"));
 			if (b->stats[j].truncated)
 				printf("            CPU %d: recording truncated: %s\n",
 				       b->stats[j].cpu, b->stats[j].note);
@@ -174,10 +193,10 @@ int cmd_info(int argc, char **argv)
 		if (kmt_census_run(&c, f, ab, &d)) {
 			ret = error("%s", d.msg);
 		} else {
-			printf("\nwatchpoint samples: %" PRIu64 ", lost %" PRIu64 "%s (", c.events, c.lost,
+			printf("\nwatchpoint samples: %s, lost %s%s (", num(c.events), num(c.lost),
 			       c.lost_unknown && !kmt_file_buffer(f, ab)->nr_stats ? "+" : "");
 			for (j = 0; j < c.nr_cpus; j++)
-				printf("%sCPU %d: %" PRIu64, j ? ", " : "", c.cpus[j].cpu, c.cpus[j].events);
+				printf("%sCPU %d: %s", j ? ", " : "", c.cpus[j].cpu, num(c.cpus[j].events));
 			printf(")\n");
 		}
 		if (c.nr_skipped) {

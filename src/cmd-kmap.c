@@ -86,6 +86,7 @@ struct kmap {
 	struct kmt_map by_obj;		/* objkey() -> index in tab */
 	uint64_t memo_site;		/* --callsite: last site looked at */
 	bool memo_match;
+	bool callsite_seen;		/* --callsite: some object came from there */
 	FILE *out;
 	struct js js;			/* --json: an array, an object a line */
 };
@@ -188,10 +189,6 @@ static bool wanted(struct kmap *k, const struct kmt_object *o)
 {
 	char fn[256];
 
-	if (k->live_only && o->fate != KMT_FATE_LIVE)
-		return false;
-	if (o->fate == KMT_FATE_PREEXISTING && !k->preexisting)
-		return false;
 	if (k->callsite) {
 		if (o->alloc_site != k->memo_site || !k->memo_site) {
 			k->memo_site = o->alloc_site;
@@ -200,7 +197,12 @@ static bool wanted(struct kmap *k, const struct kmt_object *o)
 		}
 		if (!k->memo_match)
 			return false;
+		k->callsite_seen = true;
 	}
+	if (k->live_only && o->fate != KMT_FATE_LIVE)
+		return false;
+	if (o->fate == KMT_FATE_PREEXISTING && !k->preexisting)
+		return false;
 	return true;
 }
 
@@ -414,6 +416,10 @@ int cmd_kmap(int argc, char **argv)
 		ret = error("writing the output: %s", strerror(errno));
 	else if (!ret)
 		ret = analysis_damage(&a);
+	/* As report says of a cache or a task that is not there: a warning, and the empty output is right. */
+	if (!ret && k.callsite && !k.callsite_seen)
+		warning("%s: no object allocated in function '%.60s' is in the trace%s: nothing to report", path,
+			k.callsite, o.an.window[0] > 0 || o.an.window[1] >= 0 ? " window" : "");
 	analysis_close(&a);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
+#include "util/term.h"
 #include "record/record.h"
 
 enum { O_STACK = 256, O_NOCOMPRESS, O_LEVEL, O_LIST, O_RECOVER, O_STACK_SAMPLE, O_FULLSYMS };
@@ -25,8 +26,7 @@ struct record_args {
 static const struct opt record_opts[] = {
 	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
 	{ 'e', 'e', "event", "LIST", "events to record: kmem:kmalloc, kmem:*, vmalloc, ...\n"
-	  "(default: kmalloc, kfree, kmem_cache_alloc/free, page\nalloc/free, percpu alloc/free); "
-	  "process naming events\nare always added" },
+	  "(default: those above); process naming events are\nalways added" },
 	OPT_GROUP_AT(recording_group, struct record_args, o, REC_PID | REC_FOLLOW | REC_BUFFER | REC_DURATION,
 		     NULL),
 	{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation event" },
@@ -56,6 +56,19 @@ static const struct opt record_opts[] = {
 	{ 0 },
 };
 
+/* The events recorded by default: record's own list (kmt_events_default). */
+static void print_default_events(FILE *out)
+{
+	char list[1024] = "  ";
+	size_t i, n = 2;
+
+	for (i = 0; kmt_events_default[i] && n + 3 < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, kmt_events_default[i] == ',' ? ", " : "%c",
+				      kmt_events_default[i]);
+	fprintf(out, "\nRecorded by default, those of them the kernel has (--list marks them *):\n");
+	term_wrap(out, list, TERM_PROSE, 2);
+}
+
 const struct cmd_help record_help = {
 	.name = "record",
 	.summary = "record kernel memory events into a trace.dat file",
@@ -69,6 +82,7 @@ const struct cmd_help record_help = {
 	"leaves its instance and its spool: --recover takes both into a file, and the\n"
 	"next recorder moves the instance's unread events into the spool, saying so,\n"
 	"before removing the instance.\n",
+	.about_more = print_default_events,
 	.opts = record_opts,
 	.stop_at_operand = true,
 };

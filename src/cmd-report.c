@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/analysis.h"
 #include "cmd.h"
@@ -15,7 +16,7 @@
 #include "util/opt.h"
 #include "report/report.h"
 
-enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML, O_STATS };
+enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML, O_STATS, O_WIDE };
 
 struct report_args {
 	struct report r;
@@ -29,11 +30,13 @@ static const struct opt report_opts[] = {
 	  "lifetimes,outstanding,misuse,access, or all (default:\nall; access: watchpoint samples of "
 	  "kmemtrace watch,\nper object offset and instruction)", OPT_LIST, report_section_names },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
-	  "default), allocs, frees, req, waste, frag, pingpong,\nlive, pages, callsite, name, comm, pid",
+	  "default), allocs, frees, req, waste, frag, x-cpu,\nlive, pages, callsite, name, comm, pid",
 	  OPT_LIST, report_sort_keys },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	OPT_GROUP(analysis_group, struct report_args, an, 0, "allocations by"),
 	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },
+	{ O_WIDE, 0, "wide", NULL, "text: every column, whole names and stacks, however\n"
+	  "wide (default: fit the terminal, or $COLUMNS)" },
 	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses as keyed hashes (h:...), so the\n"
 	  "report can be shared without revealing the kernel's\nlayout; symbols stay readable. Same "
@@ -192,8 +195,8 @@ static int print_columns(void)
 		       t->json_only ? "" : t->csv_only ? "CSV" : " and CSV",
 		       section_name(t->section & -t->section), t->single ? "; one row" : "");
 		for (c = t->cols; c->name; c++)
-			printf("  %-22s %-16s %s%s%s\n", c->name, type_name(c), c->doc,
-			       c->sort ? "  [-s " : "", c->sort ? c->sort : "");
+			printf("  %-22s %-16s %s%s%s%s\n", c->name, type_name(c), c->doc,
+			       c->sort ? "  [-s " : "", c->sort ? c->sort : "", c->sort ? "]" : "");
 		printf("\n");
 	}
 	return EXIT_OK;
@@ -227,6 +230,7 @@ static int report_opt(void *arg, int id, const char *value)
 		if (!opt_int(value, 0, INT32_MAX, &a->r.stacks_per_site))
 			return usage_error(H, "bad stack count '%s'", value);
 		break;
+	case O_WIDE: a->r.wide = true; break;
 	case O_RAWIP: a->r.raw_ip = true; break;
 	case O_HASH:
 		if (kmt_hashptr_init(&a->r.hash, value))
@@ -248,6 +252,7 @@ int cmd_report(int argc, char **argv)
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
 	struct analysis a;
+	unsigned int fitted = 0;
 	int ret, code, i;
 
 	code = opt_parse(H, argc, argv, report_opt, &o, &i);
@@ -259,6 +264,9 @@ int cmd_report(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(H, argc, argv, i, &r->path);
 	if (code >= 0)
 		return code;
+	/* Text fits the terminal, or $COLUMNS (into a pipe or a file too). */
+	r->width = term_width(o.output ? -1 : STDOUT_FILENO);
+	r->fitted = &fitted;
 	r->t_start = o.an.window[0] < 0 ? 0 : o.an.window[0];
 	r->t_end = o.an.window[1];
 	if (o.html) {

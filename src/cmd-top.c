@@ -43,7 +43,8 @@ static const struct opt top_opts[] = {
 	{ O_CACHE, 0, "cache", "NAME", "only this slab cache (kmalloc-N too): in the kernel\n"
 	  "for slab caches' events, and in the rows" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_FILTER, NULL),
-	{ 'o', 'o', "output", "FILE", "keep the whole session as a trace file, for report" },
+	{ 'o', 'o', "output", "FILE", "keep the whole session as a trace file, for report\n"
+	  "(its clock is mono, which top needs; record's is\nlocal: times count from the first event in both)" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_BUFFER | REC_PERCENT | REC_RTPRIO, NULL),
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
 	  "take, faulted in before tracing starts (default:\nthree ring buffers' worth; 0: none)" },

@@ -297,14 +297,18 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 	const struct kmt_watcher_stats *st = kmt_watcher_stats(w->w);
 	struct kmt_model_opts mo = { 0 };
 	struct analysis a = { 0 };
+	char n1[32], n2[32], n3[32], n4[32];
 	uint32_t off;
 
 	if (*st->note)
 		warning("%s", st->note);
 	if (rc->o.quiet)
 		return;
-	fprintf(stderr, "%s: watched %" PRIu64 " of %" PRIu64 " objects allocated, %d word%s at a time on %d CPUs;",
-		cmd_name, st->objects, st->allocs_seen, st->slots, st->slots == 1 ? "" : "s", rc->nr_cpus);
+	fprintf(stderr, "%s: watched %s of %s %s allocated, %d word%s at a time on %d %s;", cmd_name,
+		fmt_count((double)st->objects, false, n1, sizeof(n1)),
+		fmt_count((double)st->allocs_seen, false, n2, sizeof(n2)),
+		plural((double)st->allocs_seen, "object", "objects"), st->slots, st->slots == 1 ? "" : "s",
+		rc->nr_cpus, plural(rc->nr_cpus, "CPU", "CPUs"));
 	if (!st->words) {
 		fprintf(stderr, " no offset covered\n");
 	} else {
@@ -314,17 +318,21 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 				fprintf(stderr, " %u", off);
 		fputc('\n', stderr);
 	}
-	fprintf(stderr, "%s: %" PRIu64 " samples recorded (%" PRIu64 " outside any watch, not kept), %" PRIu64
-		" lost\n", cmd_name, st->hits - st->unmapped, st->unmapped, res ? res->access_lost : 0);
+	fprintf(stderr, "%s: %s %s recorded (%s outside any watch, not kept), %s lost\n", cmd_name,
+		fmt_count((double)(st->hits - st->unmapped), false, n1, sizeof(n1)),
+		plural((double)(st->hits - st->unmapped), "sample", "samples"),
+		fmt_count((double)st->unmapped, false, n2, sizeof(n2)),
+		fmt_count(res ? (double)res->access_lost : 0, false, n3, sizeof(n3)));
 	if (st->hits == st->unmapped) {
 		/* The watchpoints were checked at start: say why nothing came. */
 		if (!st->allocs_seen)
 			fprintf(stderr, "%s: no sample because nothing was allocated at the target while "
 				"recording (check --cache/--callsite, -F, -p)\n", cmd_name);
 		else if (!st->objects)
-			fprintf(stderr, "%s: no sample because none of the %" PRIu64 " objects lived long enough to "
+			fprintf(stderr, "%s: no sample because none of the %s %s lived long enough to "
 				"be watched (allocations are picked up every few milliseconds)\n", cmd_name,
-				st->allocs_seen);
+				fmt_count((double)st->allocs_seen, false, n1, sizeof(n1)),
+				plural((double)st->allocs_seen, "object", "objects"));
 		else
 			fprintf(stderr, "%s: no sample because nothing touched the watched words while they "
 				"were watched (try other offsets, or --scan)\n", cmd_name);
@@ -334,10 +342,16 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 	    analysis_run(&a, NULL, &mo, NULL, -1, -1) == EXIT_OK) {
 		const struct kmt_summary *sum = kmt_model_summary(a.m);
 
-		fprintf(stderr, "%s: %" PRIu64 " writes and %" PRIu64 " reads in %" PRIu64 " object%s; %" PRIu64
-			" samples dropped (no live object there then: after a free)\n", cmd_name,
-			sum->access_writes, sum->access_reads, sum->access_objects,
-			sum->access_objects == 1 ? "" : "s", sum->access_dropped);
+		fprintf(stderr, "%s: %s %s and %s %s in %s %s; %s %s dropped (no live object there then: "
+			"after a free)\n", cmd_name,
+			fmt_count((double)sum->access_writes, false, n1, sizeof(n1)),
+			plural((double)sum->access_writes, "write", "writes"),
+			fmt_count((double)sum->access_reads, false, n2, sizeof(n2)),
+			plural((double)sum->access_reads, "read", "reads"),
+			fmt_count((double)sum->access_objects, false, n3, sizeof(n3)),
+			plural((double)sum->access_objects, "object", "objects"),
+			fmt_count((double)sum->access_dropped, false, n4, sizeof(n4)),
+			plural((double)sum->access_dropped, "sample", "samples"));
 	}
 	analysis_close(&a);
 }

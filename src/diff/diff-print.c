@@ -82,20 +82,82 @@ static void side_line(const struct diff *d, int s, FILE *out)
 	const struct dside *x = &d->side[s];
 	const struct kmt_summary *sum = kmt_model_summary(x->a.m);
 	const struct kmt_file_info *fi = kmt_file_info(x->a.f);
-	char a[48], e[48];
+	char a[48], e[48], line[1024];
 	struct rcol count = { .unit = RU_COUNT };
 	struct diff plain = { .per_second = false };
 
-	fprintf(out, "  %s  %s: %.3f s, %s slab allocations, %s events%s%s%s\n", s ? "new" : "old", x->path,
-		x->span, fmt(&plain, &count, (double)sum->allocs, false, a),
-		fmt(&plain, &count, (double)sum->events, false, e), fi->uname ? " (" : "",
-		fi->uname ? fi->uname : "", fi->uname ? ")" : "");
-	if (x->lower_bound)
-		fprintf(out, "       its numbers are lower bounds (marked *): %s\n", x->why);
+	snprintf(line, sizeof(line), "  %s  %s: %.3f s, %s slab %s, %s %s%s%s%s", s ? "new" : "old",
+		 x->path, x->span, fmt(&plain, &count, (double)sum->allocs, false, a),
+		 plural((double)sum->allocs, "allocation", "allocations"),
+		 fmt(&plain, &count, (double)sum->events, false, e), plural((double)sum->events, "event", "events"),
+		 fi->uname ? " (" : "",
+		 fi->uname ? fi->uname : "", fi->uname ? ")" : "");
+	term_wrap(out, line, term_prose(d->wide ? 0 : d->width), 7);
+	/* Said once; the tables mark the column ("old*"), not every number. */
+	if (x->lower_bound) {
+		snprintf(line, sizeof(line), "       its numbers are lower bounds (%s* in the tables): %s",
+			 s ? "new" : "old", x->why);
+		term_wrap(out, line, term_prose(d->wide ? 0 : d->width), 7);
+	}
 }
 
-static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out)
+/* "old", or "old*" when the old file's numbers are lower bounds. */
+static const char *side_title(const struct diff *d, int s)
 {
+	static const char *const titles[2][2] = { { "old", "old*" }, { "new", "new*" } };
+
+	return titles[s][d->side[s].lower_bound];
+}
+
+static void total_text(const struct diff *d, FILE *out)
+{
+	const struct dtotal *x = &d->total;
+	const struct drow both = { .in = { true, true } };
+	char b[4][48];
+	int f;
+
+	fprintf(out, "\nTOTAL%s\n  %-30s %12s %12s %12s %7s\n", d->per_second ? " (per second)" : "", "",
+		side_title(d, 0), side_title(d, 1), "delta", "change");
+	for (f = 0; f < DIFF_TOTALS; f++) {
+		double o = diff_total(d, 0, f), v = diff_total(d, 1, f);
+
+		if (isnan(o) || isnan(v)) {
+			fprintf(out, "  %-30s not compared: the %s file has no events for it\n", x->title[f],
+				isnan(o) && isnan(v) ? "old nor the new" : isnan(o) ? "old" : "new");
+			continue;
+		}
+		fprintf(out, "  %-30s %12s %12s %12s %7s\n", x->title[f], fmt(d, x->cols[f], o, false, b[0]),
+			fmt(d, x->cols[f], v, false, b[1]), fmt(d, x->cols[f], v - o, true, b[2]),
+			pct(o > 0 ? 100 * (v - o) / o : NAN, &both, b[3]));
+	}
+}
+
+/*
+ * A table's columns: the key, the first two fields in full (old, new,
+ * delta, change: 40 columns after two spaces), the others as deltas. In a
+ * narrow width the deltas go first, the last first, then the second field;
+ * never the one sorted by.
+ */
+static void layout(const struct diff *d, const struct dtable *t, struct term_col *tc, unsigned int *fitted)
+{
+	size_t i, n = limit(d, t->n, false);
+	int f;
+
+	tc[0] = (struct term_col){ .width = -40, .longest = 8 };
+	for (i = 0; i < n; i++) {
+		const struct drow *r = &t->rows[i];
+
+		tc[0].longest = MAX(tc[0].longest, term_cols(r->label ? r->label : r->key));
+	}
+	for (f = 0; f < t->nfields; f++)
+		tc[1 + f] = (struct term_col){ .width = f < 2 ? 41 : 12,
+					       .drop = f == t->sort ? 0 : f == 1 ? t->nfields : t->nfields - f };
+	*fitted |= term_fit(tc, 1 + t->nfields, d->width, d->wide, 1);
+}
+
+static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out, unsigned int *fitted)
+{
+	struct term_col tc[1 + DIFF_FIELDS];
 	size_t i, n = limit(d, t->n, false);
 	char b[4][48];
 	int f;
@@ -113,61 +175,83 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out)
 		fprintf(out, "  none in either file\n");
 		return;
 	}
+	layout(d, t, tc, fitted);
 	/* Two headers: the first two fields in full, the rest as deltas. */
-	fprintf(out, "  %-40s", "");
-	for (f = 0; f < t->nfields && f < 2; f++) {
-		fputs("  ", out);
-		banner(out, title(t->cols[f]), 40);
+	fputc(' ', out);
+	term_cell(out, &tc[0], "");
+	for (f = 0; f < t->nfields; f++) {
+		if (!tc[1 + f].shown)
+			continue;
+		if (f < 2) {
+			fputs("  ", out);
+			banner(out, title(t->cols[f]), 40);
+		} else {
+			fprintf(out, " %12.12s", title(t->cols[f]));
+		}
 	}
-	for (; f < t->nfields; f++)
-		fprintf(out, " %12.12s", title(t->cols[f]));
-	fprintf(out, "\n  %-40s", !strcmp(t->spec->name, "callsites") ?
-		(d->match == MATCH_OFFSET ? "call site" : "function") : t->spec->key_name);
-	for (f = 0; f < t->nfields && f < 2; f++)
-		fprintf(out, "  %10s %10s %10s %7s", "old", "new", "delta", "change");
-	for (; f < t->nfields; f++)
-		fprintf(out, " %12s", "delta");
+	fputs("\n ", out);
+	term_cell(out, &tc[0], !strcmp(t->spec->name, "callsites") ?
+		  (d->match == MATCH_OFFSET ? "call site" : "function") : t->spec->key_name);
+	for (f = 0; f < t->nfields; f++)
+		if (tc[1 + f].shown && f < 2)
+			fprintf(out, "  %10s %10s %10s %7s", side_title(d, 0), side_title(d, 1), "delta", "change");
+		else if (tc[1 + f].shown)
+			fprintf(out, " %12s", "delta");
 	fputc('\n', out);
 	for (i = 0; i < n; i++) {
 		const struct drow *r = &t->rows[i];
 
-		fprintf(out, "  %-40.40s", r->label ? r->label : r->key);
+		fputc(' ', out);
+		term_cell(out, &tc[0], r->label ? r->label : r->key);
 		for (f = 0; f < t->nfields; f++) {
 			double o = diff_value(d, r, 0, f), v = diff_value(d, r, 1, f);
 
-			if (f < 2) {
-				char oo[56], nn[56];
-
-				snprintf(oo, sizeof(oo), "%s%s", fmt(d, t->cols[f], o, false, b[0]),
-					 d->side[0].lower_bound && r->in[0] ? "*" : "");
-				snprintf(nn, sizeof(nn), "%s%s", fmt(d, t->cols[f], v, false, b[1]),
-					 d->side[1].lower_bound && r->in[1] ? "*" : "");
-				fprintf(out, "  %10s %10s %10s %7s", oo, nn, fmt(d, t->cols[f], v - o, true, b[2]),
+			if (!tc[1 + f].shown)
+				continue;
+			if (f < 2)
+				fprintf(out, "  %10s %10s %10s %7s", fmt(d, t->cols[f], o, false, b[0]),
+					fmt(d, t->cols[f], v, false, b[1]), fmt(d, t->cols[f], v - o, true, b[2]),
 					pct(diff_pct(d, r, f), r, b[3]));
-			} else {
+			else
 				fprintf(out, " %12s", fmt(d, t->cols[f], v - o, true, b[2]));
-			}
 		}
 		fputc('\n', out);
 	}
 	if (n < t->n)
-		fprintf(out, "  (%zu more rows; -n 0 shows all)\n", t->n - n);
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", fmt_count((double)(t->n - n), false, b[0], 48),
+			plural((double)(t->n - n), "row", "rows"));
 }
 
 void diff_text(const struct diff *d, FILE *out)
 {
+	char line[1024], gave[80];
+	unsigned int fitted = 0;
 	int k;
 
+	/* Nothing changed: one line, not tables of zeros. */
+	if (!diff_differs(d)) {
+		fprintf(out, "%s and %s do not differ: every call site, cache, process and page order "
+			     "has the same numbers\n", d->side[0].path, d->side[1].path);
+		return;
+	}
 	fprintf(out, "kmemtrace diff\n");
 	side_line(d, 0, out);
 	side_line(d, 1, out);
-	fprintf(out, "  call sites matched by %s: %s\n",
-		d->match == MATCH_OFFSET ? "function+offset" : "function name", d->match_why);
+	snprintf(line, sizeof(line), "  call sites matched by %s: %s",
+		 d->match == MATCH_OFFSET ? "function+offset" : "function name", d->match_why);
+	term_wrap(out, line, term_prose(d->wide ? 0 : d->width), 4);
 	if (d->per_second)
 		fprintf(out, "  numbers per second of each trace's own span\n");
-	fprintf(out, "  change: (new - old) / old; \"new\": only in the new file, \"gone\": only in the old\n");
+	fprintf(out, "  change: (new - old) / old; \"new\": only in NEW, \"gone\": only in OLD\n");
+	total_text(d, out);
 	for (k = 0; k < d->nt; k++)
-		dtext_table(d, &d->t[k], out);
+		dtext_table(d, &d->t[k], out, &fitted);
+	if (fitted) {
+		snprintf(line, sizeof(line), "(cut to fit %d columns: %s; --wide shows everything)", d->width,
+			 term_gave(fitted, gave, sizeof(gave)));
+		fputc('\n', out);
+		term_wrap(out, line, term_prose(d->width), 1);
+	}
 }
 
 /* ---- JSON ---- */
@@ -245,6 +329,32 @@ static void json_row(struct js *j, const struct diff *d, const struct dtable *t,
 	js_close(j, '}');
 }
 
+/* The totals: old, new, delta and pct as a row's; null where a file does not record the field. */
+static void json_total(struct js *j, const struct diff *d)
+{
+	static const char *const sides[] = { "old", "new", "delta", "pct" };
+	const struct dtotal *x = &d->total;
+	int f, s;
+
+	js_open(j, "total", '{');
+	for (s = 0; s < 4; s++) {
+		js_open(j, sides[s], '{');
+		for (f = 0; f < DIFF_TOTALS; f++) {
+			double o = diff_total(d, 0, f), v = diff_total(d, 1, f);
+			double val = s < 2 ? (s ? v : o) : s == 2 ? v - o : o > 0 ? 100 * (v - o) / o : NAN;
+
+			if (isnan(val))
+				js_null(j, x->cols[f]->name);
+			else if (s == 3)
+				js_dbl(j, x->cols[f]->name, val);
+			else
+				num(j, d, x->cols[f]->name, val);
+		}
+		js_close(j, '}');
+	}
+	js_close(j, '}');
+}
+
 /* The document's members, into the object @j has open (also the page's data). */
 void diff_json_members(const struct diff *d, struct js *j)
 {
@@ -257,6 +367,8 @@ void diff_json_members(const struct diff *d, struct js *j)
 	js_str(j, "match", d->match == MATCH_OFFSET ? "function+offset" : "function");
 	js_str(j, "match_reason", d->match_why);
 	js_bool(j, "per_second", d->per_second);
+	js_bool(j, "differs", diff_differs(d));
+	json_total(j, d);
 	for (k = 0; k < d->nt; k++) {
 		const struct dtable *t = &d->t[k];
 

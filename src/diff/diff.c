@@ -379,6 +379,35 @@ oom:
 	return error("out of memory");
 }
 
+/* The summary's numbers that say at once what changed: the TOTAL. */
+static void build_total(struct diff *d)
+{
+	static const char *const fields[DIFF_TOTALS][3] = {
+		{ "bytes_alloc", "slab bytes allocated", "slab" },
+		{ "allocs", "slab objects allocated", "slab" },
+		{ "live_bytes", "slab bytes live at the end", "slab" },
+		{ "live_objects", "slab objects live at the end", "slab" },
+		{ "pages_allocated", "pages allocated", "pages" },
+	};
+	const struct rtable *t = rtable_find("summary");
+	struct dtotal *x = &d->total;
+	int f, s;
+
+	for (f = 0; f < DIFF_TOTALS; f++) {
+		x->cols[f] = column(t, fields[f][0]);
+		x->title[f] = fields[f][1];
+		for (s = 0; s < 2; s++) {
+			const struct report *r = &d->side[s].r;
+			struct rval v;
+			char buf[64];
+
+			rcol_value(r, x->cols[f], kmt_model_summary(r->m), &v, buf, sizeof(buf));
+			x->v[s][f] = v.u;
+			x->recorded[s][f] = !strcmp(fields[f][2], "slab") ? !r->no_slab : !r->no_pages;
+		}
+	}
+}
+
 int diff_build(struct diff *d)
 {
 	int k;
@@ -394,6 +423,7 @@ int diff_build(struct diff *d)
 			return EXIT_FAIL;
 		d->nt++;
 	}
+	build_total(d);
 	return EXIT_OK;
 }
 
@@ -404,6 +434,43 @@ double diff_value(const struct diff *d, const struct drow *row, int side, int fi
 	if (d->per_second)
 		return d->side[side].span > 0 ? v / d->side[side].span : 0;
 	return v;
+}
+
+double diff_total(const struct diff *d, int side, int field)
+{
+	double v = (double)d->total.v[side][field];
+
+	if (!d->total.recorded[side][field])
+		return NAN;
+	if (d->per_second)
+		return d->side[side].span > 0 ? v / d->side[side].span : 0;
+	return v;
+}
+
+bool diff_differs(const struct diff *d)
+{
+	size_t i;
+	int k, f;
+
+	for (f = 0; f < DIFF_TOTALS; f++)
+		if (d->total.recorded[0][f] != d->total.recorded[1][f] ||
+		    (d->total.recorded[0][f] && diff_total(d, 0, f) != diff_total(d, 1, f)))
+			return true;
+	for (k = 0; k < d->nt; k++) {
+		const struct dtable *t = &d->t[k];
+		unsigned int missing = diff_unrecorded(d, t);
+
+		if (missing == 1 || missing == 2)
+			return true;
+		for (i = 0; i < t->n; i++) {
+			if (!t->rows[i].in[0] || !t->rows[i].in[1])
+				return true;
+			for (f = 0; f < t->nfields; f++)
+				if (diff_value(d, &t->rows[i], 0, f) != diff_value(d, &t->rows[i], 1, f))
+					return true;
+		}
+	}
+	return false;
 }
 
 double diff_pct(const struct diff *d, const struct drow *row, int field)

@@ -19,6 +19,7 @@
 
 #define DIFF_FIELDS 8
 #define DIFF_TABLES 4
+#define DIFF_TOTALS 5
 
 /* One compared table: which report table, its key column and numeric columns. */
 struct dspec {
@@ -63,6 +64,14 @@ struct dside {
 
 enum dmatch { MATCH_AUTO, MATCH_OFFSET, MATCH_FUNCTION };
 
+/* The totals: one row, a field per line of the text's TOTAL. */
+struct dtotal {
+	const struct rcol *cols[DIFF_TOTALS];	/* the report's summary columns */
+	const char *title[DIFF_TOTALS];
+	uint64_t v[2][DIFF_TOTALS];
+	bool recorded[2][DIFF_TOTALS];	/* the file has the events the field counts */
+};
+
 struct diff {
 	struct dside side[2];
 	enum dmatch match;		/* asked for, then used */
@@ -73,6 +82,10 @@ struct diff {
 	bool top_set;
 	struct dtable t[DIFF_TABLES];
 	int nt;
+	struct dtotal total;
+	/* Text: the width to fit (term_width(), 0: none), or --wide. */
+	int width;
+	bool wide;
 };
 
 /* Open both files and check they can be compared; EXIT_OK or EXIT_FAIL (said). */
@@ -86,6 +99,10 @@ void diff_close(struct diff *d);
 double diff_value(const struct diff *d, const struct drow *row, int side, int field);
 /* The change in percent of @field, or NAN where OLD is 0. */
 double diff_pct(const struct diff *d, const struct drow *row, int field);
+/* A total as printed (per second when asked), or NAN where the file does not record it. */
+double diff_total(const struct diff *d, int side, int field);
+/* Do the two files differ in anything the diff compares? */
+bool diff_differs(const struct diff *d);
 /* Which files lack the events of @t: bit 0 the old, bit 1 the new; 0 if both have them. */
 unsigned int diff_unrecorded(const struct diff *d, const struct dtable *t);
 /* The table named @name ("callsites"), or NULL. */

@@ -81,7 +81,8 @@ static const char schema[] =
 	"  comm INTEGER REFERENCES names, free_site INTEGER REFERENCES sites,\n"
 	"  fate INTEGER NOT NULL REFERENCES fates, uncertain INTEGER NOT NULL,\n"
 	"  stack INTEGER REFERENCES stacks);\n"
-	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, k.name AS kind,\n"
+	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, printf('0x%x', o.ptr) AS ptr_hex,\n"
+	"  k.name AS kind,\n"
 	"  a.function AS alloc_function, a.callsite AS alloc_callsite, c.name AS cache,\n"
 	"  o.bytes_req AS bytes_req, o.bytes_alloc AS bytes_alloc, o.gfp AS gfp,\n"
 	"  o.page_order AS page_order, o.alloc_time AS alloc_time, o.free_time AS free_time,\n"
@@ -95,7 +96,8 @@ static const char schema[] =
 	"CREATE TABLE accesses (\n"
 	"  time INTEGER NOT NULL, cpu INTEGER, pid INTEGER, ip TEXT, write INTEGER NOT NULL,\n"
 	"  offset INTEGER, len INTEGER, field TEXT,\n"
-	"  object_ptr INTEGER, object_alloc_time INTEGER, object_callsite TEXT, object_cache TEXT);\n";
+	"  object_ptr INTEGER, object_alloc_time INTEGER, object_callsite TEXT, object_cache TEXT,\n"
+	"  object_ptr_hex TEXT);\n";
 
 static const char indexes[] =
 	"CREATE INDEX object_rows_site ON object_rows (alloc_site);\n"
@@ -388,7 +390,7 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	struct export *x = arg;
 	struct sq *s = x->priv;
 	sqlite3_stmt *st = s->acc;
-	char ip[256], cs[256];
+	char ip[256], cs[256], hex[24];
 
 	sync_rows(s);
 	bind_time(x, st, 1, ev->ts);
@@ -404,6 +406,8 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	bind_time(x, st, 10, o->alloc_ts);
 	bind_text(st, 11, site_name(&x->r, o->alloc_site, cs, sizeof(cs)));
 	bind_text(st, 12, o->cache);
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, o->ptr);
+	bind_text(st, 13, hex);
 	step(x, st);
 	s->accesses++;
 }
@@ -467,7 +471,7 @@ static int begin(struct export *x)
 	    sqlite3_prepare_v2(s->db, insert_sql(sql, ROWS), -1, &s->objs, NULL) ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO sites VALUES (?,?,?,?)", -1, &s->site, NULL) ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO names VALUES (?,?)", -1, &s->name, NULL) ||
-	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,
+	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,
 			       NULL))
 		return error("%s: %s", x->path, sqlite3_errmsg(s->db));
 	if ((err = pthread_create(&s->inserter, NULL, inserter, x)))

@@ -142,6 +142,11 @@ void child_abort(struct child *c)
 	c->exited = true;
 }
 
+int child_exec_code(int err)
+{
+	return err == ENOENT || err == ENOTDIR ? 127 : 126;
+}
+
 int child_exit_code(const struct child *c)
 {
 	if (!c->exited)

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/watch.h>
+#include "util/term.h"
 #include "util/util.h"
 #include "record.h"
 
@@ -44,11 +46,11 @@ const char *ui_scope(const struct rec_opts *o, char *buf, size_t len)
 }
 
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
-	       const struct kmt_recorder *r, const char *scope, double elapsed)
+	       const struct kmt_recorder *r, const struct rec_opts *o, double elapsed)
 {
 	uint64_t events = 0, lost = 0, bytes = 0;
-	char hb[32], ev[32], ls[32];
-	int i;
+	char hb[32], ev[32], ls[32], scope[160], line[512], cut[512];
+	int i, width = term_width(STDERR_FILENO);
 
 	for (i = 0; i < nr_cpus; i++) {
 		struct kmt_cpustat st;
@@ -61,9 +63,19 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	}
 	print_count(events + lost, ev, sizeof(ev));
 	print_count(lost, ls, sizeof(ls));
-	fprintf(stderr, "\r\033[K  %6.1fs  %s  %12s events  %10s written  %s lost", elapsed, scope, ev,
-		human_bytes((double)bytes, hb), ls);
+	snprintf(line, sizeof(line), "  %6.1fs  %s  %12s events  %10s written  %s lost", elapsed,
+		 ui_scope(o, scope, sizeof(scope)), ev, human_bytes((double)bytes, hb), ls);
+	/* A line that wrapped could not be redrawn in place: one column short of the edge. */
+	fprintf(stderr, "\r\033[K%s", width > 1 ? term_cut(line, width - 1, false, cut, sizeof(cut)) : line);
 	fflush(stderr);
+}
+
+void ui_hint(const struct rec_opts *o)
+{
+	char scope[160];
+
+	if (!o->argv && !o->duration)
+		fprintf(stderr, "%s: recording %s; Ctrl-C to stop\n", cmd_name, ui_scope(o, scope, sizeof(scope)));
 }
 
 void ui_status_clear(void)
@@ -92,8 +104,9 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 
 	print_count(res->events, a, sizeof(a));
 	print_count(res->lost, b, sizeof(b));
-	fprintf(stderr, "%s: %s events in %.1f s on %d CPUs, %s lost\n", cmd_name, a, elapsed,
-		res->nr_cpus, b);
+	fprintf(stderr, "%s: %s %s in %.1f s on %d %s, %s lost\n", cmd_name, a,
+		plural((double)res->events, "event", "events"), elapsed, res->nr_cpus,
+		plural(res->nr_cpus, "CPU", "CPUs"), b);
 	if (!recovered)
 		fprintf(stderr, "  tasks: %s\n", ui_scope(o, scope, sizeof(scope)));
 	fprintf(stderr, "  %5s %14s %12s %12s %8s\n", "CPU", "events", "data", "lost", "gaps");
@@ -126,10 +139,11 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 	/* Recovered, the losses are the dead recorder's, said when taken: no advice. */
 	if (res->lost && !recovered) {
 		print_count(res->lost, a, sizeof(a));
-		fprintf(stderr, "%s: %s events were LOST: the ring buffer filled faster than it was read.\n"
+		fprintf(stderr, "%s: %s %s LOST: the ring buffer filled faster than it was read.\n"
 			"  Record with a larger buffer (-b %u, now %u KiB per CPU), fewer events (-e)\n"
 			"  or a filter (--filter) to avoid it.\n",
-			cmd_name, a, o->buffer_kb * 4, o->buffer_kb);
+			cmd_name, a, plural((double)res->lost, "event was", "events were"), o->buffer_kb * 4,
+			o->buffer_kb);
 	}
 }
 

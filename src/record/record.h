@@ -147,12 +147,20 @@ int child_spawn(struct child *c, char **argv, const char *user);
 int child_release(struct child *c);	/* 0, or -errno if exec failed */
 void child_abort(struct child *c);	/* never released: let it exit, reap it */
 int child_exit_code(const struct child *c);
+/* What a shell exits with when it cannot run a command (exec's @err): 127 not found, else 126. */
+int child_exec_code(int err);
 
 /* record-ui.c */
 /* Whose events are recorded: "system-wide (-F: only make and its children)", into @buf. */
 const char *ui_scope(const struct rec_opts *o, char *buf, size_t len);
+/* Once, before the status line: how to stop, when nothing else will (no command, no -d). */
+void ui_hint(const struct rec_opts *o);
+/*
+ * The status line on stderr (a terminal), cut to its width: time, whose
+ * events, events, bytes written, losses.
+ */
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
-	       const struct kmt_recorder *r, const char *scope, double elapsed);
+	       const struct kmt_recorder *r, const struct rec_opts *o, double elapsed);
 void ui_status_clear(void);
 void ui_progress(void *arg, uint64_t done, uint64_t total);
 void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,

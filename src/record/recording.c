@@ -368,9 +368,9 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 {
 	int errfd = rc->live ? kmt_live_error_fd(rc->live) : kmt_recorder_error_fd(rc->r), stop_sig = 0;
 	double shown = -1;
-	char scope[160];
 
-	ui_scope(&rc->o, scope, sizeof(scope));
+	if (rc->o.status && rc->r)
+		ui_hint(&rc->o);
 	for (;;) {
 		struct pollfd pf[2 + REC_HOOK_FDS] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
 		double el = rec_now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
@@ -383,7 +383,7 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 		if (ht >= 0 && ht < timeout)
 			timeout = ht;
 		if (rc->o.status && rc->r && el - shown >= 1.0) {
-			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, scope, el);
+			ui_status(&rc->in, rc->cpus, rc->nr_cpus, rc->r, &rc->o, el);
 			shown = el;
 		}
 		if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)
@@ -568,7 +568,8 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	if (rc->o.argv) {
 		ret = child_release(&rc->child);
 		if (ret) {
-			code = error("cannot run '%s': %s", rc->o.argv[0], strerror(-ret));
+			error("cannot run '%s': %s", rc->o.argv[0], strerror(-ret));
+			code = child_exec_code(-ret);
 			rc->child.exited = waitpid(rc->child.pid, &rc->child.status, 0) > 0;
 			goto out;
 		}

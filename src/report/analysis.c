@@ -222,9 +222,10 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 	const struct kmt_analyse_stats *st = &a->res.stats;
 	uint64_t n = a->res.records, cpu = process_cpu_ns();
 	uint64_t sum = st->inflate_ns + st->merge_ns + st->decode_ns + st->model_ns + output_ns;
+	char events[32];
 
-	fprintf(stderr, "stats: %" PRIu64 " events in %.3f s, %.3f s CPU (%.2f CPUs busy): %.2f M events/s\n",
-		n, (double)wall_ns / 1e9, (double)cpu / 1e9, wall_ns ? (double)cpu / (double)wall_ns : 0.0,
+	fprintf(stderr, "stats: %s event%s in %.3f s, %.3f s CPU (%.2f CPUs busy): %.2f M events/s\n",
+		fmt_count((double)n, false, events, sizeof(events)), n == 1 ? "" : "s", (double)wall_ns / 1e9, (double)cpu / 1e9, wall_ns ? (double)cpu / (double)wall_ns : 0.0,
 		wall_ns ? (double)n / ((double)wall_ns / 1e9) / 1e6 : 0.0);
 	fprintf(stderr, "  %-13s %8s %9s   %s\n", "stage", "CPU s", "ns/event", "where");
 	stats_line("read+inflate", st->inflate_ns, n, st->inflate_threads ?

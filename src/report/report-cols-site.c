@@ -131,7 +131,7 @@ static const struct rcol site_cols[] = {
 	U("bytes_freed", ST, bytes_freed, RU_BYTES, NULL, 0, NULL, "allocated bytes of the objects freed"),
 	G("waste", RT_U64, RU_BYTES, "waste", 10, "waste", "bytes_alloc - bytes_req", g_site_waste),
 	G("frag_pct", RT_PCT, RU_NONE, "frag", 6, "frag", "waste as a share of bytes_alloc", g_site_frag),
-	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, "x-cpu", 7, "pingpong", "objects from here freed on another CPU"),
+	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, "x-cpu", 7, "x-cpu", "objects from here freed on another CPU"),
 	U("live_objects", ST, live_objects, RU_COUNT, "live", 8, NULL, "objects from here live at the end (certain ones)"),
 	U("live_bytes", ST, live_bytes, RU_BYTES, "live bytes", 10, "live", "their allocated bytes"),
 	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "objects from here whose free a loss may hide"),
@@ -173,7 +173,7 @@ static const struct rcol page_site_cols[] = {
 	U("bytes_freed", ST, bytes_freed, RU_BYTES, NULL, 0, NULL, "bytes of those freed"),
 	G("waste", RT_U64, RU_BYTES, NULL, 0, "waste", "always 0", g_site_waste),
 	G("frag_pct", RT_PCT, RU_NONE, NULL, 0, "frag", "always 0", g_site_frag),
-	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, NULL, 0, "pingpong", "freed on another CPU"),
+	U("cross_cpu_frees", ST, cross_cpu, RU_COUNT, NULL, 0, "x-cpu", "freed on another CPU"),
 	U("live_objects", ST, live_objects, RU_COUNT, NULL, 0, NULL, "allocations live at the end"),
 	U("live_bytes", ST, live_bytes, RU_BYTES, NULL, 0, "live", "their bytes"),
 	U("uncertain", ST, uncertain, RU_COUNT, NULL, 0, NULL, "whose free a loss may hide"),
@@ -206,6 +206,7 @@ static const struct rcol outstanding_cols[] = {
 const struct rtable t_callsites = {
 	.name = "callsites", .section = SEC_CALLSITES | SEC_LIFETIMES, .cols = site_cols,
 	.rows = site_rows, .keep = site_keep, .text_keep = site_text_keep, .default_sort = "bytes",
+	.narrow = "unseen_frees cross_cpu_frees live_objects waste frag_pct frees bytes_req",
 	.doc = "allocation sites, and sites that only free (allocs 0, free_calls > 0; not in the text)",
 };
 const struct rtable t_lifetimes = {
@@ -220,5 +221,6 @@ const struct rtable t_page_functions = {
 };
 const struct rtable t_outstanding = {
 	.name = "outstanding", .section = SEC_OUTSTANDING, .cols = outstanding_cols,
-	.rows = outstanding_rows, .doc = "objects live at the end, by allocation site, largest first",
+	.rows = outstanding_rows, .narrow = "age_min_ns age_median_ns in_untraced_caches",
+	.doc = "objects live at the end, by allocation site, largest first",
 };

@@ -86,25 +86,40 @@ static const struct rcol stack_cols[] = {
 };
 #undef SS
 
+/* One line of text, cut to the report's width if it has one. */
+static void line_out(const struct report *r, const char *line, FILE *out)
+{
+	char cut[1024];
+
+	if (r->width && !r->wide && term_cols(line) > r->width) {
+		line = term_cut(line, r->width, false, cut, sizeof(cut));
+		if (r->fitted)
+			*r->fitted |= TERM_STACKS;
+	}
+	fprintf(out, "%s\n", line);
+}
+
 /* Text: the site's top stacks, one line each, under its row. */
 static void stacks_text(const struct report *r, const void *row, FILE *out)
 {
 	const struct kmt_site *s = row;
 	const void **rows = NULL;
 	size_t n = rtable_rows_of(r, &t_callsite_stacks, row, &rows), i;
-	char buf[4096], num[32], by[32];
+	char buf[4096], line[4200], num[32], by[32];
 
 	for (i = 0; i < n && i < (size_t)r->stacks_per_site; i++) {
 		const struct kmt_site_stack *k = rows[i];
 
 		join(r, k, " <- ", buf, sizeof(buf));
-		snprintf(num, sizeof(num), "%" PRIu64, k->allocs);
-		fprintf(out, "      %5.1f%% %9s %10s  <- %s\n",
-			s->allocs ? 100.0 * (double)k->allocs / (double)s->allocs : 0.0, num,
-			human_bytes((double)k->bytes_alloc, by), *buf ? buf : "(no frames above the call site)");
+		snprintf(line, sizeof(line), "      %5.1f%% %9s %10s  <- %s",
+			 s->allocs ? 100.0 * (double)k->allocs / (double)s->allocs : 0.0,
+			 fmt_count((double)k->allocs, false, num, sizeof(num)),
+			 human_bytes((double)k->bytes_alloc, by), *buf ? buf : "(no frames above the call site)");
+		line_out(r, line, out);
 	}
 	if (n > i)
-		fprintf(out, "      (%zu more stack%s)\n", n - i, n - i == 1 ? "" : "s");
+		fprintf(out, "      (%s more %s)\n", fmt_count((double)(n - i), false, num, sizeof(num)),
+			plural((double)(n - i), "stack", "stacks"));
 	free(rows);
 }
 

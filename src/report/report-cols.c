@@ -712,15 +712,18 @@ static const struct rtable t_summary = {
 };
 static const struct rtable t_caches = {
 	.name = "caches", .section = SEC_CACHES, .cols = cache_cols, .rows = cache_rows,
-	.keep = cache_keep, .default_sort = "bytes", .doc = "slab caches by name, kmalloc by size class",
+	.keep = cache_keep, .default_sort = "bytes",
+	.narrow = "live_objects frag_pct object_size frees bytes_req", .doc = "slab caches by name, kmalloc by size class",
 };
 static const struct rtable t_processes = {
 	.name = "processes", .section = SEC_PROCESSES, .cols = proc_cols, .rows = proc_rows,
-	.keep = proc_keep, .default_sort = "bytes", .doc = "one row per task id and name",
+	.keep = proc_keep, .default_sort = "bytes", .narrow = "live_objects pages frees",
+	.doc = "one row per task id and name",
 };
 static const struct rtable t_comms = {
 	.name = "comms", .section = SEC_PROCESSES, .cols = comm_cols, .rows = comm_rows,
-	.keep = proc_keep, .default_sort = "bytes", .doc = "processes by name: every pid of a name together",
+	.keep = proc_keep, .default_sort = "bytes", .narrow = "live_objects pids pages frees",
+	.doc = "processes by name: every pid of a name together",
 };
 static const struct rtable t_pages = {
 	.name = "pages", .section = SEC_PAGES, .single = true, .cols = pages_cols, .rows = summary_rows,

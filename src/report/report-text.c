@@ -3,6 +3,7 @@
  * call sites as symbol+offset from the file's kallsyms.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,81 +57,131 @@ static size_t rows(const struct report *r, size_t n)
 	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
 }
 
+/* One line of prose, wrapped with its later lines indented by @indent. */
+static void __attribute__((format(printf, 4, 5)))
+para(const struct report *r, FILE *out, int indent, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	term_wrap(out, line, term_prose(r->wide ? 0 : r->width), indent);
+}
+
+/* A summary line: "  label   text", the text wrapped under itself. */
+#define item(r, out, label, fmt, ...) para(r, out, 25, "  %-22s " fmt, label, __VA_ARGS__)
+
+/* "1 object", "2,048 objects". */
+static const char *nouns(uint64_t v, const char *one, const char *many)
+{
+	char *out = slot();
+
+	snprintf(out, 48, "%s %s", num(v), plural((double)v, one, many));
+	return out;
+}
+
 /* The summary's slab lines. */
 static void slab_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
 {
 	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);
 
-	fprintf(out, "  slab allocations       %s (%s failed)\n", num(s->allocs), num(s->failures));
-	fprintf(out, "  slab frees             %s of them; %s of objects allocated before the trace%s%s\n",
-		num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
-		s->partial_allocs ? " or excluded by the recording's filter" : "");
-	fprintf(out, "  bytes requested        %s\n", bytes((double)s->bytes_req));
-	fprintf(out, "  bytes allocated        %s\n", bytes((double)s->bytes_alloc));
-	fprintf(out, "  bytes freed            %s (of objects allocated in the trace)\n",
-		bytes((double)s->bytes_freed));
-	fprintf(out, "  net                    %s\n", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
-	fprintf(out, "  internal fragmentation %s (%s of allocated)\n", bytes((double)waste),
-		pct(waste, s->bytes_alloc));
-	fprintf(out, "  cross-CPU frees        %s (%s of frees)\n", num(s->cross_cpu_frees),
-		pct(s->cross_cpu_frees, s->frees));
-	fprintf(out, "  live at the end        %s objects, %s\n", num(s->live_objects),
-		bytes((double)s->live_bytes));
+	item(r, out, "slab allocations", "%s (%s failed)", num(s->allocs), num(s->failures));
+	item(r, out, "slab frees", "%s of them; %s of objects allocated before the trace%s%s",
+	     num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
+	     s->partial_allocs ? " or excluded by the recording's filter" : "");
+	item(r, out, "bytes requested", "%s", bytes((double)s->bytes_req));
+	item(r, out, "bytes allocated", "%s", bytes((double)s->bytes_alloc));
+	item(r, out, "bytes freed", "%s (of objects allocated in the trace)", bytes((double)s->bytes_freed));
+	item(r, out, "net", "%s", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
+	item(r, out, "internal fragmentation", "%s (%s of allocated)", bytes((double)waste),
+	     pct(waste, s->bytes_alloc));
+	item(r, out, "cross-CPU frees", "%s (%s of frees)", num(s->cross_cpu_frees),
+	     pct(s->cross_cpu_frees, s->frees));
+	item(r, out, "live at the end", "%s, %s", nouns(s->live_objects, "object", "objects"),
+	     bytes((double)s->live_bytes));
 }
 
 /*
- * One line: the memory events the file has none of, and the sections
- * left out for it (or, with --cache, those it does not select).
+ * The memory events the file has none of, and the sections left out for
+ * it (or, with --cache, those it does not select).
  */
 static void not_recorded(const struct report *r, FILE *out)
 {
 	unsigned int left = r->sections & r->unrecorded;
+	char list[1024];
+	size_t n = 0;
 	int i;
 
 	if (!r->nr_not_recorded && !left && !r->cache)
 		return;
-	if (r->nr_not_recorded) {
-		int col = fprintf(out, "  not recorded          ");
-
-		for (i = 0; i < r->nr_not_recorded; i++) {
-			if (col + 1 + (int)strlen(r->not_recorded[i]) > 100)
-				col = fprintf(out, "\n                        ");
-			col += fprintf(out, " %s", r->not_recorded[i]);
-		}
-		fputc('\n', out);
-	}
+	for (i = 0; i < r->nr_not_recorded && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? " " : "", r->not_recorded[i]);
+	if (r->nr_not_recorded)
+		item(r, out, "not recorded", "%s", list);
 	if (r->cache)
-		fprintf(out, "  selected               objects of cache %s only (--cache): no page, per-CPU or\n"
-			     "                         vmalloc events\n", r->cache);
-	if (left) {
-		fprintf(out, "                         sections left out:");
-		for (i = 0; (1u << i) <= SEC_ALL; i++)
-			if (left & (1u << i))
-				fprintf(out, " %s", section_name(1u << i));
-		fputc('\n', out);
-	}
+		item(r, out, "selected", "objects of cache %s only (--cache): no page, per-CPU or vmalloc "
+		     "events", r->cache);
+	for (i = 0, n = 0; (1u << i) <= SEC_ALL && n < sizeof(list); i++)
+		if (left & (1u << i))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, " %s", section_name(1u << i));
+	if (left)
+		para(r, out, 25, "                         sections left out:%s", list);
+}
+
+/* The summary's lines on losses, damage and truncation. */
+static void loss_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	char lost[1024];
+	size_t n = 0;
+	int i;
+
+	/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
+	n += (size_t)snprintf(lost + n, sizeof(lost) - n, "%s", num(s->lost_events));
+	for (i = 0; i < s->nr_cpus && n < sizeof(lost); i++)
+		if (s->lost_by_cpu[i])
+			n += (size_t)snprintf(lost + n, sizeof(lost) - n, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
+	if (s->lost_gaps && n < sizeof(lost))
+		n += (size_t)snprintf(lost + n, sizeof(lost) - n, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
+	if (s->lost_by_ring && n < sizeof(lost))
+		snprintf(lost + n, sizeof(lost) - n, " (the ring buffer's count)");
+	else if (s->lost_pages_unknown && n < sizeof(lost))
+		snprintf(lost + n, sizeof(lost) - n, " (%s of the gaps had no count: more were lost)",
+			 num(s->lost_pages_unknown));
+	item(r, out, "events lost", "%s", lost);
+	if (s->damaged_gaps)
+		item(r, out, "damaged file", "%s of the data could not be read: the events there are missing "
+		     "(the warnings say which bytes)", nouns(s->damaged_gaps, "part", "parts"));
+	if (s->truncated_cpus)
+		item(r, out, "recording truncated", "on %s, from %.6f s on (e.g. the disk was full): events "
+		     "after that are missing", nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"),
+		     (double)since(s->first_ts, s->truncated_ts) / 1e9);
+	para(r, out, 2, "  RESULTS ARE AFFECTED BY %s: %s and %s are uncertain (a free or allocation may "
+	     "be in a gap); they are counted apart, never reported as leaks or misuse.%s",
+	     s->truncated_cpus || s->damaged_gaps ? "MISSING EVENTS" : "LOST EVENTS",
+	     nouns(s->uncertain_objects, "object", "objects"),
+	     nouns(s->uncertain_misuse, "misuse finding", "misuse findings"),
+	     s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }
 
 void text_summary(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	const struct kmt_file_info *fi = kmt_file_info(r->f);
-	int i, k;
+	int k;
 
 	fprintf(out, "SUMMARY\n");
-	fprintf(out, "  file                   %s (trace.dat v%d, %s)\n", r->path, fi->version,
-		fi->compression);
+	item(r, out, "file", "%s (trace.dat v%d, %s)", r->path, fi->version, fi->compression);
 	if (fi->uname)
-		fprintf(out, "  kernel                 %s, %d CPUs, clock %s\n", fi->uname, fi->cpu_count,
-			fi->clock ? fi->clock : "?");
+		item(r, out, "kernel", "%s, %s, clock %s", fi->uname, nouns((uint64_t)fi->cpu_count, "CPU", "CPUs"),
+		     fi->clock ? fi->clock : "?");
 	/* Times count from the trace's first event; its own time is stated here, once. */
-	fprintf(out, "  trace span             %s, from %.6f to %.6f s (the trace starts at %.6f s of\n"
-		     "                         the %s clock; times in this report count from there)\n",
-		dur(kmt_summary_span(s)),
-		(double)(since(r->t0, s->first_ts)) / 1e9,
-		(double)(since(r->t0, s->last_ts)) / 1e9, (double)r->t0 / 1e9,
-		fi->clock ? fi->clock : "trace");
-	fprintf(out, "  events                 %s\n", num(s->events));
+	item(r, out, "trace span", "%s, from %.6f to %.6f s", dur(kmt_summary_span(s)),
+	     (double)(since(r->t0, s->first_ts)) / 1e9, (double)(since(r->t0, s->last_ts)) / 1e9);
+	item(r, out, "trace start", "%.6f s of the %s clock (times count from it)",
+	     (double)r->t0 / 1e9, fi->clock ? fi->clock : "trace");
+	item(r, out, "events", "%s", num(s->events));
 	for (k = 1; k < KMT_EV_NR; k++)
 		if (s->by_kind[k])
 			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
@@ -138,105 +189,131 @@ void text_summary(const struct report *r, FILE *out)
 	if (!r->no_slab)
 		slab_summary(r, s, out);
 	if (!r->no_slab && fi->salvaged)
-		fprintf(out, "  settings unknown       the options at the end of the file are lost, so it may be\n"
-			     "                         a partial recording: a free of a freed address is not\n"
-			     "                         a double free; a live object is not a leak\n");
+		item(r, out, "settings unknown", "%s", "the options at the end of the file are lost, so it may be "
+		     "a partial recording: a free of a freed address is not a double free; a live object is "
+		     "not a leak");
 	else if (!r->no_slab && (s->partial_allocs || s->partial_frees))
-		fprintf(out, "  partial recording      only some %s%s%s were recorded (pid or event filters):\n"
-			     "                         %s%s%s\n",
-			s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
-			s->partial_frees ? "frees" : "",
-			s->partial_allocs ? "a free of a freed address is not a double free" : "",
-			s->partial_allocs && s->partial_frees ? "; " : "",
-			s->partial_frees ? "a live object is not a leak" : "");
+		item(r, out, "partial recording", "only some %s%s%s were recorded (pid or event filters): %s%s%s",
+		     s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
+		     s->partial_frees ? "frees" : "",
+		     s->partial_allocs ? "a free of a freed address is not a double free" : "",
+		     s->partial_allocs && s->partial_frees ? "; " : "",
+		     s->partial_frees ? "a live object is not a leak" : "");
 	if (s->kmalloc_large_merged)
-		fprintf(out, "  large kmallocs         %s traced twice by the kernel, counted once\n",
-			num(s->kmalloc_large_merged));
+		item(r, out, "large kmallocs", "%s traced twice by the kernel, counted once",
+		     num(s->kmalloc_large_merged));
 	if (!r->no_pages)
-		fprintf(out, "  pages                  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
-			num(s->page_allocs), num(s->pages_allocated), num(s->page_frees), num(s->pages_freed),
-			num(s->page_failures));
+		item(r, out, "pages", "%s (%s), %s (%s), %s failed",
+		     nouns(s->page_allocs, "allocation", "allocations"), nouns(s->pages_allocated, "page", "pages"),
+		     nouns(s->page_frees, "free", "frees"), nouns(s->pages_freed, "page", "pages"),
+		     num(s->page_failures));
 	if (s->pcpu_allocs || s->pcpu_frees)
-		fprintf(out, "  per-CPU                %s allocations (%s), %s frees\n", num(s->pcpu_allocs),
-			bytes((double)s->pcpu_bytes), num(s->pcpu_frees));
+		item(r, out, "per-CPU", "%s (%s), %s", nouns(s->pcpu_allocs, "allocation", "allocations"),
+		     bytes((double)s->pcpu_bytes), nouns(s->pcpu_frees, "free", "frees"));
 	if (s->vmap_allocs || s->vmap_frees)
-		fprintf(out, "  vmalloc                %s areas (%s), %s frees, %s live at the end (%s)\n",
-			num(s->vmap_allocs), bytes((double)s->vmap_bytes), num(s->vmap_frees),
-			num(s->vmap_live), bytes((double)s->vmap_live_bytes));
-	if (!s->affected_by_loss) {
-		fprintf(out, "  events lost            0\n");
-		return;
-	}
-	/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
-	fprintf(out, "  events lost            %s", num(s->lost_events));
-	for (i = 0; i < s->nr_cpus; i++)
-		if (s->lost_by_cpu[i])
-			fprintf(out, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
-	if (s->lost_gaps)
-		fprintf(out, ", in %s gap%s", num(s->lost_gaps), s->lost_gaps > 1 ? "s" : "");
-	if (s->lost_by_ring)
-		fprintf(out, " (the ring buffer's count)");
-	else if (s->lost_pages_unknown)
-		fprintf(out, " (%s of the gaps had no count: more were lost)", num(s->lost_pages_unknown));
-	fputc('\n', out);
-	if (s->damaged_gaps)
-		fprintf(out, "  damaged file           %s part%s of the data could not be read: the events there\n"
-			     "                         are missing (the warnings say which bytes)\n",
-			num(s->damaged_gaps), s->damaged_gaps == 1 ? "" : "s");
-	if (s->truncated_cpus)
-		fprintf(out, "  recording truncated    on %d CPU%s, from %.6f s on (e.g. the disk was full):\n"
-			     "                         events after that are missing\n",
-			s->truncated_cpus, s->truncated_cpus > 1 ? "s" : "",
-			(double)since(s->first_ts, s->truncated_ts) / 1e9);
-	fprintf(out, "  RESULTS ARE AFFECTED BY %s: %s objects and %s misuse findings are\n"
-		     "  uncertain (a free or allocation may be in a gap); they are counted apart,\n"
-		     "  never reported as leaks or misuse.%s\n",
-		s->truncated_cpus || s->damaged_gaps ? "MISSING EVENTS" : "LOST EVENTS",
-		num(s->uncertain_objects), num(s->uncertain_misuse),
-		s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
+		item(r, out, "vmalloc", "%s (%s), %s, %s live at the end (%s)",
+		     nouns(s->vmap_allocs, "area", "areas"), bytes((double)s->vmap_bytes),
+		     nouns(s->vmap_frees, "free", "frees"), num(s->vmap_live), bytes((double)s->vmap_live_bytes));
+	if (!s->affected_by_loss)
+		item(r, out, "events lost", "%s", "0");
+	else
+		loss_summary(r, s, out);
 }
+
+/* The -s keys say a column matters: it is never left out to fit. */
+static bool sorted_by(const struct report *r, const struct rcol *c)
+{
+	int i;
+
+	for (i = 0; c->sort && i < r->nr_sort; i++)
+		if (!strcmp(r->sort[i], c->sort))
+			return true;
+	return false;
+}
+
+/* Where @c is in @t's list of columns left out to fit (1: first), 0 if it is not. */
+static int drop_rank(const struct report *r, const struct rtable *t, const struct rcol *c)
+{
+	const char *p = t->narrow;
+	size_t n = strlen(c->name);
+	int rank = 1;
+
+	if (!p || sorted_by(r, c))
+		return 0;
+	for (; *p; rank++) {
+		if (!strncmp(p, c->name, n) && (p[n] == ' ' || !p[n]))
+			return rank;
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+/* A row's cell of @c, as the text shows it. */
+static const char *cell(const struct report *r, const struct rcol *c, const void *row, char *buf, size_t len)
+{
+	struct rval v;
+	const char *txt;
+
+	rcol_value(r, c, row, &v, buf, len);
+	txt = rval_text(c, &v, buf, len);
+	if (c->type == RT_U64 && !v.u && (c->flags & (RC_DASH0 | RC_BLANK0)))
+		txt = c->flags & RC_DASH0 ? "-" : "";
+	return txt;
+}
+
+void report_fit(const struct report *r, struct term_col *c, int n, int indent)
+{
+	unsigned int gave = term_fit(c, n, r->width, r->wide, indent);
+
+	if (r->fitted)
+		*r->fitted |= gave;
+}
+
+#define MAX_COLS 32
 
 void text_table(const struct report *r, const struct rtable *t, FILE *out)
 {
 	const void **rows = NULL;
-	size_t n = rtable_rows(r, t, &rows), i, k = 0, lim = r->top ? (size_t)r->top : n;
-	const struct rcol *c;
+	size_t n = rtable_rows(r, t, &rows), i, k, lim = r->top ? (size_t)r->top : n;
+	const struct rcol *cols[MAX_COLS], *c;
+	struct term_col tc[MAX_COLS];
 	const struct rtable *sub = NULL;
 	char buf[512];
-	int j;
+	int j, nc = 0;
 
 	for (j = 0; report_tables[j]; j++)
 		if (report_tables[j]->text_after && !strcmp(report_tables[j]->parent, t->name))
 			sub = report_tables[j];
+	for (c = t->cols; c->name && nc < MAX_COLS; c++)
+		if (c->title) {
+			cols[nc] = c;
+			tc[nc++] = (struct term_col){ .title = c->title, .width = c->width,
+						      .drop = drop_rank(r, t, c), .longest = term_cols(c->title) };
+		}
+	/* The widest names first, for the layout. */
+	for (i = 0, k = 0; i < n && k < lim; i++) {
+		if (t->text_keep && !t->text_keep(r, rows[i]))
+			continue;
+		k++;
+		for (j = 0; j < nc; j++)
+			if (tc[j].width < 0)
+				tc[j].longest = MAX(tc[j].longest,
+						    term_cols(cell(r, cols[j], rows[i], buf, sizeof(buf))));
+	}
+	report_fit(r, tc, nc, 1);
 	fputc(' ', out);
-	for (c = t->cols; c->name; c++)
-		if (c->title)
-			fprintf(out, " %*s", c->width, c->title);
+	for (j = 0; j < nc; j++)
+		term_cell(out, &tc[j], tc[j].title);
 	fputc('\n', out);
-	for (i = 0; i < n && k < lim; i++) {
+	for (i = 0, k = 0; i < n && k < lim; i++) {
 		if (t->text_keep && !t->text_keep(r, rows[i]))
 			continue;
 		k++;
 		fputc(' ', out);
-		for (c = t->cols; c->name; c++) {
-			struct rval v;
-			const char *txt;
-
-			if (!c->title)
-				continue;
-			rcol_value(r, c, rows[i], &v, buf, sizeof(buf));
-			txt = rval_text(c, &v, buf, sizeof(buf));
-			if (c->type == RT_U64 && !v.u && (c->flags & (RC_DASH0 | RC_BLANK0)))
-				txt = c->flags & RC_DASH0 ? "-" : "";
-			if (c->width < -1 && strlen(txt) > (size_t)-c->width)
-				fprintf(out, " %.*s\u2026", -c->width - 1, txt);	/* cut: "..." */
-			else if (c->width < -1)
-				fprintf(out, " %*.*s", c->width, -c->width, txt);
-			else if (c->width == -1)
-				fprintf(out, " %s", txt);	/* the last column, as long as it is */
-			else
-				fprintf(out, " %*s", c->width, txt);
-		}
+		for (j = 0; j < nc; j++)
+			if (tc[j].shown)
+				term_cell(out, &tc[j], cell(r, cols[j], rows[i], buf, sizeof(buf)));
 		fputc('\n', out);
 		if (sub)
 			sub->text_after(r, rows[i], out);
@@ -248,23 +325,24 @@ void text_callsites(const struct report *r, FILE *out)
 {
 	size_t n;
 
-	fprintf(out, "\nCALL SITES (allocation sites; frees: of their objects; unseen: freed where the "
-		     "trace\n  shows no free, as the address was allocated again)\n");
+	fprintf(out, "\n");
+	para(r, out, 2, "CALL SITES (allocation sites; frees: of their objects; unseen: freed where the "
+	     "trace shows no free, as the address was allocated again)");
 	kmt_model_stacks(r->m, &n);
 	if (n && r->stacks_per_site)
-		fprintf(out, "  under each, its top stacks: share of its allocations, allocations, bytes,\n"
-			     "  and the callers, innermost first\n");
+		para(r, out, 2, "  under each, its top stacks: share of its allocations, allocations, bytes, "
+		     "and the callers, innermost first");
 	if (n && r->stacks_per_site && r->m && kmt_model_summary(r->m)->stack_sample > 1) {
 		const struct kmt_summary *s = kmt_model_summary(r->m);
 
 		if (s->stack_slices)
-			fprintf(out, "  stacks are sampled: about 1 allocation in %" PRIu64 " has one, those made "
-				     "in short\n  slices of time (record --stack-sample), so a site's stacks "
-				     "count those, not all\n  its allocations\n", s->stack_sample);
+			para(r, out, 2, "  stacks are sampled: about 1 allocation in %" PRIu64 " has one, those "
+			     "made in short slices of time (record --stack-sample), so a site's stacks count "
+			     "those, not all its allocations", s->stack_sample);
 		else
-			fprintf(out, "  stacks are sampled: only allocations in 1 slab page of %" PRIu64 " have one "
-				     "(record\n  --stack-sample), so a site's stacks count those, not all its "
-				     "allocations\n", s->stack_sample);
+			para(r, out, 2, "  stacks are sampled: only allocations in 1 slab page of %" PRIu64 " have "
+			     "one (record --stack-sample), so a site's stacks count those, not all its "
+			     "allocations", s->stack_sample);
 	}
 	text_table(r, rtable_find("callsites"), out);
 }
@@ -287,9 +365,10 @@ void text_caches(const struct report *r, FILE *out)
 		if (!c->merged)
 			continue;
 		if (!said)
-			fprintf(out, "  merged caches: the kernel reports the objects of all of them by the first name\n");
+			para(r, out, 2, "  merged caches: the kernel reports the objects of all of them by the first "
+			     "name");
 		said = true;
-		fprintf(out, "    %s\n", c->merged->label);
+		para(r, out, 5, "    %s", c->merged->label);
 	}
 	free(rows);
 }
@@ -310,9 +389,10 @@ void text_pages(const struct report *r, FILE *out)
 	size_t n;
 	int o, t, used[KMT_MIGRATE_TYPES + 1] = { 0 };
 
-	fprintf(out, "\nPAGES\n  %s allocations (%s pages), %s frees (%s pages), %s failed\n",
-		num(s->page_allocs), num(s->pages_allocated), num(s->page_frees), num(s->pages_freed),
-		num(s->page_failures));
+	fprintf(out, "\nPAGES\n");
+	para(r, out, 2, "  %s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
+	     nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
+	     nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
 	for (o = 0; o <= KMT_MAX_ORDER; o++)
 		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
 			used[t] |= s->order_mt[o][t] != 0;
@@ -338,7 +418,8 @@ void text_pages(const struct report *r, FILE *out)
 	text_table(r, rtable_find("gfp"), out);
 	kmt_model_page_sites(r->m, &n);
 	if (!n) {
-		fprintf(out, "\n  (page allocations by function need kernel stacks: record with --stack)\n");
+		fprintf(out, "\n");
+		para(r, out, 3, "  (page allocations by function need kernel stacks: record with --stack)");
 		return;
 	}
 	fputc('\n', out);
@@ -350,18 +431,20 @@ void text_vmalloc(const struct report *r, FILE *out)
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n;
 
-	fprintf(out, "\nVMALLOC (areas from alloc_vmap_area; freed lazily by free_vmap_area_noflush,\n"
-		     "  often from a kworker; sizes include the guard page)\n");
+	fprintf(out, "\n");
+	para(r, out, 2, "VMALLOC (areas from alloc_vmap_area; freed lazily by free_vmap_area_noflush, "
+	     "often from a kworker; sizes include the guard page)");
 	if (!kmt_formats_find(kmt_file_formats(r->f), "vmalloc", "alloc_vmap_area")) {
 		fprintf(out, "  not recorded (kmemtrace record records vmalloc:alloc_vmap_area and\n"
 			     "  vmalloc:free_vmap_area_noflush by default where the kernel has them)\n");
 		return;
 	}
-	fprintf(out, "  %s areas (%s), %s frees (%s) and %s of areas allocated before the trace, %s failed\n"
-		     "  live at the end: %s areas, %s\n",
-		num(s->vmap_allocs), bytes((double)s->vmap_bytes), num(s->vmap_frees - s->vmap_preexisting_frees),
-		bytes((double)s->vmap_bytes_freed), num(s->vmap_preexisting_frees), num(s->vmap_failures),
-		num(s->vmap_live), bytes((double)s->vmap_live_bytes));
+	para(r, out, 2, "  %s (%s), %s failed; %s (%s), and %s of areas older than the trace",
+	     nouns(s->vmap_allocs, "area", "areas"), bytes((double)s->vmap_bytes), num(s->vmap_failures),
+	     nouns(s->vmap_frees - s->vmap_preexisting_frees, "free", "frees"), bytes((double)s->vmap_bytes_freed),
+	     num(s->vmap_preexisting_frees));
+	para(r, out, 2, "  live at the end: %s, %s", nouns(s->vmap_live, "area", "areas"),
+	     bytes((double)s->vmap_live_bytes));
 	if (!s->vmap_allocs)
 		return;
 	fputc('\n', out);
@@ -371,7 +454,7 @@ void text_vmalloc(const struct report *r, FILE *out)
 	if (n)
 		text_table(r, rtable_find("vmalloc_functions"), out);
 	else
-		fprintf(out, "  (vmalloc allocations by function need kernel stacks: record with --stack)\n");
+		para(r, out, 3, "  (vmalloc allocations by function need kernel stacks: record with --stack)");
 	kmt_model_vmap_live(r->m, &n);
 	if (n) {
 		fprintf(out, "\n  live at the end, largest first:\n");
@@ -385,16 +468,29 @@ void text_lifetimes(const struct report *r, FILE *out)
 	static const int bound_log2[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
 	static const char *const dec[] = { "<1.0us", "<16us", "<131us", "<1.0ms", "<17ms", "<134ms",
 					   "<1.1s", "<17s", ">=17s" };
+	/* In a narrow width the histogram goes first, whole, then p90 and max. */
+	struct term_col tc[14] = {
+		{ "call site", -36 }, { "freed", 8 }, { "~median", 9 }, { "~p90", 9, 2 }, { "max", 9, 2 },
+	};
 	const void **p = NULL;
 	size_t n = rtable_rows(r, rtable_find("lifetimes"), &p), i;
 	char name[256];
 	int d;
 
-	fprintf(out, "\nLIFETIMES (allocation to free, objects freed in the trace; median and p90\n"
-		     "estimated from log2 buckets, exact within a factor of two)\n");
-	fprintf(out, "  %-36s %8s %9s %9s %9s", "call site", "freed", "~median", "~p90", "max");
+	fprintf(out, "\n");
+	para(r, out, 0, "LIFETIMES (allocation to free, objects freed in the trace; median and p90 "
+	     "estimated from log2 buckets, exact within a factor of two)");
 	for (d = 0; d < 9; d++)
-		fprintf(out, " %7s", dec[d]);
+		tc[5 + d] = (struct term_col){ dec[d], 7, 1 };
+	for (d = 0; d < 14; d++)
+		tc[d].longest = term_cols(tc[d].title);
+	for (i = 0; i < rows(r, n); i++)
+		tc[0].longest = MAX(tc[0].longest,
+				    term_cols(site_name(r, ((const struct kmt_site *)p[i])->addr, name, sizeof(name))));
+	report_fit(r, tc, 14, 1);
+	fputc(' ', out);
+	for (d = 0; d < 14; d++)
+		term_cell(out, &tc[d], tc[d].title);
 	fputc('\n', out);
 	for (i = 0; i < rows(r, n); i++) {
 		const struct kmt_site *s = p[i];
@@ -409,11 +505,14 @@ void text_lifetimes(const struct report *r, FILE *out)
 				di++;
 			bins[di] += s->life[b];
 		}
-		fprintf(out, "  %-36.36s %8s %9s %9s %9s", site_name(r, s->addr, name, sizeof(name)),
-			num(s->frees), dur(life_quantile(s->life, 0.5, s->life_min, s->life_max)), dur(life_quantile(s->life, 0.9, s->life_min, s->life_max)),
-			dur(s->life_max));
+		fputc(' ', out);
+		term_cell(out, &tc[0], site_name(r, s->addr, name, sizeof(name)));
+		term_cell(out, &tc[1], num(s->frees));
+		term_cell(out, &tc[2], dur(life_quantile(s->life, 0.5, s->life_min, s->life_max)));
+		term_cell(out, &tc[3], dur(life_quantile(s->life, 0.9, s->life_min, s->life_max)));
+		term_cell(out, &tc[4], dur(s->life_max));
 		for (d = 0; d < 9; d++)
-			fprintf(out, " %7s", bins[d] ? num(bins[d]) : ".");
+			term_cell(out, &tc[5 + d], bins[d] ? num(bins[d]) : ".");
 		fputc('\n', out);
 	}
 	free(p);
@@ -428,14 +527,18 @@ void text_outstanding(const struct report *r, FILE *out)
 	fprintf(out, "\nOUTSTANDING (live at the end of the trace: leak candidates)\n");
 	text_table(r, rtable_find("outstanding"), out);
 	if (n)
-		fprintf(out, "  (untraced?: objects of caches the kernel also frees without tracing: they may be gone)\n");
-	fprintf(out, "  %s objects freed in the trace were allocated before it%s (pre-existing, not errors)\n",
-		num(s->preexisting_frees), s->partial_allocs ? " or excluded by the recording's filter" : "");
+		para(r, out, 3, "  (untraced?: in caches the kernel also frees without an event: may be gone)");
+	para(r, out, 2, "  %s freed in the trace %s older than it%s (pre-existing, not errors)",
+	     nouns(s->preexisting_frees, "object", "objects"), plural((double)s->preexisting_frees, "was", "were"),
+	     s->partial_allocs ? " or excluded by the recording's filter" : "");
 	if (s->partial_frees && n)
-		fprintf(out, "  frees were filtered in this recording: these objects may have been freed unseen\n");
+		para(r, out, 2, "  frees were filtered in this recording: these objects may have been freed "
+		     "unseen");
 	if (s->uncertain_objects)
-		fprintf(out, "  %s objects are uncertain (events were lost after they were allocated)\n",
-			num(s->uncertain_objects));
+		para(r, out, 2, "  %s %s uncertain (events were lost after %s allocated)",
+		     nouns(s->uncertain_objects, "object", "objects"),
+		     plural((double)s->uncertain_objects, "is", "are"),
+		     plural((double)s->uncertain_objects, "it was", "they were"));
 }
 
 void text_misuse(const struct report *r, FILE *out)
@@ -443,36 +546,64 @@ void text_misuse(const struct report *r, FILE *out)
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n, i;
 	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
-	char a[256], b[256];
+	char a[256], b[256], when[320];
 	uint64_t by[3] = { 0 };
+	/* In a narrow width: first when and why, then where it came from, the severity, the cache. */
+	struct term_col tc[] = {
+		{ "kind", -22 }, { "", -7, 3 }, { "count", 8 }, { "at", -32, .name = true },
+		{ "cache", -18, 4 }, { "first: allocated at", -32, 2 }, { "s, pid", -1, 1 },
+	};
+	int k, nc = (int)(sizeof(tc) / sizeof(tc[0]));
 
 	for (i = 0; i < n; i++)
 		by[kmt_misuse_severity(v[i].kind)] += v[i].count;
-	fprintf(out, "\nMISUSE (%s error%s, %s info)\n", num(by[KMT_SEV_ERROR]),
-		by[KMT_SEV_ERROR] == 1 ? "" : "s", num(by[KMT_SEV_INFO]));
-	if (!n)
+	fprintf(out, "\nMISUSE (%s, %s info)\n", nouns(by[KMT_SEV_ERROR], "error", "errors"),
+		num(by[KMT_SEV_INFO]));
+	for (k = 0; k < nc; k++)
+		tc[k].longest = term_cols(tc[k].title);
+	for (i = 0; i < rows(r, n); i++) {
+		tc[3].longest = MAX(tc[3].longest, term_cols(site_name(r, v[i].site, a, sizeof(a))));
+		tc[4].longest = MAX(tc[4].longest, term_cols(cache_name(r, v[i].cache)));
+		tc[5].longest = MAX(tc[5].longest, v[i].alloc_site ?
+				    term_cols(site_name(r, v[i].alloc_site, b, sizeof(b))) : 16);
+	}
+	report_fit(r, tc, nc, 1);
+	if (!n) {
 		fprintf(out, "  none\n");
-	else
-		fprintf(out, "  %-22s %-7s %8s %-32s %-18s %-32s %s\n", "kind", "", "count", "at", "cache",
-			"first: allocated at", "s, pid");
+	} else {
+		fputc(' ', out);
+		for (k = 0; k < nc; k++)
+			term_cell(out, &tc[k], tc[k].title);
+		fputc('\n', out);
+	}
 	/* Grouped by kind, call site and cache; errors first, then by count. */
-	for (i = 0; i < rows(r, n); i++)
-		fprintf(out, "  %-22s %-7s %8s %-32.32s %-18.18s %-32.32s %.6f %d%s%s\n",
-			kmt_misuse_name(v[i].kind), kmt_severity_name(kmt_misuse_severity(v[i].kind)),
-			num(v[i].count), site_name(r, v[i].site, a, sizeof(a)), cache_name(r, v[i].cache),
-			v[i].alloc_site ? site_name(r, v[i].alloc_site, b, sizeof(b)) : "before the trace",
-			(double)(since(r->t0, v[i].first_ts)) / 1e9, v[i].first_pid,
-			*v[i].detail ? "  " : "", v[i].detail);
+	for (i = 0; i < rows(r, n); i++) {
+		snprintf(when, sizeof(when), "%.6f %d%s%s", (double)(since(r->t0, v[i].first_ts)) / 1e9,
+			 v[i].first_pid, *v[i].detail ? "  " : "", v[i].detail);
+		fputc(' ', out);
+		term_cell(out, &tc[0], kmt_misuse_name(v[i].kind));
+		term_cell(out, &tc[1], kmt_severity_name(kmt_misuse_severity(v[i].kind)));
+		term_cell(out, &tc[2], num(v[i].count));
+		term_cell(out, &tc[3], site_name(r, v[i].site, a, sizeof(a)));
+		term_cell(out, &tc[4], cache_name(r, v[i].cache));
+		term_cell(out, &tc[5], v[i].alloc_site ? site_name(r, v[i].alloc_site, b, sizeof(b)) :
+			  "before the trace");
+		term_cell(out, &tc[6], when);
+		fputc('\n', out);
+	}
 	if (rows(r, n) < n)
-		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
+			plural((double)(n - rows(r, n)), "row", "rows"));
 	if (s->uncertain_misuse)
-		fprintf(out, "  %s more findings are uncertain (events were lost in between) and not counted\n",
-			num(s->uncertain_misuse));
+		para(r, out, 2, "  %s more %s uncertain (events were lost in between) and not counted",
+		     nouns(s->uncertain_misuse, "finding", "findings"),
+		     plural((double)s->uncertain_misuse, "is", "are"));
 	if (kmt_model_untraced(r->m, &n), n) {
 		/* The kernel's design, one line per cache: not misuse. */
-		fprintf(out, "\n  UNTRACED: caches whose objects the kernel allocates or frees without an event,\n"
-			     "  so the trace shows an allocation over a live object, a second free, or a free\n"
-			     "  naming another cache; not misuse, and no such \"double free\" is one\n");
+		fprintf(out, "\n");
+		para(r, out, 2, "  UNTRACED: caches whose objects the kernel allocates or frees without an "
+		     "event, so the trace shows an allocation over a live object, a second free, or a free "
+		     "naming another cache; not misuse, and no such \"double free\" is one");
 		text_table(r, rtable_find("untraced"), out);
 	}
 }
@@ -483,38 +614,61 @@ void text_access(const struct report *r, FILE *out)
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n, i;
 	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
-	char group[256], prev[256] = "", ip[256];
+	char group[256], prev[256] = "", ip[256], at[260], fn[200];
 	uint32_t prev_off = UINT32_MAX;
+	struct term_col tc[] = {
+		{ "object (allocated in, cache)", -36 }, { "offset", 7 }, { "field", -20, 1 },
+		{ "writes", 9 }, { "reads", 9 }, { " instruction after the access", -1 },
+	};
+	int k, nc = (int)(sizeof(tc) / sizeof(tc[0]));
 
 	if (r->all_sections && !s->access_hits)
 		return;		/* no watchpoint samples: not a section of every report */
 
-	fprintf(out, "\nACCESSES (watchpoint samples: %s writes and %s reads in %s object%s;\n"
-		     "  %s dropped: no live object at that address then; %s lost)\n",
-		num(s->access_writes), num(s->access_reads), num(s->access_objects),
-		s->access_objects == 1 ? "" : "s", num(s->access_dropped), num(s->access_lost));
+	fprintf(out, "\n");
+	para(r, out, 2, "ACCESSES (watchpoint samples: %s and %s in %s; %s dropped: no live object at that "
+	     "address then; %s lost)", nouns(s->access_writes, "write", "writes"),
+	     nouns(s->access_reads, "read", "reads"), nouns(s->access_objects, "object", "objects"),
+	     num(s->access_dropped), num(s->access_lost));
 	if (!n) {
 		fprintf(out, "  none (record them with kmemtrace watch)\n");
 		return;
 	}
-	fprintf(out, "  %-36s %7s %-20s %9s %9s  %s\n", "object (allocated in, cache)", "offset",
-		"field", "writes", "reads", "instruction after the access");
+	for (k = 0; k < nc; k++)
+		tc[k].longest = term_cols(tc[k].title);
 	for (i = 0; i < rows(r, n); i++) {
-		char fn[200];
+		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
+			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
+		tc[0].longest = MAX(tc[0].longest, term_cols(group));
+		tc[2].longest = MAX(tc[2].longest, term_cols(v[i].field));
+		tc[5].longest = MAX(tc[5].longest, 1 + term_cols(site_name(r, v[i].ip, ip, sizeof(ip))));
+	}
+	report_fit(r, tc, nc, 1);
+	fputc(' ', out);
+	for (k = 0; k < nc; k++)
+		term_cell(out, &tc[k], tc[k].title);
+	fputc('\n', out);
+	for (i = 0; i < rows(r, n); i++) {
 		bool same;
 
 		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
 			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
 		same = !strcmp(group, prev);
-		fprintf(out, "  %-36.36s %7s %-20.20s %9s %9s  %s\n", same ? "" : group,
-			same && v[i].offset == prev_off ? "" : num(v[i].offset),
-			same && v[i].offset == prev_off ? "" : v[i].field, num(v[i].writes),
-			num(v[i].reads), site_name(r, v[i].ip, ip, sizeof(ip)));
+		snprintf(at, sizeof(at), " %s", site_name(r, v[i].ip, ip, sizeof(ip)));
+		fputc(' ', out);
+		term_cell(out, &tc[0], same ? "" : group);
+		term_cell(out, &tc[1], same && v[i].offset == prev_off ? "" : num(v[i].offset));
+		term_cell(out, &tc[2], same && v[i].offset == prev_off ? "" : v[i].field);
+		term_cell(out, &tc[3], num(v[i].writes));
+		term_cell(out, &tc[4], num(v[i].reads));
+		term_cell(out, &tc[5], at);
+		fputc('\n', out);
 		snprintf(prev, sizeof(prev), "%s", group);
 		prev_off = v[i].offset;
 	}
 	if (rows(r, n) < n)
-		fprintf(out, "  (%s more rows; -n 0 shows all)\n", num(n - rows(r, n)));
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
+			plural((double)(n - rows(r, n)), "row", "rows"));
 }
 
 void report_text(const struct report *r, FILE *out)
@@ -528,4 +682,11 @@ void report_text(const struct report *r, FILE *out)
 	for (s = report_sections; s->bit; s++)
 		if (sec & s->bit)
 			s->text(r, out);
+	if (r->fitted && *r->fitted) {
+		fprintf(out, "\n");
+		char gave[80];
+
+		para(r, out, 1, "(cut to fit %d columns: %s; --wide shows everything)", r->width,
+		     term_gave(*r->fitted, gave, sizeof(gave)));
+	}
 }

@@ -12,6 +12,7 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
+#include "util/term.h"
 
 enum {
 	SEC_SUMMARY = 1 << 0,
@@ -58,6 +59,10 @@ struct report {
 	const char *not_recorded[16];	/* event names */
 	int nr_not_recorded;
 	const char *cache;		/* --cache: only its objects; pages, per-CPU, vmalloc left out */
+	/* Text: the width to fit (term_width(), 0: none) or --wide, and whether anything had to give. */
+	int width;
+	bool wide;
+	unsigned int *fitted;		/* what had to give to fit (TERM_*), or NULL */
 };
 
 struct kmt_decoder;
@@ -191,6 +196,11 @@ struct rtable {
 	size_t (*rows_of)(const struct report *r, const void *parent, const void ***out);
 	void (*text_after)(const struct report *r, const void *row, FILE *out);
 	bool json_only, csv_only;	/* shown in one of the machine formats only */
+	/*
+	 * Text in a narrow terminal: the titled columns that may be left
+	 * out, by name, the first first (never the -s key's).
+	 */
+	const char *narrow;
 };
 
 extern const struct rtable *const report_tables[];	/* NULL-terminated */
@@ -220,6 +230,8 @@ const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, siz
 const char *rval_names(const struct rval *v, char *buf, size_t len);
 /* A text table of @t's titled columns: header and up to -n rows (report-text.c). */
 void text_table(const struct report *r, const struct rtable *t, FILE *out);
+/* term_fit() in the report's width, noting in r->fitted what had to give. */
+void report_fit(const struct report *r, struct term_col *c, int n, int indent);
 
 void report_text(const struct report *r, FILE *out);
 void report_html(const struct report *r, FILE *out);

@@ -64,6 +64,11 @@ const char *human_bytes(double bytes, char *buf);
  * enough); with @plus, "+" before a positive one. Returns @buf.
  */
 const char *fmt_count(double v, bool plus, char *buf, size_t len);
+/* @one if @n is 1, else @many: "1 object", "2 objects". */
+static inline const char *plural(double n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
 /* Time @ts from the trace's first event at @t0 (0 for an earlier one). */
 static inline uint64_t since(uint64_t t0, uint64_t ts)
 {

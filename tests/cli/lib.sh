@@ -11,6 +11,9 @@ WL=$B/workloads
 SYNTH=$B/tests/kmt-synth
 T=/sys/kernel/tracing
 export KMT_TESTDATA=${KMT_TESTDATA:-$ROOT/tests/data}
+# Text fits $COLUMNS when it is set, even into a pipe: outputs the tests
+# read have their full width unless a test asks (as git's test-lib does).
+unset COLUMNS
 WORK=$(mktemp -d "/tmp/kmt-$TEST_NAME.XXXXXX")
 test_count=0
 test_failed=0

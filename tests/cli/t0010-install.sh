@@ -121,7 +121,7 @@ test_expect_success 'a value after =, whether or not = breaks words; the last it
 	[ "$(offers report --sort = wa)" = waste ] &&
 	[ "$(offers report --sort =)" = "$(offers report --sort "")" ] &&
 	[ "$(offers report --sections summary,ca | tr "\n" " ")" = "summary,caches summary,callsites " ] &&
-	[ "$(offers report -s bytes,pin)" = bytes,pingpong ] &&
+	[ "$(offers report -s bytes,x-)" = bytes,x-cpu ] &&
 	[ "$(offers export --format p | tr "\n" " ")" = "perfetto pprof " ]
 '
 

@@ -28,7 +28,7 @@ test_expect_success 'trace-cmd reads it and finds it valid' '
 '
 
 test_expect_success 'both readers agree on the number of events' '
-	ours=$($KMT info gt.dat | awk "\$1 == \"all\" { print \$2 }") &&
+	ours=$($KMT info gt.dat | awk "\$1 == \"all\" { print \$2 }" | tr -d ,) &&
 	theirs=$(trace-cmd report gt.dat 2>/dev/null | grep -cE "^ +.*\[[0-9]{3}\]") &&
 	echo "ours $ours trace-cmd $theirs" && [ "$ours" -eq "$theirs" ] && [ "$ours" -gt 0 ]
 '
@@ -40,7 +40,7 @@ test_expect_success 'the command exit status is passed on' '
 
 test_expect_success 'a command that cannot run: clear error, exit 127, nothing left' '
 	rm -f x.dat; rc=0; $KMT record -q -o x.dat -- /no/such/cmd 2> err || rc=$?;
-	cat err; [ $rc -eq 127 ] || [ $rc -eq 1 ]; grep -q "cannot run ./no/such/cmd." err &&
+	cat err; [ $rc -eq 127 ] && grep -q "cannot run ./no/such/cmd." err &&
 	[ ! -e x.dat ] && [ ! -e x.dat.spool ] && ! ls $T/instances | grep -q kmemtrace-
 '
 
@@ -116,7 +116,8 @@ test_expect_success '--stack names who allocated pages: each large getxattr buff
 test_expect_success '--stack adds kernel stacks to allocations' '
 	$KMT record -q --stack -e kmem:kmalloc -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
 	$KMT info s.dat | grep -q "ftrace:kernel_stack" &&
-	$KMT dump -a s.dat | grep -A8 "do_getxattr+.*req=1337" | grep -q "=> filename_getxattr"
+	$KMT dump -a s.dat | grep -A9 "do_getxattr+.*req=1337" | grep -q "=> filename_getxattr" &&
+	! $KMT dump s.dat | grep -q "=>"
 '
 
 test_expect_success '--no-compress writes raw pages that trace-cmd reads' '

@@ -73,12 +73,12 @@ stat_sum() {	# instance-dir field
 
 # A trace file's events and losses in all, from kmemtrace info.
 info_all() {	# file
-	$KMT info $1 | awk '$1 == "all" { print $2, $5 }'
+	$KMT info $1 | tr -d , | awk '$1 == "all" { print $2, $5 }'
 }
 
 # Events a recovered file says died with its recorder, all CPUs (kmemtrace info).
 info_died() {	# file
-	$KMT info $1 | awk '/events lost when the recorder died/ { n += $3 } END { print n + 0 }'
+	$KMT info $1 | tr -d , | awk '/events* lost when the recorder died/ { n += $3 } END { print n + 0 }'
 }
 
 # Events read out of the ring buffers, all CPUs: the stats stored in the

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Help, manual and behaviour agree: the events record records by default,
+# the sort keys and sections report and diff take (what --help lists, what
+# the manual lists, what the error message lists and what is accepted are
+# one list), --columns' brackets, the x-cpu column and its key, dump's -a,
+# and a name that matches nothing (a warning, exit 0, as report does). No
+# root, no tracefs.
+. "$(dirname "$0")/lib.sh"
+
+# Command $1's section of the manual, roff dashes made plain, on one line.
+man_section() {
+	sed 's/\\-/-/g' $ROOT/docs/kmemtrace.1 | awk -v c="$1" '/^\.S[SH] / { on = ($0 == ".SS " c) } on' |
+		tr "\n" " "
+}
+# The help text of option $2 of command $1, on one line.
+opt_help() {
+	$KMT $1 --help | awk -v o="$2" '
+		/^  (-., )?--|^      --/ { on = index($0, o) > 0; if (on) { print; next } }
+		on && /^                           / { print }' | tr -s "\n " "  "
+}
+# The words of a list "a, b (the default), c or d." one a line, sorted.
+words() {
+	sed "s/([^)]*)//g; s/\bor\b/,/g; s/\band\b/,/g" | tr ",. " "\n\n\n" |
+		grep -x "[a-z][a-z-]*" | sort -u
+}
+
+test_expect_success 'the inputs' '
+	$SYNTH full synth.dat && cp $ROOT/fuzz/corpus/file/real-v7-zstd.dat real.dat
+'
+
+test_expect_success 'record --help lists the events it records by default, the manual too' '
+	$KMT record --help | sed -n "/^Recorded by default/,/^\$/p" | tail -n +2 | tr ", " "\n\n" |
+		grep . > defaults && cat defaults &&
+	grep -qx vmalloc:alloc_vmap_area defaults && grep -qx vmalloc:free_vmap_area_noflush defaults &&
+	grep -qx kmem:mm_page_free_batched defaults && [ $(wc -l < defaults) -ge 11 ] &&
+	man_section record > man.record &&
+	for e in $(grep -v _node defaults); do
+		grep -q "${e#*:}" man.record || { echo "$e is not in the manual"; exit 1; }
+	done
+'
+
+test_expect_success 'report -s: the keys of --help, the manual, the error message, all accepted' '
+	opt_help report "--sort" | sed "s/.*keys it has://" | words > help.keys &&
+	man_section report | sed "s/.*Sort every table by the keys it has://; s/\.TP.*//" | words > man.keys &&
+	{ $KMT report -s nosuch synth.dat 2>&1 || true; } | sed -n "s/.*(keys: \(.*\))/\1/p" | words > err.keys &&
+	cat help.keys | tr "\n" " " && diff -u help.keys man.keys && diff -u help.keys err.keys &&
+	grep -qx x-cpu help.keys && ! grep -qx pingpong help.keys &&
+	for k in $(cat help.keys); do
+		$KMT report -s $k -n 1 synth.dat > /dev/null || { echo "-s $k refused"; exit 1; }
+	done
+'
+
+test_expect_success 'report --sections: the names of --help, the manual, all accepted' '
+	opt_help report "--sections" | sed "s/--sections LIST//; s/ access: .*//" | words > help.sec &&
+	man_section report | grep -o "summary, callsites, .*, or all (default)" | words > man.sec &&
+	diff -u help.sec man.sec && grep -qx vmalloc help.sec &&
+	for s in $(cat help.sec); do
+		[ "$s" = all ] || $KMT report --sections $s synth.dat > /dev/null || { echo "$s refused"; exit 1; }
+	done
+'
+
+test_expect_success 'diff -s: the keys of --help, the manual, the error message, all accepted' '
+	opt_help diff "--sort" | sed "s/.*change in://" | words > dhelp.keys &&
+	man_section diff | sed "s/.*Sort by the size of the change in://; s/\.TP.*//" | words > dman.keys &&
+	{ $KMT diff -s nosuch real.dat real.dat 2>&1 || true; } | sed -n "s/.*(keys: \(.*\))/\1/p" | words > derr.keys &&
+	diff -u dhelp.keys dman.keys && diff -u dhelp.keys derr.keys &&
+	for k in $(cat dhelp.keys); do
+		$KMT diff -s $k synth.dat real.dat > /dev/null || { echo "-s $k refused"; exit 1; }
+	done
+'
+
+test_expect_success 'report --columns: every [-s KEY] closed; x-cpu one name, title and key' '
+	$KMT report --columns > cols &&
+	[ "$(grep -c "\[-s " cols)" -gt 20 ] && [ "$(grep -c "\[-s [a-z-]*\]$" cols)" = "$(grep -c "\[-s " cols)" ] &&
+	grep -q "^  cross_cpu_frees .*\[-s x-cpu\]$" cols && ! grep -q pingpong cols &&
+	$KMT report --sections callsites synth.dat | grep -q "^  call site .* x-cpu " &&
+	$KMT report -s x-cpu --csv callsites synth.dat > x.csv &&
+	awk -F, "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"cross_cpu_frees\") c = i; next }
+		{ if (prev != \"\" && \$c > prev) exit 1; prev = \$c }" x.csv
+'
+
+test_expect_success 'dump: stacks with -a only, as its help says' '
+	$KMT dump --help | grep -q -- "-a, --all .*stacks" &&
+	$KMT dump synth.dat > plain && ! grep -q "=>\|kernel_stack" plain &&
+	$KMT dump -a synth.dat > all && grep -q "=>" all && grep -q " kernel_stack of " all
+'
+
+test_expect_success 'a name that matches nothing: a warning, no output, exit 0 (kmap as report)' '
+	for args in "kmap --cache nosuch" "kmap --callsite nosuch" "report --cache nosuch" "kmap -p 99999" \
+		    "kmap --callsite nosuch --json"; do
+		rc=0; $KMT $args real.dat > out 2> err || rc=$?
+		echo "$args: $rc $(cat err)"
+		[ $rc = 0 ] && [ $(wc -l < err) = 1 ] && grep -q "warning: real.dat: no .* is in the trace: nothing to report" err ||
+			exit 1
+		case $args in kmap*json) [ "$(cat out)" = "[]" ] ;; kmap*) [ ! -s out ] ;; esac || exit 1
+	done &&
+	$KMT kmap --callsite do_getxattr real.dat > out 2> err && [ -s out ] && [ ! -s err ] &&
+	$KMT kmap --callsite do_getxattr --live real.dat > out 2> err && [ ! -s err ] &&
+	sed -n "/^\.SH EXIT STATUS/,/^\.SH/p" $ROOT/docs/kmemtrace.1 | tr "\n" " " | grep -q "matches nothing"
+'
+
+test_done
