@@ -61,6 +61,18 @@ for reader in ours theirs; do
 	'
 done
 
+# Without kfree in the recording (-e kmem:kmalloc), an address that comes
+# again is a new allocation (its free was not recorded), not the second event
+# of a large kmalloc: every getxattr counts, and only the large ones merge.
+test_expect_success 'kmalloc alone: every allocation counts; only the large kmallocs are merged' '
+	rm -f $F.k && touch $F.k &&
+	$KMT record -q -e kmem:kmalloc -o k.dat -- $WL/kmt-gt -g $G -s 1337 -x $X -v 1500 -r $R -l $L $F.k > /dev/null &&
+	rm -f $F.k && $KMT report --json --comm kmt-gt k.dat > k.json &&
+	jq -e ".summary.kmalloc_large_merged == $L" k.json &&
+	n=$(jq "[.callsites[] | select(.function == \"do_getxattr\") | .allocs] | add" k.json) &&
+	echo "do_getxattr allocs $n (want $((G + L)))" && [ "$n" -eq $((G + L)) ]
+'
+
 # On a freshly booted kernel the workload may also grow a slab cache with an
 # order-3 slab (kmalloc-2k's): only the pages that hold the large buffers
 # count. kmalloc_large traces the page allocation, then the kmalloc of the

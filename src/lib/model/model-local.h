@@ -28,7 +28,8 @@ struct obj {
 	uint8_t kind;			/* KMT_EV_KMALLOC, ... */
 	uint8_t order;
 	uint8_t hit;			/* a watchpoint sample fell in it */
-	uint8_t pad[2];
+	uint8_t twin;			/* a large kmalloc's two events, merged into it */
+	uint8_t pad;
 	uint32_t spare;
 	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
 	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */

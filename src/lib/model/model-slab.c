@@ -36,7 +36,16 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 {
 	const struct cpu_state *cs = &m->cpu[ev->cpu];
 
-	return o->kind == KMT_EV_KMALLOC && ev->kind == KMT_EV_KMALLOC && o->cpu == ev->cpu &&
+	/*
+	 * Only a large kmalloc (above the largest kmalloc cache, 8 KiB) is
+	 * traced twice, inside the allocator and at its caller: a small one at
+	 * the same address right after another is a reuse whose kfree the
+	 * recording left out (-e kmem:kmalloc), a new allocation. So is one
+	 * at the address of a merged pair (the next large kmalloc's first
+	 * event, when the kfree between was not recorded).
+	 */
+	return !o->twin && o->kind == KMT_EV_KMALLOC && ev->kind == KMT_EV_KMALLOC && o->cpu == ev->cpu &&
+	       ev->bytes_alloc > 8192 && m->reg.sites.v[o->site].addr != ev->call_site &&
 	       cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1 &&
 	       o->req == sat32(ev->bytes_req) && o->alloc == sat32(ev->bytes_alloc);
 }
@@ -78,6 +87,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct kmt_site *site;
 	struct islot *sl;
 	struct obj *o;
+	bool twin = false;
 
 	if (m->filtering && (!model_cache_wanted(m, model_cache_of(m, ev)) || !model_task_wanted(m, ev->pid, proc)))
 		return;
@@ -99,6 +109,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	if (slot_live(sl)) {
 		o = slot_obj(&m->slab, sl);
 		if (kmalloc_large_twin(m, o, ev)) {
+			twin = true;
 			model_stack_unalloc(m, o);
 			model_detail_unalloc(m, o);
 			count_alloc(m, o, -1);
@@ -130,6 +141,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->loss_seq = m->loss_seq;
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = (uint8_t)ev->kind;
+	o->twin = twin;
 	o->stack = 0;
 	o->gfp = (uint32_t)ev->gfp;
 	model_claim_slab_pending(cs, ev->pid, ev->ptr);
