@@ -64,6 +64,7 @@ const struct cmd_help watch_help = {
 	"file: kmemtrace kmap lists each object with its accesses, kmemtrace report\n"
 	"--sections access the accesses per offset and function.\n",
 	.opts = watch_opts,
+	.about_more = rec_budget_help,
 	.more =
 	"Coverage: x86 has four debug registers per CPU. A watched word takes two (one\n"
 	"fires on writes, one on reads and writes), so two words are watched at once,\n"
