@@ -6,7 +6,10 @@
  *	budget   = RAM / 32, at most 1 GiB
  *	ring     = budget / 2 over the online CPUs, a multiple of 4 KiB,
  *	           at least 64 KiB and at most 16 MiB per CPU (-b)
- *	rest     = budget - ring buffers: record and watch hold that much
+ *	rest     = budget - ring buffers as the kernel takes them (a buffer
+ *	           of K KiB is ceil(K KiB / (4096 - 16)) + 1 pages of 4 KiB:
+ *	           each page has a 16-byte header, and the reader has one
+ *	           page more): record and watch hold that much
  *	           (-m); top queues that much for its analysis, and faults
  *	           half of it in before tracing (--prefault, over the CPUs)
  *
@@ -27,6 +30,14 @@
 #define BUDGET_MAX (1ull << 30)
 #define RING_MIN_KB 64u
 #define RING_MAX_KB 16384u
+#define SUBBUF 4096u			/* a ring-buffer page (the instance's default) */
+#define SUBBUF_DATA (SUBBUF - 16)	/* less its header: time stamp, commit */
+
+/* The kernel's pages for a ring buffer of @kb KiB: data pages, and the reader's. */
+static uint64_t ring_bytes(unsigned int kb)
+{
+	return ((uint64_t)kb * 1024 + SUBBUF_DATA - 1) / SUBBUF_DATA * SUBBUF + SUBBUF;
+}
 
 void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus)
 {
@@ -38,7 +49,7 @@ void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus)
 	ring_kb = b->total / 2 / (uint64_t)b->nr_cpus >> 10;
 	ring_kb = ring_kb / 4 * 4;
 	b->buffer_kb = (unsigned int)MIN(MAX(ring_kb, (uint64_t)RING_MIN_KB), (uint64_t)RING_MAX_KB);
-	b->rings = (uint64_t)b->buffer_kb * (uint64_t)b->nr_cpus << 10;
+	b->rings = ring_bytes(b->buffer_kb) * (uint64_t)b->nr_cpus;
 	b->hold = b->total > b->rings ? b->total - b->rings : 0;
 	b->prefault = b->hold / 2 / (uint64_t)b->nr_cpus;
 }

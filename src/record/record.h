@@ -120,7 +120,7 @@ struct rec_budget {
 	int nr_cpus;
 	uint64_t total;			/* RAM / 32, at most 1 GiB */
 	unsigned int buffer_kb;		/* ring buffer per CPU (-b) */
-	uint64_t rings;			/* all of them, bytes */
+	uint64_t rings;			/* all of them, bytes, as the kernel takes them */
 	uint64_t hold;			/* the rest: -m, top's queue */
 	uint64_t prefault;		/* top: half of the rest, over the CPUs */
 };
