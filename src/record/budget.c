@@ -20,6 +20,10 @@
  * half the budget and at most 16 MiB per CPU, where more stopped helping.
  * The rest keeps the spool's writes (or top's analysis) off the
  * workload's way; it takes memory only as pages come.
+ *
+ * watch takes more per CPU: its control instance's ring buffer (1/16 of
+ * the ring, 64 KiB to 1 MiB) and a perf sample ring (REC_WATCH_RING_PAGES
+ * and its header page); they come out of its hold.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -41,7 +45,7 @@ static uint64_t ring_bytes(unsigned int kb)
 
 void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus)
 {
-	uint64_t ring_kb;
+	uint64_t ring_kb, watch;
 
 	b->ram = ram;
 	b->nr_cpus = nr_cpus < 1 ? 1 : nr_cpus;
@@ -52,6 +56,10 @@ void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus)
 	b->rings = ring_bytes(b->buffer_kb) * (uint64_t)b->nr_cpus;
 	b->hold = b->total > b->rings ? b->total - b->rings : 0;
 	b->prefault = b->hold / 2 / (uint64_t)b->nr_cpus;
+	b->watch_ctl_kb = MIN(MAX(b->buffer_kb / 16 / 4 * 4, 64u), 1024u);
+	watch = (ring_bytes(b->watch_ctl_kb) + (REC_WATCH_RING_PAGES + 1) * (uint64_t)SUBBUF) *
+		(uint64_t)b->nr_cpus;
+	b->watch_hold = b->hold > watch ? b->hold - watch : 0;
 }
 
 void rec_budget_here(struct rec_budget *b)

@@ -113,7 +113,7 @@ struct rec_hooks {
 #define REC_BUDGET_RULE \
 	"kmemtrace takes at most 1/32 of RAM and 1 GiB in all:\n" \
 	"half of it for the ring buffers, over the CPUs (64 KiB to 16 MiB each),\n" \
-	"the rest for pages captured and not yet written (record, watch: -m)\n" \
+	"the rest for pages captured and not yet written (record: -m; watch)\n" \
 	"or not yet analysed (top: half of that faulted in first, --prefault)"
 struct rec_budget {
 	uint64_t ram;			/* bytes */
@@ -123,7 +123,10 @@ struct rec_budget {
 	uint64_t rings;			/* all of them, bytes, as the kernel takes them */
 	uint64_t hold;			/* the rest: -m, top's queue */
 	uint64_t prefault;		/* top: half of the rest, over the CPUs */
+	unsigned int watch_ctl_kb;	/* watch: its control instance's ring buffer per CPU */
+	uint64_t watch_hold;		/* watch: the rest less that and its sample rings */
 };
+#define REC_WATCH_RING_PAGES 64		/* watch's perf sample ring per CPU, pages */
 /* The rule for @ram bytes and @nr_cpus CPUs. */
 void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus);
 /* For this machine: its RAM and online CPUs. */

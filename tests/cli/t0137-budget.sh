@@ -21,6 +21,10 @@ shown=$(( (pages - 1) * 4080 / 1024 ))	# what buffer_size_kb says
 rest=$(( total - pages * 4096 * ncpu ))
 hold=$(( rest >> 20 ))
 prefault=$(( rest / 2 / ncpu ))
+# watch: its control instance's ring (1/16 of the ring, 64 KiB to 1 MiB) and a 64-page perf ring per CPU.
+ctl=$(( ring / 16 / 4 * 4 )); ctl=$(( ctl < 64 ? 64 : ctl > 1024 ? 1024 : ctl ))
+ctlpages=$(( (ctl * 1024 + 4079) / 4080 + 1 ))
+whold=$(( (rest - (ctlpages + 65) * 4096 * ncpu) >> 20 ))
 echo "# RAM $((ram >> 20)) MiB, $ncpu CPUs: budget $((total >> 20)) MiB, ring $ring KiB per CPU, hold $hold MiB, prefault $((prefault >> 20)) MiB per CPU"
 export T
 
@@ -63,11 +67,14 @@ test_expect_success 'top: the same ring buffers, half the rest faulted in before
 	[ "$kb" = "$shown" ] && [ "$r" -ge $(( prefault * ncpu )) ] && [ "$r" -lt $(( prefault * ncpu + (64 << 20) )) ]
 '
 
-test_expect_success 'watch: the same ring buffers' '
+test_expect_success 'watch: the same ring buffers; its control instance and sample rings come out of its hold' '
 	KMT_TEST_HWBP=skip $KMT watch -q --cache kmalloc-64 -o w.dat -- sh -c \
-		"cat \$T/instances/kmemtrace-\$PPID/per_cpu/cpu*/buffer_size_kb | sort -u > kb" &&
-	[ "$(cat kb)" = "$shown" ] &&
-	$KMT info w.dat | grep "^settings:" | grep -q "; buffer $ring KiB per CPU; hold $hold MiB;"
+		"cat \$T/instances/kmemtrace-\$PPID/per_cpu/cpu*/buffer_size_kb | sort -u > kb;
+		 cat \$T/instances/kmemtrace-\$PPID-ctl/per_cpu/cpu*/buffer_size_kb | sort -u > ctl" &&
+	echo "watch: $(cat kb) KiB per CPU, control $(cat ctl) KiB per CPU, hold $whold MiB" &&
+	[ "$(cat kb)" = "$shown" ] && [ "$(cat ctl)" = $(( (ctlpages - 1) * 4080 / 1024 )) ] &&
+	[ $(( pages * 4096 * ncpu + (ctlpages + 65) * 4096 * ncpu + (whold << 20) )) -le $total ] &&
+	$KMT info w.dat | grep "^settings:" | grep -q "; buffer $ring KiB per CPU; hold $whold MiB;"
 '
 
 tracefs_check

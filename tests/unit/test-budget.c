@@ -50,6 +50,9 @@ static void test_machines(void **state)
 		assert_int_equal(b.rings, kernel_bytes(m[i].kb) * (uint64_t)m[i].cpus);
 		assert_int_equal(b.hold >> 20, m[i].hold_mib);
 		assert_int_equal(b.prefault, b.hold / 2 / (uint64_t)m[i].cpus);
+		assert_int_equal(b.watch_ctl_kb, MIN(MAX(m[i].kb / 16, 64u), 1024u));
+		assert_int_equal(b.hold - b.watch_hold, MIN(b.hold, (kernel_bytes(b.watch_ctl_kb) + 65 * 4096) *
+								  (uint64_t)m[i].cpus));
 	}
 }
 
@@ -70,6 +73,8 @@ static void test_promise(void **state)
 			assert_true(b.rings + b.hold <= ram / 32);
 			assert_true(b.rings + b.hold <= GiB);
 			assert_true(b.rings + b.prefault * (uint64_t)cpus <= b.total);
+			assert_true(b.rings + (kernel_bytes(b.watch_ctl_kb) + 65 * 4096) * (uint64_t)cpus +
+				    b.watch_hold <= b.total || !b.watch_hold);
 			/* Half, in nominal KiB: the kernel adds its page headers and the reader page. */
 			assert_true(b.rings <= b.total / 2 / 4080 * 4096 + (uint64_t)cpus * 8192);
 		}
