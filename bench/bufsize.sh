@@ -17,7 +17,8 @@ MODES=${MODES:-sys F top}
 . "$here/lib.sh"
 
 tmp=$(mktemp -d /tmp/kmt-bench-buf.XXXXXX)
-trap 'bench_cleanup; rm -rf "$tmp"' EXIT INT TERM
+trap 'bench_cleanup; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 WL=("$here/wl.sh" $WORKLOAD)
 declare -A W C LOST EV
 
