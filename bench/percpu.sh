@@ -20,7 +20,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 KMT=${KMT:-$here/../build/kmemtrace}
 ROUNDS=${ROUNDS:-9}
-KB=${KB:-16384}
+KBS=${KBS:-4096 16384 65536}
+KB=${KB:-16384}			# record's -b
 . "$here/lib.sh"
 I=$T/instances/kmt-bench-percpu-$$
 trap 'rmdir "$I" 2> /dev/null; rm -rf "$tmp"' EXIT
@@ -33,9 +34,9 @@ declare -A S	# step -> values, one per round, "v v v"
 # The clock is read inline: a $(...) would fork inside the timed part.
 put() { S[$1]="${S[$1]:-} $2"; }
 
-kernel_round() {
-	local t c fd x
-	mkdir "$I" && echo 0 > "$I/tracing_on" || return 1
+kernel_round() {	# KB
+	local KB=$1 t e c fd x w
+	mkdir "$I" && echo 0 > "$I/tracing_on" && echo 4 > "$I/buffer_size_kb" || return 1
 	for c in $cpus; do
 		t=${EPOCHREALTIME/./}; echo "$KB" > "$I/per_cpu/cpu$c/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "resize one CPU to $KB KiB" $((e - t))
 	done
@@ -45,10 +46,10 @@ kernel_round() {
 		t=${EPOCHREALTIME/./}; exec {fd}<&-; e=${EPOCHREALTIME/./}; put "close trace_pipe_raw" $((e - t))
 	done
 	for c in $cpus; do
-		t=${EPOCHREALTIME/./}; echo 4 > "$I/per_cpu/cpu$c/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "shrink one CPU to 4 KiB" $((e - t))
+		t=${EPOCHREALTIME/./}; echo 4 > "$I/per_cpu/cpu$c/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "shrink one CPU from $KB KiB" $((e - t))
 	done
-	t=${EPOCHREALTIME/./}; echo "$KB" > "$I/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "resize all CPUs (one write)" $((e - t))
-	t=${EPOCHREALTIME/./}; echo 4 > "$I/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "shrink all CPUs (one write)" $((e - t))
+	t=${EPOCHREALTIME/./}; echo "$KB" > "$I/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "resize all CPUs (one write), $KB KiB" $((e - t))
+	t=${EPOCHREALTIME/./}; echo 4 > "$I/buffer_size_kb"; e=${EPOCHREALTIME/./}; put "shrink all CPUs (one write), $KB KiB" $((e - t))
 	# Concurrent writers, one per CPU, started together.
 	# Concurrent writers, one per CPU, each timing its own write; the
 	# span from the first start to the last end is the step's time.
@@ -57,7 +58,7 @@ kernel_round() {
 			(s=${EPOCHREALTIME/./}; echo "${w%%:*}" > "$I/per_cpu/cpu$c/buffer_size_kb"
 			 echo "$s ${EPOCHREALTIME/./}" > "$tmp/w$c") &
 		done; wait
-		put "${w#*:} all CPUs (a writer per CPU, concurrent)" \
+		put "${w#*:} all CPUs (a writer per CPU, concurrent), $KB KiB" \
 			"$(cat "$tmp"/w* | awk 'NR == 1 || $1 < a { a = $1 } $2 > b { b = $2 } END { print b - a }')"
 		rm -f "$tmp"/w*
 	done
@@ -89,22 +90,26 @@ paired_round() {	# round
 for i in $(seq 1 "$ROUNDS"); do
 	echo "percpu bench: round $i/$ROUNDS" >&2
 	sync; sleep 0.5
-	kernel_round || exit 1
+	for kb in $KBS; do kernel_round "$kb" || exit 1; done
 	record_round || exit 1
 	[ -z "$BASE" ] || paired_round "$i" || exit 1
 done
 
 med_ms() { printf '%s\n' $1 | median | awk '{ printf "%.3f", $1 / 1000 }'; }
-echo "### Per-CPU work at a recording's start and end — $ROUNDS rounds, $KB KiB per CPU, $ncpu CPUs"
+echo "### Per-CPU work at a recording's start and end — $ROUNDS rounds, $ncpu CPUs (record: -b $KB)"
 echo
 echo "| step | ms (median) | values, ms |"
 echo "|---|---|---|"
-for k in "resize one CPU to $KB KiB" "resize all CPUs (one write)" "resize all CPUs (a writer per CPU, concurrent)" \
-	 "open trace_pipe_raw" "read stats" "close trace_pipe_raw" \
-	 "shrink one CPU to 4 KiB" "shrink all CPUs (one write)" "shrink all CPUs (a writer per CPU, concurrent)" \
-	 "rmdir, $KB KiB per CPU" "rmdir, 4 KiB per CPU" \
-	 "record: prepare" "record: mkdir" "record: configure" "record: metadata" "record: readers" \
-	 "record: tracing-on" "record: workload" "record: drain" "record: file" "record: teardown" "record: exit"; do
+keys=()
+for kb in $KBS; do
+	keys+=("resize one CPU to $kb KiB" "resize all CPUs (one write), $kb KiB" "resize all CPUs (a writer per CPU, concurrent), $kb KiB"
+	       "shrink one CPU from $kb KiB" "shrink all CPUs (one write), $kb KiB" "shrink all CPUs (a writer per CPU, concurrent), $kb KiB"
+	       "rmdir, $kb KiB per CPU")
+done
+keys+=("rmdir, 4 KiB per CPU" "open trace_pipe_raw" "read stats" "close trace_pipe_raw"
+       "record: prepare" "record: mkdir" "record: configure" "record: metadata" "record: readers"
+       "record: tracing-on" "record: workload" "record: drain" "record: file" "record: teardown" "record: exit")
+for k in "${keys[@]}"; do
 	[ -n "${S[$k]:-}" ] || continue
 	printf '| %s | %s | %s |\n' "$k" "$(med_ms "${S[$k]}")" \
 		"$(printf '%s\n' ${S[$k]} | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / 1000 }')"
