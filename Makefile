@@ -74,7 +74,7 @@ $(O)/%.o: %.c
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The page's style and script, built in (.incbin: no generator needed).
-$(O)/src/html/html-assets.o: src/html/html-assets.S src/html/report.css src/html/report.js
+$(O)/src/html/html-assets.o: src/html/html-assets.S src/html/report.css $(wildcard src/html/page-*.js)
 	@mkdir -p $(dir $@)
 	$(call quiet,AS,$@)$(CC) -c -o $@ $<
 

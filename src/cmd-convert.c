@@ -25,7 +25,8 @@ static const struct opt convert_opts[] = {
 	{ O_VERSION, 0, "file-version", "N", "6 or 7 (default 7)" },
 	{ O_COMPRESSION, 0, "compression", "ALG", "none, zstd or zlib (default zstd; v6: none)" },
 	{ O_LEVEL, 0, "level", "N", "compression level (default: zstd 1, zlib 9)" },
-	{ O_STRIP, 0, "strip-kallsyms", NULL, "keep only the symbols of functions the events name" },
+	{ O_STRIP, 0, "strip-kallsyms", NULL, "keep only the symbols of functions the events name\n"
+	  "(as record does by default; they name them alike)" },
 	{ 'B', 'B', "buffer", "NAME", "the buffer to keep (default: the main one)" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -45,33 +46,8 @@ const struct cmd_help convert_help = {
 struct conv {
 	struct kmt_file *f;
 	int buffer;
-	bool strip;
-	uint64_t *addrs;		/* code addresses the events name */
-	size_t naddrs, addrs_cap;
+	struct kmt_symkeep *keep;	/* --strip-kallsyms: the addresses the events name */
 };
-
-static void note_addr(struct conv *c, uint64_t a)
-{
-	if (!a)
-		return;
-	if (c->naddrs == c->addrs_cap) {
-		size_t n = c->addrs_cap ? c->addrs_cap * 2 : 1024;
-		uint64_t *v = realloc(c->addrs, n * sizeof(*v));
-
-		if (!v)
-			return;
-		c->addrs = v;
-		c->addrs_cap = n;
-	}
-	c->addrs[c->naddrs++] = a;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /*
  * Copy each CPU's pages of the buffer into a temporary file (inflated),
@@ -80,7 +56,6 @@ static int cmp_u64(const void *a, const void *b)
 static int spill_cpu(struct conv *c, int idx, int fd, uint64_t *size, const struct kmt_decoder *dec,
 		     struct kmt_diag *d)
 {
-	const struct kmt_file_info *fi = kmt_file_info(c->f);
 	struct kmt_cpu_reader *r;
 	struct kmt_page pg;
 	int ret;
@@ -96,61 +71,19 @@ static int spill_cpu(struct conv *c, int idx, int fd, uint64_t *size, const stru
 			break;
 		}
 		*size += pg.size;
-		if (c->strip) {
+		if (c->keep) {
 			struct kmt_page_iter it;
 			struct kmt_rec rec;
 			struct kmt_event ev;
 
 			kmt_page_iter_init(&it, &pg);
-			while (kmt_page_next(&it, &rec, NULL) > 0) {
-				uint32_t i;
-
-				if (kmt_decode(dec, &rec, 0, &ev) <= 0)
-					continue;
-				note_addr(c, ev.call_site);
-				for (i = 0; i < ev.nr_stack; i++) {
-					uint64_t a;
-
-					a = kmt_event_stack(&ev, i);
-					note_addr(c, a);
-				}
-			}
+			while (kmt_page_next(&it, &rec, NULL) > 0)
+				if (kmt_decode(dec, &rec, 0, &ev) > 0)
+					kmt_symkeep_event(c->keep, &ev);
 		}
 	}
 	kmt_cpu_reader_close(r);
-	(void)fi;
 	return ret < 0 ? ret : 0;
-}
-
-/* kallsyms lines of the functions containing the noted addresses. */
-static char *strip_kallsyms(struct conv *c, size_t *len)
-{
-	size_t klen, i;
-	const char *text = kmt_file_kallsyms(c->f, &klen);
-	struct kmt_symbols *syms = kmt_symbols_parse(text, klen);
-	char *out = malloc(c->naddrs * 80 + 1), *p = out;
-	const char *last = NULL;
-
-	if (!syms || !out) {
-		kmt_symbols_free(syms);
-		free(out);
-		return NULL;
-	}
-	if (c->naddrs > 1)
-		qsort(c->addrs, c->naddrs, sizeof(*c->addrs), cmp_u64);
-	for (i = 0; i < c->naddrs; i++) {
-		uint64_t off;
-		const char *fn = kmt_symbols_lookup(syms, c->addrs[i], &off);
-
-		if (!fn || fn == last)
-			continue;
-		last = fn;
-		p += snprintf(p, 80, "%016" PRIx64 " t %.56s\n", c->addrs[i] - off, fn);
-	}
-	*p = '\0';
-	*len = (size_t)(p - out);
-	kmt_symbols_free(syms);
-	return out;
 }
 
 static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, struct kmt_diag *d)
@@ -200,10 +133,11 @@ static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, 
 	m.formats = wf;
 	m.nr_formats = fs->nr;
 	m.kallsyms.data = kmt_file_kallsyms(c->f, &m.kallsyms.len);
-	if (c->strip) {
-		kall = strip_kallsyms(c, &m.kallsyms.len);
-		if (!kall) {
-			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+	if (c->keep && m.kallsyms.len) {
+		/* The same cut as a recording's (symkeep.h). */
+		ret = kmt_symkeep_cut(c->keep, m.kallsyms.data, m.kallsyms.len, &kall, &m.kallsyms.len);
+		if (ret) {
+			kmt_diag_set(d, ret, "out of memory");
 			goto out;
 		}
 		m.kallsyms.data = kall;
@@ -276,7 +210,6 @@ int cmd_convert(int argc, char **argv)
 	code = opt_parse(H, argc, argv, convert_opt, &a, &i);
 	if (code >= 0)
 		return code;
-	c.strip = a.strip;
 	if (argc - i != 2)
 		return usage_error(H, "need IN and OUT");
 	argv += i;
@@ -312,10 +245,14 @@ int cmd_convert(int argc, char **argv)
 		kmt_file_close(c.f);
 		return error("%s: %s", argv[0], a.buffer ? "no such buffer" : "no event data");
 	}
+	if (a.strip && !(c.keep = kmt_symkeep_new())) {
+		kmt_file_close(c.f);
+		return error("out of memory");
+	}
 	ret = convert(&c, argv[1], wo, &d);
 	if (!ret)
 		give_to_invoker(argv[1]);
-	free(c.addrs);
+	kmt_symkeep_free(c.keep);
 	kmt_file_close(c.f);
 	return ret ? error("%s", d.msg) : EXIT_OK;
 }

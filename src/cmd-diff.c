@@ -32,8 +32,8 @@ static const struct opt diff_opts[] = {
 	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
 	  "bars, old beside new, and the tables" },
-	{ 'o', 'o', "output", "FILE", "write to FILE (complete or not at all) instead of\n"
-	  "standard output" },
+	{ 'o', 'o', "output", "FILE", "write to FILE instead of standard output: mode\n"
+	  "0600, complete or not at all" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };

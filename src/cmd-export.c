@@ -13,12 +13,14 @@
 #include "report/flame.h"
 #include "util/opt.h"
 
-enum { O_VALUE = 256 };
+enum { O_VALUE = 256, O_HASH };
 
 struct export_args {
 	struct export x;
 	const struct export_format *fmt;
 	struct analysis_opts an;
+	struct kmt_hashptr hash;	/* --hash-pointers */
+	bool named;			/* the output's name is ours, not -o's */
 };
 
 static const struct export_format *const formats[] = {
@@ -59,10 +61,13 @@ static const char *format_names(char *buf, size_t len)
 
 static const struct opt export_opts[] = {
 	{ 'f', 'f', "format", "FORMAT", "one of the formats above (required)", 0, format_names },
-	{ 'o', 'o', "output", "FILE", "where to write (default: the trace's name with the\n"
-	  "format's extension; -: standard output, not for\nsqlite); complete or not at all" },
+	{ 'o', 'o', "output", "FILE", "where to write (default: beside the trace, its name\n"
+	  "with the format's extension; -: standard output,\nnot for sqlite); mode 0600, complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },
 	OPT_GROUP(analysis_group, struct export_args, an, 0, "allocations by"),
+	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses (object pointers, call sites,\n"
+	  "stack addresses) as report's keyed hashes, so the\noutput can be shared; symbols stay "
+	  "readable. Same\nKEY, same hashes; no KEY: a random one", OPT_OPTARG },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -104,22 +109,29 @@ static int export_opt(void *arg, int id, const char *value)
 		else
 			return usage_error(H, "bad --value '%s' (bytes, objects, live-bytes)", value);
 		break;
+	case O_HASH:
+		if (kmt_hashptr_init(&a->hash, value))
+			return error("cannot get a random key: %s", strerror(errno));
+		break;
 	}
 	return -1;
 }
 
-/* The input's name, its ".dat" replaced by @ext. */
+/*
+ * The input's name, its ".dat" replaced by @ext: beside the trace (as
+ * private as it), never in the current directory unless the trace is.
+ */
 static char *default_output(const char *in, const char *ext)
 {
 	const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-	size_t n = strlen(base);
+	size_t n = strlen(in);
 	char *out;
 
-	if (n > 4 && !strcmp(base + n - 4, ".dat"))
+	if ((size_t)(in + n - base) > 4 && !strcmp(in + n - 4, ".dat"))
 		n -= 4;
 	out = malloc(n + strlen(ext) + 1);
 	if (out)
-		sprintf(out, "%.*s%s", (int)n, base, ext);
+		sprintf(out, "%.*s%s", (int)n, in, ext);
 	return out;
 }
 
@@ -135,20 +147,24 @@ static int run(struct export_args *a, const char *in)
 		return error("the %s format writes a file: give -o FILE", a->fmt->name);
 	if (to_stdout && a->fmt->binary && isatty(STDOUT_FILENO))
 		return error("not writing %s's binary output to a terminal: give -o FILE", a->fmt->name);
+	if (!to_stdout && kmt_outfile_check(x->path, &d))
+		return error("%s", d.msg);
 	if (!to_stdout && output_is_trace(x->path))
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
 	if (analysis_open(&x->a, in))
 		return EXIT_FAIL;
 	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->an.window[0],
-				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms };
+				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms, .hash = a->hash };
 	report_recorded(&x->r, x->a.dec, x->mo.cache);
 	x->mo.detail = a->fmt->detail;
 	if (to_stdout) {
 		x->out = stdout;
 	} else {
-		if (kmt_outfile_open_flags(&of, x->path, 0644,
+		/* 0600: object pointers and call-site addresses, as in the trace. */
+		if (kmt_outfile_open_flags(&of, x->path, 0600,
 					   KMT_OUTFILE_NOSYNC | (a->fmt->stream ? KMT_OUTFILE_BIG : 0), &d))
 			return error("%s", d.msg);
+		give_fd_to_invoker(of.fd);
 		x->tmp = of.tmp;
 		if (a->fmt->stream && !(x->out = kmt_outfile_stream(&of))) {
 			kmt_outfile_abort(&of);
@@ -172,6 +188,8 @@ static int run(struct export_args *a, const char *in)
 	}
 	if (kmt_outfile_commit(&of, &d))
 		return error("%s", d.msg);
+	if (a->named)	/* a name the user did not give: say where it went */
+		fprintf(stderr, "%s: wrote %s\n", cmd_name, x->path);
 	/* A damaged trace: the file holds what could be read, and that is said. */
 	return analysis_damage(&x->a);
 }
@@ -197,6 +215,7 @@ int cmd_export(int argc, char **argv)
 	a.x.mo = a.an.mo;
 	if (!a.x.path && !(a.x.path = path = default_output(in, a.fmt->ext)))
 		return error("out of memory");
+	a.named = path;
 	ret = run(&a, in);
 	if (a.fmt->release)
 		a.fmt->release(&a.x);

@@ -14,7 +14,7 @@
 #include "util/opt.h"
 #include "record/record.h"
 
-enum { O_STACK = 256, O_NOCOMPRESS, O_LEVEL, O_LIST, O_RECOVER, O_STACK_SAMPLE };
+enum { O_STACK = 256, O_NOCOMPRESS, O_LEVEL, O_LIST, O_RECOVER, O_STACK_SAMPLE, O_FULLSYMS };
 
 struct record_args {
 	struct rec_opts *o;
@@ -36,6 +36,8 @@ static const struct opt record_opts[] = {
 	OPT_GROUP_AT(recording_group, struct record_args, o, REC_FILTER, NULL),
 	{ O_NOCOMPRESS, 0, "no-compress", NULL, "store raw pages (default: zstd, after recording)" },
 	{ O_LEVEL, 0, "level", "N", "zstd level (default 1)" },
+	{ O_FULLSYMS, 0, "full-kallsyms", NULL, "keep all of /proc/kallsyms (default: only the\n"
+	  "functions the events name, which name them alike)" },
 	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet spooled; they\n"
 	  "are spooled when the machine is idle or this fills,\n"
 	  "and compressed from memory at the end; a SIGKILL\n"
@@ -108,6 +110,7 @@ static int record_opt(void *arg, int id, const char *value)
 		o->stack = true;
 		break;
 	case O_NOCOMPRESS: o->compress = false; break;
+	case O_FULLSYMS: o->full_kallsyms = true; break;
 	case O_LEVEL:
 		if (!opt_int(value, -7, 19, &o->level))
 			return usage_error(H, "bad zstd level '%s' (-7 to 19)", value);

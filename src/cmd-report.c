@@ -42,8 +42,8 @@ static const struct opt report_opts[] = {
 	{ O_CSV, 0, "csv", "NAME", "one section or table as CSV (names: --columns)" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: time series, tables, flame\n"
 	  "graph (tables: -n rows, default 100)" },
-	{ 'o', 'o', "output", "FILE", "write to FILE (complete or not at all) instead of\n"
-	  "standard output" },
+	{ 'o', 'o', "output", "FILE", "write to FILE instead of standard output: mode\n"
+	  "0600, complete or not at all" },
 	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the report, and exit" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },

@@ -34,8 +34,9 @@ static const struct opt top_opts[] = {
 	{ 'n', 'n', "count", "N", "stop after N snapshots (default: until q, Ctrl-C or\nthe command's end)" },
 	{ O_BATCH, 0, "batch", NULL, "plain text snapshots on standard output, as top -b" },
 	{ O_JSON, 0, "json", NULL, "snapshots as JSON lines (counts in each interval)" },
-	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process" },
-	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name" },
+	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process", 0, top_view_keys },
+	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name", 0,
+	  top_sort_keys },
 	{ 'r', 'r', "rows", "N", "rows per snapshot in batch and JSON (default 20; 0:\nall)" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_PID | REC_FOLLOW, NULL),
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
@@ -61,7 +62,8 @@ const struct cmd_help top_help = {
 	"since top began, not freed) and its growth, per call site, cache or process;\n"
 	"events lost are shown, never hidden, and so is top's own CPU. Keys: c, k, p\n"
 	"switch the rows to call sites, caches, processes; s cycles the sort key;\n"
-	"/ filters by name; space pauses; q quits. With COMMAND, until it ends.\n",
+	"/ filters by name (Enter applies, Esc clears); space pauses; q quits. With\n"
+	"COMMAND, until it ends.\n",
 	.opts = top_opts,
 	.about_more = rec_budget_help,
 	.stop_at_operand = true,
@@ -71,11 +73,11 @@ const struct cmd_help top_help = {
 
 static int top_opt(void *arg, int id, const char *value)
 {
-	static const char *const sorts[] = { "bytes", "allocs", "frees", "live", "growth", "waste", "name" };
 	const struct cmd_help *H = &top_help;
 	struct top *t = arg;
 	struct rec_opts *o = &t->rc.o;
-	size_t k;
+	char keys[128];
+	int k;
 
 	switch (id) {
 	case 'i':
@@ -89,21 +91,23 @@ static int top_opt(void *arg, int id, const char *value)
 	case O_BATCH: t->batch = true; break;
 	case O_JSON: t->json = true; break;
 	case O_VIEW:
-		if (!strcmp(value, "callsite") || !strcmp(value, "callsites"))
-			t->view = VIEW_SITES;
-		else if (!strcmp(value, "cache") || !strcmp(value, "caches"))
-			t->view = VIEW_CACHES;
-		else if (!strcmp(value, "process") || !strcmp(value, "processes"))
-			t->view = VIEW_PROCS;
-		else
-			return usage_error(H, "bad view '%s' (callsite, cache, process)", value);
+		for (k = 0; k < VIEW_NR; k++) {
+			size_t n = strlen(top_views[k].key);
+
+			/* "cache" or "caches"; "process" or "processes" */
+			if (!strncmp(value, top_views[k].key, n) &&
+			    (!value[n] || !strcmp(value + n, "s") || !strcmp(value + n, "es")))
+				break;
+		}
+		if (k == VIEW_NR)
+			return usage_error(H, "bad view '%s' (%s)", value, top_view_keys(keys, sizeof(keys)));
+		t->view = (enum top_view)k;
 		break;
 	case 's':
-		for (k = 0; k < sizeof(sorts) / sizeof(sorts[0]) && strcmp(value, sorts[k]); k++)
+		for (k = 0; k < SORT_NR && strcmp(value, top_sorts[k].key); k++)
 			;
-		if (k == sizeof(sorts) / sizeof(sorts[0]))
-			return usage_error(H, "bad sort key '%s' (bytes, allocs, frees, live, growth, waste, "
-					   "name)", value);
+		if (k == SORT_NR)
+			return usage_error(H, "bad sort key '%s' (%s)", value, top_sort_keys(keys, sizeof(keys)));
 		t->sort = (enum top_sort)k;
 		break;
 	case 'r':
@@ -163,7 +167,7 @@ static void show(struct top *t)
 	if (t->json)
 		show_json(t, stdout);
 	else if (t->batch) {
-		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000);
+		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000, HEAD_FULL);
 		fputc('\n', stdout);
 		fflush(stdout);
 	} else
@@ -232,14 +236,19 @@ static void drain_fd(int fd)
 /* A key: 1 to quit. */
 static int key(struct top *t, int c)
 {
+	int k;
+
 	if (t->editing) {
 		size_t n = strlen(t->edit);
 
 		if (c == '\r' || c == '\n') {
-			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);
+			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);	/* empty: no filter */
 			t->editing = false;
 		} else if (c == 27) {
+			*t->filter = '\0';	/* as in htop: Esc leaves the filter empty */
 			t->editing = false;
+		} else if (c == 21) {		/* Ctrl-U: the text typed so far goes */
+			*t->edit = '\0';
 		} else if ((c == 127 || c == 8) && n) {
 			t->edit[n - 1] = '\0';
 		} else if (c >= 32 && c < 127 && n + 1 < sizeof(t->edit)) {
@@ -248,12 +257,14 @@ static int key(struct top *t, int c)
 		}
 		return 0;
 	}
+	for (k = 0; k < VIEW_NR; k++)
+		if (c == top_views[k].hotkey) {
+			t->view = (enum top_view)k;
+			return 0;
+		}
 	switch (c) {
 	case 'q': case 'Q': case 3:	/* Ctrl-C: the terminal is raw */
 		return 1;
-	case 'c': t->view = VIEW_SITES; break;
-	case 'k': t->view = VIEW_CACHES; break;
-	case 'p': t->view = VIEW_PROCS; break;
 	case 's': t->sort = (enum top_sort)((t->sort + 1) % SORT_NR); break;
 	case ' ': t->paused = !t->paused; break;
 	case '/':
@@ -264,6 +275,19 @@ static int key(struct top *t, int c)
 		return 0;
 	}
 	return 0;
+}
+
+/*
+ * An arrow or function key is no Esc: the last byte of the sequence at
+ * @b[@j] (ESC O x, or ESC [ parameters and a final byte in @-~).
+ */
+static ssize_t sequence_end(const unsigned char *b, ssize_t j, ssize_t k)
+{
+	if (b[j + 1] == 'O')
+		return MIN(j + 2, k - 1);
+	for (j += 2; j < k - 1 && (b[j] < 0x40 || b[j] > 0x7e); j++)
+		;
+	return j;
 }
 
 /* Feed what was read, for PUMP_BUDGET_S at most, or until a snapshot is due. */
@@ -285,9 +309,7 @@ static int tick(struct top *t)
 	t->due = rec_now_since(&t->rc.t0) + TICK_PUMP_S;
 	if (feed_pump(t, false))
 		ret = 1;
-	else if (t->paused)
-		t->snap.interval = 0;
-	else {
+	else if (!t->paused) {
 		snapshot(t);
 		if (t->count && t->shown >= t->count) {
 			t->ended_by_count = true;
@@ -323,9 +345,14 @@ static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 			unsigned char buf[64];
 			ssize_t k = read(t->tty_fd, buf, sizeof(buf)), j;
 
-			for (j = 0; j < k; j++)
+			for (j = 0; j < k; j++) {
+				if (buf[j] == 27 && j + 1 < k && (buf[j + 1] == '[' || buf[j + 1] == 'O')) {
+					j = sequence_end(buf, j, k);
+					continue;
+				}
 				if (key(t, buf[j]))
 					return 1;
+			}
 			/* A new view, order or filter shows at once, on the last interval's rows. */
 			snap_sort(t);
 			redraw = true;

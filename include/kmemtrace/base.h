@@ -158,6 +158,8 @@ struct kmt_hashptr {
  */
 int kmt_hashptr_init(struct kmt_hashptr *h, const char *key);
 uint64_t kmt_siphash(uint64_t k0, uint64_t k1, const void *data, size_t len);
+/* @addr itself, or its keyed hash when hashing is on (the number "h:..." shows). */
+uint64_t kmt_hashptr_value(const struct kmt_hashptr *h, uint64_t addr);
 /* "0xffff888100d83800", or "h:5f1c9a0e3b7d2a41" when hashing is on. */
 const char *kmt_hashptr_fmt(const struct kmt_hashptr *h, uint64_t addr, char *buf, size_t len);
 
@@ -192,10 +194,20 @@ struct kmt_outfile {
 #define KMT_OUTFILE_BIG 2u
 
 /*
+ * May @path be written through, if it is a symbolic link? The kernel's
+ * protected_symlinks rule, whatever the sysctl says, in every directory:
+ * only a link of the caller's (effective uid), or of the directory's owner
+ * in a directory that is not sticky and world-writable. 0, or -EPERM with
+ * a one-line reason in @d (-errno if the directory cannot be read). A path
+ * that is not a link is 0.
+ */
+int kmt_outfile_check(const char *path, struct kmt_diag *d);
+/*
  * Create the temporary file for @path with @mode (0600 for traces). -errno
- * with @d on failure (nothing is left behind). A @path that is a pipe or a
- * device is opened and written in place (nothing to rename); a symbolic
- * link's file is replaced, not the link.
+ * with @d on failure (nothing is left behind); a link kmt_outfile_check()
+ * refuses is not followed. A @path that is a pipe or a device is opened
+ * and written in place (nothing to rename); a symbolic link's file is
+ * replaced, not the link.
  */
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d);
 /* The same with KMT_OUTFILE_* @flags. */

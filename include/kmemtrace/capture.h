@@ -145,6 +145,11 @@ struct kmt_finalize_opts {
 	bool recovered;			/* the recorder died: truncated, unless
 					   its instance was drained (recover.h) */
 	bool punch;			/* free spool space while writing (disk full) */
+	/*
+	 * Keep /proc/kallsyms whole; by default only the symbols the events
+	 * name are kept (kmt_symkeep_*), which name them all the same.
+	 */
+	bool full_kallsyms;
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 	/*

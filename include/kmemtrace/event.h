@@ -89,6 +89,13 @@ static inline uint64_t kmt_event_stack(const struct kmt_event *ev, uint32_t i)
 	uint64_t v = 0;
 	uint32_t k;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* The common case, a 64-bit kernel in our own byte order: one load. */
+	if (ev->stack_word == 8 && !(ev->flags & KMT_EVF_STACK_BE)) {
+		__builtin_memcpy(&v, p, 8);
+		return v;
+	}
+#endif
 	for (k = 0; k < ev->stack_word; k++)
 		v |= (uint64_t)p[(ev->flags & KMT_EVF_STACK_BE) ? ev->stack_word - 1 - k : k] << (8 * k);
 	return v;
@@ -212,6 +219,20 @@ const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint6
  * first is given), 0 if none.
  */
 int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi);
+/*
+ * The kallsyms @text (@len bytes) cut down to what naming the code
+ * addresses @addrs needs: for each, the text symbols at the address of the
+ * function containing it and at the next address up (where it ends), and
+ * every symbol sharing its function's name with theirs. The lines are kept
+ * whole and in their order, so that kmt_symbols_lookup() of each address,
+ * and kmt_symbols_find() of each such function's name, give exactly what
+ * they give with the whole text (a symbol kept only as the next one up is
+ * found without its own end). A text with lines that are not symbols
+ * (damage) is kept whole. Returns a malloc'ed NUL-terminated text of
+ * *@out_len bytes; NULL + errno on failure.
+ */
+char *kmt_symbols_cut(const char *text, size_t len, const uint64_t *addrs, size_t n,
+		      size_t *out_len);
 /* "func+0x1a" into @buf, or "0xaddr" if unknown; returns @buf. */
 const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
 			       size_t len);
@@ -354,5 +375,40 @@ struct kmt_access {
 const char *kmt_access_format(void);
 /* Encode @a into @buf (KMT_ACCESS_MAX bytes); returns the record length. */
 uint32_t kmt_access_encode(uint8_t *buf, const struct kmt_access *a);
+
+/*
+ * The kallsyms a trace needs: the code addresses its events name (call
+ * sites, stack frames, watchpoint instructions), gathered while the data
+ * is read, and the kallsyms text cut down to the lines that name them as
+ * the whole text does (kmt_symbols_cut). A recording keeps only those
+ * (record --full-kallsyms: all); convert --strip-kallsyms cuts an older
+ * file's the same way.
+ */
+/* A set of code addresses. One writer at a time: a thread each, then merged. */
+struct kmt_symkeep;
+
+/* An empty set; NULL + errno on failure. */
+struct kmt_symkeep *kmt_symkeep_new(void);
+/* NULL is fine. */
+void kmt_symkeep_free(struct kmt_symkeep *k);
+/*
+ * Note the code addresses of @ev that readers name: its call site (or the
+ * instruction of a watchpoint sample) and every frame of a stack. A note
+ * that finds no memory is remembered, and kmt_symkeep_cut() then fails.
+ */
+void kmt_symkeep_event(struct kmt_symkeep *k, const struct kmt_event *ev);
+/* Note one address (0 is none). */
+void kmt_symkeep_addr(struct kmt_symkeep *k, uint64_t addr);
+/* Add what @from holds to @into. */
+void kmt_symkeep_merge(struct kmt_symkeep *into, const struct kmt_symkeep *from);
+/* Distinct addresses noted. */
+size_t kmt_symkeep_count(const struct kmt_symkeep *k);
+/*
+ * The kallsyms @text (@len bytes) cut down to the noted addresses'
+ * (kmt_symbols_cut): a malloc'ed text in *@out, *@out_len bytes. 0, or
+ * -ENOMEM (here or in a note: the set is not whole) with nothing given.
+ */
+int kmt_symkeep_cut(const struct kmt_symkeep *k, const char *text, size_t len, char **out,
+		    size_t *out_len);
 
 #endif

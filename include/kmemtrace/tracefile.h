@@ -594,6 +594,12 @@ struct kmt_trace_meta {
 	 * CMDLINES section then follows the buffers. 0 or -errno.
 	 */
 	int (*late_cmdlines)(void *arg, struct kmt_blob *cmdlines);
+	/*
+	 * v7: the same for @kallsyms (the symbols the data names, known once
+	 * it is read), called before late_cmdlines; KALLSYMS then follows the
+	 * buffers too.
+	 */
+	int (*late_kallsyms)(void *arg, struct kmt_blob *kallsyms);
 	void *late_arg;
 };
 
@@ -688,8 +694,33 @@ struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_di
 struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
 					   struct kmt_diag *d);
 /*
- * Next record (or loss marker). Returns 1, 0 at the end of all CPUs, or a
- * negative error (out of memory) with the reason in @d.
+ * Where a stream's pages come from: a file's per-CPU data (the streams
+ * above), or pages handed over live (kmemtrace top). @next loads input
+ * @i's next page into @pg (the page before it is done with): 1, 0 at its
+ * end, -EAGAIN when it has none yet (live), -ENOMEM, or another error for a
+ * page passed over (@skipped says what, and the next call goes on).
+ */
+struct kmt_page_source {
+	int (*next)(void *arg, int i, struct kmt_page *pg, struct kmt_diag *d);
+	const struct kmt_skip *(*skipped)(void *arg, int i);
+	const char *(*where)(void *arg, int i);		/* for messages */
+	uint64_t (*offset)(void *arg, int i);
+	uint64_t (*in_chunk)(void *arg, int i);
+	void *arg;
+};
+
+/* The stream of @n inputs of @src, input i being CPU @cpus[i]; NULL with @d. */
+struct kmt_stream *kmt_stream_open_source(const struct kmt_page_source *src, const int *cpus, int n,
+					  struct kmt_diag *d);
+/*
+ * Live: records after @ts are not handed out yet (another CPU may still
+ * hand over an older one); UINT64_MAX (the default): all.
+ */
+void kmt_stream_set_safe(struct kmt_stream *s, uint64_t ts);
+/*
+ * Next record (or loss marker). Returns 1, 0 at the end of all CPUs,
+ * -EAGAIN (live) when the next one is not known yet, or a negative error
+ * (out of memory) with the reason in @d.
  */
 int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d);
 /* The file offset of the page the last record came from, and its CPU. */

@@ -107,29 +107,66 @@ void diff_close(struct diff *d)
 			analysis_close(&d->side[s].a);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The functions of side @k's call sites, sorted (to free with free_names); NULL if none. */
+static char **site_functions(const struct diff *d, int k, size_t *n)
+{
+	const struct kmt_site *s = kmt_model_sites(d->side[k].a.m, n);
+	char **v = calloc(*n + 1, sizeof(*v)), fn[256];
+	size_t i;
+
+	for (i = 0; v && i < *n; i++)
+		v[i] = strdup(site_function(&d->side[k].r, s[i].addr, fn, sizeof(fn)));
+	for (i = 0; v && i < *n; i++)
+		if (!v[i])
+			*n = i;		/* out of memory: the ones before */
+	if (v)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+static void free_names(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /*
  * Offsets into functions mean the same code only in the same build: the
  * same kernel release, its functions at the same distances from each
- * other (KASLR moves them all by one amount).
+ * other (KASLR moves them all by one amount). The functions compared are
+ * those both traces have call sites in: a trace's kallsyms may hold only
+ * the symbols its own events name (record's default), and names the
+ * others' neighbours without their extent.
  */
 static bool same_build(struct diff *d)
 {
 	const struct kmt_file_info *a = kmt_file_info(d->side[0].a.f), *b = kmt_file_info(d->side[1].a.f);
-	size_t n, i, checked = 0;
+	size_t n, i, nb = 0, checked = 0;
 	const struct kmt_site *s = kmt_model_sites(d->side[0].a.m, &n);
+	char **bfn = NULL, fn[256], *key = fn;
 	uint64_t shift = 0;
-	char fn[256];
+	bool ret = false;
 
 	if (!a->uname || !b->uname || strcmp(a->uname, b->uname)) {
 		snprintf(d->match_why, sizeof(d->match_why), "the kernels differ (%s; %s)",
 			 a->uname ? a->uname : "unknown", b->uname ? b->uname : "unknown");
 		return false;
 	}
+	bfn = site_functions(d, 1, &nb);
 	for (i = 0; i < n; i++) {
 		uint64_t alo, ahi, blo, bhi;
 
 		site_function(&d->side[0].r, s[i].addr, fn, sizeof(fn));
-		if (kmt_symbols_find(d->side[0].a.syms, fn, &alo, &ahi) != 1 ||
+		if (!bfn || !bsearch(&key, bfn, nb, sizeof(*bfn), cmp_str) ||
+		    kmt_symbols_find(d->side[0].a.syms, fn, &alo, &ahi) != 1 ||
 		    kmt_symbols_find(d->side[1].a.syms, fn, &blo, &bhi) != 1)
 			continue;
 		if (checked++ == 0)
@@ -137,16 +174,19 @@ static bool same_build(struct diff *d)
 		if (blo - alo != shift || bhi - blo != ahi - alo) {
 			snprintf(d->match_why, sizeof(d->match_why),
 				 "the same release (%s) but another build: %s moved or changed size", a->uname, fn);
-			return false;
+			goto out;
 		}
 	}
 	if (!checked) {
-		snprintf(d->match_why, sizeof(d->match_why), "no function of a call site is in both symbol tables");
-		return false;
+		snprintf(d->match_why, sizeof(d->match_why), "no function has call sites in both traces");
+		goto out;
 	}
 	snprintf(d->match_why, sizeof(d->match_why), "the same kernel build (%s; %zu functions at the "
 		 "same places)", a->uname, checked);
-	return true;
+	ret = true;
+out:
+	free_names(bfn, nb);
+	return ret;
 }
 
 /* One side's rows of a table: key, function, values. */

@@ -4,29 +4,26 @@
  * trace_processor open. The memory events go out as Perfetto's own ftrace
  * event messages (kmalloc, kfree, kmem_cache_alloc/free, mm_page_alloc/
  * free, the task events; percpu, vmalloc and watchpoint samples as generic
- * ftrace events), streamed in per-CPU bundles as the analysis meets them;
- * then the tasks as processes and threads, and counter tracks from the
- * model's time series: live slab bytes (total, per top cache, per top
- * task) and the allocation rate. Timestamps are the trace's own clock.
+ * ftrace events), streamed in per-CPU bundles as the analysis meets them,
+ * and again as track events on their tasks' tracks, named by function
+ * and cache (export-perfetto-names.c); then the tasks as processes and
+ * threads, and counter tracks from the model's time series: live slab
+ * bytes (total, per top cache, per top task) and the allocation rate.
+ * Timestamps are the trace's own clock.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
-#include "export.h"
-#include "util/pb.h"
+#include "export-perfetto.h"
 
 #define TOP 8				/* caches and tasks with a counter track of their own */
 #define BUNDLE_BYTES (256 * 1024)	/* a CPU's events are written in bundles of about this */
 #define COUNTER_SEQ 1000		/* the counters' packet sequence; CPUs use 1 + cpu */
 
-/* Field numbers: proto/perfetto_trace.proto. */
+/* Field numbers: proto/perfetto_trace.proto (TracePacket's and TrackDescriptor's in export-perfetto.h). */
 enum {
-	TRACE_PACKET = 1,
-	PACKET_FTRACE_EVENTS = 1, PACKET_PROCESS_TREE = 2, PACKET_TIMESTAMP = 8,
-	PACKET_SEQUENCE_ID = 10, PACKET_TRACK_EVENT = 11, PACKET_SEQUENCE_FLAGS = 13,
-	PACKET_TRACK_DESCRIPTOR = 60,
 	BUNDLE_CPU = 1, BUNDLE_EVENT = 2,
 	EVENT_TIMESTAMP = 1, EVENT_PID = 2,
 	EV_TASK_NEWTASK = 235, EV_TASK_RENAME = 236, EV_SCHED_PROCESS_EXEC = 237,
@@ -36,8 +33,7 @@ enum {
 	GENERIC_EVENT_NAME = 1, GENERIC_FIELD = 2, FIELD_NAME = 1, FIELD_STR = 3, FIELD_INT = 4,
 	FIELD_UINT = 5,
 	TREE_PROCESSES = 1, TREE_THREADS = 2, PROCESS_PID = 1, PROCESS_CMDLINE = 3,
-	PROCESS_CMDLINE_IS_COMM = 9, THREAD_TID = 1, THREAD_NAME = 2,
-	TRACK_UUID = 1, TRACK_NAME = 2, TRACK_DESCRIPTION = 14, TRACK_COUNTER = 8,
+	PROCESS_CMDLINE_IS_COMM = 9, TREE_THREAD_TID = 1, TREE_THREAD_NAME = 2,
 	COUNTER_UNIT = 3, COUNTER_UNIT_NAME = 6, UNIT_COUNT = 2, UNIT_SIZE_BYTES = 3,
 	TRACKEVENT_TYPE = 9, TRACKEVENT_TRACK_UUID = 11, TRACKEVENT_COUNTER_VALUE = 30,
 	TYPE_COUNTER = 4,
@@ -48,27 +44,8 @@ struct perfetto {
 	size_t *mark;			/* its open bundle message, or SIZE_MAX */
 	int ncpu;
 	struct pb pkt;			/* one packet at a time */
+	struct perfetto_names *names;	/* the events again, by name */
 };
-
-/* Write @p as one packet of the Trace (field 1 of the top message). */
-static void packet(struct export *x, struct pb *p)
-{
-	uint8_t head[16];
-	size_t n = 0, len = p->len;
-
-	if (p->oom) {
-		x->failed = true;
-		return;
-	}
-	head[n++] = (uint8_t)(TRACE_PACKET << 3 | 2);	/* length-delimited */
-	while (len >= 0x80) {
-		head[n++] = (uint8_t)(len | 0x80);
-		len >>= 7;
-	}
-	head[n++] = (uint8_t)len;
-	if (fwrite(head, 1, n, x->out) != n || fwrite(p->buf, 1, p->len, x->out) != p->len)
-		x->failed = true;
-}
 
 /* CPU @c's bundle of events, as a packet. */
 static void flush_cpu(struct export *x, int c)
@@ -80,7 +57,7 @@ static void flush_cpu(struct export *x, int c)
 		return;
 	pb_end_long(b, f->mark[c]);
 	pb_uint(b, PACKET_SEQUENCE_ID, 1 + (uint64_t)c);
-	packet(x, b);
+	perfetto_packet(x, b);
 	pb_reset(b);
 	f->mark[c] = SIZE_MAX;
 }
@@ -142,8 +119,9 @@ static void str_n(struct pb *b, uint32_t field, const char *s, uint32_t len)
  * is under 80 bytes (five 10-byte varints at most), so every length is one
  * byte, and nothing is checked between the fields. False for the others.
  */
-static bool event_in_place(struct pb *b, const struct kmt_event *ev)
+static bool event_in_place(const struct export *x, struct pb *b, const struct kmt_event *ev)
 {
+	uint64_t site = export_addr(x, ev->call_site), ptr = export_addr(x, ev->ptr);
 	uint8_t *p, *e, *m;
 	bool page_ptr = ev->flags & KMT_EVF_PAGE_PTR;
 
@@ -165,31 +143,31 @@ static bool event_in_place(struct pb *b, const struct kmt_event *ev)
 		m = pb_put_begin(&p, ev->kind == KMT_EV_KMALLOC ? EV_KMALLOC : EV_KMEM_CACHE_ALLOC);
 		p = pb_put_uint(p, 1, ev->bytes_alloc);
 		p = pb_put_uint(p, 2, ev->bytes_req);
-		p = pb_put_uint(p, 3, ev->call_site);
+		p = pb_put_uint(p, 3, site);
 		p = pb_put_uint(p, 4, (uint32_t)ev->gfp);
-		p = pb_put_uint(p, 5, ev->ptr);
+		p = pb_put_uint(p, 5, ptr);
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
 		m = pb_put_begin(&p, ev->kind == KMT_EV_KFREE ? EV_KFREE : EV_KMEM_CACHE_FREE);
-		p = pb_put_uint(p, 1, ev->call_site);
-		p = pb_put_uint(p, 2, ev->ptr);
+		p = pb_put_uint(p, 1, site);
+		p = pb_put_uint(p, 2, ptr);
 		break;
 	case KMT_EV_PAGE_ALLOC:
 		m = pb_put_begin(&p, EV_MM_PAGE_ALLOC);
 		p = pb_put_uint(p, 1, (uint32_t)ev->gfp);
 		p = pb_put_uint(p, 2, (uint64_t)(int64_t)ev->migratetype);
 		p = pb_put_uint(p, 3, ev->order);
-		p = pb_put_uint(p, page_ptr ? 4 : 5, ev->ptr);
+		p = pb_put_uint(p, page_ptr ? 4 : 5, ptr);
 		break;
 	case KMT_EV_PAGE_FREE:
 		m = pb_put_begin(&p, EV_MM_PAGE_FREE);
 		p = pb_put_uint(p, 1, ev->order);
-		p = pb_put_uint(p, page_ptr ? 2 : 3, ev->ptr);
+		p = pb_put_uint(p, page_ptr ? 2 : 3, ptr);
 		break;
 	default:	/* KMT_EV_PAGE_FREE_BATCHED */
 		m = pb_put_begin(&p, EV_MM_PAGE_FREE_BATCHED);
-		p = pb_put_uint(p, page_ptr ? 2 : 3, ev->ptr);
+		p = pb_put_uint(p, page_ptr ? 2 : 3, ptr);
 		break;
 	}
 	pb_put_end(m, p);
@@ -207,7 +185,8 @@ static void on_event(void *arg, const struct kmt_event *ev)
 
 	if (ev->kind == KMT_EV_STACK || ev->cpu < 0 || ev->cpu >= 4096 || !(b = bundle(x, ev->cpu)))
 		return;
-	if (event_in_place(b, ev))
+	perfetto_names_event(((struct perfetto *)x->priv)->names, ev);
+	if (event_in_place(x, b, ev))
 		goto out;
 	e = pb_begin(b, BUNDLE_EVENT);
 	pb_uint(b, EVENT_TIMESTAMP, ev->ts);
@@ -254,9 +233,9 @@ static void on_event(void *arg, const struct kmt_event *ev)
 		m = pb_begin(b, EV_GENERIC);
 		pb_str(b, GENERIC_EVENT_NAME, kmt_kind_name(ev->kind));
 		if (ev->call_site)
-			field_u(b, ev->kind == KMT_EV_ACCESS ? "ip" : "call_site", ev->call_site);
+			field_u(b, ev->kind == KMT_EV_ACCESS ? "ip" : "call_site", export_addr(x, ev->call_site));
 		field_u(b, ev->kind == KMT_EV_VMAP_ALLOC || ev->kind == KMT_EV_VMAP_FREE ? "addr" : "ptr",
-			ev->ptr);
+			export_addr(x, ev->ptr));
 		if (ev->bytes_alloc)
 			field_u(b, ev->kind == KMT_EV_VMAP_ALLOC ? "size" : "bytes_alloc", ev->bytes_alloc);
 		if (ev->bytes_req && ev->kind != KMT_EV_VMAP_ALLOC)
@@ -276,6 +255,13 @@ out:
 		flush_cpu(x, ev->cpu);
 }
 
+static void on_object(void *arg, const struct kmt_object *o)
+{
+	struct export *x = arg;
+
+	perfetto_names_object(((struct perfetto *)x->priv)->names, o);
+}
+
 static int begin(struct export *x)
 {
 	struct perfetto *f = calloc(1, sizeof(*f));
@@ -283,7 +269,10 @@ static int begin(struct export *x)
 	if (!f)
 		return error("out of memory");
 	x->priv = f;
+	if (!(f->names = perfetto_names_new(x)))
+		return error("out of memory");
 	x->hooks.event = on_event;
+	x->hooks.object = on_object;
 	x->hooks.arg = x;
 	return EXIT_OK;
 }
@@ -309,12 +298,12 @@ static void tasks(struct export *x, uint64_t ts)
 		pb_uint(p, PROCESS_CMDLINE_IS_COMM, 1);
 		pb_end(p, m);
 		m = pb_begin(p, TREE_THREADS);
-		pb_int(p, THREAD_TID, v[i].pid);
-		pb_str(p, THREAD_NAME, v[i].comm);
+		pb_int(p, TREE_THREAD_TID, v[i].pid);
+		pb_str(p, TREE_THREAD_NAME, v[i].comm);
 		pb_end(p, m);
 	}
 	pb_end(p, t);
-	packet(x, p);
+	perfetto_packet(x, p);
 }
 
 static void track(struct export *x, uint64_t uuid, const char *name, const char *desc, int unit,
@@ -335,7 +324,7 @@ static void track(struct export *x, uint64_t uuid, const char *name, const char 
 		pb_str(p, COUNTER_UNIT_NAME, unit_name);
 	pb_end(p, c);
 	pb_end(p, t);
-	packet(x, p);
+	perfetto_packet(x, p);
 }
 
 /* A counter track's values, at the end of each interval: @v[0..n) of @width ns from @start. */
@@ -361,7 +350,7 @@ static void values(struct export *x, uint64_t uuid, const int64_t *v, size_t n, 
 		pb_uint(p, TRACKEVENT_TRACK_UUID, uuid);
 		pb_int(p, TRACKEVENT_COUNTER_VALUE, v[i]);
 		pb_end(p, e);
-		packet(x, p);
+		perfetto_packet(x, p);
 	}
 }
 
@@ -442,7 +431,7 @@ static int end(struct export *x)
 		flush_cpu(x, c);
 	tasks(x, s->first_ts);
 	counters(x);
-	if (x->failed || f->pkt.oom)
+	if (x->failed || f->pkt.oom || perfetto_names_failed(f->names))
 		return error("cannot write %s: %s", x->path, errno ? strerror(errno) : "out of memory");
 	return EXIT_OK;
 }
@@ -459,6 +448,7 @@ static void release(struct export *x)
 	free(f->cpu);
 	free(f->mark);
 	pb_release(&f->pkt);
+	perfetto_names_free(f->names);
 	free(f);
 	x->priv = NULL;
 }

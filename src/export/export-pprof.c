@@ -18,6 +18,7 @@
 #include <kmemtrace/base.h>
 #include "util/util.h"
 #include "export.h"
+#include "intern.h"
 #include "util/pb.h"
 
 /* profile.proto field numbers (the ones written). */
@@ -36,24 +37,6 @@ enum {
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
-/* Strings, interned: the profile's string table (index 0 is ""). */
-struct strtab {
-	struct kmt_intern in;
-	bool oom;			/* a string could not be added: no output */
-};
-
-/* The index of @s, added if new; -1 on ENOMEM, and then the table says so. */
-static int64_t str_id(struct strtab *t, const char *s)
-{
-	int64_t id = kmt_intern_id(&t->in, 0, s);
-
-	if (id < 0) {
-		t->oom = true;
-		return -1;
-	}
-	return id;
-}
-
 /* A sample: call site, stack, cache and comm (string ids); its four values. */
 struct sample {
 	uint64_t site;
@@ -63,7 +46,7 @@ struct sample {
 };
 
 struct pprof {
-	struct strtab str;
+	struct intern str;		/* the profile's string table (index 0 is "") */
 	struct sample *s;
 	size_t n, alloc;
 	struct kmt_map by_key;		/* sample_hash() -> index; samples may share a hash */
@@ -124,8 +107,8 @@ static void on_object(void *arg, const struct kmt_object *o)
 
 	if (o->fate == KMT_FATE_PREEXISTING || o->kind == KMT_EV_PAGE_ALLOC)
 		return;		/* not allocated in the window; pages are not slab */
-	k.cache = o->cache ? str_id(&p->str, o->cache) : 0;
-	k.comm = o->comm ? str_id(&p->str, o->comm) : 0;
+	k.cache = o->cache ? intern_id(&p->str, o->cache) : 0;
+	k.comm = o->comm ? intern_id(&p->str, o->comm) : 0;
 	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
 		x->failed = true;
 		return;
@@ -200,7 +183,7 @@ static int begin(struct export *x)
 {
 	struct pprof *p = calloc(1, sizeof(*p));
 
-	if (!p || str_id(&p->str, "") != 0) {
+	if (!p || intern_id(&p->str, "") != 0) {
 		free(p);
 		return error("out of memory");
 	}
@@ -242,20 +225,20 @@ static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
 	return ++l->n;
 }
 
-static void value_type(struct pb *b, uint32_t field, struct strtab *t, const char *type, const char *unit)
+static void value_type(struct pb *b, uint32_t field, struct intern *t, const char *type, const char *unit)
 {
 	size_t m = pb_begin(b, field);
 
-	pb_int(b, VALUETYPE_TYPE, str_id(t, type));
-	pb_int(b, VALUETYPE_UNIT, str_id(t, unit));
+	pb_int(b, VALUETYPE_TYPE, intern_id(t, type));
+	pb_int(b, VALUETYPE_UNIT, intern_id(t, unit));
 	pb_end(b, m);
 }
 
-static void label(struct pb *b, struct strtab *t, const char *key, int64_t str)
+static void label(struct pb *b, struct intern *t, const char *key, int64_t str)
 {
 	size_t m = pb_begin(b, SAMPLE_LABEL);
 
-	pb_int(b, LABEL_KEY, str_id(t, key));
+	pb_int(b, LABEL_KEY, intern_id(t, key));
 	pb_int(b, LABEL_STR, str);
 	pb_end(b, m);
 }
@@ -287,7 +270,7 @@ static int gzip_out(const struct pb *b, FILE *out)
 static int end(struct export *x)
 {
 	struct pprof *p = x->priv;
-	struct strtab *t = &p->str;
+	struct intern *t = &p->str;
 	const struct kmt_summary *sum = kmt_model_summary(x->r.m);
 	struct locs l = { 0 };
 	struct pb b = { 0 };
@@ -327,23 +310,23 @@ static int end(struct export *x)
 		pb_end(&b, m);
 	}
 	for (i = 0; i < l.n; i++) {
-		lo = MIN(lo, l.addr[i]);
-		hi = MAX(hi, l.addr[i]);
+		lo = MIN(lo, export_addr(x, l.addr[i]));
+		hi = MAX(hi, export_addr(x, l.addr[i]));
 	}
 	m = pb_begin(&b, PROFILE_MAPPING);
 	pb_uint(&b, MAPPING_ID, 1);
 	pb_uint(&b, MAPPING_MEMORY_START, l.n ? lo : 0);
 	pb_uint(&b, MAPPING_MEMORY_LIMIT, l.n ? hi + 1 : 0);
-	pb_int(&b, MAPPING_FILENAME, str_id(t, "[kernel.kallsyms]"));
+	pb_int(&b, MAPPING_FILENAME, intern_id(t, "[kernel.kallsyms]"));
 	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
 	pb_end(&b, m);
 	/* A location per address, a function per name (its id: the name's string id). */
 	if (!oom && !(fnid = malloc((l.n + 1) * sizeof(*fnid))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++)
-		if ((fnid[i] = str_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
+		if ((fnid[i] = intern_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
 			oom = true;
-	if (!oom && !(done = calloc(t->in.n + 1, sizeof(*done))))
+	if (!oom && !(done = calloc(intern_count(t) + 1, sizeof(*done))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++) {
 		size_t ml;
@@ -351,7 +334,7 @@ static int end(struct export *x)
 		m = pb_begin(&b, PROFILE_LOCATION);
 		pb_uint(&b, LOCATION_ID, i + 1);
 		pb_uint(&b, LOCATION_MAPPING_ID, 1);
-		pb_uint(&b, LOCATION_ADDRESS, l.addr[i]);
+		pb_uint(&b, LOCATION_ADDRESS, export_addr(x, l.addr[i]));
 		ml = pb_begin(&b, LOCATION_LINE);
 		pb_uint(&b, LINE_FUNCTION_ID, (uint64_t)fnid[i]);
 		pb_end(&b, ml);
@@ -365,7 +348,7 @@ static int end(struct export *x)
 		pb_uint(&b, FUNCTION_ID, (uint64_t)fnid[i]);
 		pb_int(&b, FUNCTION_NAME, fnid[i]);
 		pb_int(&b, FUNCTION_SYSTEM_NAME, fnid[i]);
-		pb_int(&b, FUNCTION_FILENAME, str_id(t, "[kernel.kallsyms]"));
+		pb_int(&b, FUNCTION_FILENAME, intern_id(t, "[kernel.kallsyms]"));
 		pb_end(&b, m);
 	}
 	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(kmt_summary_span(sum)));
@@ -380,11 +363,11 @@ static int end(struct export *x)
 		 sum->stack_sample > 1 ? sampled : "every slab allocation, not sampled",
 		 sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
 		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
-	pb_int(&b, PROFILE_COMMENT, str_id(t, comment));
-	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "alloc_space"));
+	pb_int(&b, PROFILE_COMMENT, intern_id(t, comment));
+	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, intern_id(t, "alloc_space"));
 	/* The string table last: every string is in it by now. */
-	for (i = 0; i < t->in.n; i++)
-		pb_str(&b, PROFILE_STRING_TABLE, t->in.str[i]);
+	for (i = 0; i < intern_count(t); i++)
+		pb_str(&b, PROFILE_STRING_TABLE, intern_str(t, i));
 	if (oom || b.oom || t->oom)
 		ret = error("out of memory");
 	else if (gzip_out(&b, x->out))
@@ -404,7 +387,7 @@ static void release(struct export *x)
 
 	if (!p)
 		return;
-	kmt_intern_release(&p->str.in);
+	intern_release(&p->str);
 	free(p->s);
 	kmt_map_release(&p->by_key);
 	free(p);

@@ -271,7 +271,7 @@ static int64_t id_of(struct export *x, uint64_t addr, const char *s)
 	sqlite3_bind_int64(q->site, 1, id);
 	sqlite3_bind_text(q->site, 2, site_name(&x->r, addr, cs, sizeof(cs)), -1, SQLITE_STATIC);
 	sqlite3_bind_text(q->site, 3, site_function(&x->r, addr, fn, sizeof(fn)), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q->site, 4, (sqlite3_int64)addr);
+	sqlite3_bind_int64(q->site, 4, (sqlite3_int64)export_addr(x, addr));
 	step(x, q->site);
 	return id;
 oom:
@@ -341,7 +341,7 @@ static void on_object(void *arg, const struct kmt_object *o)
 	r = &b->r[b->n++];
 #define PUT(c, val) (r->v[(c) - 1] = (sqlite3_int64)(val), r->set |= 1u << ((c) - 1))
 	r->set = 0;
-	PUT(1, o->ptr);
+	PUT(1, export_addr(x, o->ptr));
 	PUT(2, page ? KIND_PAGE : o->kind == KMT_EV_KMALLOC ? KIND_KMALLOC :
 	       o->kind == KMT_EV_CACHE_ALLOC ? KIND_CACHE : KIND_UNKNOWN);
 	if (site > 0)
@@ -400,7 +400,7 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	sqlite3_bind_int64(st, 7, (sqlite3_int64)ev->bytes_req);
 	if (ev->str2_len)
 		sqlite3_bind_text(st, 8, ev->str2, (int)ev->str2_len, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 9, (sqlite3_int64)o->ptr);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)export_addr(x, o->ptr));
 	bind_time(x, st, 10, o->alloc_ts);
 	bind_text(st, 11, site_name(&x->r, o->alloc_site, cs, sizeof(cs)));
 	bind_text(st, 12, o->cache);
@@ -561,7 +561,7 @@ static int meta(struct export *x)
 		{ "damaged_gaps", sum->damaged_gaps },
 		{ "partial_allocs", sum->partial_allocs }, { "partial_frees", sum->partial_frees },
 		{ "filtered", sum->filtered }, { "objects", (uint64_t)s->objects },
-		{ "accesses", (uint64_t)s->accesses },
+		{ "accesses", (uint64_t)s->accesses }, { "hashed_pointers", x->r.hash.on },
 	};
 	size_t i;
 

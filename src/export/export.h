@@ -6,7 +6,9 @@
  * at the end, so an interrupted export leaves nothing that looks complete.
  *
  *   export-pprof.c     gzipped profile.proto (go tool pprof, Pyroscope, Parca)
- *   export-perfetto.c  a Perfetto trace (ui.perfetto.dev, trace_processor)
+ *   export-perfetto.c  a Perfetto trace (ui.perfetto.dev, trace_processor), and
+ *   export-perfetto-names.c  its events again as track events, named by function and cache
+ *   intern.c           strings and addresses numbered, for pprof and Perfetto
  *   export-folded.c    folded stacks (flamegraph.pl, speedscope, inferno)
  *   export-sqlite.c    an SQLite database
  */
@@ -47,6 +49,15 @@ struct export_format {
 	int (*end)(struct export *x);
 	void (*release)(struct export *x);
 };
+
+/*
+ * A kernel address as the output holds it: itself, or with --hash-pointers
+ * the number report's "h:..." shows for it (the same key, the same value).
+ */
+static inline uint64_t export_addr(const struct export *x, uint64_t addr)
+{
+	return x->r.hash.on ? kmt_hashptr_value(&x->r.hash, addr) : addr;
+}
 
 extern const struct export_format export_pprof, export_perfetto, export_folded, export_sqlite;
 

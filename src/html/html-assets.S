@@ -11,6 +11,15 @@ kmt_html_css:
 	.global kmt_html_js
 	.type kmt_html_js, @object
 kmt_html_js:
-	.incbin "src/html/report.js"
+	/* One script in parts, in this order (each section of page-1-base.js's list). */
+	.incbin "src/html/page-1-base.js"
+	.incbin "src/html/page-2-colours.js"
+	.incbin "src/html/page-3-charts.js"
+	.incbin "src/html/page-4-tables.js"
+	.incbin "src/html/page-5-flame.js"
+	.incbin "src/html/page-6-sections.js"
+	.incbin "src/html/page-7-checks.js"
+	.incbin "src/html/page-8-diff.js"
+	.incbin "src/html/page-9-main.js"
 	.byte 0
 	.section .note.GNU-stack,"",@progbits

@@ -33,6 +33,7 @@ struct rec_opts {
 	const char *filter;
 	bool compress;
 	int level;
+	bool full_kallsyms;		/* keep /proc/kallsyms whole in the file */
 	int rt_prio;
 	size_t hold_mb;			/* -m */
 	bool quiet;

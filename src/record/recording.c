@@ -469,6 +469,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	struct kmt_finalize_opts fo = {
 		.zalg = rc->o.compress ? KMT_Z_ZSTD : KMT_Z_NONE, .level = rc->o.level,
 		.chunk_pages = 64, .recovered = recovered, .punch = rc->capture_err == -ENOSPC,
+		.full_kallsyms = rc->o.full_kallsyms,
 		.progress = rc->o.status ? ui_progress : NULL, .progress_arg = (void *)output,
 		.held = recovered ? NULL : rc->r, .released = rec_released, .released_arg = rc,
 	};

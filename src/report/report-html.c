@@ -1,7 +1,7 @@
 /*
  * The pages of report --html and diff --html: one self-contained file.
  * The data is a JSON document in a <script type="application/json">
- * element; the built-in script (src/html/report.js) draws it, with no
+ * element; the built-in script (src/html/page-*.js) draws it, with no
  * network and nothing beside the page.
  */
 #include <stdlib.h>

@@ -21,7 +21,7 @@ void html_data(const struct report *r, struct js *j);
 void html_page(FILE *out, const char *title, const char *json_cmd,
 	       void (*data)(void *arg, struct js *j), void *arg);
 
-/* src/html/report.css and report.js, NUL-terminated (src/html/html-assets.S). */
+/* src/html/report.css and the script (page-*.js, in order), NUL-terminated (src/html/html-assets.S). */
 extern const char kmt_html_css[], kmt_html_js[];
 
 #endif

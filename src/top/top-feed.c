@@ -1,6 +1,9 @@
 /*
  * kmemtrace top, the feed: pages the live readers handed over -> events ->
- * the model, in time order across CPUs (src/top/top.h).
+ * the model, in time order across CPUs (src/top/top.h). The pages are a
+ * page source of the file path's stream (include/kmemtrace/tracefile.h),
+ * which merges them, says where a CPU lost events and passes over a page
+ * that cannot be read, as for a file.
  *
  * A CPU's events come in order; across CPUs they must be merged. An event
  * may only be fed once no CPU can still hand over an older one: each
@@ -24,6 +27,43 @@
 #include "top.h"
 
 #define MARGIN_NS 2000000ULL		/* events still being written when a buffer read empty */
+
+/* The page source: CPU @i's queue; the page before is given back first. */
+static void page_done(struct top *t, struct feed_cpu *c);
+
+static int live_next(void *arg, int i, struct kmt_page *pg, struct kmt_diag *d)
+{
+	struct top *t = arg;
+	struct feed_cpu *c = &t->cpu[i];
+	int ret;
+
+	if (c->reading)
+		page_done(t, c);
+	if (!c->head)
+		return t->draining ? 0 : -EAGAIN;
+	c->reading = true;
+	ret = kmt_page_load(pg, c->head->data, t->psize, &t->layout, false, d);
+	if (ret) {
+		c->skip = (struct kmt_skip){ .cpu = t->rc.cpus[i], .pages = 1, .err = ret };
+		snprintf(c->skip.why, sizeof(c->skip.why), "a live page: %.160s", d->msg);
+	}
+	return ret ? ret : 1;
+}
+
+static const struct kmt_skip *live_skipped(void *arg, int i)
+{
+	return &((struct top *)arg)->cpu[i].skip;
+}
+
+static const char *live_where(void *arg, int i)
+{
+	return "a live page";
+}
+
+static uint64_t live_zero(void *arg, int i)
+{
+	return 0;
+}
 
 int feed_init(struct top *t, struct kmt_diag *d)
 {
@@ -77,6 +117,13 @@ int feed_init(struct top *t, struct kmt_diag *d)
 				return t->cpu[i].spool_fd;
 		}
 	}
+	{
+		struct kmt_page_source src = { live_next, live_skipped, live_where, live_zero, live_zero, t };
+
+		t->stream = kmt_stream_open_source(&src, rc->cpus, t->ncpu, d);
+		if (!t->stream)
+			return d->err ? d->err : -ENOMEM;
+	}
 	return 0;
 }
 
@@ -84,6 +131,8 @@ void feed_release(struct top *t)
 {
 	int i;
 
+	kmt_stream_close(t->stream);
+	t->stream = NULL;
 	/* Pages still queued are the live capture's, freed with it. */
 	for (i = 0; t->cpu && i < t->ncpu; i++) {
 		t->cpu[i].head = t->cpu[i].tail = NULL;
@@ -140,58 +189,31 @@ static void page_done(struct top *t, struct feed_cpu *c)
 		c->tail = NULL;
 	done->next = NULL;
 	kmt_live_put(t->rc.live, done);
-	c->loaded = false;
+	c->reading = false;
 }
 
-/* The next event of CPU @i into c->ev (c->have), loading pages as needed. */
-static void next(struct top *t, int i)
+/* A marker of the stream: events lost on a CPU, or a page that could not be read. */
+static void lost(struct top *t, const struct kmt_srec *sr)
 {
-	struct feed_cpu *c = &t->cpu[i];
-	struct kmt_diag d = { 0 };
-	struct kmt_rec rec;
-	int ret;
-
-	while (!c->have && c->head) {
-		if (!c->loaded) {
-			if (kmt_page_load(&c->pg, c->head->data, t->psize, &t->layout, false, &d))
-				goto bad;
-			kmt_page_iter_init(&c->it, &c->pg);
-			c->loaded = true;
-			if (c->pg.missed)
-				kmt_model_lost(t->m, t->rc.cpus[i], c->pg.lost, c->pg.ts);
-		}
-		ret = kmt_page_next(&c->it, &rec, &d);
-		if (ret < 0)
-			goto bad;
-		if (ret == 0) {
-			page_done(t, c);
-			continue;
-		}
-		ret = kmt_decode(t->dec, &rec, t->rc.cpus[i], &c->ev);
-		if (ret < 0) {
-			snprintf(d.msg, sizeof(d.msg), "a record does not fit its format");
-			goto bad;
-		}
-		c->have = ret > 0;
+	if (sr->skip) {
+		/* Not this page's events: say so once, go on. */
+		if (!t->failed)
+			warning("CPU %d: a page cannot be read (%s): its events are counted as lost",
+				sr->cpu, sr->skip->why);
+		t->failed = true;
 	}
-	return;
-bad:
-	/* Not this page's events: say so once, drop the page, go on. */
-	if (!t->failed)
-		warning("CPU %d: a page cannot be read (%s): its events are counted as lost",
-			t->rc.cpus[i], d.msg);
-	t->failed = true;
-	kmt_model_lost(t->m, t->rc.cpus[i], -1, c->loaded ? c->pg.ts : 0);
-	page_done(t, c);
+	kmt_model_lost(t->m, sr->cpu, sr->skip ? -1 : sr->lost, sr->rec.ts);
 }
 
 int feed_pump(struct top *t, bool all)
 {
+	struct kmt_diag d = { 0 };
+	struct kmt_srec sr;
+	struct kmt_event ev;
 	uint64_t safe = UINT64_MAX, n = 0;
-	int i;
+	int i, ret;
 
 	t->pending = false;
-
 	for (i = 0; i < t->ncpu; i++)
 		if (take(t, i))
 			return EXIT_FAIL;
@@ -200,23 +222,27 @@ int feed_pump(struct top *t, bool all)
 			safe = MIN(safe, MAX(t->cpu[i].empty_ns, t->cpu[i].seen_ns));
 		safe = safe > MARGIN_NS ? safe - MARGIN_NS : 0;
 	}
-	/* Each CPU's next event; after that only the CPU just fed has a new one. */
-	for (i = 0; i < t->ncpu; i++)
-		next(t, i);
-	for (;;) {
-		int best = -1;
-
-		for (i = 0; i < t->ncpu; i++)
-			if (t->cpu[i].have && t->cpu[i].ev.ts <= safe &&
-			    (best < 0 || t->cpu[i].ev.ts < t->cpu[best].ev.ts))
-				best = i;
-		if (best < 0)
-			break;
-		if (kmt_model_event(t->m, &t->cpu[best].ev))
+	t->draining = all;
+	kmt_stream_set_safe(t->stream, safe);
+	while ((ret = kmt_stream_next(t->stream, &sr, &d)) > 0) {
+		if (sr.lost_marker) {
+			lost(t, &sr);
+			continue;
+		}
+		ret = kmt_decode(t->dec, &sr.rec, sr.cpu, &ev);
+		if (ret < 0) {
+			if (!t->failed)
+				warning("CPU %d: a record does not fit its format: its event is counted as lost",
+					sr.cpu);
+			t->failed = true;
+			kmt_model_lost(t->m, sr.cpu, -1, sr.rec.ts);
+			continue;
+		}
+		if (!ret)
+			continue;
+		if (kmt_model_event(t->m, &ev))
 			return error("out of memory: the analysis stops");
 		t->events++;
-		t->cpu[best].have = false;
-		next(t, best);
 		/*
 		 * Behind a busy machine: stop now and then, so keys come on
 		 * time, and when a snapshot is due (the ticker, boosting this
@@ -229,6 +255,8 @@ int feed_pump(struct top *t, bool all)
 			break;
 		}
 	}
+	if (ret < 0 && ret != -EAGAIN)
+		return error("%s", d.msg);
 	if (kmt_model_sync(t->m))
 		return error("out of memory: the analysis stops");
 	return EXIT_OK;

@@ -41,52 +41,101 @@ static const char *bytes(const struct top_snap *s, double v, bool rate, bool sig
 }
 
 /*
- * The table's columns, and which go first when the window is narrow (the
- * name keeps at least NAME_MIN characters): waste, live objects, frees,
- * growth; allocations, bytes and live bytes stay.
+ * The table's columns are top_cols' with a title; a narrow window drops
+ * them in their drop order (the name keeps at least NAME_MIN characters):
+ * waste, live objects, frees, growth; allocations, bytes and live bytes
+ * stay.
  */
-#define NCOLS 7
 #define NAME_MIN 28
-static const int col_width[NCOLS] = { 10, 10, 11, 10, 9, 11, 11 };
-static const int drop_order[] = { 3, 4, 1, 6 };
 
 static unsigned int dropped(int width)
 {
 	unsigned int mask = 0;
-	int used = 2 + NAME_MIN, i;
-	size_t k;
+	int used = 2 + NAME_MIN, i, rank;
 
-	for (i = 0; i < NCOLS; i++)
-		used += col_width[i] + 1;
-	for (k = 0; k < sizeof(drop_order) / sizeof(drop_order[0]) && used > width; k++) {
-		mask |= 1u << drop_order[k];
-		used -= col_width[drop_order[k]] + 1;
+	for (i = 0; top_cols[i].get; i++)
+		if (top_cols[i].title)
+			used += top_cols[i].width + 1;
+	for (rank = 1; used > width; rank++) {
+		bool any = false;
+
+		for (i = 0; top_cols[i].get; i++)
+			if (top_cols[i].title && top_cols[i].drop == rank) {
+				mask |= 1u << i;
+				used -= top_cols[i].width + 1;
+				any = true;
+			}
+		if (!any)
+			break;
 	}
 	return mask;
 }
 
+/* Column @c of row @r as the screen shows it (the header: @r NULL). */
+static const char *cell(const struct top_snap *s, const struct top_col *c, const struct top_row *r,
+			char *buf)
+{
+	int64_t v;
+
+	if (!r)
+		return c->title;
+	v = c->get(r);
+	return c->bytes ? bytes(s, (double)v, c->rate, c->sign, buf) : count(s, (uint64_t)v, c->rate, buf);
+}
+
 /* One line of the table: the columns not in @drop, right-aligned, then the name. */
-static void cells(char *line, size_t size, unsigned int drop, const char *const *v, const char *name)
+static void cells(char *line, size_t size, unsigned int drop, const struct top_snap *s,
+		  const struct top_row *r, const char *name)
 {
 	size_t o = 0;
+	char buf[48];
 	int i;
 
-	for (i = 0; i < NCOLS && o < size; i++)
-		if (!(drop & (1u << i)))
-			o += (size_t)snprintf(line + o, size - o, "%s%*s", o ? " " : "", col_width[i], v[i]);
+	for (i = 0; top_cols[i].get && o < size; i++)
+		if (top_cols[i].title && !(drop & (1u << i)))
+			o += (size_t)snprintf(line + o, size - o, "%s%*s", o ? " " : "", top_cols[i].width,
+					      cell(s, &top_cols[i], r, buf));
 	if (o < size)
 		snprintf(line + o, size - o, "  %s", name);
 }
 
-/* The header lines and the table, at most @max_rows rows, cut to @width. */
-void show_text(struct top *t, FILE *out, int max_rows, int width)
+/* How many rows of the current view show under the filter (and --cache). */
+static size_t matching(const struct top *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->snap.nrows[t->view]; i++)
+		n += snap_shown(t, &t->snap.rows[t->view][i]);
+	return n;
+}
+
+/* Why no row shows, when none does. */
+static const char *no_rows(const struct top *t, char *buf, size_t len)
+{
+	if (!t->snap.nrows[t->view])
+		return "  (nothing allocated yet)";
+	if (*t->filter)
+		snprintf(buf, len, "  (no row matches the filter '%s')", t->filter);
+	else
+		snprintf(buf, len, "  (nothing of cache %s yet)", t->cache ? t->cache : "?");
+	return buf;
+}
+
+/*
+ * The header and the table, at most @max_rows rows (-1: all), cut to
+ * @width. The header has HEAD_FULL lines; a short screen asks for fewer:
+ * the blank line goes first, then the live slab line. A row that matches
+ * but finds no room is counted in the table's heading, never said to be
+ * filtered out.
+ */
+void show_text(struct top *t, FILE *out, int max_rows, int width, int head)
 {
 	const struct top_snap *s = &t->snap;
-	char a[40], b[40], c[40], d[40], e[40], f[40], g[40], line[1024];
+	char a[40], b[40], c[40], d[40], e[40], line[1024], what[96];
 	time_t now = time(NULL);
+	size_t i, k, match = matching(t);
 	unsigned int drop;
 	struct tm tm;
-	size_t i, k;
 
 	localtime_r(&now, &tm);
 	snprintf(line, sizeof(line), "kmemtrace top  %02d:%02d:%02d  up %.1f s, every %.1f s  by %s, sort %s%s%s%s",
@@ -98,14 +147,22 @@ void show_text(struct top *t, FILE *out, int max_rows, int width)
 		 count(s, s->page_allocs, true, d), count(s, s->lost_events, false, e),
 		 s->lost_gaps ? " (+ gaps of unknown size)" : s->lost_now ? " (in this interval)" : "");
 	fprintf(out, "%.*s\n", width, line);
-	snprintf(line, sizeof(line), "live slab %s (%s in %.1f s), %s objects  top's CPU %.1f%%%s%s",
-		 bytes(s, (double)s->live_bytes, false, false, a), bytes(s, (double)s->growth, false, true, b),
-		 s->interval, count(s, s->live_objects, false, c), s->cpu_pct,
-		 s->queued ? "  analysis behind: " : "", s->queued ? bytes(s, (double)s->queued, false, false, d) : "");
-	fprintf(out, "%.*s\n\n", width, line);
+	if (head >= HEAD_FULL - 1) {
+		snprintf(line, sizeof(line), "live slab %s (%s in %.1f s), %s objects  top's CPU %.1f%%%s%s",
+			 bytes(s, (double)s->live_bytes, false, false, a),
+			 bytes(s, (double)s->growth, false, true, b), s->interval,
+			 count(s, s->live_objects, false, c), s->cpu_pct, s->queued ? "  analysis behind: " : "",
+			 s->queued ? bytes(s, (double)s->queued, false, false, d) : "");
+		fprintf(out, "%.*s\n", width, line);
+	}
+	if (head >= HEAD_FULL)
+		fputc('\n', out);
 	drop = dropped(width);
-	cells(line, sizeof(line), drop, (const char *[]){ "allocs/s", "frees/s", "bytes/s", "waste/s", "live",
-							  "live bytes", "growth" }, view_name(t->view));
+	if (max_rows >= 0 && match > (size_t)max_rows)
+		snprintf(what, sizeof(what), "%s (%d of %zu)", view_name(t->view), max_rows, match);
+	else
+		snprintf(what, sizeof(what), "%s", view_name(t->view));
+	cells(line, sizeof(line), drop, s, NULL, what);
 	fprintf(out, "%.*s\n", width, line);
 	for (i = 0, k = 0; i < s->nrows[t->view] && (max_rows < 0 || k < (size_t)max_rows); i++) {
 		const struct top_row *r = &s->rows[t->view][i];
@@ -113,23 +170,18 @@ void show_text(struct top *t, FILE *out, int max_rows, int width)
 		if (!snap_shown(t, r))
 			continue;
 		k++;
-		cells(line, sizeof(line), drop, (const char *[]){
-			count(s, r->allocs, true, a), count(s, r->frees, true, b),
-			bytes(s, (double)r->bytes_alloc, true, false, c),
-			bytes(s, (double)(kmt_waste(r->bytes_req, r->bytes_alloc)), true, false, d),
-			count(s, r->live_objects, false, e), bytes(s, (double)r->live_bytes, false, false, f),
-			bytes(s, (double)r->growth, false, true, g) }, r->name);
+		cells(line, sizeof(line), drop, s, r, r->name);
 		fprintf(out, "%.*s\n", width, line);
 	}
-	if (!k)
-		fprintf(out, "%.*s\n", width, s->nrows[t->view] ? "  (no row matches the filter)" :
-			"  (nothing allocated yet)");
+	if (!match && max_rows)
+		fprintf(out, "%.*s\n", width, no_rows(t, line, sizeof(line)));
 }
 
 /* One JSON object per snapshot, on one line: counts in the interval, exact. */
 void show_json(struct top *t, FILE *out)
 {
 	const struct top_snap *s = &t->snap;
+	const struct top_col *c;
 	struct js j;
 	size_t i, k;
 
@@ -159,13 +211,9 @@ void show_json(struct top *t, FILE *out)
 		k++;
 		js_open(&j, NULL, '{');
 		js_str(&j, "name", r->name);
-		js_u64(&j, "allocs", r->allocs);
-		js_u64(&j, "frees", r->frees);
-		js_u64(&j, "bytes_alloc", r->bytes_alloc);
-		js_u64(&j, "bytes_req", r->bytes_req);
-		js_u64(&j, "live_objects", r->live_objects);
-		js_u64(&j, "live_bytes", r->live_bytes);
-		js_i64(&j, "growth", r->growth);
+		for (c = top_cols; c->get; c++)
+			if (c->json)
+				js_i64(&j, c->json, c->get(r));
 		js_close(&j, '}');
 	}
 	js_close(&j, ']');
@@ -222,36 +270,61 @@ void screen_close(struct top *t)
 		tcsetattr(t->tty_fd, TCSAFLUSH, &t->saved);
 }
 
+/*
+ * The header's lines on a screen of @lines lines (the help line apart)
+ * when @match rows match: all of it unless that leaves fewer than three
+ * of them (or of the matching rows, if fewer) their line; then the blank
+ * line goes, then the live slab line.
+ */
+static int head_lines(int lines, size_t match)
+{
+	int need = (int)MIN(MAX(match, (size_t)1), (size_t)3), head;
+
+	for (head = HEAD_FULL; head > HEAD_MIN && lines - head < need; head--)
+		;
+	return head;
+}
+
+/* The help line: exactly the keys that work now (a test presses each). */
+static void help_line(const struct top *t, char *foot, size_t len)
+{
+	const char *pause = t->paused ? "resume" : "pause";
+
+	if (t->editing)
+		snprintf(foot, len, "filter: %s_   Enter apply  Esc clear  ^U erase", t->edit);
+	else if (t->width >= 78)
+		snprintf(foot, len, " c call sites  k caches  p processes  s sort  / filter  space %s  q quit ", pause);
+	else
+		snprintf(foot, len, " c/k/p view  s sort  / filter  space %s  q quit ", pause);
+}
+
 void screen_draw(struct top *t)
 {
-	char *buf = NULL;
+	char *buf = NULL, *l, *nl;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	char foot[sizeof(t->edit) + 128];
-	int rows;
+	int lines, head, n;
 
 	if (!m)
 		return;
 	size_of(t);
-	rows = t->height - 8;
-	show_text(t, m, rows > 0 ? rows : 0, t->width);
+	lines = t->height - 1;
+	head = head_lines(lines, matching(t));
+	show_text(t, m, MAX(lines - head, 0), t->width, head);
 	fclose(m);
-	/* Home, each line cleared to its end, the rest of the screen cleared. */
+	/*
+	 * Home, each line cleared to its end, the rest of the screen cleared;
+	 * never more lines than fit above the help line (more would scroll).
+	 */
 	fputs("\033[H", t->out);
-	for (char *l = buf, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+	for (l = buf, n = 0; l && *l && n < lines; l = nl ? nl + 1 : NULL, n++) {
 		nl = strchr(l, '\n');
 		fprintf(t->out, "%.*s\033[K\r\n", nl ? (int)(nl - l) : (int)strlen(l), l);
 	}
 	fputs("\033[J", t->out);
 	/* The last line, never wider than the window (a wrap would scroll the screen). */
-	if (t->editing)
-		snprintf(foot, sizeof(foot), "filter: %s", t->edit);
-	else if (t->width >= 78)
-		snprintf(foot, sizeof(foot), " c call sites  k caches  p processes  s sort  / filter  "
-			 "space %s  q quit ", t->paused ? "resume" : "pause");
-	else
-		snprintf(foot, sizeof(foot), " c/k/p view  s sort  / filter  space %s  q quit ",
-			 t->paused ? "resume" : "pause");
+	help_line(t, foot, sizeof(foot));
 	fprintf(t->out, "\033[%d;1H\033[7m%.*s\033[0m\033[K", t->height, t->width > 1 ? t->width - 1 : 1, foot);
 	fflush(t->out);
 	free(buf);

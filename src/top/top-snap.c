@@ -10,19 +10,74 @@
 #include "util/util.h"
 #include "top.h"
 
+static int64_t get_allocs(const struct top_row *r) { return (int64_t)r->allocs; }
+static int64_t get_frees(const struct top_row *r) { return (int64_t)r->frees; }
+static int64_t get_bytes(const struct top_row *r) { return (int64_t)r->bytes_alloc; }
+static int64_t get_req(const struct top_row *r) { return (int64_t)r->bytes_req; }
+static int64_t get_waste(const struct top_row *r) { return (int64_t)kmt_waste(r->bytes_req, r->bytes_alloc); }
+static int64_t get_live_objects(const struct top_row *r) { return (int64_t)r->live_objects; }
+static int64_t get_live(const struct top_row *r) { return (int64_t)r->live_bytes; }
+static int64_t get_growth(const struct top_row *r) { return r->growth; }
+
+const struct top_view_def top_views[VIEW_NR] = {
+	[VIEW_SITES] = { "callsite", "call site", 'c' },
+	[VIEW_CACHES] = { "cache", "cache", 'k' },
+	[VIEW_PROCS] = { "process", "process", 'p' },
+};
+
+const struct top_sort_key top_sorts[SORT_NR] = {
+	[SORT_BYTES] = { "bytes", "bytes/s", get_bytes },
+	[SORT_ALLOCS] = { "allocs", "allocs/s", get_allocs },
+	[SORT_FREES] = { "frees", "frees/s", get_frees },
+	[SORT_LIVE] = { "live", "live bytes", get_live },
+	[SORT_GROWTH] = { "growth", "growth", get_growth },
+	[SORT_WASTE] = { "waste", "waste", get_waste },
+	[SORT_NAME] = { "name", "name", NULL },
+};
+
+/* The screen's order is the table's; so is the JSON row's. */
+const struct top_col top_cols[] = {
+	{ "allocs/s", 10, "allocs", false, true, false, 0, get_allocs },
+	{ "frees/s", 10, "frees", false, true, false, 3, get_frees },
+	{ "bytes/s", 11, "bytes_alloc", true, true, false, 0, get_bytes },
+	{ NULL, 0, "bytes_req", true, false, false, 0, get_req },
+	{ "waste/s", 10, NULL, true, true, false, 1, get_waste },
+	{ "live", 9, "live_objects", false, false, false, 2, get_live_objects },
+	{ "live bytes", 11, "live_bytes", true, false, false, 0, get_live },
+	{ "growth", 11, "growth", true, false, true, 4, get_growth },
+	{ 0 },
+};
+
 const char *view_name(enum top_view v)
 {
-	static const char *const n[] = { "call site", "cache", "process" };
-
-	return v < VIEW_NR ? n[v] : "?";
+	return v < VIEW_NR ? top_views[v].label : "?";
 }
 
 const char *sort_name(enum top_sort s)
 {
-	static const char *const n[] = { "bytes/s", "allocs/s", "frees/s", "live bytes", "growth",
-					 "waste", "name" };
+	return s < SORT_NR ? top_sorts[s].label : "?";
+}
 
-	return s < SORT_NR ? n[s] : "?";
+const char *top_sort_keys(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < SORT_NR && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", top_sorts[i].key);
+	return buf;
+}
+
+const char *top_view_keys(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < VIEW_NR && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", top_views[i].key);
+	return buf;
 }
 
 /* The previous values of row @i of view @v (grown as the table grows); NULL on ENOMEM. */
@@ -79,28 +134,16 @@ static void row(struct top *t, enum top_view v, size_t i, const char *name, cons
 	*p = *now;
 }
 
-static int64_t key(enum top_sort s, const struct top_row *r)
-{
-	switch (s) {
-	case SORT_ALLOCS: return (int64_t)r->allocs;
-	case SORT_FREES: return (int64_t)r->frees;
-	case SORT_LIVE: return (int64_t)r->live_bytes;
-	case SORT_GROWTH: return r->growth;
-	case SORT_WASTE: return (int64_t)(kmt_waste(r->bytes_req, r->bytes_alloc));
-	default: return (int64_t)r->bytes_alloc;
-	}
-}
-
 static int cmp_rows(const void *a, const void *b, void *arg)
 {
 	const struct top_row *x = a, *y = b;
 	enum top_sort sorting = *(const enum top_sort *)arg;
 	int64_t kx, ky;
 
-	if (sorting == SORT_NAME)
+	if (!top_sorts[sorting].value)
 		return strcmp(x->name, y->name);
-	kx = key(sorting, x);
-	ky = key(sorting, y);
+	kx = top_sorts[sorting].value(x);
+	ky = top_sorts[sorting].value(y);
 	if (kx != ky)
 		return kx < ky ? 1 : -1;
 	if (x->live_bytes != y->live_bytes)
@@ -192,7 +235,7 @@ static bool cache_is(const char *label, const char *name)
 
 bool snap_shown(const struct top *t, const struct top_row *r)
 {
-	if (*t->filter && !strstr(r->name, t->filter))
+	if (*t->filter && !strcasestr(r->name, t->filter))	/* as htop: any case */
 		return false;
 	return !(t->cache && t->view == VIEW_CACHES && !cache_is(r->name, t->cache));
 }

@@ -33,13 +33,10 @@ enum top_sort { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_LIVE, SORT_GROWTH, SOR
 
 /* One CPU's pages waiting to be merged. */
 struct feed_cpu {
-	struct kmt_live_page *head, *tail;	/* taken, not yet decoded to the end */
+	struct kmt_live_page *head, *tail;	/* taken, not yet read to the end */
 	uint64_t npages;			/* in that list */
-	struct kmt_page pg;			/* the head page, loaded */
-	struct kmt_page_iter it;
-	bool loaded;
-	bool have;				/* @ev is the next event of this CPU */
-	struct kmt_event ev;
+	bool reading;				/* the stream reads the head page */
+	struct kmt_skip skip;			/* a page it could not load */
 	uint64_t empty_ns;			/* the reader found the buffer empty then */
 	uint64_t seen_ns;			/* time stamp of the newest page taken */
 	int spool_fd;				/* -o: its data file, or -1 */
@@ -96,6 +93,8 @@ struct top {
 	struct kmt_comms *comms;		/* names of the tasks running when top began */
 	struct kmt_model *m;
 	struct feed_cpu *cpu;
+	struct kmt_stream *stream;		/* the pages merged by time, as from a file */
+	bool draining;				/* the capture is over: no page will come */
 	int ncpu;
 	uint32_t psize;
 	uint64_t events;			/* fed so far */
@@ -155,11 +154,46 @@ void snap_sort(struct top *t);
 /* Does @r show, under the filter (and --cache in the cache view)? */
 bool snap_shown(const struct top *t, const struct top_row *r);
 void snap_release(struct top *t);
+/*
+ * top's tables (top-snap.c), each the one owner of its names: the views
+ * (--view, the keys c k p), the sort keys (-s, the key s), and the columns
+ * of a row (the screen's and the JSON line's).
+ */
+struct top_view_def {
+	const char *key;			/* --view KEY (KEYs too; "process": processes) */
+	const char *label;			/* in the header: "by call site" */
+	char hotkey;
+};
+extern const struct top_view_def top_views[VIEW_NR];
+
+struct top_sort_key {
+	const char *key;			/* -s KEY */
+	const char *label;			/* in the header: "sort bytes/s" */
+	int64_t (*value)(const struct top_row *r);	/* largest first; NULL: by name */
+};
+extern const struct top_sort_key top_sorts[SORT_NR];
+
+struct top_col {
+	const char *title;			/* on the screen (NULL: not there) */
+	int width;
+	const char *json;			/* in a JSON row (NULL: not there) */
+	bool bytes, rate, sign;			/* how the screen shows it */
+	int drop;				/* narrow screens drop 1 first, then 2, ...; 0 never */
+	int64_t (*get)(const struct top_row *r);
+};
+extern const struct top_col top_cols[];		/* ends with { 0 } */
+
 const char *view_name(enum top_view v);
 const char *sort_name(enum top_sort s);
+/* The -s keys, or the --view keys, comma-separated into @buf (help, messages, completion). */
+const char *top_sort_keys(char *buf, size_t len);
+const char *top_view_keys(char *buf, size_t len);
 
 /* top-show.c */
-void show_text(struct top *t, FILE *out, int max_rows, int width);
+/* The header's lines: title, rates, live slab bytes, a blank line, the table's heading. */
+#define HEAD_FULL 5
+#define HEAD_MIN 3			/* title, rates, heading: a short screen's */
+void show_text(struct top *t, FILE *out, int max_rows, int width, int head);
 void show_json(struct top *t, FILE *out);
 int screen_open(struct top *t);
 void screen_close(struct top *t);

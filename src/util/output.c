@@ -1,8 +1,9 @@
 /*
  * Where a command's output file goes, decided before any work is done:
  * never a directory, never over a file of another kind; a trace file
- * already there is kept as FILE.old (as perf keeps perf.data.old). Under
- * sudo, what a command writes is given to the invoking user.
+ * already there is kept as FILE.old (as perf keeps perf.data.old). Every
+ * file is mode 0600 (traces, reports and exports hold kernel addresses);
+ * under sudo, what a command writes is given to the invoking user.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -50,6 +51,7 @@ bool output_is_trace(const char *path)
 int output_prepare(const char *path, bool quiet, bool check_only)
 {
 	char *copy = strdup(path), *dir, old[4200];
+	struct kmt_diag d = { 0 };
 	struct stat st;
 	bool empty;
 	int ret = EXIT_OK;
@@ -57,7 +59,9 @@ int output_prepare(const char *path, bool quiet, bool check_only)
 	if (!copy)
 		return error("out of memory");
 	dir = dirname(copy);
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+	if (kmt_outfile_check(path, &d)) {
+		ret = error("%s", d.msg);
+	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		ret = error("'%s' is a directory: give the output file's name (-o DIR/FILE)", path);
 	} else if (access(dir, W_OK | X_OK)) {
 		ret = error("cannot write in '%s': %s", dir, strerror(errno));
@@ -128,6 +132,18 @@ void give_to_invoker(const char *path)
 	}
 }
 
+void give_fd_to_invoker(int fd)
+{
+	struct stat st;
+	uid_t uid;
+	gid_t gid;
+
+	if (!sudo_user(&uid, &gid) || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (fchown(fd, uid, gid))
+		warning("cannot give the output to uid %u: %s", (unsigned)uid, strerror(errno));
+}
+
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 {
 	struct kmt_outfile of;
@@ -137,10 +153,14 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return print(arg, stdout);
+	/* Another user's link is not even opened to see what it is. */
+	if (kmt_outfile_check(path, &d))
+		return error("%s", d.msg);
 	if (output_is_trace(path))
 		return error("'%s' is a trace file: not overwriting it", path);
-	if (kmt_outfile_open_flags(&of, path, 0644, KMT_OUTFILE_NOSYNC, &d))
+	if (kmt_outfile_open_flags(&of, path, 0600, KMT_OUTFILE_NOSYNC, &d))
 		return error("%s", d.msg);
+	give_fd_to_invoker(of.fd);
 	if (!(out = kmt_outfile_stream(&of))) {
 		kmt_outfile_abort(&of);
 		return error("%s: %s", path, strerror(errno));

@@ -45,10 +45,13 @@ int output_prepare(const char *path, bool quiet, bool check_only);
  * recorded without root; modes stay as they are (0600).
  */
 void give_to_invoker(const char *path);
+/* The same for the file open on @fd, if it is a regular file (not a pipe or a device). */
+void give_fd_to_invoker(int fd);
 /*
  * Run @print(@arg, out) on standard output (@path NULL), or on the file
- * @path, written whole or not at all (outfile.c). EXIT_OK, or what @print
- * returned, or EXIT_FAIL after one line.
+ * @path, written whole or not at all (outfile.c), mode 0600 (it may hold
+ * kernel addresses) and, under sudo, the invoking user's. EXIT_OK, or what
+ * @print returned, or EXIT_FAIL after one line.
  */
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg);
 /* Does @path hold a trace file (never to be overwritten by an output)? */

@@ -116,7 +116,7 @@ test_expect_success '--stack names who allocated pages: each large getxattr buff
 test_expect_success '--stack adds kernel stacks to allocations' '
 	$KMT record -q --stack -e kmem:kmalloc -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
 	$KMT info s.dat | grep -q "ftrace:kernel_stack" &&
-	$KMT dump s.dat | grep -A8 "do_getxattr+.*req=1337" | grep -q "=> filename_getxattr"
+	$KMT dump -a s.dat | grep -A8 "do_getxattr+.*req=1337" | grep -q "=> filename_getxattr"
 '
 
 test_expect_success '--no-compress writes raw pages that trace-cmd reads' '

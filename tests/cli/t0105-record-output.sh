@@ -61,7 +61,7 @@ test_expect_success 'convert follows the same rules' '
 	rc=0; $KMT convert s.dat outdir 2> err || rc=$?; [ $rc -eq 1 ] && grep -q "is a directory" err
 '
 
-test_expect_success 'report, export -o a pipe, a device or a link: written through, never replaced' '
+test_expect_success 'report, export -o a pipe, a device or a link of one'"'"'s own: written through, never replaced' '
 	$KMT report --html -o /dev/stdout s.dat > page.html && head -c 15 page.html | grep -q "<!DOCTYPE html>" &&
 	[ -L /dev/stdout ] && $KMT report --json -o - s.dat | jq -e .summary > /dev/null &&
 	mkfifo fifo && { cat fifo > fifo.out & } && $KMT report -o fifo s.dat && wait &&
@@ -70,6 +70,54 @@ test_expect_success 'report, export -o a pipe, a device or a link: written throu
 	$KMT export -f pprof -o nulldev s.dat && [ -c nulldev ] && [ "$(ls | grep -c tmp-)" = 0 ] &&
 	$KMT report --json s.dat > real.json && ln -s real.json link.json &&
 	$KMT report --json -o link.json s.dat && [ -L link.json ] && jq -e .summary real.json > /dev/null
+'
+
+test_expect_success 'reports, pages and exports hold kernel addresses: 0600 like the trace, the sudo user'"'"'s' '
+	umask 022 &&
+	for c in "report --json" "report --html" "report --csv callsites" "report --raw-ip" "diff" \
+		 "export -f folded" "export -f pprof" "export -f sqlite" "export -f perfetto"; do
+		set -- $c; cmd=$1; shift; rm -f o.out
+		$KMT $cmd "$@" -o o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
+		echo "$c: $(stat -c "%a %u" o.out)" && [ "$(stat -c "%a %u" o.out)" = "600 0" ] || exit 1
+		rm -f o.out && SUDO_UID=65534 SUDO_GID=65534 $KMT $cmd "$@" -o o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
+		[ "$(stat -c "%a %u:%g" o.out)" = "600 65534:65534" ] || exit 1
+	done &&
+	mkfifo f.out && { cat f.out > /dev/null & } && SUDO_UID=65534 SUDO_GID=65534 $KMT report -o f.out s.dat && wait &&
+	[ "$(stat -c "%a %u" f.out)" = "644 0" ]
+'
+
+# fs.protected_symlinks may be 0 (it is on Debian 12): the kernel then
+# follows any link, and kmemtrace keeps the rule itself.
+test_expect_success 'another user'"'"'s link is never written through: refused in one line, before recording' '
+	chmod 711 . && mkdir shared open && chmod 1777 shared && chmod 777 open &&
+	echo "root only" > secret && chmod 600 secret &&
+	for d in shared open; do
+		case $d in
+		shared) why=" in a world-writable sticky directory";;
+		open) why=", neither yours nor the directory owner'"'"'s";;
+		esac
+		$NOBODY ln -s $PWD/secret $d/r.out && [ "$(stat -c %u $d/r.out)" = 65534 ] || exit 1
+		for c in "report --json" "report --html" "report --csv callsites" "report" "diff" \
+			 "export -f folded" "export -f pprof" "export -f sqlite" "export -f perfetto"; do
+			set -- $c; cmd=$1; shift
+			rc=0; $KMT $cmd "$@" -o $d/r.out s.dat $([ $cmd = diff ] && echo s.dat) > out 2> err || rc=$?
+			cat err; [ $rc -eq 1 ] && [ ! -s out ] || exit 1
+			[ "$(cat err)" = "kmemtrace $cmd: '"'"'$d/r.out'"'"' is a symbolic link of uid 65534$why: not writing through it" ] || exit 1
+		done
+		rc=0; $KMT record -o $d/r.out -- $WL/kmt-gt -g 1 $F > out 2> err || rc=$?; cat err
+		[ $rc -eq 1 ] && [ "$(cat err)" = "kmemtrace record: '"'"'$d/r.out'"'"' is a symbolic link of uid 65534$why: not writing through it" ] &&
+		! grep -q "kmt-gt pid" out && [ ! -e $d/r.out.spool ] &&
+		[ "$(cat secret)" = "root only" ] && [ "$(stat -c %a secret)" = 600 ] && [ -L $d/r.out ] &&
+		[ "$(ls $d)" = r.out ] || exit 1
+	done
+'
+
+test_expect_success 'a link of one'"'"'s own, or of the directory'"'"'s owner outside a sticky directory, is written through' '
+	: > mine.json && ln -s $PWD/mine.json shared/own.json && $KMT report --json -o shared/own.json s.dat &&
+	[ -L shared/own.json ] && jq -e .summary mine.json > /dev/null &&
+	mkdir theirs && chown 65534 theirs && $NOBODY touch theirs/t.json &&
+	$NOBODY ln -s $PWD/theirs/t.json theirs/link.json &&
+	$KMT report --json -o theirs/link.json s.dat && [ -L theirs/link.json ] && jq -e .summary theirs/t.json > /dev/null
 '
 
 test_expect_success 'convert: v6 has no compression; zlib is not for Debian 12'"'"'s trace-cmd' '

@@ -90,6 +90,55 @@ test_expect_success 'perfetto: decoded against proto/perfetto_trace.proto, every
 	grep -q "process_tree" st.pf.txt && grep -q "cmdline: \"kmt-gt\"" st.pf.txt
 '
 
+# The track events of a decoded Perfetto trace, their interned ids
+# resolved, a line each: name, track, call_site, cache, bytes_alloc (tabs).
+pf_events() {
+	awk 'function s(v) { sub(/^ *[a-z_]+: "?/, "", v); sub(/"$/, "", v); return v }
+		function get(t, i) { return (t SUBSEP i) in T ? T[t, i] : "?" }
+		/^  interned_data \{/ { idata = 1 }
+		idata && /^    [a-z_]+ \{/ { tab = $1 }
+		idata && /^      iid: / { id = $2 }
+		idata && /^      (name|str): / { if ((tab, id) in T) dup[tab] = dup[tab] " " id; T[tab, id] = s($0) }
+		/^  \}/ { idata = 0; te = 0 }
+		/^  track_event \{/ { te = 1; ev = 1; split("", A) }
+		te && /^    name_iid: / { nm = $2 }
+		te && /^    track_uuid: / { tr = $2 }
+		te && /^      name_iid: / { k = $2 }
+		te && /^      string_value_iid: / { A[k] = "s" $2 }
+		te && /^      (uint|int|pointer|bool)_value: / { A[k] = "v" $2 }
+		/^\}/ && ev {	# the packet ends: its interned data (printed after the event) is known
+			ev = 0; split("", R)
+			for (k in A) {
+				v = substr(A[k], 2)
+				R[get("debug_annotation_names", k)] = A[k] ~ /^s/ ? get("debug_annotation_string_values", v) : v
+			}
+			print get("event_names", nm) "\t" tr "\t" R["call_site"] "\t" R["cache"] "\t" R["bytes_alloc"] }
+		END { for (t in dup) print "interned twice in " t ":" dup[t] > "/dev/stderr" }' "$@"
+}
+
+# The events read by name: Perfetto's ftrace messages have numbers only (a
+# call site, no cache), so each memory event is also a track event on its
+# task's track, named by event and function, with the call site, cache,
+# sizes and gfp flags as interned strings.
+test_expect_success 'perfetto: track events by name, their function and cache interned and referred to' '
+	pid=$(jq "[.processes[] | select(.comm == \"kmt-gt\")][0].pid" sta.json) && echo "kmt-gt pid $pid" &&
+	pf_events st.pf.txt > ev.tsv 2> dup && ! [ -s dup ] &&
+	awk -F"\t" "\$1 ~ / do_getxattr\$/ && \$2 == 65536 + $pid" ev.tsv | sort | uniq -c | sort -rn | head &&
+	n=$(awk -F"\t" "\$1 == \"kmalloc do_getxattr\" && \$2 == 65536 + $pid && \$3 ~ /^do_getxattr\\+0x/ && \$4 == \"kmalloc-2k\" && \$5 == 2048" ev.tsv | wc -l) &&
+	echo "kmalloc do_getxattr in kmalloc-2k: $n (want $G)" && [ "$n" = $G ] &&
+	n=$(awk -F"\t" "\$1 == \"kmalloc simple_xattr_alloc\" && \$2 == 65536 + $pid && \$4 ~ /^kmalloc-/" ev.tsv | wc -l) &&
+	echo "kmalloc simple_xattr_alloc: $n (want $X)" && [ "$n" = $X ] &&
+	n=$(awk -F"\t" "\$1 ~ /^kfree / && \$2 == 65536 + $pid && \$4 == \"kmalloc-2k\"" ev.tsv | wc -l) &&
+	echo "kfree of kmalloc-2k objects: $n (want $G or more)" && [ "$n" -ge $G ] &&
+	[ $(grep -c "^      $(printf "name: \"kmalloc do_getxattr\"")\$" st.pf.txt) = 1 ] &&
+	[ $(grep -c "^      str: \"kmalloc-2k\"\$" st.pf.txt) = 1 ] &&
+	grep -q "^      str: \"do_getxattr+0x[0-9a-f]*\"\$" st.pf.txt &&
+	grep -q "^      str: \"GFP_KERNEL" st.pf.txt &&
+	awk "/^  track_descriptor \\{/ { d = 1 } d && /^      tid: $pid\$/ { found = 1 } END { exit !found }" st.pf.txt &&
+	awk "/^  trusted_packet_sequence_id: 2000\$/ { s = 1 } s && /^  sequence_flags:/ { print \$2; exit }" st.pf.txt | grep -qx 3 &&
+	[ "$(cut -f1 ev.tsv | grep -c "^kmalloc ")" = "$(jq ".summary.events_by_kind.kmalloc" sta.json)" ]
+'
+
 test_expect_success 'perfetto: the live bytes counter ends at the report'"'"'s live bytes' '
 	last=$(awk "/track_uuid: 1\$/ { t = 1; next } t && /counter_value:/ { v = \$2; t = 0 } END { print v }" st.pf.txt) &&
 	echo "last $last" && [ "$last" = "$(jq ".summary.live_bytes + .summary.uncertain_bytes" sta.json)" ]
@@ -113,6 +162,42 @@ test_expect_success 'sqlite: one row per object, the report'"'"'s numbers by SQL
 	q "PRAGMA integrity_check" | grep -qx ok
 '
 
+# --- --hash-pointers ---
+test_expect_success '--hash-pointers: no kernel address left, the hashes report and kmap give, names kept' '
+	K="--hash-pointers=some key" &&
+	$KMT export -f sqlite --comm kmt-gt "$K" -o h.sqlite st.dat &&
+	q() { sqlite3 $1 "$2"; } &&
+	[ "$(q h.sqlite "select value from meta where key = \"hashed_pointers\"")" = 1 ] &&
+	[ "$(q st.sqlite "select value from meta where key = \"hashed_pointers\"")" = 0 ] &&
+	[ "$(q h.sqlite "select count(*) from object_rows")" = "$(q st.sqlite "select count(*) from object_rows")" ] &&
+	all="select printf(\"%016x\", ptr) from object_rows union select printf(\"%016x\", address) from sites" &&
+	q st.sqlite "$all" | sort -u > raw && q h.sqlite "$all" | sort -u > hashed &&
+	[ "$(wc -l < hashed)" = "$(wc -l < raw)" ] && [ -z "$(comm -12 raw hashed)" ] &&
+	$KMT kmap "$K" --comm kmt-gt st.dat | cut -d, -f3 | sort -u > kmap.h &&
+	q h.sqlite "select printf(\"h:%016x\", ptr) from objects where kind != \"page\" and fate != \"preexisting\"" |
+		sort -u > sq.h && wc -l < kmap.h && cmp kmap.h sq.h &&
+	$KMT report --json "$K" --comm kmt-gt -n 0 st.dat | jq -r ".callsites[] | \"\(.callsite) \(.address)\"" | sort > rep.h &&
+	q h.sqlite "select callsite || \" \" || printf(\"h:%016x\", address) from sites" | sort > sites.h &&
+	[ -s rep.h ] && [ -z "$(comm -23 rep.h sites.h)" ] &&
+	[ "$(q h.sqlite "select callsite from sites order by 1")" = "$(q st.sqlite "select callsite from sites order by 1")" ] &&
+	$KMT export -f perfetto "$K" -o h.pftrace st.dat &&
+	protoc --decode=perfetto.protos.Trace -I $ROOT/proto $ROOT/proto/perfetto_trace.proto < h.pftrace > h.pf.txt &&
+	for f in ptr call_site page pfn; do
+		grep -o "^ *$f: [0-9]*" st.pf.txt | awk "{ print \$2 }" | sort -u > raw.$f &&
+		grep -o "^ *$f: [0-9]*" h.pf.txt | awk "{ print \$2 }" | sort -u > h.$f &&
+		echo "perfetto $f: $(wc -l < raw.$f) values, $(wc -l < h.$f) hashed" &&
+		[ "$(wc -l < raw.$f)" = "$(wc -l < h.$f)" ] && [ -z "$(comm -12 raw.$f h.$f)" ] || exit 1
+	done &&
+	[ -s h.ptr ] && [ "$(grep -c "^      kmalloc {" h.pf.txt)" = "$(grep -c "^      kmalloc {" st.pf.txt)" ] &&
+	$KMT export -f pprof --comm kmt-gt "$K" -o h.pb.gz st.dat &&
+	gzip -dc h.pb.gz | protoc --decode=perftools.profiles.Profile -I $ROOT/proto $ROOT/proto/profile.proto > h.pb.txt &&
+	grep -o "address: [0-9]*" st.pb.txt | sort -u > raw.a && grep -o "address: [0-9]*" h.pb.txt | sort -u > h.a &&
+	[ -s h.a ] && [ "$(wc -l < h.a)" = "$(wc -l < raw.a)" ] && [ -z "$(comm -12 raw.a h.a)" ] &&
+	[ "$(grep string_table h.pb.txt)" = "$(grep string_table st.pb.txt)" ] &&
+	[ "$(pp h.pb.gz alloc_objects do_getxattr)" = $((G + L)) ] &&
+	$KMT export -f folded --comm kmt-gt "$K" -o h.folded st.dat && cmp h.folded st.folded
+'
+
 test_expect_success 'a file trace-cmd extracted: every format, the same counts' '
 	tc_extract_gt $INST tc.dat -g 37 &&
 	$KMT report --json --comm kmt-gt tc.dat > tc.json &&
@@ -133,6 +218,21 @@ test_expect_success 'outputs: default names, never over a trace, complete or abs
 	rc=0; $KMT export -f sqlite -o /nonexistent/x.sqlite st.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
 	[ $(wc -l < err) = 1 ] && ! ls /nonexistent 2> /dev/null &&
 	! ls *.tmp* 2> /dev/null
+'
+
+test_expect_success 'without -o: beside the trace, never in the current directory, and said' '
+	mkdir -p rec cwd && cp gt.dat rec/gt.dat && cp gt.dat rec/trace && cd cwd &&
+	for f in "folded folded" "pprof pb.gz" "perfetto perfetto-trace" "sqlite sqlite"; do
+		set -- $f
+		$KMT export -f $1 ../rec/gt.dat 2> ../err && cat ../err &&
+		[ "$(cat ../err)" = "kmemtrace export: wrote ../rec/gt.$2" ] && [ -s ../rec/gt.$2 ] &&
+		[ "$(stat -c %a ../rec/gt.$2)" = 600 ] || exit 1
+	done &&
+	$KMT export -f folded $PWD/../rec/trace 2> ../err &&
+	[ "$(cat ../err)" = "kmemtrace export: wrote $PWD/../rec/trace.folded" ] &&
+	[ -z "$(ls)" ] || { ls; exit 1; }
+	$KMT export -f folded -o here.folded ../rec/gt.dat 2> ../err && [ ! -s ../err ] &&
+	cmp here.folded ../rec/gt.folded
 '
 
 test_expect_success 'bad input: one clear line and exit 1; usage errors exit 2' '

@@ -10,7 +10,7 @@ command -v jq > /dev/null || test_skip_all "jq is not installed"
 tracefs_snapshot
 F=$(gt_file)
 S=kmt-top-$$
-trap 'tmux kill-session -t $S 2>/dev/null; rm -f "$F"; cleanup_work' EXIT
+trap 'tmux kill-session -t $S 2>/dev/null; tmux kill-session -t $S-h 2>/dev/null; rm -f "$F"; cleanup_work' EXIT
 G=40 X=5 L=2
 
 test_expect_success '--json -F: snapshots of two runs of the workload add up to both' '
@@ -124,6 +124,96 @@ test_expect_success 'tmux: SIGTERM puts the terminal back too' '
 	! [ -d "$T/instances/kmemtrace-$pid" ]
 '
 
+# A short window, with a workload running: every matching row that fits
+# is drawn (at 8 lines or less it said "no row matches the filter"; at 9 it
+# drew 1 of 2). Paused, the rows stay put: a height shows the first rows
+# of the taller screen, the same lines.
+S2=$S-h
+start_top() {	# session height: top -i 0.3 in a new pane of 100 columns
+	tmux new-session -d -s $S2 -x 100 -y $1 "bash --norc --noprofile" &&
+	tmux send-keys -t $S2 "sh -c \"echo \\\$\\\$ > toppid2; exec $KMT top -i 0.3\"; echo TOP2-\"\"ENDED" Enter &&
+	S=$S2 wait_for "every 0.3 s"
+}
+pane() { tmux capture-pane -p -t $S2; }
+rows() { pane | awk "/allocs\\/s .*growth/ { t = 1; next } t" | head -n -1 | grep -v "^ *$"; }
+drawn() {	# lines: the pane is top's frame of that height (title on top, help line at the bottom)
+	[ $(pane | wc -l) = $1 ] && pane | head -1 | grep -q "^kmemtrace top" && pane | tail -1 | grep -q "q quit"
+}
+height() {	# resize, and wait for the redraw (tmux keeps the old frame's bottom or top)
+	tmux resize-window -t $S2 -x 100 -y $1 &&
+	for i in $(seq 50); do drawn $1 && break; sleep 0.1; done && drawn $1
+}
+workload() {	# in the background until $WORK/wl.run goes (60 s at most)
+	touch $WORK/wl.run
+	for i in $(seq 600); do [ -e $WORK/wl.run ] || break; $WL/kmt-gt -g 20 $F; sleep 0.1; done > /dev/null 2>&1 &
+}
+
+test_expect_success 'tmux, heights 24, 9, 8, 6: every matching row that fits is drawn' '
+	workload && start_top 24 &&
+	tmux send-keys -t $S2 k "/" && S=$S2 wait_for "filter:" &&
+	tmux send-keys -t $S2 "kmalloc" Enter && S=$S2 wait_for "filter kmalloc" &&
+	for i in $(seq 50); do [ $(rows | wc -l) -ge 4 ] && break; sleep 0.1; done &&
+	tmux send-keys -t $S2 " " && S=$S2 wait_for "\[paused\]" && sleep 0.7 && height 24 &&
+	rows > all && n=$(wc -l < all) && cat all && echo "$n rows match" && [ $n -ge 4 ] && [ $n -le 18 ] &&
+	! grep -v kmalloc all &&
+	for hr in 9:3 8:3 6:2 24:$n; do
+		h=${hr%:*} r=${hr#*:}
+		height $h && pane && rows > got && echo "height $h: $(wc -l < got) rows, want $r" &&
+		! pane | grep -q "no row matches" && [ $(wc -l < got) = $r ] &&
+		head -n $r all | diff - got || exit 1
+		[ $r = $n ] || pane | grep -q "cache ($r of $n)" || exit 1
+	done &&
+	pane | grep -q "^kmemtrace top .*filter kmalloc" && pane | grep -q "^events .*lost"
+'
+
+test_expect_success 'tmux: / then Esc clears the filter (an arrow key does not); ^U erases the text; Enter on none clears it' '
+	pane | grep -q "filter kmalloc" &&
+	tmux send-keys -t $S2 "/" && S=$S2 wait_for "filter: kmalloc_ .*Esc clear" &&
+	tmux send-keys -t $S2 Escape && for i in $(seq 50); do pane | head -1 | grep -q "filter" || break; sleep 0.1; done &&
+	! pane | head -1 | grep -q "filter" && rows | grep -v -q kmalloc &&
+	tmux send-keys -t $S2 "/" "kmalloc" Enter && S=$S2 wait_for "filter kmalloc" &&
+	tmux send-keys -t $S2 "/" Left Up Enter && sleep 0.5 && pane | head -1 | grep -q "filter kmalloc" &&
+	tmux send-keys -t $S2 "/" C-u && S=$S2 wait_for "filter: _ " && tmux send-keys -t $S2 Enter &&
+	for i in $(seq 50); do pane | head -1 | grep -q "filter" || break; sleep 0.1; done &&
+	! pane | head -1 | grep -q "filter" &&
+	tmux send-keys -t $S2 "/" "KMALLOC-2" Enter && S=$S2 wait_for "filter KMALLOC-2" &&
+	rows | grep -q "kmalloc-2k" && ! rows | grep -v -q "kmalloc-2"
+'
+
+# The help line lists exactly the keys that work: each one it shows is
+# pressed, and does what it says.
+test_expect_success 'tmux: every key the help line shows has its effect' '
+	tmux send-keys -t $S2 "/" C-u Enter && sleep 0.3 && pane | tail -1 > foot && cat foot &&
+	sed "s/^ *//; s/ *$//; s/   */\n/g" foot > keys && cat keys &&
+	while read -r k what; do
+		case "$k $what" in
+		"c call sites") tmux send-keys -t $S2 k && S=$S2 wait_for "by cache" && tmux send-keys -t $S2 c &&
+			S=$S2 wait_for "by call site";;
+		"k caches") tmux send-keys -t $S2 k && S=$S2 wait_for "by cache";;
+		"p processes") tmux send-keys -t $S2 p && S=$S2 wait_for "by process";;
+		"s sort") was=$(pane | head -1 | sed "s/.*sort \([^,]*\).*/\1/") && tmux send-keys -t $S2 s &&
+			for i in $(seq 50); do [ "$(pane | head -1 | sed "s/.*sort \([^,]*\).*/\1/")" != "$was" ] && break; sleep 0.1; done &&
+			[ "$(pane | head -1 | sed "s/.*sort \([^,]*\).*/\1/")" != "$was" ];;
+		"/ filter") tmux send-keys -t $S2 "/" && S=$S2 wait_for "filter: " && pane | tail -1 > efoot &&
+			sed "s/^filter: [^ ]* *//; s/   */\n/g" efoot | while read -r e ewhat; do
+				case "$e $ewhat" in
+				"Enter apply") tmux send-keys -t $S2 k m a l Enter && S=$S2 wait_for "filter kmal";;
+				"Esc clear") tmux send-keys -t $S2 "/" Escape && sleep 0.5 && ! pane | head -1 | grep -q filter;;
+				"^U erase") tmux send-keys -t $S2 "/" a b C-u && S=$S2 wait_for "filter: _ " && tmux send-keys -t $S2 Escape;;
+				*) echo "the prompt shows a key the test does not know: $e $ewhat"; exit 1;;
+				esac || exit 1
+			done;;
+		"space pause") tmux send-keys -t $S2 " " && S=$S2 wait_for "\[paused\]" && S=$S2 wait_for "space resume" &&
+			tmux send-keys -t $S2 " " && S=$S2 wait_for "space pause" && ! pane | grep -q "\[paused\]";;
+		"space resume") tmux send-keys -t $S2 " " && S=$S2 wait_for "space pause";;
+		"q quit") ;;
+		*) echo "the help line shows a key the test does not know: $k $what"; exit 1;;
+		esac || { echo "key $k ($what) had no effect"; exit 1; }
+	done < keys &&
+	grep -q "q quit" keys && tmux send-keys -t $S2 q && S=$S2 wait_for TOP2-ENDED
+'
+rm -f $WORK/wl.run
+
 test_expect_success 'bad input: usage errors, and no terminal without --batch' '
 	rc=0; $KMT top -i 0 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad interval" err &&
 	rc=0; $KMT top --batch -F 2> err || rc=$?; [ $rc = 2 ] && grep -q "needs a COMMAND" err &&
@@ -136,7 +226,8 @@ test_expect_success 'bad input: usage errors, and no terminal without --batch' '
 # A top a failed test left in tmux ends with the session (SIGHUP): wait
 # for it, by the pid it wrote, before tracefs is compared.
 tmux kill-session -t $S 2>/dev/null
-for f in toppid1 toppid; do
+tmux kill-session -t $S2 2>/dev/null
+for f in toppid1 toppid toppid2; do
 	p=$(cat "$WORK/$f" 2>/dev/null) || continue
 	for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 done

@@ -163,6 +163,92 @@ static void test_symbols_damaged_line(void **state)
 	kmt_symbols_free(s);
 }
 
+/*
+ * kallsyms cut down to some addresses' functions: each with its aliases
+ * and the symbol after it, its namesakes too, module lines as they were;
+ * every lookup and find of theirs gives what the whole text gives. The
+ * set the events fill (symkeep) cuts the same.
+ */
+static void test_symbols_cut(void **state)
+{
+	const char ks[] = "0000000000000000 A fixed_percpu_data\n"
+			  "ffffffff81000000 T _stext\n"
+			  "ffffffff81100000 t do_thing\n"
+			  "ffffffff81100000 T do_thing_alias\n"
+			  "ffffffff81100100 D some_data\n"
+			  "ffffffff81100200 t helper\n"
+			  "ffffffff81100300 T other_thing\n"
+			  "ffffffff81100400 t helper\n"
+			  "ffffffff81100500 T unused\n"
+			  "ffffffff81100600 T last_one\n"
+			  "ffffffffc0000000 t mod_fn\t[mod]\n"
+			  "ffffffffc0000100 t mod_next\t[mod]\n";
+	const char want[] = "ffffffff81100000 t do_thing\n"
+			    "ffffffff81100000 T do_thing_alias\n"
+			    "ffffffff81100200 t helper\n"
+			    "ffffffff81100300 T other_thing\n"
+			    "ffffffff81100400 t helper\n"
+			    "ffffffff81100500 T unused\n"
+			    "ffffffffc0000000 t mod_fn\t[mod]\n"
+			    "ffffffffc0000100 t mod_next\t[mod]\n";
+	const uint64_t addrs[] = { 0xffffffff81100010ULL, 0xffffffff81100450ULL, 0xffffffffc0000004ULL,
+				   0x1000, 0xffffffff91000000ULL };
+	/* Not "unused": kept only where helper ends, its own end is not. */
+	const char *names[] = { "do_thing", "do_thing_alias", "helper", "mod_fn" };
+	uint8_t stack[16];
+	struct kmt_event ev = { .call_site = addrs[0], .stack = stack, .nr_stack = 2, .stack_word = 8 };
+	struct kmt_symkeep *k = kmt_symkeep_new(), *k2 = kmt_symkeep_new();
+	struct kmt_symbols *whole = kmt_symbols_parse(ks, sizeof(ks) - 1), *cut;
+	size_t len, i;
+	char *text, *text2;
+
+	text = kmt_symbols_cut(ks, sizeof(ks) - 1, addrs, ARRAY_SIZE(addrs), &len);
+	assert_non_null(text);
+	assert_string_equal(text, want);
+	assert_int_equal(len, sizeof(want) - 1);
+	cut = kmt_symbols_parse(text, len);
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		uint64_t o1 = 0, o2 = 0;
+		const char *a = kmt_symbols_lookup(whole, addrs[i], &o1), *b = kmt_symbols_lookup(cut, addrs[i], &o2);
+
+		assert_true(a == b || (a && b && !strcmp(a, b)));
+		assert_int_equal(o1, o2);
+	}
+	assert_string_equal(kmt_symbols_lookup(cut, addrs[0], NULL), "do_thing_alias");
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		uint64_t lo1, hi1, lo2, hi2;
+
+		assert_int_equal(kmt_symbols_find(whole, names[i], &lo1, &hi1),
+				 kmt_symbols_find(cut, names[i], &lo2, &hi2));
+		assert_int_equal(lo1, lo2);
+		assert_int_equal(hi1, hi2);
+	}
+	/* The events' addresses: call site, stack frames, merged from two sets. */
+	for (i = 0; i < 8; i++) {
+		stack[i] = (uint8_t)(addrs[1] >> (8 * i));
+		stack[8 + i] = (uint8_t)(addrs[3] >> (8 * i));
+	}
+	kmt_symkeep_event(k, &ev);
+	kmt_symkeep_addr(k2, addrs[2]);
+	kmt_symkeep_addr(k2, addrs[4]);
+	kmt_symkeep_addr(k2, 0);
+	kmt_symkeep_merge(k, k2);
+	assert_int_equal(kmt_symkeep_count(k), 5);
+	assert_int_equal(kmt_symkeep_cut(k, ks, sizeof(ks) - 1, &text2, &len), 0);
+	assert_string_equal(text2, want);
+	/* A damaged text cannot be cut exactly: kept whole. */
+	free(text2);
+	text2 = kmt_symbols_cut("ffffffff81000000 T a\n\x01\n", 23, addrs, 1, &len);
+	assert_non_null(text2);
+	assert_int_equal(len, 23);
+	free(text2);
+	free(text);
+	kmt_symbols_free(cut);
+	kmt_symbols_free(whole);
+	kmt_symkeep_free(k);
+	kmt_symkeep_free(k2);
+}
+
 /* A file's bytes in a message: printable as they are, the rest \xHH, cut with "...". */
 static void test_escape(void **state)
 {
@@ -565,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_siphash),
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_symbols_damaged_line),
+		cmocka_unit_test(test_symbols_cut),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),

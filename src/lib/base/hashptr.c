@@ -63,10 +63,15 @@ int kmt_hashptr_init(struct kmt_hashptr *h, const char *key)
 	return 0;
 }
 
+uint64_t kmt_hashptr_value(const struct kmt_hashptr *h, uint64_t addr)
+{
+	return h && h->on ? kmt_siphash(h->k0, h->k1, &addr, sizeof(addr)) : addr;
+}
+
 const char *kmt_hashptr_fmt(const struct kmt_hashptr *h, uint64_t addr, char *buf, size_t len)
 {
 	if (h && h->on)
-		snprintf(buf, len, "h:%016" PRIx64, kmt_siphash(h->k0, h->k1, &addr, sizeof(addr)));
+		snprintf(buf, len, "h:%016" PRIx64, kmt_hashptr_value(h, addr));
 	else
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;

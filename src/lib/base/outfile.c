@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -20,6 +21,41 @@ static void of_free(struct kmt_outfile *of)
 	of->stream = NULL;
 }
 
+/*
+ * The kernel's protected_symlinks rule (fs/namei.c, may_follow_link), kept
+ * whatever fs.protected_symlinks says and in every directory: a link is
+ * followed if its owner is the caller, or the directory's owner when the
+ * directory is not sticky and world-writable (/tmp). Another user's link
+ * there may point anywhere the caller can write.
+ */
+int kmt_outfile_check(const char *path, struct kmt_diag *d)
+{
+	struct stat lst, dst;
+	char *copy;
+	bool shared;
+	int ret;
+
+	if (lstat(path, &lst) || !S_ISLNK(lst.st_mode) || lst.st_uid == geteuid())
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	ret = stat(dirname(copy), &dst) ? -errno : 0;
+	if (ret) {
+		kmt_diag_set(d, ret, "cannot stat the directory of '%s': %s", path, strerror(-ret));
+		free(copy);
+		return ret;
+	}
+	free(copy);
+	shared = (dst.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH);
+	if (!shared && lst.st_uid == dst.st_uid)
+		return 0;
+	return kmt_diag_set(d, -EPERM, "'%s' is a symbolic link of uid %u%s: not writing through it",
+			    path, (unsigned)lst.st_uid,
+			    shared ? " in a world-writable sticky directory" :
+			    ", neither yours nor the directory owner's");
+}
+
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d)
 {
 	return kmt_outfile_open_flags(of, path, mode, 0, d);
@@ -29,16 +65,23 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 			   unsigned int flags, struct kmt_diag *d)
 {
 	struct stat st, lst;
-	bool exists = !stat(path, &st);
+	bool exists;
 	size_t len;
+	int ret;
 
 	of->fd = -1;
 	of->stream = NULL;
+	of->path = of->tmp = NULL;
+	ret = kmt_outfile_check(path, d);
+	if (ret)
+		return ret;
+	exists = !stat(path, &st);
 	of->nosync = flags & KMT_OUTFILE_NOSYNC;
 	/*
 	 * A pipe or a device (-o /dev/null, a FIFO) is written as it is:
 	 * renaming a file over it would replace the device node. A link to a
-	 * file: the file is replaced, not the link.
+	 * file (one kmt_outfile_check() lets us follow): the file is replaced,
+	 * not the link.
 	 */
 	of->direct = exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 	of->big = (flags & KMT_OUTFILE_BIG) && !of->direct;

@@ -1,9 +1,10 @@
 /*
  * Spool -> trace.dat (include/kmemtrace/capture.h). One read-only pass over
- * each CPU's pages counts events and losses and collects process names
- * from fork/exec/rename/exit events; then the writer builds the file under
- * a temporary name, which is synced and renamed into place. What the spool
- * holds is read through spool-local.h, never by file name.
+ * each CPU's pages counts events and losses, collects process names from
+ * fork/exec/rename/exit events and the code addresses the events name (to
+ * keep only their symbols of kallsyms); then the writer builds the file
+ * under a temporary name, which is synced and renamed into place. What the
+ * spool holds is read through spool-local.h, never by file name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,13 +115,19 @@ static void note_comm(struct kmt_comms *comms, const struct kmt_event *ev)
 		kmt_comms_set_at(comms, ev->pid2, name, len, ev->ts);
 }
 
+/* Where a scan puts what it collects: names, and code addresses (NULL: not wanted). */
+struct scan_to {
+	struct kmt_comms *comms;
+	struct kmt_symkeep *keep;
+};
+
 /*
- * Count @len bytes of CPU @cpu's pages and collect names from them.
- * Returns the bytes of whole valid pages from the start: a recorder
- * killed mid-write may leave a torn last page.
+ * Count @len bytes of CPU @cpu's pages and collect names and addresses
+ * from them. Returns the bytes of whole valid pages from the start: a
+ * recorder killed mid-write may leave a torn last page.
  */
 static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
-			   struct kmt_comms *comms, struct kmt_finalize_cpu *fc, int cpu,
+			   const struct scan_to *to, struct kmt_finalize_cpu *fc, int cpu,
 			   const uint8_t *map, uint64_t len)
 {
 	uint32_t subbuf = s->meta->subbuf_size;
@@ -141,9 +148,13 @@ static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
 
 			fc->events++;
 			fc->stacks += k == KMT_EV_STACK;
-			if (k >= KMT_EV_FORK && k <= KMT_EV_NEWTASK &&
-			    kmt_decode(dec, &rec, cpu, &ev) > 0)
-				note_comm(comms, &ev);
+			if (k == KMT_EV_NONE || (!to->keep && (k < KMT_EV_FORK || k > KMT_EV_NEWTASK)) ||
+			    kmt_decode(dec, &rec, cpu, &ev) <= 0)
+				continue;
+			if (k >= KMT_EV_FORK && k <= KMT_EV_NEWTASK)
+				note_comm(to->comms, &ev);
+			else if (to->keep)
+				kmt_symkeep_event(to->keep, &ev);
 		}
 		if (ret < 0)
 			break;
@@ -192,7 +203,7 @@ static int cpu_file(struct fin *s, enum kmt_spool_buffer which, int i, uint64_t 
  * valid data ends.
  */
 static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
-		    const struct kmt_decoder *dec, struct kmt_comms *comms,
+		    const struct kmt_decoder *dec, const struct scan_to *to,
 		    struct kmt_finalize_cpu *fc, struct kmt_diag *d)
 {
 	struct fbuffer *b = &s->buf[which];
@@ -229,7 +240,7 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 	/* A window at a time, to keep the resident set small on long recordings. */
 	for (off = 0; off < size; off += SCAN_WINDOW) {
 		uint64_t len = MIN((uint64_t)SCAN_WINDOW, size - off);
-		uint64_t good = scan_pages(s, dec, comms, fc, cpu, map + off, len);
+		uint64_t good = scan_pages(s, dec, to, fc, cpu, map + off, len);
 
 		if (off)
 			madvise(map + off - SCAN_WINDOW, SCAN_WINDOW, MADV_DONTNEED);
@@ -264,7 +275,7 @@ static void parse_stats(const char *text, struct kmt_finalize_cpu *fc)
 }
 
 /* kmemtrace watch's samples, if the spool has them: a second buffer. */
-static int load_access(struct fin *s, const struct kmt_decoder *dec, struct kmt_comms *comms,
+static int load_access(struct fin *s, const struct kmt_decoder *dec, const struct scan_to *to,
 		       struct kmt_finalize_result *res, struct kmt_diag *d)
 {
 	struct fbuffer *b = &s->buf[KMT_SPOOL_ACCESS];
@@ -276,7 +287,7 @@ static int load_access(struct fin *s, const struct kmt_decoder *dec, struct kmt_
 	for (i = 0; i < s->meta->nr_cpus; i++) {
 		struct kmt_finalize_cpu fc = { 0 };
 
-		ret = scan_cpu(s, KMT_SPOOL_ACCESS, i, dec, comms, &fc, d);
+		ret = scan_cpu(s, KMT_SPOOL_ACCESS, i, dec, to, &fc, d);
 		if (ret)
 			return ret;
 		spool_get_stats(s->spool, KMT_SPOOL_ACCESS, s->meta->cpus[i], &b->stats[i]);
@@ -325,9 +336,11 @@ struct stream {
 	struct fin *s;
 	const struct kmt_finalize_opts *o;
 	const struct kmt_decoder *dec;
-	struct kmt_comms *comms;
+	const struct scan_to *to;
 	struct kmt_finalize_result *res;
 	char *cmdlines;
+	char *kallsyms;			/* cut down, once the data is read */
+	bool released;
 	struct stream_cpu {
 		struct stream *st;
 		int i;
@@ -372,7 +385,7 @@ static void stream_seen(void *arg, const void *buf, size_t len, uint64_t off)
 	struct stream *st = c->st;
 	struct kmt_finalize_cpu *fc = &st->res->cpus[c->i];
 
-	scan_pages(st->s, st->dec, st->comms, fc, fc->cpu, buf, len);
+	scan_pages(st->s, st->dec, st->to, fc, fc->cpu, buf, len);
 	/*
 	 * The spool's part is in the file now: its room goes to the file
 	 * (the held pages read are gone already; the spool is no longer whole).
@@ -386,14 +399,49 @@ static void stream_seen(void *arg, const void *buf, size_t len, uint64_t off)
 	}
 }
 
+/* Every buffer is written: the held pages are read, the recorder may go. */
+static void stream_released(struct stream *st)
+{
+	if (st->o->released && !st->released)
+		st->o->released(st->o->released_arg);
+	st->released = true;
+}
+
+/*
+ * The kallsyms to write, in *@b: the spool's whole, or cut down to the
+ * symbols the events name (@keep; the cut text in *@cut, to free). What
+ * cannot be cut (out of memory) is written whole: bigger, never wrong.
+ */
+static void kallsyms_for(const struct fin *s, const struct kmt_symkeep *keep, char **cut,
+			 struct kmt_blob *b)
+{
+	const struct sbuf *whole = &s->blob[KMT_SPOOL_KALLSYMS];
+	size_t len;
+
+	b->data = whole->buf;
+	b->len = whole->len;
+	if (keep && whole->len && !kmt_symkeep_cut(keep, whole->buf, whole->len, cut, &len)) {
+		b->data = *cut;
+		b->len = len;
+	}
+}
+
+static int stream_kallsyms(void *arg, struct kmt_blob *kallsyms)
+{
+	struct stream *st = arg;
+
+	stream_released(st);
+	kallsyms_for(st->s, st->to->keep, &st->kallsyms, kallsyms);
+	return 0;
+}
+
 static int stream_cmdlines(void *arg, struct kmt_blob *cmdlines)
 {
 	struct stream *st = arg;
 	size_t len = 0;
 
-	if (st->o->released)
-		st->o->released(st->o->released_arg);
-	st->cmdlines = kmt_comms_format(st->comms, &len);
+	stream_released(st);
+	st->cmdlines = kmt_comms_format(st->to->comms, &len);
 	if (!st->cmdlines)
 		return -ENOMEM;
 	cmdlines->data = st->cmdlines;
@@ -427,17 +475,18 @@ static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
  * What finalising does once per CPU before the file is written, each CPU
  * on a worker (kmt_parallel: the CPUs online, at most 16): from memory,
  * open its spool file and size its data (stream_cpu); from the spool,
- * scan it (count, collect names: the recorded pages are in the page
- * cache, this is CPU work); then its ring buffer's stats. Names are
- * collected per CPU and merged afterwards in CPU order, each pid's latest
- * in time winning.
+ * scan it (count, collect names and the code addresses the events name:
+ * the recorded pages are in the page cache, this is CPU work); then its
+ * ring buffer's stats. Names and addresses are collected per CPU and
+ * merged afterwards in CPU order, each pid's latest name in time winning.
  */
 struct load_job {
 	struct fin *s;
 	struct stream *st;		/* from memory, or NULL */
 	const struct kmt_decoder *dec;
+	const struct scan_to *to;	/* what all CPUs' scans add up to */
 	struct kmt_finalize_result *res;
-	struct kmt_comms **comms;	/* per CPU, from the spool */
+	struct scan_to *cpu_to;		/* per CPU, from the spool */
 	struct kmt_diag *d;		/* per CPU */
 };
 
@@ -447,15 +496,18 @@ static int load_cpu(void *arg, int i)
 	struct fin *s = j->s;
 	struct kmt_finalize_cpu *fc = &j->res->cpus[i];
 	struct sbuf *stats = &s->buf[KMT_SPOOL_MAIN].stats[i];
+	struct scan_to *to = &j->cpu_to[i];
 	int ret;
 
 	fc->cpu = s->meta->cpus[i];
 	if (j->st) {
 		ret = stream_cpu(j->st, i, &j->d[i]);
 	} else {
-		j->comms[i] = kmt_comms_new();
-		ret = j->comms[i] ? scan_cpu(s, KMT_SPOOL_MAIN, i, j->dec, j->comms[i], fc, &j->d[i]) :
-				    kmt_diag_set(&j->d[i], -ENOMEM, "out of memory");
+		to->comms = kmt_comms_new();
+		to->keep = j->to->keep ? kmt_symkeep_new() : NULL;
+		ret = to->comms && (!j->to->keep || to->keep) ?
+		      scan_cpu(s, KMT_SPOOL_MAIN, i, j->dec, to, fc, &j->d[i]) :
+		      kmt_diag_set(&j->d[i], -ENOMEM, "out of memory");
 	}
 	if (ret)
 		return ret;
@@ -470,15 +522,15 @@ static int load_cpu(void *arg, int i)
 }
 
 static int load_all(struct fin *s, struct stream *st, const struct kmt_decoder *dec,
-		    struct kmt_comms *comms, struct kmt_finalize_result *res, struct kmt_diag *d)
+		    const struct scan_to *to, struct kmt_finalize_result *res, struct kmt_diag *d)
 {
 	int n = s->meta->nr_cpus, i, ret;
-	struct load_job j = { .s = s, .st = st, .dec = dec, .res = res };
+	struct load_job j = { .s = s, .st = st, .dec = dec, .to = to, .res = res };
 
-	j.comms = calloc((size_t)n, sizeof(*j.comms));
+	j.cpu_to = calloc((size_t)n, sizeof(*j.cpu_to));
 	j.d = calloc((size_t)n, sizeof(*j.d));
-	if (!j.comms || !j.d) {
-		free(j.comms);
+	if (!j.cpu_to || !j.d) {
+		free(j.cpu_to);
 		free(j.d);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
@@ -489,12 +541,15 @@ static int load_all(struct fin *s, struct stream *st, const struct kmt_decoder *
 	if (ret)
 		kmt_diag_set(d, ret, "%s", i < n ? j.d[i].msg : strerror(-ret));
 	for (i = 0; i < n; i++) {
-		if (!ret && j.comms[i] && kmt_comms_merge(comms, j.comms[i]))
+		if (!ret && j.cpu_to[i].comms && kmt_comms_merge(to->comms, j.cpu_to[i].comms))
 			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-		kmt_comms_free(j.comms[i]);
+		if (j.cpu_to[i].keep)
+			kmt_symkeep_merge(to->keep, j.cpu_to[i].keep);
+		kmt_comms_free(j.cpu_to[i].comms);
+		kmt_symkeep_free(j.cpu_to[i].keep);
 		res->raw_bytes += res->cpus[i].bytes;
 	}
-	free(j.comms);
+	free(j.cpu_to);
 	free(j.d);
 	return ret;
 }
@@ -517,8 +572,8 @@ static int spool_first(const void *a, const void *b)
 }
 
 static int write_output(struct fin *s, const char *output, const struct kmt_finalize_opts *o,
-			const char *cmdlines, size_t cmdlines_len, struct stream *st,
-			struct kmt_finalize_result *res, struct kmt_diag *d)
+			const char *cmdlines, size_t cmdlines_len, const struct kmt_symkeep *keep,
+			struct stream *st, struct kmt_finalize_result *res, struct kmt_diag *d)
 {
 	const struct kmt_spool_meta *sm = s->meta;
 	struct kmt_writer_opts wo = {
@@ -543,11 +598,14 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 		.slab_aliases = blob[KMT_SPOOL_SLAB_ALIASES].len ? blob[KMT_SPOOL_SLAB_ALIASES].buf : NULL,
 		.cpu_count = (int)sysconf(_SC_NPROCESSORS_CONF),
 	};
-	char version[2048];
+	char version[2048], *kallsyms = NULL;
 	int i, j, ret;
 
 	if (!wc)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	/* Streamed, the addresses are known once the data is written: KALLSYMS follows it. */
+	if (!st || !keep)
+		kallsyms_for(s, keep, &kallsyms, &m.kallsyms);
 	/* The recorder's name, and what a reader must know of its filters. */
 	snprintf(ri.recorder, sizeof(ri.recorder), "kmemtrace %s", *sm->version ? sm->version : KMT_VERSION);
 	snprintf(ri.command, sizeof(ri.command), "%s", sm->command);
@@ -578,6 +636,7 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 	}
 	if (st) {
 		m.late_cmdlines = stream_cmdlines;
+		m.late_kallsyms = keep ? stream_kallsyms : NULL;
 		m.late_arg = st;
 		qsort(wc + (size_t)KMT_SPOOL_MAIN * (size_t)sm->nr_cpus, (size_t)sm->nr_cpus, sizeof(*wc), spool_first);
 	}
@@ -586,6 +645,7 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 		res->consumed += st->cpu[i].held_read + st->cpu[i].freed;
 	if (ret && st && st->err)	/* the data's source failed: say so, not the writer's errno */
 		ret = kmt_diag_set(d, st->err, "%s: %s", output, st->d.msg);
+	free(kallsyms);
 	free(wc);
 	return ret;
 }
@@ -597,6 +657,8 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 	struct fin s = { .spool = spool, .meta = kmt_spool_meta(spool), .nbuf = 1 };
 	struct kmt_decoder *dec = NULL;
 	struct kmt_comms *comms = NULL;
+	struct kmt_symkeep *keep = NULL;
+	struct scan_to to;
 	struct stream st = { 0 };
 	char *cmdlines = NULL;
 	size_t cmdlines_len = 0;
@@ -613,7 +675,9 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 		goto out;
 	dec = kmt_decoder_new(&s.fs, false, s.meta->long_size);
 	comms = kmt_comms_new();
-	if (!dec || !comms) {
+	keep = o->full_kallsyms ? NULL : kmt_symkeep_new();
+	to = (struct scan_to){ .comms = comms, .keep = keep };
+	if (!dec || !comms || (!o->full_kallsyms && !keep)) {
 		ret = kmt_diag_set(d, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -630,13 +694,13 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 	}
 	res->nr_cpus = s.meta->nr_cpus;
 	if (o->held) {
-		st = (struct stream){ .s = &s, .o = o, .dec = dec, .comms = comms, .res = res };
+		st = (struct stream){ .s = &s, .o = o, .dec = dec, .to = &to, .res = res };
 		st.cpu = calloc((size_t)s.meta->nr_cpus, sizeof(*st.cpu));
 		if (!st.cpu)
 			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
-	ret = ret ?: load_all(&s, o->held ? &st : NULL, dec, comms, res, d);
-	ret = ret ?: load_access(&s, dec, comms, res, d);
+	ret = ret ?: load_all(&s, o->held ? &st : NULL, dec, &to, res, d);
+	ret = ret ?: load_access(&s, dec, &to, res, d);
 	if (ret)
 		goto out;
 	if (!o->held) {
@@ -646,7 +710,7 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 			goto out;
 		}
 	}
-	ret = write_output(&s, output, o, cmdlines, cmdlines_len, o->held ? &st : NULL, res, d);
+	ret = write_output(&s, output, o, cmdlines, cmdlines_len, keep, o->held ? &st : NULL, res, d);
 	/* From memory the events are counted as they are written: the totals come now. */
 	for (i = 0; i < s.meta->nr_cpus; i++) {
 		struct kmt_finalize_cpu *fc = &res->cpus[i];
@@ -658,8 +722,10 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 out:
 	free(st.cpu);
 	free(st.cmdlines);
+	free(st.kallsyms);
 	free(cmdlines);
 	kmt_comms_free(comms);
+	kmt_symkeep_free(keep);
 	kmt_decoder_free(dec);
 	fin_release(&s);
 	return ret;

@@ -18,6 +18,7 @@
 struct sym {
 	uint64_t addr;
 	const char *name;
+	size_t line, end;		/* its line in the text: [line, end) */
 	bool hole_after;		/* a damaged line follows: what is after is unknown */
 };
 
@@ -30,11 +31,18 @@ struct kmt_symbols {
 	char first_text[72];		/* and what it says, escaped */
 };
 
+/*
+ * By address, then in the order of the text: symbols at one address
+ * (aliases) sort the same way whatever other lines the text holds, so a
+ * text cut down (kmt_symbols_cut) names an address as the whole one does.
+ */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
-	return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	return (x->line > y->line) - (x->line < y->line);
 }
 
 static bool is_text(char type)
@@ -131,6 +139,8 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 					sorted = false;
 				s->v[s->n].addr = addr;
 				s->v[s->n].name = name;
+				s->v[s->n].line = (size_t)(p - s->text);
+				s->v[s->n].end = (size_t)(nl - s->text);
 				s->v[s->n].hole_after = false;
 				s->n++;
 			}
@@ -166,12 +176,13 @@ size_t kmt_symbols_bad_lines(const struct kmt_symbols *s, size_t *offset, const 
 	return s->bad;
 }
 
-const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off)
+/* The index of the symbol naming @addr (the last one at or below it), or SIZE_MAX. */
+static size_t sym_index(const struct kmt_symbols *s, uint64_t addr)
 {
 	size_t lo = 0, hi;
 
 	if (!s || !s->n || addr < s->v[0].addr)
-		return NULL;
+		return SIZE_MAX;
 	hi = s->n;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -182,10 +193,19 @@ const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint6
 			hi = mid;
 	}
 	if (addr - s->v[lo].addr > MAX_OFFSET || (s->v[lo].hole_after && addr != s->v[lo].addr))
+		return SIZE_MAX;
+	return lo;
+}
+
+const char *kmt_symbols_lookup(const struct kmt_symbols *s, uint64_t addr, uint64_t *off)
+{
+	size_t i = sym_index(s, addr);
+
+	if (i == SIZE_MAX)
 		return NULL;
 	if (off)
-		*off = addr - s->v[lo].addr;
-	return s->v[lo].name;
+		*off = addr - s->v[i].addr;
+	return s->v[i].name;
 }
 
 const char *kmt_symbols_format(const struct kmt_symbols *s, uint64_t addr, char *buf,
@@ -233,4 +253,111 @@ int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo
 		;
 	*hi = i < s->n ? s->v[i].addr : *lo + 4096;
 	return n;
+}
+
+/*
+ * Keep symbol @i with the others at its address (the lookup names it after
+ * the last of them) and those at the next address up (where it ends).
+ */
+static void keep_around(const struct kmt_symbols *s, bool *keep, size_t i)
+{
+	uint64_t at = s->v[i].addr;
+	size_t j;
+
+	while (i > 0 && s->v[i - 1].addr == at)
+		i--;
+	for (j = i; j < s->n && s->v[j].addr == at; j++)
+		keep[j] = true;
+	for (at = j < s->n ? s->v[j].addr : 0; j < s->n && s->v[j].addr == at; j++)
+		keep[j] = true;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct sym *x = *(const struct sym *const *)a, *y = *(const struct sym *const *)b;
+
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Mark what naming @addrs needs; the names of their functions in *@names. */
+static int mark_needed(const struct kmt_symbols *s, bool *keep, const uint64_t *addrs, size_t n,
+		       const char ***names, size_t *nr_names)
+{
+	const char **v = malloc((n + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		size_t j = sym_index(s, addrs[i]);
+
+		if (j == SIZE_MAX)
+			continue;
+		keep_around(s, keep, j);
+		v[k++] = s->v[j].name;
+	}
+	qsort(v, k, sizeof(*v), cmp_name);
+	*names = v;
+	*nr_names = k;
+	return 0;
+}
+
+char *kmt_symbols_cut(const char *text, size_t len, const uint64_t *addrs, size_t n, size_t *out_len)
+{
+	struct kmt_symbols *s = kmt_symbols_parse(text, len);
+	const struct sym **kept = NULL;
+	const char **names = NULL;
+	size_t i, k = 0, nr_names = 0, total = 0;
+	bool *keep = NULL;
+	char *out = NULL, *p;
+
+	if (!s)
+		return NULL;
+	/* A damaged text names addresses by what its bad lines hide: kept whole. */
+	if (s->bad) {
+		out = xstrndup(text, len);
+		*out_len = len;
+		goto out;
+	}
+	keep = calloc(s->n + 1, sizeof(*keep));
+	kept = malloc((s->n + 1) * sizeof(*kept));
+	if (!keep || !kept || mark_needed(s, keep, addrs, n, &names, &nr_names))
+		goto oom;
+	/* kmt_symbols_find() of a function named: every symbol of that name, as in the whole. */
+	for (i = 0; nr_names && i < s->n; i++)
+		if (bsearch(&s->v[i].name, names, nr_names, sizeof(*names), cmp_name))
+			keep_around(s, keep, i);
+	for (i = 0; i < s->n; i++)
+		if (keep[i]) {
+			kept[k++] = &s->v[i];
+			total += s->v[i].end - s->v[i].line + 1;
+		}
+	/* The lines as they were, in the order they were. */
+	qsort(kept, k, sizeof(*kept), cmp_line);
+	out = p = malloc(total + 1);
+	if (!out)
+		goto oom;
+	for (i = 0; i < k; i++) {
+		size_t l = kept[i]->end - kept[i]->line;
+
+		memcpy(p, text + kept[i]->line, l);
+		p += l;
+		*p++ = '\n';
+	}
+	*p = '\0';
+	*out_len = (size_t)(p - out);
+	goto out;
+oom:
+	errno = ENOMEM;
+out:
+	free(names);
+	free(kept);
+	free(keep);
+	kmt_symbols_free(s);
+	return out;
 }

@@ -25,37 +25,6 @@ static const struct slab_wait *wait_at(const struct cpu_state *cs, int j)
 	return &cs->slab_wait[(cs->slab_wait_next - 1 - j) & (SLAB_WAIT - 1)];
 }
 
-void model_claim_slab_pending(struct cpu_state *cs, int32_t pid, uint64_t ptr)
-{
-	cs->last_slab_seq = cs->seq;
-	cs->last_slab_ptr = ptr;
-	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, pid, ptr };
-	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
-}
-
-void model_claim_page_pending(struct cpu_state *cs, int32_t pid, uint64_t pfn, uint32_t order)
-{
-	cs->page_pending = true;
-	cs->page_seq = cs->seq;
-	cs->page_pid = pid;
-	cs->page_order = order;
-	cs->page_pfn = pfn;
-}
-
-void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr)
-{
-	cs->vmap_pending = true;
-	cs->vmap_seq = cs->seq;
-	cs->vmap_addr = addr;
-}
-
-void model_claim_break(struct cpu_state *cs)
-{
-	cs->page_pending = false;
-	cs->nslab_wait = 0;
-	cs->seq += 2;
-}
-
 static bool has_frame(const struct kmt_event *ev, uint64_t addr)
 {
 	uint32_t i;

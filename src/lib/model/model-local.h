@@ -177,11 +177,44 @@ struct claim {
 	uint64_t ptr;			/* its address (pages: pfn) */
 };
 
-void model_claim_slab_pending(struct cpu_state *cs, int32_t pid, uint64_t ptr);
-void model_claim_page_pending(struct cpu_state *cs, int32_t pid, uint64_t pfn, uint32_t order);
-void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr);
+/* kmt_life_bucket(), inline for the model's hot paths. */
+static inline int model_life_bucket(uint64_t ns)
+{
+	int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < KMT_LIFE_BUCKETS ? b : KMT_LIFE_BUCKETS - 1;
+}
+
+static inline void model_claim_slab_pending(struct cpu_state *cs, int32_t pid, uint64_t ptr)
+{
+	cs->last_slab_seq = cs->seq;
+	cs->last_slab_ptr = ptr;
+	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, pid, ptr };
+	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
+}
+
+static inline void model_claim_page_pending(struct cpu_state *cs, int32_t pid, uint64_t pfn, uint32_t order)
+{
+	cs->page_pending = true;
+	cs->page_seq = cs->seq;
+	cs->page_pid = pid;
+	cs->page_order = order;
+	cs->page_pfn = pfn;
+}
+
+static inline void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr)
+{
+	cs->vmap_pending = true;
+	cs->vmap_seq = cs->seq;
+	cs->vmap_addr = addr;
+}
 /* A gap in @cs's events: nothing before it is waiting any more. */
-void model_claim_break(struct cpu_state *cs);
+static inline void model_claim_break(struct cpu_state *cs)
+{
+	cs->page_pending = false;
+	cs->nslab_wait = 0;
+	cs->seq += 2;
+}
 /* The allocation stack @ev belongs to, taken from those waiting. */
 struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev);
 
@@ -261,10 +294,33 @@ struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr);
 /* The cache of @ev: by name, kmalloc by size class (NONE on ENOMEM). */
 uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev);
 /* The same through the hint site index @site keeps. */
-uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev);
+uint32_t model_cache_hinted_slow(struct kmt_model *m, uint32_t site, const struct kmt_event *ev);
+/* (Inline: per allocation; the hint fits nearly always.) */
+static inline uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev)
+{
+	uint32_t c = site < m->reg.cache_hint_n ? m->reg.cache_hint[site] : NONE;
+
+	if (c != NONE) {
+		const struct kmt_cache *k = &m->reg.caches.v[c];
+
+		if (ev->kind == KMT_EV_KMALLOC ? k->is_kmalloc && k->object_size == ev->bytes_alloc
+		    : !k->is_kmalloc && k->name_len == ev->name_len &&
+		      !memcmp(k->name, ev->name, ev->name_len))
+			return c;
+	}
+	return model_cache_hinted_slow(m, site, ev);
+}
 uint32_t model_proc_of(struct kmt_model *m, int32_t pid);
 /* model_proc_of() through @cs's memo of the last task it saw. */
-uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid);
+static inline uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
+{
+	if (cs->memo_pid == pid && cs->memo_gen == m->reg.comm_gen && cs->memo_proc != NONE)
+		return cs->memo_proc;
+	cs->memo_pid = pid;
+	cs->memo_gen = m->reg.comm_gen;
+	cs->memo_proc = model_proc_of(m, pid);
+	return cs->memo_proc;
+}
 /* Is the task one the filter chose (always, without a filter)? */
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);
 /* --cache: is cache @c the one chosen (always, without the option)? */

@@ -87,7 +87,7 @@ void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
 			struct kmt_site *s = &m->reg.page_sites.v[o->site];
 
 			s->frees++;
-			s->life[kmt_life_bucket(ev->ts - o->ts)]++;
+			s->life[model_life_bucket(ev->ts - o->ts)]++;
 			if (ev->cpu != o->cpu)
 				s->cross_cpu++;
 		}

@@ -15,9 +15,7 @@
 
 int kmt_life_bucket(uint64_t ns)
 {
-	int b = ns ? 64 - __builtin_clzll(ns) : 0;
-
-	return b < KMT_LIFE_BUCKETS ? b : KMT_LIFE_BUCKETS - 1;
+	return model_life_bucket(ns);
 }
 
 uint64_t kmt_life_bucket_ns(int b)
@@ -122,16 +120,6 @@ uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 }
 
 /* model_proc_of() through the CPU's memo of the last task it saw. */
-uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
-{
-	if (cs->memo_pid == pid && cs->memo_gen == m->reg.comm_gen && cs->memo_proc != NONE)
-		return cs->memo_proc;
-	cs->memo_pid = pid;
-	cs->memo_gen = m->reg.comm_gen;
-	cs->memo_proc = model_proc_of(m, pid);
-	return cs->memo_proc;
-}
-
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
 {
 	uint32_t i;
@@ -176,7 +164,7 @@ struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr)
 }
 
 /* The cache of an allocation, through the hint its site keeps. */
-uint32_t model_cache_hinted(struct kmt_model *m, uint32_t site, const struct kmt_event *ev)
+uint32_t model_cache_hinted_slow(struct kmt_model *m, uint32_t site, const struct kmt_event *ev)
 {
 	uint32_t c;
 

@@ -254,7 +254,7 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	if (fsite)
 		fsite->free_calls++;
 	life = ev->ts > o->ts ? ev->ts - o->ts : 0;
-	asite->life[kmt_life_bucket(life)]++;
+	asite->life[model_life_bucket(life)]++;
 	if (!asite->frees || life < asite->life_min)
 		asite->life_min = life;
 	asite->life_max = MAX(asite->life_max, life);

@@ -111,7 +111,7 @@ void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
 
 		s->frees++;
 		s->bytes_freed += o->alloc;
-		s->life[kmt_life_bucket(ev->ts > o->ts ? ev->ts - o->ts : 0)]++;
+		s->life[model_life_bucket(ev->ts > o->ts ? ev->ts - o->ts : 0)]++;
 		if (ev->cpu != o->cpu)
 			s->cross_cpu++;
 	}

@@ -453,7 +453,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 		ou->bytes_alloc += o->alloc;
 		ou->age_min = MIN(ou->age_min, age);
 		ou->age_max = MAX(ou->age_max, age);
-		ou->age[kmt_life_bucket(age)]++;
+		ou->age[model_life_bucket(age)]++;
 		if (nages <= m->slab.live)
 			ages[nages++] = (struct age_of){ k, age };
 	}

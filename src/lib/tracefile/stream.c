@@ -1,11 +1,14 @@
 /*
- * Merging per-CPU record streams by time (include/kmemtrace/tracefile.h).
- * Each CPU keeps a cursor on its current page and record; a small binary
- * heap of CPU indices ordered by the head record's timestamp picks the
- * next one. Memory: one page (or chunk) per CPU. What a CPU's reader
- * passes over (a damaged chunk or page, a cut end) becomes one marker at
- * the CPU's last record before it, so that it comes out before anything
- * the gap may hide.
+ * Merging per-CPU record streams by time (include/kmemtrace/tracefile.h),
+ * the one read path of a file and of kmemtrace top's live pages: each
+ * input's pages come from a page source (a file's per-CPU readers here,
+ * or the live queue), each CPU keeps a cursor on its current page and
+ * record, and a small binary heap of CPU indices ordered by the head
+ * record's timestamp picks the next one. Memory: one page (or chunk) per
+ * CPU. What a CPU's source passes over (a damaged chunk or page, a cut
+ * end) becomes one marker at the CPU's last record before it, so that it
+ * comes out before anything the gap may hide. A live input with no page
+ * yet waits; then only records up to the safe time go out.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,12 +19,14 @@
 #include "base/kmt-local.h"
 
 struct cpu_cur {
-	struct kmt_cpu_reader *r;
+	struct kmt_stream *s;
+	int i;				/* its input of the source */
 	struct kmt_page pg;
 	struct kmt_page_iter it;
 	struct kmt_rec head;		/* valid if has_head */
 	bool has_head;
 	bool done;
+	bool waiting;			/* live: no page yet */
 	int64_t pending_lost;		/* loss to report before head */
 	bool has_lost;
 	bool truncated;			/* the recording of this CPU stopped early */
@@ -36,12 +41,42 @@ struct cpu_cur {
 };
 
 struct kmt_stream {
+	struct kmt_page_source src;
+	struct kmt_cpu_reader **r;	/* a file's readers (the file source) */
 	int n;
 	struct cpu_cur *c;
 	int *heap;
 	int heap_n;
+	int nwaiting;			/* live inputs with no page yet */
+	uint64_t safe;			/* live: hand out nothing after this */
 	bool advance;			/* heap[0] was handed out: move it on */
 };
+
+/* The file source: input i is the stream's reader i. */
+static int file_next(void *arg, int i, struct kmt_page *pg, struct kmt_diag *d)
+{
+	return kmt_cpu_reader_next(((struct kmt_stream *)arg)->r[i], pg, d);
+}
+
+static const struct kmt_skip *file_skipped(void *arg, int i)
+{
+	return kmt_cpu_reader_skipped(((struct kmt_stream *)arg)->r[i]);
+}
+
+static const char *file_where(void *arg, int i)
+{
+	return kmt_cpu_reader_where(((struct kmt_stream *)arg)->r[i]);
+}
+
+static uint64_t file_offset(void *arg, int i)
+{
+	return kmt_cpu_reader_offset(((struct kmt_stream *)arg)->r[i]);
+}
+
+static uint64_t file_in_chunk(void *arg, int i)
+{
+	return kmt_cpu_reader_in_chunk(((struct kmt_stream *)arg)->r[i]);
+}
 
 /* Hand out a marker before the next record: a loss, a cut end, a gap. */
 static int marker(struct cpu_cur *c, int64_t lost, uint64_t ts)
@@ -88,28 +123,38 @@ static int gap_marker(struct cpu_cur *c, uint64_t ts)
 /* The rest of the current page cannot be walked: passed over. */
 static void page_broken(struct cpu_cur *c, struct kmt_diag *d)
 {
+	const struct kmt_page_source *src = &c->s->src;
 	struct kmt_skip s = { .pages = 1, .err = d ? d->err : KMT_EFORMAT };
 
-	s.from = s.to = kmt_cpu_reader_offset(c->r);
+	s.from = s.to = src->offset(src->arg, c->i);
 	snprintf(s.why, sizeof(s.why), "%s at +%" PRIu64 ": %.120s; the rest of the page is skipped",
-		 kmt_cpu_reader_where(c->r), kmt_cpu_reader_in_chunk(c->r), d ? d->msg : "");
+		 src->where(src->arg, c->i), src->in_chunk(src->arg, c->i), d ? d->msg : "");
 	add_skip(c, &s);
 }
 
-/* CPU @c's next record or marker after its page ran out; 1 ok, 0 end, < 0 error. */
+/*
+ * CPU @c's next record or marker after its page ran out; 1 ok, 0 end,
+ * -EAGAIN no page yet (live: c->waiting), < 0 error.
+ */
 static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 {
+	const struct kmt_page_source *src = &c->s->src;
 	int ret;
 
 	if (walked < 0)
 		page_broken(c, d);
 	for (;;) {
 		c->pg.base = NULL;
-		ret = kmt_cpu_reader_next(c->r, &c->pg, d);
+		ret = src->next(src->arg, c->i, &c->pg, d);
 		if (ret == -ENOMEM)
 			return ret;
+		if (ret == -EAGAIN) {
+			c->has_head = false;
+			c->waiting = true;
+			return ret;
+		}
 		if (ret < 0) {
-			add_skip(c, kmt_cpu_reader_skipped(c->r));
+			add_skip(c, src->skipped(src->arg, c->i));
 			continue;
 		}
 		if (ret == 0 && !c->end_marked && (c->in_gap || c->truncated)) {
@@ -176,6 +221,20 @@ static inline void sift_down(struct kmt_stream *s, int i)
 	}
 }
 
+static inline void sift_up(struct kmt_stream *s, int i)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2, t;
+
+		if (!before(s, s->heap[i], s->heap[p]))
+			return;
+		t = s->heap[i];
+		s->heap[i] = s->heap[p];
+		s->heap[p] = t;
+		i = p;
+	}
+}
+
 static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
 {
 	int i;
@@ -216,56 +275,151 @@ static void start_markers(struct kmt_stream *s)
 	}
 }
 
+/* @n cursors and the heap, each input's first record read. */
+static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffers,
+			const bool *truncated, int n, struct kmt_diag *d)
+{
+	int i, ret;
+
+	s->safe = UINT64_MAX;
+	s->c = calloc((size_t)n + 1, sizeof(*s->c));
+	s->heap = calloc((size_t)n + 1, sizeof(*s->heap));
+	if (!s->c || !s->heap)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		struct cpu_cur *c = &s->c[s->n++];
+
+		c->s = s;
+		c->i = i;
+		c->cpu = cpus[i];
+		c->buffer = buffers ? buffers[i] : 0;
+		c->truncated = truncated && truncated[i];
+		ret = cur_advance(c, d);
+		if (ret == -EAGAIN) {
+			s->nwaiting++;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			s->heap[s->heap_n++] = s->n - 1;
+	}
+	start_markers(s);
+	for (i = s->heap_n / 2 - 1; i >= 0; i--)
+		sift_down(s, i);
+	return 0;
+}
+
 struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
 					   struct kmt_diag *d)
 {
 	struct kmt_stream *s;
-	int i, j, ret;
+	int *cpus = NULL, *bufs = NULL;
+	bool *trunc = NULL;
+	int i, j, n = 0, ret;
 
-	for (j = 0, i = 0; j < nr; j++) {
+	for (j = 0; j < nr; j++) {
 		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
 
 		if (!b) {
 			kmt_diag_set(d, -EINVAL, "no buffer #%d", buffers[j]);
 			return NULL;
 		}
-		i += b->nr_cpus;
+		n += b->nr_cpus;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		goto nomem;
-	s->c = calloc((size_t)i + 1, sizeof(*s->c));
-	s->heap = calloc((size_t)i + 1, sizeof(*s->heap));
-	if (!s->c || !s->heap)
-		goto nomem;
-	for (j = 0; j < nr; j++) {
+	if (!s || !(s->r = calloc((size_t)n + 1, sizeof(*s->r))) || !(cpus = calloc((size_t)n + 1, sizeof(*cpus))) ||
+	    !(bufs = calloc((size_t)n + 1, sizeof(*bufs))) || !(trunc = calloc((size_t)n + 1, sizeof(*trunc)))) {
+		kmt_diag_set(d, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	s->src = (struct kmt_page_source){ file_next, file_skipped, file_where, file_offset, file_in_chunk, s };
+	for (n = 0, j = 0; j < nr; j++) {
 		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
 
-		for (i = 0; i < b->nr_cpus; i++) {
-			struct cpu_cur *c = &s->c[s->n++];
-
-			c->cpu = b->cpus[i].cpu;
-			c->buffer = buffers[j];
-			c->truncated = cpu_truncated(b, c->cpu);
-			ret = kmt_cpu_reader_open(&c->r, f, buffers[j], i, d);
+		for (i = 0; i < b->nr_cpus; i++, n++) {
+			cpus[n] = b->cpus[i].cpu;
+			bufs[n] = buffers[j];
+			trunc[n] = cpu_truncated(b, cpus[n]);
+			ret = kmt_cpu_reader_open(&s->r[n], f, buffers[j], i, d);
 			if (ret)
 				goto fail;
-			ret = cur_advance(c, d);
-			if (ret < 0)
-				goto fail;
-			if (ret > 0)
-				s->heap[s->heap_n++] = s->n - 1;
 		}
 	}
-	start_markers(s);
-	for (i = s->heap_n / 2 - 1; i >= 0; i--)
-		sift_down(s, i);
+	if (stream_start(s, cpus, bufs, trunc, n, d))
+		goto fail;
+	free(cpus);
+	free(bufs);
+	free(trunc);
 	return s;
-nomem:
-	kmt_diag_set(d, -ENOMEM, "out of memory");
 fail:
+	free(cpus);
+	free(bufs);
+	free(trunc);
 	kmt_stream_close(s);
 	return NULL;
+}
+
+struct kmt_stream *kmt_stream_open_source(const struct kmt_page_source *src, const int *cpus, int n,
+					  struct kmt_diag *d)
+{
+	struct kmt_stream *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		kmt_diag_set(d, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->src = *src;
+	if (stream_start(s, cpus, NULL, NULL, n, d)) {
+		kmt_stream_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void kmt_stream_set_safe(struct kmt_stream *s, uint64_t ts)
+{
+	s->safe = ts;
+}
+
+/* Live inputs that had no page: those that have one now join the heap. */
+static int wake(struct kmt_stream *s, struct kmt_diag *d)
+{
+	int i, ret;
+
+	for (i = 0; i < s->n && s->nwaiting; i++) {
+		struct cpu_cur *c = &s->c[i];
+
+		if (!c->waiting)
+			continue;
+		ret = cur_advance(c, d);
+		if (ret == -EAGAIN)
+			continue;
+		c->waiting = false;
+		s->nwaiting--;
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			s->heap[s->heap_n++] = i;
+			sift_up(s, s->heap_n - 1);
+		}
+	}
+	return 0;
+}
+
+/* The heap's top CPU moves on: it stays, waits (live) or is done. 0, or < 0 error. */
+static inline __attribute__((always_inline)) int advance_top(struct kmt_stream *s, struct kmt_diag *d)
+{
+	int ret = cur_advance(&s->c[s->heap[0]], d);
+
+	if (ret == -EAGAIN)
+		s->nwaiting++;
+	else if (ret < 0)
+		return ret;
+	if (ret <= 0)
+		s->heap[0] = s->heap[--s->heap_n];
+	sift_down(s, 0);
+	return 0;
 }
 
 int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag *d)
@@ -279,16 +433,16 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	 */
 	if (s->advance && s->heap_n) {
 		s->advance = false;
-		ret = cur_advance(&s->c[s->heap[0]], d);
-		if (ret < 0)
+		if ((ret = advance_top(s, d)) < 0)
 			return ret;
-		if (ret == 0)
-			s->heap[0] = s->heap[--s->heap_n];
-		sift_down(s, 0);
 	}
+	if (s->nwaiting && (ret = wake(s, d)))
+		return ret;
 	if (!s->heap_n)
-		return 0;
+		return s->nwaiting ? -EAGAIN : 0;
 	c = &s->c[s->heap[0]];
+	if (c->head.ts > s->safe)
+		return -EAGAIN;
 	out->cpu = c->cpu;
 	out->buffer = c->buffer;
 	out->idx = s->heap[0];
@@ -302,13 +456,7 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 		c->has_lost = false;
 		c->has_gap = false;
 		c->has_head = false;
-		ret = cur_advance(c, d);
-		if (ret < 0)
-			return ret;
-		if (ret == 0)
-			s->heap[0] = s->heap[--s->heap_n];
-		sift_down(s, 0);
-		return 1;
+		return (ret = advance_top(s, d)) < 0 ? ret : 1;
 	}
 	c->last_ts = c->head.ts;
 	s->advance = true;
@@ -322,7 +470,7 @@ struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_di
 
 uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx)
 {
-	return kmt_cpu_reader_offset(s->c[idx].r);
+	return s->src.offset(s->src.arg, s->c[idx].i);
 }
 
 void kmt_stream_close(struct kmt_stream *s)
@@ -331,8 +479,9 @@ void kmt_stream_close(struct kmt_stream *s)
 
 	if (!s)
 		return;
-	for (i = 0; s->c && i < s->n; i++)
-		kmt_cpu_reader_close(s->c[i].r);
+	for (i = 0; s->r && s->r[i]; i++)
+		kmt_cpu_reader_close(s->r[i]);
+	free(s->r);
 	free(s->c);
 	free(s->heap);
 	free(s);

@@ -219,6 +219,34 @@ void tf_find_cut(struct kmt_file *f)
 		}
 }
 
+int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
+	    uint64_t offset)
+{
+	char why[sizeof(d->msg)];
+
+	snprintf(why, sizeof(why), "%s", d->msg);
+	return kmt_diag_set(d, d->err ? d->err : KMT_EFORMAT,
+			    "%s: %s at offset %" PRIu64 " (0x%" PRIx64 "): %s",
+			    f->path, section, offset, offset, why);
+}
+
+bool tf_usize_ok(uint32_t psize, uint32_t csize, uint32_t usize)
+{
+	return usize && usize <= MAX_CHUNK && !(usize % psize) && !(usize > 65536 && usize / 1024 > csize);
+}
+
+bool tf_chunk_plausible(const struct kmt_file *f, uint32_t psize, uint32_t csize,
+			uint32_t usize, const uint8_t *data)
+{
+	if (csize < 4 || !tf_usize_ok(psize, csize, usize))
+		return false;
+	if (f->zalg == KMT_Z_ZSTD)
+		return data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd;
+	if (f->zalg == KMT_Z_ZLIB)
+		return (data[0] & 0x0f) == 8 && ((unsigned int)data[0] << 8 | data[1]) % 31 == 0;
+	return true;
+}
+
 const char *tf_cpu_cut(const struct kmt_file *f, const struct kmt_buffer *b,
 		       const struct kmt_cpu_data *cd, char *buf, size_t len)
 {

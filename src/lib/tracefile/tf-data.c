@@ -22,7 +22,6 @@
 
 #include "tf-local.h"
 
-#define MAX_CHUNK (64u << 20)
 #define RING 4
 #define RELEASE_EVERY (8u << 20)	/* give back mapped data this often */
 
@@ -83,23 +82,6 @@ static void release_upto(struct kmt_cpu_reader *r, uint64_t off)
 	if (to > from)
 		madvise((void *)(f->map + from), (size_t)(to - from), MADV_DONTNEED);
 	r->released = to;
-}
-
-static bool usize_ok(uint32_t psize, uint32_t csize, uint32_t usize)
-{
-	return usize && usize <= MAX_CHUNK && !(usize % psize) && !(usize > 65536 && usize / 1024 > csize);
-}
-
-bool tf_chunk_plausible(const struct kmt_file *f, uint32_t psize, uint32_t csize,
-			uint32_t usize, const uint8_t *data)
-{
-	if (csize < 4 || !usize_ok(psize, csize, usize))
-		return false;
-	if (f->zalg == KMT_Z_ZSTD)
-		return data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd;
-	if (f->zalg == KMT_Z_ZLIB)
-		return (data[0] & 0x0f) == 8 && ((unsigned int)data[0] << 8 | data[1]) % 31 == 0;
-	return true;
 }
 
 /* The next place at or after @p where a chunk could start, or NULL. */
@@ -234,7 +216,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	usize = (uint32_t)cur_num(&r->chunks, 4);
 	if (!r->chunks.bad)
 		src = cur_bytes(&r->chunks, csize);
-	if (!src || !usize_ok(r->psize, csize, usize)) {
+	if (!src || !tf_usize_ok(r->psize, csize, usize)) {
 		r->chunks.bad = false;
 		r->chunks.p = at;
 		return bad_header(r, s, at, csize, usize);

@@ -122,6 +122,8 @@ int tf_parse_buffer_option(struct kmt_file *f, struct cur *c, bool v7,
 struct kmt_buffer *tf_buffer_get(struct kmt_file *f, const char *name);
 
 /* Prefix a diagnostic with the file name and where it happened. */
+#define MAX_CHUNK (64u << 20)		/* the largest chunk a file may have, inflated */
+
 int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
 	    uint64_t offset);
 
@@ -129,6 +131,8 @@ int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
  * tf-data.c: could a chunk "u32 @csize, u32 @usize, @data" of pages of
  * @psize bytes start here (sizes that make sense, the algorithm's magic)?
  */
+/* Could a chunk of @csize bytes hold @usize bytes of pages of @psize? */
+bool tf_usize_ok(uint32_t psize, uint32_t csize, uint32_t usize);
 bool tf_chunk_plausible(const struct kmt_file *f, uint32_t psize, uint32_t csize,
 			uint32_t usize, const uint8_t *data);
 

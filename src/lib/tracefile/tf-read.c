@@ -20,17 +20,6 @@
 #define MAX_OPTION_SECTIONS 1024
 #define MAX_SECTION_BYTES (256u << 20)
 
-int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
-	    uint64_t offset)
-{
-	char why[sizeof(d->msg)];
-
-	snprintf(why, sizeof(why), "%s", d->msg);
-	return kmt_diag_set(d, d->err ? d->err : KMT_EFORMAT,
-			    "%s: %s at offset %" PRIu64 " (0x%" PRIx64 "): %s",
-			    f->path, section, offset, offset, why);
-}
-
 /* A failure at @c: the file's end if a read ran past it, else @section's error. */
 static int fail_at(struct kmt_file *f, struct kmt_diag *d, const struct cur *c, int ret,
 		   const char *section, uint64_t off)

@@ -11,7 +11,8 @@
  *	PRINTK | CMDLINES | BUFFER (flyrecord) ... | OPTIONS | STRINGS
  *
  * With late_cmdlines (names known only once the data has been read),
- * CMDLINES follows the buffers instead; readers find it by its option.
+ * CMDLINES follows the buffers instead, and with late_kallsyms (the
+ * symbols the data names) KALLSYMS too; readers find them by their options.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -575,7 +576,8 @@ static int write_v7(struct wout *w, const struct kmt_trace_meta *m,
 	opt_at = w->off;
 	w_u64(w, 0);
 	for (i = 0; i < ARRAY_SIZE(secs) && !ret && !w->err; i++) {
-		if (secs[i].id == KMT_OPT_CMDLINES && m->late_cmdlines)
+		if ((secs[i].id == KMT_OPT_CMDLINES && m->late_cmdlines) ||
+		    (secs[i].id == KMT_OPT_KALLSYMS && m->late_kallsyms))
 			continue;	/* after the buffers */
 		p.len = 0;
 		switch (secs[i].id) {
@@ -596,6 +598,15 @@ static int write_v7(struct wout *w, const struct kmt_trace_meta *m,
 			break;
 		}
 		write_flyrecord(w, &bufs[b], &buf_sec[b], place[b]);
+	}
+	if (!ret && !w->err && m->late_kallsyms) {
+		struct kmt_blob kallsyms = { 0 };
+
+		ret = m->late_kallsyms(m->late_arg, &kallsyms);
+		p.len = 0;
+		ret = ret ?: build_blob(&p, &kallsyms, 4);
+		if (!ret)
+			write_section(w, KMT_OPT_KALLSYMS, "kallsyms", &p);
 	}
 	if (!ret && !w->err && m->late_cmdlines) {
 		struct kmt_blob cmdlines = { 0 };
@@ -645,8 +656,8 @@ static int write_v6(struct wout *w, const struct kmt_trace_meta *m,
 	uint64_t table_at, data_off;
 	int i, ret;
 
-	if (nr_bufs != 1 || *b->name || w->o->zalg != KMT_Z_NONE)
-		return -EINVAL;	/* v6: one top-level, uncompressed buffer */
+	if (nr_bufs != 1 || *b->name || w->o->zalg != KMT_Z_NONE || m->late_cmdlines || m->late_kallsyms)
+		return -EINVAL;	/* v6: one top-level, uncompressed buffer, metadata first */
 	write_initial(w, 6);
 	ret = build_headers(&p, m);
 	ret = ret ?: build_ftrace(&p, m);
