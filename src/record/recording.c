@@ -271,9 +271,11 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
 	else
 		snprintf(stacks, sizeof(stacks), "%s", rc->o.stack ? "yes" : "no");
 	ui_scope(&rc->o, who, sizeof(who));
-	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; hold %zu MiB; clock %s; "
-		 "stacks %s; filter %s", rc->events.n, who, rc->o.buffer_kb, rc->o.hold_mb, so->clock,
-		 stacks, rc->o.filter ? rc->o.filter : "none");
+	/* top keeps no hold: its pages queue for the analysis, up to the same rest. */
+	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; %s %zu MiB; clock %s; "
+		 "stacks %s; filter %s", rc->events.n, who, rc->o.buffer_kb, rc->o.live ? "queue" : "hold",
+		 rc->o.live ? rc->o.live_max_bytes >> 20 : rc->o.hold_mb, so->clock, stacks,
+		 rc->o.filter ? rc->o.filter : "none");
 }
 
 static int rec_setup(struct rec *rc, struct kmt_diag *d)

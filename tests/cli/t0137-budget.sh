@@ -57,14 +57,15 @@ test_expect_success 'record -b and -m override: the instance, the summary and in
 	$KMT info o.dat | grep "^settings:" | grep -q "; buffer 1024 KiB per CPU; hold 100 MiB;"
 '
 
-test_expect_success 'top: the same ring buffers, half the rest faulted in before tracing' '
+test_expect_success 'top: the same ring buffers, half the rest faulted in before tracing, the rest its queue' '
 	rss() { awk "/^VmRSS/ { print \$2 * 1024 }" /proc/$1/status; } &&
-	{ $KMT top --json -i 5 > t.snaps & pid=$!; } &&
+	{ $KMT top --json -i 5 -o t.dat > t.snaps & pid=$!; } &&
 	wait_tracing $pid &&
 	kb=$(cat $T/instances/kmemtrace-$pid/per_cpu/cpu*/buffer_size_kb | sort -u) && r=$(rss $pid) &&
 	kill -TERM $pid && wait $pid &&
 	echo "top: $kb KiB per CPU, RSS $((r >> 20)) MiB, prefault $((prefault * ncpu >> 20)) MiB" &&
-	[ "$kb" = "$shown" ] && [ "$r" -ge $(( prefault * ncpu )) ] && [ "$r" -lt $(( prefault * ncpu + (64 << 20) )) ]
+	[ "$kb" = "$shown" ] && [ "$r" -ge $(( prefault * ncpu )) ] && [ "$r" -lt $(( prefault * ncpu + (64 << 20) )) ] &&
+	$KMT info t.dat | grep "^settings:" | grep -q "; buffer $ring KiB per CPU; queue $hold MiB;"
 '
 
 test_expect_success 'watch: the same ring buffers; its control instance and sample rings come out of its hold' '
