@@ -107,7 +107,7 @@ for kb in $KBS; do
 	       "rmdir, $kb KiB per CPU")
 done
 keys+=("rmdir, 4 KiB per CPU" "open trace_pipe_raw" "read stats" "close trace_pipe_raw"
-       "record: prepare" "record: mkdir" "record: configure" "record: metadata" "record: readers"
+       "record: prepare" "record: mkdir" "record: configure" "record: metadata" "record: sized" "record: readers"
        "record: tracing-on" "record: workload" "record: drain" "record: file" "record: teardown" "record: exit")
 for k in "${keys[@]}"; do
 	[ -n "${S[$k]:-}" ] || continue

@@ -278,6 +278,47 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
 		 rc->o.filter ? rc->o.filter : "none");
 }
 
+/*
+ * The ring buffers are sized on a thread while the metadata is read: the
+ * kernel allocates them a page at a time (8 ms and ~0.3 ms a MiB here,
+ * bench/percpu.sh: 162 ms for the 512 MiB of a 64-CPU machine's budget).
+ * After the configuration, whose trace_clock write resets the buffers (a
+ * resize during a reset fails with EBUSY); before the readers open them.
+ */
+struct sizing {
+	const struct kmt_instance *in;
+	char kb[24];
+	struct kmt_diag d;
+	int ret;
+	pthread_t th;
+	bool started;
+};
+
+static void *sizing_main(void *arg)
+{
+	struct sizing *s = arg;
+
+	s->ret = kmt_instance_write(s->in, "buffer_size_kb", s->kb, &s->d);
+	return NULL;
+}
+
+static void sizing_start(struct sizing *s, const struct kmt_instance *in, unsigned int kb)
+{
+	s->in = in;
+	snprintf(s->kb, sizeof(s->kb), "%u", kb);
+	s->started = !pthread_create(&s->th, NULL, sizing_main, s);
+	if (!s->started)
+		sizing_main(s);
+}
+
+static int sizing_join(struct sizing *s, struct kmt_diag *d)
+{
+	if (s->started)
+		pthread_join(s->th, NULL);
+	s->started = false;
+	return s->ret ? kmt_diag_set(d, s->ret, "%s", s->d.msg) : 0;
+}
+
 static int rec_setup(struct rec *rc, struct kmt_diag *d)
 {
 	struct kmt_session_opts so = {
@@ -287,7 +328,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.filter = rc->o.filter,
 		.stack = rc->o.stack,
 		.stack_sample = rc->o.stack_sample,
-		.buffer_kb = rc->o.buffer_kb,
+		.buffer_kb = 0,		/* sized on a thread (struct sizing) */
 		.buffer_percent = rc->o.buffer_percent,
 		.clock = rc->clock ? rc->clock : "local",
 		.event_filters = rc->event_filters, .nr_event_filters = rc->nr_event_filters,
@@ -300,6 +341,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.sync_ms = rc->o.hold_mb ? 0 : 500,
 	};
 	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
+	struct sizing sz = { 0 };
 	char name[64], notes[2048], sub[32];
 	pid_t tids[KMT_MAX_CPUS + 2];
 	int n, ret;
@@ -322,6 +364,8 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		return ret;
 	}
 	rec_mark(rc, "configure");
+	if (rc->o.buffer_kb)
+		sizing_start(&sz, &rc->in, rc->o.buffer_kb);
 	if (*notes && !rc->o.quiet)
 		fprintf(stderr, "%s: note: %s", cmd_name, notes);
 	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
@@ -335,6 +379,9 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	ret = rc->spool ? kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d) : 0;
 	free(meta);
 	rec_mark(rc, "metadata");
+	n = sizing_join(&sz, ret ? NULL : d);
+	ret = ret ?: n;
+	rec_mark(rc, "sized");
 	if (ret)
 		return ret;
 	/* Room to finalise on a full disk: the compressed metadata and a chunk. */
