@@ -75,7 +75,7 @@ record_round() {
 
 BASE=${BASE:-}
 WORKLOAD=${WORKLOAD:-hackbench -g 4 -l 1000}
-declare -A END START
+declare -A END START SETUP
 paired_round() {	# round
 	local b k t
 	for b in $(printf 'base\nnew\n' | shuf); do
@@ -84,6 +84,7 @@ paired_round() {	# round
 		KMT_TIMES=1 "$k" record -q -o "$tmp/p.dat" -- $WORKLOAD > /dev/null 2> "$tmp/ptimes" || return 1
 		END[$b,$1]=$(awk '$4 == "drain" || $4 == "file" || $4 == "teardown" || $4 == "exit" { s += $5 } END { printf "%.3f", s }' "$tmp/ptimes")
 		START[$b,$1]=$(awk '$4 == "readers" { printf "%.3f", $5 }' "$tmp/ptimes")
+		SETUP[$b,$1]=$(awk '$4 != "prepare" && $4 != "workload" { s += $5 } $4 == "tracing-on" { printf "%.3f", s; exit }' "$tmp/ptimes")
 	done
 }
 
@@ -123,8 +124,9 @@ if [ -n "$BASE" ]; then
 	echo
 	echo "| | base ms (median) | new ms (median) | new / base (paired median) | base, ms | new, ms |"
 	echo "|---|---|---|---|---|---|"
-	for m in END START; do
-		case $m in END) l="workload's end to exit";; START) l="readers started (open, threads)";; esac
+	for m in END SETUP START; do
+		case $m in END) l="workload's end to exit";; SETUP) l="instance made to tracing on";;
+			   START) l="readers started (open, threads)";; esac
 		printf '| %s | %s | %s | %s | %s | %s |\n' "$l" "$(cl $m base | median)" "$(cl $m new | median)" "$(pr $m)" \
 			"$(cl $m base | tr '\n' ' ')" "$(cl $m new | tr '\n' ' ')"
 	done
