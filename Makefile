@@ -134,7 +134,11 @@ $(O)/bench/kmt-walk: bench/walk.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
-bench: $(BIN) $(WORKLOAD_BIN) $(O)/bench/kmt-walk
+$(O)/bench/kmt-wcpus: bench/wcpus.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+bench: $(BIN) $(WORKLOAD_BIN) $(O)/bench/kmt-walk $(O)/bench/kmt-wcpus
 	$(Q)KMT_BUILD=$(O) bench/run.sh
 
 fuzz:
@@ -176,4 +180,4 @@ clean:
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \
-	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/bench/kmt-walk.d
+	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/bench/kmt-walk.d $(O)/bench/kmt-wcpus.d

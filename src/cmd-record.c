@@ -41,9 +41,9 @@ static const struct opt record_opts[] = {
 	{ 'm', 'm', "hold", "MB", "memory for captured pages not yet spooled; they\n"
 	  "are spooled when the machine is idle or this fills,\n"
 	  "and compressed from memory at the end; a SIGKILL\n"
-	  "loses them (default: 1/8 of RAM, at most 4096;\n"
-	  "0: spool at once, the spool never more than a\n"
-	  "second behind)" },
+	  "loses them (default: what the ring buffers leave\n"
+	  "of the memory budget, see above; 0: spool at once,\n"
+	  "the spool never more than a second behind)" },
 	OPT_GROUP_AT(recording_group, struct record_args, o, REC_RTPRIO | REC_PERCENT | REC_USER, NULL),
 	{ O_LIST, 0, "list", NULL, "list this kernel's memory events and their fields" },
 	{ O_RECOVER, 0, "recover", "DIR", "turn the spool DIR of an interrupted recording into\n"
@@ -69,6 +69,13 @@ static void print_default_events(FILE *out)
 	term_wrap(out, list, TERM_PROSE, 2);
 }
 
+/* After the paragraphs: the default events, then the memory rule. */
+static void about_more(FILE *out)
+{
+	print_default_events(out);
+	rec_budget_help(out);
+}
+
 const struct cmd_help record_help = {
 	.name = "record",
 	.summary = "record kernel memory events into a trace.dat file",
@@ -82,7 +89,7 @@ const struct cmd_help record_help = {
 	"leaves its instance and its spool: --recover takes both into a file, and the\n"
 	"next recorder moves the instance's unread events into the spool, saying so,\n"
 	"before removing the instance.\n",
-	.about_more = print_default_events,
+	.about_more = about_more,
 	.opts = record_opts,
 	.stop_at_operand = true,
 };

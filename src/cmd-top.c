@@ -47,7 +47,8 @@ static const struct opt top_opts[] = {
 	  "(its clock is mono, which top needs; record's is\nlocal: times count from the first event in both)" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_BUFFER | REC_PERCENT | REC_RTPRIO, NULL),
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
-	  "take, faulted in before tracing starts (default:\nthree ring buffers' worth; 0: none)" },
+	  "take, faulted in before tracing starts (default:\nhalf of what the ring buffers leave of "
+	  "the\nmemory budget, over the CPUs; 0: none; see above)" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -65,6 +66,7 @@ const struct cmd_help top_help = {
 	"/ filters by name (Enter applies, Esc clears); space pauses; q quits. With\n"
 	"COMMAND, until it ends.\n",
 	.opts = top_opts,
+	.about_more = rec_budget_help,
 	.stop_at_operand = true,
 };
 
@@ -433,21 +435,19 @@ int cmd_top(int argc, char **argv)
 	}
 	t.rc.o.live = true;
 	t.rc.o.live_period_ms = (unsigned int)MIN(t.interval * 1000 / 4, 250.0);
-	t.rc.o.live_max_bytes = (size_t)sysconf(_SC_PHYS_PAGES) / 8 * (size_t)sysconf(_SC_PAGESIZE);
 	/*
 	 * The readers' queue grows while the analysis falls behind on a busy
 	 * machine; its pages are faulted in before tracing, so that the
 	 * readers do not fault in fresh memory at the workload's expense.
 	 * hackbench -g 4 -l 1000 on 2 CPUs: top peaks at 315 MB, and the
 	 * workload ran 1.05-1.11x the floor with 160 MB per CPU faulted in
-	 * first, 1.15-1.21x with none (paired rounds, docs/design.md). By
-	 * default three ring buffers' worth per CPU; never more than the
-	 * queue's own limit.
+	 * first, 1.15-1.21x with none (paired rounds, docs/design.md). The
+	 * queue's limit and the prefault are the memory budget's (budget.c);
+	 * --prefault never goes past the queue's own limit.
 	 */
-	t.rc.o.live_prefault = t.prefault_mb >= 0 ? (size_t)t.prefault_mb << 20 :
-			       (size_t)t.rc.o.buffer_kb * 3 << 10;
-	t.rc.o.live_prefault = MIN(t.rc.o.live_prefault,
-				   t.rc.o.live_max_bytes / (size_t)MAX(sysconf(_SC_NPROCESSORS_ONLN), 1));
+	if (t.prefault_mb >= 0)
+		t.rc.o.live_prefault = MIN((size_t)t.prefault_mb << 20,
+					   t.rc.o.live_max_bytes / (size_t)MAX(sysconf(_SC_NPROCESSORS_ONLN), 1));
 	t.rc.o.quiet = true;
 	t.rc.clock = "mono";
 	/* Every thread blocks SIGWINCH, so that its signalfd sees it. */

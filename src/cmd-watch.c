@@ -64,6 +64,7 @@ const struct cmd_help watch_help = {
 	"file: kmemtrace kmap lists each object with its accesses, kmemtrace report\n"
 	"--sections access the accesses per offset and function.\n",
 	.opts = watch_opts,
+	.about_more = rec_budget_help,
 	.more =
 	"Coverage: x86 has four debug registers per CPU. A watched word takes two (one\n"
 	"fires on writes, one on reads and writes), so two words are watched at once,\n"
@@ -415,6 +416,7 @@ int cmd_watch(int argc, char **argv)
 	struct kmt_event_filter ef[4];
 	char fbufs[4][300];
 	struct kmt_diag d = { 0 };
+	struct rec_budget bg;
 	struct rec_hooks h = { .start = w_start, .fds = w_fds, .ready = w_ready, .stop = w_stop,
 			       .done = w_done, .arg = w };
 	int code;
@@ -425,10 +427,13 @@ int cmd_watch(int argc, char **argv)
 		return error("out of memory");
 	}
 	rec_opts_defaults(&rc->o);
+	rec_budget_here(&bg);
+	rc->o.hold_mb = (size_t)(bg.watch_hold >> 20);
+	w->o.ctl_buffer_kb = bg.watch_ctl_kb;
 	rc->o.cmdline = argv;
 	rc->o.cmdline_n = argc;
 	w->o.dwell = 0.1;
-	w->o.ring_pages = 64;
+	w->o.ring_pages = REC_WATCH_RING_PAGES;
 	code = parse_options(&a, argc, argv);
 	if (code >= 0)
 		goto out;

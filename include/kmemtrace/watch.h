@@ -158,6 +158,7 @@ struct kmt_watcher_opts {
 	int nr_pids;
 	double dwell;			/* seconds on one object (or word) */
 	unsigned int ring_pages;	/* per CPU, a power of 2 */
+	unsigned int ctl_buffer_kb;	/* the control instance's ring buffer per CPU; 0: 1024 */
 	int nr_slots;			/* words watched at once, <= KMT_HWBP_MAX_SLOTS */
 };
 

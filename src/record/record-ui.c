@@ -107,8 +107,15 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 	fprintf(stderr, "%s: %s %s in %.1f s on %d %s, %s lost\n", cmd_name, a,
 		plural((double)res->events, "event", "events"), elapsed, res->nr_cpus,
 		plural(res->nr_cpus, "CPU", "CPUs"), b);
-	if (!recovered)
+	if (!recovered) {
+		struct rec_budget bg;
+
+		rec_budget_here(&bg);
 		fprintf(stderr, "  tasks: %s\n", ui_scope(o, scope, sizeof(scope)));
+		fprintf(stderr, "  memory: ring buffers %d x %u KiB, hold %zu MiB (budget %llu MiB: 1/32 of "
+			"RAM, at most 1 GiB)\n", res->nr_cpus, o->buffer_kb, o->hold_mb,
+			(unsigned long long)(bg.total >> 20));
+	}
 	fprintf(stderr, "  %5s %14s %12s %12s %8s\n", "CPU", "events", "data", "lost", "gaps");
 	for (i = 0; i < res->nr_cpus; i++) {
 		const struct kmt_finalize_cpu *fc = &res->cpus[i];

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <poll.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -86,6 +87,7 @@ struct rec {
 	pthread_t rm_th;		/* shrinking the ring buffers, then removing the
 				   instance, while the file is written */
 	bool rm_started;
+	struct timespec mark;		/* KMT_TIMES: the previous step's end */
 };
 
 /*
@@ -108,8 +110,33 @@ struct rec_hooks {
 	void *arg;
 };
 
+/* budget.c: what record, top and watch take of the memory by default. */
+#define REC_BUDGET_RULE \
+	"kmemtrace takes at most 1/32 of RAM and 1 GiB in all:\n" \
+	"half of it for the ring buffers, over the CPUs (64 KiB to 16 MiB each),\n" \
+	"the rest for pages captured and not yet written (record: -m; watch)\n" \
+	"or not yet analysed (top: half of that faulted in first, --prefault)"
+struct rec_budget {
+	uint64_t ram;			/* bytes */
+	int nr_cpus;
+	uint64_t total;			/* RAM / 32, at most 1 GiB */
+	unsigned int buffer_kb;		/* ring buffer per CPU (-b) */
+	uint64_t rings;			/* all of them, bytes, as the kernel takes them */
+	uint64_t hold;			/* the rest: -m, top's queue */
+	uint64_t prefault;		/* top: half of the rest, over the CPUs */
+	unsigned int watch_ctl_kb;	/* watch: its control instance's ring buffer per CPU */
+	uint64_t watch_hold;		/* watch: the rest less that and its sample rings */
+};
+#define REC_WATCH_RING_PAGES 64		/* watch's perf sample ring per CPU, pages */
+/* The rule for @ram bytes and @nr_cpus CPUs. */
+void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus);
+/* For this machine: its RAM and online CPUs. */
+void rec_budget_here(struct rec_budget *b);
+/* The rule and what it gives here, for a command's --help. */
+void rec_budget_help(FILE *out);
+
 /* recording.c */
-/* Defaults: kmemtrace.dat, 64 MiB per CPU, zstd 1, SCHED_FIFO 1, hold 1/8 of RAM. */
+/* Defaults: kmemtrace.dat, the memory budget's ring buffer and hold, zstd 1, SCHED_FIFO 1. */
 void rec_opts_defaults(struct rec_opts *o);
 /*
  * The recording options, one group for record, top and watch:

@@ -26,15 +26,6 @@
 #include "util/opt.h"
 #include "record.h"
 
-/* 1/8 of the machine's memory, at most 4 GiB. */
-static size_t default_hold_mb(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	size_t mb = pages > 0 && psize > 0 ? (size_t)pages / 8 * (size_t)psize >> 20 : 256;
-
-	return MIN(mb, (size_t)4096);
-}
-
 int rec_add_pids(struct rec_opts *o, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
@@ -71,10 +62,16 @@ int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg)
 
 void rec_opts_defaults(struct rec_opts *o)
 {
+	struct rec_budget b;
+
 	o->output = "kmemtrace.dat";
 	o->compress = true;
 	o->level = 1;
-	o->hold_mb = default_hold_mb();
+	rec_budget_here(&b);
+	o->buffer_kb = b.buffer_kb;
+	o->hold_mb = (size_t)(b.hold >> 20);
+	o->live_max_bytes = (size_t)b.hold;
+	o->live_prefault = (size_t)b.prefault;
 }
 
 static int recording_opt(const struct cmd_help *h, void *values, int id, const char *value)
@@ -98,8 +95,9 @@ static const struct opt recording_opts[] = {
 	{ 'F', 'F', "follow", NULL, "only COMMAND and its children", .type = OT_FLAG,
 	  .off = offsetof(struct rec_opts, follow) },
 	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
-	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU", .type = OT_UINT, .min = 4, .max = 64 << 20,
-	  .what = "buffer size", .def = "65536", .off = offsetof(struct rec_opts, buffer_kb) },
+	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default: half the memory\n"
+	  "budget over the CPUs, 64 to 16384; see above)", .type = OT_UINT, .min = 4, .max = 64 << 20,
+	  .what = "buffer size", .off = offsetof(struct rec_opts, buffer_kb) },
 	{ 0x1101, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\nthis full",
 	  .type = OT_UINT, .min = 0, .max = 100, .what = "buffer percent", .def = "25",
 	  .off = offsetof(struct rec_opts, buffer_percent) },
@@ -121,6 +119,21 @@ double rec_now_since(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * KMT_TIMES=1 (after git's GIT_TRACE_PERFORMANCE): each step's wall time
+ * since the previous one on stderr, for bench/percpu.sh.
+ */
+static void rec_mark(struct rec *rc, const char *step)
+{
+	const char *env = getenv("KMT_TIMES");
+
+	if (!env || !*env || !strcmp(env, "0"))
+		return;
+	if (rc->mark.tv_sec)
+		fprintf(stderr, "%s: time: %-10s %9.3f ms\n", cmd_name, step, rec_now_since(&rc->mark) * 1e3);
+	clock_gettime(CLOCK_MONOTONIC, &rc->mark);
 }
 
 static void *remove_main(void *arg)
@@ -258,9 +271,52 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
 	else
 		snprintf(stacks, sizeof(stacks), "%s", rc->o.stack ? "yes" : "no");
 	ui_scope(&rc->o, who, sizeof(who));
-	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; clock %s; stacks %s; filter %s",
-		 rc->events.n, who, rc->o.buffer_kb, so->clock, stacks,
+	/* top keeps no hold: its pages queue for the analysis, up to the same rest. */
+	snprintf(buf, len, "%d events; tasks: %s; buffer %u KiB per CPU; %s %zu MiB; clock %s; "
+		 "stacks %s; filter %s", rc->events.n, who, rc->o.buffer_kb, rc->o.live ? "queue" : "hold",
+		 rc->o.live ? rc->o.live_max_bytes >> 20 : rc->o.hold_mb, so->clock, stacks,
 		 rc->o.filter ? rc->o.filter : "none");
+}
+
+/*
+ * The ring buffers are sized on a thread while the metadata is read: the
+ * kernel allocates them a page at a time (8 ms and ~0.3 ms a MiB here,
+ * bench/percpu.sh: 162 ms for the 512 MiB of a 64-CPU machine's budget).
+ * After the configuration, whose trace_clock write resets the buffers (a
+ * resize during a reset fails with EBUSY); before the readers open them.
+ */
+struct sizing {
+	const struct kmt_instance *in;
+	char kb[24];
+	struct kmt_diag d;
+	int ret;
+	pthread_t th;
+	bool started;
+};
+
+static void *sizing_main(void *arg)
+{
+	struct sizing *s = arg;
+
+	s->ret = kmt_instance_write(s->in, "buffer_size_kb", s->kb, &s->d);
+	return NULL;
+}
+
+static void sizing_start(struct sizing *s, const struct kmt_instance *in, unsigned int kb)
+{
+	s->in = in;
+	snprintf(s->kb, sizeof(s->kb), "%u", kb);
+	s->started = !pthread_create(&s->th, NULL, sizing_main, s);
+	if (!s->started)
+		sizing_main(s);
+}
+
+static int sizing_join(struct sizing *s, struct kmt_diag *d)
+{
+	if (s->started)
+		pthread_join(s->th, NULL);
+	s->started = false;
+	return s->ret ? kmt_diag_set(d, s->ret, "%s", s->d.msg) : 0;
 }
 
 static int rec_setup(struct rec *rc, struct kmt_diag *d)
@@ -272,7 +328,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.filter = rc->o.filter,
 		.stack = rc->o.stack,
 		.stack_sample = rc->o.stack_sample,
-		.buffer_kb = rc->o.buffer_kb,
+		.buffer_kb = 0,		/* sized on a thread (struct sizing) */
 		.buffer_percent = rc->o.buffer_percent,
 		.clock = rc->clock ? rc->clock : "local",
 		.event_filters = rc->event_filters, .nr_event_filters = rc->nr_event_filters,
@@ -285,6 +341,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		.sync_ms = rc->o.hold_mb ? 0 : 500,
 	};
 	struct kmt_spool_meta *meta = calloc(1, sizeof(*meta));
+	struct sizing sz = { 0 };
 	char name[64], notes[2048], sub[32];
 	pid_t tids[KMT_MAX_CPUS + 2];
 	int n, ret;
@@ -294,6 +351,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
+	rec_mark(rc, "mkdir");
 	/* Killed, this recorder leaves its events to the spool noted here. */
 	if (!ret && rc->spool && (n = kmt_instance_note_spool(&rc->in, kmt_spool_dir(rc->spool))) &&
 	    !rc->o.quiet)
@@ -305,6 +363,9 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		free(meta);
 		return ret;
 	}
+	rec_mark(rc, "configure");
+	if (rc->o.buffer_kb)
+		sizing_start(&sz, &rc->in, rc->o.buffer_kb);
 	if (*notes && !rc->o.quiet)
 		fprintf(stderr, "%s: note: %s", cmd_name, notes);
 	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
@@ -317,6 +378,10 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	memcpy(meta->cpus, rc->cpus, (size_t)rc->nr_cpus * sizeof(*rc->cpus));
 	ret = rc->spool ? kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d) : 0;
 	free(meta);
+	rec_mark(rc, "metadata");
+	n = sizing_join(&sz, ret ? NULL : d);
+	ret = ret ?: n;
+	rec_mark(rc, "sized");
 	if (ret)
 		return ret;
 	/* Room to finalise on a full disk: the compressed metadata and a chunk. */
@@ -355,11 +420,13 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 			return d->err ? d->err : -EIO;
 		tids[++n] = kmt_sampler_tid(rc->sampler);
 	}
+	rec_mark(rc, "readers");
 	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
 	if (ret)
 		return ret;
 	ret = kmt_session_tracing(&rc->in, true, d);
 	rc->tracing = !ret;
+	rec_mark(rc, "tracing-on");
 	return ret;
 }
 
@@ -462,6 +529,7 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	if (!res)
 		return error("out of memory");
 	ret = kmt_spool_finalize(spool, output, &fo, res, &d);
+	rec_mark(rc, "file");
 	if (rc->o.status)
 		ui_status_clear();
 	if (ret) {
@@ -528,6 +596,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 
 	rc->child.pid = -1;
 	rc->sigfd = -1;
+	rec_mark(rc, "start");
 	/* The output's place, checked before anything is created or recorded. */
 	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, true))
 		return EXIT_FAIL;
@@ -535,6 +604,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 		kmt_events_release(&rc->events);
 		return error("%s", d.msg);
 	}
+	rec_mark(rc, "prepare");
 	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_remove(rc->spool);
 		rc->spool = NULL;
@@ -576,10 +646,12 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	}
 	stop_sig = rec_wait(rc, h);
 	rc->elapsed = rec_now_since(&rc->t0);
+	rec_mark(rc, "workload");
 	if (started && h->stop)
 		h->stop(rc, h->arg);
 	started = false;
 	ret = rec_teardown(rc, true, &d);
+	rec_mark(rc, "drain");
 	if (ret)
 		error("%s", d.msg);
 	if (h && h->drained)
@@ -600,6 +672,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	spooled = false;
 	if (!ret && (ret = rec_teardown(rc, false, &d)))
 		error("%s", d.msg);
+	rec_mark(rc, "teardown");
 	if (code == EXIT_OK && (ret || rc->capture_err))
 		code = EXIT_FAIL;
 out:
@@ -625,5 +698,6 @@ out:
 	if (code == EXIT_OK && rc->o.argv)
 		code = child_exit_code(&rc->child);
 	kmt_events_release(&rc->events);
+	rec_mark(rc, "exit");
 	return code;
 }

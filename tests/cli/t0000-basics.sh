@@ -68,8 +68,9 @@ test_expect_success 'shared options: one declaration, the same help, errors and 
 	for c in record top watch; do
 		rc=0; $KMT $c -b 2 > out 2> err || rc=$?
 		[ $rc -eq 2 ] && grep -q "^kmemtrace $c: bad buffer size .2. (4 to 67108864)$" err || exit 1
-		$KMT $c --help | grep -q -- "^  -b, --buffer-size KB     ring buffer per CPU (default 65536)$" ||
-			{ echo "$c: no default in the help"; exit 1; }
+		$KMT $c --help | grep -A 1 -- "^  -b, --buffer-size KB     ring buffer per CPU (default: half the memory$" |
+			grep -q -- "budget over the CPUs, 64 to 16384; see above)$" ||
+			{ echo "$c: no default rule in the help"; exit 1; }
 	done &&
 	$KMT record --help | grep -A 1 -- "--rt-prio N" | grep -q "scheduling (default 1)$" &&
 	$KMT top --help | grep -A 1 -- "--buffer-percent N" | grep -q "this full (default 25)$"

@@ -131,6 +131,14 @@ test_expect_success '--list shows the memory events and their fields' '
 	grep -q "percpu:percpu_alloc_percpu" list
 '
 
+test_expect_success 'KMT_TIMES=1: each step of the recording and its wall time, in order' '
+	KMT_TIMES=1 $KMT record -q -o times.dat -- true 2> times &&
+	cat times && [ "$(awk "{ print \$4 }" times | tr "\n" " ")" = \
+		"prepare mkdir configure metadata sized readers tracing-on workload drain file teardown exit " ] &&
+	! grep -qv "^kmemtrace record: time: [a-z-]* *[0-9]*\.[0-9][0-9][0-9] ms$" times &&
+	$KMT record -q -o times.dat -- true 2> quiet && [ ! -s quiet ]
+'
+
 test_expect_success 'the recorder excludes its own threads' '
 	$KMT record -q -o self.dat -- $WL/kmt-gt -g 1 $F > /dev/null &&
 	! $KMT dump -a self.dat | grep -q "kmemtrace/"

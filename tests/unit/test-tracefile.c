@@ -152,6 +152,63 @@ static void test_v7_none(void **state) { roundtrip(7, KMT_Z_NONE, "none"); }
 static void test_v7_zstd(void **state) { roundtrip(7, KMT_Z_ZSTD, "zstd"); }
 static void test_v7_zlib(void **state) { roundtrip(7, KMT_Z_ZLIB, "zlib"); }
 
+/*
+ * Many CPUs, some empty (first, between, last), each with several
+ * compressed chunks: the writer compresses them in one run across CPUs
+ * (zpool.h); every CPU's records come back whole and in order, the empty
+ * ones with no data, in every format.
+ */
+static void test_sparse_cpus(void **state)
+{
+	static const struct { int version; enum kmt_zalg z; const char *name; } f[] = {
+		{ 7, KMT_Z_ZSTD, "zstd" }, { 7, KMT_Z_ZLIB, "zlib" }, { 7, KMT_Z_NONE, "none" },
+		{ 6, KMT_Z_NONE, "none" },
+	};
+	enum { NCPU = 7, PER = 12000 };
+	static const bool used[NCPU] = { false, true, false, true, true, false, false };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		struct tb *tb = tb_new(NCPU, 0);
+		const char *path = tb_tmpname(f[k].name);
+		struct kmt_diag d = { 0 };
+		struct kmt_file *file;
+		struct kmt_stream *st;
+		struct kmt_srec sr;
+		uint64_t ts = 1000, last[NCPU] = { 0 };
+		int counts[NCPU] = { 0 }, i, c, ret;
+
+		tb_formats_6_18(tb);
+		for (i = 0; i < PER * 3; i++) {
+			c = i % 3 == 0 ? 1 : i % 3 == 1 ? 3 : 4;
+			tb_kmalloc(tb, c, ts += 7, 100, 0xffffffff81100010, 0xffff888000000000 + (uint64_t)i * 64,
+				   (uint64_t)(i % 100) + 1, 128);
+		}
+		assert_int_equal(tb_write(tb, path, f[k].version, f[k].z), 0);
+		if (kmt_file_open(&file, path, &d))
+			fail_msg("%s", d.msg);
+		assert_int_equal(kmt_file_buffer(file, 0)->nr_cpus, NCPU);
+		st = kmt_stream_open(file, kmt_file_main_buffer(file), &d);
+		if (!st)
+			fail_msg("%s", d.msg);
+		while ((ret = kmt_stream_next(st, &sr, &d)) > 0) {
+			assert_false(sr.lost_marker);
+			assert_true(used[sr.cpu]);
+			assert_true(sr.rec.ts > last[sr.cpu]);
+			last[sr.cpu] = sr.rec.ts;
+			counts[sr.cpu]++;
+		}
+		if (ret < 0)
+			fail_msg("%s", d.msg);
+		for (c = 0; c < NCPU; c++)
+			assert_int_equal(counts[c], used[c] ? PER : 0);
+		kmt_stream_close(st);
+		kmt_file_close(file);
+		tb_free(tb);
+	}
+}
+
 static void test_lost_markers(void **state)
 {
 	struct tb *tb = tb_new(2, 0);
@@ -263,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_v6),
 		cmocka_unit_test(test_v7_none),
 		cmocka_unit_test(test_v7_zstd),
+		cmocka_unit_test(test_sparse_cpus),
 		cmocka_unit_test(test_v7_zlib),
 		cmocka_unit_test(test_lost_markers),
 		cmocka_unit_test(test_truncations),

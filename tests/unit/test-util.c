@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,15 +335,16 @@ static void test_gfp_names(void **state)
 
 /* The source of the zpool test: a pattern that differs in every chunk. */
 struct zsrc {
-	const uint8_t *data;
+	const uint8_t *data;		/* every segment reads the same bytes */
 	uint64_t fail_at;		/* read error at this offset, or never */
 	struct sbuf out;		/* what came back, decompressed, in order */
+	int seg;			/* the segment of the last chunk out */
 	uint64_t next_off;
 	struct kmt_zctx *dz;
 	int order_errors;
 };
 
-static int zsrc_read(void *arg, void *buf, size_t len, uint64_t off)
+static int zsrc_read(void *arg, int seg, void *buf, size_t len, uint64_t off)
 {
 	struct zsrc *z = arg;
 
@@ -352,12 +354,19 @@ static int zsrc_read(void *arg, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int zsrc_out(void *arg, const void *raw, const void *zb, size_t n, size_t len, uint64_t off)
+static int zsrc_out(void *arg, int seg, const void *raw, const void *zb, size_t n, size_t len,
+		    uint64_t off)
 {
 	struct zsrc *z = arg;
 
 	if (memcmp(raw, z->data + off, len))
 		z->order_errors++;	/* the chunk itself comes with it */
+	if (seg != z->seg) {		/* a segment begins at 0, after the one before */
+		if (seg < z->seg || off)
+			z->order_errors++;
+		z->seg = seg;
+		z->next_off = 0;
+	}
 	if (off != z->next_off)
 		z->order_errors++;
 	z->next_off = off + len;
@@ -366,6 +375,20 @@ static int zsrc_out(void *arg, const void *raw, const void *zb, size_t n, size_t
 		return -EINVAL;
 	z->out.len += len;
 	return 0;
+}
+
+/* This process's threads, from /proc/self/task. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 static void test_zpool(void **state)
@@ -381,10 +404,11 @@ static void test_zpool(void **state)
 	for (threads = 1; threads <= 3; threads++) {
 		struct zpool *p = zpool_new(KMT_Z_ZSTD, 1, 65536, threads);
 		struct zsrc z = { .data = data, .fail_at = UINT64_MAX };
+		uint64_t one[1] = { total };
 
 		assert_non_null(p);
 		z.dz = kmt_zctx_new(KMT_Z_ZSTD, 0);
-		assert_int_equal(zpool_run(p, total, zsrc_read, zsrc_out, &z), 0);
+		assert_int_equal(zpool_run(p, 1, one, zsrc_read, zsrc_out, &z), 0);
 		assert_int_equal(z.order_errors, 0);
 		assert_int_equal(z.out.len, total);
 		assert_memory_equal(z.out.buf, data, total);
@@ -392,14 +416,97 @@ static void test_zpool(void **state)
 		z.out.len = 0;
 		z.next_off = 0;
 		z.fail_at = 40 * 65536;
-		assert_int_equal(zpool_run(p, total, zsrc_read, zsrc_out, &z), -EIO);
+		assert_int_equal(zpool_run(p, 1, one, zsrc_read, zsrc_out, &z), -EIO);
 		assert_int_equal(z.out.len, 40 * 65536);
 		assert_int_equal(z.order_errors, 0);
+		/*
+		 * Runs after it, as a trace file's CPUs follow one another:
+		 * whole, one chunk, none, a short one, each in order, and the
+		 * workers started once, kept between runs (not one set per CPU).
+		 */
+		z.fail_at = UINT64_MAX;
+		for (i = 0; i < 5; i++) {
+			uint64_t len = i == 0 ? total : i == 1 ? 65536 : i == 2 ? 0 : i == 3 ? 1000 : 3 * 65536 + 7;
+
+			z.out.len = 0;
+			z.next_off = 0;
+			assert_int_equal(zpool_run(p, 1, &len, zsrc_read, zsrc_out, &z), 0);
+			assert_int_equal(z.order_errors, 0);
+			assert_int_equal(z.out.len, len);
+			assert_memory_equal(z.out.buf, data, len);
+			assert_int_equal(task_count(), 1 + (threads > 1 ? threads : 0));
+		}
+		/*
+		 * The same in one run, one segment each (empty ones too, first
+		 * and between): every chunk in order, each segment's from 0.
+		 */
+		{
+			uint64_t segs[8] = { 0, total, 65536, 0, 1000, 3 * 65536 + 7, 0, 5 };
+			uint64_t want = 0, at = 0;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				want += segs[k];
+			z.out.len = 0;
+			z.seg = -1;
+			assert_int_equal(zpool_run(p, 8, segs, zsrc_read, zsrc_out, &z), 0);
+			assert_int_equal(z.order_errors, 0);
+			assert_int_equal(z.seg, 7);
+			assert_int_equal(z.out.len, want);
+			for (k = 0; k < 8; k++) {
+				assert_memory_equal(z.out.buf + at, data, segs[k]);
+				at += segs[k];
+			}
+		}
 		kmt_zctx_free(z.dz);
 		sbuf_release(&z.out);
 		zpool_free(p);
 	}
 	free(data);
+}
+
+struct par_test {
+	int runs[200];
+	int fail_from;			/* indices from here fail, with -(index) */
+};
+
+static int par_one(void *arg, int i)
+{
+	struct par_test *t = arg;
+
+	__atomic_fetch_add(&t->runs[i], 1, __ATOMIC_RELAXED);
+	return i >= t->fail_from ? -(i + 1) : 0;
+}
+
+/*
+ * kmt_parallel: every index runs exactly once, on no more workers than
+ * the CPUs online (at most 16), and the error returned is the lowest
+ * index's, whichever worker got there first.
+ */
+static void test_parallel(void **state)
+{
+	static const int ns[] = { 0, 1, 2, 3, 64, 200 };
+	struct par_test t;
+	size_t k;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int i;
+
+	(void)state;
+	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		memset(&t, 0, sizeof(t));
+		t.fail_from = 1000;
+		assert_int_equal(kmt_parallel(ns[k], par_one, &t), 0);
+		for (i = 0; i < 200; i++)
+			assert_int_equal(t.runs[i], i < ns[k] ? 1 : 0);
+		assert_int_equal(kmt_parallel_workers(ns[k]),
+				 ns[k] < 1 ? 1 : MIN(ns[k], (int)MIN(MAX(cpus, 1), 16)));
+	}
+	memset(&t, 0, sizeof(t));
+	t.fail_from = 37;
+	assert_int_equal(kmt_parallel(200, par_one, &t), -38);
+	for (i = 0; i < 200; i++)
+		assert_int_equal(t.runs[i], 1);
+	assert_int_equal(task_count(), 1);	/* no worker left behind */
 }
 
 /*
@@ -549,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_zpool),
+		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_slab_aliases),
 		cmocka_unit_test(test_outfile_big),
 	};

@@ -136,6 +136,15 @@ int tracefs_format_text(const char *root, const char *ev, struct sbuf *out);
 
 /* strdup()/strndup() returning NULL on failure; a small convenience. */
 char *xstrndup(const char *s, size_t n);
+
+/*
+ * Run @fn(@arg, i) for every i in [0, @n) on up to kmt_parallel_workers(@n)
+ * threads (this one among them: the CPUs online, at most 16). Returns 0,
+ * or the error of the lowest i that failed (-ENOMEM if it could not
+ * start); every i runs either way.
+ */
+int kmt_parallel(int n, int (*fn)(void *arg, int i), void *arg);
+int kmt_parallel_workers(int n);
 /* A string of the file (NUL-terminated) escaped into @buf, an array. */
 #define ESC(buf, s) kmt_escape(buf, sizeof(buf), s, SIZE_MAX)
 

@@ -1,9 +1,10 @@
 /*
- * Compressing a long run of bytes on every core, written in order
- * (zpool.h). Workers take chunk numbers in turn, read and compress each
- * into a slot of a small ring; the caller's thread hands the slots to
- * @out strictly in chunk order and frees them. A worker waits only when
- * the ring is full, the writer only for the next chunk in order.
+ * Compressing long runs of bytes on every core, written in order
+ * (zpool.h). Workers take chunks in turn (segment by segment: a run is
+ * one ring of chunks across them all), read and compress each into a slot
+ * of a small ring; the caller's thread hands the slots to @out strictly in
+ * order and frees them. A worker waits only when the ring is full, the
+ * writer only for the next chunk in order.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,8 +20,14 @@ struct slot {
 	char *buf, *zbuf;
 	size_t len;
 	long n;			/* compressed size, or an error */
-	uint64_t k;		/* the chunk it holds */
+	int seg;		/* the chunk it holds: segment, offset */
+	uint64_t off;
 	bool ready;
+};
+
+struct worker {
+	struct zpool *p;
+	int i;
 };
 
 struct zpool {
@@ -29,12 +36,21 @@ struct zpool {
 	size_t chunk, cap;
 	struct kmt_zctx *z[MAX_THREADS];
 	struct slot *slot;
+	/* The workers, started by the first run that needs them, kept until zpool_free(). */
+	pthread_t th[MAX_THREADS];
+	struct worker w[MAX_THREADS];
+	int started;
 
 	/* One run at a time: */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t total, nchunks, next, written;
-	bool stop;
+	const uint64_t *sizes;
+	int nseg;
+	int hseg;		/* the next chunk handed out: segment, offset */
+	uint64_t hoff;
+	uint64_t nchunks, next, written;
+	int busy;		/* workers filling a slot */
+	bool running, quit;
 	zpool_read_fn *read;
 	void *arg;
 };
@@ -85,6 +101,12 @@ void zpool_free(struct zpool *p)
 
 	if (!p)
 		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < p->started; i++)
+		pthread_join(p->th[i], NULL);
 	for (i = 0; p->slot && i < p->nslots; i++) {
 		free(p->slot[i].buf);
 		free(p->slot[i].zbuf);
@@ -97,23 +119,33 @@ void zpool_free(struct zpool *p)
 	free(p);
 }
 
-/* Read and compress chunk @k into @s with @z. */
-static void fill(struct zpool *p, struct kmt_zctx *z, struct slot *s, uint64_t k)
+/* The next chunk's place into @s; under p->mu (or with no workers). */
+static void take(struct zpool *p, struct slot *s)
 {
-	uint64_t off = k * p->chunk;
-	size_t len = (size_t)MIN((uint64_t)p->chunk, p->total - off);
-	int ret = p->read(p->arg, s->buf, len, off);
-
-	s->len = len;
-	s->n = ret ? ret : kmt_zcompress(z, s->zbuf, p->cap, s->buf, len);
-	s->k = k;
+	while (p->hseg < p->nseg && p->hoff >= p->sizes[p->hseg]) {
+		p->hseg++;
+		p->hoff = 0;
+	}
+	s->seg = p->hseg;
+	s->off = p->hoff;
+	s->len = (size_t)MIN((uint64_t)p->chunk, p->sizes[p->hseg] - p->hoff);
+	p->hoff += s->len;
+	p->next++;
 }
 
-struct worker {
-	struct zpool *p;
-	int i;
-};
+/* Read and compress @s's chunk with @z. */
+static void fill(struct zpool *p, struct kmt_zctx *z, struct slot *s)
+{
+	int ret = p->read(p->arg, s->seg, s->buf, s->len, s->off);
 
+	s->n = ret ? ret : kmt_zcompress(z, s->zbuf, p->cap, s->buf, s->len);
+}
+
+/*
+ * A worker: waits for a run with a chunk to take and room in the ring,
+ * fills it, and waits again; across runs (one per CPU of a trace file)
+ * until zpool_free(), so a file of many CPUs starts its threads once.
+ */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -121,71 +153,89 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		uint64_t k;
 		struct slot *s;
 
-		while (!p->stop && p->next < p->nchunks && p->next >= p->written + (uint64_t)p->nslots)
+		while (!p->quit && !(p->running && p->next < p->nchunks &&
+				     p->next < p->written + (uint64_t)p->nslots))
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->stop || p->next >= p->nchunks)
+		if (p->quit)
 			break;
-		k = p->next++;
-		s = &p->slot[k % (uint64_t)p->nslots];
+		s = &p->slot[p->next % (uint64_t)p->nslots];
+		take(p, s);
+		p->busy++;
 		pthread_mutex_unlock(&p->mu);
-		fill(p, p->z[w->i], s, k);
+		fill(p, p->z[w->i], s);
 		pthread_mutex_lock(&p->mu);
 		s->ready = true;
+		p->busy--;
 		pthread_cond_broadcast(&p->cv);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-int zpool_run(struct zpool *p, uint64_t total, zpool_read_fn *read, zpool_out_fn *out,
-	      void *arg)
+/* Start the workers once: none for one core. */
+static void start_workers(struct zpool *p)
 {
-	pthread_t th[MAX_THREADS];
-	struct worker w[MAX_THREADS];
-	int i, started = 0, ret = 0;
+	int i;
+
+	for (i = p->started; p->nthreads > 1 && i < p->nthreads; i++) {
+		p->w[i] = (struct worker){ .p = p, .i = i };
+		if (pthread_create(&p->th[i], NULL, worker_main, &p->w[i]))
+			break;
+		p->started++;
+	}
+}
+
+int zpool_run(struct zpool *p, int nseg, const uint64_t *sizes, zpool_read_fn *read,
+	      zpool_out_fn *out, void *arg)
+{
+	int i, ret = 0;
 	uint64_t k;
 
-	p->total = total;
-	p->nchunks = (total + p->chunk - 1) / p->chunk;
+	pthread_mutex_lock(&p->mu);
+	p->sizes = sizes;
+	p->nseg = nseg;
+	p->hseg = 0;
+	p->hoff = 0;
+	p->nchunks = 0;
+	for (i = 0; i < nseg; i++)
+		p->nchunks += (sizes[i] + p->chunk - 1) / p->chunk;
 	p->next = p->written = 0;
-	p->stop = false;
 	p->read = read;
 	p->arg = arg;
 	for (i = 0; i < p->nslots; i++)
 		p->slot[i].ready = false;
-	/* One chunk, or one core: no threads. */
-	for (i = 0; p->nchunks > 1 && p->nthreads > 1 && i < p->nthreads; i++) {
-		w[i] = (struct worker){ .p = p, .i = i };
-		if (pthread_create(&th[i], NULL, worker_main, &w[i]))
-			break;
-		started++;
-	}
+	p->running = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	/* One chunk: no threads needed yet. */
+	if (p->nchunks > 1 && !p->started)
+		start_workers(p);
 	for (k = 0; k < p->nchunks && !ret; k++) {
 		struct slot *s = &p->slot[k % (uint64_t)p->nslots];
 
-		if (started) {
+		if (p->started) {
 			pthread_mutex_lock(&p->mu);
 			while (!s->ready)
 				pthread_cond_wait(&p->cv, &p->mu);
 			pthread_mutex_unlock(&p->mu);
 		} else {
-			fill(p, p->z[0], s, k);
+			take(p, s);
+			fill(p, p->z[0], s);
 		}
-		ret = s->n < 0 ? (int)s->n : out(arg, s->buf, s->zbuf, (size_t)s->n, s->len, k * p->chunk);
+		ret = s->n < 0 ? (int)s->n : out(arg, s->seg, s->buf, s->zbuf, (size_t)s->n, s->len, s->off);
 		pthread_mutex_lock(&p->mu);
 		s->ready = false;
 		p->written++;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 	}
+	/* The run ends when no worker is still filling a slot of it. */
 	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_broadcast(&p->cv);
+	p->running = false;
+	while (p->busy)
+		pthread_cond_wait(&p->cv, &p->mu);
 	pthread_mutex_unlock(&p->mu);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
 	return ret;
 }

@@ -1,5 +1,5 @@
 /*
- * Compress a long run of bytes in chunks on several threads, handing the
+ * Compress long runs of bytes in chunks on several threads, handing the
  * compressed chunks back in order on the caller's thread. The trace
  * writer's CPU data goes through it, so finishing a recording (and
  * convert) compresses on every core.
@@ -12,13 +12,13 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Read @len bytes of the source at @off into @buf: 0 or -errno. Called on workers. */
-typedef int zpool_read_fn(void *arg, void *buf, size_t len, uint64_t off);
+/* Read @len bytes of segment @seg at @off into @buf: 0 or -errno. Called on workers. */
+typedef int zpool_read_fn(void *arg, int seg, void *buf, size_t len, uint64_t off);
 /*
- * Chunk at @off (@len bytes, still at @raw) compressed to @n bytes at @z:
- * 0 or -errno. In order.
+ * Segment @seg's chunk at @off (@len bytes, still at @raw) compressed to
+ * @n bytes at @z: 0 or -errno. In order.
  */
-typedef int zpool_out_fn(void *arg, const void *raw, const void *z, size_t n, size_t len,
+typedef int zpool_out_fn(void *arg, int seg, const void *raw, const void *z, size_t n, size_t len,
 			 uint64_t off);
 
 /* The threads worth using here: the online CPUs, at most 16. */
@@ -27,11 +27,15 @@ int zpool_threads(void);
 struct zpool *zpool_new(enum kmt_zalg alg, int level, size_t chunk, int nthreads);
 void zpool_free(struct zpool *p);
 /*
- * Compress @total bytes in chunks: @read on the workers, @out on this
- * thread in chunk order. Stops at the first error, which it returns.
+ * Compress @nseg runs of bytes, @sizes[i] each (a trace file's CPUs, one
+ * after another), in chunks that never straddle two: @read on the
+ * workers, @out on this thread in order, segment by segment. The workers
+ * go on into the next segments while this one's last chunks are written,
+ * so a file of many small CPUs keeps them all busy. Stops at the first
+ * error, which it returns.
  */
-int zpool_run(struct zpool *p, uint64_t total, zpool_read_fn *read, zpool_out_fn *out,
-	      void *arg);
+int zpool_run(struct zpool *p, int nseg, const uint64_t *sizes, zpool_read_fn *read,
+	      zpool_out_fn *out, void *arg);
 
 #pragma GCC visibility pop
 

@@ -257,68 +257,6 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 	return 0;
 }
 
-struct scan_job {
-	struct fin *s;
-	const struct kmt_decoder *dec;
-	struct scan_to to;		/* this CPU's names and addresses */
-	struct kmt_finalize_cpu *fc;
-	struct kmt_diag d;
-	int i, ret;
-	pthread_t th;
-	bool started;
-};
-
-static void *scan_main(void *arg)
-{
-	struct scan_job *j = arg;
-
-	j->ret = scan_cpu(j->s, KMT_SPOOL_MAIN, j->i, j->dec, &j->to, j->fc, &j->d);
-	return NULL;
-}
-
-/*
- * Scan every CPU of the main buffer, each on its own thread (the recorded
- * pages are in the page cache: this is CPU work). Names and addresses are
- * collected per CPU and merged afterwards, each pid's latest name in time
- * winning.
- */
-static int scan_all(struct fin *s, const struct kmt_decoder *dec, const struct scan_to *to,
-		    struct kmt_finalize_result *res, struct kmt_diag *d)
-{
-	int n = s->meta->nr_cpus, i, ret = 0;
-	struct scan_job *j = calloc((size_t)n, sizeof(*j));
-
-	if (!j)
-		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		j[i] = (struct scan_job){ .s = s, .dec = dec, .fc = &res->cpus[i], .i = i };
-		j[i].fc->cpu = s->meta->cpus[i];
-		j[i].to.comms = kmt_comms_new();
-		j[i].to.keep = to->keep ? kmt_symkeep_new() : NULL;
-		if (!j[i].to.comms || (to->keep && !j[i].to.keep)) {
-			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-			break;
-		}
-		j[i].started = !pthread_create(&j[i].th, NULL, scan_main, &j[i]);
-		if (!j[i].started)
-			scan_main(&j[i]);
-	}
-	for (i = 0; i < n; i++) {
-		if (j[i].started)
-			pthread_join(j[i].th, NULL);
-		if (!ret && j[i].ret)
-			ret = kmt_diag_set(d, j[i].ret, "%s", j[i].d.msg);
-		if (!ret && j[i].to.comms && kmt_comms_merge(to->comms, j[i].to.comms))
-			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-		if (j[i].to.keep)
-			kmt_symkeep_merge(to->keep, j[i].to.keep);
-		kmt_comms_free(j[i].to.comms);
-		kmt_symkeep_free(j[i].to.keep);
-	}
-	free(j);
-	return ret;
-}
-
 uint64_t kmt_finalize_cpu_lost(const struct kmt_finalize_cpu *fc)
 {
 	struct kmt_cpustat st = { .valid = fc->has_stats, .overrun = fc->overrun, .dropped = fc->dropped };
@@ -534,6 +472,89 @@ static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
 }
 
 /*
+ * What finalising does once per CPU before the file is written, each CPU
+ * on a worker (kmt_parallel: the CPUs online, at most 16): from memory,
+ * open its spool file and size its data (stream_cpu); from the spool,
+ * scan it (count, collect names and the code addresses the events name:
+ * the recorded pages are in the page cache, this is CPU work); then its
+ * ring buffer's stats. Names and addresses are collected per CPU and
+ * merged afterwards in CPU order, each pid's latest name in time winning.
+ */
+struct load_job {
+	struct fin *s;
+	struct stream *st;		/* from memory, or NULL */
+	const struct kmt_decoder *dec;
+	const struct scan_to *to;	/* what all CPUs' scans add up to */
+	struct kmt_finalize_result *res;
+	struct scan_to *cpu_to;		/* per CPU, from the spool */
+	struct kmt_diag *d;		/* per CPU */
+};
+
+static int load_cpu(void *arg, int i)
+{
+	struct load_job *j = arg;
+	struct fin *s = j->s;
+	struct kmt_finalize_cpu *fc = &j->res->cpus[i];
+	struct sbuf *stats = &s->buf[KMT_SPOOL_MAIN].stats[i];
+	struct scan_to *to = &j->cpu_to[i];
+	int ret;
+
+	fc->cpu = s->meta->cpus[i];
+	if (j->st) {
+		ret = stream_cpu(j->st, i, &j->d[i]);
+	} else {
+		to->comms = kmt_comms_new();
+		to->keep = j->to->keep ? kmt_symkeep_new() : NULL;
+		ret = to->comms && (!j->to->keep || to->keep) ?
+		      scan_cpu(s, KMT_SPOOL_MAIN, i, j->dec, to, fc, &j->d[i]) :
+		      kmt_diag_set(&j->d[i], -ENOMEM, "out of memory");
+	}
+	if (ret)
+		return ret;
+	spool_get_stats(s->spool, KMT_SPOOL_MAIN, fc->cpu, stats);	/* none: "CPU: N" alone */
+	if (stats->len)
+		parse_stats(stats->buf, fc);
+	else
+		ret = sbuf_printf(stats, "CPU: %d\n", fc->cpu);
+	if (!ret && j->res->truncated)
+		ret = sbuf_printf(stats, "kmemtrace truncated: %s\n", j->res->truncated_why);
+	return ret ? kmt_diag_set(&j->d[i], -ENOMEM, "out of memory") : 0;
+}
+
+static int load_all(struct fin *s, struct stream *st, const struct kmt_decoder *dec,
+		    const struct scan_to *to, struct kmt_finalize_result *res, struct kmt_diag *d)
+{
+	int n = s->meta->nr_cpus, i, ret;
+	struct load_job j = { .s = s, .st = st, .dec = dec, .to = to, .res = res };
+
+	j.cpu_to = calloc((size_t)n, sizeof(*j.cpu_to));
+	j.d = calloc((size_t)n, sizeof(*j.d));
+	if (!j.cpu_to || !j.d) {
+		free(j.cpu_to);
+		free(j.d);
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	}
+	ret = kmt_parallel(n, load_cpu, &j);
+	/* The lowest index's error is the one returned. */
+	for (i = 0; ret && i < n && !j.d[i].err; i++)
+		;
+	if (ret)
+		kmt_diag_set(d, ret, "%s", i < n ? j.d[i].msg : strerror(-ret));
+	for (i = 0; i < n; i++) {
+		if (!ret && j.cpu_to[i].comms && kmt_comms_merge(to->comms, j.cpu_to[i].comms))
+			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+		if (j.cpu_to[i].keep)
+			kmt_symkeep_merge(to->keep, j.cpu_to[i].keep);
+		kmt_comms_free(j.cpu_to[i].comms);
+		kmt_symkeep_free(j.cpu_to[i].keep);
+		res->raw_bytes += res->cpus[i].bytes;
+	}
+	free(j.cpu_to);
+	free(j.d);
+	return ret;
+}
+
+/*
  * Streamed, the CPU whose spool file is largest goes first: the room its
  * spool frees as it is written is there for the held pages of the others,
  * which take room and free none. (A disk the idle flusher filled with one
@@ -677,29 +698,9 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 		st.cpu = calloc((size_t)s.meta->nr_cpus, sizeof(*st.cpu));
 		if (!st.cpu)
 			ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-		for (i = 0; !ret && i < s.meta->nr_cpus; i++) {
-			res->cpus[i].cpu = s.meta->cpus[i];
-			ret = stream_cpu(&st, i, d);
-		}
-	} else {
-		ret = scan_all(&s, dec, &to, res, d);
 	}
-	if (ret)
-		goto out;
-	for (i = 0; i < s.meta->nr_cpus; i++) {
-		struct kmt_finalize_cpu *fc = &res->cpus[i];
-		struct sbuf *stats = &s.buf[KMT_SPOOL_MAIN].stats[i];
-
-		spool_get_stats(spool, KMT_SPOOL_MAIN, fc->cpu, stats);
-		if (stats->len)
-			parse_stats(stats->buf, fc);
-		else
-			sbuf_printf(stats, "CPU: %d\n", fc->cpu);
-		if (res->truncated)
-			sbuf_printf(stats, "kmemtrace truncated: %s\n", res->truncated_why);
-		res->raw_bytes += fc->bytes;
-	}
-	ret = load_access(&s, dec, &to, res, d);
+	ret = ret ?: load_all(&s, o->held ? &st : NULL, dec, &to, res, d);
+	ret = ret ?: load_access(&s, dec, &to, res, d);
 	if (ret)
 		goto out;
 	if (!o->held) {

@@ -310,11 +310,37 @@ static void *lcpu_main(void *arg)
 	return NULL;
 }
 
+struct open_job {
+	struct kmt_live *l;
+	const char *path;
+};
+
+static int open_one(void *arg, int i)
+{
+	struct open_job *j = arg;
+	struct lcpu *c = &j->l->c[i];
+
+	c->fd = kmt_instance_open_cpu(j->path, c->cpu, "trace_pipe_raw", O_RDONLY | O_NONBLOCK, &c->diag);
+	return c->fd < 0 ? c->fd : 0;
+}
+
+/* Every CPU's trace_pipe_raw, on the CPUs at hand (kmt_parallel). */
+static int open_all(struct kmt_live *l, const char *path, struct kmt_diag *d)
+{
+	struct open_job j = { l, path };
+	int ret = kmt_parallel(l->n, open_one, &j), i;
+
+	for (i = 0; ret && i < l->n; i++)
+		if (l->c[i].diag.err)
+			return kmt_diag_set(d, l->c[i].diag.err, "%s", l->c[i].diag.msg);
+	return ret ? kmt_diag_set(d, ret, "cannot open the ring buffers: %s", strerror(-ret)) : 0;
+}
+
 struct kmt_live *kmt_live_start(const struct kmt_live_opts *o, struct kmt_diag *d)
 {
 	struct kmt_live *l = calloc(1, sizeof(*l));
 	pthread_mutexattr_t ma;
-	int i, ret;
+	int i, k, ret;
 
 	if (!l) {
 		kmt_diag_set(d, -ENOMEM, "out of memory");
@@ -353,19 +379,22 @@ struct kmt_live *kmt_live_start(const struct kmt_live_opts *o, struct kmt_diag *
 	for (i = 0; i < l->n; i++) {
 		l->c[i].l = l;
 		l->c[i].cpu = o->cpus[i];
-		l->c[i].fd = kmt_instance_open_cpu(o->instance_path, o->cpus[i], "trace_pipe_raw", O_RDONLY | O_NONBLOCK, d);
-		if (l->c[i].fd < 0)
-			goto fail;
 	}
+	if (open_all(l, o->instance_path, d))
+		goto fail;
+	/* All started, then all waited for: they set themselves up side by side. */
 	for (i = 0; i < l->n; i++) {
 		ret = pthread_create(&l->c[i].th, NULL, lcpu_main, &l->c[i]);
 		if (ret) {
 			kmt_diag_set(d, -ret, "cannot start a reader thread: %s", strerror(ret));
-			goto fail;
+			break;
 		}
 		l->c[i].started = true;
-		sem_wait(&l->ready);
 	}
+	for (k = 0; k < i; k++)
+		sem_wait(&l->ready);
+	if (i < l->n)
+		goto fail;
 	return l;
 fail:
 	kmt_live_stop(l, NULL);

@@ -201,12 +201,36 @@ static int rcpu_open(struct rcpu *c, const struct kmt_recorder_opts *o, struct k
 	return c->out_fd < 0 ? c->out_fd : 0;
 }
 
+struct open_job {
+	struct kmt_recorder *r;
+	const struct kmt_recorder_opts *o;
+};
+
+static int open_one(void *arg, int i)
+{
+	struct open_job *j = arg;
+
+	return rcpu_open(&j->r->c[i], j->o, &j->r->c[i].diag);
+}
+
+/* Every CPU's trace_pipe_raw and spool file, on the CPUs at hand (kmt_parallel). */
+static int open_all(struct kmt_recorder *r, const struct kmt_recorder_opts *o, struct kmt_diag *d)
+{
+	struct open_job j = { r, o };
+	int ret = kmt_parallel(r->n, open_one, &j), i;
+
+	for (i = 0; ret && i < r->n; i++)
+		if (r->c[i].diag.err)
+			return kmt_diag_set(d, r->c[i].diag.err, "%s", r->c[i].diag.msg);
+	return ret ? kmt_diag_set(d, ret, "cannot open the ring buffers: %s", strerror(-ret)) : 0;
+}
+
 struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 					struct kmt_diag *d)
 {
 	struct kmt_recorder *r = calloc(1, sizeof(*r));
 	int *fds = calloc((size_t)o->nr_cpus + 1, sizeof(*fds));
-	int i, ret;
+	int i, k, ret;
 
 	if (!r || !fds) {
 		free(r);
@@ -232,11 +256,10 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 		r->c[i].cpu = o->cpus[i];
 		r->c[i].in_fd = r->c[i].out_fd = -1;
 	}
-	for (i = 0; i < r->n; i++) {
-		if (rcpu_open(&r->c[i], o, d))
-			goto fail;
+	if (open_all(r, o, d))
+		goto fail;
+	for (i = 0; i < r->n; i++)
 		fds[i] = r->c[i].out_fd;
-	}
 	r->hold = hold_new(r->n, fds, o->hold_bytes);
 	if (!r->hold) {
 		kmt_diag_set(d, -ENOMEM, "out of memory");
@@ -247,15 +270,19 @@ struct kmt_recorder *kmt_recorder_start(const struct kmt_recorder_opts *o,
 		kmt_diag_set(d, ret, "cannot start the flusher thread: %s", strerror(-ret));
 		goto fail;
 	}
+	/* All started, then all waited for: they set themselves up side by side. */
 	for (i = 0; i < r->n; i++) {
 		ret = pthread_create(&r->c[i].th, NULL, rcpu_main, &r->c[i]);
 		if (ret) {
 			kmt_diag_set(d, -ret, "cannot start a recorder thread: %s", strerror(ret));
-			goto fail;
+			break;
 		}
 		r->c[i].started = true;
-		sem_wait(&r->ready);
 	}
+	for (k = 0; k < i; k++)
+		sem_wait(&r->ready);
+	if (i < r->n)
+		goto fail;
 	free(fds);
 	return r;
 fail:

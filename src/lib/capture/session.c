@@ -377,19 +377,43 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *
 	return ret;
 }
 
+struct stats_job {
+	const struct kmt_instance *in;
+	struct kmt_spool *sp;
+	enum kmt_spool_buffer b;
+	const int *cpus;
+	struct kmt_diag *d;		/* one per CPU */
+};
+
+static int save_cpu_stats(void *arg, int i)
+{
+	struct stats_job *j = arg;
+	char buf[4096], text[4200];
+	int n = kmt_instance_read_cpu(j->in, j->cpus[i], "stats", buf, sizeof(buf));
+
+	if (n < 0)
+		return kmt_diag_set(&j->d[i], n, "cannot read %s/per_cpu/cpu%d/stats", j->in->path,
+				    j->cpus[i]);
+	n = snprintf(text, sizeof(text), "CPU: %d\n%s", j->cpus[i], buf);
+	return kmt_spool_put_stats(j->sp, j->b, j->cpus[i], text, (size_t)n, &j->d[i]);
+}
+
+/* Each CPU's on a worker (kmt_parallel): at the end of a recording, after the workload. */
 int kmt_session_save_stats(const struct kmt_instance *in, struct kmt_spool *sp,
 			   enum kmt_spool_buffer b, const int *cpus, int nr_cpus, struct kmt_diag *d)
 {
-	char buf[4096], text[4200];
-	int i, n, ret = 0;
+	struct stats_job j = { .in = in, .sp = sp, .b = b, .cpus = cpus };
+	int i, ret;
 
-	for (i = 0; i < nr_cpus && !ret; i++) {
-		n = kmt_instance_read_cpu(in, cpus[i], "stats", buf, sizeof(buf));
-		if (n < 0)
-			return kmt_diag_set(d, n, "cannot read %s/per_cpu/cpu%d/stats", in->path, cpus[i]);
-		n = snprintf(text, sizeof(text), "CPU: %d\n%s", cpus[i], buf);
-		ret = kmt_spool_put_stats(sp, b, cpus[i], text, (size_t)n, d);
-	}
+	j.d = calloc((size_t)(nr_cpus > 0 ? nr_cpus : 1), sizeof(*j.d));
+	if (!j.d)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	ret = kmt_parallel(nr_cpus, save_cpu_stats, &j);
+	/* The lowest index's error is the one returned. */
+	for (i = 0; ret && i < nr_cpus && !j.d[i].err; i++)
+		;
+	if (ret)
+		kmt_diag_set(d, ret, "%s", i < nr_cpus ? j.d[i].msg : strerror(-ret));
+	free(j.d);
 	return ret;
 }
-

@@ -272,40 +272,79 @@ static void src_done(const struct wout *w, const struct kmt_wcpu *c, const void 
 			  (off_t)len);
 }
 
+struct cpu_place {
+	uint64_t off, size;
+};
+
+/*
+ * A buffer's CPUs compressed in one run of the zpool, one segment each
+ * (zpool.h), so that the workers go on into the next CPU while one's last
+ * chunks are written: the writer's thread lays out each CPU's section
+ * (aligned, its chunk count patched after its chunks) as its first chunk
+ * comes.
+ */
 struct zsink {
 	struct wout *w;
-	const struct kmt_wcpu *c;
+	const struct kmt_wcpu *cpus;
+	struct cpu_place *place;
+	int cur;			/* the CPU being written, -1 before the first */
+	uint64_t count_at;
 	uint32_t nchunks;
 	/* A stream source is read by one worker at a time, in order. */
 	pthread_mutex_t mu;
 	pthread_cond_t turn;
-	uint64_t next;
+	uint64_t *next;			/* per CPU */
 };
 
-static int z_read(void *arg, void *buf, size_t len, uint64_t off)
+static int z_read(void *arg, int seg, void *buf, size_t len, uint64_t off)
 {
 	struct zsink *zs = arg;
+	const struct kmt_wcpu *c = &zs->cpus[seg];
 	int ret;
 
-	if (!zs->c->read)
-		return src_read(zs->c, buf, len, off);
+	if (!c->read)
+		return src_read(c, buf, len, off);
 	pthread_mutex_lock(&zs->mu);
-	while (zs->next != off)
+	while (zs->next[seg] != off)
 		pthread_cond_wait(&zs->turn, &zs->mu);
 	pthread_mutex_unlock(&zs->mu);
-	ret = src_read(zs->c, buf, len, off);
+	ret = src_read(c, buf, len, off);
 	pthread_mutex_lock(&zs->mu);
-	zs->next = off + len;
+	zs->next[seg] = off + len;
 	pthread_cond_broadcast(&zs->turn);
 	pthread_mutex_unlock(&zs->mu);
 	return ret;
 }
 
-static int z_out(void *arg, const void *raw, const void *z, size_t n, size_t len, uint64_t off)
+/* Close the current CPU's section and place the empty ones before CPU @to. */
+static void z_place_to(struct zsink *zs, int to)
+{
+	struct wout *w = zs->w;
+
+	if (zs->cur >= 0) {
+		w_patch(w, zs->count_at, &zs->nchunks, 4);
+		zs->place[zs->cur].size = w->off - zs->place[zs->cur].off - 4;
+	}
+	for (zs->cur++; zs->cur < to; zs->cur++) {
+		w_align(w, w->o->page_size);
+		zs->place[zs->cur] = (struct cpu_place){ w->off, 0 };
+	}
+}
+
+static int z_out(void *arg, int seg, const void *raw, const void *z, size_t n, size_t len,
+		 uint64_t off)
 {
 	struct zsink *zs = arg;
 	struct wout *w = zs->w;
 
+	if (seg != zs->cur) {
+		z_place_to(zs, seg);	/* now zs->cur == seg */
+		w_align(w, w->o->page_size);
+		zs->place[seg].off = w->off;
+		zs->count_at = w->off;
+		zs->nchunks = 0;
+		w_u32(w, 0);
+	}
 	w_u32(w, (uint32_t)n);
 	w_u32(w, (uint32_t)len);
 	w_add(w, z, n);
@@ -313,7 +352,7 @@ static int z_out(void *arg, const void *raw, const void *z, size_t n, size_t len
 	/* Punch only what is safely out of our hands. */
 	w_flush(w);
 	if (!w->err)
-		src_done(w, zs->c, raw, off, len);
+		src_done(w, &zs->cpus[seg], raw, off, len);
 	report_progress(w, len);
 	return w->err;
 }
@@ -333,36 +372,45 @@ static struct zpool *w_zpool(struct wout *w, size_t chunk)
 	return w->zp;
 }
 
-/* Copy one CPU's data; returns its size as recorded in the BUFFER option. */
-static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_t psize,
-			       bool compress)
+/* Every CPU of @b, compressed in one run. */
+static void write_cpus_compressed(struct wout *w, const struct kmt_wbuffer *b,
+				  struct cpu_place *place)
+{
+	size_t chunk = (size_t)b->subbuf_size * (w->o->chunk_pages ? w->o->chunk_pages : 64);
+	struct zsink zs = { .w = w, .cpus = b->cpus, .place = place, .cur = -1 };
+	uint64_t *sizes = calloc((size_t)b->nr_cpus + 1, sizeof(*sizes));
+	struct zpool *zp = w_zpool(w, chunk);
+	int i, ret;
+
+	zs.next = calloc((size_t)b->nr_cpus + 1, sizeof(*zs.next));
+	if (!zp || !sizes || !zs.next) {
+		w->err = -ENOMEM;
+		free(sizes);
+		free(zs.next);
+		return;
+	}
+	for (i = 0; i < b->nr_cpus; i++)
+		sizes[i] = b->cpus[i].size;
+	pthread_mutex_init(&zs.mu, NULL);
+	pthread_cond_init(&zs.turn, NULL);
+	ret = zpool_run(zp, b->nr_cpus, sizes, z_read, z_out, &zs);
+	pthread_cond_destroy(&zs.turn);
+	pthread_mutex_destroy(&zs.mu);
+	if (ret && !w->err)
+		w->err = ret;
+	z_place_to(&zs, b->nr_cpus);
+	free(sizes);
+	free(zs.next);
+}
+
+/* Copy one CPU's data uncompressed; returns its size as recorded in the BUFFER option. */
+static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_t psize)
 {
 	size_t chunk = (size_t)psize * (w->o->chunk_pages ? w->o->chunk_pages : 64);
-	uint64_t start = w->off, count_at, off;
-	struct zsink zs = { .w = w, .c = c };
-	struct zpool *zp;
-	char *buf;
+	uint64_t start = w->off, off;
+	char *buf = malloc(chunk);
 	int ret;
 
-	if (compress) {
-		zp = w_zpool(w, chunk);
-		if (!zp) {
-			w->err = -ENOMEM;
-			return 0;
-		}
-		count_at = w->off;
-		w_u32(w, 0);
-		pthread_mutex_init(&zs.mu, NULL);
-		pthread_cond_init(&zs.turn, NULL);
-		ret = zpool_run(zp, c->size, z_read, z_out, &zs);
-		pthread_cond_destroy(&zs.turn);
-		pthread_mutex_destroy(&zs.mu);
-		if (ret && !w->err)
-			w->err = ret;
-		w_patch(w, count_at, &zs.nchunks, 4);
-		return w->off - start - 4;
-	}
-	buf = malloc(chunk);
 	if (!buf) {
 		w->err = -ENOMEM;
 		return 0;
@@ -386,10 +434,6 @@ static uint64_t write_cpu_data(struct wout *w, const struct kmt_wcpu *c, uint32_
 	return w->off - start;
 }
 
-struct cpu_place {
-	uint64_t off, size;
-};
-
 static void write_flyrecord(struct wout *w, const struct kmt_wbuffer *b, uint64_t *sec_at,
 			    struct cpu_place *place)
 {
@@ -401,10 +445,12 @@ static void write_flyrecord(struct wout *w, const struct kmt_wbuffer *b, uint64_
 	snprintf(desc, sizeof(desc), "buffer flyrecord %s", b->name);
 	*sec_at = w->off;
 	size_at = sec_begin(w, KMT_OPT_BUFFER, compress ? KMT_SEC_COMPRESSED : 0, desc);
-	for (i = 0; i < b->nr_cpus; i++) {
+	if (compress)
+		write_cpus_compressed(w, b, place);
+	for (i = 0; !compress && i < b->nr_cpus; i++) {
 		w_align(w, w->o->page_size);
 		place[i].off = w->off;
-		place[i].size = b->cpus[i].size ? write_cpu_data(w, &b->cpus[i], b->subbuf_size, compress) : 0;
+		place[i].size = b->cpus[i].size ? write_cpu_data(w, &b->cpus[i], b->subbuf_size) : 0;
 	}
 	sec_end(w, size_at);
 }
@@ -634,7 +680,7 @@ static int write_v6(struct wout *w, const struct kmt_trace_meta *m,
 
 		w_align(w, w->o->page_size);
 		data_off = w->off;
-		size = b->cpus[i].size ? write_cpu_data(w, &b->cpus[i], b->subbuf_size, false) : 0;
+		size = b->cpus[i].size ? write_cpu_data(w, &b->cpus[i], b->subbuf_size) : 0;
 		w_patch(w, table_at + (uint64_t)i * 16, &data_off, 8);
 		w_patch(w, table_at + (uint64_t)i * 16 + 8, &size, 8);
 	}

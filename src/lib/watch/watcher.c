@@ -167,7 +167,8 @@ static int ctl_start(struct kmt_watcher *w, struct kmt_diag *d)
 	char name[64], buf[2][300], sub[32];
 	struct kmt_session_opts so = {
 		.events = &evs, .pids = w->o.pids, .nr_pids = w->o.nr_pids, .event_filters = ef,
-		.buffer_kb = 1024, .buffer_percent = 100, .clock = "mono",
+		.buffer_kb = w->o.ctl_buffer_kb ? w->o.ctl_buffer_kb : 1024, .buffer_percent = 100,
+		.clock = "mono",
 	};
 	int i, ret = 0;
 
