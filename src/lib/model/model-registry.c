@@ -163,7 +163,7 @@ struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr)
 	return s;
 }
 
-/* The cache of an allocation, through the hint its site keeps. */
+/* The cache of an allocation whose site's hint does not fit it (or has none yet). */
 uint32_t model_cache_hinted_slow(struct kmt_model *m, uint32_t site, const struct kmt_event *ev)
 {
 	uint32_t c;
@@ -178,15 +178,7 @@ uint32_t model_cache_hinted_slow(struct kmt_model *m, uint32_t site, const struc
 		m->reg.cache_hint = nh;
 		m->reg.cache_hint_n = n;
 	}
-	c = m->reg.cache_hint[site];
-	if (c != NONE) {
-		const struct kmt_cache *k = &m->reg.caches.v[c];
-
-		if (ev->kind == KMT_EV_KMALLOC ? k->is_kmalloc && k->object_size == ev->bytes_alloc
-		    : !k->is_kmalloc && k->name_len == ev->name_len &&
-		      !memcmp(k->name, ev->name, ev->name_len))
-			return c;
-	}
+	/* The hint missed (model_cache_hinted() looked): by name or size, and kept. */
 	c = model_cache_of(m, ev);
 	m->reg.cache_hint[site] = c;
 	return c;
