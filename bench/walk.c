@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kmt-walk FILE [pages|stream|decode|model] [threads]: %s\n", d.msg);
 		return 2;
 	}
-	kmt_file_set_prefetch(f, argc > 3 && !strcmp(argv[3], "threads"));
+	kmt_file_set_threads(f, argc > 3 && !strcmp(argv[3], "threads") ? 2 : 1);
 	t0 = now();
 	if (!strcmp(stage, "pages")) {
 		struct kmt_census c;

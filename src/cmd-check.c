@@ -10,35 +10,12 @@
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
+#include "report/analysis.h"
 #include "util/util.h"
 #include "util/json.h"
 #include "util/opt.h"
 
 enum { O_JSON = 256, O_NOMODEL, O_STRICT };
-
-static const struct opt check_opts[] = {
-	{ O_JSON, 0, "json", NULL, "one JSON document: findings and counts" },
-	{ O_NOMODEL, 0, "no-model", NULL, "skip the allocation/free consistency pass" },
-	{ O_STRICT, 0, "strict", NULL, "warnings count as errors" },
-	{ 'q', 'q', "quiet", NULL, "only the summary line" },
-	{ 'h', 'h', "help", NULL, "this text" },
-	{ 0 },
-};
-
-const struct cmd_help check_help = {
-	.name = "check",
-	.summary = "validate a trace file: structure, pages, time order, losses, consistency",
-	.usage = "[options] [FILE]",
-	.about =
-	"Validate a trace file (default kmemtrace.dat): header, sections and options;\n"
-	"event formats; every per-CPU page (header, commit, event headers, padding, time\n"
-	"extends); time order per CPU; lost-event markers against the stored ring-buffer\n"
-	"stats; records against their formats; and allocation/free consistency (the\n"
-	"report's misuse and uncertainty). One line per finding:\n"
-	"  SEVERITY CPU OFFSET TIME: what is wrong\n"
-	"Exit status: 0 clean (warnings allowed), 1 errors, 2 the file cannot be read.\n",
-	.opts = check_opts,
-};
 
 struct out {
 	bool json, quiet;
@@ -99,7 +76,33 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 struct check_args {
 	struct out o;
 	struct kmt_check_opts co;
+	struct analysis_opts an;	/* -j */
 	bool strict;
+};
+
+static const struct opt check_opts[] = {
+	{ O_JSON, 0, "json", NULL, "one JSON document: findings and counts" },
+	{ O_NOMODEL, 0, "no-model", NULL, "skip the allocation/free consistency pass" },
+	{ O_STRICT, 0, "strict", NULL, "warnings count as errors" },
+	{ 'q', 'q', "quiet", NULL, "only the summary line" },
+	OPT_GROUP(analysis_group, struct check_args, an, AN_JOBS, "the file"),
+	{ 'h', 'h', "help", NULL, "this text" },
+	{ 0 },
+};
+
+const struct cmd_help check_help = {
+	.name = "check",
+	.summary = "validate a trace file: structure, pages, time order, losses, consistency",
+	.usage = "[options] [FILE]",
+	.about =
+	"Validate a trace file (default kmemtrace.dat): header, sections and options;\n"
+	"event formats; every per-CPU page (header, commit, event headers, padding, time\n"
+	"extends); time order per CPU; lost-event markers against the stored ring-buffer\n"
+	"stats; records against their formats; and allocation/free consistency (the\n"
+	"report's misuse and uncertainty). One line per finding:\n"
+	"  SEVERITY CPU OFFSET TIME: what is wrong\n"
+	"Exit status: 0 clean (warnings allowed), 1 errors, 2 the file cannot be read.\n",
+	.opts = check_opts,
 };
 
 static int check_opt(void *arg, int id, const char *value)
@@ -146,7 +149,7 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	o->t0 = first_ts(f);
-	kmt_file_set_prefetch(f, true);
+	kmt_file_set_threads(f, analysis_jobs(a.an.jobs));
 	if (o->json) {
 		js_open(&o->j, NULL, '{');
 		js_str(&o->j, "file", path);

@@ -58,7 +58,7 @@ static const struct opt diff_opts[] = {
 	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's numbers by its own span" },
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
-	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM, "allocations by"),
+	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM | AN_JOBS, "allocations by"),
 	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
 	  "(default: fit the terminal, or $COLUMNS)" },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
@@ -157,7 +157,7 @@ int cmd_diff(int argc, char **argv)
 	if (code >= 0)
 		return code;
 	a.d.width = term_width(a.output ? -1 : STDOUT_FILENO);
-	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.an.mo, MAX(a.an.window[0], 0), a.an.window[1]);
+	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.an.mo, MAX(a.an.window[0], 0), a.an.window[1], a.an.jobs);
 	if (!ret)
 		ret = diff_build(&a.d);
 	if (!ret)

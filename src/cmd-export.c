@@ -151,7 +151,7 @@ static int run(struct export_args *a, const char *in)
 		return error("%s", d.msg);
 	if (!to_stdout && output_is_trace(x->path))
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
-	if (analysis_open(&x->a, in))
+	if (analysis_open(&x->a, in, a->an.jobs))
 		return EXIT_FAIL;
 	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->an.window[0],
 				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms, .hash = a->hash };

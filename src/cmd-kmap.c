@@ -28,7 +28,7 @@ struct kmap_args {
 
 static const struct opt kmap_opts[] = {
 	{ O_CALLSITE, 0, "callsite", "FUNC", "only objects allocated from FUNC (a function name)" },
-	OPT_GROUP(analysis_group, struct kmap_args, an, AN_CACHE | AN_PID | AN_COMM | AN_TIME | AN_BUFFER,
+	OPT_GROUP(analysis_group, struct kmap_args, an, AN_CACHE | AN_PID | AN_COMM | AN_TIME | AN_BUFFER | AN_JOBS,
 		  "objects allocated by"),
 	{ O_LIVE, 0, "live", NULL, "only objects still live at the end" },
 	{ O_ACCESSED, 0, "accessed", NULL, "only objects with watchpoint samples" },
@@ -387,7 +387,7 @@ int cmd_kmap(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(&kmap_help, argc, argv, n, &path);
 	if (code >= 0)
 		return code;
-	ret = analysis_open(&a, path);
+	ret = analysis_open(&a, path, o.an.jobs);
 	if (ret) {
 		analysis_close(&a);
 		return ret;

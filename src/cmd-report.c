@@ -124,13 +124,13 @@ static int print(void *arg, FILE *out)
 }
 
 static int run(struct report *r, struct analysis *a, const char *buffer, enum format format,
-	       const char *csv, const char *path, struct kmt_model_opts *mo, bool stats)
+	       const char *csv, const char *path, struct kmt_model_opts *mo, bool stats, int jobs)
 {
 	uint64_t out0;
 	const struct kmt_format *fmt;
 	int ret;
 
-	ret = analysis_open(a, r->path);
+	ret = analysis_open(a, r->path, jobs);
 	if (ret)
 		return ret;
 	a->stats = stats;
@@ -278,7 +278,7 @@ int cmd_report(int argc, char **argv)
 		r->nested_top = 10;
 	}
 	ret = run(r, &a, o.an.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
-		  o.output, &o.an.mo, o.stats);
+		  o.output, &o.an.mo, o.stats, o.an.jobs);
 	kmt_flags_free(r->gfp_names);
 	analysis_close(&a);
 	return ret;

@@ -339,7 +339,7 @@ static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *
 				"were watched (try other offsets, or --scan)\n", cmd_name);
 	}
 	/* What the analysis keeps: samples in a live object, per the recorded frees. */
-	if (analysis_open(&a, rc->o.output) == EXIT_OK &&
+	if (analysis_open(&a, rc->o.output, 0) == EXIT_OK &&
 	    analysis_run(&a, NULL, &mo, NULL, -1, -1) == EXIT_OK) {
 		const struct kmt_summary *sum = kmt_model_summary(a.m);
 

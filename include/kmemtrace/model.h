@@ -534,7 +534,7 @@ struct kmt_analyse_stats {
 	uint64_t merge_ns;		/* the stream: pages, records, the merge by time */
 	uint64_t decode_ns;		/* decoding records and queueing them for the model */
 	uint64_t model_ns;		/* the model (and opts->each) */
-	bool inflate_threads;		/* inflating ran on worker threads (one per CPU) */
+	int inflate_threads;		/* threads inflating the CPUs' data (0: inline) */
 	bool model_thread;		/* the model ran on a thread apart from the producer */
 };
 

@@ -424,15 +424,18 @@ int kmt_file_open_mem(struct kmt_file **fp, const void *data, size_t len,
 		      const char *name, struct kmt_diag *d);
 void kmt_file_close(struct kmt_file *f);
 /*
- * Inflate compressed per-CPU data on worker threads, a few chunks ahead of
- * the readers opened after this call (default off).
+ * Inflate compressed per-CPU data on up to @n threads shared by the
+ * readers opened after this call, a few chunks ahead of each (-j N); 1 or
+ * less, the default: in the readers' own threads.
  */
-void kmt_file_set_prefetch(struct kmt_file *f, bool on);
-/* Whether it is on; kmt_analyse() then decodes on a thread of its own too. */
-bool kmt_file_prefetch(const struct kmt_file *f);
+void kmt_file_set_threads(struct kmt_file *f, int n);
+/* What was set; above 1, kmt_analyse() decodes on a thread of its own too. */
+int kmt_file_threads(const struct kmt_file *f);
+/* The inflating threads started so far (never more than readers or set). */
+int kmt_file_inflate_threads(const struct kmt_file *f);
 /*
  * CPU time spent so far reading and inflating compressed chunks, in ns: on
- * the prefetching worker threads (@workers) or in the readers' own threads.
+ * the inflating threads (@workers) or in the readers' own threads.
  */
 uint64_t kmt_file_inflate_ns(const struct kmt_file *f, bool workers);
 

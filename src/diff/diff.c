@@ -31,14 +31,14 @@ static const char *machine(const char *uname)
 }
 
 static int open_side(struct dside *s, const char *path, struct kmt_model_opts *mo, double t_start,
-		     double t_end)
+		     double t_end, int jobs)
 {
 	const struct kmt_summary *sum;
 	size_t len = 0;
 
 	s->path = path;
 	s->r = (struct report){ .path = path, .sections = SEC_ALL, .t_start = t_start, .t_end = t_end };
-	if (analysis_open(&s->a, path))
+	if (analysis_open(&s->a, path, jobs))
 		return EXIT_FAIL;
 	s->opened = true;
 	s->r.f = s->a.f;
@@ -65,14 +65,14 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 }
 
 int diff_open(struct diff *d, const char *old, const char *new_, struct kmt_model_opts *mo,
-	      double t_start, double t_end)
+	      double t_start, double t_end, int jobs)
 {
 	const struct kmt_file_info *a, *b;
 	struct kmt_model_opts mo2 = *mo;
 	const char *ma, *mb;
 
-	if (open_side(&d->side[0], old, mo, t_start, t_end) ||
-	    open_side(&d->side[1], new_, &mo2, t_start, t_end))
+	if (open_side(&d->side[0], old, mo, t_start, t_end, jobs) ||
+	    open_side(&d->side[1], new_, &mo2, t_start, t_end, jobs))
 		return EXIT_FAIL;
 	a = kmt_file_info(d->side[0].a.f);
 	b = kmt_file_info(d->side[1].a.f);

@@ -90,7 +90,7 @@ struct diff {
 
 /* Open both files and check they can be compared; EXIT_OK or EXIT_FAIL (said). */
 int diff_open(struct diff *d, const char *old, const char *new_, struct kmt_model_opts *mo,
-	      double t_start, double t_end);
+	      double t_start, double t_end, int jobs);
 /* Match their tables (after diff_open). EXIT_OK or EXIT_FAIL. */
 int diff_build(struct diff *d);
 void diff_close(struct diff *d);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <kmemtrace/model.h>
 #include "analysis.h"
@@ -24,7 +25,18 @@ uint64_t analysis_thread_cpu_ns(void)
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-int analysis_open(struct analysis *a, const char *path)
+int analysis_jobs(int jobs)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (getenv("KMT_NO_THREADS"))
+		return 1;
+	if (jobs > 0)
+		return jobs;
+	return cpus < 1 ? 1 : cpus > ANALYSIS_MAX_JOBS ? ANALYSIS_MAX_JOBS : (int)cpus;
+}
+
+int analysis_open(struct analysis *a, const char *path, int jobs)
 {
 	const struct kmt_file_info *fi;
 	struct kmt_diag d = { 0 };
@@ -36,7 +48,7 @@ int analysis_open(struct analysis *a, const char *path)
 	a->wall0 = clock_ns(CLOCK_MONOTONIC);
 	if (kmt_file_open(&a->f, path, &d))
 		return error("%s", d.msg);
-	kmt_file_set_prefetch(a->f, !getenv("KMT_NO_THREADS"));
+	kmt_file_set_threads(a->f, analysis_jobs(jobs));
 	fi = kmt_file_info(a->f);
 	text = kmt_file_kallsyms(a->f, &len);
 	a->syms = kmt_symbols_parse(text, len);
@@ -195,6 +207,11 @@ static const struct opt analysis_opts[] = {
 	  .max = 1024, .what = "stack depth", .off = offsetof(struct analysis_opts, mo.stack_depth) },
 	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read (default: the\nmain one)",
 	  .type = OT_STR, .off = offsetof(struct analysis_opts, buffer) },
+	{ 'j', 'j', "jobs", "N", "threads to read with: N inflate the CPUs' data, and\n"
+	  "decoding and the model get one each; 1: all on one\n"
+	  "(default: the CPUs online, at most 64)",
+	  .type = OT_INT, .min = 1, .max = 1024, .what = "number of jobs",
+	  .off = offsetof(struct analysis_opts, jobs) },
 	{ 0 },
 };
 
@@ -222,14 +239,16 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 	const struct kmt_analyse_stats *st = &a->res.stats;
 	uint64_t n = a->res.records, cpu = process_cpu_ns();
 	uint64_t sum = st->inflate_ns + st->merge_ns + st->decode_ns + st->model_ns + output_ns;
-	char events[32];
+	char events[32], where[48];
 
 	fprintf(stderr, "stats: %s event%s in %.3f s, %.3f s CPU (%.2f CPUs busy): %.2f M events/s\n",
 		fmt_count((double)n, false, events, sizeof(events)), n == 1 ? "" : "s", (double)wall_ns / 1e9, (double)cpu / 1e9, wall_ns ? (double)cpu / (double)wall_ns : 0.0,
 		wall_ns ? (double)n / ((double)wall_ns / 1e9) / 1e6 : 0.0);
 	fprintf(stderr, "  %-13s %8s %9s   %s\n", "stage", "CPU s", "ns/event", "where");
-	stats_line("read+inflate", st->inflate_ns, n, st->inflate_threads ?
-		   "a thread per CPU: parallel" : "in the stream's thread: serial");
+	snprintf(where, sizeof(where), "%d thread%s (-j): parallel", st->inflate_threads,
+		 st->inflate_threads == 1 ? "" : "s");
+	stats_line("read+inflate", st->inflate_ns, n, st->inflate_threads ? where :
+		   "in the stream's thread: serial");
 	stats_line("stream merge", st->merge_ns, n, "producer thread: serial");
 	stats_line("decode", st->decode_ns, n, "producer thread: serial");
 	stats_line("model", st->model_ns, n, st->model_thread ? "model thread: serial" :

@@ -36,13 +36,23 @@ struct analysis_opts {
 	double window[2];		/* --time: seconds from the first event, < 0 open */
 	const char *buffer;		/* -B: a trace-cmd instance buffer; NULL: the main one */
 	struct kmt_model_opts mo;	/* -p, --comm, --cache, --stack-depth */
+	int jobs;			/* -j: threads; 0: analysis_jobs()'s default */
 };
 #define ANALYSIS_OPTS_INIT { .window = { -1, -1 } }
-enum { AN_TIME = 1, AN_PID = 2, AN_COMM = 4, AN_CACHE = 8, AN_DEPTH = 16, AN_BUFFER = 32 };
+enum { AN_TIME = 1, AN_PID = 2, AN_COMM = 4, AN_CACHE = 8, AN_DEPTH = 16, AN_BUFFER = 32, AN_JOBS = 64 };
 extern const struct opt_group analysis_group;
 
-/* Open @path; EXIT_OK, or EXIT_FAIL with the message printed. */
-int analysis_open(struct analysis *a, const char *path);
+/*
+ * The threads to read with for -j @jobs: @jobs, or if 0 the CPUs online
+ * (at most ANALYSIS_MAX_JOBS); 1 with KMT_NO_THREADS in the environment.
+ */
+#define ANALYSIS_MAX_JOBS 64
+int analysis_jobs(int jobs);
+/*
+ * Open @path, to be read with analysis_jobs(@jobs) threads; EXIT_OK, or
+ * EXIT_FAIL with the message printed.
+ */
+int analysis_open(struct analysis *a, const char *path, int jobs);
 /*
  * Build the model from @mo (and @hooks, may be NULL) and run @buffer (NULL:
  * the main one) through it within [t_start, t_end] seconds (< 0: open).

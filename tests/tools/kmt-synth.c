@@ -8,6 +8,10 @@
  *   kmt-synth arch FILE   a small trace of an aarch64 kernel
  *   kmt-synth idle FILE   interrupts on an idle CPU (pid 0): 3 bio allocations,
  *                         freed by the idle task, and one task's kmalloc
+ *   kmt-synth wide FILE   48 CPUs, many chunks each (for -j): most objects
+ *                         freed on another CPU, losses on two CPUs, frees of
+ *                         objects older than the trace, double frees, stacks,
+ *                         pages and tasks
  *
  * Deterministic: the same file every time. Formats are read from
  * $KMT_TESTDATA/formats (tests/data).
@@ -153,19 +157,60 @@ static void full(struct tb *tb)
 	tb_kfree(tb, 0, ts + 8, 100, FN(7) + 0x8, OBJ(900004));
 }
 
+#define WIDE_CPUS 48
+
+static void wide(struct tb *tb)
+{
+	static const char *const comms[] = { "bash", "make", "cc1", "ld" };
+	uint64_t ts = 1 * MS;
+	int i;
+
+	tb_kallsyms(tb, ksyms);
+	tb_cmdlines(tb, "100 bash\n101 make\n");
+	for (i = 0; i < 60000; i++, ts += 20000) {
+		int cpu = i % WIDE_CPUS, pid = 100 + i % 7, s = (i / 3) % 5;
+
+		if (i % 5000 == 17)
+			fork_(tb, cpu, ts, pid, 300 + i / 5000, comms[(i / 5000) % 4]);
+		if (i == 20011)
+			tb_lost(tb, 5, 40);
+		if (i == 41040)
+			tb_lost(tb, 40, 3);
+		alloc(tb, cpu, ts, pid, s, OBJ(i + 1));
+		/* Freed by the next CPU, a round later: a cross-CPU free. */
+		if (i >= WIDE_CPUS && i % 11)
+			release(tb, (cpu + 1) % WIDE_CPUS, ts + 7, pid, site_of[(i + 1 - WIDE_CPUS) % 8192],
+				OBJ(i + 1 - WIDE_CPUS));
+		if (i % 997 == 3)		/* an object older than the trace */
+			tb_kfree(tb, cpu, ts + 9, pid, FN(7) + 0x8, OBJ(700000 + i));
+		if (i % 1999 == 1000 && i >= WIDE_CPUS)	/* freed again, on a third CPU */
+			release(tb, (cpu + 2) % WIDE_CPUS, ts + 11, pid, site_of[(i + 1 - WIDE_CPUS) % 8192],
+				OBJ(i + 1 - WIDE_CPUS));
+		if (i % 13 == 0)
+			page(tb, cpu, ts + 13, pid, 0x20000 + (uint64_t)i * 4, i % 3);
+		if (i % 13 == 6 && i > 13 * WIDE_CPUS)
+			tb_emit(tb, (cpu + 5) % WIDE_CPUS, ts + 15, "kmem", "mm_page_free", pid,
+				(struct tb_val[]){ { "pfn", 0x20000 + (uint64_t)(i - 6 - 13 * WIDE_CPUS) * 4 },
+						   { "order", (uint64_t)((i - 6) % 3) }, { NULL } });
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct tb *tb;
 	int ret;
 
-	if (argc != 3 || (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle"))) {
-		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE\n");
+	if (argc != 3 || (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle") &&
+			  strcmp(argv[1], "wide"))) {
+		fprintf(stderr, "usage: kmt-synth full|arch|idle|wide FILE\n");
 		return 2;
 	}
-	tb = tb_new(2, 0);
+	tb = tb_new(strcmp(argv[1], "wide") ? 2 : WIDE_CPUS, 0);
 	tb_formats_6_18(tb);
 	if (!strcmp(argv[1], "full")) {
 		full(tb);
+	} else if (!strcmp(argv[1], "wide")) {
+		wide(tb);
 	} else if (!strcmp(argv[1], "idle")) {
 		int i;
 

@@ -474,7 +474,7 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 
 	st->inflate_ns = kmt_file_inflate_ns(j->f, true) - inflated[0] + inline_inflate;
 	st->model_ns = j->model_ns;
-	st->inflate_threads = kmt_file_inflate_ns(j->f, true) > inflated[0];
+	st->inflate_threads = kmt_file_inflate_threads(j->f);
 	st->model_thread = j->threaded;
 	/* The producer's thread, less what it did for the other stages. */
 	own -= MIN(own, inline_inflate + (j->threaded ? 0 : j->model_ns));
@@ -507,9 +507,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	inflated[1] = kmt_file_inflate_ns(f, false);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
-	/* A second stage only where there is a core for it. */
-	/* Set before the thread starts: the producer reads it. */
-	j->threaded = kmt_file_prefetch(f) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
+	j->threaded = kmt_file_threads(f) > 1;
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j))
 		j->threaded = false;
 	if (j->threaded) {

@@ -2,9 +2,12 @@
  * Per-CPU flyrecord data, one sub-buffer at a time. Uncompressed data is
  * used in place (the file is mapped). Compressed data is a count of chunks,
  * each "u32 csize, u32 usize, bytes": they are inflated in order into a
- * small ring of buffers, either on demand or, with prefetching on, by a
- * worker thread that stays a few chunks ahead, so decompression runs on
- * another core while the caller walks pages. Memory: a few chunks per CPU.
+ * small ring of buffers, either on demand or, with threads on
+ * (kmt_file_set_threads()), by the file's pool of inflating threads, which
+ * keeps every reader's ring a few chunks ahead, the emptiest first, so
+ * decompression runs on other cores while the caller walks pages. The pool
+ * has as many threads as asked, not one per CPU: a file of 128 CPUs read
+ * with -j 4 inflates on 4. Memory: a few chunks per CPU.
  *
  * What cannot be read is passed over, and said (struct kmt_skip): a chunk
  * that does not inflate, a page whose header is bad, a chunk header that
@@ -59,12 +62,26 @@ struct kmt_cpu_reader {
 	uint32_t head, tail;		/* consumer at head, producer fills tail */
 	struct zslot *cur;		/* the chunk pages come from */
 	size_t buf_pos;
-	/* prefetching */
-	bool threaded, stop, done;	/* done: the worker has no more to give */
-	bool worker_waits;		/* the worker sleeps on room */
-	pthread_t th;
+	/* inflated by the pool (f->pool), under its lock: */
+	bool threaded;
+	bool done;			/* the pool has no more to give */
+	bool busy;			/* a pool thread is inflating into the ring */
+	pthread_cond_t more;		/* a chunk is ready, or done, or no longer busy */
+};
+
+/*
+ * The file's inflating threads, shared by its readers. One lock for all:
+ * it is taken once per chunk (64 pages), not per page.
+ */
+#define MAX_INFLATERS 64
+struct tf_pool {
 	pthread_mutex_t mu;
-	pthread_cond_t more, room;
+	pthread_cond_t work;		/* idle threads wait for a ring with room */
+	struct kmt_cpu_reader **r;	/* the readers served */
+	int n, alloc;
+	int threads, started, idle;
+	bool quit;
+	pthread_t th[MAX_INFLATERS];
 };
 
 /*
@@ -246,34 +263,138 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	return 0;
 }
 
-static void *prefetch_main(void *arg)
+/* The reader that will need a chunk soonest: the emptiest ring with room. */
+static struct kmt_cpu_reader *pool_pick(const struct tf_pool *p)
 {
-	struct kmt_cpu_reader *r = arg;
+	struct kmt_cpu_reader *best = NULL;
+	int i;
 
-	pthread_mutex_lock(&r->mu);
-	/* The chain is the worker's alone; the reader waits on done. */
-	while (!r->stop && more_chunks(r)) {
+	for (i = 0; i < p->n; i++) {
+		struct kmt_cpu_reader *r = p->r[i];
+
+		if (r->busy || r->done || r->tail - r->head >= RING)
+			continue;
+		if (!best || r->tail - r->head < best->tail - best->head)
+			best = r;
+	}
+	return best;
+}
+
+/*
+ * A pool thread: inflate the next chunk of the neediest reader while any
+ * has room, then sleep until a consumer has emptied half its ring. A
+ * reader's chain of chunks is one thread's at a time (busy).
+ */
+static void *pool_main(void *arg)
+{
+	struct tf_pool *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->quit) {
+		struct kmt_cpu_reader *r = pool_pick(p);
 		struct zslot *s;
 
-		if (r->tail - r->head == RING) {
-			/* Full: sleep until half of it is free (half the wake-ups). */
-			r->worker_waits = true;
-			while (r->tail - r->head > RING / 2 && !r->stop)
-				pthread_cond_wait(&r->room, &r->mu);
-			r->worker_waits = false;
+		if (!r) {
+			p->idle++;
+			pthread_cond_wait(&p->work, &p->mu);
+			p->idle--;
 			continue;
 		}
+		r->busy = true;
 		s = &r->ring[r->tail % RING];
-		pthread_mutex_unlock(&r->mu);
+		pthread_mutex_unlock(&p->mu);
 		inflate_next(r, s);
-		pthread_mutex_lock(&r->mu);
+		pthread_mutex_lock(&p->mu);
 		r->tail++;
+		r->busy = false;
+		if (!more_chunks(r))
+			r->done = true;
 		pthread_cond_signal(&r->more);
 	}
-	r->done = true;
-	pthread_cond_signal(&r->more);
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
+}
+
+/* Serve @r from the file's pool, made on first use. False: read it inline. */
+static bool pool_join(struct kmt_file *f, struct kmt_cpu_reader *r)
+{
+	struct tf_pool *p = f->pool;
+
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p))))
+			return false;
+		pthread_mutex_init(&p->mu, NULL);
+		pthread_cond_init(&p->work, NULL);
+		p->threads = MIN(f->threads, MAX_INFLATERS);
+		f->pool = p;
+	}
+	pthread_mutex_lock(&p->mu);
+	if (p->n == p->alloc) {
+		int na = p->alloc ? 2 * p->alloc : 16;
+		struct kmt_cpu_reader **nr = realloc(p->r, (size_t)na * sizeof(*nr));
+
+		if (!nr) {
+			pthread_mutex_unlock(&p->mu);
+			return false;
+		}
+		p->r = nr;
+		p->alloc = na;
+	}
+	/* A thread per reader up to the pool's size: no more threads than rings. */
+	if (p->started < p->threads && p->started < p->n + 1 &&
+	    !pthread_create(&p->th[p->started], NULL, pool_main, p))
+		p->started++;
+	if (!p->started) {
+		pthread_mutex_unlock(&p->mu);
+		return false;
+	}
+	pthread_cond_init(&r->more, NULL);
+	r->threaded = true;
+	p->r[p->n++] = r;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	return true;
+}
+
+/* @r is closed: no thread may touch it once this returns. */
+static void pool_leave(struct tf_pool *p, struct kmt_cpu_reader *r)
+{
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	r->done = true;
+	while (r->busy)
+		pthread_cond_wait(&r->more, &p->mu);
+	for (i = 0; i < p->n; i++)
+		if (p->r[i] == r) {
+			p->r[i] = p->r[--p->n];
+			break;
+		}
+	pthread_mutex_unlock(&p->mu);
+	pthread_cond_destroy(&r->more);
+}
+
+void tf_pool_free(struct tf_pool *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < p->started; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_cond_destroy(&p->work);
+	pthread_mutex_destroy(&p->mu);
+	free(p->r);
+	free(p);
+}
+
+int tf_pool_threads(const struct tf_pool *p)
+{
+	return p ? p->started : 0;
 }
 
 /* Compressed data: the chunk count, then the chunks (unless cut before). */
@@ -327,12 +448,8 @@ int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 		free(r);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
-	if (f->prefetch && more_chunks(r) && (r->resync || r->nr_chunks > 1)) {
-		pthread_mutex_init(&r->mu, NULL);
-		pthread_cond_init(&r->more, NULL);
-		pthread_cond_init(&r->room, NULL);
-		r->threaded = !pthread_create(&r->th, NULL, prefetch_main, r);
-	}
+	if (f->threads > 1 && more_chunks(r) && (r->resync || r->nr_chunks > 1))
+		pool_join(f, r);
 	*rp = r;
 	return 0;
 }
@@ -349,16 +466,17 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 		inflate_next(r, s);
 		return s;
 	}
-	pthread_mutex_lock(&r->mu);
+	pthread_mutex_lock(&r->f->pool->mu);
 	if (r->cur) {
 		r->head++;		/* the previous chunk is done with */
-		if (r->worker_waits && r->tail - r->head <= RING / 2)
-			pthread_cond_signal(&r->room);
+		/* Half the ring free: wake a thread (half the wake-ups of one a chunk). */
+		if (r->f->pool->idle && r->tail - r->head <= RING / 2)
+			pthread_cond_signal(&r->f->pool->work);
 	}
 	while (r->head == r->tail && !r->done)
-		pthread_cond_wait(&r->more, &r->mu);
+		pthread_cond_wait(&r->more, &r->f->pool->mu);
 	s = r->head < r->tail ? &r->ring[r->head % RING] : NULL;
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_unlock(&r->f->pool->mu);
 	return s;
 }
 
@@ -482,16 +600,8 @@ void kmt_cpu_reader_close(struct kmt_cpu_reader *r)
 
 	if (!r)
 		return;
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		r->stop = true;
-		pthread_cond_signal(&r->room);
-		pthread_mutex_unlock(&r->mu);
-		pthread_join(r->th, NULL);
-		pthread_mutex_destroy(&r->mu);
-		pthread_cond_destroy(&r->more);
-		pthread_cond_destroy(&r->room);
-	}
+	if (r->threaded)
+		pool_leave(r->f->pool, r);
 	for (i = 0; i < RING; i++)
 		free(r->ring[i].buf);
 	kmt_zctx_free(r->zc);

@@ -5,14 +5,19 @@
  */
 #include "tf-local.h"
 
-void kmt_file_set_prefetch(struct kmt_file *f, bool on)
+void kmt_file_set_threads(struct kmt_file *f, int n)
 {
-	f->prefetch = on;
+	f->threads = n;
 }
 
-bool kmt_file_prefetch(const struct kmt_file *f)
+int kmt_file_threads(const struct kmt_file *f)
 {
-	return f->prefetch;
+	return f->threads;
+}
+
+int kmt_file_inflate_threads(const struct kmt_file *f)
+{
+	return tf_pool_threads(f->pool);
 }
 
 uint64_t kmt_file_inflate_ns(const struct kmt_file *f, bool workers)

@@ -80,7 +80,8 @@ struct kmt_file {
 	const uint8_t *map;		/* the whole file */
 	size_t size;
 	bool mapped;			/* map came from mmap() */
-	bool prefetch;			/* inflate chunks on worker threads */
+	int threads;			/* inflate chunks on this many threads (> 1) */
+	struct tf_pool *pool;		/* those threads, made on first use (tf-data.c) */
 	/* CPU ns spent inflating chunks: [0] on worker threads, [1] in the readers */
 	uint64_t inflate_ns[2];
 	enum kmt_zalg zalg;
@@ -113,6 +114,9 @@ struct kmt_file {
 };
 
 /* tf-meta.c: payload parsers shared by v6 and v7. */
+/* The inflating threads (tf-data.c): stopped and freed at the file's close. */
+void tf_pool_free(struct tf_pool *p);
+int tf_pool_threads(const struct tf_pool *p);
 int tf_parse_header_info(struct kmt_file *f, struct cur *c, struct kmt_diag *d);
 int tf_parse_ftrace_events(struct kmt_file *f, struct cur *c, struct kmt_diag *d);
 int tf_parse_event_formats(struct kmt_file *f, struct cur *c, struct kmt_diag *d);

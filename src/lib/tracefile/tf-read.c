@@ -724,6 +724,7 @@ void kmt_file_close(struct kmt_file *f)
 
 	if (!f)
 		return;
+	tf_pool_free(f->pool);		/* its threads read the map */
 	if (f->mapped)
 		munmap((void *)f->map, f->size);
 	for (i = 0; i < f->nr_buffers; i++) {

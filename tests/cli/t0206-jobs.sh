@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# -j N: the analysis reads with N threads, and says the same for every N.
+# Synthetic traces built to stress it (48 CPUs of many chunks with
+# cross-CPU frees, losses, older objects and double frees; two CPUs with
+# misuse, stacks, windows and filters), and a real recording where the
+# machine can trace: every output of report, check, kmap, export and diff
+# is compared byte for byte with -j 1.
+. "$(dirname "$0")/lib.sh"
+
+JOBS="2 3 4 8"
+
+# Each output of @file at -j 1 and at every N of $JOBS, compared with cmp.
+# The command is a string: J stands for the -j value, F for the file.
+same_for_every_j() {	# name command
+	local j
+	eval "${2//J/1}" > "$1.1" || return 1
+	[ -s "$1.1" ] || { echo "$1: no output"; return 1; }
+	for j in $JOBS; do
+		eval "${2//J/$j}" > "$1.$j" || return 1
+		cmp "$1.1" "$1.$j" || { echo "$1 differs at -j $j"; diff "$1.1" "$1.$j" | head; return 1; }
+	done
+}
+
+every_output() {	# file
+	local f=$1
+	same_for_every_j report "\$KMT report -j J -n 0 --stacks 5 $f" &&
+	same_for_every_j json "\$KMT report -j J --json $f" &&
+	same_for_every_j csv "\$KMT report -j J --csv callsites $f" &&
+	same_for_every_j csv-misuse "\$KMT report -j J --csv misuse $f" &&
+	same_for_every_j window "\$KMT report -j J --time 0.3,0.9 -s waste $f" &&
+	{ same_for_every_j check "\$KMT check -j J $f"; true; } &&
+	{ same_for_every_j check-json "\$KMT check -j J --json $f"; true; } &&
+	same_for_every_j kmap "\$KMT kmap -j J $f" &&
+	same_for_every_j kmap-json "\$KMT kmap -j J --json $f" &&
+	same_for_every_j folded "\$KMT export -j J -f folded -o - $f" &&
+	same_for_every_j sqlite "rm -f x.db && \$KMT export -j J -f sqlite -o x.db $f >/dev/null && sqlite3 x.db .dump" &&
+	same_for_every_j diff "\$KMT diff -j J --json $f $f"
+}
+
+test_expect_success 'a trace of 48 CPUs, many chunks each' '
+	$SYNTH wide w.dat && $KMT info w.dat > info &&
+	grep -q "^CPUs: *48$" info && $SYNTH full s.dat
+'
+
+test_expect_success '48 CPUs: every output the same for -j 1 to 8' '
+	every_output w.dat
+'
+
+test_expect_success 'two CPUs with losses, misuse, stacks, accesses: the same for every -j' '
+	every_output s.dat
+'
+
+test_expect_success 'filters (-p, --comm, --cache) and a window: the same for every -j' '
+	same_for_every_j pid "\$KMT report -j J -p 101 s.dat" &&
+	same_for_every_j comm "\$KMT report -j J --json --comm make w.dat" &&
+	same_for_every_j cache "\$KMT report -j J --json --cache filp w.dat" &&
+	same_for_every_j time "\$KMT kmap -j J --time 0.1,0.2 w.dat"
+'
+
+test_expect_success 'a damaged file: the same output, warnings and exit status for every -j' '
+	size=$(stat -c %s w.dat) && head -c $((size * 2 / 3)) w.dat > cut.dat &&
+	same_for_every_j cut "\$KMT report -j J --json cut.dat 2>&1; echo rc=\$?" &&
+	grep -q "^rc=1$" cut.1 && grep -q "is damaged" cut.1
+'
+
+test_expect_success '--stats: N threads inflate, never more than asked' '
+	$KMT report -j 1 --stats -o /dev/null w.dat 2> e1 &&
+	grep -q "^  read+inflate .*   in the stream.s thread: serial$" e1 &&
+	for j in 2 3 8; do
+		$KMT report -j $j --stats -o /dev/null w.dat 2> e$j &&
+		grep -q "^  read+inflate .*   $j threads (-j): parallel$" e$j || { cat e$j; exit 1; }
+	done
+'
+
+test_expect_success 'two CPUs of data: two threads inflate, whatever -j says' '
+	$KMT report -j 8 --stats -o /dev/null s.dat 2> e &&
+	grep -Eq "^  read\+inflate .*   [12] threads? \(-j\): parallel$" e || { cat e; false; }
+'
+
+test_expect_success 'the default is the CPUs online (at most 64)' '
+	n=$(getconf _NPROCESSORS_ONLN) && [ $n -le 64 ] || n=64 &&
+	$KMT report --stats -o /dev/null w.dat 2> e && $KMT report --help > help &&
+	if [ $n -eq 1 ]; then grep -q "in the stream.s thread" e; else grep -q " $n threads (-j)" e; fi &&
+	grep -q "the CPUs online, at most 64" help
+'
+
+test_expect_success '-j takes 1 to 1024, and says so' '
+	for bad in 0 x 1025 -1; do
+		rc=0 && $KMT report -j "$bad" w.dat > o 2> e || rc=$? &&
+		[ $rc = 2 ] && grep -q "bad number of jobs" e || { cat e; exit 1; }
+	done
+'
+
+test_expect_success 'every analysing command takes -j; dump and info do not' '
+	for c in report check kmap export diff; do $KMT $c --help | grep -q -- "-j, --jobs N" || exit 1; done &&
+	for c in dump info; do ! $KMT $c --help | grep -q -- "--jobs" || exit 1; done
+'
+
+can_trace() {
+	[ "$(id -u)" -eq 0 ] && { [ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null; } &&
+		[ -d $T/events/kmem ] && command -v hackbench > /dev/null
+}
+
+if can_trace; then
+	test_expect_success 'a real recording (hackbench): every output the same for every -j' '
+		$KMT record -q --stack-sample 8 -o r.dat -- hackbench -g 2 -l 200 > /dev/null 2>&1 &&
+		JOBS="2 3" every_output r.dat
+	'
+else
+	test_skip 'a real recording: every output the same for every -j' 'needs root, tracefs and hackbench'
+fi
+
+test_done
