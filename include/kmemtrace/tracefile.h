@@ -429,6 +429,21 @@ void kmt_file_close(struct kmt_file *f);
  * less, the default: in the readers' own threads.
  */
 void kmt_file_set_threads(struct kmt_file *f, int n);
+/*
+ * Every kmt_cpu_reader_next() of the file's readers, whoever reads (a
+ * stream, kmt_analyse()), in each reader's order and on its caller's
+ * thread: what it returned, and the page it loaded (@ret 1) or why it
+ * failed (@d; kmt_cpu_reader_skipped() says what it passed over). kmemtrace
+ * check validates pages while the model reads them, in one pass.
+ */
+struct kmt_cpu_reader;
+struct kmt_page_observer {
+	void (*page)(void *arg, struct kmt_cpu_reader *r, int ret, const struct kmt_page *pg,
+		     const struct kmt_diag *d);
+	void *arg;
+};
+/* Watch the pages of readers opened from now on; NULL: stop. */
+void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *ob);
 /* What was set; above 1, kmt_analyse() decodes on a thread of its own too. */
 int kmt_file_threads(const struct kmt_file *f);
 /* The inflating threads started so far (never more than readers or set). */
@@ -560,6 +575,8 @@ uint64_t kmt_cpu_reader_offset(const struct kmt_cpu_reader *r);
 /* Offset of the current page inside its chunk (0 if not compressed). */
 uint64_t kmt_cpu_reader_in_chunk(const struct kmt_cpu_reader *r);
 int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r);
+/* Its buffer's index in the file, and the CPU's index in the buffer. */
+void kmt_cpu_reader_index(const struct kmt_cpu_reader *r, int *buffer, int *idx);
 /* Prefix the message in @d with file, CPU and offset of the current page;
  * returns d->err. For errors found while walking the page's events. */
 int kmt_cpu_reader_fail(struct kmt_cpu_reader *r, struct kmt_diag *d);

@@ -96,4 +96,34 @@ test_expect_success 'bytes of the file quoted in a message are escaped' '
 	grep -qF "unsupported compression '"'"'\x01\x1b[2'"'"'" err && ! grep -q "[[:cntrl:]]" err
 '
 
+# check reads the pages once, with the model (their findings kept until it
+# is done), and reads a CPU again on its own only where the model's reading
+# stopped. Either way it says what --no-model (pages only) says, first.
+pages_then_model() {	# file
+	rc1=0; $KMT check --no-model "$1" > pages || rc1=$?
+	rc2=0; $KMT check "$1" > all || rc2=$?
+	[ $rc1 != 2 ] || [ $rc2 = 2 ] || { echo "$1: exit $rc1 without the model, $rc2 with"; return 1; }
+	sed '$d' pages > pages.body && n=$(wc -l < pages.body) &&
+	head -n "$n" all > all.head && cmp pages.body all.head || { echo "$1"; diff pages.body all.head | head; return 1; }
+	# The same events and pages in the summary line.
+	[ "$(tail -n 1 pages | cut -d: -f2 | cut -d: -f1)" = "$(tail -n 1 all | cut -d: -f2 | cut -d: -f1)" ] || {
+		tail -n 1 pages all; return 1; }
+}
+
+test_expect_success 'one pass: the pages found as --no-model finds them, cut and damaged files too' '
+	$SYNTH full s.dat && $SYNTH wide w.dat && pages_then_model s.dat && pages_then_model w.dat &&
+	for f in s w; do
+		size=$(stat -c %s $f.dat) &&
+		for part in 3 5 7 9; do
+			head -c $((size * part / 10)) $f.dat > cut$part$f.dat && pages_then_model cut$part$f.dat || exit 1
+		done &&
+		for seed in 1 2 3 4 5 6; do
+			cp $f.dat flip$seed$f.dat &&
+			off=$(( (size / 20) + (seed * 7919 * 131) % (size - size / 20) )) &&
+			printf "\377\000\252" | dd of=flip$seed$f.dat bs=1 seek=$off conv=notrunc 2>/dev/null &&
+			pages_then_model flip$seed$f.dat || exit 1
+		done
+	done
+'
+
 test_done

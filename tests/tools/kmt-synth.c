@@ -8,10 +8,12 @@
  *   kmt-synth arch FILE   a small trace of an aarch64 kernel
  *   kmt-synth idle FILE   interrupts on an idle CPU (pid 0): 3 bio allocations,
  *                         freed by the idle task, and one task's kmalloc
- *   kmt-synth wide FILE   48 CPUs, many chunks each (for -j): most objects
+ *   kmt-synth wide FILE [STEPS]
+ *                         48 CPUs, many chunks each (for -j): most objects
  *                         freed on another CPU, losses on two CPUs, frees of
  *                         objects older than the trace, double frees, stacks,
- *                         pages and tasks
+ *                         pages and tasks; an allocation a step, 60,000
+ *                         steps (about 3 events a step) unless STEPS says
  *
  * Deterministic: the same file every time. Formats are read from
  * $KMT_TESTDATA/formats (tests/data).
@@ -159,7 +161,7 @@ static void full(struct tb *tb)
 
 #define WIDE_CPUS 48
 
-static void wide(struct tb *tb)
+static void wide(struct tb *tb, int steps)
 {
 	static const char *const comms[] = { "bash", "make", "cc1", "ld" };
 	uint64_t ts = 1 * MS;
@@ -167,7 +169,7 @@ static void wide(struct tb *tb)
 
 	tb_kallsyms(tb, ksyms);
 	tb_cmdlines(tb, "100 bash\n101 make\n");
-	for (i = 0; i < 60000; i++, ts += 20000) {
+	for (i = 0; i < steps; i++, ts += 20000) {
 		int cpu = i % WIDE_CPUS, pid = 100 + i % 7, s = (i / 3) % 5;
 
 		if (i % 5000 == 17)
@@ -200,9 +202,10 @@ int main(int argc, char **argv)
 	struct tb *tb;
 	int ret;
 
-	if (argc != 3 || (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle") &&
-			  strcmp(argv[1], "wide"))) {
-		fprintf(stderr, "usage: kmt-synth full|arch|idle|wide FILE\n");
+	if ((argc != 3 && !(argc == 4 && !strcmp(argv[1], "wide") && atoi(argv[3]) > 0)) ||
+	    (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle") &&
+	     strcmp(argv[1], "wide"))) {
+		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE, kmt-synth wide FILE [STEPS]\n");
 		return 2;
 	}
 	tb = tb_new(strcmp(argv[1], "wide") ? 2 : WIDE_CPUS, 0);
@@ -210,7 +213,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "full")) {
 		full(tb);
 	} else if (!strcmp(argv[1], "wide")) {
-		wide(tb);
+		wide(tb, argc == 4 ? atoi(argv[3]) : 60000);
 	} else if (!strcmp(argv[1], "idle")) {
 		int i;
 

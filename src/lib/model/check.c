@@ -95,20 +95,6 @@ static void check_regions(struct ck *c)
 	}
 }
 
-/* A part of a CPU's data the reader passed over. */
-static void skipped(struct ck *c, int cpu, const struct kmt_skip *g)
-{
-	c->res->skipped++;
-	if (g->cut && cpu < 0)
-		finding(c, KMT_SEV_ERROR, cpu, g->from, 0, false, 0,
-			"the data of any CPU after byte %" PRIu64 " is missing", g->from);
-	else if (g->cut)
-		finding(c, KMT_SEV_ERROR, cpu, g->from, 0, false, 0, "%s", g->why);
-	else
-		finding(c, KMT_SEV_ERROR, cpu, g->from, 0, false, 0, "%.140s; skipped up to byte %" PRIu64 "%s",
-			g->why, g->to, g->to_end ? " (the end of its data)" : "");
-}
-
 /* Damage the file's opening worked around, and kallsyms lines that are not symbols. */
 static void check_damage(struct ck *c, const struct kmt_symbols *syms)
 {
@@ -126,135 +112,274 @@ static void check_damage(struct ck *c, const struct kmt_symbols *syms)
 			bad == 1 ? "line is not a symbol" : "lines are not symbols", off, first);
 }
 
-static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decoder *dec)
-{
-	const struct kmt_buffer *b = &c->f->buffers[buffer];
-	int cpu = b->cpus[idx].cpu;
-	uint64_t last = 0, lost = 0, lost_pages = 0, first_lost_off = 0, first_lost_ts = 0;
-	struct kmt_cpu_reader *r;
-	struct kmt_diag d = { 0 };
-	struct kmt_page pg;
-	int ret, unknown_ids = 0;
+/*
+ * One CPU's pages as they are read: in one pass with the model (an
+ * observer of its readers, findings kept until the model is done), or on
+ * their own (--no-model, other buffers, or when the model's reading
+ * stopped early). The same findings in the same order either way.
+ */
+#define HELD_MAX 4096			/* findings kept per CPU; more: read again */
+struct ck_cpu {
+	int cpu;
+	uint64_t last, lost, lost_pages, first_lost_off, first_lost_ts;
+	int unknown_ids;
+	uint64_t pages, events, skipped;	/* into the result at the end */
+	bool seen;			/* the observer saw its reader */
+	struct kmt_finding *held;	/* kept for later (one pass) */
+	size_t nheld, aheld;
+	bool overflow;			/* too many, or no memory, to keep */
+};
 
-	if (kmt_cpu_reader_open(&r, c->f, buffer, idx, &d)) {
-		finding(c, KMT_SEV_ERROR, cpu, b->cpus[idx].offset, 0, b->compressed, 0, "%s", d.msg);
+static void cpu_finding(struct ck *c, struct ck_cpu *cc, bool keep, enum kmt_severity sev,
+			uint64_t off, uint64_t in, bool z, uint64_t ts, const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+
+static void cpu_finding(struct ck *c, struct ck_cpu *cc, bool keep, enum kmt_severity sev,
+			uint64_t off, uint64_t in, bool z, uint64_t ts, const char *fmt, ...)
+{
+	struct kmt_finding *fd;
+	va_list ap;
+
+	if (!keep) {
+		char what[sizeof(fd->what)];
+
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		finding(c, sev, cc->cpu, off, in, z, ts, "%s", what);
 		return;
 	}
-	for (;;) {
-		struct kmt_page_iter it;
-		struct kmt_rec rec;
-		uint64_t off, in;
-		bool z = b->compressed;
+	if (cc->overflow)
+		return;
+	if (cc->nheld == cc->aheld) {
+		size_t na = cc->aheld ? 2 * cc->aheld : 16;
 
-		d.msg[0] = '\0';
-		ret = kmt_cpu_reader_next(r, &pg, &d);
-		if (ret == 0)
-			break;
-		if (ret < 0) {
-			/* What cannot be read is passed over, as report does. */
-			if (ret == -ENOMEM) {
-				finding(c, KMT_SEV_ERROR, cpu, 0, 0, false, 0, "%s", d.msg);
-				break;
-			}
-			skipped(c, cpu, kmt_cpu_reader_skipped(r));
-			continue;
+		fd = na <= HELD_MAX ? realloc(cc->held, na * sizeof(*fd)) : NULL;
+		if (!fd) {
+			cc->overflow = true;
+			return;
 		}
-		off = kmt_cpu_reader_offset(r);
-		in = kmt_cpu_reader_in_chunk(r);
-		c->res->pages++;
-		if (pg.missed) {
-			if (!lost_pages++) {
-				first_lost_off = off;
-				first_lost_ts = pg.ts;
-			}
-			if (pg.lost > 0)
-				lost += (uint64_t)pg.lost;
-		}
-		if (pg.ts < last)
-			finding(c, KMT_SEV_ERROR, cpu, off, in, z, pg.ts,
-				"page starts %" PRIu64 " ns before the previous page's last event", last - pg.ts);
-		kmt_page_iter_init(&it, &pg);
-		while ((ret = kmt_page_next(&it, &rec, &d)) > 0) {
-			struct kmt_event ev;
-			int k;
-
-			c->res->events++;
-			if (rec.ts < last)
-				finding(c, KMT_SEV_ERROR, cpu, off, in, z, rec.ts,
-					"time goes back by %" PRIu64 " ns (event at +%u)", last - rec.ts, rec.offset);
-			last = rec.ts;
-			k = kmt_decode(dec, &rec, cpu, &ev);
-			if (k < 0) {
-				finding(c, KMT_SEV_ERROR, cpu, off, in, z, rec.ts,
-					"record of %u bytes at +%u does not fit its format", rec.len, rec.offset);
-			} else if (k == 0 && rec.len >= 2 &&
-				   !kmt_formats_by_id(&c->f->formats, ld16(rec.data, c->f->info.big_endian)) &&
-				   unknown_ids++ < 10) {
-				finding(c, KMT_SEV_ERROR, cpu, off, in, z, rec.ts,
-					"record at +%u has event id %u, which no format describes", rec.offset,
-					ld16(rec.data, c->f->info.big_endian));
-			}
-		}
-		if (ret < 0)
-			finding(c, KMT_SEV_ERROR, cpu, off, in, z, it.ts,
-				"%s; the rest of the page is skipped", d.msg);
+		cc->held = fd;
+		cc->aheld = na;
 	}
-	kmt_cpu_reader_close(r);
-	if (lost_pages) {
+	fd = &cc->held[cc->nheld++];
+	*fd = (struct kmt_finding){ .severity = sev, .cpu = cc->cpu, .offset = off, .in_chunk = in,
+				    .compressed = z, .ts = ts };
+	va_start(ap, fmt);
+	vsnprintf(fd->what, sizeof(fd->what), fmt, ap);
+	va_end(ap);
+}
+
+/* A part of a CPU's data the reader passed over. */
+static void cpu_skipped(struct ck *c, struct ck_cpu *cc, bool keep, const struct kmt_skip *g)
+{
+	cc->skipped++;
+	if (g->cut && cc->cpu < 0)
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, g->from, 0, false, 0,
+			    "the data of any CPU after byte %" PRIu64 " is missing", g->from);
+	else if (g->cut)
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, g->from, 0, false, 0, "%s", g->why);
+	else
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, g->from, 0, false, 0,
+			    "%.140s; skipped up to byte %" PRIu64 "%s", g->why, g->to,
+			    g->to_end ? " (the end of its data)" : "");
+}
+
+/*
+ * What one kmt_cpu_reader_next() of @r returned (@ret, the page @pg or
+ * the error in @d): the page's header and time, every record's time and
+ * event id, and with @dec that it fits its format. False once the CPU's
+ * reading ends (-ENOMEM).
+ */
+static bool cpu_page(struct ck *c, struct ck_cpu *cc, bool keep, const struct kmt_decoder *dec,
+		     struct kmt_cpu_reader *r, int ret, const struct kmt_page *pg, const struct kmt_diag *d)
+{
+	const struct kmt_buffer *b;
+	struct kmt_page_iter it;
+	struct kmt_diag pd = { 0 };
+	struct kmt_rec rec;
+	uint64_t off, in;
+	int bi, idx;
+	bool z;
+
+	if (ret == 0)
+		return true;
+	kmt_cpu_reader_index(r, &bi, &idx);
+	b = &c->f->buffers[bi];
+	z = b->compressed;
+	if (ret < 0) {
+		/* What cannot be read is passed over, as report does. */
+		if (ret == -ENOMEM) {
+			cpu_finding(c, cc, keep, KMT_SEV_ERROR, 0, 0, false, 0, "%s", d ? d->msg : "out of memory");
+			return false;
+		}
+		cpu_skipped(c, cc, keep, kmt_cpu_reader_skipped(r));
+		return true;
+	}
+	off = kmt_cpu_reader_offset(r);
+	in = kmt_cpu_reader_in_chunk(r);
+	cc->pages++;
+	if (pg->missed) {
+		if (!cc->lost_pages++) {
+			cc->first_lost_off = off;
+			cc->first_lost_ts = pg->ts;
+		}
+		if (pg->lost > 0)
+			cc->lost += (uint64_t)pg->lost;
+	}
+	if (pg->ts < cc->last)
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, pg->ts,
+			    "page starts %" PRIu64 " ns before the previous page's last event", cc->last - pg->ts);
+	kmt_page_iter_init(&it, pg);
+	while ((ret = kmt_page_next(&it, &rec, &pd)) > 0) {
+		struct kmt_event ev;
+		int k = 0;
+
+		cc->events++;
+		if (rec.ts < cc->last)
+			cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, rec.ts,
+				    "time goes back by %" PRIu64 " ns (event at +%u)", cc->last - rec.ts, rec.offset);
+		cc->last = rec.ts;
+		/*
+		 * Without @dec (the one pass): the model decodes, and a record
+		 * that does not fit its format ends its reading, so the CPU is
+		 * read again on its own, with @dec, to say so. A record the
+		 * decoder takes has a format.
+		 */
+		if (dec && (k = kmt_decode(dec, &rec, cc->cpu, &ev)) < 0)
+			cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, rec.ts,
+				    "record of %u bytes at +%u does not fit its format", rec.len, rec.offset);
+		else if (k == 0 && rec.len >= 2 &&
+			 !kmt_formats_by_id(&c->f->formats, ld16(rec.data, c->f->info.big_endian)) &&
+			 cc->unknown_ids++ < 10)
+			cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, rec.ts,
+				    "record at +%u has event id %u, which no format describes", rec.offset,
+				    ld16(rec.data, c->f->info.big_endian));
+	}
+	if (ret < 0)
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, it.ts,
+			    "%s; the rest of the page is skipped", pd.msg);
+	return true;
+}
+
+/* The end of a CPU's data: its losses against the ring buffer's stats. */
+static void cpu_end(struct ck *c, struct ck_cpu *cc, const struct kmt_buffer *b)
+{
+	int cpu = cc->cpu, s;
+
+	c->res->pages += cc->pages;
+	c->res->events += cc->events;
+	c->res->skipped += cc->skipped;
+	if (cc->lost_pages) {
 		const struct kmt_cpustat *st = kmt_buffer_cpustat(b, cpu);
-		uint64_t all = kmt_cpustat_lost(st, lost);
+		uint64_t all = kmt_cpustat_lost(st, cc->lost);
 
 		c->res->lost += all;
-		finding(c, KMT_SEV_WARNING, cpu, first_lost_off, 0, b->compressed, first_lost_ts,
-			"%" PRIu64 " events were lost, in %" PRIu64 " gap%s (%s)", all, lost_pages,
-			lost_pages > 1 ? "s" : "", st && st->valid ? "the ring buffer's count" :
-			all && lost_pages == 1 ? "the page's count" : "the pages' counts, some unknown");
+		finding(c, KMT_SEV_WARNING, cpu, cc->first_lost_off, 0, b->compressed, cc->first_lost_ts,
+			"%" PRIu64 " events were lost, in %" PRIu64 " gap%s (%s)", all, cc->lost_pages,
+			cc->lost_pages > 1 ? "s" : "", st && st->valid ? "the ring buffer's count" :
+			all && cc->lost_pages == 1 ? "the page's count" : "the pages' counts, some unknown");
 	}
-	{
-		int s;
+	for (s = 0; s < b->nr_stats; s++) {
+		const struct kmt_cpustat *st = &b->stats[s];
 
-		for (s = 0; s < b->nr_stats; s++) {
-			const struct kmt_cpustat *st = &b->stats[s];
-
-			if (st->cpu != cpu)
-				continue;
-			if (st->truncated)
-				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0, "recording truncated: %s",
-					st->note);
-			if (lost_pages && st->overrun + st->dropped + st->died < lost)
-				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
-					"pages count %" PRIu64 " lost events, the ring buffer's stats only %" PRIu64,
-					lost, st->overrun + st->dropped + st->died);
-			if (!lost_pages && st->overrun + st->dropped)
-				finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
-					"the ring buffer's stats report %" PRIu64 " lost events, no page does",
-					st->overrun + st->dropped);
-		}
+		if (st->cpu != cpu)
+			continue;
+		if (st->truncated)
+			finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0, "recording truncated: %s", st->note);
+		if (cc->lost_pages && st->overrun + st->dropped + st->died < cc->lost)
+			finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
+				"pages count %" PRIu64 " lost events, the ring buffer's stats only %" PRIu64,
+				cc->lost, st->overrun + st->dropped + st->died);
+		if (!cc->lost_pages && st->overrun + st->dropped)
+			finding(c, KMT_SEV_WARNING, cpu, 0, 0, false, 0,
+				"the ring buffer's stats report %" PRIu64 " lost events, no page does",
+				st->overrun + st->dropped);
 	}
 }
 
-static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec,
-			const struct kmt_symbols *syms)
+/* A CPU's pages on their own, findings said as they come. */
+static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decoder *dec)
+{
+	const struct kmt_buffer *b = &c->f->buffers[buffer];
+	struct ck_cpu cc = { .cpu = b->cpus[idx].cpu };
+	struct kmt_cpu_reader *r;
+	struct kmt_diag d = { 0 };
+	struct kmt_page pg;
+	int ret;
+
+	if (kmt_cpu_reader_open(&r, c->f, buffer, idx, &d)) {
+		finding(c, KMT_SEV_ERROR, cc.cpu, b->cpus[idx].offset, 0, b->compressed, 0, "%s", d.msg);
+		return;
+	}
+	do {
+		d.msg[0] = '\0';
+		ret = kmt_cpu_reader_next(r, &pg, &d);
+	} while (ret != 0 && cpu_page(c, &cc, false, dec, r, ret, &pg, &d));
+	kmt_cpu_reader_close(r);
+	cpu_end(c, &cc, b);
+}
+
+/* The one pass: every CPU's state, by buffer and index. */
+struct ck_pass {
+	struct ck *c;
+	struct ck_cpu **cpus;		/* [buffer][idx] */
+};
+
+static void observe(void *arg, struct kmt_cpu_reader *r, int ret, const struct kmt_page *pg,
+		    const struct kmt_diag *d)
+{
+	struct ck_pass *p = arg;
+	struct ck_cpu *cc;
+	int bi, idx;
+
+	kmt_cpu_reader_index(r, &bi, &idx);
+	cc = &p->cpus[bi][idx];
+	cc->seen = true;
+	if (!cpu_page(p->c, cc, true, NULL, r, ret, pg, d))
+		cc->overflow = true;	/* read again on its own, to say it */
+}
+
+/*
+ * The model's pass over @buffer, the pages of every CPU it reads watched
+ * on the way (p). The model, or NULL if its reading stopped early (a
+ * record that does not fit its format, no memory): then the CPUs are
+ * read again on their own, as before the model existed.
+ */
+static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_decoder *dec,
+				    struct ck_pass *p)
 {
 	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
+	struct kmt_page_observer ob = { observe, p };
 	struct kmt_analyse_result ar;
 	struct kmt_model_opts mo = { 0 };
 	struct kmt_model *m;
-	const struct kmt_summary *s;
-	const struct kmt_misuse *v;
-	const struct kmt_untraced *u;
 	struct kmt_diag d = { 0 };
-	size_t n, i, nc;
+	int ret;
 
 	kmt_model_opts_from_file(&mo, c->f);
 	m = kmt_model_new(&mo);
-	if (!m || kmt_analyse(c->f, buffer, dec, m, &ao, &ar, &d)) {
-		/* Page-level problems were reported above already. */
+	if (!m)
+		return NULL;
+	kmt_file_set_observer(c->f, &ob);
+	ret = kmt_analyse(c->f, buffer, dec, m, &ao, &ar, &d);
+	kmt_file_set_observer(c->f, NULL);
+	if (ret) {
 		kmt_model_free(m);
-		return;
+		return NULL;
 	}
-	/* So were the parts passed over. */
+	/* The parts passed over are the pages' findings. */
 	kmt_analyse_result_release(&ar);
+	return m;
+}
+
+static void model_findings(struct ck *c, struct kmt_model *m, const struct kmt_symbols *syms)
+{
+	const struct kmt_summary *s;
+	const struct kmt_misuse *v;
+	const struct kmt_untraced *u;
+	size_t n, i, nc;
+
 	v = kmt_model_misuse(m, &n);
 	for (i = 0; i < n; i++) {
 		char a[256], b[256];
@@ -284,16 +409,45 @@ static void check_model(struct ck *c, int buffer, const struct kmt_decoder *dec,
 			s->damaged_gaps ? "missing events (a damaged file)" :
 			s->truncated_cpus ? "missing events (truncated recording)" : "losses",
 			s->uncertain_objects, s->uncertain_misuse);
-	kmt_model_free(m);
+}
+
+static void pass_free(struct ck_pass *p, const struct kmt_file *f)
+{
+	int b, i;
+
+	for (b = 0; p->cpus && b < f->nr_buffers; b++) {
+		for (i = 0; p->cpus[b] && i < f->buffers[b].nr_cpus; i++)
+			free(p->cpus[b][i].held);
+		free(p->cpus[b]);
+	}
+	free(p->cpus);
+}
+
+static bool pass_new(struct ck_pass *p, const struct kmt_file *f)
+{
+	int b, i;
+
+	if (!(p->cpus = calloc((size_t)f->nr_buffers + 1, sizeof(*p->cpus))))
+		return false;
+	for (b = 0; b < f->nr_buffers; b++) {
+		if (!(p->cpus[b] = calloc((size_t)f->buffers[b].nr_cpus + 1, sizeof(**p->cpus))))
+			return false;
+		for (i = 0; i < f->buffers[b].nr_cpus; i++)
+			p->cpus[b][i].cpu = f->buffers[b].cpus[i].cpu;
+	}
+	return true;
 }
 
 int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
 		   struct kmt_check_result *res, struct kmt_diag *d)
 {
 	struct ck c = { .o = o, .res = res, .f = f };
+	struct ck_pass p = { .c = &c };
+	struct kmt_model *m = NULL;
 	struct kmt_symbols *syms;
 	struct kmt_decoder *dec;
 	int b, i;
+	size_t k;
 
 	memset(res, 0, sizeof(*res));
 	dec = kmt_decoder_new(&f->formats, f->info.big_endian, f->info.kernel_long_size);
@@ -309,17 +463,31 @@ int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
 	if (*kmt_decoder_skipped(dec))
 		finding(&c, KMT_SEV_WARNING, -1, 0, 0, false, 0, "formats the decoder cannot use: %s",
 			kmt_decoder_skipped(dec));
+	/* The model reads first, the pages' findings kept; they are said first. */
+	if (o && o->model && f->main_buffer >= 0 && pass_new(&p, f))
+		m = model_pass(&c, f->main_buffer, dec, &p);
 	for (b = 0; b < f->nr_buffers; b++) {
 		if (!f->buffers[b].nr_cpus)
 			continue;
 		res->buffers++;
 		for (i = 0; i < f->buffers[b].nr_cpus; i++) {
+			struct ck_cpu *cc = m ? &p.cpus[b][i] : NULL;
+
 			res->cpus += f->buffers[b].cpus[i].size != 0;
-			check_cpu(&c, b, i, dec);
+			if (!cc || !cc->seen || cc->overflow) {
+				check_cpu(&c, b, i, dec);
+				continue;
+			}
+			for (k = 0; k < cc->nheld; k++)
+				finding(&c, cc->held[k].severity, cc->cpu, cc->held[k].offset, cc->held[k].in_chunk,
+					cc->held[k].compressed, cc->held[k].ts, "%s", cc->held[k].what);
+			cpu_end(&c, cc, &f->buffers[b]);
 		}
 	}
-	if (o && o->model && f->main_buffer >= 0)
-		check_model(&c, f->main_buffer, dec, syms);
+	if (m)
+		model_findings(&c, m, syms);
+	kmt_model_free(m);
+	pass_free(&p, f);
 	kmt_decoder_free(dec);
 	kmt_symbols_free(syms);
 	return 0;

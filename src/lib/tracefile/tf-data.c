@@ -530,8 +530,7 @@ static int next_zpage(struct kmt_cpu_reader *r, const uint8_t **page, struct kmt
 	return 1;
 }
 
-int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
-			struct kmt_diag *d)
+static int reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg, struct kmt_diag *d)
 {
 	struct kmt_file *f = r->f;
 	const uint8_t *page = NULL;
@@ -562,6 +561,21 @@ int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg,
 		return kmt_cpu_reader_fail(r, d);
 	}
 	return 1;
+}
+
+int kmt_cpu_reader_next(struct kmt_cpu_reader *r, struct kmt_page *pg, struct kmt_diag *d)
+{
+	int ret = reader_next(r, pg, d);
+
+	if (r->f->observer.page)
+		r->f->observer.page(r->f->observer.arg, r, ret, pg, d);
+	return ret;
+}
+
+void kmt_cpu_reader_index(const struct kmt_cpu_reader *r, int *buffer, int *idx)
+{
+	*buffer = (int)(r->b - r->f->buffers);
+	*idx = (int)(r->cd - r->b->cpus);
 }
 
 const struct kmt_skip *kmt_cpu_reader_skipped(const struct kmt_cpu_reader *r)

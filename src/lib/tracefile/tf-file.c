@@ -10,6 +10,11 @@ void kmt_file_set_threads(struct kmt_file *f, int n)
 	f->threads = n;
 }
 
+void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *ob)
+{
+	f->observer = ob ? *ob : (struct kmt_page_observer){ 0 };
+}
+
 int kmt_file_threads(const struct kmt_file *f)
 {
 	return f->threads;
