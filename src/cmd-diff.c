@@ -13,7 +13,7 @@
 #include "util/opt.h"
 #include "util/term.h"
 
-enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE };
+enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE, O_COLUMNS };
 
 struct diff_args {
 	struct diff d;
@@ -36,6 +36,7 @@ static const struct opt diff_opts[] = {
 	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
 	  "bars, old beside new, and the tables" },
+	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the diff, and exit" },
 	{ 'o', 'o', "output", "FILE", "write to FILE instead of standard output: mode\n"
 	  "0600, complete or not at all" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -92,6 +93,9 @@ static int diff_opt(void *arg, int id, const char *value)
 	case O_CSV: a->csv = value; break;
 	case O_HTML: a->html = true; break;
 	case 'o': a->output = value; break;
+	case O_COLUMNS:
+		diff_columns(stdout);
+		return EXIT_OK;
 	}
 	return -1;
 }

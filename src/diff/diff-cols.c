@@ -185,3 +185,42 @@ const char *diff_table_names(char *buf, size_t len, const char *sep)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", s == diff_specs ? "" : sep, s->name);
 	return buf;
 }
+
+/* A column's type in words: a compared one's is its report column's unit. */
+static const char *type_words(const struct dcol *c, const struct rcol *src)
+{
+	if (src)
+		return src->unit == RU_BYTES ? "bytes" : "count";
+	return c->type == RT_U64 ? "number" : "string";
+}
+
+static void print_col(FILE *out, const struct dcol *c, const struct rcol *src)
+{
+	fprintf(out, "  %-22s %-16s %s%s%s%s\n", c->name, type_words(c, src), src ? src->doc : c->doc,
+		c->sort ? "  [-s " : "", c->sort ? c->sort : "", c->sort ? "]" : "");
+}
+
+void diff_columns(FILE *out)
+{
+	const struct rtable *sum = rtable_find("summary");
+	const struct dspec *s;
+	const struct dcol *c;
+	int f;
+
+	fprintf(out, "total (JSON: total.old, .new, .delta, .pct): the report summary's, as the text's "
+		"TOTAL\n  in text and JSON; null where a file has no events for it\n");
+	for (c = diff_total_cols; c->name; c++)
+		print_col(out, c, rtable_col(sum, c->name));
+	for (s = diff_specs; s->name; s++) {
+		fprintf(out, "\n%s: %s\n  in text, JSON and CSV; the report's %s table, a row per %s\n",
+			s->name, s->doc, s->table, dspec_key(s)->name);
+		for (c = s->keys; c->name; c++)
+			print_col(out, c, NULL);
+		fprintf(out, "  compared (JSON: in old, new, delta and pct; CSV: NAME_old, _new, _delta, "
+			"_pct):\n");
+		for (f = 0; s->fields[f]; f++) {
+			c = dfield_find(s->fields[f]);
+			print_col(out, c, dfield_source(s, c));
+		}
+	}
+}

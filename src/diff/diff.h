@@ -93,6 +93,8 @@ bool diff_sort_known(const char *key);
 const char *diff_sort_keys(char *buf, size_t len);
 /* The table names, separated by @sep, into @buf. */
 const char *diff_table_names(char *buf, size_t len, const char *sep);
+/* Every table and column, with its type, doc and -s key (diff --columns): diff's schema. */
+void diff_columns(FILE *out);
 
 struct drow {
 	char *key;
