@@ -13,7 +13,7 @@
 #include "util/opt.h"
 #include "util/term.h"
 
-enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE };
+enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE, O_COLUMNS };
 
 struct diff_args {
 	struct diff d;
@@ -22,38 +22,9 @@ struct diff_args {
 	bool json, html;
 };
 
-/* The -s keys and the compared column each sorts by. */
-static const char *const sort_keys[][2] = {
-	{ "bytes", "bytes_alloc" }, { "allocs", "allocs" }, { "frees", "frees" },
-	{ "req", "bytes_req" }, { "waste", "waste" }, { "live", "live_bytes" },
-	{ "objects", "live_objects" }, { "pages", "pages" },
-};
-#define NR_SORT_KEYS (sizeof(sort_keys) / sizeof(sort_keys[0]))
-
-static const char *sort_field(const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < NR_SORT_KEYS; i++)
-		if (!strcmp(key, sort_keys[i][0]))
-			return sort_keys[i][1];
-	return NULL;
-}
-
-/* "bytes,allocs,...": the -s keys, for messages and completion. */
-static const char *sort_key_list(char *buf, size_t len)
-{
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < NR_SORT_KEYS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", sort_keys[i][0]);
-	return buf;
-}
-
 static const struct opt diff_opts[] = {
 	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
-	  "allocs, frees, req, waste, live, objects (live ones), pages", 0, sort_key_list },
+	  "allocs, frees, req, waste, live, objects (live ones), pages", 0, diff_sort_keys },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
 	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's numbers by its own span" },
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
@@ -65,6 +36,7 @@ static const struct opt diff_opts[] = {
 	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
 	  "bars, old beside new, and the tables" },
+	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the diff, and exit" },
 	{ 'o', 'o', "output", "FILE", "write to FILE instead of standard output: mode\n"
 	  "0600, complete or not at all" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -96,8 +68,9 @@ static int diff_opt(void *arg, int id, const char *value)
 
 	switch (id) {
 	case 's':
-		if (!(a->d.sort_name = sort_field(value)))
-			return usage_error(H, "bad sort key '%s' (keys: %s)", value, sort_key_list(keys, sizeof(keys)));
+		if (!diff_sort_known(value))
+			return usage_error(H, "bad sort key '%s' (keys: %s)", value, diff_sort_keys(keys, sizeof(keys)));
+		a->d.sort = value;
 		break;
 	case 'n':
 		if (!opt_int(value, 0, INT32_MAX, &a->d.top))
@@ -120,6 +93,9 @@ static int diff_opt(void *arg, int id, const char *value)
 	case O_CSV: a->csv = value; break;
 	case O_HTML: a->html = true; break;
 	case 'o': a->output = value; break;
+	case O_COLUMNS:
+		diff_columns(stdout);
+		return EXIT_OK;
 	}
 	return -1;
 }
@@ -143,14 +119,15 @@ int cmd_diff(int argc, char **argv)
 {
 	struct diff_args a = { .d = { .top = 20 }, .an = ANALYSIS_OPTS_INIT };
 	const struct cmd_help *H = &diff_help;
+	char names[128];
 	int code, i, ret;
 
 	code = opt_parse(H, argc, argv, diff_opt, &a, &i);
 	if (code < 0 && a.json + !!a.csv + a.html > 1)
 		code = usage_error(H, "--json, --csv and --html exclude each other");
-	if (code < 0 && a.csv && strcmp(a.csv, "callsites") && strcmp(a.csv, "caches") &&
-	    strcmp(a.csv, "processes") && strcmp(a.csv, "pages"))
-		code = usage_error(H, "no table '%s' for --csv (callsites, caches, processes, pages)", a.csv);
+	if (code < 0 && a.csv && !dspec_find(a.csv))
+		code = usage_error(H, "no table '%s' for --csv (%s)", a.csv,
+				   diff_table_names(names, sizeof(names), ", "));
 	if (code < 0 && argc - i != 2)
 		code = usage_error(H, argc - i < 2 ? "give two trace files, OLD and NEW" :
 				   "too many operands: give two trace files, OLD and NEW");

@@ -11,22 +11,6 @@
 #include "diff.h"
 #include "util/json.h"
 
-/* What a compared column counts, in words. */
-static const char *title(const struct rcol *c)
-{
-	static const char *const words[][2] = {
-		{ "bytes_alloc", "bytes allocated" }, { "allocs", "allocations" }, { "frees", "frees" },
-		{ "bytes_req", "requested" }, { "waste", "waste" }, { "live_objects", "live objects" },
-		{ "live_bytes", "live bytes" }, { "pages", "pages" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(c->name, words[i][0]))
-			return words[i][1];
-	return c->title ? c->title : c->name;
-}
-
 /* "---- @s ----" centred in @w columns. */
 static void banner(FILE *out, const char *s, int w)
 {
@@ -119,38 +103,39 @@ static void total_text(const struct diff *d, FILE *out)
 	fprintf(out, "\nTOTAL%s\n  %-30s %12s %12s %12s %7s\n", d->per_second ? " (per second)" : "", "",
 		side_title(d, 0), side_title(d, 1), "delta", "change");
 	for (f = 0; f < DIFF_TOTALS; f++) {
+		const char *title = diff_total_cols[f].title;
 		double o = diff_total(d, 0, f), v = diff_total(d, 1, f);
 
 		if (isnan(o) || isnan(v)) {
-			fprintf(out, "  %-30s not compared: the %s file has no events for it\n", x->title[f],
+			fprintf(out, "  %-30s not compared: the %s file has no events for it\n", title,
 				isnan(o) && isnan(v) ? "old nor the new" : isnan(o) ? "old" : "new");
 			continue;
 		}
-		fprintf(out, "  %-30s %12s %12s %12s %7s\n", x->title[f], fmt(d, x->cols[f], o, false, b[0]),
-			fmt(d, x->cols[f], v, false, b[1]), fmt(d, x->cols[f], v - o, true, b[2]),
+		fprintf(out, "  %-30s %12s %12s %12s %7s\n", title, fmt(d, x->src[f], o, false, b[0]),
+			fmt(d, x->src[f], v, false, b[1]), fmt(d, x->src[f], v - o, true, b[2]),
 			pct(o > 0 ? 100 * (v - o) / o : NAN, &both, b[3]));
 	}
 }
 
 /*
- * A table's columns: the key, the first two fields in full (old, new,
- * delta, change: 40 columns after two spaces), the others as deltas. In a
- * narrow width the deltas go first, the last first, then the second field;
- * never the one sorted by.
+ * A table's columns: the key, the first fields in full (old, new, delta,
+ * change: 40 columns after two spaces), the others as deltas. In a narrow
+ * width the deltas go first, the last first, then the second field; never
+ * the one sorted by.
  */
 static void layout(const struct diff *d, const struct dtable *t, struct term_col *tc, unsigned int *fitted)
 {
 	size_t i, n = limit(d, t->n, false);
 	int f;
 
-	tc[0] = (struct term_col){ .width = -40, .longest = 8 };
+	tc[0] = (struct term_col){ .width = dspec_key(t->spec)->width, .longest = 8 };
 	for (i = 0; i < n; i++) {
 		const struct drow *r = &t->rows[i];
 
 		tc[0].longest = MAX(tc[0].longest, term_cols(r->label ? r->label : r->key));
 	}
 	for (f = 0; f < t->nfields; f++)
-		tc[1 + f] = (struct term_col){ .width = f < 2 ? 41 : 12,
+		tc[1 + f] = (struct term_col){ .width = f < t->spec->full ? 41 : t->cols[f]->width,
 					       .drop = f == t->sort ? 0 : f == 1 ? t->nfields : t->nfields - f };
 	*fitted |= term_fit(tc, 1 + t->nfields, d->width, d->wide, 1);
 }
@@ -169,34 +154,36 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 			missing == 3 ? "two" : missing == 1 ? "old" : "new", missing == 3 ? "s have" : " has");
 		return;
 	}
-	fprintf(out, "\n%s, largest change in %s first%s\n", t->spec->title, title(t->cols[t->sort]),
+	fprintf(out, "\n%s, largest change in %s first%s\n", t->spec->title, t->cols[t->sort]->title,
 		d->per_second ? " (per second)" : "");
 	if (!t->n) {
 		fprintf(out, "  none in either file\n");
 		return;
 	}
 	layout(d, t, tc, fitted);
-	/* Two headers: the first two fields in full, the rest as deltas. */
+	/* Two headers: the first fields in full, the rest as deltas. */
 	fputc(' ', out);
 	term_cell(out, &tc[0], "");
 	for (f = 0; f < t->nfields; f++) {
+		int w = t->cols[f]->width;
+
 		if (!tc[1 + f].shown)
 			continue;
-		if (f < 2) {
+		if (f < t->spec->full) {
 			fputs("  ", out);
-			banner(out, title(t->cols[f]), 40);
+			banner(out, t->cols[f]->title, 40);
 		} else {
-			fprintf(out, " %12.12s", title(t->cols[f]));
+			fprintf(out, " %*.*s", w, w, t->cols[f]->title);
 		}
 	}
 	fputs("\n ", out);
-	term_cell(out, &tc[0], !strcmp(t->spec->name, "callsites") ?
-		  (d->match == MATCH_OFFSET ? "call site" : "function") : t->spec->key_name);
+	term_cell(out, &tc[0], t->spec->function && d->match != MATCH_OFFSET ? t->spec->function :
+		  dspec_key(t->spec)->title);
 	for (f = 0; f < t->nfields; f++)
-		if (tc[1 + f].shown && f < 2)
+		if (tc[1 + f].shown && f < t->spec->full)
 			fprintf(out, "  %10s %10s %10s %7s", side_title(d, 0), side_title(d, 1), "delta", "change");
 		else if (tc[1 + f].shown)
-			fprintf(out, " %12s", "delta");
+			fprintf(out, " %*s", t->cols[f]->width, "delta");
 	fputc('\n', out);
 	for (i = 0; i < n; i++) {
 		const struct drow *r = &t->rows[i];
@@ -208,12 +195,12 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 
 			if (!tc[1 + f].shown)
 				continue;
-			if (f < 2)
-				fprintf(out, "  %10s %10s %10s %7s", fmt(d, t->cols[f], o, false, b[0]),
-					fmt(d, t->cols[f], v, false, b[1]), fmt(d, t->cols[f], v - o, true, b[2]),
+			if (f < t->spec->full)
+				fprintf(out, "  %10s %10s %10s %7s", fmt(d, t->src[f], o, false, b[0]),
+					fmt(d, t->src[f], v, false, b[1]), fmt(d, t->src[f], v - o, true, b[2]),
 					pct(diff_pct(d, r, f), r, b[3]));
 			else
-				fprintf(out, " %12s", fmt(d, t->cols[f], v - o, true, b[2]));
+				fprintf(out, " %*s", t->cols[f]->width, fmt(d, t->src[f], v - o, true, b[2]));
 		}
 		fputc('\n', out);
 	}
@@ -287,23 +274,32 @@ static void num(struct js *j, const struct diff *d, const char *k, double v)
 		js_u64(j, k, (uint64_t)v);
 }
 
+/* A key column's value: a string, a number kept as one, or null. */
+static void json_key_col(struct js *j, const struct dcol *c, const struct drow *r)
+{
+	const char *v = c->get(r);
+
+	if (!v)
+		js_null(j, c->name);
+	else if (c->type == RT_U64)
+		js_u64(j, c->name, strtoull(v, NULL, 10));
+	else
+		js_str(j, c->name, v);
+}
+
 static void json_row(struct js *j, const struct diff *d, const struct dtable *t, const struct drow *r)
 {
 	static const char *const sides[] = { "old", "new" };
+	const struct dcol *c;
 	int f, s;
 
 	js_open(j, NULL, '{');
-	if (r->function)
-		js_str(j, "function", r->function);
-	if (!strcmp(t->spec->name, "pages"))
-		js_u64(j, "order", strtoull(r->key, NULL, 10));
-	else
-		js_str(j, t->spec->key_name, r->key);
-	js_key(j, "only_in");
-	if (r->in[0] && r->in[1])
-		fputs("null", j->out);
-	else
-		js_raw_str(j, r->in[0] ? "old" : "new");
+	for (c = t->spec->keys; c->name; c++)
+		if (c->flags & DC_JSON_FIRST)
+			json_key_col(j, c, r);
+	for (c = t->spec->keys; c->name; c++)
+		if (!(c->flags & DC_JSON_FIRST))
+			json_key_col(j, c, r);
 	for (s = 0; s < 2; s++) {
 		js_open(j, sides[s], '{');
 		for (f = 0; f < t->nfields; f++)
@@ -333,7 +329,6 @@ static void json_row(struct js *j, const struct diff *d, const struct dtable *t,
 static void json_total(struct js *j, const struct diff *d)
 {
 	static const char *const sides[] = { "old", "new", "delta", "pct" };
-	const struct dtotal *x = &d->total;
 	int f, s;
 
 	js_open(j, "total", '{');
@@ -344,11 +339,11 @@ static void json_total(struct js *j, const struct diff *d)
 			double val = s < 2 ? (s ? v : o) : s == 2 ? v - o : o > 0 ? 100 * (v - o) / o : NAN;
 
 			if (isnan(val))
-				js_null(j, x->cols[f]->name);
+				js_null(j, diff_total_cols[f].name);
 			else if (s == 3)
-				js_dbl(j, x->cols[f]->name, val);
+				js_dbl(j, diff_total_cols[f].name, val);
 			else
-				num(j, d, x->cols[f]->name, val);
+				num(j, d, diff_total_cols[f].name, val);
 		}
 		js_close(j, '}');
 	}
@@ -396,16 +391,31 @@ void diff_json(const struct diff *d, FILE *out)
 
 /* ---- CSV ---- */
 
+/* A key column's value: the key as the text shows it, a bare word, or a quoted string. */
+static void csv_key_col(FILE *out, const struct dcol *c, const struct drow *r)
+{
+	const char *v = c->get(r);
+
+	if (c->flags & DC_KEY)
+		csv_field(out, r->label ? r->label : v);
+	else if (c->flags & DC_BARE)
+		fputs(v ? v : "", out);
+	else
+		csv_field(out, v ? v : "");
+}
 
 int diff_csv(const struct diff *d, const char *name, FILE *out)
 {
 	const struct dtable *t = diff_table(d, name);
+	const struct dcol *c;
+	char names[128];
 	size_t i;
 	int f;
 
 	if (!t)
-		return error("no table '%s' for --csv (callsites, caches, processes, pages)", name);
-	fprintf(out, "%s%s,only_in", t->spec->key_name, !strcmp(name, "callsites") ? ",function" : "");
+		return error("no table '%s' for --csv (%s)", name, diff_table_names(names, sizeof(names), ", "));
+	for (c = t->spec->keys; c->name; c++)
+		fprintf(out, "%s%s", c == t->spec->keys ? "" : ",", c->name);
 	for (f = 0; f < t->nfields; f++)
 		fprintf(out, ",%s_old,%s_new,%s_delta,%s_pct", t->cols[f]->name, t->cols[f]->name,
 			t->cols[f]->name, t->cols[f]->name);
@@ -413,12 +423,11 @@ int diff_csv(const struct diff *d, const char *name, FILE *out)
 	for (i = 0; i < limit(d, t->n, true); i++) {
 		const struct drow *r = &t->rows[i];
 
-		csv_field(out, r->label ? r->label : r->key);
-		if (!strcmp(name, "callsites")) {
-			fputc(',', out);
-			csv_field(out, r->function ? r->function : "");
+		for (c = t->spec->keys; c->name; c++) {
+			if (c != t->spec->keys)
+				fputc(',', out);
+			csv_key_col(out, c, r);
 		}
-		fprintf(out, ",%s", r->in[0] && r->in[1] ? "" : r->in[0] ? "old" : "new");
 		for (f = 0; f < t->nfields; f++) {
 			double o = diff_value(d, r, 0, f), n = diff_value(d, r, 1, f), p = diff_pct(d, r, f);
 

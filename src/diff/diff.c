@@ -12,16 +12,6 @@
 #include "util/util.h"
 #include "diff.h"
 
-static const struct dspec specs[DIFF_TABLES] = {
-	{ "callsites", "CALL SITES", "callsites", "callsite", "callsite",
-	  { "bytes_alloc", "allocs", "frees", "bytes_req", "waste", "live_objects", "live_bytes" } },
-	{ "caches", "CACHES", "caches", "name", "name",
-	  { "bytes_alloc", "allocs", "frees", "bytes_req", "waste", "live_objects", "live_bytes" } },
-	{ "processes", "PROCESSES (by name)", "comms", "comm", "comm",
-	  { "bytes_alloc", "allocs", "frees", "bytes_req", "live_objects", "live_bytes", "pages" } },
-	{ "pages", "PAGES (by order)", "page_orders", "order", "order", { "pages", "allocs" } },
-};
-
 /* The machine a uname names: its last word ("x86_64"). */
 static const char *machine(const char *uname)
 {
@@ -200,16 +190,6 @@ static int cmp_srow(const void *a, const void *b)
 	return strcmp(((const struct srow *)a)->key, ((const struct srow *)b)->key);
 }
 
-static const struct rcol *column(const struct rtable *t, const char *name)
-{
-	const struct rcol *c;
-
-	for (c = t->cols; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
 static char *value_str(const struct report *r, const struct rcol *c, const void *row)
 {
 	struct rval v;
@@ -243,7 +223,7 @@ static ssize_t side_rows(struct diff *d, int s, struct dtable *t, const struct r
 		bool any = false;
 
 		for (f = 0; f < t->nfields; f++) {
-			rcol_value(r, t->cols[f], rows[i], &x, buf, sizeof(buf));
+			rcol_value(r, t->src[f], rows[i], &x, buf, sizeof(buf));
 			v[k].v[f] = x.u;
 			any |= x.u != 0;
 		}
@@ -306,20 +286,20 @@ static int cmp_drow(const void *a, const void *b, void *arg)
 static int build_table(struct diff *d, struct dtable *t, const struct dspec *spec)
 {
 	const struct rtable *rt = rtable_find(spec->table);
-	const struct rcol *key, *func;
+	const struct rcol *key, *func = NULL;
 	struct srow *v[2] = { NULL, NULL };
 	ssize_t n[2];
 	size_t i = 0, j = 0;
 	int f, s;
 
 	t->spec = spec;
-	for (f = 0; spec->fields[f]; f++)
-		t->cols[t->nfields++] = column(rt, spec->fields[f]);
-	if (!strcmp(spec->name, "callsites"))
-		key = column(rt, d->match == MATCH_OFFSET ? "callsite" : "function");
-	else
-		key = column(rt, spec->key);
-	func = !strcmp(spec->name, "callsites") ? column(rt, "function") : NULL;
+	for (f = 0; spec->fields[f]; f++) {
+		t->cols[t->nfields] = dfield_find(spec->fields[f]);
+		t->src[t->nfields++] = rtable_col(rt, spec->fields[f]);
+	}
+	if (spec->function)
+		func = rtable_col(rt, spec->function);
+	key = func && d->match != MATCH_OFFSET ? func : rtable_col(rt, dspec_key(spec)->name);
 	for (s = 0; s < 2; s++)
 		if ((n[s] = side_rows(d, s, t, rt, key, func, &v[s])) < 0)
 			goto oom;
@@ -362,7 +342,7 @@ static int build_table(struct diff *d, struct dtable *t, const struct dspec *spe
 	free(v[1]);
 	t->diff = d;
 	for (f = 0; f < t->nfields; f++)
-		if (d->sort_name && !strcmp(spec->fields[f], d->sort_name))
+		if (d->sort && !strcmp(t->cols[f]->sort, d->sort))
 			t->sort = f;
 	if (t->n > 1)
 		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_drow, t);
@@ -382,28 +362,20 @@ oom:
 /* The summary's numbers that say at once what changed: the TOTAL. */
 static void build_total(struct diff *d)
 {
-	static const char *const fields[DIFF_TOTALS][3] = {
-		{ "bytes_alloc", "slab bytes allocated", "slab" },
-		{ "allocs", "slab objects allocated", "slab" },
-		{ "live_bytes", "slab bytes live at the end", "slab" },
-		{ "live_objects", "slab objects live at the end", "slab" },
-		{ "pages_allocated", "pages allocated", "pages" },
-	};
 	const struct rtable *t = rtable_find("summary");
 	struct dtotal *x = &d->total;
 	int f, s;
 
 	for (f = 0; f < DIFF_TOTALS; f++) {
-		x->cols[f] = column(t, fields[f][0]);
-		x->title[f] = fields[f][1];
+		x->src[f] = rtable_col(t, diff_total_cols[f].name);
 		for (s = 0; s < 2; s++) {
 			const struct report *r = &d->side[s].r;
 			struct rval v;
 			char buf[64];
 
-			rcol_value(r, x->cols[f], kmt_model_summary(r->m), &v, buf, sizeof(buf));
+			rcol_value(r, x->src[f], kmt_model_summary(r->m), &v, buf, sizeof(buf));
 			x->v[s][f] = v.u;
-			x->recorded[s][f] = !strcmp(fields[f][2], "slab") ? !r->no_slab : !r->no_pages;
+			x->recorded[s][f] = diff_total_cols[f].flags & DC_PAGES ? !r->no_pages : !r->no_slab;
 		}
 	}
 }
@@ -418,8 +390,8 @@ int diff_build(struct diff *d)
 		same_build(d);
 		snprintf(d->match_why, sizeof(d->match_why), "as asked (--match)");
 	}
-	for (k = 0; k < DIFF_TABLES; k++) {
-		if (build_table(d, &d->t[k], &specs[k]))
+	for (k = 0; k < DIFF_TABLES && diff_specs[k].name; k++) {
+		if (build_table(d, &d->t[k], &diff_specs[k]))
 			return EXIT_FAIL;
 		d->nt++;
 	}

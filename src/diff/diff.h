@@ -3,6 +3,7 @@
  * row by row (call sites by function+offset, or by function name when the
  * kernels differ), and old, new, delta and change printed per row.
  *
+ *   diff-cols.c   its tables: the columns that name a row, those compared
  *   diff.c        the two sides, the matching, the sorting
  *   diff-print.c  text, JSON, CSV
  *   diff-html.c   the page
@@ -21,15 +22,79 @@
 #define DIFF_TABLES 4
 #define DIFF_TOTALS 5
 
-/* One compared table: which report table, its key column and numeric columns. */
-struct dspec {
-	const char *name;		/* JSON key and --csv name: "callsites" */
-	const char *title;		/* text heading */
-	const char *table;		/* the report table read: "callsites", "comms" */
-	const char *key;		/* the column naming a row ("callsite"; "function" by name) */
-	const char *key_name;		/* its JSON key */
-	const char *fields[DIFF_FIELDS + 1];	/* compared columns, NULL-terminated */
+struct drow;
+
+/* ---- diff's tables (diff-cols.c) ----
+ *
+ * Of the report's kind (struct rtable, struct rcol in report.h): a column
+ * has a name (the JSON key, the CSV header's), a text title and width, a
+ * title on the page, the -s key that sorts by it, a line of documentation
+ * and how to get its value from a row. The text, JSON, CSV, the page and
+ * `kmemtrace diff --columns` all read these tables.
+ *
+ * A table's key columns name a row and say which file has it. Its
+ * compared columns are columns of a report table, by the same name, read
+ * from each file and shown as old, new, delta and change (JSON: the key in
+ * the row's old, new, delta and pct objects; CSV: NAME_old, NAME_new,
+ * NAME_delta, NAME_pct): their type, unit and documentation are the
+ * report column's, as the numbers are.
+ */
+struct dcol {
+	const char *name;
+	const char *title;		/* text header; NULL: not in the text */
+	const char *label;		/* the page's header ("": none) */
+	int width;			/* text: < 0 left-aligned; a compared column: its delta's */
+	const char *sort;		/* the -s key sorting by its change, or NULL */
+	/* Key columns only: */
+	enum rtype type;		/* RT_STR, or RT_U64 (JSON: a number) */
+	const char *doc;
+	const char *(*get)(const struct drow *row);	/* its value; NULL: none (JSON null) */
+	unsigned int flags;		/* DC_* */
 };
+
+#define DC_KEY 1u			/* the row's key: text and CSV show its label, if it has one */
+#define DC_JSON_FIRST 2u		/* JSON: before the key (kmemtrace_diff 1's order) */
+#define DC_BARE 4u			/* CSV: a word, unquoted; NULL: empty */
+#define DC_PAGES 8u			/* TOTAL: counts page events (else slab ones) */
+
+/* One compared table: which report table, its key columns and compared columns. */
+struct dspec {
+	const char *name;		/* JSON key and --csv name: "callsites"; the page's "diff-callsites" */
+	const char *title;		/* text heading; the page's, in sentence case */
+	const char *doc;
+	const char *table;		/* the report table read: "callsites", "comms" */
+	const struct dcol *keys;	/* naming a row (the DC_KEY one its key), then only_in */
+	/*
+	 * The report column of a row's function (drow.function), or NULL;
+	 * call sites matched by function name are keyed (and titled) by it.
+	 */
+	const char *function;
+	const char *fields[DIFF_FIELDS + 1];	/* compared (diff_fields), NULL-terminated */
+	int full;			/* the first @full fields whole (old, new, delta, change), the rest as deltas */
+};
+
+/* The tables, in the order printed (end with a NULL name); the compared columns, once. */
+extern const struct dspec diff_specs[];
+extern const struct dcol diff_fields[];
+/* The TOTAL's columns: the report summary's, by name. */
+extern const struct dcol diff_total_cols[];
+
+/* The table named @name ("callsites"), the compared column named @name, or NULL. */
+const struct dspec *dspec_find(const char *name);
+const struct dcol *dfield_find(const char *name);
+/* The key column of @s. */
+const struct dcol *dspec_key(const struct dspec *s);
+/* The column @name of the report table @t, or NULL. */
+const struct rcol *rtable_col(const struct rtable *t, const char *name);
+/* The report column a compared column @c of @s reads. */
+const struct rcol *dfield_source(const struct dspec *s, const struct dcol *c);
+/* Is @key a -s key? The keys, comma-separated, into @buf. */
+bool diff_sort_known(const char *key);
+const char *diff_sort_keys(char *buf, size_t len);
+/* The table names, separated by @sep, into @buf. */
+const char *diff_table_names(char *buf, size_t len, const char *sep);
+/* Every table and column, with its type, doc and -s key (diff --columns): diff's schema. */
+void diff_columns(FILE *out);
 
 struct drow {
 	char *key;
@@ -46,7 +111,8 @@ struct dtable {
 	const struct diff *diff;
 	const struct dspec *spec;
 	int sort;			/* the field sorted by (|delta|): the first unless -s says */
-	const struct rcol *cols[DIFF_FIELDS];
+	const struct dcol *cols[DIFF_FIELDS];	/* the compared columns */
+	const struct rcol *src[DIFF_FIELDS];	/* the report's columns they read */
 	int nfields;
 	struct drow *rows;
 	size_t n;
@@ -64,10 +130,9 @@ struct dside {
 
 enum dmatch { MATCH_AUTO, MATCH_OFFSET, MATCH_FUNCTION };
 
-/* The totals: one row, a field per line of the text's TOTAL. */
+/* The totals: one row, a field per line of the text's TOTAL (diff_total_cols). */
 struct dtotal {
-	const struct rcol *cols[DIFF_TOTALS];	/* the report's summary columns */
-	const char *title[DIFF_TOTALS];
+	const struct rcol *src[DIFF_TOTALS];	/* the report's summary columns */
 	uint64_t v[2][DIFF_TOTALS];
 	bool recorded[2][DIFF_TOTALS];	/* the file has the events the field counts */
 };
@@ -77,7 +142,7 @@ struct diff {
 	enum dmatch match;		/* asked for, then used */
 	char match_why[400];
 	bool per_second;
-	const char *sort_name;		/* -s: the column to sort by ("allocs"), or NULL */
+	const char *sort;		/* -s: the key to sort by ("allocs"), or NULL */
 	int top;			/* rows per table, 0: all */
 	bool top_set;
 	struct dtable t[DIFF_TABLES];

@@ -1,17 +1,17 @@
 /* ===================================================== 10. diff ===== */
 
-const DIFF_TABLES = [['callsites', 'Call sites', 'callsite'], ['caches', 'Caches', 'name'],
-  ['processes', 'Processes (by name)', 'comm'], ['pages', 'Pages (by order)', 'order']];
-const DIFF_LABELS = {bytes_alloc: 'allocated', allocs: 'allocs', frees: 'frees', bytes_req: 'requested', waste: 'waste',
-  live_objects: 'live', live_bytes: 'live bytes', pages: 'pages'};
-const DIFF_BYTES = {bytes_alloc: 1, bytes_req: 1, waste: 1, live_bytes: 1};
-
 /* diff --html: each side, then per table the largest changes (old beside
-   new) and the rows, columns as in diff --json: old.F, new.F, delta.F, pct.F */
+   new) and the rows, columns as in diff --json: old.F, new.F, delta.F, pct.F.
+   The tables, their columns, titles and units are diff's own (data.diff_tables,
+   from src/diff/diff-cols.c): its key columns, then its compared ones, each
+   whole (old, new, delta, change) or as its delta. */
 function renderDiff(app, data) {
   const X = data.diff || {};
+  const tables = Array.isArray(data.diff_tables) ? data.diff_tables : [];
+  const bytes = {};
+  for (const t of tables) for (const c of t.compared) if (c.unit === 'bytes') bytes[c.name] = 1;
   const rate = X.per_second ? '/s' : '';
-  const fmtF = (f, v) => !isNum(v) ? '' : (DIFF_BYTES[f] ? fmtBytes(v) : fmtCount(v)) + rate;
+  const fmtF = (f, v) => !isNum(v) ? '' : (bytes[f] ? fmtBytes(v) : fmtCount(v)) + rate;
   const signed = (f, v) => !isNum(v) ? '' : (v > 0 ? '+' : '') + fmtF(f, v);
   const sideText = x => fmtNs(x.span_ns) + ', ' + fmtCount(x.allocs) + ' slab allocations (' + fmtBytes(x.bytes_alloc) + '), ' +
     fmtCount(x.events) + ' events' + (x.kernel ? ' (' + x.kernel + ')' : '');
@@ -29,45 +29,45 @@ function renderDiff(app, data) {
   const nav = h('nav', {class: 'nav', 'aria-label': 'sections'});
   app.appendChild(nav);
 
-  for (const [name, title, keyField] of DIFF_TABLES) {
-    const rows = X[name];
+  for (const t of tables) {
+    const name = t.name, rows = X[name];
     if (!Array.isArray(rows)) continue;
+    /* the text's heading in sentence case: "PROCESSES (by name)" -> "Processes (by name)" */
+    const title = t.title.charAt(0) + t.title.slice(1).toLowerCase();
     addSection(app, nav, 'diff-' + name, title, null, sec => {
       if (!rows.length) return sec.appendChild(note('none', 'none'));
-      const fields = Object.keys(rows[0].old || rows[0].new || {});
-      const main = fields[0];
-      const key = r => keyField === 'order' ? 'order ' + r.order : String(r[keyField]);
-      const top = rows.filter(r => r.delta && r.delta[main]).sort((a, b) => Math.abs(b.delta[main]) - Math.abs(a.delta[main])).slice(0, 12);
+      const fields = t.compared.map(c => c.name);
+      const main = t.compared[0];
+      const kc = t.columns.find(c => c.name === t.key);
+      /* a number names a row with its title: "order 3" */
+      const key = r => kc.type === 'u64' ? kc.title + ' ' + r[kc.name] : String(r[kc.name]);
+      const top = rows.filter(r => r.delta && r.delta[main.name]).sort((a, b) => Math.abs(b.delta[main.name]) - Math.abs(a.delta[main.name])).slice(0, 12);
       if (top.length) {
-        sec.appendChild(h('h3', null, 'Largest changes in ' + (DIFF_LABELS[main] || main) + (DIFF_BYTES[main] ? ' bytes' : '')));
+        sec.appendChild(h('h3', null, 'Largest changes in ' + main.title + (main.unit === 'bytes' ? ' bytes' : '')));
         const box = h('div', {class: 'chart'});
         sec.appendChild(box);
-        const draw = () => diffBars(box, top, main, key, fmtF, signed);
+        const draw = () => diffBars(box, top, main.name, key, fmtF, signed);
         draw();
         redraws.push(draw);
         sec.appendChild(legend([{colour: '#9aa4ae', label: 'old'}, {colour: C.alloc, label: 'new'}]));
       }
-      const cols = [{name: keyField, title: keyField === 'order' ? 'order' : keyField === 'comm' ? 'comm' : keyField === 'name' ? 'cache' : 'call site',
-        type: keyField === 'order' ? 'u64' : 'str', unit: ''}];
-      if (name === 'callsites') cols.push({name: 'function', title: '', type: 'str', unit: '', doc: 'the function'});
-      cols.push({name: 'only_in', title: 'only in', type: 'str', unit: '', doc: 'null in both files, else old or new'});
-      fields.forEach((f, k) => {
-        const u = DIFF_BYTES[f] ? 'bytes' : 'count', t = DIFF_LABELS[f] || f;
-        cols.push({name: 'old.' + f, title: k < 2 ? t + ' old' : '', type: 'u64', unit: u, doc: f + ' in the old file'},
-          {name: 'new.' + f, title: k < 2 ? t + ' new' : '', type: 'u64', unit: u, doc: f + ' in the new file'},
-          {name: 'delta.' + f, title: t + ' Δ', type: 'i64', unit: u, doc: 'new - old'},
-          {name: 'pct.' + f, title: k < 2 ? t + ' Δ%' : '', type: 'pct', unit: '', doc: '100 * delta / old (empty where old is 0)'});
+      const cols = t.columns.slice();
+      t.compared.forEach(c => {
+        const f = c.name, u = c.unit, l = c.title;
+        cols.push({name: 'old.' + f, title: c.full ? l + ' old' : '', type: 'u64', unit: u, doc: f + ' in the old file'},
+          {name: 'new.' + f, title: c.full ? l + ' new' : '', type: 'u64', unit: u, doc: f + ' in the new file'},
+          {name: 'delta.' + f, title: l + ' Δ', type: 'i64', unit: u, doc: 'new - old'},
+          {name: 'pct.' + f, title: c.full ? l + ' Δ%' : '', type: 'pct', unit: '', doc: '100 * delta / old (empty where old is 0)'});
       });
       COLUMNS['diff-' + name] = cols;
       const flat = rows.map(r => {
-        const o = {only_in: r.only_in};
-        o[keyField] = r[keyField];
-        if (name === 'callsites') o.function = r.function;
+        const o = {};
+        for (const c of t.columns) o[c.name] = r[c.name];
         for (const part of ['old', 'new', 'delta', 'pct']) for (const f of fields) o[part + '.' + f] = (r[part] || {})[f];
         return o;
       });
       sec.appendChild(dataTable('diff-' + name, flat, {
-        key: r => String(r[keyField]),
+        key: r => String(r[t.key]),
         fmt: (c, v) => c.name === 'only_in' ? (v === 'new' ? 'new' : v === 'old' ? 'gone' : '') :
           c.name.slice(0, 6) === 'delta.' ? signed(c.name.slice(6), v) :
           c.name.slice(0, 4) === 'pct.' ? (isNum(v) ? (v > 0 ? '+' : '') + fmtPct(v) : '') :
@@ -78,7 +78,7 @@ function renderDiff(app, data) {
   }
   addSection(app, nav, 'checks', 'Self-check', null, sec => {
     const list = [];
-    for (const [name] of DIFF_TABLES) {
+    for (const {name} of tables) {
       const rows = X[name];
       if (!Array.isArray(rows)) continue;
       /* delta = new - old in every field (per second: to the decimals printed) */

@@ -319,13 +319,23 @@ static const char *const unit_names[] = {
 	[RU_COUNT] = "count", [RU_BYTES] = "bytes", [RU_NS] = "ns", [RU_NONE] = "",
 };
 
-static void columns(struct js *j)
+void html_column(struct js *j, const struct rcol *c)
 {
 	static const char *const types[] = {
 		[RT_U64] = "u64", [RT_I64] = "i64", [RT_PCT] = "pct", [RT_STR] = "str",
 		[RT_BOOL] = "bool", [RT_HIST] = "hist", [RT_ARRAY] = "array", [RT_KINDS] = "kinds",
 		[RT_MATRIX] = "matrix", [RT_FRAMES] = "frames", [RT_NAMES] = "names",
 	};
+
+	js_str(j, "name", c->name);
+	js_str(j, "title", c->title ? c->title : "");
+	js_str(j, "type", types[c->type]);
+	js_str(j, "unit", unit_names[c->unit]);
+	js_str(j, "doc", c->doc);
+}
+
+static void columns(struct js *j)
+{
 	const struct rcol *c;
 	int k;
 
@@ -336,11 +346,7 @@ static void columns(struct js *j)
 			if (c->flags & RC_CSV_ONLY)
 				continue;
 			js_open(j, NULL, '{');
-			js_str(j, "name", c->name);
-			js_str(j, "title", c->title ? c->title : "");
-			js_str(j, "type", types[c->type]);
-			js_str(j, "unit", unit_names[c->unit]);
-			js_str(j, "doc", c->doc);
+			html_column(j, c);
 			js_close(j, '}');
 		}
 		js_close(j, ']');

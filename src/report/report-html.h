@@ -13,6 +13,11 @@ struct js;
 
 /* The page's data members, into the object @j has open. */
 void html_data(const struct report *r, struct js *j);
+/*
+ * A column as the page's tables take it (name, title, type, unit, doc),
+ * into the object @j has open: report's tables, and diff's.
+ */
+void html_column(struct js *j, const struct rcol *c);
 
 /*
  * A page titled @title: the style, @data's members in the data document

@@ -59,6 +59,22 @@ test_expect_success 'report --sections: the names of --help, the manual, all acc
 	done
 '
 
+# docs/diff-json.md has a heading per table ("## total", "### callsites[]")
+# under which every column diff --columns lists for it is named.
+test_expect_success 'docs/diff-json.md names every table and column diff --columns lists' '
+	$KMT diff --columns > dcols &&
+	awk "/^[a-z_]+( \\(JSON: [^)]*\\))?: / { t = \$1; sub(/:\$/, \"\", t); next }
+		/^  (in|compared) / { next }
+		/^  [a-z_]+ / { print t, \$1 }" dcols > dpairs &&
+	[ $(wc -l < dpairs) -gt 30 ] && grep -qx "pages order" dpairs && grep -qx "total pages_allocated" dpairs &&
+	while read -r t c; do
+		awk -v t="$t" "/^#/ { h = \$0; sub(/^#+ /, \"\", h); sub(/\\[\\]\$/, \"\", h); on = (h == t); next } on" \
+			$ROOT/docs/diff-json.md > part &&
+		[ -s part ] || { echo "no heading for table $t"; exit 1; }
+		grep -q "\`$c\`" part || { echo "$t.$c is not in docs/diff-json.md"; exit 1; }
+	done < dpairs
+'
+
 test_expect_success 'diff -s: the keys of --help, the manual, the error message, all accepted' '
 	opt_help diff "--sort" | sed "s/.*change in://" | words > dhelp.keys &&
 	man_section diff | sed "s/.*Sort by the size of the change in://; s/\.TP.*//" | words > dman.keys &&
