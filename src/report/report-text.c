@@ -231,7 +231,10 @@ static bool sorted_by(const struct report *r, const struct rcol *c)
 	return false;
 }
 
-/* Where @c is in @t's list of columns left out to fit (1: first), 0 if it is not. */
+/*
+ * Where @c is in @t's list of columns left out to fit (1: first), 0 if it
+ * is not: names apart by spaces are ranks, names joined by commas share one.
+ */
 static int drop_rank(const struct report *r, const struct rtable *t, const struct rcol *c)
 {
 	const char *p = t->narrow;
@@ -240,11 +243,12 @@ static int drop_rank(const struct report *r, const struct rtable *t, const struc
 
 	if (!p || sorted_by(r, c))
 		return 0;
-	for (; *p; rank++) {
-		if (!strncmp(p, c->name, n) && (p[n] == ' ' || !p[n]))
+	while (*p) {
+		if (!strncmp(p, c->name, n) && (!p[n] || p[n] == ' ' || p[n] == ','))
 			return rank;
-		p += strcspn(p, " ");
-		p += strspn(p, " ");
+		p += strcspn(p, " ,");
+		rank += *p == ' ';
+		p += strspn(p, " ,");
 	}
 	return 0;
 }
@@ -255,6 +259,8 @@ static const char *cell(const struct report *r, const struct rcol *c, const void
 	struct rval v;
 	const char *txt;
 
+	if (c->text)
+		return c->text(r, c, row, buf, len);
 	rcol_value(r, c, row, &v, buf, len);
 	txt = rval_text(c, &v, buf, len);
 	if (c->type == RT_U64 && !v.u && (c->flags & (RC_DASH0 | RC_BLANK0)))
@@ -272,53 +278,125 @@ void report_fit(const struct report *r, struct term_col *c, int n, int indent)
 
 #define MAX_COLS 32
 
-void text_table(const struct report *r, const struct rtable *t, FILE *out)
-{
-	const void **rows = NULL;
-	size_t n = rtable_rows(r, t, &rows), i, k, lim = r->top ? (size_t)r->top : n;
-	const struct rcol *cols[MAX_COLS], *c;
+/* A text table's columns: the titled ones of @t, or of its text view. */
+struct tcols {
+	const struct rcol *c[MAX_COLS];
 	struct term_col tc[MAX_COLS];
-	const struct rtable *sub = NULL;
+	bool used[MAX_COLS];		/* RC_HIDE0: not 0 in some row shown */
+	int n;
+};
+
+static void tcols_init(const struct report *r, const struct rtable *t, struct tcols *k)
+{
+	const struct rcol *c;
+
+	k->n = 0;
+	for (c = t->text ? t->text->cols : t->cols; c->name && k->n < MAX_COLS; c++)
+		if (c->title) {
+			k->c[k->n] = c;
+			k->used[k->n] = false;
+			k->tc[k->n++] = (struct term_col){ .title = c->title, .width = c->width,
+							   .drop = drop_rank(r, t, c), .name = c->flags & RC_NAME,
+							   .longest = term_cols(c->title) };
+		}
+}
+
+/* What @row needs of the layout: its widest cells, and whether it is 0 where 0 hides. */
+static void tcols_measure(const struct report *r, struct tcols *k, const void *row)
+{
 	char buf[512];
-	int j, nc = 0;
+	struct rval v;
+	int j;
+
+	for (j = 0; j < k->n; j++) {
+		if (k->tc[j].width < 0 && !(k->c[j]->flags & RC_FIT_TITLE))
+			k->tc[j].longest = MAX(k->tc[j].longest, term_cols(cell(r, k->c[j], row, buf, sizeof(buf))));
+		if (k->c[j]->flags & RC_HIDE0) {
+			rcol_value(r, k->c[j], row, &v, buf, sizeof(buf));
+			k->used[j] |= v.u != 0;
+		}
+	}
+}
+
+/* The columns 0 in every row shown (RC_HIDE0) left out. */
+static void tcols_drop_unused(struct tcols *k)
+{
+	int j, m = 0;
+
+	for (j = 0; j < k->n; j++)
+		if (!(k->c[j]->flags & RC_HIDE0) || k->used[j]) {
+			k->c[m] = k->c[j];
+			k->tc[m++] = k->tc[j];
+		}
+	k->n = m;
+}
+
+static bool text_shows(const struct report *r, const struct rtable *t, const void *row)
+{
+	return !t->text_keep || t->text_keep(r, row);
+}
+
+/* One row; cells of the groups it repeats of the row above (@level) blank. */
+static void text_row(const struct report *r, const struct tcols *k, const void *row, int level, FILE *out)
+{
+	char buf[512];
+	int j;
+
+	fputc(' ', out);
+	for (j = 0; j < k->n; j++)
+		if (k->tc[j].shown)
+			term_cell(out, &k->tc[j], k->c[j]->group && level >= k->c[j]->group ? "" :
+				  cell(r, k->c[j], row, buf, sizeof(buf)));
+	fputc('\n', out);
+}
+
+size_t text_table(const struct report *r, const struct rtable *t, FILE *out)
+{
+	const struct rtext *x = t->text;
+	const void **rows = NULL, *prev = NULL;
+	size_t n = x && x->rows ? x->rows(r, &rows) : rtable_rows(r, t, &rows), i, k, left = 0;
+	/* A matrix (whole) shows every row, whatever -n. */
+	size_t lim = r->top && !(x && x->whole) ? (size_t)r->top : n;
+	const struct rtable *sub = NULL;
+	struct tcols tc;
+	int j;
 
 	for (j = 0; report_tables[j]; j++)
 		if (report_tables[j]->text_after && !strcmp(report_tables[j]->parent, t->name))
 			sub = report_tables[j];
-	for (c = t->cols; c->name && nc < MAX_COLS; c++)
-		if (c->title) {
-			cols[nc] = c;
-			tc[nc++] = (struct term_col){ .title = c->title, .width = c->width,
-						      .drop = drop_rank(r, t, c), .longest = term_cols(c->title) };
+	tcols_init(r, t, &tc);
+	for (i = 0, k = 0; i < n && k < lim; i++)
+		if (text_shows(r, t, rows[i])) {
+			k++;
+			tcols_measure(r, &tc, rows[i]);
 		}
-	/* The widest names first, for the layout. */
-	for (i = 0, k = 0; i < n && k < lim; i++) {
-		if (t->text_keep && !t->text_keep(r, rows[i]))
-			continue;
-		k++;
-		for (j = 0; j < nc; j++)
-			if (tc[j].width < 0)
-				tc[j].longest = MAX(tc[j].longest,
-						    term_cols(cell(r, cols[j], rows[i], buf, sizeof(buf))));
-	}
-	report_fit(r, tc, nc, 1);
-	fputc(' ', out);
-	for (j = 0; j < nc; j++)
-		term_cell(out, &tc[j], tc[j].title);
-	fputc('\n', out);
-	for (i = 0, k = 0; i < n && k < lim; i++) {
-		if (t->text_keep && !t->text_keep(r, rows[i]))
-			continue;
-		k++;
+	tcols_drop_unused(&tc);
+	if (x && x->whole)
+		term_fit(tc.tc, tc.n, 0, r->wide, 1);
+	else
+		report_fit(r, tc.tc, tc.n, 1);
+	if (!k && x && x->empty) {
+		fprintf(out, "%s\n", x->empty);
+	} else {
 		fputc(' ', out);
-		for (j = 0; j < nc; j++)
-			if (tc[j].shown)
-				term_cell(out, &tc[j], cell(r, cols[j], rows[i], buf, sizeof(buf)));
+		for (j = 0; j < tc.n; j++)
+			term_cell(out, &tc.tc[j], tc.tc[j].title);
 		fputc('\n', out);
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (!text_shows(r, t, rows[i]))
+			continue;
+		if (k++ >= lim) {
+			left++;
+			continue;
+		}
+		text_row(r, &tc, rows[i], x && x->group && prev ? x->group(r, rows[i], prev) : 0, out);
+		prev = rows[i];
 		if (sub)
 			sub->text_after(r, rows[i], out);
 	}
 	free(rows);
+	return left;
 }
 
 void text_callsites(const struct report *r, FILE *out)
@@ -464,58 +542,10 @@ void text_vmalloc(const struct report *r, FILE *out)
 
 void text_lifetimes(const struct report *r, FILE *out)
 {
-	/* Columns end on powers of two, so each log2 bucket falls in one. */
-	static const int bound_log2[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
-	static const char *const dec[] = { "<1.0us", "<16us", "<131us", "<1.0ms", "<17ms", "<134ms",
-					   "<1.1s", "<17s", ">=17s" };
-	/* In a narrow width the histogram goes first, whole, then p90 and max. */
-	struct term_col tc[14] = {
-		{ "call site", -36 }, { "freed", 8 }, { "~median", 9 }, { "~p90", 9, 2 }, { "max", 9, 2 },
-	};
-	const void **p = NULL;
-	size_t n = rtable_rows(r, rtable_find("lifetimes"), &p), i;
-	char name[256];
-	int d;
-
 	fprintf(out, "\n");
 	para(r, out, 0, "LIFETIMES (allocation to free, objects freed in the trace; median and p90 "
 	     "estimated from log2 buckets, exact within a factor of two)");
-	for (d = 0; d < 9; d++)
-		tc[5 + d] = (struct term_col){ dec[d], 7, 1 };
-	for (d = 0; d < 14; d++)
-		tc[d].longest = term_cols(tc[d].title);
-	for (i = 0; i < rows(r, n); i++)
-		tc[0].longest = MAX(tc[0].longest,
-				    term_cols(site_name(r, ((const struct kmt_site *)p[i])->addr, name, sizeof(name))));
-	report_fit(r, tc, 14, 1);
-	fputc(' ', out);
-	for (d = 0; d < 14; d++)
-		term_cell(out, &tc[d], tc[d].title);
-	fputc('\n', out);
-	for (i = 0; i < rows(r, n); i++) {
-		const struct kmt_site *s = p[i];
-		uint64_t bins[9] = { 0 };
-		int b;
-
-		for (b = 0; b < KMT_LIFE_BUCKETS; b++) {
-			int di = 0;
-
-			/* Bucket b holds [2^(b-1), 2^b) ns. */
-			while (di < 8 && b > bound_log2[di])
-				di++;
-			bins[di] += s->life[b];
-		}
-		fputc(' ', out);
-		term_cell(out, &tc[0], site_name(r, s->addr, name, sizeof(name)));
-		term_cell(out, &tc[1], num(s->frees));
-		term_cell(out, &tc[2], dur(life_quantile(s->life, 0.5, s->life_min, s->life_max)));
-		term_cell(out, &tc[3], dur(life_quantile(s->life, 0.9, s->life_min, s->life_max)));
-		term_cell(out, &tc[4], dur(s->life_max));
-		for (d = 0; d < 9; d++)
-			term_cell(out, &tc[5 + d], bins[d] ? num(bins[d]) : ".");
-		fputc('\n', out);
-	}
-	free(p);
+	text_table(r, rtable_find("lifetimes"), out);
 }
 
 void text_outstanding(const struct report *r, FILE *out)
