@@ -3,6 +3,7 @@
  * contradictory, by kind, call site and cache, and the caches the kernel
  * allocates or frees without an event (the kernel's design, not misuse).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util/util.h"
@@ -112,6 +113,26 @@ static void g_mis_cache(const struct report *r, const void *row, struct rval *v,
 	v->s = cache_name(r, ((const struct kmt_misuse *)row)->cache);
 }
 
+/* The text's "first: allocated at": "before the trace" for an object older than it. */
+static const char *t_mis_asite(const struct report *r, const struct rcol *c, const void *row, char *buf,
+			       size_t len)
+{
+	const struct kmt_misuse *m = row;
+
+	return m->alloc_site ? site_name(r, m->alloc_site, buf, len) : "before the trace";
+}
+
+/* The text's first occurrence: seconds, pid, and the detail. */
+static const char *t_mis_first(const struct report *r, const struct rcol *c, const void *row, char *buf,
+			       size_t len)
+{
+	const struct kmt_misuse *m = row;
+
+	snprintf(buf, len, "%.6f %d%s%s", (double)since(r->t0, m->first_ts) / 1e9, m->first_pid,
+		 *m->detail ? "  " : "", m->detail);
+	return buf;
+}
+
 /* ---- the tables ---- */
 
 #define M struct kmt_misuse
@@ -133,7 +154,27 @@ static const struct rcol misuse_cols[] = {
 	G("cache", RT_STR, RU_NONE, NULL, 0, NULL, "the object's cache", g_mis_cache),
 	END,
 };
+
+/*
+ * The text's misuse: what and where, the object's cache and origin, and
+ * the first occurrence (s, pid, detail), which fits by its title.
+ */
+static const struct rcol misuse_text_cols[] = {
+	G("kind", RT_STR, RU_NONE, "kind", -22, NULL, NULL, g_mis_kind),
+	G("severity", RT_STR, RU_NONE, "", -7, NULL, NULL, g_mis_severity),
+	U("count", M, count, RU_COUNT, "count", 8, NULL, NULL),
+	{ .name = "callsite", .type = RT_STR, .title = "at", .width = -32, .get = g_mis_site, .flags = RC_NAME },
+	G("cache", RT_STR, RU_NONE, "cache", -18, NULL, NULL, g_mis_cache),
+	{ .name = "alloc_callsite", .type = RT_STR, .title = "first: allocated at", .width = -32,
+	  .text = t_mis_asite },
+	{ .name = "first", .type = RT_STR, .title = "s, pid", .width = -1, .text = t_mis_first,
+	  .flags = RC_FIT_TITLE },
+	END,
+};
 #undef M
+
+/* In the model's order whatever -s says: grouped by kind, call site and cache; errors first, then by count. */
+static const struct rtext misuse_text = { .cols = misuse_text_cols, .rows = misuse_rows, .empty = "  none" };
 
 #define T struct kmt_untraced
 static const struct rcol untraced_cols[] = {
@@ -154,7 +195,9 @@ static const struct rcol untraced_cols[] = {
 
 const struct rtable t_misuse = {
 	.name = "misuse", .section = SEC_MISUSE, .cols = misuse_cols, .rows = misuse_rows,
-	.doc = "what the model finds contradictory",
+	.doc = "what the model finds contradictory", .text = &misuse_text,
+	/* In a narrow width: first when and why, then where it came from, the severity, the cache. */
+	.narrow = "first alloc_callsite severity cache",
 };
 const struct rtable t_untraced = {
 	.name = "untraced", .section = SEC_MISUSE, .cols = untraced_cols, .rows = untraced_rows,

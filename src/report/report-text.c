@@ -276,6 +276,12 @@ void report_fit(const struct report *r, struct term_col *c, int n, int indent)
 		*r->fitted |= gave;
 }
 
+void text_more(FILE *out, size_t left)
+{
+	if (left)
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(left), plural((double)left, "row", "rows"));
+}
+
 #define MAX_COLS 32
 
 /* A text table's columns: the titled ones of @t, or of its text view. */
@@ -576,54 +582,13 @@ void text_misuse(const struct report *r, FILE *out)
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n, i;
 	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
-	char a[256], b[256], when[320];
 	uint64_t by[3] = { 0 };
-	/* In a narrow width: first when and why, then where it came from, the severity, the cache. */
-	struct term_col tc[] = {
-		{ "kind", -22 }, { "", -7, 3 }, { "count", 8 }, { "at", -32, .name = true },
-		{ "cache", -18, 4 }, { "first: allocated at", -32, 2 }, { "s, pid", -1, 1 },
-	};
-	int k, nc = (int)(sizeof(tc) / sizeof(tc[0]));
 
 	for (i = 0; i < n; i++)
 		by[kmt_misuse_severity(v[i].kind)] += v[i].count;
 	fprintf(out, "\nMISUSE (%s, %s info)\n", nouns(by[KMT_SEV_ERROR], "error", "errors"),
 		num(by[KMT_SEV_INFO]));
-	for (k = 0; k < nc; k++)
-		tc[k].longest = term_cols(tc[k].title);
-	for (i = 0; i < rows(r, n); i++) {
-		tc[3].longest = MAX(tc[3].longest, term_cols(site_name(r, v[i].site, a, sizeof(a))));
-		tc[4].longest = MAX(tc[4].longest, term_cols(cache_name(r, v[i].cache)));
-		tc[5].longest = MAX(tc[5].longest, v[i].alloc_site ?
-				    term_cols(site_name(r, v[i].alloc_site, b, sizeof(b))) : 16);
-	}
-	report_fit(r, tc, nc, 1);
-	if (!n) {
-		fprintf(out, "  none\n");
-	} else {
-		fputc(' ', out);
-		for (k = 0; k < nc; k++)
-			term_cell(out, &tc[k], tc[k].title);
-		fputc('\n', out);
-	}
-	/* Grouped by kind, call site and cache; errors first, then by count. */
-	for (i = 0; i < rows(r, n); i++) {
-		snprintf(when, sizeof(when), "%.6f %d%s%s", (double)(since(r->t0, v[i].first_ts)) / 1e9,
-			 v[i].first_pid, *v[i].detail ? "  " : "", v[i].detail);
-		fputc(' ', out);
-		term_cell(out, &tc[0], kmt_misuse_name(v[i].kind));
-		term_cell(out, &tc[1], kmt_severity_name(kmt_misuse_severity(v[i].kind)));
-		term_cell(out, &tc[2], num(v[i].count));
-		term_cell(out, &tc[3], site_name(r, v[i].site, a, sizeof(a)));
-		term_cell(out, &tc[4], cache_name(r, v[i].cache));
-		term_cell(out, &tc[5], v[i].alloc_site ? site_name(r, v[i].alloc_site, b, sizeof(b)) :
-			  "before the trace");
-		term_cell(out, &tc[6], when);
-		fputc('\n', out);
-	}
-	if (rows(r, n) < n)
-		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
-			plural((double)(n - rows(r, n)), "row", "rows"));
+	text_more(out, text_table(r, rtable_find("misuse"), out));
 	if (s->uncertain_misuse)
 		para(r, out, 2, "  %s more %s uncertain (events were lost in between) and not counted",
 		     nouns(s->uncertain_misuse, "finding", "findings"),

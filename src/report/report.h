@@ -270,6 +270,8 @@ const char *rval_names(const struct rval *v, char *buf, size_t len);
  * -n rows (report-text.c). Returns how many rows -n left out.
  */
 size_t text_table(const struct report *r, const struct rtable *t, FILE *out);
+/* The line under a table -n cut, "  (12 more rows; -n 0 shows all)"; nothing if @left is 0. */
+void text_more(FILE *out, size_t left);
 /* term_fit() in the report's width, noting in r->fitted what had to give. */
 void report_fit(const struct report *r, struct term_col *c, int n, int indent);
 
