@@ -252,6 +252,39 @@ static void g_acc_function(const struct report *r, const void *row, struct rval 
 	v->s = site_function(r, ((const struct kmt_access_stat *)row)->ip, buf, len);
 }
 
+/* The text's object group: "function (cache)", "?" for an unknown cache. */
+static const char *t_acc_object(const struct report *r, const struct rcol *c, const void *row, char *buf,
+				size_t len)
+{
+	const struct kmt_access_stat *a = row;
+	char fn[200];
+
+	snprintf(buf, len, "%s (%s)", site_function(r, a->site, fn, sizeof(fn)),
+		 a->cache != UINT32_MAX ? cache_name(r, a->cache) : "?");
+	return buf;
+}
+
+/* The text's instruction, a space apart from the counts. */
+static const char *t_acc_ip(const struct report *r, const struct rcol *c, const void *row, char *buf,
+			    size_t len)
+{
+	char ip[256];
+
+	snprintf(buf, len, " %s", site_name(r, ((const struct kmt_access_stat *)row)->ip, ip, sizeof(ip)));
+	return buf;
+}
+
+/* How much of the row above an access row repeats: 1 its object group, 2 its offset in it too. */
+static int acc_group(const struct report *r, const void *row, const void *prev)
+{
+	const struct kmt_access_stat *a = row, *b = prev;
+	char x[256], y[256];
+
+	if (strcmp(t_acc_object(r, NULL, a, x, sizeof(x)), t_acc_object(r, NULL, b, y, sizeof(y))))
+		return 0;
+	return a->offset == b->offset ? 2 : 1;
+}
+
 /* The summary's derived numbers. */
 #define SUM(row) ((const struct kmt_summary *)(row))
 
@@ -564,7 +597,23 @@ static const struct rcol access_row_cols[] = {
 	U("reads", A, reads, RU_COUNT, NULL, 0, NULL, "samples that only read"),
 	END,
 };
+
+/* The text's accesses: grouped by object, then offset; a group's repeated cells are blank. */
+static const struct rcol access_text_cols[] = {
+	{ .name = "object", .type = RT_STR, .title = "object (allocated in, cache)", .width = -36,
+	  .text = t_acc_object, .group = 1 },
+	{ .name = "offset", .type = RT_U64, .unit = RU_COUNT, .title = "offset", .width = 7, .get = g_acc_offset,
+	  .group = 2 },
+	{ .name = "field", .type = RT_STR, .title = "field", .width = -20, .get = g_acc_field, .group = 2 },
+	U("writes", A, writes, RU_COUNT, "writes", 9, NULL, NULL),
+	U("reads", A, reads, RU_COUNT, "reads", 9, NULL, NULL),
+	{ .name = "instruction", .type = RT_STR, .title = " instruction after the access", .width = -1,
+	  .text = t_acc_ip },
+	END,
+};
 #undef A
+
+static const struct rtext access_text = { .cols = access_text_cols, .group = acc_group };
 
 static const struct rtable t_summary = {
 	.name = "summary", .section = SEC_SUMMARY, .single = true, .cols = summary_cols,
@@ -604,6 +653,7 @@ static const struct rtable t_access = {
 static const struct rtable t_access_rows = {
 	.name = "access_rows", .json_key = "rows", .section = SEC_ACCESS, .parent = "access", .cols = access_row_cols,
 	.rows = access_rows, .doc = "samples per allocation site, offset and instruction",
+	.text = &access_text, .narrow = "field",
 };
 
 const struct rtable *const report_tables[] = {

@@ -52,11 +52,6 @@ static const char *pct(uint64_t part, uint64_t whole)
 	return out;
 }
 
-static size_t rows(const struct report *r, size_t n)
-{
-	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
-}
-
 /* One line of prose, wrapped with its later lines indented by @indent. */
 static void __attribute__((format(printf, 4, 5)))
 para(const struct report *r, FILE *out, int indent, const char *fmt, ...)
@@ -607,15 +602,7 @@ void text_misuse(const struct report *r, FILE *out)
 void text_access(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
-	size_t n, i;
-	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
-	char group[256], prev[256] = "", ip[256], at[260], fn[200];
-	uint32_t prev_off = UINT32_MAX;
-	struct term_col tc[] = {
-		{ "object (allocated in, cache)", -36 }, { "offset", 7 }, { "field", -20, 1 },
-		{ "writes", 9 }, { "reads", 9 }, { " instruction after the access", -1 },
-	};
-	int k, nc = (int)(sizeof(tc) / sizeof(tc[0]));
+	size_t n;
 
 	if (r->all_sections && !s->access_hits)
 		return;		/* no watchpoint samples: not a section of every report */
@@ -625,45 +612,11 @@ void text_access(const struct report *r, FILE *out)
 	     "address then; %s lost)", nouns(s->access_writes, "write", "writes"),
 	     nouns(s->access_reads, "read", "reads"), nouns(s->access_objects, "object", "objects"),
 	     num(s->access_dropped), num(s->access_lost));
-	if (!n) {
+	if (kmt_model_access(r->m, &n), !n) {
 		fprintf(out, "  none (record them with kmemtrace watch)\n");
 		return;
 	}
-	for (k = 0; k < nc; k++)
-		tc[k].longest = term_cols(tc[k].title);
-	for (i = 0; i < rows(r, n); i++) {
-		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
-			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
-		tc[0].longest = MAX(tc[0].longest, term_cols(group));
-		tc[2].longest = MAX(tc[2].longest, term_cols(v[i].field));
-		tc[5].longest = MAX(tc[5].longest, 1 + term_cols(site_name(r, v[i].ip, ip, sizeof(ip))));
-	}
-	report_fit(r, tc, nc, 1);
-	fputc(' ', out);
-	for (k = 0; k < nc; k++)
-		term_cell(out, &tc[k], tc[k].title);
-	fputc('\n', out);
-	for (i = 0; i < rows(r, n); i++) {
-		bool same;
-
-		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
-			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
-		same = !strcmp(group, prev);
-		snprintf(at, sizeof(at), " %s", site_name(r, v[i].ip, ip, sizeof(ip)));
-		fputc(' ', out);
-		term_cell(out, &tc[0], same ? "" : group);
-		term_cell(out, &tc[1], same && v[i].offset == prev_off ? "" : num(v[i].offset));
-		term_cell(out, &tc[2], same && v[i].offset == prev_off ? "" : v[i].field);
-		term_cell(out, &tc[3], num(v[i].writes));
-		term_cell(out, &tc[4], num(v[i].reads));
-		term_cell(out, &tc[5], at);
-		fputc('\n', out);
-		snprintf(prev, sizeof(prev), "%s", group);
-		prev_off = v[i].offset;
-	}
-	if (rows(r, n) < n)
-		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
-			plural((double)(n - rows(r, n)), "row", "rows"));
+	text_more(out, text_table(r, rtable_find("access_rows"), out));
 }
 
 void report_text(const struct report *r, FILE *out)
