@@ -141,6 +141,31 @@ static size_t order_rows(const struct report *r, const void ***out)
 	return n;
 }
 
+/*
+ * The text's pivot of those cells: a row per order in use, its counts by
+ * migrate type (the summary's order_mt[order]).
+ */
+static size_t order_text_rows(const struct report *r, const void ***out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	const void **p = malloc((KMT_MAX_ORDER + 1) * sizeof(*p));
+	size_t n = 0;
+	int o, t;
+
+	*out = p;
+	if (!p)
+		return 0;
+	for (o = 0; o <= KMT_MAX_ORDER; o++) {
+		uint64_t sum = 0;
+
+		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+			sum += s->order_mt[o][t];
+		if (sum)
+			p[n++] = s->order_mt[o];
+	}
+	return n;
+}
+
 /* ---- which rows show ---- */
 
 /* A cache named only by a free of an object older than the trace has nothing to show. */
@@ -397,6 +422,14 @@ static void g_order_pages(const struct report *r, const void *row, struct rval *
 	v->u = c->allocs << MIN(c->order, (uint64_t)30);
 }
 
+/* A row of the text's pivot: its order. */
+static void g_pivot_order(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+
+	v->u = (uint64_t)((const uint64_t (*)[KMT_MIGRATE_TYPES + 1])row - s->order_mt);
+}
+
 /* ---- the tables ---- */
 
 #define S struct kmt_summary
@@ -563,6 +596,19 @@ static const struct rcol order_cols[] = {
 	END,
 };
 
+/* The text's matrix: orders down, migrate types across; a type no allocation had is left out. */
+#define MT(t, title_) { .name = "migratetype", .type = RT_U64, .unit = RU_COUNT, .title = title_, \
+		       .width = 12, .off = (t) * sizeof(uint64_t), .flags = RC_HIDE0 }
+static const struct rcol order_text_cols[] = {
+	G("order", RT_U64, RU_NONE, "order", -6, NULL, NULL, g_pivot_order),
+	MT(0, "Unmovable"), MT(1, "Movable"), MT(2, "Reclaimable"), MT(3, "HighAtomic"), MT(4, "CMA"),
+	MT(5, "Isolate"), MT(6, "6"), MT(7, "7"), MT(KMT_MIGRATE_TYPES, "?"),
+	END,
+};
+#undef MT
+
+static const struct rtext order_text = { .cols = order_text_cols, .rows = order_text_rows, .whole = true };
+
 static const struct rcol gfp_cols[] = {
 	G("value", RT_STR, RU_NONE, NULL, 0, NULL, "the gfp flags, hex", g_gfp_value),
 	U("allocs", struct kmt_gfp_count, allocs, RU_COUNT, "allocs", 10, "allocs", "page allocations with them"),
@@ -641,6 +687,7 @@ static const struct rtable t_pages = {
 static const struct rtable t_page_orders = {
 	.name = "page_orders", .section = SEC_PAGES, .cols = order_cols, .rows = order_rows,
 	.csv_only = true, .doc = "page allocations by order and migrate type (the cells of order_migratetype)",
+	.text = &order_text,
 };
 static const struct rtable t_gfp = {
 	.name = "gfp", .section = SEC_PAGES, .parent = "pages", .cols = gfp_cols, .rows = gfp_rows,

@@ -462,37 +462,15 @@ void text_processes(const struct report *r, FILE *out)
 
 void text_pages(const struct report *r, FILE *out)
 {
-	static const char *const mt[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic",
-					  "CMA", "Isolate", "6", "7", "?" };
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n;
-	int o, t, used[KMT_MIGRATE_TYPES + 1] = { 0 };
 
 	fprintf(out, "\nPAGES\n");
 	para(r, out, 2, "  %s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
 	     nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
 	     nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
-	for (o = 0; o <= KMT_MAX_ORDER; o++)
-		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-			used[t] |= s->order_mt[o][t] != 0;
-	fprintf(out, "\n  %-6s", "order");
-	for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-		if (used[t])
-			fprintf(out, " %12s", mt[t]);
 	fputc('\n', out);
-	for (o = 0; o <= KMT_MAX_ORDER; o++) {
-		uint64_t row = 0;
-
-		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-			row += s->order_mt[o][t];
-		if (!row)
-			continue;
-		fprintf(out, "  %-6d", o);
-		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-			if (used[t])
-				fprintf(out, " %12s", num(s->order_mt[o][t]));
-		fputc('\n', out);
-	}
+	text_table(r, rtable_find("page_orders"), out);
 	fputc('\n', out);
 	text_table(r, rtable_find("gfp"), out);
 	kmt_model_page_sites(r->m, &n);
