@@ -77,27 +77,6 @@ static const char *nouns(uint64_t v, const char *one, const char *many)
 	return out;
 }
 
-/* The summary's slab lines. */
-static void slab_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
-{
-	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);
-
-	item(r, out, "slab allocations", "%s (%s failed)", num(s->allocs), num(s->failures));
-	item(r, out, "slab frees", "%s of them; %s of objects allocated before the trace%s%s",
-	     num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
-	     s->partial_allocs ? " or excluded by the recording's filter" : "");
-	item(r, out, "bytes requested", "%s", bytes((double)s->bytes_req));
-	item(r, out, "bytes allocated", "%s", bytes((double)s->bytes_alloc));
-	item(r, out, "bytes freed", "%s (of objects allocated in the trace)", bytes((double)s->bytes_freed));
-	item(r, out, "net", "%s", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
-	item(r, out, "internal fragmentation", "%s (%s of allocated)", bytes((double)waste),
-	     pct(waste, s->bytes_alloc));
-	item(r, out, "cross-CPU frees", "%s (%s of frees)", num(s->cross_cpu_frees),
-	     pct(s->cross_cpu_frees, s->frees));
-	item(r, out, "live at the end", "%s, %s", nouns(s->live_objects, "object", "objects"),
-	     bytes((double)s->live_bytes));
-}
-
 /*
  * The memory events the file has none of, and the sections left out for
  * it (or, with --cache, those it does not select).
@@ -125,33 +104,168 @@ static void not_recorded(const struct report *r, FILE *out)
 		para(r, out, 25, "                         sections left out:%s", list);
 }
 
-/* The summary's lines on losses, damage and truncation. */
-static void loss_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
+/*
+ * The summary: its items in order, each a line "  label   text" whose text
+ * wraps under itself. An item's text comes from its printer, NULL where it
+ * does not apply; a few items are lines of their own (no label).
+ */
+typedef const char *sum_text(const struct report *r, const struct kmt_summary *s, char *b, size_t n);
+typedef void sum_lines(const struct report *r, const struct kmt_summary *s, FILE *out);
+
+struct sum_item {
+	const char *label;
+	sum_text *text;
+	sum_lines *lines;		/* instead of label and text */
+	unsigned int needs;		/* NEEDS_SLAB, NEEDS_PAGES: left out where the file has none */
+};
+
+static const char *__attribute__((format(printf, 3, 4))) sum(char *b, size_t n, const char *fmt, ...)
 {
-	char lost[1024];
-	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, n, fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+#define FI (kmt_file_info(r->f))
+#define SUM_TEXT(name) static const char *name(const struct report *r, const struct kmt_summary *s, char *b, size_t n)
+
+SUM_TEXT(s_file) { return sum(b, n, "%s (trace.dat v%d, %s)", r->path, FI->version, FI->compression); }
+SUM_TEXT(s_kernel)
+{
+	return !FI->uname ? NULL : sum(b, n, "%s, %s, clock %s", FI->uname,
+				       nouns((uint64_t)FI->cpu_count, "CPU", "CPUs"), FI->clock ? FI->clock : "?");
+}
+/* Times count from the trace's first event; its own time is stated here, once. */
+SUM_TEXT(s_span)
+{
+	return sum(b, n, "%s, from %.6f to %.6f s", dur(kmt_summary_span(s)),
+		   (double)(since(r->t0, s->first_ts)) / 1e9, (double)(since(r->t0, s->last_ts)) / 1e9);
+}
+SUM_TEXT(s_start)
+{
+	return sum(b, n, "%.6f s of the %s clock (times count from it)", (double)r->t0 / 1e9,
+		   FI->clock ? FI->clock : "trace");
+}
+SUM_TEXT(s_events) { return num(s->events); }
+
+static void s_by_kind(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	int k;
+
+	for (k = 1; k < KMT_EV_NR; k++)
+		if (s->by_kind[k])
+			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
+}
+
+static void s_not_recorded(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	not_recorded(r, out);
+}
+
+SUM_TEXT(s_allocs) { return sum(b, n, "%s (%s failed)", num(s->allocs), num(s->failures)); }
+SUM_TEXT(s_frees)
+{
+	return sum(b, n, "%s of them; %s of objects allocated before the trace%s%s", num(s->frees),
+		   num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
+		   s->partial_allocs ? " or excluded by the recording's filter" : "");
+}
+SUM_TEXT(s_req) { return bytes((double)s->bytes_req); }
+SUM_TEXT(s_alloc) { return bytes((double)s->bytes_alloc); }
+SUM_TEXT(s_freed) { return sum(b, n, "%s (of objects allocated in the trace)", bytes((double)s->bytes_freed)); }
+SUM_TEXT(s_net) { return bytes((double)s->bytes_alloc - (double)s->bytes_freed); }
+SUM_TEXT(s_frag)
+{
+	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);
+
+	return sum(b, n, "%s (%s of allocated)", bytes((double)waste), pct(waste, s->bytes_alloc));
+}
+SUM_TEXT(s_cross) { return sum(b, n, "%s (%s of frees)", num(s->cross_cpu_frees), pct(s->cross_cpu_frees, s->frees)); }
+SUM_TEXT(s_live)
+{
+	return sum(b, n, "%s, %s", nouns(s->live_objects, "object", "objects"), bytes((double)s->live_bytes));
+}
+SUM_TEXT(s_salvaged)
+{
+	return !FI->salvaged ? NULL : "the options at the end of the file are lost, so it may be a partial "
+		"recording: a free of a freed address is not a double free; a live object is not a leak";
+}
+SUM_TEXT(s_partial)
+{
+	if (FI->salvaged || !(s->partial_allocs || s->partial_frees))
+		return NULL;
+	return sum(b, n, "only some %s%s%s were recorded (pid or event filters): %s%s%s",
+		   s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
+		   s->partial_frees ? "frees" : "",
+		   s->partial_allocs ? "a free of a freed address is not a double free" : "",
+		   s->partial_allocs && s->partial_frees ? "; " : "",
+		   s->partial_frees ? "a live object is not a leak" : "");
+}
+SUM_TEXT(s_large)
+{
+	return !s->kmalloc_large_merged ? NULL :
+	       sum(b, n, "%s traced twice by the kernel, counted once", num(s->kmalloc_large_merged));
+}
+SUM_TEXT(s_pages)
+{
+	return sum(b, n, "%s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
+		   nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
+		   nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
+}
+SUM_TEXT(s_pcpu)
+{
+	return !(s->pcpu_allocs || s->pcpu_frees) ? NULL :
+	       sum(b, n, "%s (%s), %s", nouns(s->pcpu_allocs, "allocation", "allocations"),
+		   bytes((double)s->pcpu_bytes), nouns(s->pcpu_frees, "free", "frees"));
+}
+SUM_TEXT(s_vmalloc)
+{
+	return !(s->vmap_allocs || s->vmap_frees) ? NULL :
+	       sum(b, n, "%s (%s), %s, %s live at the end (%s)", nouns(s->vmap_allocs, "area", "areas"),
+		   bytes((double)s->vmap_bytes), nouns(s->vmap_frees, "free", "frees"), num(s->vmap_live),
+		   bytes((double)s->vmap_live_bytes));
+}
+
+/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
+SUM_TEXT(s_lost)
+{
+	size_t o = 0;
 	int i;
 
-	/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
-	n += (size_t)snprintf(lost + n, sizeof(lost) - n, "%s", num(s->lost_events));
-	for (i = 0; i < s->nr_cpus && n < sizeof(lost); i++)
+	if (!s->affected_by_loss)
+		return "0";
+	n = MIN(n, (size_t)1024);	/* as long as the line always was */
+	o += (size_t)snprintf(b + o, n - o, "%s", num(s->lost_events));
+	for (i = 0; i < s->nr_cpus && o < n; i++)
 		if (s->lost_by_cpu[i])
-			n += (size_t)snprintf(lost + n, sizeof(lost) - n, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
-	if (s->lost_gaps && n < sizeof(lost))
-		n += (size_t)snprintf(lost + n, sizeof(lost) - n, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
-	if (s->lost_by_ring && n < sizeof(lost))
-		snprintf(lost + n, sizeof(lost) - n, " (the ring buffer's count)");
-	else if (s->lost_pages_unknown && n < sizeof(lost))
-		snprintf(lost + n, sizeof(lost) - n, " (%s of the gaps had no count: more were lost)",
-			 num(s->lost_pages_unknown));
-	item(r, out, "events lost", "%s", lost);
-	if (s->damaged_gaps)
-		item(r, out, "damaged file", "%s of the data could not be read: the events there are missing "
-		     "(the warnings say which bytes)", nouns(s->damaged_gaps, "part", "parts"));
-	if (s->truncated_cpus)
-		item(r, out, "recording truncated", "on %s, from %.6f s on (e.g. the disk was full): events "
-		     "after that are missing", nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"),
-		     (double)since(s->first_ts, s->truncated_ts) / 1e9);
+			o += (size_t)snprintf(b + o, n - o, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
+	if (s->lost_gaps && o < n)
+		o += (size_t)snprintf(b + o, n - o, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
+	if (s->lost_by_ring && o < n)
+		snprintf(b + o, n - o, " (the ring buffer's count)");
+	else if (s->lost_pages_unknown && o < n)
+		snprintf(b + o, n - o, " (%s of the gaps had no count: more were lost)", num(s->lost_pages_unknown));
+	return b;
+}
+SUM_TEXT(s_damaged)
+{
+	return !s->affected_by_loss || !s->damaged_gaps ? NULL :
+	       sum(b, n, "%s of the data could not be read: the events there are missing (the warnings say "
+		   "which bytes)", nouns(s->damaged_gaps, "part", "parts"));
+}
+SUM_TEXT(s_truncated)
+{
+	return !s->affected_by_loss || !s->truncated_cpus ? NULL :
+	       sum(b, n, "on %s, from %.6f s on (e.g. the disk was full): events after that are missing",
+		   nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"), (double)since(s->first_ts, s->truncated_ts) / 1e9);
+}
+
+static void s_affected(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	if (!s->affected_by_loss)
+		return;
 	para(r, out, 2, "  RESULTS ARE AFFECTED BY %s: %s and %s are uncertain (a free or allocation may "
 	     "be in a gap); they are counted apart, never reported as leaks or misuse.%s",
 	     s->truncated_cpus || s->damaged_gaps ? "MISSING EVENTS" : "LOST EVENTS",
@@ -159,60 +273,41 @@ static void loss_summary(const struct report *r, const struct kmt_summary *s, FI
 	     nouns(s->uncertain_misuse, "misuse finding", "misuse findings"),
 	     s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }
+#undef SUM_TEXT
+#undef FI
+
+static const struct sum_item sum_items[] = {
+	{ "file", s_file }, { "kernel", s_kernel }, { "trace span", s_span }, { "trace start", s_start },
+	{ "events", s_events }, { .lines = s_by_kind }, { .lines = s_not_recorded },
+	{ "slab allocations", s_allocs, .needs = NEEDS_SLAB }, { "slab frees", s_frees, .needs = NEEDS_SLAB },
+	{ "bytes requested", s_req, .needs = NEEDS_SLAB }, { "bytes allocated", s_alloc, .needs = NEEDS_SLAB },
+	{ "bytes freed", s_freed, .needs = NEEDS_SLAB }, { "net", s_net, .needs = NEEDS_SLAB },
+	{ "internal fragmentation", s_frag, .needs = NEEDS_SLAB },
+	{ "cross-CPU frees", s_cross, .needs = NEEDS_SLAB }, { "live at the end", s_live, .needs = NEEDS_SLAB },
+	{ "settings unknown", s_salvaged, .needs = NEEDS_SLAB },
+	{ "partial recording", s_partial, .needs = NEEDS_SLAB },
+	{ "large kmallocs", s_large }, { "pages", s_pages, .needs = NEEDS_PAGES }, { "per-CPU", s_pcpu },
+	{ "vmalloc", s_vmalloc }, { "events lost", s_lost }, { "damaged file", s_damaged },
+	{ "recording truncated", s_truncated }, { .lines = s_affected },
+	{ NULL },
+};
 
 void text_summary(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
-	const struct kmt_file_info *fi = kmt_file_info(r->f);
-	int k;
+	const struct sum_item *it;
+	char buf[2048];
+	const char *txt;
 
 	fprintf(out, "SUMMARY\n");
-	item(r, out, "file", "%s (trace.dat v%d, %s)", r->path, fi->version, fi->compression);
-	if (fi->uname)
-		item(r, out, "kernel", "%s, %s, clock %s", fi->uname, nouns((uint64_t)fi->cpu_count, "CPU", "CPUs"),
-		     fi->clock ? fi->clock : "?");
-	/* Times count from the trace's first event; its own time is stated here, once. */
-	item(r, out, "trace span", "%s, from %.6f to %.6f s", dur(kmt_summary_span(s)),
-	     (double)(since(r->t0, s->first_ts)) / 1e9, (double)(since(r->t0, s->last_ts)) / 1e9);
-	item(r, out, "trace start", "%.6f s of the %s clock (times count from it)",
-	     (double)r->t0 / 1e9, fi->clock ? fi->clock : "trace");
-	item(r, out, "events", "%s", num(s->events));
-	for (k = 1; k < KMT_EV_NR; k++)
-		if (s->by_kind[k])
-			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
-	not_recorded(r, out);
-	if (!r->no_slab)
-		slab_summary(r, s, out);
-	if (!r->no_slab && fi->salvaged)
-		item(r, out, "settings unknown", "%s", "the options at the end of the file are lost, so it may be "
-		     "a partial recording: a free of a freed address is not a double free; a live object is "
-		     "not a leak");
-	else if (!r->no_slab && (s->partial_allocs || s->partial_frees))
-		item(r, out, "partial recording", "only some %s%s%s were recorded (pid or event filters): %s%s%s",
-		     s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
-		     s->partial_frees ? "frees" : "",
-		     s->partial_allocs ? "a free of a freed address is not a double free" : "",
-		     s->partial_allocs && s->partial_frees ? "; " : "",
-		     s->partial_frees ? "a live object is not a leak" : "");
-	if (s->kmalloc_large_merged)
-		item(r, out, "large kmallocs", "%s traced twice by the kernel, counted once",
-		     num(s->kmalloc_large_merged));
-	if (!r->no_pages)
-		item(r, out, "pages", "%s (%s), %s (%s), %s failed",
-		     nouns(s->page_allocs, "allocation", "allocations"), nouns(s->pages_allocated, "page", "pages"),
-		     nouns(s->page_frees, "free", "frees"), nouns(s->pages_freed, "page", "pages"),
-		     num(s->page_failures));
-	if (s->pcpu_allocs || s->pcpu_frees)
-		item(r, out, "per-CPU", "%s (%s), %s", nouns(s->pcpu_allocs, "allocation", "allocations"),
-		     bytes((double)s->pcpu_bytes), nouns(s->pcpu_frees, "free", "frees"));
-	if (s->vmap_allocs || s->vmap_frees)
-		item(r, out, "vmalloc", "%s (%s), %s, %s live at the end (%s)",
-		     nouns(s->vmap_allocs, "area", "areas"), bytes((double)s->vmap_bytes),
-		     nouns(s->vmap_frees, "free", "frees"), num(s->vmap_live), bytes((double)s->vmap_live_bytes));
-	if (!s->affected_by_loss)
-		item(r, out, "events lost", "%s", "0");
-	else
-		loss_summary(r, s, out);
+	for (it = sum_items; it->label || it->lines; it++) {
+		if ((it->needs & NEEDS_SLAB && r->no_slab) || (it->needs & NEEDS_PAGES && r->no_pages))
+			continue;
+		if (it->lines)
+			it->lines(r, s, out);
+		else if ((txt = it->text(r, s, buf, sizeof(buf))))
+			item(r, out, it->label, "%s", txt);
+	}
 }
 
 /* The -s keys say a column matters: it is never left out to fit. */
