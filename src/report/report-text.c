@@ -1,6 +1,8 @@
 /*
- * kmemtrace report as text: one aligned table per section, human units,
- * call sites as symbol+offset from the file's kallsyms.
+ * kmemtrace report as text: the sections' tables (report-cols*.c, or their
+ * text views) laid out by text_table() in human units, call sites as
+ * symbol+offset from the file's kallsyms; the summary a list of items; the
+ * prose around the tables.
  */
 #include <inttypes.h>
 #include <stdarg.h>
