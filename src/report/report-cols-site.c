@@ -159,6 +159,46 @@ static const struct rcol lifetime_cols[] = {
 	END,
 };
 
+/*
+ * The text's lifetime histogram: nine columns of bucket ranges that end
+ * on powers of two, so each log2 bucket falls in one (bucket b holds
+ * [2^(b-1), 2^b) ns): range d takes the buckets up to life_bound[d].
+ */
+static const int life_bound[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
+
+static const char *t_life_range(const struct report *r, const struct rcol *c, const void *row, char *buf,
+				size_t len)
+{
+	const struct kmt_site *s = row;
+	uint64_t n = 0;
+	int b, d;
+
+	for (b = 0; b < KMT_LIFE_BUCKETS; b++) {
+		for (d = 0; d < 8 && b > life_bound[d]; d++)
+			;
+		if (d == c->arg)
+			n += s->life[b];
+	}
+	return n ? fmt_count((double)n, false, buf, len) : ".";
+}
+
+#define RANGE(d, t) { .name = "ranges", .title = t, .width = 7, .text = t_life_range, .arg = d }
+
+/* The text's lifetimes: the call site, times in human units, the histogram in ranges. */
+static const struct rcol lifetime_text_cols[] = {
+	G("callsite", RT_STR, RU_NONE, "call site", -36, NULL, NULL, g_callsite),
+	U("freed", ST, frees, RU_COUNT, "freed", 8, NULL, NULL),
+	G("median_ns", RT_U64, RU_NS, "~median", 9, NULL, NULL, g_life_median),
+	G("p90_ns", RT_U64, RU_NS, "~p90", 9, NULL, NULL, g_life_p90),
+	U("max_ns", ST, life_max, RU_NS, "max", 9, NULL, NULL),
+	RANGE(0, "<1.0us"), RANGE(1, "<16us"), RANGE(2, "<131us"), RANGE(3, "<1.0ms"), RANGE(4, "<17ms"),
+	RANGE(5, "<134ms"), RANGE(6, "<1.1s"), RANGE(7, "<17s"), RANGE(8, ">=17s"),
+	END,
+};
+#undef RANGE
+
+static const struct rtext lifetime_text = { .cols = lifetime_text_cols };
+
 /* As site_cols, titled for the text's page-allocating functions. */
 static const struct rcol page_site_cols[] = {
 	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "the first non-allocator function of the stack, "
@@ -183,6 +223,7 @@ static const struct rcol page_site_cols[] = {
 	END,
 };
 #undef ST
+
 
 #define O struct kmt_outstanding
 static const struct rcol outstanding_cols[] = {
@@ -211,7 +252,8 @@ const struct rtable t_callsites = {
 };
 const struct rtable t_lifetimes = {
 	.name = "lifetimes", .section = SEC_LIFETIMES, .cols = lifetime_cols, .rows = site_rows,
-	.keep = lifetime_keep, .default_sort = "bytes", .csv_only = true,
+	.keep = lifetime_keep, .default_sort = "bytes", .csv_only = true, .text = &lifetime_text,
+	.narrow = "ranges p90_ns,max_ns",	/* in a narrow width the histogram goes first, whole */
 	.doc = "allocation sites whose objects were freed, with lifetimes (in JSON: callsites' lifetime_log2_ns)",
 };
 const struct rtable t_page_functions = {

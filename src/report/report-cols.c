@@ -1,8 +1,8 @@
 /*
  * The report's tables (src/report/report.h): for every section, its columns and
- * where its rows come from. This file and report-cols-site.c (the tables
- * keyed by call site) are the one place a report column is defined; text,
- * JSON and CSV (and `report --columns`) read them.
+ * where its rows come from. This file and report-cols-*.c (the tables
+ * keyed by call site, stacks, misuse, vmalloc) are the one place a report
+ * column is defined; text, JSON and CSV (and `report --columns`) read them.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -104,22 +104,6 @@ static size_t gfp_rows(const struct report *r, const void ***out)
 	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
-static size_t misuse_rows(const struct report *r, const void ***out)
-{
-	size_t n;
-	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
-
-	return rtable_ptrs(v, n, sizeof(*v), out);
-}
-
-static size_t untraced_rows(const struct report *r, const void ***out)
-{
-	size_t n;
-	const struct kmt_untraced *v = kmt_model_untraced(r->m, &n);
-
-	return rtable_ptrs(v, n, sizeof(*v), out);
-}
-
 static size_t access_rows(const struct report *r, const void ***out)
 {
 	size_t n;
@@ -154,6 +138,31 @@ static size_t order_rows(const struct report *r, const void ***out)
 				p[n] = &cells[n];
 				n++;
 			}
+	return n;
+}
+
+/*
+ * The text's pivot of those cells: a row per order in use, its counts by
+ * migrate type (the summary's order_mt[order]).
+ */
+static size_t order_text_rows(const struct report *r, const void ***out)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+	const void **p = malloc((KMT_MAX_ORDER + 1) * sizeof(*p));
+	size_t n = 0;
+	int o, t;
+
+	*out = p;
+	if (!p)
+		return 0;
+	for (o = 0; o <= KMT_MAX_ORDER; o++) {
+		uint64_t sum = 0;
+
+		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
+			sum += s->order_mt[o][t];
+		if (sum)
+			p[n++] = s->order_mt[o];
+	}
 	return n;
 }
 
@@ -231,92 +240,6 @@ static void g_gfp_flags(const struct report *r, const void *row, struct rval *v,
 	v->s = kmt_flags_format(r->gfp_names, ((const struct kmt_gfp_count *)row)->gfp, buf, len);
 }
 
-static void g_mis_kind(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = kmt_misuse_name(((const struct kmt_misuse *)row)->kind);
-}
-
-static void g_mis_severity(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = kmt_severity_name(kmt_misuse_severity(((const struct kmt_misuse *)row)->kind));
-}
-
-static void g_mis_site(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_name(r, ((const struct kmt_misuse *)row)->site, buf, len);
-}
-
-static void g_mis_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_function(r, ((const struct kmt_misuse *)row)->site, buf, len);
-}
-
-static void g_mis_address(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = addr_str(r, ((const struct kmt_misuse *)row)->site, buf, len);
-}
-
-static void g_mis_asite(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_name(r, ((const struct kmt_misuse *)row)->alloc_site, buf, len);
-}
-
-static void g_mis_afunction(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_function(r, ((const struct kmt_misuse *)row)->alloc_site, buf, len);
-}
-
-static void g_mis_ts(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	const struct kmt_misuse *m = row;
-
-	v->u = since(r->t0, m->first_ts);
-}
-
-static void g_mis_pid(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->u = (uint64_t)((const struct kmt_misuse *)row)->first_pid;
-}
-
-static void g_mis_ptr(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = addr_str(r, ((const struct kmt_misuse *)row)->first_ptr, buf, len);
-}
-
-static void g_mis_detail(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = ((const struct kmt_misuse *)row)->detail;
-}
-
-static void g_unt_cache(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	uint32_t c = ((const struct kmt_untraced *)row)->cache;
-
-	v->s = c != UINT32_MAX ? cache_name(r, c) : "(no cache)";
-}
-
-static void g_unt_site(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = site_name(r, ((const struct kmt_untraced *)row)->first_site, buf, len);
-}
-
-static void g_unt_ts(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	uint64_t ts = ((const struct kmt_untraced *)row)->first_ts;
-
-	v->u = since(r->t0, ts);
-}
-
-static void g_unt_why(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = ((const struct kmt_untraced *)row)->why;
-}
-
-static void g_mis_cache(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = cache_name(r, ((const struct kmt_misuse *)row)->cache);
-}
-
 static void g_acc_afunction(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->s = site_function(r, ((const struct kmt_access_stat *)row)->site, buf, len);
@@ -352,6 +275,39 @@ static void g_acc_ip(const struct report *r, const void *row, struct rval *v, ch
 static void g_acc_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->s = site_function(r, ((const struct kmt_access_stat *)row)->ip, buf, len);
+}
+
+/* The text's object group: "function (cache)", "?" for an unknown cache. */
+static const char *t_acc_object(const struct report *r, const struct rcol *c, const void *row, char *buf,
+				size_t len)
+{
+	const struct kmt_access_stat *a = row;
+	char fn[200];
+
+	snprintf(buf, len, "%s (%s)", site_function(r, a->site, fn, sizeof(fn)),
+		 a->cache != UINT32_MAX ? cache_name(r, a->cache) : "?");
+	return buf;
+}
+
+/* The text's instruction, a space apart from the counts. */
+static const char *t_acc_ip(const struct report *r, const struct rcol *c, const void *row, char *buf,
+			    size_t len)
+{
+	char ip[256];
+
+	snprintf(buf, len, " %s", site_name(r, ((const struct kmt_access_stat *)row)->ip, ip, sizeof(ip)));
+	return buf;
+}
+
+/* How much of the row above an access row repeats: 1 its object group, 2 its offset in it too. */
+static int acc_group(const struct report *r, const void *row, const void *prev)
+{
+	const struct kmt_access_stat *a = row, *b = prev;
+	char x[256], y[256];
+
+	if (strcmp(t_acc_object(r, NULL, a, x, sizeof(x)), t_acc_object(r, NULL, b, y, sizeof(y))))
+		return 0;
+	return a->offset == b->offset ? 2 : 1;
 }
 
 /* The summary's derived numbers. */
@@ -464,6 +420,14 @@ static void g_order_pages(const struct report *r, const void *row, struct rval *
 	const struct order_cell *c = row;
 
 	v->u = c->allocs << MIN(c->order, (uint64_t)30);
+}
+
+/* A row of the text's pivot: its order. */
+static void g_pivot_order(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const struct kmt_summary *s = kmt_model_summary(r->m);
+
+	v->u = (uint64_t)((const uint64_t (*)[KMT_MIGRATE_TYPES + 1])row - s->order_mt);
 }
 
 /* ---- the tables ---- */
@@ -632,6 +596,19 @@ static const struct rcol order_cols[] = {
 	END,
 };
 
+/* The text's matrix: orders down, migrate types across; a type no allocation had is left out. */
+#define MT(t, title_) { .name = "migratetype", .type = RT_U64, .unit = RU_COUNT, .title = title_, \
+		       .width = 12, .off = (t) * sizeof(uint64_t), .flags = RC_HIDE0 }
+static const struct rcol order_text_cols[] = {
+	G("order", RT_U64, RU_NONE, "order", -6, NULL, NULL, g_pivot_order),
+	MT(0, "Unmovable"), MT(1, "Movable"), MT(2, "Reclaimable"), MT(3, "HighAtomic"), MT(4, "CMA"),
+	MT(5, "Isolate"), MT(6, "6"), MT(7, "7"), MT(KMT_MIGRATE_TYPES, "?"),
+	END,
+};
+#undef MT
+
+static const struct rtext order_text = { .cols = order_text_cols, .rows = order_text_rows, .whole = true };
+
 static const struct rcol gfp_cols[] = {
 	G("value", RT_STR, RU_NONE, NULL, 0, NULL, "the gfp flags, hex", g_gfp_value),
 	U("allocs", struct kmt_gfp_count, allocs, RU_COUNT, "allocs", 10, "allocs", "page allocations with them"),
@@ -640,44 +617,6 @@ static const struct rcol gfp_cols[] = {
 	END,
 };
 
-
-#define M struct kmt_misuse
-static const struct rcol misuse_cols[] = {
-	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "double_free, cache_free_of_kmalloc, cache_mismatch, "
-	  "kfree_of_cache_object (what the kernel allocates or frees untraced is in untraced)", g_mis_kind),
-	G("severity", RT_STR, RU_NONE, NULL, 0, NULL, "error or info", g_mis_severity),
-	U("count", M, count, RU_COUNT, NULL, 0, "allocs", "occurrences with this kind, call site and allocation site"),
-	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "where it happened (the free, or the allocation)", g_mis_site),
-	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "the symbol alone", g_mis_function),
-	G("address", RT_STR, RU_NONE, NULL, 0, NULL, "the address", g_mis_address),
-	G("alloc_callsite", RT_STR, RU_NONE, NULL, 0, NULL, "where the object came from ((unknown) if before the trace)",
-	  g_mis_asite),
-	G("alloc_function", RT_STR, RU_NONE, NULL, 0, NULL, "its symbol alone", g_mis_afunction),
-	G("first_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "the first occurrence", g_mis_ts),
-	G("first_pid", RT_U64, RU_NONE, NULL, 0, NULL, "its task", g_mis_pid),
-	G("first_ptr", RT_STR, RU_NONE, NULL, 0, NULL, "its object's address", g_mis_ptr),
-	G("detail", RT_STR, RU_NONE, NULL, 0, NULL, "e.g. freed as dentry, allocated from filp", g_mis_detail),
-	G("cache", RT_STR, RU_NONE, NULL, 0, NULL, "the object's cache", g_mis_cache),
-	END,
-};
-#undef M
-
-#define T struct kmt_untraced
-static const struct rcol untraced_cols[] = {
-	G("cache", RT_STR, RU_NONE, "cache", -34, "name", "the cache", g_unt_cache),
-	U("count", T, count, RU_COUNT, "signs", 9, "allocs", "signs of objects allocated or freed without an event"),
-	U("alloc_over_live", T, alloc_over_live, RU_COUNT, NULL, 0, NULL,
-	  "allocations at the address of a live object: a free the kernel did not trace"),
-	U("untraced_alloc", T, untraced_alloc, RU_COUNT, NULL, 0, NULL,
-	  "frees of a freed address: an allocation the kernel did not trace"),
-	U("reused", T, reused, RU_COUNT, NULL, 0, NULL,
-	  "frees naming another cache: the object was freed and its memory reused, unseen"),
-	G("first_callsite", RT_STR, RU_NONE, NULL, 0, NULL, "where the first sign was", g_unt_site),
-	G("first_ts_ns", RT_U64, RU_NS, NULL, 0, NULL, "when", g_unt_ts),
-	G("why", RT_STR, RU_NONE, "why", -1, NULL, "why the kernel does this, as far as known", g_unt_why),
-	END,
-};
-#undef T
 
 #define S struct kmt_summary
 static const struct rcol access_cols[] = {
@@ -704,7 +643,23 @@ static const struct rcol access_row_cols[] = {
 	U("reads", A, reads, RU_COUNT, NULL, 0, NULL, "samples that only read"),
 	END,
 };
+
+/* The text's accesses: grouped by object, then offset; a group's repeated cells are blank. */
+static const struct rcol access_text_cols[] = {
+	{ .name = "object", .type = RT_STR, .title = "object (allocated in, cache)", .width = -36,
+	  .text = t_acc_object, .group = 1 },
+	{ .name = "offset", .type = RT_U64, .unit = RU_COUNT, .title = "offset", .width = 7, .get = g_acc_offset,
+	  .group = 2 },
+	{ .name = "field", .type = RT_STR, .title = "field", .width = -20, .get = g_acc_field, .group = 2 },
+	U("writes", A, writes, RU_COUNT, "writes", 9, NULL, NULL),
+	U("reads", A, reads, RU_COUNT, "reads", 9, NULL, NULL),
+	{ .name = "instruction", .type = RT_STR, .title = " instruction after the access", .width = -1,
+	  .text = t_acc_ip },
+	END,
+};
 #undef A
+
+static const struct rtext access_text = { .cols = access_text_cols, .group = acc_group };
 
 static const struct rtable t_summary = {
 	.name = "summary", .section = SEC_SUMMARY, .single = true, .cols = summary_cols,
@@ -732,19 +687,11 @@ static const struct rtable t_pages = {
 static const struct rtable t_page_orders = {
 	.name = "page_orders", .section = SEC_PAGES, .cols = order_cols, .rows = order_rows,
 	.csv_only = true, .doc = "page allocations by order and migrate type (the cells of order_migratetype)",
+	.text = &order_text,
 };
 static const struct rtable t_gfp = {
 	.name = "gfp", .section = SEC_PAGES, .parent = "pages", .cols = gfp_cols, .rows = gfp_rows,
 	.default_sort = "allocs", .doc = "page allocations by gfp flags",
-};
-static const struct rtable t_misuse = {
-	.name = "misuse", .section = SEC_MISUSE, .cols = misuse_cols, .rows = misuse_rows,
-	.doc = "what the model finds contradictory",
-};
-static const struct rtable t_untraced = {
-	.name = "untraced", .section = SEC_MISUSE, .cols = untraced_cols, .rows = untraced_rows,
-	.doc = "caches whose objects the kernel allocates or frees without an event (its bulk paths, "
-	       "per-CPU sheaves): the kernel's design, not misuse; one row per cache",
 };
 static const struct rtable t_access = {
 	.name = "access", .section = SEC_ACCESS, .single = true, .cols = access_cols,
@@ -753,6 +700,7 @@ static const struct rtable t_access = {
 static const struct rtable t_access_rows = {
 	.name = "access_rows", .json_key = "rows", .section = SEC_ACCESS, .parent = "access", .cols = access_row_cols,
 	.rows = access_rows, .doc = "samples per allocation site, offset and instruction",
+	.text = &access_text, .narrow = "field",
 };
 
 const struct rtable *const report_tables[] = {

@@ -1,6 +1,6 @@
 /*
- * Shared by report-cols.c and report-cols-site.c: shorthand for column
- * definitions, row helpers, and the tables one file gives the other.
+ * Shared by the report-cols*.c files: shorthand for column definitions,
+ * row helpers, and the tables one file gives report-cols.c's list.
  */
 #ifndef KMT_REPORT_COLS_H
 #define KMT_REPORT_COLS_H
@@ -23,6 +23,8 @@ size_t rtable_one(const void *row, const void ***out);
 
 /* report-cols-site.c */
 extern const struct rtable t_callsites, t_lifetimes, t_page_functions, t_outstanding;
+/* report-cols-misuse.c */
+extern const struct rtable t_misuse, t_untraced;
 /* report-cols-stack.c */
 extern const struct rtable t_callsite_stacks;
 /* report-cols-vmalloc.c */

@@ -1,6 +1,8 @@
 /*
- * kmemtrace report as text: one aligned table per section, human units,
- * call sites as symbol+offset from the file's kallsyms.
+ * kmemtrace report as text: the sections' tables (report-cols*.c, or their
+ * text views) laid out by text_table() in human units, call sites as
+ * symbol+offset from the file's kallsyms; the summary a list of items; the
+ * prose around the tables.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -52,11 +54,6 @@ static const char *pct(uint64_t part, uint64_t whole)
 	return out;
 }
 
-static size_t rows(const struct report *r, size_t n)
-{
-	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
-}
-
 /* One line of prose, wrapped with its later lines indented by @indent. */
 static void __attribute__((format(printf, 4, 5)))
 para(const struct report *r, FILE *out, int indent, const char *fmt, ...)
@@ -80,27 +77,6 @@ static const char *nouns(uint64_t v, const char *one, const char *many)
 
 	snprintf(out, 48, "%s %s", num(v), plural((double)v, one, many));
 	return out;
-}
-
-/* The summary's slab lines. */
-static void slab_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
-{
-	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);
-
-	item(r, out, "slab allocations", "%s (%s failed)", num(s->allocs), num(s->failures));
-	item(r, out, "slab frees", "%s of them; %s of objects allocated before the trace%s%s",
-	     num(s->frees), num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
-	     s->partial_allocs ? " or excluded by the recording's filter" : "");
-	item(r, out, "bytes requested", "%s", bytes((double)s->bytes_req));
-	item(r, out, "bytes allocated", "%s", bytes((double)s->bytes_alloc));
-	item(r, out, "bytes freed", "%s (of objects allocated in the trace)", bytes((double)s->bytes_freed));
-	item(r, out, "net", "%s", bytes((double)s->bytes_alloc - (double)s->bytes_freed));
-	item(r, out, "internal fragmentation", "%s (%s of allocated)", bytes((double)waste),
-	     pct(waste, s->bytes_alloc));
-	item(r, out, "cross-CPU frees", "%s (%s of frees)", num(s->cross_cpu_frees),
-	     pct(s->cross_cpu_frees, s->frees));
-	item(r, out, "live at the end", "%s, %s", nouns(s->live_objects, "object", "objects"),
-	     bytes((double)s->live_bytes));
 }
 
 /*
@@ -130,33 +106,168 @@ static void not_recorded(const struct report *r, FILE *out)
 		para(r, out, 25, "                         sections left out:%s", list);
 }
 
-/* The summary's lines on losses, damage and truncation. */
-static void loss_summary(const struct report *r, const struct kmt_summary *s, FILE *out)
+/*
+ * The summary: its items in order, each a line "  label   text" whose text
+ * wraps under itself. An item's text comes from its printer, NULL where it
+ * does not apply; a few items are lines of their own (no label).
+ */
+typedef const char *sum_text(const struct report *r, const struct kmt_summary *s, char *b, size_t n);
+typedef void sum_lines(const struct report *r, const struct kmt_summary *s, FILE *out);
+
+struct sum_item {
+	const char *label;
+	sum_text *text;
+	sum_lines *lines;		/* instead of label and text */
+	unsigned int needs;		/* NEEDS_SLAB, NEEDS_PAGES: left out where the file has none */
+};
+
+static const char *__attribute__((format(printf, 3, 4))) sum(char *b, size_t n, const char *fmt, ...)
 {
-	char lost[1024];
-	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, n, fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+#define FI (kmt_file_info(r->f))
+#define SUM_TEXT(name) static const char *name(const struct report *r, const struct kmt_summary *s, char *b, size_t n)
+
+SUM_TEXT(s_file) { return sum(b, n, "%s (trace.dat v%d, %s)", r->path, FI->version, FI->compression); }
+SUM_TEXT(s_kernel)
+{
+	return !FI->uname ? NULL : sum(b, n, "%s, %s, clock %s", FI->uname,
+				       nouns((uint64_t)FI->cpu_count, "CPU", "CPUs"), FI->clock ? FI->clock : "?");
+}
+/* Times count from the trace's first event; its own time is stated here, once. */
+SUM_TEXT(s_span)
+{
+	return sum(b, n, "%s, from %.6f to %.6f s", dur(kmt_summary_span(s)),
+		   (double)(since(r->t0, s->first_ts)) / 1e9, (double)(since(r->t0, s->last_ts)) / 1e9);
+}
+SUM_TEXT(s_start)
+{
+	return sum(b, n, "%.6f s of the %s clock (times count from it)", (double)r->t0 / 1e9,
+		   FI->clock ? FI->clock : "trace");
+}
+SUM_TEXT(s_events) { return num(s->events); }
+
+static void s_by_kind(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	int k;
+
+	for (k = 1; k < KMT_EV_NR; k++)
+		if (s->by_kind[k])
+			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
+}
+
+static void s_not_recorded(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	not_recorded(r, out);
+}
+
+SUM_TEXT(s_allocs) { return sum(b, n, "%s (%s failed)", num(s->allocs), num(s->failures)); }
+SUM_TEXT(s_frees)
+{
+	return sum(b, n, "%s of them; %s of objects allocated before the trace%s%s", num(s->frees),
+		   num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
+		   s->partial_allocs ? " or excluded by the recording's filter" : "");
+}
+SUM_TEXT(s_req) { return bytes((double)s->bytes_req); }
+SUM_TEXT(s_alloc) { return bytes((double)s->bytes_alloc); }
+SUM_TEXT(s_freed) { return sum(b, n, "%s (of objects allocated in the trace)", bytes((double)s->bytes_freed)); }
+SUM_TEXT(s_net) { return bytes((double)s->bytes_alloc - (double)s->bytes_freed); }
+SUM_TEXT(s_frag)
+{
+	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);
+
+	return sum(b, n, "%s (%s of allocated)", bytes((double)waste), pct(waste, s->bytes_alloc));
+}
+SUM_TEXT(s_cross) { return sum(b, n, "%s (%s of frees)", num(s->cross_cpu_frees), pct(s->cross_cpu_frees, s->frees)); }
+SUM_TEXT(s_live)
+{
+	return sum(b, n, "%s, %s", nouns(s->live_objects, "object", "objects"), bytes((double)s->live_bytes));
+}
+SUM_TEXT(s_salvaged)
+{
+	return !FI->salvaged ? NULL : "the options at the end of the file are lost, so it may be a partial "
+		"recording: a free of a freed address is not a double free; a live object is not a leak";
+}
+SUM_TEXT(s_partial)
+{
+	if (FI->salvaged || !(s->partial_allocs || s->partial_frees))
+		return NULL;
+	return sum(b, n, "only some %s%s%s were recorded (pid or event filters): %s%s%s",
+		   s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
+		   s->partial_frees ? "frees" : "",
+		   s->partial_allocs ? "a free of a freed address is not a double free" : "",
+		   s->partial_allocs && s->partial_frees ? "; " : "",
+		   s->partial_frees ? "a live object is not a leak" : "");
+}
+SUM_TEXT(s_large)
+{
+	return !s->kmalloc_large_merged ? NULL :
+	       sum(b, n, "%s traced twice by the kernel, counted once", num(s->kmalloc_large_merged));
+}
+SUM_TEXT(s_pages)
+{
+	return sum(b, n, "%s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
+		   nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
+		   nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
+}
+SUM_TEXT(s_pcpu)
+{
+	return !(s->pcpu_allocs || s->pcpu_frees) ? NULL :
+	       sum(b, n, "%s (%s), %s", nouns(s->pcpu_allocs, "allocation", "allocations"),
+		   bytes((double)s->pcpu_bytes), nouns(s->pcpu_frees, "free", "frees"));
+}
+SUM_TEXT(s_vmalloc)
+{
+	return !(s->vmap_allocs || s->vmap_frees) ? NULL :
+	       sum(b, n, "%s (%s), %s, %s live at the end (%s)", nouns(s->vmap_allocs, "area", "areas"),
+		   bytes((double)s->vmap_bytes), nouns(s->vmap_frees, "free", "frees"), num(s->vmap_live),
+		   bytes((double)s->vmap_live_bytes));
+}
+
+/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
+SUM_TEXT(s_lost)
+{
+	size_t o = 0;
 	int i;
 
-	/* One figure, as record, info and check give it: the ring buffer's count where the file has it. */
-	n += (size_t)snprintf(lost + n, sizeof(lost) - n, "%s", num(s->lost_events));
-	for (i = 0; i < s->nr_cpus && n < sizeof(lost); i++)
+	if (!s->affected_by_loss)
+		return "0";
+	n = MIN(n, (size_t)1024);	/* as long as the line always was */
+	o += (size_t)snprintf(b + o, n - o, "%s", num(s->lost_events));
+	for (i = 0; i < s->nr_cpus && o < n; i++)
 		if (s->lost_by_cpu[i])
-			n += (size_t)snprintf(lost + n, sizeof(lost) - n, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
-	if (s->lost_gaps && n < sizeof(lost))
-		n += (size_t)snprintf(lost + n, sizeof(lost) - n, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
-	if (s->lost_by_ring && n < sizeof(lost))
-		snprintf(lost + n, sizeof(lost) - n, " (the ring buffer's count)");
-	else if (s->lost_pages_unknown && n < sizeof(lost))
-		snprintf(lost + n, sizeof(lost) - n, " (%s of the gaps had no count: more were lost)",
-			 num(s->lost_pages_unknown));
-	item(r, out, "events lost", "%s", lost);
-	if (s->damaged_gaps)
-		item(r, out, "damaged file", "%s of the data could not be read: the events there are missing "
-		     "(the warnings say which bytes)", nouns(s->damaged_gaps, "part", "parts"));
-	if (s->truncated_cpus)
-		item(r, out, "recording truncated", "on %s, from %.6f s on (e.g. the disk was full): events "
-		     "after that are missing", nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"),
-		     (double)since(s->first_ts, s->truncated_ts) / 1e9);
+			o += (size_t)snprintf(b + o, n - o, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
+	if (s->lost_gaps && o < n)
+		o += (size_t)snprintf(b + o, n - o, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
+	if (s->lost_by_ring && o < n)
+		snprintf(b + o, n - o, " (the ring buffer's count)");
+	else if (s->lost_pages_unknown && o < n)
+		snprintf(b + o, n - o, " (%s of the gaps had no count: more were lost)", num(s->lost_pages_unknown));
+	return b;
+}
+SUM_TEXT(s_damaged)
+{
+	return !s->affected_by_loss || !s->damaged_gaps ? NULL :
+	       sum(b, n, "%s of the data could not be read: the events there are missing (the warnings say "
+		   "which bytes)", nouns(s->damaged_gaps, "part", "parts"));
+}
+SUM_TEXT(s_truncated)
+{
+	return !s->affected_by_loss || !s->truncated_cpus ? NULL :
+	       sum(b, n, "on %s, from %.6f s on (e.g. the disk was full): events after that are missing",
+		   nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"), (double)since(s->first_ts, s->truncated_ts) / 1e9);
+}
+
+static void s_affected(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	if (!s->affected_by_loss)
+		return;
 	para(r, out, 2, "  RESULTS ARE AFFECTED BY %s: %s and %s are uncertain (a free or allocation may "
 	     "be in a gap); they are counted apart, never reported as leaks or misuse.%s",
 	     s->truncated_cpus || s->damaged_gaps ? "MISSING EVENTS" : "LOST EVENTS",
@@ -164,60 +275,41 @@ static void loss_summary(const struct report *r, const struct kmt_summary *s, FI
 	     nouns(s->uncertain_misuse, "misuse finding", "misuse findings"),
 	     s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }
+#undef SUM_TEXT
+#undef FI
+
+static const struct sum_item sum_items[] = {
+	{ "file", s_file }, { "kernel", s_kernel }, { "trace span", s_span }, { "trace start", s_start },
+	{ "events", s_events }, { .lines = s_by_kind }, { .lines = s_not_recorded },
+	{ "slab allocations", s_allocs, .needs = NEEDS_SLAB }, { "slab frees", s_frees, .needs = NEEDS_SLAB },
+	{ "bytes requested", s_req, .needs = NEEDS_SLAB }, { "bytes allocated", s_alloc, .needs = NEEDS_SLAB },
+	{ "bytes freed", s_freed, .needs = NEEDS_SLAB }, { "net", s_net, .needs = NEEDS_SLAB },
+	{ "internal fragmentation", s_frag, .needs = NEEDS_SLAB },
+	{ "cross-CPU frees", s_cross, .needs = NEEDS_SLAB }, { "live at the end", s_live, .needs = NEEDS_SLAB },
+	{ "settings unknown", s_salvaged, .needs = NEEDS_SLAB },
+	{ "partial recording", s_partial, .needs = NEEDS_SLAB },
+	{ "large kmallocs", s_large }, { "pages", s_pages, .needs = NEEDS_PAGES }, { "per-CPU", s_pcpu },
+	{ "vmalloc", s_vmalloc }, { "events lost", s_lost }, { "damaged file", s_damaged },
+	{ "recording truncated", s_truncated }, { .lines = s_affected },
+	{ NULL },
+};
 
 void text_summary(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
-	const struct kmt_file_info *fi = kmt_file_info(r->f);
-	int k;
+	const struct sum_item *it;
+	char buf[2048];
+	const char *txt;
 
 	fprintf(out, "SUMMARY\n");
-	item(r, out, "file", "%s (trace.dat v%d, %s)", r->path, fi->version, fi->compression);
-	if (fi->uname)
-		item(r, out, "kernel", "%s, %s, clock %s", fi->uname, nouns((uint64_t)fi->cpu_count, "CPU", "CPUs"),
-		     fi->clock ? fi->clock : "?");
-	/* Times count from the trace's first event; its own time is stated here, once. */
-	item(r, out, "trace span", "%s, from %.6f to %.6f s", dur(kmt_summary_span(s)),
-	     (double)(since(r->t0, s->first_ts)) / 1e9, (double)(since(r->t0, s->last_ts)) / 1e9);
-	item(r, out, "trace start", "%.6f s of the %s clock (times count from it)",
-	     (double)r->t0 / 1e9, fi->clock ? fi->clock : "trace");
-	item(r, out, "events", "%s", num(s->events));
-	for (k = 1; k < KMT_EV_NR; k++)
-		if (s->by_kind[k])
-			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
-	not_recorded(r, out);
-	if (!r->no_slab)
-		slab_summary(r, s, out);
-	if (!r->no_slab && fi->salvaged)
-		item(r, out, "settings unknown", "%s", "the options at the end of the file are lost, so it may be "
-		     "a partial recording: a free of a freed address is not a double free; a live object is "
-		     "not a leak");
-	else if (!r->no_slab && (s->partial_allocs || s->partial_frees))
-		item(r, out, "partial recording", "only some %s%s%s were recorded (pid or event filters): %s%s%s",
-		     s->partial_allocs ? "allocations" : "", s->partial_allocs && s->partial_frees ? " and " : "",
-		     s->partial_frees ? "frees" : "",
-		     s->partial_allocs ? "a free of a freed address is not a double free" : "",
-		     s->partial_allocs && s->partial_frees ? "; " : "",
-		     s->partial_frees ? "a live object is not a leak" : "");
-	if (s->kmalloc_large_merged)
-		item(r, out, "large kmallocs", "%s traced twice by the kernel, counted once",
-		     num(s->kmalloc_large_merged));
-	if (!r->no_pages)
-		item(r, out, "pages", "%s (%s), %s (%s), %s failed",
-		     nouns(s->page_allocs, "allocation", "allocations"), nouns(s->pages_allocated, "page", "pages"),
-		     nouns(s->page_frees, "free", "frees"), nouns(s->pages_freed, "page", "pages"),
-		     num(s->page_failures));
-	if (s->pcpu_allocs || s->pcpu_frees)
-		item(r, out, "per-CPU", "%s (%s), %s", nouns(s->pcpu_allocs, "allocation", "allocations"),
-		     bytes((double)s->pcpu_bytes), nouns(s->pcpu_frees, "free", "frees"));
-	if (s->vmap_allocs || s->vmap_frees)
-		item(r, out, "vmalloc", "%s (%s), %s, %s live at the end (%s)",
-		     nouns(s->vmap_allocs, "area", "areas"), bytes((double)s->vmap_bytes),
-		     nouns(s->vmap_frees, "free", "frees"), num(s->vmap_live), bytes((double)s->vmap_live_bytes));
-	if (!s->affected_by_loss)
-		item(r, out, "events lost", "%s", "0");
-	else
-		loss_summary(r, s, out);
+	for (it = sum_items; it->label || it->lines; it++) {
+		if ((it->needs & NEEDS_SLAB && r->no_slab) || (it->needs & NEEDS_PAGES && r->no_pages))
+			continue;
+		if (it->lines)
+			it->lines(r, s, out);
+		else if ((txt = it->text(r, s, buf, sizeof(buf))))
+			item(r, out, it->label, "%s", txt);
+	}
 }
 
 /* The -s keys say a column matters: it is never left out to fit. */
@@ -231,7 +323,10 @@ static bool sorted_by(const struct report *r, const struct rcol *c)
 	return false;
 }
 
-/* Where @c is in @t's list of columns left out to fit (1: first), 0 if it is not. */
+/*
+ * Where @c is in @t's list of columns left out to fit (1: first), 0 if it
+ * is not: names apart by spaces are ranks, names joined by commas share one.
+ */
 static int drop_rank(const struct report *r, const struct rtable *t, const struct rcol *c)
 {
 	const char *p = t->narrow;
@@ -240,11 +335,12 @@ static int drop_rank(const struct report *r, const struct rtable *t, const struc
 
 	if (!p || sorted_by(r, c))
 		return 0;
-	for (; *p; rank++) {
-		if (!strncmp(p, c->name, n) && (p[n] == ' ' || !p[n]))
+	while (*p) {
+		if (!strncmp(p, c->name, n) && (!p[n] || p[n] == ' ' || p[n] == ','))
 			return rank;
-		p += strcspn(p, " ");
-		p += strspn(p, " ");
+		p += strcspn(p, " ,");
+		rank += *p == ' ';
+		p += strspn(p, " ,");
 	}
 	return 0;
 }
@@ -255,6 +351,8 @@ static const char *cell(const struct report *r, const struct rcol *c, const void
 	struct rval v;
 	const char *txt;
 
+	if (c->text)
+		return c->text(r, c, row, buf, len);
 	rcol_value(r, c, row, &v, buf, len);
 	txt = rval_text(c, &v, buf, len);
 	if (c->type == RT_U64 && !v.u && (c->flags & (RC_DASH0 | RC_BLANK0)))
@@ -270,55 +368,133 @@ void report_fit(const struct report *r, struct term_col *c, int n, int indent)
 		*r->fitted |= gave;
 }
 
+void text_more(FILE *out, size_t left)
+{
+	if (left)
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(left), plural((double)left, "row", "rows"));
+}
+
 #define MAX_COLS 32
 
-void text_table(const struct report *r, const struct rtable *t, FILE *out)
-{
-	const void **rows = NULL;
-	size_t n = rtable_rows(r, t, &rows), i, k, lim = r->top ? (size_t)r->top : n;
-	const struct rcol *cols[MAX_COLS], *c;
+/* A text table's columns: the titled ones of @t, or of its text view. */
+struct tcols {
+	const struct rcol *c[MAX_COLS];
 	struct term_col tc[MAX_COLS];
-	const struct rtable *sub = NULL;
+	bool used[MAX_COLS];		/* RC_HIDE0: not 0 in some row shown */
+	int n;
+};
+
+static void tcols_init(const struct report *r, const struct rtable *t, struct tcols *k)
+{
+	const struct rcol *c;
+
+	k->n = 0;
+	for (c = t->text ? t->text->cols : t->cols; c->name && k->n < MAX_COLS; c++)
+		if (c->title) {
+			k->c[k->n] = c;
+			k->used[k->n] = false;
+			k->tc[k->n++] = (struct term_col){ .title = c->title, .width = c->width,
+							   .drop = drop_rank(r, t, c), .name = c->flags & RC_NAME,
+							   .longest = term_cols(c->title) };
+		}
+}
+
+/* What @row needs of the layout: its widest cells, and whether it is 0 where 0 hides. */
+static void tcols_measure(const struct report *r, struct tcols *k, const void *row)
+{
 	char buf[512];
-	int j, nc = 0;
+	struct rval v;
+	int j;
+
+	for (j = 0; j < k->n; j++) {
+		if (k->tc[j].width < 0 && !(k->c[j]->flags & RC_FIT_TITLE))
+			k->tc[j].longest = MAX(k->tc[j].longest, term_cols(cell(r, k->c[j], row, buf, sizeof(buf))));
+		if (k->c[j]->flags & RC_HIDE0) {
+			rcol_value(r, k->c[j], row, &v, buf, sizeof(buf));
+			k->used[j] |= v.u != 0;
+		}
+	}
+}
+
+/* The columns 0 in every row shown (RC_HIDE0) left out. */
+static void tcols_drop_unused(struct tcols *k)
+{
+	int j, m = 0;
+
+	for (j = 0; j < k->n; j++)
+		if (!(k->c[j]->flags & RC_HIDE0) || k->used[j]) {
+			k->c[m] = k->c[j];
+			k->tc[m++] = k->tc[j];
+		}
+	k->n = m;
+}
+
+static bool text_shows(const struct report *r, const struct rtable *t, const void *row)
+{
+	return !t->text_keep || t->text_keep(r, row);
+}
+
+/* One row; cells of the groups it repeats of the row above (@level) blank. */
+static void text_row(const struct report *r, const struct tcols *k, const void *row, int level, FILE *out)
+{
+	char buf[512];
+	int j;
+
+	fputc(' ', out);
+	for (j = 0; j < k->n; j++)
+		if (k->tc[j].shown)
+			term_cell(out, &k->tc[j], k->c[j]->group && level >= k->c[j]->group ? "" :
+				  cell(r, k->c[j], row, buf, sizeof(buf)));
+	fputc('\n', out);
+}
+
+size_t text_table(const struct report *r, const struct rtable *t, FILE *out)
+{
+	const struct rtext *x = t->text;
+	const void **rows = NULL, *prev = NULL;
+	size_t n = x && x->rows ? x->rows(r, &rows) : rtable_rows(r, t, &rows), i, k, left = 0;
+	/* A matrix (whole) shows every row, whatever -n. */
+	size_t lim = r->top && !(x && x->whole) ? (size_t)r->top : n;
+	const struct rtable *sub = NULL;
+	struct tcols tc;
+	int j;
 
 	for (j = 0; report_tables[j]; j++)
 		if (report_tables[j]->text_after && !strcmp(report_tables[j]->parent, t->name))
 			sub = report_tables[j];
-	for (c = t->cols; c->name && nc < MAX_COLS; c++)
-		if (c->title) {
-			cols[nc] = c;
-			tc[nc++] = (struct term_col){ .title = c->title, .width = c->width,
-						      .drop = drop_rank(r, t, c), .longest = term_cols(c->title) };
+	tcols_init(r, t, &tc);
+	for (i = 0, k = 0; i < n && k < lim; i++)
+		if (text_shows(r, t, rows[i])) {
+			k++;
+			tcols_measure(r, &tc, rows[i]);
 		}
-	/* The widest names first, for the layout. */
-	for (i = 0, k = 0; i < n && k < lim; i++) {
-		if (t->text_keep && !t->text_keep(r, rows[i]))
-			continue;
-		k++;
-		for (j = 0; j < nc; j++)
-			if (tc[j].width < 0)
-				tc[j].longest = MAX(tc[j].longest,
-						    term_cols(cell(r, cols[j], rows[i], buf, sizeof(buf))));
-	}
-	report_fit(r, tc, nc, 1);
-	fputc(' ', out);
-	for (j = 0; j < nc; j++)
-		term_cell(out, &tc[j], tc[j].title);
-	fputc('\n', out);
-	for (i = 0, k = 0; i < n && k < lim; i++) {
-		if (t->text_keep && !t->text_keep(r, rows[i]))
-			continue;
-		k++;
+	tcols_drop_unused(&tc);
+	if (x && x->whole)
+		term_fit(tc.tc, tc.n, 0, r->wide, 1);
+	else
+		report_fit(r, tc.tc, tc.n, 1);
+	if (!k && x && x->empty) {
+		fprintf(out, "%s\n", x->empty);
+	} else {
 		fputc(' ', out);
-		for (j = 0; j < nc; j++)
-			if (tc[j].shown)
-				term_cell(out, &tc[j], cell(r, cols[j], rows[i], buf, sizeof(buf)));
+		for (j = 0; j < tc.n; j++)
+			term_cell(out, &tc.tc[j], tc.tc[j].title);
 		fputc('\n', out);
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (!text_shows(r, t, rows[i]))
+			continue;
+		if (k++ >= lim) {
+			left++;
+			continue;
+		}
+		text_row(r, &tc, rows[i], x && x->group && prev ? x->group(r, rows[i], prev) : 0, out);
+		prev = rows[i];
 		if (sub)
 			sub->text_after(r, rows[i], out);
 	}
 	free(rows);
+	return left;
 }
 
 void text_callsites(const struct report *r, FILE *out)
@@ -383,37 +559,15 @@ void text_processes(const struct report *r, FILE *out)
 
 void text_pages(const struct report *r, FILE *out)
 {
-	static const char *const mt[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic",
-					  "CMA", "Isolate", "6", "7", "?" };
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n;
-	int o, t, used[KMT_MIGRATE_TYPES + 1] = { 0 };
 
 	fprintf(out, "\nPAGES\n");
 	para(r, out, 2, "  %s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
 	     nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
 	     nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
-	for (o = 0; o <= KMT_MAX_ORDER; o++)
-		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-			used[t] |= s->order_mt[o][t] != 0;
-	fprintf(out, "\n  %-6s", "order");
-	for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-		if (used[t])
-			fprintf(out, " %12s", mt[t]);
 	fputc('\n', out);
-	for (o = 0; o <= KMT_MAX_ORDER; o++) {
-		uint64_t row = 0;
-
-		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-			row += s->order_mt[o][t];
-		if (!row)
-			continue;
-		fprintf(out, "  %-6d", o);
-		for (t = 0; t <= KMT_MIGRATE_TYPES; t++)
-			if (used[t])
-				fprintf(out, " %12s", num(s->order_mt[o][t]));
-		fputc('\n', out);
-	}
+	text_table(r, rtable_find("page_orders"), out);
 	fputc('\n', out);
 	text_table(r, rtable_find("gfp"), out);
 	kmt_model_page_sites(r->m, &n);
@@ -464,58 +618,10 @@ void text_vmalloc(const struct report *r, FILE *out)
 
 void text_lifetimes(const struct report *r, FILE *out)
 {
-	/* Columns end on powers of two, so each log2 bucket falls in one. */
-	static const int bound_log2[8] = { 10, 14, 17, 20, 24, 27, 30, 34 };
-	static const char *const dec[] = { "<1.0us", "<16us", "<131us", "<1.0ms", "<17ms", "<134ms",
-					   "<1.1s", "<17s", ">=17s" };
-	/* In a narrow width the histogram goes first, whole, then p90 and max. */
-	struct term_col tc[14] = {
-		{ "call site", -36 }, { "freed", 8 }, { "~median", 9 }, { "~p90", 9, 2 }, { "max", 9, 2 },
-	};
-	const void **p = NULL;
-	size_t n = rtable_rows(r, rtable_find("lifetimes"), &p), i;
-	char name[256];
-	int d;
-
 	fprintf(out, "\n");
 	para(r, out, 0, "LIFETIMES (allocation to free, objects freed in the trace; median and p90 "
 	     "estimated from log2 buckets, exact within a factor of two)");
-	for (d = 0; d < 9; d++)
-		tc[5 + d] = (struct term_col){ dec[d], 7, 1 };
-	for (d = 0; d < 14; d++)
-		tc[d].longest = term_cols(tc[d].title);
-	for (i = 0; i < rows(r, n); i++)
-		tc[0].longest = MAX(tc[0].longest,
-				    term_cols(site_name(r, ((const struct kmt_site *)p[i])->addr, name, sizeof(name))));
-	report_fit(r, tc, 14, 1);
-	fputc(' ', out);
-	for (d = 0; d < 14; d++)
-		term_cell(out, &tc[d], tc[d].title);
-	fputc('\n', out);
-	for (i = 0; i < rows(r, n); i++) {
-		const struct kmt_site *s = p[i];
-		uint64_t bins[9] = { 0 };
-		int b;
-
-		for (b = 0; b < KMT_LIFE_BUCKETS; b++) {
-			int di = 0;
-
-			/* Bucket b holds [2^(b-1), 2^b) ns. */
-			while (di < 8 && b > bound_log2[di])
-				di++;
-			bins[di] += s->life[b];
-		}
-		fputc(' ', out);
-		term_cell(out, &tc[0], site_name(r, s->addr, name, sizeof(name)));
-		term_cell(out, &tc[1], num(s->frees));
-		term_cell(out, &tc[2], dur(life_quantile(s->life, 0.5, s->life_min, s->life_max)));
-		term_cell(out, &tc[3], dur(life_quantile(s->life, 0.9, s->life_min, s->life_max)));
-		term_cell(out, &tc[4], dur(s->life_max));
-		for (d = 0; d < 9; d++)
-			term_cell(out, &tc[5 + d], bins[d] ? num(bins[d]) : ".");
-		fputc('\n', out);
-	}
-	free(p);
+	text_table(r, rtable_find("lifetimes"), out);
 }
 
 void text_outstanding(const struct report *r, FILE *out)
@@ -546,54 +652,13 @@ void text_misuse(const struct report *r, FILE *out)
 	const struct kmt_summary *s = kmt_model_summary(r->m);
 	size_t n, i;
 	const struct kmt_misuse *v = kmt_model_misuse(r->m, &n);
-	char a[256], b[256], when[320];
 	uint64_t by[3] = { 0 };
-	/* In a narrow width: first when and why, then where it came from, the severity, the cache. */
-	struct term_col tc[] = {
-		{ "kind", -22 }, { "", -7, 3 }, { "count", 8 }, { "at", -32, .name = true },
-		{ "cache", -18, 4 }, { "first: allocated at", -32, 2 }, { "s, pid", -1, 1 },
-	};
-	int k, nc = (int)(sizeof(tc) / sizeof(tc[0]));
 
 	for (i = 0; i < n; i++)
 		by[kmt_misuse_severity(v[i].kind)] += v[i].count;
 	fprintf(out, "\nMISUSE (%s, %s info)\n", nouns(by[KMT_SEV_ERROR], "error", "errors"),
 		num(by[KMT_SEV_INFO]));
-	for (k = 0; k < nc; k++)
-		tc[k].longest = term_cols(tc[k].title);
-	for (i = 0; i < rows(r, n); i++) {
-		tc[3].longest = MAX(tc[3].longest, term_cols(site_name(r, v[i].site, a, sizeof(a))));
-		tc[4].longest = MAX(tc[4].longest, term_cols(cache_name(r, v[i].cache)));
-		tc[5].longest = MAX(tc[5].longest, v[i].alloc_site ?
-				    term_cols(site_name(r, v[i].alloc_site, b, sizeof(b))) : 16);
-	}
-	report_fit(r, tc, nc, 1);
-	if (!n) {
-		fprintf(out, "  none\n");
-	} else {
-		fputc(' ', out);
-		for (k = 0; k < nc; k++)
-			term_cell(out, &tc[k], tc[k].title);
-		fputc('\n', out);
-	}
-	/* Grouped by kind, call site and cache; errors first, then by count. */
-	for (i = 0; i < rows(r, n); i++) {
-		snprintf(when, sizeof(when), "%.6f %d%s%s", (double)(since(r->t0, v[i].first_ts)) / 1e9,
-			 v[i].first_pid, *v[i].detail ? "  " : "", v[i].detail);
-		fputc(' ', out);
-		term_cell(out, &tc[0], kmt_misuse_name(v[i].kind));
-		term_cell(out, &tc[1], kmt_severity_name(kmt_misuse_severity(v[i].kind)));
-		term_cell(out, &tc[2], num(v[i].count));
-		term_cell(out, &tc[3], site_name(r, v[i].site, a, sizeof(a)));
-		term_cell(out, &tc[4], cache_name(r, v[i].cache));
-		term_cell(out, &tc[5], v[i].alloc_site ? site_name(r, v[i].alloc_site, b, sizeof(b)) :
-			  "before the trace");
-		term_cell(out, &tc[6], when);
-		fputc('\n', out);
-	}
-	if (rows(r, n) < n)
-		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
-			plural((double)(n - rows(r, n)), "row", "rows"));
+	text_more(out, text_table(r, rtable_find("misuse"), out));
 	if (s->uncertain_misuse)
 		para(r, out, 2, "  %s more %s uncertain (events were lost in between) and not counted",
 		     nouns(s->uncertain_misuse, "finding", "findings"),
@@ -612,15 +677,7 @@ void text_misuse(const struct report *r, FILE *out)
 void text_access(const struct report *r, FILE *out)
 {
 	const struct kmt_summary *s = kmt_model_summary(r->m);
-	size_t n, i;
-	const struct kmt_access_stat *v = kmt_model_access(r->m, &n);
-	char group[256], prev[256] = "", ip[256], at[260], fn[200];
-	uint32_t prev_off = UINT32_MAX;
-	struct term_col tc[] = {
-		{ "object (allocated in, cache)", -36 }, { "offset", 7 }, { "field", -20, 1 },
-		{ "writes", 9 }, { "reads", 9 }, { " instruction after the access", -1 },
-	};
-	int k, nc = (int)(sizeof(tc) / sizeof(tc[0]));
+	size_t n;
 
 	if (r->all_sections && !s->access_hits)
 		return;		/* no watchpoint samples: not a section of every report */
@@ -630,45 +687,11 @@ void text_access(const struct report *r, FILE *out)
 	     "address then; %s lost)", nouns(s->access_writes, "write", "writes"),
 	     nouns(s->access_reads, "read", "reads"), nouns(s->access_objects, "object", "objects"),
 	     num(s->access_dropped), num(s->access_lost));
-	if (!n) {
+	if (kmt_model_access(r->m, &n), !n) {
 		fprintf(out, "  none (record them with kmemtrace watch)\n");
 		return;
 	}
-	for (k = 0; k < nc; k++)
-		tc[k].longest = term_cols(tc[k].title);
-	for (i = 0; i < rows(r, n); i++) {
-		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
-			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
-		tc[0].longest = MAX(tc[0].longest, term_cols(group));
-		tc[2].longest = MAX(tc[2].longest, term_cols(v[i].field));
-		tc[5].longest = MAX(tc[5].longest, 1 + term_cols(site_name(r, v[i].ip, ip, sizeof(ip))));
-	}
-	report_fit(r, tc, nc, 1);
-	fputc(' ', out);
-	for (k = 0; k < nc; k++)
-		term_cell(out, &tc[k], tc[k].title);
-	fputc('\n', out);
-	for (i = 0; i < rows(r, n); i++) {
-		bool same;
-
-		snprintf(group, sizeof(group), "%s (%s)", site_function(r, v[i].site, fn, sizeof(fn)),
-			 v[i].cache != UINT32_MAX ? cache_name(r, v[i].cache) : "?");
-		same = !strcmp(group, prev);
-		snprintf(at, sizeof(at), " %s", site_name(r, v[i].ip, ip, sizeof(ip)));
-		fputc(' ', out);
-		term_cell(out, &tc[0], same ? "" : group);
-		term_cell(out, &tc[1], same && v[i].offset == prev_off ? "" : num(v[i].offset));
-		term_cell(out, &tc[2], same && v[i].offset == prev_off ? "" : v[i].field);
-		term_cell(out, &tc[3], num(v[i].writes));
-		term_cell(out, &tc[4], num(v[i].reads));
-		term_cell(out, &tc[5], at);
-		fputc('\n', out);
-		snprintf(prev, sizeof(prev), "%s", group);
-		prev_off = v[i].offset;
-	}
-	if (rows(r, n) < n)
-		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(n - rows(r, n)),
-			plural((double)(n - rows(r, n)), "row", "rows"));
+	text_more(out, text_table(r, rtable_find("access_rows"), out));
 }
 
 void report_text(const struct report *r, FILE *out)

@@ -168,6 +168,15 @@ struct rcol {
 	const char *doc;
 	size_t off;			/* a uint64_t field of the row, if get is NULL */
 	void (*get)(const struct report *r, const void *row, struct rval *v, char *buf, size_t len);
+	/*
+	 * Text: the cell, where it is not the value in human units (perf's
+	 * se_snprintf): "before the trace", one bucket range of a histogram,
+	 * two values in one cell. Into @buf, or a constant.
+	 */
+	const char *(*text)(const struct report *r, const struct rcol *c, const void *row, char *buf,
+			    size_t len);
+	int arg;			/* the text hook's: which bucket range, ... */
+	int group;			/* text: blank where the row repeats this level of the one above */
 	unsigned int flags;		/* RC_* */
 };
 
@@ -175,6 +184,31 @@ struct rcol {
 #define RC_BLANK0 2u			/* text: nothing for 0 */
 #define RC_CSV_BUCKETS 4u		/* CSV: a histogram as one column per bucket */
 #define RC_CSV_ONLY 8u			/* in CSV, not JSON (a string JSON has as an array) */
+#define RC_NAME 16u			/* text: the name column (term_col.name), not the first left-aligned */
+#define RC_FIT_TITLE 32u		/* text: laid out by its title's width, its cells not measured */
+#define RC_HIDE0 64u			/* text: left out where it is 0 in every row shown */
+
+/*
+ * A table's text view, where the text is not the titled columns of its
+ * rows: columns of the text's own, with getters or text hooks of their own
+ * (a histogram's bucket ranges, "function (cache)"), which JSON, CSV, the
+ * page, diff and --columns never see.
+ */
+struct rtext {
+	const struct rcol *cols;	/* every one titled; ends with a NULL name */
+	/*
+	 * The text's rows in their order, where they are not rtable_rows()
+	 * (a pivot; the model's order whatever -s says): a malloc'd array.
+	 */
+	size_t (*rows)(const struct report *r, const void ***out);
+	/*
+	 * How many levels of grouping @row repeats of the row above it, @prev
+	 * (rcol.group: 1 the outermost); NULL: none.
+	 */
+	int (*group)(const struct report *r, const void *row, const void *prev);
+	const char *empty;		/* no rows: this line instead of the header (still laid out) */
+	bool whole;			/* at the usual widths whatever the width (a matrix: none may go) */
+};
 
 struct rtable {
 	const char *name;		/* --csv name, and JSON key unless json_key says */
@@ -198,9 +232,12 @@ struct rtable {
 	bool json_only, csv_only;	/* shown in one of the machine formats only */
 	/*
 	 * Text in a narrow terminal: the titled columns that may be left
-	 * out, by name, the first first (never the -s key's).
+	 * out, by name, the first first (never the -s key's); names joined
+	 * by commas go together, and a name may be several columns' (a
+	 * histogram's ranges).
 	 */
 	const char *narrow;
+	const struct rtext *text;	/* the text's own view, or NULL: the titled columns */
 };
 
 extern const struct rtable *const report_tables[];	/* NULL-terminated */
@@ -228,8 +265,13 @@ const char *report_sort_keys(char *buf, size_t len);
 const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, size_t len);
 /* An RT_NAMES value as one string, names separated by spaces, into @buf. */
 const char *rval_names(const struct rval *v, char *buf, size_t len);
-/* A text table of @t's titled columns: header and up to -n rows (report-text.c). */
-void text_table(const struct report *r, const struct rtable *t, FILE *out);
+/*
+ * A text table of @t's titled columns (or its text view): header and up to
+ * -n rows (report-text.c). Returns how many rows -n left out.
+ */
+size_t text_table(const struct report *r, const struct rtable *t, FILE *out);
+/* The line under a table -n cut, "  (12 more rows; -n 0 shows all)"; nothing if @left is 0. */
+void text_more(FILE *out, size_t left);
 /* term_fit() in the report's width, noting in r->fitted what had to give. */
 void report_fit(const struct report *r, struct term_col *c, int n, int indent);
 
