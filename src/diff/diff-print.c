@@ -204,9 +204,7 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 		}
 		fputc('\n', out);
 	}
-	if (n < t->n)
-		fprintf(out, "  (%s more %s; -n 0 shows all)\n", fmt_count((double)(t->n - n), false, b[0], 48),
-			plural((double)(t->n - n), "row", "rows"));
+	text_more(out, t->n - n);
 }
 
 void diff_text(const struct diff *d, FILE *out)
