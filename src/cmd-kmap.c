@@ -257,12 +257,15 @@ static void print_text(struct kmap *k, const struct kmt_object *o, const struct 
 	char ip[256];
 	size_t i, j;
 
+	/* A field at a time: the stream locked once for the line, not per call. */
+	flockfile(k->out);
 	for (i = 0; i < k->nr_cols; i++) {
 		if (i)
 			fputc(',', k->out);
 		text_field(k, k->cols[i], o);
 	}
 	fputc('\n', k->out);
+	funlockfile(k->out);
 	/* One line per instruction and task: offsets added up, first seen first. */
 	for (i = 0; h && i < h->n; i++) {
 		uint64_t r = h->v[i].reads, w = h->v[i].writes;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "report/report.h"
 #include "objcols.h"
 
 #define F(field) .off = offsetof(struct kmt_object, field), .size = sizeof(((struct kmt_object *)0)->field)

@@ -18,7 +18,7 @@
 
 #include <kmemtrace/model.h>
 
-#include "report/report.h"
+struct report;
 
 /*
  * What a column holds, and so how each format writes it: text and JSON
