@@ -103,7 +103,7 @@ static size_t object_schema(char *buf, size_t len, size_t o)
 	bool first = true;
 	int left;
 
-#define CAT(...) (o += (size_t)snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__))
+#define CAT(...) (o += (size_t)snprintf(buf + MIN(o, len), len - MIN(o, len), __VA_ARGS__))
 #define BR(c, f) ((c)->flags & (f) ? "\n  " : " ")
 	CAT("CREATE TABLE object_rows (\n  id INTEGER PRIMARY KEY,");
 	for (c = objcols; c->name; c++) {
