@@ -487,6 +487,8 @@ static int begin(struct export *x)
 	s->b[0]->n = 0;
 	for (c = objcols; c->name; c++)
 		s->cols += !!c->sql.name;
+	if (s->cols > COLS)
+		return error("object_rows has %d columns, a row room for %d", s->cols, COLS);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	/*

@@ -38,7 +38,10 @@ enum objcol_type {
 	OT_STACK,		/* the callers; SQL: an id into stacks */
 };
 
-/* When a column holds a value (else JSON and SQL write null, text 0 or nothing). */
+/*
+ * When a column holds a value; else JSON and SQL write null, and kmap's
+ * line (which has no null) a number as it is (0, -1) or an empty string.
+ */
 enum objcol_when {
 	W_ALWAYS,
 	W_KNOWN,		/* the field says so: an address not 0, a name, a pid or CPU >= 0, a stack */
