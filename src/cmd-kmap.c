@@ -17,6 +17,7 @@
 #include "util/json.h"
 #include "util/opt.h"
 #include "report/report.h"
+#include "export/objcols.h"
 
 enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_RAWIP, O_HASH, O_JSON };
 
@@ -49,7 +50,7 @@ const struct cmd_help kmap_help = {
 	.about =
 	"One record per object the trace saw allocated (default file kmemtrace.dat), in\n"
 	"Memorizer's KMAP format:\n"
-	"  alloc_ip,pid,obj_va_ptr,size,alloc_time,free_time,free_ip,comm,cache\n"
+	"  " OBJCOLS_KMAP "\n"
 	"and, when the file holds watchpoint samples (kmemtrace watch), under it one\n"
 	"line per accessing instruction and task:\n"
 	"    access_ip,access_pid,write_count,read_count\n"
@@ -89,6 +90,8 @@ struct kmap {
 	bool callsite_seen;		/* --callsite: some object came from there */
 	FILE *out;
 	struct js js;			/* --json: an array, an object a line */
+	const struct objcol *cols[OBJCOLS_MAX];	/* the line's fields, or --json's keys */
+	size_t nr_cols;
 };
 
 static uint64_t objkey(uint64_t ptr, uint64_t ts)
@@ -222,31 +225,47 @@ static void csv_min(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static const char *obj_str(const struct kmap *k, const struct kmt_object *o, char *buf, size_t len)
+/*
+ * One field of the line: a number as it is (a time not in the trace is
+ * 0, an unknown pid -1), a name quoted if need be, any other string
+ * empty when unknown.
+ */
+static void text_field(struct kmap *k, const struct objcol *c, const struct kmt_object *o)
 {
-	char a[40];
+	struct objval v;
+	char buf[256];
+	bool has = objcol_value(c, o, *k->t0, &v);
 
-	if (o->kind == KMT_EV_PAGE_ALLOC) {
-		snprintf(buf, len, "pfn:%s", addr_str(&k->names, o->ptr, a, sizeof(a)));
-		return buf;
+	switch (c->type) {
+	case OT_I64:
+		fprintf(k->out, "%" PRId64, v.i);
+		break;
+	case OT_U64: case OT_TIME: case OT_BOOL: case OT_STACK:
+		fprintf(k->out, "%" PRIu64, v.u);
+		break;
+	case OT_NAME:
+		csv_min(k->out, v.s);
+		break;
+	default:
+		if (has)
+			fputs(objcol_str(c, o, &v, &k->names, buf, sizeof(buf)), k->out);
 	}
-	return addr_str(&k->names, o->ptr, buf, len);
 }
 
 static void print_text(struct kmap *k, const struct kmt_object *o, const struct hits *h)
 {
-	char ip[256], fip[256], obj[64];
+	char ip[256];
 	size_t i, j;
 
-	fprintf(k->out, "%s,%d,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,",
-		o->alloc_site ? site_name(&k->names, o->alloc_site, ip, sizeof(ip)) : "",
-		o->alloc_pid, obj_str(k, o, obj, sizeof(obj)), o->bytes_alloc,
-		o->alloc_ts ? since(*k->t0, o->alloc_ts) : 0, o->free_ts ? since(*k->t0, o->free_ts) : 0,
-		o->free_ts && o->free_site ? site_name(&k->names, o->free_site, fip, sizeof(fip)) : "");
-	csv_min(k->out, o->comm ? o->comm : "");
-	fputc(',', k->out);
-	csv_min(k->out, o->cache ? o->cache : "");
+	/* A field at a time: the stream locked once for the line, not per call. */
+	flockfile(k->out);
+	for (i = 0; i < k->nr_cols; i++) {
+		if (i)
+			fputc(',', k->out);
+		text_field(k, k->cols[i], o);
+	}
 	fputc('\n', k->out);
+	funlockfile(k->out);
 	/* One line per instruction and task: offsets added up, first seen first. */
 	for (i = 0; h && i < h->n; i++) {
 		uint64_t r = h->v[i].reads, w = h->v[i].writes;
@@ -278,46 +297,39 @@ static void json_site(struct kmap *k, const char *key, uint64_t addr, bool funct
 						site_name(&k->names, addr, buf, sizeof(buf)));
 }
 
+/* One key: null when unknown (unless the column says otherwise). */
+static void json_field(struct kmap *k, const struct objcol *c, const struct kmt_object *o)
+{
+	struct objval v;
+	char buf[256];
+
+	if (!objcol_value(c, o, *k->t0, &v) && !(c->flags & OBJCOL_NO_NULL)) {
+		js_null(&k->js, c->name);
+		return;
+	}
+	switch (c->type) {
+	case OT_I64:
+		js_i64(&k->js, c->name, v.i);
+		break;
+	case OT_U64: case OT_TIME: case OT_STACK:
+		js_u64(&k->js, c->name, v.u);
+		break;
+	case OT_BOOL:
+		js_bool(&k->js, c->name, v.u);
+		break;
+	default:
+		js_str(&k->js, c->name, objcol_str(c, o, &v, &k->names, buf, sizeof(buf)));
+	}
+}
+
 static void print_json(struct kmap *k, const struct kmt_object *o, const struct hits *h)
 {
 	struct js *j = &k->js;
-	char buf[256];
 	size_t i;
 
 	js_open(j, NULL, '{');
-	json_site(k, "alloc_ip", o->alloc_site, false);
-	json_site(k, "function", o->alloc_site, true);
-	js_i64(j, "pid", o->alloc_pid);
-	js_str(j, "comm", o->comm ? o->comm : "");
-	js_str(j, "ptr", obj_str(k, o, buf, sizeof(buf)));
-	js_str(j, "kind", o->kind == KMT_EV_PAGE_ALLOC ? "page" : o->kind == KMT_EV_CACHE_ALLOC ? "cache" :
-			  o->kind == KMT_EV_KMALLOC ? "kmalloc" : "unknown");
-	js_u64(j, "size", o->bytes_alloc);
-	js_u64(j, "bytes_req", o->bytes_req);
-	js_u64(j, "bytes_alloc", o->bytes_alloc);
-	if (o->cache)
-		js_str(j, "cache", o->cache);
-	else
-		js_null(j, "cache");
-	if (o->alloc_ts) {
-		js_u64(j, "alloc_time", since(*k->t0, o->alloc_ts));
-		js_i64(j, "alloc_cpu", o->alloc_cpu);
-	} else {
-		js_null(j, "alloc_time");
-		js_null(j, "alloc_cpu");
-	}
-	if (o->free_ts) {
-		js_u64(j, "free_time", since(*k->t0, o->free_ts));
-		js_i64(j, "free_pid", o->free_pid);
-		js_i64(j, "free_cpu", o->free_cpu);
-	} else {
-		js_null(j, "free_time");
-		js_null(j, "free_pid");
-		js_null(j, "free_cpu");
-	}
-	json_site(k, "free_ip", o->free_ts ? o->free_site : 0, false);
-	js_str(j, "fate", kmt_fate_name(o->fate));
-	js_bool(j, "uncertain", o->uncertain);
+	for (i = 0; i < k->nr_cols; i++)
+		json_field(k, k->cols[i], o);
 	js_open(j, "accesses", '[');
 	for (i = 0; h && i < h->n; i++) {
 		js_open(j, NULL, '{');
@@ -397,6 +409,7 @@ int cmd_kmap(int argc, char **argv)
 	k.names.f = a.f;
 	/* Times count from the file's first record, as in report --time. */
 	k.t0 = &a.t0;
+	k.nr_cols = objcols_pick(k.json ? OBJCOLS_JSON : OBJCOLS_KMAP, k.cols);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (k.json) {
 		js_init(&k.js, k.out, false, false);

@@ -3,6 +3,7 @@
  * per object goes to object_rows as each object's story ends (streaming:
  * memory stays the model's), its call sites, caches, task names and stacks
  * as ids into small tables; the view objects joins them back into names.
+ * Both are made from the per-object record's columns (objcols.c).
  * The rows go in on a thread of their own, in batches (see struct sq).
  * accesses has a row per watchpoint sample; callsites, caches, processes,
  * pages and the rest are the report's own tables, their columns from
@@ -19,13 +20,14 @@
 #include <kmemtrace/base.h>
 #include "util/util.h"
 #include "export.h"
+#include "objcols.h"
 
 /*
  * Object rows go in ROWS at a time, in one statement (a quarter fewer
  * steps of sqlite's machine per row); a row waits as its values.
  */
 #define ROWS 16
-#define COLS 19
+#define COLS OBJCOLS_MAX		/* at most; object_rows has sq.cols */
 struct row {
 	sqlite3_int64 v[COLS];
 	uint32_t set;			/* columns with a value (bit c); the others NULL */
@@ -60,44 +62,93 @@ struct sq {
 	size_t nr_sites;
 	struct kmt_intern names;	/* names: row id = number + 1 */
 	uint32_t max_stack;		/* stack ids used + 1 */
+	int cols;			/* object_rows' columns (but id) */
 	char err[256];
 };
 
-static const char schema[] =
+/* The tables before object_rows, and those after its view (object_schema()). */
+static const char schema_head[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value);\n"
 	"CREATE TABLE sites (id INTEGER PRIMARY KEY, callsite TEXT, function TEXT, address INTEGER);\n"
 	"CREATE TABLE names (id INTEGER PRIMARY KEY, name TEXT);\n"
 	"CREATE TABLE stacks (id INTEGER PRIMARY KEY, frames TEXT);\n"
 	"CREATE TABLE kinds (id INTEGER PRIMARY KEY, name TEXT);\n"
-	"INSERT INTO kinds VALUES (1, 'kmalloc'), (2, 'cache'), (3, 'page'), (4, 'unknown');\n"
-	"CREATE TABLE fates (id INTEGER PRIMARY KEY, name TEXT);\n"
-	"CREATE TABLE object_rows (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  ptr INTEGER NOT NULL, kind INTEGER NOT NULL REFERENCES kinds,\n"
-	"  alloc_site INTEGER REFERENCES sites, cache INTEGER REFERENCES names,\n"
-	"  bytes_req INTEGER, bytes_alloc INTEGER, gfp INTEGER, page_order INTEGER,\n"
-	"  alloc_time INTEGER, free_time INTEGER,\n"
-	"  alloc_cpu INTEGER, free_cpu INTEGER, alloc_pid INTEGER, free_pid INTEGER,\n"
-	"  comm INTEGER REFERENCES names, free_site INTEGER REFERENCES sites,\n"
-	"  fate INTEGER NOT NULL REFERENCES fates, uncertain INTEGER NOT NULL,\n"
-	"  stack INTEGER REFERENCES stacks);\n"
-	"CREATE VIEW objects AS SELECT o.id AS id, o.ptr AS ptr, printf('0x%x', o.ptr) AS ptr_hex,\n"
-	"  k.name AS kind,\n"
-	"  a.function AS alloc_function, a.callsite AS alloc_callsite, c.name AS cache,\n"
-	"  o.bytes_req AS bytes_req, o.bytes_alloc AS bytes_alloc, o.gfp AS gfp,\n"
-	"  o.page_order AS page_order, o.alloc_time AS alloc_time, o.free_time AS free_time,\n"
-	"  o.alloc_cpu AS alloc_cpu, o.free_cpu AS free_cpu, o.alloc_pid AS alloc_pid,\n"
-	"  o.free_pid AS free_pid, t.name AS comm, f.callsite AS free_callsite, e.name AS fate,\n"
-	"  o.uncertain AS uncertain, s.frames AS stack\n"
-	"  FROM object_rows o JOIN kinds k ON k.id = o.kind JOIN fates e ON e.id = o.fate\n"
-	"  LEFT JOIN sites a ON a.id = o.alloc_site\n"
-	"  LEFT JOIN names c ON c.id = o.cache LEFT JOIN names t ON t.id = o.comm\n"
-	"  LEFT JOIN sites f ON f.id = o.free_site LEFT JOIN stacks s ON s.id = o.stack;\n"
+	"CREATE TABLE fates (id INTEGER PRIMARY KEY, name TEXT);\n";
+static const char schema_tail[] =
 	"CREATE TABLE accesses (\n"
 	"  time INTEGER NOT NULL, cpu INTEGER, pid INTEGER, ip TEXT, write INTEGER NOT NULL,\n"
 	"  offset INTEGER, len INTEGER, field TEXT,\n"
 	"  object_ptr INTEGER, object_alloc_time INTEGER, object_callsite TEXT, object_cache TEXT,\n"
 	"  object_ptr_hex TEXT);\n";
+
+/*
+ * The tables object_rows' ids point into (by the column's type) and what
+ * the view objects shows of each. Every object_rows column is an INTEGER.
+ */
+static const struct { const char *table, *shows; } refs[] = {
+	[OT_SITE] = { "sites", "callsite" }, [OT_FUNC] = { "sites", "function" },
+	[OT_NAME] = { "names", "name" }, [OT_KIND] = { "kinds", "name" },
+	[OT_FATE] = { "fates", "name" }, [OT_STACK] = { "stacks", "frames" },
+};
+
+/*
+ * CREATE TABLE object_rows and the view objects over it, from objcols[],
+ * appended to @buf at @o: a column with a value always is NOT NULL, and
+ * its join an inner one (those come first). Returns the new length.
+ */
+static size_t object_schema(char *buf, size_t len, size_t o)
+{
+	const struct objcol *c;
+	const char *as;
+	bool first = true;
+	int left;
+
+#define CAT(...) (o += (size_t)snprintf(buf + MIN(o, len), len - MIN(o, len), __VA_ARGS__))
+#define BR(c, f) ((c)->flags & (f) ? "\n  " : " ")
+	CAT("CREATE TABLE object_rows (\n  id INTEGER PRIMARY KEY,");
+	for (c = objcols; c->name; c++) {
+		if (!c->sql.name)
+			continue;
+		CAT("%s%s%s INTEGER%s", first ? "" : ",", BR(c, OBJCOL_BR_TABLE), c->sql.name,
+		    c->when == W_ALWAYS ? " NOT NULL" : "");
+		if (c->sql.alias)
+			CAT(" REFERENCES %s", refs[c->type].table);
+		first = false;
+	}
+	CAT(");\nCREATE VIEW objects AS SELECT o.id AS id,");
+	for (c = objcols, first = true; c->name; c++) {
+		if (!(as = c->sql.view ? c->sql.view : c->sql.name))
+			continue;
+		CAT("%s%s", first ? "" : ",", BR(c, OBJCOL_BR_VIEW));
+		if (c->sql.alias)
+			CAT("%c.%s AS %s", c->sql.alias, refs[c->type].shows, as);
+		else
+			CAT("o.%s AS %s", c->sql.name, as);
+		if (c->type == OT_PTR)
+			CAT(", printf('0x%%x', o.%s) AS %s_hex", c->sql.name, as);
+		first = false;
+	}
+	CAT("\n  FROM object_rows o");
+	for (left = 0; left < 2; left++)
+		for (c = objcols; c->name; c++)
+			if (c->sql.name && c->sql.alias && (c->when != W_ALWAYS) == left)
+				CAT("%s%sJOIN %s %c ON %c.id = o.%s", BR(c, OBJCOL_BR_JOIN), left ? "LEFT " : "",
+				    refs[c->type].table, c->sql.alias, c->sql.alias, c->sql.name);
+	CAT(";\n");
+#undef BR
+#undef CAT
+	return o;
+}
+
+/* The whole schema (but the indexes, made last), in @buf; NULL if it does not fit. */
+static const char *schema(char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "%s", schema_head);
+
+	o = object_schema(buf, len, o);
+	o += (size_t)snprintf(buf + MIN(o, len), len - MIN(o, len), "%s", schema_tail);
+	return o < len ? buf : NULL;
+}
 
 static const char indexes[] =
 	"CREATE INDEX object_rows_site ON object_rows (alloc_site);\n"
@@ -105,27 +156,19 @@ static const char indexes[] =
 	"CREATE INDEX sites_function ON sites (function);\n"
 	"CREATE INDEX accesses_object ON accesses (object_ptr, object_alloc_time);\n";
 
-/* Row ids in kinds and fates. */
-enum { KIND_KMALLOC = 1, KIND_CACHE, KIND_PAGE, KIND_UNKNOWN };
-static const int fate_ids[] = {
-	[KMT_FATE_FREED] = 1, [KMT_FATE_LIVE] = 2, [KMT_FATE_UNSEEN_FREE] = 3,
-	[KMT_FATE_PREEXISTING] = 4,
-};
-#define FATE_UNKNOWN 5
-
 static int exec(struct export *x, const char *sql);
 
-/* The fates table: the model's own names (kmt_fate_name()), and "?". */
-static int fates(struct export *x)
+/* The rows of kinds or fates: the names of their ids, objcol_id_name()'s. */
+static int id_names(struct export *x, const char *table, enum objcol_type t)
 {
 	char sql[512];
-	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO fates VALUES ");
-	int f;
+	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES ", table);
+	const char *name;
+	uint64_t id;
 
-	for (f = 0; f < (int)(sizeof(fate_ids) / sizeof(fate_ids[0])); f++)
-		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "(%d, '%s'), ", fate_ids[f],
-				      kmt_fate_name((enum kmt_fate)f));
-	snprintf(sql + n, sizeof(sql) - n, "(%d, '?')", FATE_UNKNOWN);
+	for (id = 1; (name = objcol_id_name(t, id)) && n < sizeof(sql); id++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s(%" PRIu64 ", '%s')", id > 1 ? ", " : "",
+				      id, name);
 	return exec(x, sql);
 }
 
@@ -313,13 +356,45 @@ static void stacks(struct export *x)
 /* @n rows into @st (which has room for exactly @n), one step. */
 static void put_rows(struct export *x, sqlite3_stmt *st, const struct row *r, int n)
 {
+	struct sq *s = x->priv;
 	int k, c;
 
 	for (k = 0; k < n; k++)
-		for (c = 0; c < COLS; c++)
+		for (c = 0; c < s->cols; c++)
 			if (r[k].set & (1u << c))
-				sqlite3_bind_int64(st, k * COLS + c + 1, r[k].v[c]);
+				sqlite3_bind_int64(st, k * s->cols + c + 1, r[k].v[c]);
 	step(x, st);
+}
+
+/*
+ * Column @c's value @v of @o as object_rows holds it, into @out: false for
+ * NULL (an id that could not be had). A call site or name met the first
+ * time waits for the inserter (id_of()).
+ */
+static bool sql_value(struct export *x, const struct objcol *c, const struct objval *v, sqlite3_int64 *out)
+{
+	struct sq *s = x->priv;
+	int64_t id;
+
+	switch (c->type) {
+	case OT_PTR:
+		*out = (sqlite3_int64)export_addr(x, v->u);
+		return true;
+	case OT_SITE: case OT_NAME:
+		id = c->type == OT_SITE ? id_of(x, v->u, NULL) : id_of(x, 0, v->s);
+		*out = id;
+		return id > 0;
+	case OT_STACK:
+		*out = (sqlite3_int64)v->u + 1;
+		s->max_stack = MAX(s->max_stack, (uint32_t)v->u + 1);
+		return true;
+	case OT_I64:
+		*out = v->i;
+		return true;
+	default:
+		*out = (sqlite3_int64)v->u;
+		return true;
+	}
 }
 
 static void on_object(void *arg, const struct kmt_object *o)
@@ -327,60 +402,20 @@ static void on_object(void *arg, const struct kmt_object *o)
 	struct export *x = arg;
 	struct sq *s = x->priv;
 	struct batch *b = s->b[s->filled % BATCHES];
-	struct row *r;
-	bool page = o->kind == KMT_EV_PAGE_ALLOC, alloced = o->fate != KMT_FATE_PREEXISTING;
-	int64_t site = 0, cache = 0, comm = 0, free_site = 0;
+	struct row *r = &b->r[b->n];
+	const struct objcol *c;
+	struct objval v;
+	int k = 0;
 
-	/* Ids first: a name met the first time waits for the inserter. */
-	if (alloced && o->alloc_site)
-		site = id_of(x, o->alloc_site, NULL);
-	if (o->cache)
-		cache = id_of(x, 0, o->cache);
-	if (o->comm)
-		comm = id_of(x, 0, o->comm);
-	if (o->free_site)
-		free_site = id_of(x, o->free_site, NULL);
-	r = &b->r[b->n++];
-#define PUT(c, val) (r->v[(c) - 1] = (sqlite3_int64)(val), r->set |= 1u << ((c) - 1))
 	r->set = 0;
-	PUT(1, export_addr(x, o->ptr));
-	PUT(2, page ? KIND_PAGE : o->kind == KMT_EV_KMALLOC ? KIND_KMALLOC :
-	       o->kind == KMT_EV_CACHE_ALLOC ? KIND_CACHE : KIND_UNKNOWN);
-	if (site > 0)
-		PUT(3, site);
-	if (cache > 0)
-		PUT(4, cache);
-	if (alloced) {
-		PUT(5, o->bytes_req);
-		PUT(6, o->bytes_alloc);
-		PUT(7, o->gfp);
+	for (c = objcols; c->name; c++) {
+		if (!c->sql.name)
+			continue;
+		if (objcol_value(c, o, x->a.t0, &v) && sql_value(x, c, &v, &r->v[k]))
+			r->set |= 1u << k;
+		k++;
 	}
-	if (page)
-		PUT(8, o->order);
-	if (alloced)
-		PUT(9, rel_ns(x, o->alloc_ts));
-	if (o->fate == KMT_FATE_FREED || o->fate == KMT_FATE_PREEXISTING)
-		PUT(10, rel_ns(x, o->free_ts));
-	if (o->alloc_cpu >= 0)
-		PUT(11, o->alloc_cpu);
-	if (o->free_cpu >= 0)
-		PUT(12, o->free_cpu);
-	if (o->alloc_pid >= 0)
-		PUT(13, o->alloc_pid);
-	if (o->free_pid >= 0)
-		PUT(14, o->free_pid);
-	if (comm > 0)
-		PUT(15, comm);
-	if (free_site > 0)
-		PUT(16, free_site);
-	PUT(17, o->fate < sizeof(fate_ids) / sizeof(fate_ids[0]) ? fate_ids[o->fate] : FATE_UNKNOWN);
-	PUT(18, o->uncertain);
-	if (o->stack != UINT32_MAX) {
-		PUT(19, o->stack + 1);
-		s->max_stack = MAX(s->max_stack, o->stack + 1);
-	}
-#undef PUT
-	if (b->n == BATCH)
+	if (++b->n == BATCH)
 		hand_over(s);
 	s->objects++;
 }
@@ -412,21 +447,24 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 	s->accesses++;
 }
 
-/* "INSERT INTO object_rows (...) VALUES (?,...),..." for @n rows, in @buf. */
-static const char *insert_sql(char *buf, int n)
+/* "INSERT INTO object_rows (...) VALUES (?,...),..." for @n rows of @cols, in @buf. */
+static const char *insert_sql(char *buf, int n, int cols)
 {
+	const struct objcol *c;
 	size_t o;
-	int k, c;
+	int k, i;
 
-	o = (size_t)sprintf(buf, "INSERT INTO object_rows (ptr, kind, alloc_site, cache, bytes_req, "
-			    "bytes_alloc, gfp, page_order, alloc_time, free_time, alloc_cpu, free_cpu, "
-			    "alloc_pid, free_pid, comm, free_site, fate, uncertain, stack) VALUES ");
+	o = (size_t)sprintf(buf, "INSERT INTO object_rows (");
+	for (c = objcols, i = 0; c->name; c++)
+		if (c->sql.name)
+			o += (size_t)sprintf(buf + o, "%s%s", i++ ? ", " : "", c->sql.name);
+	o += (size_t)sprintf(buf + o, ") VALUES ");
 	for (k = 0; k < n; k++) {
 		buf[o++] = k ? ',' : ' ';
 		buf[o++] = '(';
-		for (c = 0; c < COLS; c++) {
+		for (i = 0; i < cols; i++) {
 			buf[o++] = '?';
-			buf[o++] = c + 1 < COLS ? ',' : ')';
+			buf[o++] = i + 1 < cols ? ',' : ')';
 		}
 	}
 	buf[o] = '\0';
@@ -436,7 +474,8 @@ static const char *insert_sql(char *buf, int n)
 static int begin(struct export *x)
 {
 	struct sq *s = calloc(1, sizeof(*s));
-	char sql[512 + ROWS * (COLS * 2 + 2)];
+	char sql[4096 + ROWS * (COLS * 2 + 2)];
+	const struct objcol *c;
 	int i, err;
 
 	if (!s)
@@ -446,6 +485,10 @@ static int begin(struct export *x)
 		if (!(s->b[i] = malloc(sizeof(*s->b[i]))))
 			return error("out of memory");
 	s->b[0]->n = 0;
+	for (c = objcols; c->name; c++)
+		s->cols += !!c->sql.name;
+	if (s->cols > COLS)
+		return error("object_rows has %d columns, a row room for %d", s->cols, COLS);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	/*
@@ -455,6 +498,8 @@ static int begin(struct export *x)
 	 */
 	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (!schema(sql, sizeof(sql)))
+		return error("%s: the schema does not fit in %zu bytes", x->path, sizeof(sql));
 	if (sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
 		return error("%s: %s", x->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
 	/*
@@ -465,10 +510,11 @@ static int begin(struct export *x)
 	 */
 	if (exec(x, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 65536; "
 		 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA threads = 2;") ||
-	    exec(x, schema) || fates(x) || exec(x, "BEGIN"))
+	    exec(x, sql) || id_names(x, "kinds", OT_KIND) || id_names(x, "fates", OT_FATE) ||
+	    exec(x, "BEGIN"))
 		return EXIT_FAIL;
-	if (sqlite3_prepare_v2(s->db, insert_sql(sql, 1), -1, &s->obj, NULL) ||
-	    sqlite3_prepare_v2(s->db, insert_sql(sql, ROWS), -1, &s->objs, NULL) ||
+	if (sqlite3_prepare_v2(s->db, insert_sql(sql, 1, s->cols), -1, &s->obj, NULL) ||
+	    sqlite3_prepare_v2(s->db, insert_sql(sql, ROWS, s->cols), -1, &s->objs, NULL) ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO sites VALUES (?,?,?,?)", -1, &s->site, NULL) ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO names VALUES (?,?)", -1, &s->name, NULL) ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO accesses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s->acc,

@@ -11,6 +11,7 @@
  *   intern.c           strings and addresses numbered, for pprof and Perfetto
  *   export-folded.c    folded stacks (flamegraph.pl, speedscope, inferno)
  *   export-sqlite.c    an SQLite database
+ *   objcols.c          the per-object record's columns: object_rows, kmap's line and --json
  */
 #ifndef KMT_EXPORT_H
 #define KMT_EXPORT_H

@@ -3,8 +3,9 @@
 # the sort keys and sections report and diff take (what --help lists, what
 # the manual lists, what the error message lists and what is accepted are
 # one list), --columns' brackets, the x-cpu column and its key, dump's -a,
-# and a name that matches nothing (a warning, exit 0, as report does). No
-# root, no tracefs.
+# the per-object record's columns (kmap's line and --json, the SQLite view
+# objects) as the docs name them, and a name that matches nothing (a
+# warning, exit 0, as report does). No root, no tracefs.
 . "$(dirname "$0")/lib.sh"
 
 # Command $1's section of the manual, roff dashes made plain, on one line.
@@ -93,6 +94,27 @@ test_expect_success 'report --columns: every [-s KEY] closed; x-cpu one name, ti
 	$KMT report -s x-cpu --csv callsites synth.dat > x.csv &&
 	awk -F, "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"cross_cpu_frees\") c = i; next }
 		{ if (prev != \"\" && \$c > prev) exit 1; prev = \$c }" x.csv
+'
+
+# The per-object record's columns (src/export/objcols.c) as the docs name them.
+test_expect_success 'kmap: its line in --help, docs/kmap.md and the manual; every --json key in docs/kmap.md' '
+	$KMT kmap --help | sed -n "/KMAP format:\$/{n;p}" | tr -d " " > line && cat line &&
+	grep -q "^alloc_ip,pid,obj_va_ptr," line && grep -qxF "$(cat line)" $ROOT/docs/kmap.md &&
+	man_section kmap | grep -qF "$(cat line)" &&
+	for f in $(tr , " " < line); do
+		grep -q "^| \`$f\` |" $ROOT/docs/kmap.md || { echo "$f is not in docs/kmap.md"; exit 1; }
+	done &&
+	$KMT kmap --json real.dat | sed -n 2p | grep -o "\"[a-z_]*\":" | tr -d "\":" > keys &&
+	[ $(wc -l < keys) -ge 19 ] && sed -n "/^## JSON/,\$p" $ROOT/docs/kmap.md > json.md &&
+	for k in $(cat keys); do grep -q "\`$k\`" json.md || { echo "$k is not in docs/kmap.md"; exit 1; }; done
+'
+
+test_expect_success 'export sqlite: every column of the view objects in docs/export.md' '
+	command -v sqlite3 > /dev/null || { echo "sqlite3 missing (make deps)"; exit 1; }
+	$KMT export -f sqlite -o o.sqlite real.dat &&
+	sqlite3 o.sqlite "SELECT name FROM pragma_table_info('"'"'objects'"'"')" > vcols &&
+	[ $(wc -l < vcols) -ge 22 ] && grep "^| \`objects\`" $ROOT/docs/export.md > row &&
+	for c in $(cat vcols); do grep -q "\`$c\`" row || { echo "objects.$c is not in docs/export.md"; exit 1; }; done
 '
 
 test_expect_success 'dump: stacks with -a only, as its help says' '
