@@ -8,7 +8,10 @@
 #   with BASE=an older kmemtrace binary, its report and check too (before
 #   -j: a thread per CPU of the file inflates; check read the data twice).
 # Wall and CPU seconds (user+sys), peak RSS and context switches from
-# time(1); medians and paired ratios. Prints a markdown section.
+# time(1); medians and paired ratios. Then memory: report's peak RSS on
+# kmt-synth churn traces (LIVE objects kept, then STEPS allocations each
+# freed at once) — per live object, and whether events add any. Prints a
+# markdown section.
 #   FILE=x.dat BASE=old/kmemtrace bench/jobs.sh   (default: record hackbench -g 4 -l $LOOPS)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -101,3 +104,20 @@ for f in hb wide; do
 			"check wall $(m $f.check-basecheck.wall), CPU $(m $f.check-basecheck.cpu)"
 	fi
 done
+
+echo
+echo "Memory (report's peak RSS, one run each; kmt-synth churn: LIVE objects kept, then STEPS"
+echo "allocations each freed a step later, 2 events a step):"
+echo
+echo "| live objects | events | peak RSS MiB |"
+echo "|---|---|---|"
+for a in "0 2000000" "0 8000000" "1000000 2000000" "2000000 2000000" "2000000 8000000"; do
+	set -- $a
+	KMT_TESTDATA=${KMT_TESTDATA:-$here/../tests/data} "$SYNTH" churn "$tmp/ch.dat" "$1" "$2" || exit 1
+	/usr/bin/time -f "%M" -o "$tmp/t" "$KMT" report -o /dev/null "$tmp/ch.dat" > /dev/null 2>&1
+	echo "$1 $(( $1 + 2 * $2 )) $(cat "$tmp/t")" >> "$tmp/mem"
+	echo "| $1 | $(( $1 + 2 * $2 )) | $(awk -v k="$(cat "$tmp/t")" 'BEGIN { printf "%.1f", k / 1024 }') |"
+done
+awk 'NR == 3 { a = $3 } NR == 4 { b = $3 } END { printf "\n- Per live object: %.0f bytes (2 M live against 1 M, the same events).\n", (b - a) * 1024 / 1e6 }' "$tmp/mem"
+awk 'NR == 1 { a = $3 } NR == 2 { b = $3 } NR == 4 { c = $3 } NR == 5 { d = $3 } END {
+	printf "- Per event: %+.1f MiB for 12 M more events with nothing live, %+.1f MiB with 2 M live.\n", (b - a) / 1024, (d - c) / 1024 }' "$tmp/mem"

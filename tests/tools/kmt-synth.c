@@ -14,6 +14,10 @@
  *                         objects older than the trace, double frees, stacks,
  *                         pages and tasks; an allocation a step, 60,000
  *                         steps (about 3 events a step) unless STEPS says
+ *   kmt-synth churn FILE LIVE STEPS
+ *                         two CPUs: LIVE objects allocated and kept, then
+ *                         STEPS allocations each freed a step later (to
+ *                         measure memory per live object, and per event)
  *
  * Deterministic: the same file every time. Formats are read from
  * $KMT_TESTDATA/formats (tests/data).
@@ -197,15 +201,38 @@ static void wide(struct tb *tb, int steps)
 	}
 }
 
+static void churn(struct tb *tb, long live, long steps)
+{
+	uint64_t ts = 1 * MS;
+	long i;
+
+	tb_kallsyms(tb, ksyms);
+	for (i = 0; i < live; i++, ts += 1000)
+		tb_kmalloc(tb, (int)(i & 1), ts, 100, FN(5) + 0x40, OBJ(i + 1), 100, 128);
+	for (i = 0; i < steps; i++, ts += 1000) {
+		uint64_t obj = OBJ(live + 1 + (i & 1023));
+
+		tb_kmalloc(tb, (int)(i & 1), ts, 100, FN(8) + 0x40, obj, 3000, 4096);
+		tb_kfree(tb, (int)(i & 1), ts + 500, 100, FN(7) + 0x8, obj);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct tb *tb;
 	int ret;
 
+	if (argc == 5 && !strcmp(argv[1], "churn")) {
+		tb = tb_new(2, 0);
+		tb_formats_6_18(tb);
+		churn(tb, atol(argv[3]), atol(argv[4]));
+		goto write;
+	}
 	if ((argc != 3 && !(argc == 4 && !strcmp(argv[1], "wide") && atoi(argv[3]) > 0)) ||
 	    (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle") &&
 	     strcmp(argv[1], "wide"))) {
-		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE, kmt-synth wide FILE [STEPS]\n");
+		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE, kmt-synth wide FILE [STEPS], "
+			"kmt-synth churn FILE LIVE STEPS\n");
 		return 2;
 	}
 	tb = tb_new(strcmp(argv[1], "wide") ? 2 : WIDE_CPUS, 0);
@@ -232,6 +259,7 @@ int main(int argc, char **argv)
 		alloc(tb, 1, 2 * MS, 100, 0, OBJ(2));
 		release(tb, 0, 3 * MS, 100, 2, OBJ(1));
 	}
+write:
 	ret = tb_write(tb, argv[2], 7, KMT_Z_ZSTD);
 	tb_free(tb);
 	if (ret) {

@@ -26,7 +26,7 @@
 #include "tf-local.h"
 
 #define RING 4
-#define RELEASE_EVERY (8u << 20)	/* give back mapped data this often */
+#define RELEASE_EVERY (1u << 20)	/* give back mapped data this often */
 
 struct zslot {
 	uint8_t *buf;
