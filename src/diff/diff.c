@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,54 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 	return EXIT_OK;
 }
 
+/* The new side, on a thread of its own: its messages kept for later. */
+struct side_job {
+	struct dside *s;
+	const char *path;
+	struct kmt_model_opts *mo;
+	double t_start, t_end;
+	int jobs, ret;
+	char *msg;
+	size_t len;
+};
+
+static void *side_main(void *arg)
+{
+	struct side_job *j = arg;
+	FILE *f = open_memstream(&j->msg, &j->len);
+
+	msg_capture(f);
+	j->ret = open_side(j->s, j->path, j->mo, j->t_start, j->t_end, j->jobs);
+	msg_capture(NULL);
+	if (f)
+		fclose(f);
+	return NULL;
+}
+
+/*
+ * Both sides at once with -j 2 and more, each read with half the threads:
+ * the old one here, the new one on a thread. What is said is what reading
+ * them in turn says: the old side's messages, then the new side's, and
+ * nothing of the new one if the old one failed (it was not opened then).
+ */
+static int open_sides(struct diff *d, const char *old, const char *new_, struct kmt_model_opts *mo,
+		      struct kmt_model_opts *mo2, double t_start, double t_end, int jobs)
+{
+	int n = analysis_jobs(jobs), ret;
+	struct side_job j = { &d->side[1], new_, mo2, t_start, t_end, MAX(n / 2, 1), 0, NULL, 0 };
+	pthread_t th;
+
+	if (n < 2 || pthread_create(&th, NULL, side_main, &j))
+		return open_side(&d->side[0], old, mo, t_start, t_end, jobs) ||
+		       open_side(&d->side[1], new_, mo2, t_start, t_end, jobs) ? EXIT_FAIL : EXIT_OK;
+	ret = open_side(&d->side[0], old, mo, t_start, t_end, MAX(n - n / 2, 1));
+	pthread_join(th, NULL);
+	if (!ret && j.msg)
+		fputs(j.msg, stderr);
+	free(j.msg);
+	return ret || j.ret ? EXIT_FAIL : EXIT_OK;
+}
+
 int diff_open(struct diff *d, const char *old, const char *new_, struct kmt_model_opts *mo,
 	      double t_start, double t_end, int jobs)
 {
@@ -61,8 +110,7 @@ int diff_open(struct diff *d, const char *old, const char *new_, struct kmt_mode
 	struct kmt_model_opts mo2 = *mo;
 	const char *ma, *mb;
 
-	if (open_side(&d->side[0], old, mo, t_start, t_end, jobs) ||
-	    open_side(&d->side[1], new_, &mo2, t_start, t_end, jobs))
+	if (open_sides(d, old, new_, mo, &mo2, t_start, t_end, jobs))
 		return EXIT_FAIL;
 	a = kmt_file_info(d->side[0].a.f);
 	b = kmt_file_info(d->side[1].a.f);

@@ -7,23 +7,33 @@
 
 #include "util.h"
 
+static __thread FILE *msg_sink;		/* msg_capture(): this thread's messages */
+
+void msg_capture(FILE *f)
+{
+	msg_sink = f;
+}
+
 int error(const char *fmt, ...)
 {
+	FILE *out = msg_sink ? msg_sink : stderr;
 	va_list ap;
 
-	fprintf(stderr, "%s: ", cmd_name);
+	fprintf(out, "%s: ", cmd_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(out, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', out);
 	return EXIT_FAIL;
 }
 
 static void say(const char *what, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s: ", cmd_name, what);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	FILE *out = msg_sink ? msg_sink : stderr;
+
+	fprintf(out, "%s: %s: ", cmd_name, what);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
 }
 
 void warning(const char *fmt, ...)

@@ -25,6 +25,12 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "kmemtrace <cmd>: note: <message>" on stderr: what an option selected. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The calling thread's error(), warning() and note() go to @f from now on
+ * (NULL: stderr again), so that work done on a thread can say its messages
+ * later, in the order the same work done in turn would have said them.
+ */
+void msg_capture(FILE *f);
 
 /* The name of the running subcommand, for messages. */
 extern const char *cmd_name;
