@@ -22,6 +22,12 @@ struct diff_args {
 	bool json, html;
 };
 
+/* What --csv takes, for completion: diff's table names. */
+static const char *csv_names(char *buf, size_t len)
+{
+	return diff_table_names(buf, len, ",");
+}
+
 static const struct opt diff_opts[] = {
 	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
 	  "allocs, frees, req, waste, live, objects (live ones), pages", 0, diff_sort_keys },
@@ -33,7 +39,8 @@ static const struct opt diff_opts[] = {
 	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
 	  "(default: fit the terminal, or $COLUMNS)" },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
-	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages" },
+	{ O_CSV, 0, "csv", "NAME", "one table as CSV: callsites, caches, processes, pages",
+	  0, csv_names },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: the largest changes as\n"
 	  "bars, old beside new, and the tables" },
 	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the diff, and exit" },
