@@ -3,7 +3,7 @@
 # predicts on a machine with more cores (issue 26, item 3). kmemtrace report
 # --stats gives the CPU time of each stage (read+inflate, stream merge,
 # decode, model, output, other); paired rounds, in shuffled order, run
-#   threads  the default (inflating on a thread per CPU, the model on its own)
+#   threads  the default (inflating on the -j pool, the model on its own thread)
 #   single   KMT_NO_THREADS=1: every stage on one thread, nothing waits
 #   core0    the default under taskset -c 0: its threads on one core
 # The per-stage medians of "single" (no stage shares a core with another)
@@ -52,7 +52,7 @@ one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*
 	/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" report --stats "$f" > /dev/null 2> "$tmp/s" || return 1
 	awk '{ print $1 }' "$tmp/t" >> "$tmp/$c.wall"
 	awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/$c.cpu"
-	sed -n 's/^stats: \([0-9]*\) events.*/\1/p' "$tmp/s" > "$tmp/events"
+	sed -n 's/^stats: \([0-9,]*\) events.*/\1/p' "$tmp/s" | tr -d , > "$tmp/events"
 	sed -n '3,8p' "$tmp/s" | sed 's/stream merge/stream-merge/' |
 		while read -r name _ ns _; do echo "$ns" >> "$tmp/$c.$name"; done
 }
@@ -94,7 +94,7 @@ if [ -n "${BASE:-}" ]; then
 		echo "- Against BASE ($(basename "$BASE")), report, ${*:3}: wall $(m $1.wall) -> $(m $2.wall) s, CPU $(m $1.cpu) -> $(m $2.cpu) s (medians); paired ratios new/base: wall $(median < "$tmp/rw" | awk '{ printf "%.3f", $1 }'), CPU $(median < "$tmp/rc" | awk '{ printf "%.3f", $1 }')."
 	done
 fi
-echo "- Where each stage runs today: read+inflate on a thread per CPU (parallel); stream merge and"
+echo "- Where each stage runs today: read+inflate on the -j pool of threads (parallel); stream merge and"
 echo "  decode on one producer thread, the model on one consumer thread (each serial); output and"
 echo "  other (open, symbols, setup, the model's end) on the main thread."
 awk -v i="$(m single.read+inflate)" -v mg="$(m single.stream-merge)" -v d="$(m single.decode)" \
@@ -105,6 +105,6 @@ awk -v i="$(m single.read+inflate)" -v mg="$(m single.stream-merge)" -v d="$(m s
 	for (n = 1; n <= 64; n *= 2)
 		if (n == 1 || n == 2 || n == 16 || n == 64)
 			printf "  N = %d: 1e9 / (%.1f + %.1f/%d) = **%.1f M/s**%s\n", n, s, p, n, 1e3 / (s + p / n), n == 64 ? "." : ";"
-	printf "  The limit (N -> inf) is 1e9 / S = %.1f M/s. Today, without -j, the pipeline is bound by its\n", 1e3 / s
+	printf "  The limit (N -> inf) is 1e9 / S = %.1f M/s. Today, the model being one thread, the pipeline is bound by its\n", 1e3 / s
 	printf "  slowest serial thread on any number of cores: 1e9 / max(merge + decode, model) = 1e9 / max(%.1f, %.1f) = %.1f M/s.\n", mg + d, mo, 1e3 / (mg + d > mo ? mg + d : mo)
 }'
