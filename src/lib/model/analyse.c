@@ -383,8 +383,12 @@ static void produce(struct job *j)
 	for (;;) {
 		smp = j->stats && !(++j->tick % STATS_EVERY);
 		if (smp) {
-			/* Inflating and the model met on this thread are not the stream's. */
-			x[0] = kmt_file_inflate_ns(j->f, false) + j->model_ns;
+			/*
+			 * Inflating and the model met on this thread are not the
+			 * stream's (the model only without a thread of its own:
+			 * then model_ns is the other thread's, not to be read).
+			 */
+			x[0] = kmt_file_inflate_ns(j->f, false) + (j->threaded ? 0 : j->model_ns);
 			c[0] = kmt_thread_cpu_ns();
 		}
 		ret = kmt_stream_next(s, &sr, &j->d);
@@ -392,12 +396,12 @@ static void produce(struct job *j)
 			break;
 		if (smp) {
 			c[1] = kmt_thread_cpu_ns();
-			x[1] = kmt_file_inflate_ns(j->f, false) + j->model_ns;
+			x[1] = kmt_file_inflate_ns(j->f, false) + (j->threaded ? 0 : j->model_ns);
 		}
 		t = take(j, s, &sr);
 		if (smp) {
 			c[2] = kmt_thread_cpu_ns();
-			x[2] = kmt_file_inflate_ns(j->f, false) + j->model_ns;
+			x[2] = kmt_file_inflate_ns(j->f, false) + (j->threaded ? 0 : j->model_ns);
 			c[1] -= MIN(c[1] - c[0], x[1] - x[0]);
 			c[2] -= MIN(c[2] - c[1], x[2] - x[1]);
 			j->smp_merge += c[1] - c[0] > ovh ? c[1] - c[0] - ovh : 0;
