@@ -50,6 +50,14 @@ test_expect_success 'two CPUs with losses, misuse, stacks, accesses: the same fo
 	every_output s.dat
 '
 
+test_expect_success 'the 48 CPUs as v6 (no compression: nothing to inflate) and as zlib: the same for every -j' '
+	$KMT convert --file-version 6 w.dat w6.dat && $KMT convert --compression zlib w.dat wz.dat 2> /dev/null &&
+	same_for_every_j v6 "\$KMT report -j J --json w6.dat" &&
+	same_for_every_j zlib "\$KMT report -j J --json wz.dat" &&
+	same_for_every_j v6-check "\$KMT check -j J w6.dat" &&
+	$KMT report -j 8 --stats -o /dev/null w6.dat 2> e6 && grep -q "in the stream.s thread: serial" e6
+'
+
 test_expect_success 'filters (-p, --comm, --cache) and a window: the same for every -j' '
 	same_for_every_j pid "\$KMT report -j J -p 101 s.dat" &&
 	same_for_every_j comm "\$KMT report -j J --json --comm make w.dat" &&
