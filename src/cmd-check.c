@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
@@ -127,6 +128,8 @@ int cmd_check(int argc, char **argv)
 	const char *path = "kmemtrace.dat";
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
+	struct progress *pr;
+	int ret;
 	int code, i;
 
 	a.co.arg = o;
@@ -160,7 +163,11 @@ int cmd_check(int argc, char **argv)
 		printf("# times count from the trace's first event, at %.6f s of the trace clock\n",
 		       (double)o->t0 / 1e9);
 	}
-	if (kmt_check_file(f, &a.co, &res, &d)) {
+	/* Findings may come while reading: no progress line between them on a terminal. */
+	pr = o->quiet || !isatty(STDOUT_FILENO) ? progress_start(path, f) : NULL;
+	ret = kmt_check_file(f, &a.co, &res, &d);
+	progress_stop(pr);
+	if (ret) {
 		kmt_file_close(f);
 		if (o->json) {
 			js_close(&o->j, ']');

@@ -449,6 +449,11 @@ int kmt_file_threads(const struct kmt_file *f);
 /* The inflating threads started so far (never more than readers or set). */
 int kmt_file_inflate_threads(const struct kmt_file *f);
 /*
+ * How far the file's readers are, from any thread: bytes of per-CPU data
+ * read so far (inflated or walked) and in all, of every buffer.
+ */
+void kmt_file_read_progress(const struct kmt_file *f, uint64_t *done, uint64_t *total);
+/*
  * CPU time spent so far reading and inflating compressed chunks, in ns: on
  * the inflating threads (@workers) or in the readers' own threads.
  */

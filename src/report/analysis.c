@@ -1,7 +1,9 @@
 /*
  * Opening and running a trace for analysis (src/report/analysis.h).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -11,6 +13,7 @@
 #include <kmemtrace/model.h>
 #include "analysis.h"
 #include "util/util.h"
+#include "util/term.h"
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -83,7 +86,8 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 {
 	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0, .stats = a->stats };
 	struct kmt_diag d = { 0 };
-	int b = buffer ? kmt_file_find_buffer(a->f, buffer) : kmt_file_main_buffer(a->f);
+	int b = buffer ? kmt_file_find_buffer(a->f, buffer) : kmt_file_main_buffer(a->f), ret;
+	struct progress *pr;
 
 	if (buffer && b < 0)
 		return error("%s: no buffer '%s'", a->path, buffer);
@@ -102,7 +106,10 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 		kmt_model_finish(a->m, 0);	/* no events at all: empty results */
 		return EXIT_OK;
 	}
-	if (kmt_analyse(a->f, b, a->dec, a->m, &ao, &a->res, &d))
+	pr = progress_start(a->path, a->f);
+	ret = kmt_analyse(a->f, b, a->dec, a->m, &ao, &a->res, &d);
+	progress_stop(pr);
+	if (ret)
 		return error("%s", d.msg);
 	if (mo->cache && !kmt_model_summary(a->m)->cache_matched)
 		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
@@ -118,6 +125,105 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 			t_start > 0 || t_end >= 0 ? " window" : "");
 	}
 	return EXIT_OK;
+}
+
+struct progress {
+	const char *path;
+	const struct kmt_file *f;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, shown;
+};
+
+/* Sleep @ms unless stopped; true if stopped. */
+static bool progress_wait(struct progress *p, long ms)
+{
+	struct timespec t;
+	bool stop;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &t) != ETIMEDOUT)
+		;
+	stop = p->stop;
+	pthread_mutex_unlock(&p->mu);
+	return stop;
+}
+
+static void *progress_main(void *arg)
+{
+	struct progress *p = arg;
+	const char *after = getenv("KMT_PROGRESS_AFTER_MS");
+	uint64_t done, total;
+	char buf[256];
+	const char *name;
+	int w;
+
+	if (progress_wait(p, after ? atol(after) : 1000))
+		return NULL;
+	/* One line, whatever the path: "kmemtrace report: reading " and " 100%" around it. */
+	w = term_width(STDERR_FILENO);
+	w = (w > 0 ? w : 80) - 1 - (int)strlen(cmd_name) - 17;
+	name = term_cut(p->path, MAX(w, 8), false, buf, sizeof(buf));
+	do {
+		kmt_file_read_progress(p->f, &done, &total);
+		fprintf(stderr, "\r%s: reading %s: %d%%", cmd_name, name,
+			total ? (int)(MIN(done, total) * 100 / total) : 0);
+		fflush(stderr);
+		p->shown = true;
+	} while (!progress_wait(p, 250));
+	return NULL;
+}
+
+/* One line at a time on the terminal (diff reads two files at once). */
+static int progress_shown;
+
+struct progress *progress_start(const char *path, const struct kmt_file *f)
+{
+	struct progress *p;
+
+	if (!isatty(STDERR_FILENO) || __atomic_exchange_n(&progress_shown, 1, __ATOMIC_ACQ_REL))
+		return NULL;
+	if (!(p = calloc(1, sizeof(*p)))) {
+		__atomic_store_n(&progress_shown, 0, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	p->path = path;
+	p->f = f;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	if (pthread_create(&p->th, NULL, progress_main, p)) {
+		free(p);
+		__atomic_store_n(&progress_shown, 0, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	return p;
+}
+
+void progress_stop(struct progress *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->th, NULL);
+	if (p->shown) {
+		fputs("\r\033[K", stderr);	/* the line is gone: what follows starts clean */
+		fflush(stderr);
+	}
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+	__atomic_store_n(&progress_shown, 0, __ATOMIC_RELEASE);
 }
 
 #define MAX_SKIP_LINES 20

@@ -71,6 +71,15 @@ int analysis_damage(const struct analysis *a);
 int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
 		const struct kmt_skip *skipped, size_t n);
 void analysis_close(struct analysis *a);
+/*
+ * Reading a large file: after a second, "reading FILE: 45%" on stderr,
+ * redrawn four times a second, erased when done; only where stderr is a
+ * terminal. NULL where there is nothing to show (not a terminal, out of
+ * memory). KMT_PROGRESS_AFTER_MS sets the second (tests).
+ */
+struct progress;
+struct progress *progress_start(const char *path, const struct kmt_file *f);
+void progress_stop(struct progress *p);
 /* The calling thread's CPU time in ns, to time an output with. */
 uint64_t analysis_thread_cpu_ns(void);
 /*

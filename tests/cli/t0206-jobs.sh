@@ -4,7 +4,8 @@
 # cross-CPU frees, losses, older objects and double frees; two CPUs with
 # misuse, stacks, windows and filters), and a real recording where the
 # machine can trace: every output of report, check, kmap, export and diff
-# is compared byte for byte with -j 1.
+# is compared byte for byte with -j 1. And the line a long read shows on
+# a terminal.
 . "$(dirname "$0")/lib.sh"
 
 JOBS="2 3 4 8"
@@ -102,6 +103,24 @@ test_expect_success '-j takes 1 to 1024, and says so' '
 test_expect_success 'every analysing command takes -j; dump and info do not' '
 	for c in report check kmap export diff; do $KMT $c --help | grep -q -- "-j, --jobs N" || exit 1; done &&
 	for c in dump info; do ! $KMT $c --help | grep -q -- "--jobs" || exit 1; done
+'
+
+# A long read says how far it is, on a terminal only (script(1) gives one);
+# KMT_PROGRESS_AFTER_MS=0 shows it at once rather than after a second.
+test_expect_success 'on a terminal: "reading FILE: N%" on stderr, erased at the end; the output unchanged' '
+	command -v script > /dev/null || { echo "no script(1)"; exit 1; } &&
+	$SYNTH wide big.dat 400000 && $KMT report -o plain.txt big.dat 2> e && [ ! -s e ] &&
+	KMT_PROGRESS_AFTER_MS=0 script -qec "$KMT report -j 1 -o tty.txt big.dat" /dev/null > pty &&
+	cmp plain.txt tty.txt &&
+	grep -q "kmemtrace report: reading big.dat: [0-9]*%" pty &&
+	[ "$(tail -c 4 pty | od -An -c | tr -d " ")" = "\r033[K" ]
+'
+
+test_expect_success 'check shows it with -q, not between findings on the terminal' '
+	KMT_PROGRESS_AFTER_MS=0 script -qec "$KMT check -q big.dat" /dev/null > pty.q &&
+	grep -q "kmemtrace check: reading big.dat: [0-9]*%" pty.q &&
+	KMT_PROGRESS_AFTER_MS=0 script -qec "$KMT check w.dat" /dev/null > pty.all &&
+	! grep -q "reading w.dat" pty.all && grep -q "^w.dat: [0-9,]* events in" pty.all
 '
 
 can_trace() {

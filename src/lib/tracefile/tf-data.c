@@ -254,6 +254,7 @@ static int inflate_next(struct kmt_cpu_reader *r, struct zslot *s)
 	ret = kmt_zdecompress(r->zc, s->buf, usize, src, csize);
 	release_upto(r, s->end);
 	__atomic_fetch_add(&f->inflate_ns[!r->threaded], kmt_thread_cpu_ns() - c0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&f->data_read, s->end - s->off, __ATOMIC_RELAXED);
 	if (ret)
 		return s->err = passed_over(r, &s->gap, &s->diag, ret, s->off, s->end, 1,
 					    "chunk %u of %u does not inflate to %u bytes", s->idx + 1,
@@ -490,6 +491,7 @@ static int next_raw(struct kmt_cpu_reader *r, const uint8_t **page, struct kmt_d
 	if (left >= r->psize) {
 		*page = r->f->map + r->page_off;
 		r->pos += r->psize;
+		__atomic_fetch_add(&r->f->data_read, r->psize, __ATOMIC_RELAXED);
 		/* Pages before the current one are done with. */
 		release_upto(r, r->page_off);
 		return 1;

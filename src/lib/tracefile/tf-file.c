@@ -15,6 +15,17 @@ void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *o
 	f->observer = ob ? *ob : (struct kmt_page_observer){ 0 };
 }
 
+void kmt_file_read_progress(const struct kmt_file *f, uint64_t *done, uint64_t *total)
+{
+	int b, i;
+
+	*total = 0;
+	for (b = 0; b < f->nr_buffers; b++)
+		for (i = 0; i < f->buffers[b].nr_cpus; i++)
+			*total += f->buffers[b].cpus[i].size;
+	*done = __atomic_load_n(&f->data_read, __ATOMIC_RELAXED);
+}
+
 int kmt_file_threads(const struct kmt_file *f)
 {
 	return f->threads;

@@ -83,6 +83,7 @@ struct kmt_file {
 	int threads;			/* inflate chunks on this many threads (> 1) */
 	struct tf_pool *pool;		/* those threads, made on first use (tf-data.c) */
 	struct kmt_page_observer observer;	/* sees every reader's pages */
+	uint64_t data_read;		/* bytes of CPU data read so far (atomic) */
 	/* CPU ns spent inflating chunks: [0] on worker threads, [1] in the readers */
 	uint64_t inflate_ns[2];
 	enum kmt_zalg zalg;
