@@ -327,6 +327,8 @@ static void print_json(struct kmap *k, const struct kmt_object *o, const struct 
 	struct js *j = &k->js;
 	size_t i;
 
+	/* The stream locked once for the object, not per call (as print_text()). */
+	flockfile(k->out);
 	js_open(j, NULL, '{');
 	for (i = 0; i < k->nr_cols; i++)
 		json_field(k, k->cols[i], o);
@@ -347,6 +349,7 @@ static void print_json(struct kmap *k, const struct kmt_object *o, const struct 
 	}
 	js_close(j, ']');
 	js_close(j, '}');
+	funlockfile(k->out);
 }
 
 static void on_object(void *arg, const struct kmt_object *o)

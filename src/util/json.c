@@ -34,16 +34,33 @@ static void sep(struct js *j)
 
 void js_raw_str(struct js *j, const char *s)
 {
-	fputc('"', j->out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
 
-		if (c == '"' || c == '\\')
-			fprintf(j->out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f || (j->html && (c == '<' || c == '>' || c == '&')))
-			fprintf(j->out, "\\u%04x", c);
-		else
-			fputc(c, j->out);
+	fputc('"', j->out);
+	/* Runs of plain characters in one write: a character at a time locked the stream each time. */
+	for (;; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[6] = { '\\', 'u', '0', '0' };
+		size_t n;
+
+		if (c && c != '"' && c != '\\' && c >= 0x20 && c < 0x7f &&
+		    !(j->html && (c == '<' || c == '>' || c == '&')))
+			continue;
+		if (s > run)
+			fwrite(run, 1, (size_t)(s - run), j->out);
+		if (!c)
+			break;
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			n = 2;
+		} else {
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		fwrite(esc, 1, n, j->out);
+		run = s + 1;
 	}
 	fputc('"', j->out);
 }
