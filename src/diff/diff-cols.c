@@ -138,16 +138,6 @@ const struct dcol *dspec_key(const struct dspec *s)
 	return NULL;
 }
 
-const struct rcol *rtable_col(const struct rtable *t, const char *name)
-{
-	const struct rcol *c;
-
-	for (c = t->cols; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
 const struct rcol *dfield_source(const struct dspec *s, const struct dcol *c)
 {
 	return rtable_col(rtable_find(s->table), c->name);

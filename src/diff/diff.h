@@ -84,8 +84,6 @@ const struct dspec *dspec_find(const char *name);
 const struct dcol *dfield_find(const char *name);
 /* The key column of @s. */
 const struct dcol *dspec_key(const struct dspec *s);
-/* The column @name of the report table @t, or NULL. */
-const struct rcol *rtable_col(const struct rtable *t, const char *name);
 /* The report column a compared column @c of @s reads. */
 const struct rcol *dfield_source(const struct dspec *s, const struct dcol *c);
 /* Is @key a -s key? The keys, comma-separated, into @buf. */

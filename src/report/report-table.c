@@ -20,6 +20,16 @@ const struct rtable *rtable_find(const char *name)
 	return NULL;
 }
 
+const struct rcol *rtable_col(const struct rtable *t, const char *name)
+{
+	const struct rcol *c;
+
+	for (c = t->cols; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
 void rcol_value(const struct report *r, const struct rcol *c, const void *row, struct rval *v,
 		char *buf, size_t len)
 {

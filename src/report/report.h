@@ -242,6 +242,8 @@ struct rtable {
 
 extern const struct rtable *const report_tables[];	/* NULL-terminated */
 const struct rtable *rtable_find(const char *name);
+/* The column @name of @t, or NULL. */
+const struct rcol *rtable_col(const struct rtable *t, const char *name);
 /* A section's main table ("callsites"), or NULL. */
 const struct rtable *rtable_of_section(unsigned int bit);
 /*

@@ -22,6 +22,7 @@
  * Deterministic: the same file every time. Formats are read from
  * $KMT_TESTDATA/formats (tests/data).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,20 +218,24 @@ static void churn(struct tb *tb, long live, long steps)
 	}
 }
 
+/* full, arch, idle: FILE; wide: FILE [STEPS]; churn: FILE LIVE STEPS. */
+static bool args_ok(int argc, char **argv)
+{
+	if (argc < 3)
+		return false;
+	if (!strcmp(argv[1], "wide"))
+		return argc == 3 || (argc == 4 && atoi(argv[3]) > 0);
+	if (!strcmp(argv[1], "churn"))
+		return argc == 5;
+	return argc == 3 && (!strcmp(argv[1], "full") || !strcmp(argv[1], "arch") || !strcmp(argv[1], "idle"));
+}
+
 int main(int argc, char **argv)
 {
 	struct tb *tb;
 	int ret;
 
-	if (argc == 5 && !strcmp(argv[1], "churn")) {
-		tb = tb_new(2, 0);
-		tb_formats_6_18(tb);
-		churn(tb, atol(argv[3]), atol(argv[4]));
-		goto write;
-	}
-	if ((argc != 3 && !(argc == 4 && !strcmp(argv[1], "wide") && atoi(argv[3]) > 0)) ||
-	    (strcmp(argv[1], "full") && strcmp(argv[1], "arch") && strcmp(argv[1], "idle") &&
-	     strcmp(argv[1], "wide"))) {
+	if (!args_ok(argc, argv)) {
 		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE, kmt-synth wide FILE [STEPS], "
 			"kmt-synth churn FILE LIVE STEPS\n");
 		return 2;
@@ -241,6 +246,8 @@ int main(int argc, char **argv)
 		full(tb);
 	} else if (!strcmp(argv[1], "wide")) {
 		wide(tb, argc == 4 ? atoi(argv[3]) : 60000);
+	} else if (!strcmp(argv[1], "churn")) {
+		churn(tb, atol(argv[3]), atol(argv[4]));
 	} else if (!strcmp(argv[1], "idle")) {
 		int i;
 
@@ -259,7 +266,6 @@ int main(int argc, char **argv)
 		alloc(tb, 1, 2 * MS, 100, 0, OBJ(2));
 		release(tb, 0, 3 * MS, 100, 2, OBJ(1));
 	}
-write:
 	ret = tb_write(tb, argv[2], 7, KMT_Z_ZSTD);
 	tb_free(tb);
 	if (ret) {
