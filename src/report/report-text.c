@@ -559,13 +559,12 @@ void text_processes(const struct report *r, FILE *out)
 
 void text_pages(const struct report *r, FILE *out)
 {
-	const struct kmt_summary *s = kmt_model_summary(r->m);
+	char b[256];
 	size_t n;
 
 	fprintf(out, "\nPAGES\n");
-	para(r, out, 2, "  %s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
-	     nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
-	     nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
+	/* The summary's own line. */
+	para(r, out, 2, "  %s", s_pages(r, kmt_model_summary(r->m), b, sizeof(b)));
 	fputc('\n', out);
 	text_table(r, rtable_find("page_orders"), out);
 	fputc('\n', out);
