@@ -393,6 +393,19 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 int kmt_model_finish(struct kmt_model *m, uint64_t ts);
 
 /*
+ * The model in shards (-j, kmt_analyse() does this): each shard is shown
+ * every event and takes the slab objects of its share of the addresses,
+ * on a thread of its own; kmt_model_merge() folds them into the first,
+ * to be finished as one (the same results for any number of shards).
+ * Not with hooks, details, filters or watchpoint samples.
+ */
+bool kmt_model_shardable(const struct kmt_model *m);
+/* Shard @k of @n: @m itself for 0 (it becomes shard 0), else a new model like it. */
+struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned int n);
+/* Fold @sh[1..n) into @sh[0] (the caller frees them); -ENOMEM. */
+int kmt_model_merge(struct kmt_model **sh, unsigned int n);
+
+/*
  * Results, valid after kmt_model_finish(); owned by the model. With a task
  * filter, the summary counts only the events that concern the chosen
  * tasks: their allocations, the frees of their objects (and frees by them
@@ -534,8 +547,10 @@ struct kmt_analyse_stats {
 	uint64_t merge_ns;		/* the stream: pages, records, the merge by time */
 	uint64_t decode_ns;		/* decoding records and queueing them for the model */
 	uint64_t model_ns;		/* the model (and opts->each) */
+	uint64_t route_ns;		/* ... of it, shard 0's, which routes the others' events */
 	int inflate_threads;		/* threads inflating the CPUs' data (0: inline) */
 	bool model_thread;		/* the model ran on a thread apart from the producer */
+	int model_shards;		/* ... in this many shards, a thread each */
 };
 
 struct kmt_analyse_result {

@@ -357,8 +357,11 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 		   "in the stream's thread: serial");
 	stats_line("stream merge", st->merge_ns, n, "producer thread: serial");
 	stats_line("decode", st->decode_ns, n, "producer thread: serial");
-	stats_line("model", st->model_ns, n, st->model_thread ? "model thread: serial" :
-		   "producer thread: serial");
+	snprintf(where, sizeof(where), "%d shards on threads (-j): parallel", st->model_shards);
+	stats_line("model", st->model_ns, n, st->model_shards > 1 ? where : st->model_thread ?
+		   "model thread: serial" : "producer thread: serial");
+	if (st->model_shards > 1)
+		stats_line("  shard 0", st->route_ns, n, "routes every event: serial");
 	stats_line("output", output_ns, n, "main thread: serial");
 	stats_line("other", cpu > sum ? cpu - sum : 0, n, "open, symbols, setup, --stats itself");
 }

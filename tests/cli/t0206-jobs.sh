@@ -123,6 +123,63 @@ test_expect_success 'check shows it with -q, not between findings on the termina
 	! grep -q "reading w.dat" pty.all && grep -q "^w.dat: [0-9,]* events in" pty.all
 '
 
+# The model in shards (-j 4 and more: -j less 2; $KMT_MODEL_SHARDS says how
+# many): each output with 2, 3, 5 and 8 shards compared with one model.
+same_for_every_shards() {	# name command
+	local n
+	eval "KMT_MODEL_SHARDS=1 $2" > "$1.s1" || return 1
+	[ -s "$1.s1" ] || { echo "$1: no output"; return 1; }
+	for n in 2 3 5 8; do
+		eval "KMT_MODEL_SHARDS=$n $2" > "$1.s$n" || return 1
+		cmp "$1.s1" "$1.s$n" || { echo "$1 differs with $n shards"; diff "$1.s1" "$1.s$n" | head; return 1; }
+	done
+}
+
+sharded_outputs() {	# file
+	local f=$1
+	same_for_every_shards sh-report "\$KMT report -j 2 -n 0 --stacks 5 $f" &&
+	same_for_every_shards sh-json "\$KMT report -j 2 --json $f" &&
+	same_for_every_shards sh-misuse "\$KMT report -j 2 --csv misuse $f" &&
+	same_for_every_shards sh-window "\$KMT report -j 2 --time 0.01,0.04 -s waste $f" &&
+	{ same_for_every_shards sh-check "\$KMT check -j 2 $f 2>&1"; true; } &&
+	{ same_for_every_shards sh-check-json "\$KMT check -j 2 --json $f"; true; } &&
+	same_for_every_shards sh-diff "\$KMT diff -j 4 --json $f w.dat"
+}
+
+test_expect_success 'in shards: what shard 0 decides for the others (kmt-synth shards) the same for 1 to 8 shards' '
+	$SYNTH shards x.dat &&
+	KMT_MODEL_SHARDS=3 $KMT report -j 2 --stats -o /dev/null x.dat 2> e &&
+	grep -q "^  model .*   3 shards on threads (-j): parallel$" e &&
+	grep -q "^    shard 0 .*   routes every event: serial$" e &&
+	sharded_outputs x.dat
+'
+
+test_expect_success 'in shards: kmt-synth shards holds what it was built to show' '
+	$KMT report --json x.dat > x.json &&
+	grep -q "\"kmalloc_large_merged\": 750," x.json &&
+	grep -q "\"null_frees\": 750," x.json &&
+	grep -q "\"failures\": 750," x.json &&
+	grep -q "\"lost_gaps\": 2," x.json &&
+	grep -q "\"cross_cpu_frees\": 3750," x.json &&
+	grep -q "\"alloc_vmap_area\": 750," x.json &&
+	grep -q "\"percpu_allocs\": 750," x.json &&
+	$KMT report -n 0 --stacks 5 x.dat > x.txt &&
+	grep -q "52.6%  *750 .*<- entry_SYSCALL_64_after_hwframe+0x18$" x.txt
+'
+
+test_expect_success 'in shards: 48 CPUs and a damaged file the same for 1 to 8 shards' '
+	sharded_outputs w.dat &&
+	same_for_every_shards sh-cut "\$KMT report -j 2 --json cut.dat 2>&1; echo rc=\$?"
+'
+
+test_expect_success 'in shards from -j 4: -j less 2 of them; none with a filter, for pictures or watchpoint samples' '
+	$KMT report -j 4 --stats -o /dev/null w.dat 2> e4 && grep -q " 2 shards on threads" e4 &&
+	$KMT report -j 8 --stats -o /dev/null w.dat 2> e8 && grep -q " 6 shards on threads" e8 &&
+	$KMT report -j 3 --stats -o /dev/null w.dat 2> e3 && grep -q "model thread: serial" e3 &&
+	$KMT report -j 8 --stats -p 101 -o /dev/null w.dat 2> ep && grep -q "model thread: serial" ep &&
+	$KMT report -j 8 --stats -o /dev/null s.dat 2> es && grep -q "model thread: serial" es
+'
+
 can_trace() {
 	[ "$(id -u)" -eq 0 ] && { [ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null; } &&
 		[ -d $T/events/kmem ] && command -v hackbench > /dev/null
@@ -131,7 +188,8 @@ can_trace() {
 if can_trace; then
 	test_expect_success 'a real recording (hackbench): every output the same for every -j' '
 		$KMT record -q --stack-sample 8 -o r.dat -- hackbench -g 2 -l 200 > /dev/null 2>&1 &&
-		JOBS="2 3" every_output r.dat
+		JOBS="2 3" every_output r.dat &&
+		sharded_outputs r.dat
 	'
 else
 	test_skip 'a real recording: every output the same for every -j' 'needs root, tracefs and hackbench'

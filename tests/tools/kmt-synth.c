@@ -14,6 +14,12 @@
  *                         objects older than the trace, double frees, stacks,
  *                         pages and tasks; an allocation a step, 60,000
  *                         steps (about 3 events a step) unless STEPS says
+ *   kmt-synth shards FILE four CPUs of what a sharded model decides in
+ *                         stream order (-j): large kmallocs traced twice,
+ *                         stacks after an interrupt's allocation, objects
+ *                         freed (and allocated again) before their stacks,
+ *                         pages and vmalloc areas named from stacks, tasks
+ *                         renamed, per-CPU areas, losses, misuse
  *   kmt-synth churn FILE LIVE STEPS
  *                         two CPUs: LIVE objects allocated and kept, then
  *                         STEPS allocations each freed a step later (to
@@ -202,6 +208,116 @@ static void wide(struct tb *tb, int steps)
 	}
 }
 
+/* A stack of @pid's (stack() gives pid 1: no interrupt rule applies there). */
+static void kstack(struct tb *tb, int cpu, uint64_t ts, int pid, const uint64_t *f, int n)
+{
+	tb_emit(tb, cpu, ts, "ftrace", "kernel_stack", pid, (struct tb_val[]){
+		{ "size", (uint64_t)n }, { "caller", 0, NULL, f, n }, { NULL } });
+}
+
+#define SHARD_CPUS 4
+#define BIG(n) (0xffff888200000000ULL + (uint64_t)(n) * 0x4000)
+
+/* One step of kmt-synth shards: what it does comes round every 8 steps. */
+static void shards_step(struct tb *tb, int i, uint64_t ts)
+{
+	static const char *const comms[] = { "bash", "make", "cc1", "ld", "as" };
+	int cpu = i % SHARD_CPUS, pid = 100 + i % 5, s = (i / 8) % 5;
+	uint64_t site = FN(sites[s].fn) + 0x40, obj = OBJ(i + 1), other = OBJ(i + 1) + 0x800000;
+	uint64_t f[5] = { FN(0) + 0x10, FN(1) + 0x20, site, FN(9) + 0x18, FN(11) + 0x18 };
+	uint64_t g[3] = { FN(1) + 0x20, FN(8) + 0x40, FN(12) + 0x18 };
+	uint64_t v[3] = { FN(2) + 0x20, FN(13) + 0x30, FN(11) + 0x18 };
+
+	switch (i % 8) {
+	case 0:	/* a large kmalloc, traced in the allocator and at its caller, and its stack */
+		tb_kmalloc(tb, cpu, ts, pid, FN(1) + 0x30, BIG(i), 9000, 12288);
+		tb_kmalloc(tb, cpu, ts + 1, pid, site, BIG(i), 9000, 12288);
+		kstack(tb, cpu, ts + 2, pid, f, 5);
+		break;
+	case 1:	/* an interrupt's allocation and its stack between an allocation and its stack */
+		tb_kmalloc(tb, cpu, ts, pid, site, obj, 100, 128);
+		tb_kmalloc(tb, cpu, ts + 1, pid, FN(8) + 0x40, other, 64, 64);
+		kstack(tb, cpu, ts + 2, pid, g, 3);
+		kstack(tb, cpu, ts + 3, pid, f, 5);
+		break;
+	case 2:	/* ... and the object freed, or freed and allocated again elsewhere, before its stack */
+		tb_kmalloc(tb, cpu, ts, pid, site, obj, 100, 128);
+		tb_kmalloc(tb, cpu, ts + 1, pid, FN(8) + 0x40, other, 64, 64);
+		kstack(tb, cpu, ts + 2, pid, g, 3);
+		tb_kfree(tb, (cpu + 1) % SHARD_CPUS, ts + 3, pid, FN(7) + 0x8, obj);
+		if (i % 16 == 2)
+			tb_kmalloc(tb, (cpu + 2) % SHARD_CPUS, ts + 3, pid, site, obj, 100, 128);
+		kstack(tb, cpu, ts + 4, pid, f, 5);
+		break;
+	case 3:	/* pages and a vmalloc area, named from stacks; a per-CPU area */
+		page(tb, cpu, ts, pid, 0x30000 + (uint64_t)i * 4, i % 3);
+		kstack(tb, cpu, ts + 1, pid, g, 3);
+		tb_cache_alloc(tb, cpu, ts + 2, pid, FN(2) + 0x40, other, "vmap_area", 64, 64);
+		kstack(tb, cpu, ts + 3, pid, v, 3);
+		tb_emit(tb, cpu, ts + 4, "vmalloc", "alloc_vmap_area", pid, (struct tb_val[]){
+			{ "addr", 0xffffc90000000000ULL + (uint64_t)i * 0x100000 }, { "size", 8192 },
+			{ NULL } });
+		kstack(tb, cpu, ts + 5, pid, v, 1);
+		tb_emit(tb, cpu, ts + 6, "percpu", "percpu_alloc_percpu", pid, (struct tb_val[]){
+			{ "call_site", FN(5) + 0x40 }, { "size", 8 }, { "ptr", 0x2e000 + (uint64_t)i * 8 },
+			{ "bytes_alloc", 16 }, { NULL } });
+		break;
+	case 4:	/* tasks: a fork, a rename; cache objects */
+		if (i % 40 == 4)
+			fork_(tb, cpu, ts, pid, 400 + i / 40, comms[(i / 40) % 5]);
+		else
+			tb_emit(tb, cpu, ts, "task", "task_rename", pid, (struct tb_val[]){
+				{ "pid", (uint64_t)pid }, { "oldcomm", 0, comms[i % 5] },
+				{ "newcomm", 0, comms[(i / 8) % 5] }, { NULL } });
+		tb_cache_alloc(tb, cpu, ts + 1, pid, FN(3) + 0x40, obj, "filp", 232, 256);
+		stack(tb, cpu, ts + 2, 0);
+		break;
+	case 5:	/* misuse: a double free, a kfree(NULL), an allocation that failed, a free of an older object */
+		tb_kmalloc(tb, cpu, ts, pid, site, obj, 100, 128);
+		tb_kfree(tb, cpu, ts + 1, pid, FN(7) + 0x8, obj);
+		if (i % 48 == 5)
+			tb_kfree(tb, (cpu + 3) % SHARD_CPUS, ts + 2, pid, FN(7) + 0x8, obj);
+		tb_kfree(tb, cpu, ts + 3, pid, FN(7) + 0x8, 0);
+		tb_kmalloc(tb, cpu, ts + 4, pid, site, 0, 100, 128);
+		tb_kfree(tb, cpu, ts + 5, pid, FN(7) + 0x8, OBJ(900000 + i));
+		break;
+	case 6:	/* what steps 0, 1, 2 and 4 allocated goes, mostly on other CPUs */
+		tb_kfree(tb, (cpu + 2) % SHARD_CPUS, ts, pid, FN(7) + 0x8, BIG(i - 6));
+		tb_kfree(tb, (cpu + 1) % SHARD_CPUS, ts + 1, pid, FN(7) + 0x8, OBJ(i - 4));
+		tb_kfree(tb, (cpu + 1) % SHARD_CPUS, ts + 2, pid, FN(7) + 0x8, OBJ(i - 4) + 0x800000);
+		tb_kfree(tb, (cpu + 3) % SHARD_CPUS, ts + 3, pid, FN(7) + 0x8, OBJ(i - 3) + 0x800000);
+		tb_cache_free(tb, cpu, ts + 4, pid, FN(7) + 0x8, OBJ(i - 1), "filp");
+		break;
+	default: /* ... and what step 3 did (the page on another CPU), but not every time */
+		if (i % 24 == 7)
+			break;
+		tb_emit(tb, (cpu + 1) % SHARD_CPUS, ts, "kmem", "mm_page_free", pid, (struct tb_val[]){
+			{ "pfn", 0x30000 + (uint64_t)(i - 4) * 4 }, { "order", (uint64_t)((i - 4) % 3) }, { NULL } });
+		tb_emit(tb, cpu, ts + 1, "vmalloc", "free_vmap_area_noflush", pid, (struct tb_val[]){
+			{ "va_start", 0xffffc90000000000ULL + (uint64_t)(i - 4) * 0x100000 }, { NULL } });
+		tb_kfree(tb, cpu, ts + 2, pid, FN(7) + 0x8, OBJ(i - 3) + 0x800000);
+		tb_emit(tb, cpu, ts + 3, "percpu", "percpu_free_percpu", pid, (struct tb_val[]){
+			{ "ptr", 0x2e000 + (uint64_t)(i - 4) * 8 }, { NULL } });
+		break;
+	}
+}
+
+static void shards(struct tb *tb)
+{
+	uint64_t ts = 1 * MS;
+	int i;
+
+	tb_kallsyms(tb, ksyms);
+	tb_cmdlines(tb, "100 bash\n101 make\n");
+	for (i = 0; i < 6000; i++, ts += 10000) {
+		if (i == 1001)
+			tb_lost(tb, 2, 30);
+		if (i == 3507)
+			tb_lost(tb, 1, -1);
+		shards_step(tb, i, ts);
+	}
+}
+
 static void churn(struct tb *tb, long live, long steps)
 {
 	uint64_t ts = 1 * MS;
@@ -218,7 +334,7 @@ static void churn(struct tb *tb, long live, long steps)
 	}
 }
 
-/* full, arch, idle: FILE; wide: FILE [STEPS]; churn: FILE LIVE STEPS. */
+/* full, arch, idle, shards: FILE; wide: FILE [STEPS]; churn: FILE LIVE STEPS. */
 static bool args_ok(int argc, char **argv)
 {
 	if (argc < 3)
@@ -227,7 +343,8 @@ static bool args_ok(int argc, char **argv)
 		return argc == 3 || (argc == 4 && atoi(argv[3]) > 0);
 	if (!strcmp(argv[1], "churn"))
 		return argc == 5;
-	return argc == 3 && (!strcmp(argv[1], "full") || !strcmp(argv[1], "arch") || !strcmp(argv[1], "idle"));
+	return argc == 3 && (!strcmp(argv[1], "full") || !strcmp(argv[1], "arch") || !strcmp(argv[1], "idle") ||
+			     !strcmp(argv[1], "shards"));
 }
 
 int main(int argc, char **argv)
@@ -236,16 +353,18 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (!args_ok(argc, argv)) {
-		fprintf(stderr, "usage: kmt-synth full|arch|idle FILE, kmt-synth wide FILE [STEPS], "
+		fprintf(stderr, "usage: kmt-synth full|arch|idle|shards FILE, kmt-synth wide FILE [STEPS], "
 			"kmt-synth churn FILE LIVE STEPS\n");
 		return 2;
 	}
-	tb = tb_new(strcmp(argv[1], "wide") ? 2 : WIDE_CPUS, 0);
+	tb = tb_new(!strcmp(argv[1], "wide") ? WIDE_CPUS : !strcmp(argv[1], "shards") ? SHARD_CPUS : 2, 0);
 	tb_formats_6_18(tb);
 	if (!strcmp(argv[1], "full")) {
 		full(tb);
 	} else if (!strcmp(argv[1], "wide")) {
 		wide(tb, argc == 4 ? atoi(argv[3]) : 60000);
+	} else if (!strcmp(argv[1], "shards")) {
+		shards(tb);
 	} else if (!strcmp(argv[1], "churn")) {
 		churn(tb, atol(argv[3]), atol(argv[4]));
 	} else if (!strcmp(argv[1], "idle")) {

@@ -1,17 +1,19 @@
 /*
  * Stream -> decoder -> model (include/kmemtrace/model.h).
  *
- * Two stages, on two threads where the file inflates on threads too:
+ * Two stages, on threads where the file inflates on threads too:
  *
  *   producer: kmt_stream_next -> kmt_decode -> batch (events, their strings
  *             and stacks copied into the batch's arena, loss markers)
  *   consumer: batch -> kmt_model_events (no copies) -> o->each
  *
- * Batches go round a ring of NB; the model, the slow stage, never waits for
- * the decoder unless the decoder is slower; a side that has to wait sleeps
- * until the ring is half full (or half empty) again, so a wake-up costs
- * once per NB / 2 batches, not once per batch. On one thread the producer
- * hands each full batch straight to the consumer.
+ * With -j N the model is in N shards (model-shard.c), a consumer each:
+ * every consumer reads every batch, and a batch is free again once the
+ * slowest has. Batches go round a ring of NB; the model, the slow stage,
+ * never waits for the decoder unless the decoder is slower; a side that
+ * has to wait sleeps until the ring is half full (or half empty) again, so
+ * a wake-up costs once per NB / 2 batches, not once per batch. On one
+ * thread the producer hands each full batch straight to the consumer.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +23,7 @@
 
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
-#include "base/kmt-local.h"
+#include "model-local.h"
 
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
 {
@@ -40,8 +42,16 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 #define BATCH 1024		/* events per batch */
 #define STATS_EVERY 1021	/* --stats: one record in this many is timed */
 #define NB 8			/* batches in the ring */
+#define MAX_SHARDS 64		/* model shards (and their threads) at most */
 /* A side that waits sleeps until the ring is half full (consumer) or half empty (producer). */
 #define LOW (NB / 2)
+/*
+ * ... but a shard after shard 0 wakes for half that: it waits for shard 0,
+ * which waits for the producer, which waits for the slowest shard; with
+ * less than LOW / 2 + LOW ahead of the slowest, the producer never waits
+ * on a shard that is itself waiting (no deadlock).
+ */
+#define LOW_ROUTED (LOW / 2)
 
 /* What an item of a batch is: an event for the model, or a marker. */
 enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP };
@@ -50,6 +60,9 @@ struct batch {
 	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
 	struct kmt_event ev[BATCH];
 	uint8_t what[BATCH];
+	/* sharded: where shard 0 sent each item (a shard, or ROUTE_ALL), and what it decided */
+	uint8_t to[BATCH];
+	struct model_route route[BATCH];
 	unsigned int n;
 	char *arena;			/* the events' strings and stacks */
 	size_t used, cap;
@@ -60,6 +73,9 @@ struct job {
 	int buffer;
 	const struct kmt_decoder *dec;
 	struct kmt_model *m;
+	/* the model's shards: ms[0] is m; one consumer each */
+	struct kmt_model *ms[MAX_SHARDS];
+	unsigned int nms;
 	const struct kmt_analyse_opts *o;
 	struct kmt_analyse_result res;
 	struct kmt_diag d;		/* the producer's */
@@ -71,71 +87,117 @@ struct job {
 	uint64_t fed;			/* events the model took */
 	/* with o->stats */
 	bool stats;
-	uint64_t model_ns;		/* in consume() */
+	uint64_t model_ns;		/* in consume(), all shards */
+	uint64_t route_ns;		/* ... of it, shard 0's (which routes the others') */
 	uint64_t prod_ns;		/* the producer's thread in produce() */
 	uint64_t smp_merge, smp_decode;	/* sampled records: in the stream, after it */
 	uint64_t nr_smp, tick;
 	/* the ring */
 	struct batch b[NB];
-	unsigned int prod, cons;	/* batches handed over, taken */
+	unsigned int prod;		/* batches handed over */
+	unsigned int cons[MAX_SHARDS];	/* ... taken, by each shard */
 	bool threaded, done, stop;
-	bool prod_waits, cons_waits;	/* asleep on cv */
+	bool prod_waits;		/* asleep on cv */
+	bool zero_done;			/* shard 0 took every batch: the others' producer */
+	/*
+	 * Consumers asleep on cv, and when the first of them wants waking:
+	 * [0] shard 0, for the producer's batches (prod), [1] the other
+	 * shards, for shard 0's (cons[0]).
+	 */
+	unsigned int cons_waits[2];
+	uint64_t wake_at[2];
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
 
-/* The model's side: one batch, in order. */
-static void consume_batch(struct job *j, struct batch *b)
+/* The run of events from @i into shard @m: all of it, routed by shard 0, or as shard 0 routed it. */
+static int consume_run(struct job *j, struct kmt_model *m, struct batch *b, unsigned int i, unsigned int k)
+{
+	if (j->nms == 1)
+		return kmt_model_events(m, &b->ev[i], k - i);
+	if (m == j->m)
+		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
+	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
+}
+
+/* The model's side: one batch, in order, into shard @m. */
+static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
 {
 	unsigned int i = 0, k;
 
 	while (i < b->n && !j->mret) {
 		const struct kmt_event *ev = &b->ev[i];
 
+		if (m != j->m && b->what[i] != IT_EVENT) {
+			/* Another shard: task names only; losses are shard 0's (model-shard.c). */
+			if (b->what[i] == IT_NAME)
+				model_name_at(m, ev, b->route[i].pos);
+			i++;
+			continue;
+		}
 		switch (b->what[i]) {
 		case IT_EVENT:
 			for (k = i + 1; k < b->n && b->what[k] == IT_EVENT; k++)
 				;
-			if (kmt_model_events(j->m, ev, k - i)) {
+			if (consume_run(j, m, b, i, k)) {
 				j->mret = -ENOMEM;
 				return;
 			}
-			j->fed += k - i;
+			if (m == j->m)
+				j->fed += k - i;
 			for (; j->o && j->o->each && i < k; i++)
 				j->o->each(j->o->arg, &b->ev[i]);
 			i = k;
 			continue;
 		case IT_LOST:
-			kmt_model_lost(j->m, ev->cpu, (int64_t)ev->bytes_req, ev->ts);
+			kmt_model_lost(m, ev->cpu, (int64_t)ev->bytes_req, ev->ts);
 			break;
 		case IT_TRUNCATED:
-			kmt_model_truncated(j->m, ev->cpu, ev->ts);
+			kmt_model_truncated(m, ev->cpu, ev->ts);
 			break;
 		case IT_ACCESS_LOST:
-			kmt_model_access_lost(j->m, (int64_t)ev->bytes_req);
+			kmt_model_access_lost(m, (int64_t)ev->bytes_req);
 			break;
 		case IT_GAP:
-			kmt_model_gap(j->m, ev->cpu, ev->ts, ev->bytes_alloc);
+			kmt_model_gap(m, ev->cpu, ev->ts, ev->bytes_alloc);
 			break;
 		case IT_NAME:
-			kmt_model_name_event(j->m, ev);
+			b->route[i].pos = model_pos(m);
+			kmt_model_name_event(m, ev);
 			break;
 		}
 		i++;
 	}
 }
 
-static void consume(struct job *j, struct batch *b)
+static void consume(struct job *j, struct kmt_model *m, struct batch *b)
 {
 	uint64_t c0;
 
 	if (!j->stats) {
-		consume_batch(j, b);
+		consume_batch(j, m, b);
 		return;
 	}
 	c0 = kmt_thread_cpu_ns();
-	consume_batch(j, b);
-	j->model_ns += kmt_thread_cpu_ns() - c0;
+	consume_batch(j, m, b);
+	c0 = kmt_thread_cpu_ns() - c0;
+	if (j->nms > 1)
+		__atomic_fetch_add(&j->model_ns, c0, __ATOMIC_RELAXED);
+	else
+		j->model_ns += c0;
+	if (m == j->m)
+		j->route_ns += c0;
+}
+
+/* Batches taken by the slowest consumer (with the lock). */
+static unsigned int cons_min(const struct job *j)
+{
+	unsigned int k, c = j->cons[0];
+
+	for (k = 1; k < j->nms; k++)
+		if (j->prod - j->cons[k] > j->prod - c)
+			c = j->cons[k];
+	return c;
 }
 
 /* The producer's batch being filled. */
@@ -153,17 +215,19 @@ static bool hand(struct job *j)
 	if (!b->n)
 		return !j->stop;
 	if (!j->threaded) {
-		consume(j, b);
+		consume(j, j->m, b);
 		go = !j->mret;
 	} else {
 		pthread_mutex_lock(&j->mu);
 		j->prod++;
-		if (j->cons_waits && j->prod - j->cons >= LOW)
+		if (j->cons_waits[0] && j->prod >= j->wake_at[0]) {
+			j->wake_at[0] = UINT64_MAX;
 			pthread_cond_broadcast(&j->cv);
-		if (j->prod - j->cons >= NB) {
+		}
+		if (j->prod - cons_min(j) >= NB) {
 			/* Full: wait for room for several, not one (fewer wake-ups). */
 			j->prod_waits = true;
-			while (j->prod - j->cons > LOW && !j->stop)
+			while (j->prod - cons_min(j) > LOW && !j->stop)
 				pthread_cond_wait(&j->cv, &j->mu);
 			j->prod_waits = false;
 		}
@@ -436,37 +500,97 @@ static void *produce_main(void *arg)
 	return NULL;
 }
 
-/* The consumer's loop while the producer runs on its thread. */
-static void consume_all(struct job *j)
+/*
+ * Consumer @k's loop (shard @k) while the producer runs on its thread.
+ * Shard 0 takes the producer's batches; the others take them after
+ * shard 0, which routed their events.
+ */
+static void consume_all(struct job *j, unsigned int k)
 {
 	for (;;) {
+		unsigned int *from = k ? &j->cons[0] : &j->prod, w = !!k, low = k ? LOW_ROUTED : LOW;
+		bool *last = k ? &j->zero_done : &j->done;
 		struct batch *b;
 
 		pthread_mutex_lock(&j->mu);
-		if (j->cons == j->prod && !j->done) {
+		if (j->cons[k] == *from && !*last && !j->stop) {
 			/* Empty: wait for several batches, not one. */
-			j->cons_waits = true;
-			while (j->prod - j->cons < LOW && !j->done)
+			j->cons_waits[w]++;
+			while (*from - j->cons[k] < low && !*last && !j->stop) {
+				j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)j->cons[k] + low);
 				pthread_cond_wait(&j->cv, &j->mu);
-			j->cons_waits = false;
+			}
+			j->cons_waits[w]--;
 		}
-		if (j->cons == j->prod) {
+		if (j->cons[k] == *from || j->stop) {
+			if (!k)
+				j->zero_done = true;
+			if (!k && j->cons_waits[1])
+				pthread_cond_broadcast(&j->cv);
 			pthread_mutex_unlock(&j->mu);
 			return;
 		}
-		b = &j->b[j->cons % NB];
+		b = &j->b[j->cons[k] % NB];
 		pthread_mutex_unlock(&j->mu);
-		consume(j, b);
+		consume(j, j->ms[k], b);
 		pthread_mutex_lock(&j->mu);
-		j->cons++;
+		j->cons[k]++;
 		if (j->mret)
 			j->stop = true;
-		if (j->stop || (j->prod_waits && j->prod - j->cons <= LOW))
+		if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW) ||
+		    (!k && j->cons_waits[1] && j->cons[0] >= j->wake_at[1])) {
+			if (!k)
+				j->wake_at[1] = UINT64_MAX;
 			pthread_cond_broadcast(&j->cv);
+		}
 		pthread_mutex_unlock(&j->mu);
 		if (j->mret)
 			return;
 	}
+}
+
+struct shard_arg {
+	struct job *j;
+	unsigned int k;
+};
+
+static void *consume_main(void *arg)
+{
+	struct shard_arg *a = arg;
+
+	consume_all(a->j, a->k);
+	return NULL;
+}
+
+/*
+ * The model's shards where it can be sharded: with -j 4 and more, one
+ * for each thread of -j less the producer's and shard 0's routing share
+ * (at most MAX_SHARDS); with fewer the model alone on a thread is faster
+ * (bench/RESULTS.md). $KMT_MODEL_SHARDS says how many, for tests and
+ * benchmarks.
+ */
+static unsigned int make_shards(struct job *j)
+{
+	int jobs = kmt_file_threads(j->f);
+	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, MAX_SHARDS) : 1, k;
+	const char *env = getenv("KMT_MODEL_SHARDS");
+
+	if (env && *env)
+		n = (unsigned int)MIN(MAX(atoi(env), 1), MAX_SHARDS);
+	j->ms[0] = j->m;
+	if (n < 2 || !j->threaded || (j->o && j->o->each) || kmt_file_access_buffer(j->f) >= 0 ||
+	    !kmt_model_shardable(j->m))
+		return 1;
+	for (k = 1; k < n; k++)
+		if (!(j->ms[k] = kmt_model_shard(j->m, k, n)))
+			break;
+	if (k < n) {
+		while (--k)
+			kmt_model_free(j->ms[k]);
+		return 1;
+	}
+	kmt_model_shard(j->m, 0, n);
+	return n;
 }
 
 /* The stages' CPU time from what was timed; @inflated: the file's counts before. */
@@ -478,8 +602,10 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 
 	st->inflate_ns = kmt_file_inflate_ns(j->f, true) - inflated[0] + inline_inflate;
 	st->model_ns = j->model_ns;
+	st->route_ns = j->nms > 1 ? j->route_ns : 0;
 	st->inflate_threads = kmt_file_inflate_threads(j->f);
 	st->model_thread = j->threaded;
+	st->model_shards = (int)j->nms;
 	/* The producer's thread, less what it did for the other stages. */
 	own -= MIN(own, inline_inflate + (j->threaded ? 0 : j->model_ns));
 	st->merge_ns = smp ? (uint64_t)((double)own * (double)j->smp_merge / (double)smp) : own / 2;
@@ -498,25 +624,48 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_analyse_result *res, struct kmt_diag *d)
 {
 	struct job *j = calloc(1, sizeof(*j));
+	struct shard_arg sa[MAX_SHARDS];
+	pthread_t th, sth[MAX_SHARDS];
 	uint64_t inflated[2];
-	pthread_t th;
+	unsigned int k, started = 1;
 	int ret, i;
 
 	memset(res, 0, sizeof(*res));
 	if (!j)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
-			   .stats = o && o->stats };
+			   .stats = o && o->stats,
+			   .wake_at = { UINT64_MAX, UINT64_MAX } };
 	inflated[0] = kmt_file_inflate_ns(f, true);
 	inflated[1] = kmt_file_inflate_ns(f, false);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
 	j->threaded = kmt_file_threads(f) > 1;
-	if (j->threaded && pthread_create(&th, NULL, produce_main, j))
+	j->nms = make_shards(j);
+	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
 		j->threaded = false;
+		for (k = 1; k < j->nms; k++)
+			kmt_model_free(j->ms[k]);
+		j->nms = 1;
+		kmt_model_shard(m, 0, 1);
+	}
 	if (j->threaded) {
-		consume_all(j);
+		/* Shards 1.. on threads of their own, shard 0 on this one. */
+		for (k = 1; k < j->nms && !j->mret; k++, started++) {
+			sa[k] = (struct shard_arg){ j, k };
+			if (pthread_create(&sth[k], NULL, consume_main, &sa[k])) {
+				pthread_mutex_lock(&j->mu);
+				j->mret = -ENOMEM;
+				j->stop = true;
+				pthread_mutex_unlock(&j->mu);
+			}
+		}
+		if (!j->mret)
+			consume_all(j, 0);
+		/* Done, or stopped: the others see it. */
+		for (k = 1; k < started; k++)
+			pthread_join(sth[k], NULL);
 		pthread_mutex_lock(&j->mu);
 		j->stop = true;		/* the producer may wait for room */
 		pthread_cond_broadcast(&j->cv);
@@ -524,6 +673,12 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		pthread_join(th, NULL);
 	} else {
 		produce(j);
+	}
+	if (j->nms > 1) {
+		if (!j->mret && kmt_model_merge(j->ms, j->nms))
+			j->mret = -ENOMEM;
+		for (k = 1; k < j->nms; k++)
+			kmt_model_free(j->ms[k]);
 	}
 	if (j->stats)
 		stage_stats(j, inflated);

@@ -16,6 +16,9 @@
  *    stack came between);
  *  - no allocation.
  * The stack event itself does not count in a CPU's sequence of events.
+ * Only the CPU's own events decide, never the table of objects, so every
+ * shard of a sharded model (model-shard.c) decides alike; the object's
+ * part checks that the claimed object is still the one allocated then.
  */
 #include "model-local.h"
 
@@ -45,7 +48,7 @@ static bool page_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 }
 
 /* The waiting slab allocation @ev belongs to, newest first (-1: none). */
-static int slab_claims(struct kmt_model *m, const struct cpu_state *cs, const struct kmt_event *ev)
+static int slab_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 {
 	int j;
 
@@ -55,13 +58,9 @@ static int slab_claims(struct kmt_model *m, const struct cpu_state *cs, const st
 		return 0;
 	if (page_claims(cs, ev) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
 		return -1;
-	for (j = 0; j < cs->nslab_wait && cs->seq - wait_at(cs, j)->seq <= SLAB_WAIT_EVENTS; j++) {
-		struct islot *sl = otab_find(&m->slab, wait_at(cs, j)->ptr);
-
-		if (wait_at(cs, j)->pid == ev->pid && sl && slot_live(sl) &&
-		    has_frame(ev, m->reg.sites.v[slot_obj(&m->slab, sl)->site].addr))
+	for (j = 0; j < cs->nslab_wait && cs->seq - wait_at(cs, j)->seq <= SLAB_WAIT_EVENTS; j++)
+		if (wait_at(cs, j)->pid == ev->pid && has_frame(ev, wait_at(cs, j)->site))
 			return j;
-	}
 	return -1;
 }
 
@@ -73,10 +72,12 @@ struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev)
 
 	if (m->o.stack_slices && !cs->last_stacked && !cs->last_alloc)
 		return c;	/* an event that allocates nothing: its own */
-	j = slab_claims(m, cs, ev);
+	j = slab_claims(cs, ev);
 	if (j >= 0) {
 		c.kind = KMT_EV_KMALLOC;
 		c.ptr = wait_at(cs, j)->ptr;
+		c.ts = wait_at(cs, j)->ts;
+		c.obj_kind = wait_at(cs, j)->kind;
 		/* It is taken, and any newer ones (an interrupt's, without stacks). */
 		cs->slab_wait_next = (uint8_t)(cs->slab_wait_next - (j + 1));
 		cs->nslab_wait = (uint8_t)(cs->nslab_wait - (j + 1));

@@ -139,6 +139,9 @@ struct slab_wait {
 	uint32_t seq;
 	int32_t pid;
 	uint64_t ptr;
+	uint64_t site;			/* its call site */
+	uint64_t ts;			/* its time: the object a stack is for */
+	uint8_t kind;			/* KMT_EV_KMALLOC or KMT_EV_CACHE_ALLOC */
 };
 
 struct cpu_state {
@@ -182,6 +185,8 @@ struct claim {
 	enum kmt_kind kind;		/* KMT_EV_KMALLOC (any slab object), KMT_EV_PAGE_ALLOC,
 					   KMT_EV_VMAP_ALLOC, or KMT_EV_NONE */
 	uint64_t ptr;			/* its address (pages: pfn) */
+	uint64_t ts;			/* a slab object's allocation time */
+	enum kmt_kind obj_kind;		/* a slab object's kind (for dump) */
 };
 
 /* kmt_life_bucket(), inline for the model's hot paths. */
@@ -192,11 +197,12 @@ static inline int model_life_bucket(uint64_t ns)
 	return b < KMT_LIFE_BUCKETS ? b : KMT_LIFE_BUCKETS - 1;
 }
 
-static inline void model_claim_slab_pending(struct cpu_state *cs, int32_t pid, uint64_t ptr)
+static inline void model_claim_slab_pending(struct cpu_state *cs, const struct kmt_event *ev)
 {
 	cs->last_slab_seq = cs->seq;
-	cs->last_slab_ptr = ptr;
-	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] = (struct slab_wait){ cs->seq, pid, ptr };
+	cs->last_slab_ptr = ev->ptr;
+	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] =
+		(struct slab_wait){ cs->seq, ev->pid, ev->ptr, ev->call_site, ev->ts, (uint8_t)ev->kind };
 	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
 }
 
@@ -231,6 +237,11 @@ struct queued {
 	char name[48];
 };
 
+/* When an entry of a registry was made, and its key. */
+struct reg_meta {
+	uint64_t born, key;
+};
+
 /* model-registry.c: call sites, caches and tasks, each found by key. */
 struct model_registry {
 	struct kmt_map site_map, page_site_map, cache_map, proc_map, pid_map;
@@ -239,6 +250,12 @@ struct model_registry {
 	VEC(struct kmt_cache) caches;
 	VEC(struct kmt_proc) procs;
 	struct { uint64_t addr; uint32_t idx; } site_memo[256];
+	/*
+	 * Beside sites, caches and tasks, by index: the stream position of
+	 * the event that made each (kmt_model.pos), and its key in the map
+	 * (model-shard.c merges shards in that order, by those keys).
+	 */
+	VEC(struct reg_meta) site_meta, cache_meta, proc_meta;
 	uint32_t *cache_hint;		/* per site: the cache it last used */
 	size_t cache_hint_n;
 	uint32_t comm_gen;		/* bumped when a task is renamed */
@@ -248,6 +265,7 @@ struct model_registry {
 struct model_findings {
 	struct kmt_map misuse_map;
 	VEC(struct kmt_misuse) misuse;
+	VEC(struct reg_meta) misuse_meta;	/* beside misuse: when, its key */
 	VEC(struct kmt_outstanding) outstanding;
 	VEC(struct kmt_untraced) untraced;
 };
@@ -285,6 +303,20 @@ struct kmt_model {
 	struct kmt_stacks *stacks;	/* slab allocations by stack (model-stack.c) */
 	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
 	uint32_t loss_seq;
+	/*
+	 * Sharded (-j, model-shard.c): this model is shard @shard of
+	 * @nshards, sees every event, and takes only its own slab objects
+	 * (model_owns()); shard 0 takes the rest. @pos counts the events and
+	 * markers seen, the same in every shard: registries stamp it.
+	 */
+	uint32_t shard, nshards;
+	uint64_t pos;
+	/* Shard 0, in model_route_events(): where event @ri of the run goes. */
+	struct model_route *route;
+	uint8_t *route_to;
+	size_t ri;
+	bool twin_prev;			/* the allocation being taken came right after
+					   one at its address on its CPU */
 	struct claim claim;		/* what the last stack was given to */
 	char cache_want[64];		/* --cache: the name its events carry */
 	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
@@ -293,6 +325,43 @@ struct kmt_model {
 	bool started;			/* an event was seen */
 	bool oom;
 };
+
+/*
+ * What shard 0 decided of an event another shard takes (model.c): its
+ * stream position, the loss epoch, twin_prev, and a stack's claim.
+ */
+struct model_route {
+	uint64_t pos;
+	uint64_t claim_ptr, claim_ts;
+	uint32_t loss_seq;
+	uint8_t twin_prev, obj_kind;
+};
+#define ROUTE_ALL 0xff			/* every shard takes it (task names) */
+
+/*
+ * A run of events into shard 0, which keeps every CPU's sequence and
+ * says in @to (a shard, or ROUTE_ALL) and @r where each goes; into shard
+ * k, the run with what shard 0 said. Then model_pos() and model_name_at()
+ * for the task names read before a window (analyse.c).
+ */
+int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
+		       struct model_route *r);
+int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
+			const struct model_route *r);
+uint64_t model_pos(const struct kmt_model *m);
+void model_name_at(struct kmt_model *m, const struct kmt_event *ev, uint64_t pos);
+
+/* The shard of @n that owns the slab object at @ptr: a hash's high bits (tables use its low ones). */
+static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
+{
+	return (uint32_t)(((kmt_hash64(ptr) >> 32) * n) >> 32);
+}
+
+/* Does @m take the slab object at @ptr (always, unsharded)? */
+static inline bool model_owns(const struct kmt_model *m, uint64_t ptr)
+{
+	return m->nshards <= 1 || model_shard_of(ptr, m->nshards) == m->shard;
+}
 
 /* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */
 struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec, uint64_t addr);
@@ -344,6 +413,11 @@ void model_misuse_finish(struct kmt_model *m);
 /* model-slab.c, model-page.c: the events of each kind. */
 void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_slab_free(struct kmt_model *m, const struct kmt_event *ev);
+/*
+ * An allocation another shard takes: shard 0 keeps its CPU's sequence
+ * (what a stack after it belongs to) as if it took it.
+ */
+void model_slab_alloc_elsewhere(struct kmt_model *m, const struct kmt_event *ev);
 void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_page_free(struct kmt_model *m, const struct kmt_event *ev);
 /* Stack @ev of page @pfn: the function that asked for it. */
@@ -367,7 +441,7 @@ void model_vmap_finish(struct kmt_model *m, uint64_t ts);
 int model_stack_init(struct kmt_model *m);
 void model_stack_release(struct kmt_model *m);
 /* A stack event: the callers of the slab allocation just before it on its CPU. */
-void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t ptr);
+void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, const struct claim *c);
 void model_stack_unalloc(struct kmt_model *m, struct obj *o);	/* a twin undone */
 void model_stack_freed(struct kmt_model *m, const struct obj *o);
 void model_stack_live(struct kmt_model *m, const struct obj *o);	/* live at the end, certain */
@@ -400,6 +474,26 @@ void model_emit_live(struct kmt_model *m);
 void model_access(struct kmt_model *m, const struct kmt_event *ev);
 void model_access_finish(struct kmt_model *m);
 void model_access_release(struct kmt_model *m);
+
+/*
+ * model-shard.c: a sharded model's parts merged, each registry in the order
+ * its entries were first made (kmt_model.pos), whichever shard made them.
+ */
+enum shard_reg { SHARD_SITES, SHARD_CACHES, SHARD_PROCS, SHARD_MISUSE, SHARD_STACKS, SHARD_STACK_ROWS };
+struct shard_ent {
+	uint64_t born;
+	uint32_t shard, idx;
+};
+/* The entries of registry @what of the @n shards, by birth (then shard, index); NULL on ENOMEM. */
+struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, enum shard_reg what, size_t *total);
+/* Each part merges its own: @sh[0] is the model merged into; the maps are per shard, old index -> new. */
+int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_map, uint32_t **cache_map,
+			 uint32_t **proc_map);
+int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *cache_map);
+int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
+		      uint32_t **row_map);
+size_t model_stack_count(const struct kmt_model *m, bool rows);
+uint64_t model_stack_born(const struct kmt_model *m, bool rows, size_t i);
 
 #pragma GCC visibility pop
 

@@ -7,6 +7,7 @@
  * (model_misuse_finish): a trace that shows untraced traffic turns its
  * "double frees" into allocations the kernel did not trace.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -58,20 +59,28 @@ const char *kmt_severity_name(enum kmt_severity s)
 	return s == KMT_SEV_ERROR ? "error" : s == KMT_SEV_WARNING ? "warning" : "info";
 }
 
+/* One row per kind, call site and cache: the first occurrence keeps its details. */
+static uint64_t misuse_key(enum kmt_misuse_kind kind, uint64_t site, uint32_t cache)
+{
+	return kmt_hash64(site ^ ((uint64_t)kind << 56)) ^ kmt_hash64((uint64_t)cache << 20);
+}
+
 void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const struct kmt_event *ev,
 			uint64_t alloc_site, uint32_t cache, const char *detail)
 {
-	/* One row per kind, call site and cache: the first occurrence keeps its details. */
-	uint64_t key = kmt_hash64(ev->call_site ^ ((uint64_t)kind << 56)) ^ kmt_hash64((uint64_t)cache << 20);
+	uint64_t key = misuse_key(kind, ev->call_site, cache);
 	uint32_t i = kmt_map_get(&m->fnd.misuse_map, key);
 	struct kmt_misuse *mu;
 
 	if (i == NONE) {
+		uint32_t k = VEC_PUSH(m->fnd.misuse_meta, m->oom);
+
 		i = VEC_PUSH(m->fnd.misuse, m->oom);
-		if (i == NONE || kmt_map_put(&m->fnd.misuse_map, key, i)) {
+		if (i == NONE || k == NONE || kmt_map_put(&m->fnd.misuse_map, key, i)) {
 			m->oom = true;
 			return;
 		}
+		m->fnd.misuse_meta.v[k] = (struct reg_meta){ m->pos, key };
 		mu = &m->fnd.misuse.v[i];
 		mu->kind = kind;
 		mu->cache = cache;
@@ -253,4 +262,57 @@ void model_misuse_finish(struct kmt_model *m)
 	collect_untraced(m);
 	if (m->fnd.misuse.n > 1)
 		qsort(m->fnd.misuse.v, m->fnd.misuse.n, sizeof(*m->fnd.misuse.v), cmp_misuse);
+}
+
+/* Shards' findings into @sh[0]'s (model-shard.c): by first occurrence, their caches renumbered. */
+int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *cache_map)
+{
+	struct kmt_model *m = sh[0];
+	VEC(struct kmt_misuse) nv = { 0 };
+	VEC(struct reg_meta) nm = { 0 };
+	struct kmt_map map;
+	struct shard_ent *e;
+	size_t i, total;
+
+	e = model_shard_order(sh, n, SHARD_MISUSE, &total);
+	if (!e || kmt_map_init(&map, 1 << 6)) {
+		free(e);
+		m->oom = true;
+		return -ENOMEM;
+	}
+	for (i = 0; i < total; i++) {
+		struct kmt_misuse mu = sh[e[i].shard]->fnd.misuse.v[e[i].idx];
+		uint64_t key;
+		uint32_t j, k;
+
+		if (mu.cache != NONE)
+			mu.cache = cache_map[e[i].shard][mu.cache];
+		key = misuse_key(mu.kind, mu.site, mu.cache);
+		j = kmt_map_get(&map, key);
+		if (j != NONE) {
+			nv.v[j].count += mu.count;
+			continue;
+		}
+		j = VEC_PUSH(nv, m->oom);
+		k = VEC_PUSH(nm, m->oom);
+		if (j == NONE || k == NONE || kmt_map_put(&map, key, j))
+			break;
+		nv.v[j] = mu;
+		nm.v[k] = (struct reg_meta){ sh[e[i].shard]->fnd.misuse_meta.v[e[i].idx].born, key };
+	}
+	free(e);
+	if (i < total) {
+		free(nv.v);
+		free(nm.v);
+		kmt_map_release(&map);
+		m->oom = true;
+		return -ENOMEM;
+	}
+	free(m->fnd.misuse.v);
+	free(m->fnd.misuse_meta.v);
+	kmt_map_release(&m->fnd.misuse_map);
+	memcpy(&m->fnd.misuse, &nv, sizeof(nv));
+	memcpy(&m->fnd.misuse_meta, &nm, sizeof(nm));
+	m->fnd.misuse_map = map;
+	return 0;
 }

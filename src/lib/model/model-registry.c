@@ -7,6 +7,7 @@
  * filters, the frames of the allocators themselves, and the log2 buckets
  * of lifetimes. Nothing here knows an object.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,6 +24,18 @@ uint64_t kmt_life_bucket_ns(int b)
 	return b <= 0 ? 0 : 1ULL << (b - 1);
 }
 
+/* The meta of a registry's new entry (the one just pushed): now, @key. */
+static bool model_meta(struct kmt_model *m, void *meta_, uint64_t key)
+{
+	VEC(struct reg_meta) *meta = meta_;
+	uint32_t i = VEC_PUSH(*meta, m->oom);
+
+	if (i == NONE)
+		return false;
+	meta->v[i] = (struct reg_meta){ m->pos, key };
+	return true;
+}
+
 struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec_, uint64_t addr)
 {
 	VEC(struct kmt_site) *vec = vec_;
@@ -30,7 +43,8 @@ struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *v
 
 	if (i == NONE) {
 		i = VEC_PUSH(*vec, m->oom);
-		if (i == NONE || kmt_map_put(map, addr, i)) {
+		if (i == NONE || kmt_map_put(map, addr, i) ||
+		    (vec_ == (void *)&m->reg.sites && !model_meta(m, &m->reg.site_meta, addr))) {
 			m->oom = true;
 			return NULL;
 		}
@@ -60,7 +74,7 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 		return i;
 	}
 	i = VEC_PUSH(m->reg.caches, m->oom);
-	if (i == NONE || kmt_map_put(&m->reg.cache_map, key, i)) {
+	if (i == NONE || kmt_map_put(&m->reg.cache_map, key, i) || !model_meta(m, &m->reg.cache_meta, key)) {
 		m->oom = true;
 		return NONE;
 	}
@@ -96,7 +110,7 @@ static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, s
 	if (i != NONE)
 		return i;
 	i = VEC_PUSH(m->reg.procs, m->oom);
-	if (i == NONE || kmt_map_put(&m->reg.proc_map, key, i)) {
+	if (i == NONE || kmt_map_put(&m->reg.proc_map, key, i) || !model_meta(m, &m->reg.proc_meta, key)) {
 		m->oom = true;
 		return NONE;
 	}
@@ -125,6 +139,7 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 	uint32_t i;
 
 	m->reg.comm_gen++;
+	m->pos++;	/* a name made here comes after the event before (model-shard.c) */
 	len = strnlen(comm, len);
 	i = proc_index(m, pid, comm, len);
 	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
@@ -214,4 +229,180 @@ void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 
 	if (name)
 		kmt_model_set_comm(m, ev->pid2, name, len);
+}
+
+/* ---- merging a sharded model's registries (model-shard.c) ---- */
+
+static void site_add(void *d_, const void *s_)
+{
+	struct kmt_site *d = d_;
+	const struct kmt_site *s = s_;
+	int b;
+
+	if (s->frees && (!d->frees || s->life_min < d->life_min))
+		d->life_min = s->life_min;
+	d->life_max = MAX(d->life_max, s->life_max);
+	d->allocs += s->allocs;
+	d->frees += s->frees;
+	d->free_calls += s->free_calls;
+	d->bytes_req += s->bytes_req;
+	d->bytes_alloc += s->bytes_alloc;
+	d->bytes_freed += s->bytes_freed;
+	d->cross_cpu += s->cross_cpu;
+	d->live_objects += s->live_objects;
+	d->live_bytes += s->live_bytes;
+	d->uncertain += s->uncertain;
+	d->unseen_frees += s->unseen_frees;
+	d->failures += s->failures;
+	d->now_objects += s->now_objects;
+	d->now_bytes += s->now_bytes;
+	for (b = 0; b < KMT_LIFE_BUCKETS; b++)
+		d->life[b] += s->life[b];
+	d->kinds |= s->kinds;
+	d->order_mask |= s->order_mask;
+}
+
+static void cache_add(void *d_, const void *s_)
+{
+	struct kmt_cache *d = d_;
+	const struct kmt_cache *s = s_;
+	if (!d->object_size)
+		d->object_size = s->object_size;
+	d->allocs += s->allocs;
+	d->frees += s->frees;
+	d->bytes_req += s->bytes_req;
+	d->bytes_alloc += s->bytes_alloc;
+	d->live_objects += s->live_objects;
+	d->live_bytes += s->live_bytes;
+	d->untraced += s->untraced;
+	d->unseen_frees += s->unseen_frees;
+	d->now_objects += s->now_objects;
+	d->now_bytes += s->now_bytes;
+}
+
+static void proc_add(void *d_, const void *s_)
+{
+	struct kmt_proc *d = d_;
+	const struct kmt_proc *s = s_;
+	d->allocs += s->allocs;
+	d->frees += s->frees;
+	d->bytes_req += s->bytes_req;
+	d->bytes_alloc += s->bytes_alloc;
+	d->bytes_freed += s->bytes_freed;
+	d->live_objects += s->live_objects;
+	d->live_bytes += s->live_bytes;
+	d->page_allocs += s->page_allocs;
+	d->pages += s->pages;
+	d->now_objects += s->now_objects;
+	d->now_bytes += s->now_bytes;
+}
+
+/* A registry's vector, of any type (VEC()'s layout). */
+struct any_vec {
+	char *v;
+	size_t n, alloc;
+};
+
+/* Where a registry lives in a model, how big its entries are, and how two are added. */
+struct reg_desc {
+	enum shard_reg what;
+	size_t vec, map, meta;		/* offsets in struct kmt_model */
+	size_t size;
+	void (*add)(void *d, const void *s);
+};
+
+#define AT(m, off, type) ((type *)((char *)(m) + (off)))
+
+/*
+ * One registry of every shard into a new vector, map and meta, by birth:
+ * the first shard to make an entry gives it its place, the others add to
+ * it. @remap[k][i]: where shard k's entry i went.
+ */
+static int merge_reg(struct kmt_model **sh, unsigned int n, const struct reg_desc *r, uint32_t **remap)
+{
+	struct any_vec nv = { 0 };
+	VEC(struct reg_meta) nm = { 0 };
+	struct kmt_map map;
+	struct shard_ent *e;
+	size_t total, i;
+	bool oom = false;
+
+	e = model_shard_order(sh, n, r->what, &total);
+	if (!e || kmt_map_init(&map, 1 << 8)) {
+		free(e);
+		return -ENOMEM;
+	}
+	nv.v = malloc((total + 1) * r->size);
+	nm.v = malloc((total + 1) * sizeof(*nm.v));
+	for (i = 0; nv.v && nm.v && i < total; i++) {
+		struct kmt_model *s = sh[e[i].shard];
+		const struct reg_meta *mt = (const struct reg_meta *)AT(s, r->meta, struct any_vec)->v + e[i].idx;
+		const char *src = AT(s, r->vec, struct any_vec)->v + e[i].idx * r->size;
+		uint32_t j = kmt_map_get(&map, mt->key);
+
+		if (j == NONE) {
+			j = (uint32_t)nv.n++;
+			nm.v[nm.n++] = *mt;
+			memcpy(nv.v + j * r->size, src, r->size);
+			if (kmt_map_put(&map, mt->key, j)) {
+				oom = true;
+				break;
+			}
+		} else {
+			r->add(nv.v + j * r->size, src);
+		}
+		remap[e[i].shard][e[i].idx] = j;
+	}
+	free(e);
+	if (oom || !nv.v || !nm.v) {
+		free(nv.v);
+		free(nm.v);
+		kmt_map_release(&map);
+		return -ENOMEM;
+	}
+	nv.alloc = nm.alloc = total + 1;
+	free(AT(sh[0], r->vec, struct any_vec)->v);
+	free(AT(sh[0], r->meta, struct any_vec)->v);
+	kmt_map_release(AT(sh[0], r->map, struct kmt_map));
+	*AT(sh[0], r->vec, struct any_vec) = nv;
+	memcpy(AT(sh[0], r->meta, struct any_vec), &nm, sizeof(nm));
+	*AT(sh[0], r->map, struct kmt_map) = map;
+	return 0;
+}
+
+
+static const struct reg_desc regs[] = {
+	{ SHARD_SITES, offsetof(struct kmt_model, reg.sites), offsetof(struct kmt_model, reg.site_map),
+	  offsetof(struct kmt_model, reg.site_meta), sizeof(struct kmt_site), site_add },
+	{ SHARD_CACHES, offsetof(struct kmt_model, reg.caches), offsetof(struct kmt_model, reg.cache_map),
+	  offsetof(struct kmt_model, reg.cache_meta), sizeof(struct kmt_cache), cache_add },
+	{ SHARD_PROCS, offsetof(struct kmt_model, reg.procs), offsetof(struct kmt_model, reg.proc_map),
+	  offsetof(struct kmt_model, reg.proc_meta), sizeof(struct kmt_proc), proc_add },
+};
+
+int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_map, uint32_t **cache_map,
+			 uint32_t **proc_map)
+{
+	struct kmt_model *m = sh[0];
+	int i;
+
+	if (merge_reg(sh, n, &regs[0], site_map) || merge_reg(sh, n, &regs[1], cache_map) ||
+	    merge_reg(sh, n, &regs[2], proc_map)) {
+		m->oom = true;
+		return -ENOMEM;
+	}
+	/* What pointed at the old indexes goes: the memos, the hints, tasks by pid. */
+	memset(m->reg.site_memo, 0, sizeof(m->reg.site_memo));
+	free(m->reg.cache_hint);
+	m->reg.cache_hint = NULL;
+	m->reg.cache_hint_n = 0;
+	kmt_map_release(&m->reg.pid_map);
+	if (kmt_map_init(&m->reg.pid_map, 1 << 10)) {
+		m->oom = true;
+		return -ENOMEM;
+	}
+	m->reg.comm_gen++;
+	for (i = 0; i < KMT_MAX_CPUS; i++)
+		m->cpu[i].memo_proc = NONE;
+	return 0;
 }

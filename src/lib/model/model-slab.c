@@ -34,8 +34,6 @@ static bool lost_since(const struct kmt_model *m, uint16_t then)
  */
 static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const struct kmt_event *ev)
 {
-	const struct cpu_state *cs = &m->cpu[ev->cpu];
-
 	/*
 	 * Only a large kmalloc (above the largest kmalloc cache, 8 KiB) is
 	 * traced twice, inside the allocator and at its caller: a small one at
@@ -45,8 +43,7 @@ static bool kmalloc_large_twin(struct kmt_model *m, const struct obj *o, const s
 	 * event, when the kfree between was not recorded).
 	 */
 	return !o->twin && o->kind == KMT_EV_KMALLOC && ev->kind == KMT_EV_KMALLOC && o->cpu == ev->cpu &&
-	       ev->bytes_alloc > 8192 && m->reg.sites.v[o->site].addr != ev->call_site &&
-	       cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1 &&
+	       ev->bytes_alloc > 8192 && m->reg.sites.v[o->site].addr != ev->call_site && m->twin_prev &&
 	       o->req == sat32(ev->bytes_req) && o->alloc == sat32(ev->bytes_alloc);
 }
 
@@ -144,9 +141,19 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->twin = twin;
 	o->stack = 0;
 	o->gfp = (uint32_t)ev->gfp;
-	model_claim_slab_pending(cs, ev->pid, ev->ptr);
+	model_claim_slab_pending(cs, ev);
 	count_alloc(m, o, 1);
 	model_detail_alloc(m, o);
+	if (ev->name_len && m->o.syms)
+		model_vmap_area_alloc(m, ev);
+}
+
+void model_slab_alloc_elsewhere(struct kmt_model *m, const struct kmt_event *ev)
+{
+	/* What model_slab_alloc() does to the CPU's sequence, and only that. */
+	if (!ev->ptr)
+		return;
+	model_claim_slab_pending(&m->cpu[ev->cpu], ev);
 	if (ev->name_len && m->o.syms)
 		model_vmap_area_alloc(m, ev);
 }

@@ -14,6 +14,7 @@
 
 struct stack_head {
 	uint32_t off, len;		/* in the flat frame array */
+	uint64_t born;			/* kmt_model.pos when first seen */
 };
 
 struct kmt_stacks {
@@ -22,6 +23,7 @@ struct kmt_stacks {
 	struct kmt_map by_hash;		/* hash of the frames -> stack id */
 	struct kmt_map row_map;		/* site index << 32 | stack id -> row */
 	VEC(struct kmt_site_stack) rows;
+	VEC(struct reg_meta) row_meta;	/* beside rows: when, and the row_map key */
 	bool sorted;
 };
 
@@ -46,6 +48,7 @@ void model_stack_release(struct kmt_model *m)
 	kmt_map_release(&t->by_hash);
 	kmt_map_release(&t->row_map);
 	free(t->rows.v);
+	free(t->row_meta.v);
 	free(t);
 	m->stacks = NULL;
 }
@@ -74,10 +77,10 @@ static bool same_frames(const void *ctx, uint32_t id)
 	return s->len == k->n && (!k->n || !memcmp(&k->t->frames.v[s->off], k->f, k->n * sizeof(*k->f)));
 }
 
-/* The id of the stack @f[0..n), interned; NONE on ENOMEM. */
-static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
+/* The id of the stack @f[0..n) in @t, interned (made at @born); NONE on ENOMEM. */
+static uint32_t intern_in(struct kmt_model *m, struct kmt_stacks *t, const uint64_t *f, size_t n,
+			  uint64_t born)
 {
-	struct kmt_stacks *t = m->stacks;
 	uint64_t h = hash_frames(f, n);
 	struct frames key = { t, f, n };
 	uint32_t id = kmt_map_find(&t->by_hash, h, same_frames, &key);
@@ -90,6 +93,7 @@ static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
 		return NONE;
 	t->heads.v[id].off = (uint32_t)t->frames.n;
 	t->heads.v[id].len = (uint32_t)n;
+	t->heads.v[id].born = born;
 	for (k = 0; k < n; k++) {
 		uint32_t i = VEC_PUSH(t->frames, m->oom);
 
@@ -102,6 +106,31 @@ static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
 		return NONE;
 	}
 	return id;
+}
+
+static uint32_t intern(struct kmt_model *m, const uint64_t *f, size_t n)
+{
+	return intern_in(m, m->stacks, f, n, m->pos);
+}
+
+/* The row of @key in @t, made (at @born, for call site @site, stack @id) if new; NONE on ENOMEM. */
+static uint32_t row_of(struct kmt_model *m, struct kmt_stacks *t, uint64_t key, uint64_t site, uint32_t id,
+		       uint64_t born)
+{
+	uint32_t r = kmt_map_get(&t->row_map, key), k;
+
+	if (r != NONE)
+		return r;
+	r = VEC_PUSH(t->rows, m->oom);
+	k = VEC_PUSH(t->row_meta, m->oom);
+	if (r == NONE || k == NONE || kmt_map_put(&t->row_map, key, r)) {
+		m->oom = true;
+		return NONE;
+	}
+	t->rows.v[r].site = site;
+	t->rows.v[r].stack = id;
+	t->row_meta.v[k] = (struct reg_meta){ born, key };
+	return r;
 }
 
 /* Frames the tracing machinery adds on top of every stack. */
@@ -153,7 +182,7 @@ static size_t callers(const struct kmt_model *m, const struct kmt_event *ev, uin
 	return n;
 }
 
-void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t ptr)
+void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, const struct claim *c)
 {
 	struct kmt_stacks *t = m->stacks;
 	struct kmt_site_stack *row;
@@ -163,27 +192,21 @@ void model_stack_slab(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 	uint32_t id, r;
 	size_t n;
 
-	sl = otab_find(&m->slab, ptr);
+	sl = otab_find(&m->slab, c->ptr);
 	if (!sl || !slot_live(sl))
 		return;
 	o = slot_obj(&m->slab, sl);
-	if (o->stack)
+	/* Freed since (and maybe allocated again elsewhere): not its stack any more. */
+	if (o->stack || o->ts != c->ts || o->cpu != ev->cpu)
 		return;
 	n = callers(m, ev, m->reg.sites.v[o->site].addr, f);
 	id = intern(m, f, n);
 	if (id == NONE)
 		return;
 	key = (uint64_t)o->site << 32 | id;
-	r = kmt_map_get(&t->row_map, key);
-	if (r == NONE) {
-		r = VEC_PUSH(t->rows, m->oom);
-		if (r == NONE || kmt_map_put(&t->row_map, key, r)) {
-			m->oom = true;
-			return;
-		}
-		t->rows.v[r].site = m->reg.sites.v[o->site].addr;
-		t->rows.v[r].stack = id;
-	}
+	r = row_of(m, t, key, m->reg.sites.v[o->site].addr, id, m->pos);
+	if (r == NONE)
+		return;
 	row = &t->rows.v[r];
 	row->allocs++;
 	row->bytes_req += o->req;
@@ -253,6 +276,93 @@ void model_stack_finish(struct kmt_model *m)
 	if (t->rows.n > 1)
 		qsort(t->rows.v, t->rows.n, sizeof(*t->rows.v), cmp_rows);
 	t->sorted = true;
+}
+
+/*
+ * Shards' stacks and rows into @m's (model-shard.c), in the order they
+ * were first seen; @site_map[k] maps shard @k's call sites to @m's,
+ * @row_map[k] is filled with its rows' new indexes.
+ */
+int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
+		      uint32_t **row_map)
+{
+	struct kmt_stacks *nt = calloc(1, sizeof(*nt));
+	struct shard_ent *e = NULL;
+	uint32_t **head_map = calloc(n, sizeof(*head_map));
+	size_t i, total;
+	unsigned int k;
+	int ret = -1;
+
+	if (!nt || !head_map || kmt_map_init(&nt->by_hash, 1 << 10) || kmt_map_init(&nt->row_map, 1 << 8))
+		goto out;
+	for (k = 0; k < n; k++)
+		if (!(head_map[k] = malloc((sh[k]->stacks->heads.n + 1) * sizeof(**head_map))))
+			goto out;
+	/* Stacks by when first seen: interned again, their ids as one model gives them. */
+	e = model_shard_order(sh, n, SHARD_STACKS, &total);
+	if (!e)
+		goto out;
+	for (i = 0; i < total; i++) {
+		const struct kmt_stacks *t = sh[e[i].shard]->stacks;
+		const struct stack_head *h = &t->heads.v[e[i].idx];
+
+		head_map[e[i].shard][e[i].idx] = intern_in(m, nt, t->frames.v + h->off, h->len, h->born);
+		if (head_map[e[i].shard][e[i].idx] == NONE)
+			goto out;
+	}
+	free(e);
+	e = model_shard_order(sh, n, SHARD_STACK_ROWS, &total);
+	if (!e)
+		goto out;
+	for (i = 0; i < total; i++) {
+		const struct kmt_stacks *t = sh[e[i].shard]->stacks;
+		const struct kmt_site_stack *src = &t->rows.v[e[i].idx];
+		const struct reg_meta *mt = &t->row_meta.v[e[i].idx];
+		uint32_t site = site_map[e[i].shard][mt->key >> 32];
+		uint32_t id = head_map[e[i].shard][(uint32_t)mt->key], r;
+		struct kmt_site_stack *d;
+
+		r = row_of(m, nt, (uint64_t)site << 32 | id, src->site, id, mt->born);
+		if (r == NONE)
+			goto out;
+		d = &nt->rows.v[r];
+		d->allocs += src->allocs;
+		d->frees += src->frees;
+		d->bytes_req += src->bytes_req;
+		d->bytes_alloc += src->bytes_alloc;
+		d->live_objects += src->live_objects;
+		d->live_bytes += src->live_bytes;
+		row_map[e[i].shard][e[i].idx] = r;
+	}
+	model_stack_release(m);
+	m->stacks = nt;
+	nt = NULL;
+	ret = 0;
+out:
+	free(e);
+	for (k = 0; head_map && k < n; k++)
+		free(head_map[k]);
+	free(head_map);
+	if (nt) {
+		struct kmt_stacks *keep = m->stacks;
+
+		m->stacks = nt;
+		model_stack_release(m);
+		m->stacks = keep;
+	}
+	if (ret)
+		m->oom = true;
+	return ret;
+}
+
+size_t model_stack_count(const struct kmt_model *m, bool rows)
+{
+	return rows ? m->stacks->rows.n : m->stacks->heads.n;
+}
+
+uint64_t model_stack_born(const struct kmt_model *m, bool rows, size_t i)
+{
+	return rows ? m->stacks->row_meta.v[i].born : m->stacks->heads.v[i].born;
 }
 
 const struct kmt_site_stack *kmt_model_stacks(const struct kmt_model *m, size_t *n)

@@ -89,6 +89,10 @@ void kmt_model_free(struct kmt_model *m)
 	free(m->events_by_cpu);
 	free(m->cpu);
 	free(m->reg.cache_hint);
+	free(m->reg.site_meta.v);
+	free(m->reg.cache_meta.v);
+	free(m->reg.proc_meta.v);
+	free(m->fnd.misuse_meta.v);
 	model_access_release(m);
 	free(m);
 }
@@ -110,14 +114,10 @@ static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct 
 {
 	m->claim = c;
 	switch (c.kind) {
-	case KMT_EV_KMALLOC: {
-		struct islot *sl = otab_find(&m->slab, c.ptr);
-
-		if (sl && slot_live(sl))
-			m->claim.kind = slot_obj(&m->slab, sl)->kind;
-		model_stack_slab(m, ev, c.ptr);
+	case KMT_EV_KMALLOC:
+		m->claim.kind = c.obj_kind;
+		model_stack_slab(m, ev, &c);
 		break;
-	}
 	case KMT_EV_VMAP_ALLOC:
 		model_vmap_stack(m, ev, c.ptr);
 		break;
@@ -131,10 +131,50 @@ static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct 
 	model_vmap_area_stack(m, ev);
 }
 
+/*
+ * Sharded (model-shard.c), shard 0 sees every event and keeps each CPU's
+ * sequence; an event of another shard's object goes to it with what that
+ * decided (its stream position, the loss epoch, a stack's claim, whether
+ * an allocation came right after one at the same address on its CPU).
+ */
+static void route(struct kmt_model *m, uint32_t to, uint64_t pos, const struct claim *c)
+{
+	struct model_route *r = &m->route[m->ri];
+
+	m->route_to[m->ri] = (uint8_t)to;
+	r->pos = pos;
+	r->loss_seq = m->loss_seq;
+	r->twin_prev = m->twin_prev;
+	if (c) {
+		r->claim_ptr = c->ptr;
+		r->claim_ts = c->ts;
+		r->obj_kind = (uint8_t)c->obj_kind;
+	}
+}
+
+/* The shard of the slab object at @ptr: 0 unsharded. */
+static uint32_t owner(const struct kmt_model *m, uint64_t ptr)
+{
+	return m->nshards > 1 ? model_shard_of(ptr, m->nshards) : 0;
+}
+
+/* The shard of slab event @ev: as model_route_events() found it. */
+static uint32_t slab_owner(const struct kmt_model *m, const struct kmt_event *ev)
+{
+	return m->route ? m->route_to[m->ri] : owner(m, ev->ptr);
+}
+
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
+	uint64_t pos = m->pos++;
+	struct cpu_state *cs;
+	uint32_t to = 0;	/* the shard that takes the event, and counts it */
+
+	if (m->route && (!slab_kind(ev->kind) || ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS))
+		m->route_to[m->ri] = 0;
 	if (ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS)
 		return;
+	cs = &m->cpu[ev->cpu];
 	/*
 	 * A truncated CPU's events are missing from its end to the trace's,
 	 * a damaged part of the file's over its span: a gap that stays open,
@@ -148,28 +188,38 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	m->sum.last_ts = ev->ts;
 	if (ev->cpu >= m->sum.nr_cpus)
 		m->sum.nr_cpus = ev->cpu + 1;
-	m->cpu[ev->cpu].seq++;
+	cs->seq++;
 	if (alloc_kind(ev->kind))
-		m->cpu[ev->cpu].alloc_seq = m->cpu[ev->cpu].seq;
+		cs->alloc_seq = cs->seq;
 	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
 	m->scope = !m->filtering;
 	if (m->o.cache && !slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
 		/* --cache: only slab objects; names are still taken. */
 		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT)
 			kmt_model_name_event(m, ev);
-		m->cpu[ev->cpu].last_scope = false;
-		m->cpu[ev->cpu].last_alloc = alloc_kind(ev->kind);
-		m->cpu[ev->cpu].last_stacked = false;
+		cs->last_scope = false;
+		cs->last_alloc = alloc_kind(ev->kind);
+		cs->last_stacked = false;
 		return;
 	}
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
-		model_slab_alloc(m, ev);
+		/* Right after an allocation at the same address on this CPU: maybe its twin. */
+		m->twin_prev = cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1;
+		if (!(to = slab_owner(m, ev))) {
+			model_slab_alloc(m, ev);
+		} else {
+			route(m, to, pos, NULL);
+			model_slab_alloc_elsewhere(m, ev);
+		}
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
-		model_slab_free(m, ev);
+		if (!(to = slab_owner(m, ev)))
+			model_slab_free(m, ev);
+		else
+			route(m, to, pos, NULL);
 		break;
 	case KMT_EV_PAGE_ALLOC:
 		model_page_alloc(m, ev);
@@ -194,30 +244,43 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_RENAME:
 	case KMT_EV_NEWTASK:
 	case KMT_EV_EXEC:
+		if (m->route)
+			route(m, ROUTE_ALL, pos, NULL);	/* every shard names tasks */
 		kmt_model_name_event(m, ev);
 		/* fall through */
 	case KMT_EV_EXIT:
 		if (m->filtering)
 			m->scope = model_task_wanted(m, ev->pid2, model_proc_of(m, ev->pid2));
 		break;
-	case KMT_EV_STACK:
-		m->cpu[ev->cpu].seq--;	/* part of the event before it */
-		m->scope = m->cpu[ev->cpu].last_scope;
-		stack_taken(m, ev, model_claim_stack(m, ev));
+	case KMT_EV_STACK: {
+		struct claim c;
+
+		cs->seq--;	/* part of the event before it */
+		m->scope = cs->last_scope;
+		c = model_claim_stack(m, ev);
+		if (c.kind == KMT_EV_KMALLOC && (to = owner(m, c.ptr))) {
+			route(m, to, pos, &c);
+			model_vmap_area_stack(m, ev);	/* the CPU's part of it */
+		} else {
+			stack_taken(m, ev, c);
+		}
 		break;
+	}
 	case KMT_EV_ACCESS:
-		m->cpu[ev->cpu].seq--;	/* not part of the CPU's allocation chain */
+		cs->seq--;	/* not part of the CPU's allocation chain */
 		model_access(m, ev);
 		break;
 	}
 	if (ev->kind != KMT_EV_STACK)
-		m->cpu[ev->cpu].last_scope = m->scope;
+		cs->last_scope = m->scope;
 	if (ev->kind == KMT_EV_STACK) {
-		m->cpu[ev->cpu].last_stacked = true;
+		cs->last_stacked = true;
 	} else if (ev->kind != KMT_EV_ACCESS) {
-		m->cpu[ev->cpu].last_alloc = alloc_kind(ev->kind);
-		m->cpu[ev->cpu].last_stacked = false;
+		cs->last_alloc = alloc_kind(ev->kind);
+		cs->last_stacked = false;
 	}
+	if (to)
+		return;
 	if (m->scope && (ev->kind == KMT_EV_FORK || ev->kind == KMT_EV_NEWTASK))
 		model_detail_birth(m, ev);
 	if (m->scope && m->hooks.event)
@@ -227,6 +290,40 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		m->sum.by_kind[ev->kind < KMT_EV_NR ? ev->kind : 0]++;
 		m->events_by_cpu[ev->cpu]++;
 	}
+}
+
+/*
+ * Another shard's event, as shard 0 routed it (no filter, so in scope):
+ * its object's part, and its count.
+ */
+static void process_routed(struct kmt_model *m, const struct kmt_event *ev, const struct model_route *r)
+{
+	m->pos = r->pos + 1;
+	m->loss_seq = r->loss_seq;
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		m->twin_prev = r->twin_prev;
+		model_slab_alloc(m, ev);
+		break;
+	case KMT_EV_KFREE:
+	case KMT_EV_CACHE_FREE:
+		model_slab_free(m, ev);
+		break;
+	case KMT_EV_STACK: {
+		struct claim c = { KMT_EV_KMALLOC, r->claim_ptr, r->claim_ts, (enum kmt_kind)r->obj_kind };
+
+		model_stack_slab(m, ev, &c);
+		break;
+	}
+	default:
+		/* A task's name, which every shard takes; counted by shard 0. */
+		kmt_model_name_event(m, ev);
+		return;
+	}
+	m->sum.events++;
+	m->sum.by_kind[ev->kind]++;
+	m->events_by_cpu[ev->cpu]++;
 }
 
 /*
@@ -332,6 +429,72 @@ int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
 		process_event(m, &ev[i]);
 	}
 	return m->oom ? -ENOMEM : 0;
+}
+
+int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
+		       struct model_route *r)
+{
+	int ret;
+
+	size_t i;
+
+	m->route = r;
+	m->route_to = to;
+	drain(m, 0);
+	/* Whose each slab event is, once: only shard 0's own are prefetched here. */
+	for (i = 0; i < n; i++)
+		to[i] = slab_kind(ev[i].kind) ? (uint8_t)owner(m, ev[i].ptr) : 0;
+	for (m->ri = 0; m->ri < n && m->ri < LOOKAHEAD; m->ri++)
+		if (!to[m->ri])
+			prefetch_obj(m, &ev[m->ri]);
+	for (m->ri = 0; m->ri < n && !m->oom; m->ri++) {
+		if (m->ri + LOOKAHEAD < n && !to[m->ri + LOOKAHEAD])
+			prefetch_obj(m, &ev[m->ri + LOOKAHEAD]);
+		if (m->ri + LOOKAHEAD / 2 < n && !to[m->ri + LOOKAHEAD / 2])
+			prefetch_pool(m, &ev[m->ri + LOOKAHEAD / 2]);
+		process_event(m, &ev[m->ri]);
+	}
+	ret = m->oom ? -ENOMEM : 0;
+	m->route = NULL;
+	m->route_to = NULL;
+	return ret;
+}
+
+int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
+			const struct model_route *r)
+{
+	uint32_t idx[1024];
+	size_t base, i, k;
+
+	for (base = 0; base < n && !m->oom; base += ARRAY_SIZE(idx)) {
+		/* This shard's events of the run, then the same two prefetch stages on them. */
+		for (i = base, k = 0; i < n && i < base + ARRAY_SIZE(idx); i++) {
+			/* Without a branch: which are ours is a coin toss. */
+			idx[k] = (uint32_t)i;
+			k += (to[i] == m->shard) | (to[i] == ROUTE_ALL);
+		}
+		for (i = 0; i < k && i < LOOKAHEAD; i++)
+			prefetch_obj(m, &ev[idx[i]]);
+		for (i = 0; i < k && !m->oom; i++) {
+			if (i + LOOKAHEAD < k)
+				prefetch_obj(m, &ev[idx[i + LOOKAHEAD]]);
+			if (i + LOOKAHEAD / 2 < k)
+				prefetch_pool(m, &ev[idx[i + LOOKAHEAD / 2]]);
+			process_routed(m, &ev[idx[i]], &r[idx[i]]);
+		}
+	}
+	return m->oom ? -ENOMEM : 0;
+}
+
+uint64_t model_pos(const struct kmt_model *m)
+{
+	return m->pos;
+}
+
+void model_name_at(struct kmt_model *m, const struct kmt_event *ev, uint64_t pos)
+{
+	m->pos = pos;
+	kmt_model_name_event(m, ev);
 }
 
 int kmt_model_sync(struct kmt_model *m)

@@ -1,0 +1,221 @@
+/*
+ * The model in shards (-j; include/kmemtrace/model.h): N models, each on a
+ * thread, each shown every event. Shard k takes the slab objects whose
+ * address hashes to k (model_owns()) — their allocations, frees, stacks,
+ * misuse — and shard 0 everything else (pages, per-CPU, vmalloc, the
+ * watchpoint samples, the events of no object). What must be decided in
+ * stream order is decided by every shard alike, from the events alone:
+ * each CPU's sequence (which allocation a stack belongs to, the doubled
+ * large kmalloc), the losses and gaps, the task names. Each event is
+ * counted by the one shard that takes it.
+ *
+ * At the end the shards fold into shard 0, which then finishes as one
+ * model would: registries (call sites, caches, tasks, misuse rows,
+ * stacks) in the order their entries were first made — every shard
+ * counts the same stream positions (kmt_model.pos), so the first maker's
+ * position is the one model's — sums added, live objects moved into
+ * shard 0's table with their indexes renumbered. The output is the same
+ * for every N (t0206).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "model-local.h"
+
+bool kmt_model_shardable(const struct kmt_model *m)
+{
+	return !m->started && !m->filtering && !m->o.detail && !m->hooks.object && !m->hooks.event &&
+	       !m->hooks.access;
+}
+
+struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned int n)
+{
+	struct kmt_model *s = k ? kmt_model_new(&m->o) : m;
+
+	if (!s)
+		return NULL;
+	s->shard = k;
+	s->nshards = n;
+	return s;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct shard_ent *x = a, *y = b;
+
+	if (x->born != y->born)
+		return (x->born > y->born) - (x->born < y->born);
+	if (x->shard != y->shard)
+		return (x->shard > y->shard) - (x->shard < y->shard);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static size_t reg_count(const struct kmt_model *m, enum shard_reg what)
+{
+	switch (what) {
+	case SHARD_SITES:
+		return m->reg.sites.n;
+	case SHARD_CACHES:
+		return m->reg.caches.n;
+	case SHARD_PROCS:
+		return m->reg.procs.n;
+	case SHARD_MISUSE:
+		return m->fnd.misuse.n;
+	default:
+		return model_stack_count(m, what == SHARD_STACK_ROWS);
+	}
+}
+
+static uint64_t reg_born(const struct kmt_model *m, enum shard_reg what, size_t i)
+{
+	switch (what) {
+	case SHARD_SITES:
+		return m->reg.site_meta.v[i].born;
+	case SHARD_CACHES:
+		return m->reg.cache_meta.v[i].born;
+	case SHARD_PROCS:
+		return m->reg.proc_meta.v[i].born;
+	case SHARD_MISUSE:
+		return m->fnd.misuse_meta.v[i].born;
+	default:
+		return model_stack_born(m, what == SHARD_STACK_ROWS, i);
+	}
+}
+
+struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, enum shard_reg what, size_t *total)
+{
+	struct shard_ent *e;
+	size_t t = 0, i;
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		t += reg_count(sh[k], what);
+	e = malloc((t + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	t = 0;
+	for (k = 0; k < n; k++)
+		for (i = 0; i < reg_count(sh[k], what); i++)
+			e[t++] = (struct shard_ent){ reg_born(sh[k], what, i), k, (uint32_t)i };
+	qsort(e, t, sizeof(*e), cmp_ent);
+	*total = t;
+	return e;
+}
+
+/* The counts each shard keeps of the events and objects it takes: added up. */
+static void summary_add(struct kmt_summary *d, const struct kmt_summary *s)
+{
+	int k;
+
+	d->events += s->events;
+	for (k = 0; k < KMT_EV_NR; k++)
+		d->by_kind[k] += s->by_kind[k];
+	d->allocs += s->allocs;
+	d->frees += s->frees;
+	d->bytes_req += s->bytes_req;
+	d->bytes_alloc += s->bytes_alloc;
+	d->bytes_freed += s->bytes_freed;
+	d->cross_cpu_frees += s->cross_cpu_frees;
+	d->preexisting_frees += s->preexisting_frees;
+	d->preexisting_bytes += s->preexisting_bytes;
+	d->now_objects += s->now_objects;
+	d->now_bytes += s->now_bytes;
+	d->uncertain_objects += s->uncertain_objects;
+	d->unseen_frees += s->unseen_frees;
+	d->uncertain_misuse += s->uncertain_misuse;
+	d->failures += s->failures;
+	d->kmalloc_large_merged += s->kmalloc_large_merged;
+	d->null_frees += s->null_frees;
+	d->unseen_allocs += s->unseen_allocs;
+}
+
+/* An object's indexes, renumbered by shard @k's maps. */
+static void renumber(struct obj *o, unsigned int k, uint32_t *const *site, uint32_t *const *cache,
+		     uint32_t *const *proc, uint32_t *const *row)
+{
+	if (o->site != NONE)
+		o->site = site[k][o->site];
+	if (o->cache != NONE)
+		o->cache = cache[k][o->cache];
+	if (o->proc != NONE)
+		o->proc = proc[k][o->proc];
+	if (o->stack)
+		o->stack = row[k][o->stack - 1] + 1;
+}
+
+/* Shard @k's live slab objects into @m's table (their addresses are only @k's). */
+static int move_objects(struct kmt_model *m, struct kmt_model *s, unsigned int k, uint32_t **maps[4])
+{
+	uint32_t i;
+
+	for (i = 0; i < s->slab.pool_n; i++) {
+		struct obj *o = &s->slab.pool[i], *no;
+		struct islot *sl;
+
+		if (o->state != OBJ_LIVE)
+			continue;
+		sl = otab_get(&m->slab, o->key);
+		no = sl ? otab_obj_new(&m->slab, sl) : NULL;
+		if (!no)
+			return -ENOMEM;
+		*no = *o;
+		renumber(no, k, maps[0], maps[1], maps[2], maps[3]);
+	}
+	return 0;
+}
+
+int kmt_model_merge(struct kmt_model **sh, unsigned int n)
+{
+	struct kmt_model *m = sh[0];
+	uint32_t **maps[4] = { 0 };	/* site, cache, task, stack row: per shard */
+	unsigned int k, w;
+	uint32_t i;
+	int ret = -ENOMEM;
+
+	for (k = 0; k < n; k++)
+		if (kmt_model_sync(sh[k]))
+			m->oom = true;
+	if (m->oom)
+		return -ENOMEM;
+	for (w = 0; w < 4; w++)
+		if (!(maps[w] = calloc(n, sizeof(*maps[w]))))
+			goto out;
+	for (k = 0; k < n; k++)
+		if (!(maps[0][k] = malloc((sh[k]->reg.sites.n + 1) * sizeof(uint32_t))) ||
+		    !(maps[1][k] = malloc((sh[k]->reg.caches.n + 1) * sizeof(uint32_t))) ||
+		    !(maps[2][k] = malloc((sh[k]->reg.procs.n + 1) * sizeof(uint32_t))) ||
+		    !(maps[3][k] = malloc((model_stack_count(sh[k], true) + 1) * sizeof(uint32_t))))
+			goto out;
+	if (model_registry_merge(sh, n, maps[0], maps[1], maps[2]) || model_misuse_merge(sh, n, maps[1]) ||
+	    model_stack_merge(m, sh, n, maps[0], maps[3]))
+		goto out;
+	/* Shard 0's own objects first, in place: slab objects, and the tasks of pages and areas. */
+	for (i = 0; i < m->slab.pool_n; i++)
+		if (m->slab.pool[i].state == OBJ_LIVE)
+			renumber(&m->slab.pool[i], 0, maps[0], maps[1], maps[2], maps[3]);
+	for (i = 0; i < m->pg.pages.pool_n; i++)
+		if (m->pg.pages.pool[i].state == OBJ_LIVE && m->pg.pages.pool[i].proc != NONE)
+			m->pg.pages.pool[i].proc = maps[2][0][m->pg.pages.pool[i].proc];
+	for (i = 0; i < m->vm.vmap.pool_n; i++)
+		if (m->vm.vmap.pool[i].state == OBJ_LIVE && m->vm.vmap.pool[i].proc != NONE)
+			m->vm.vmap.pool[i].proc = maps[2][0][m->vm.vmap.pool[i].proc];
+	for (k = 1; k < n; k++) {
+		if (move_objects(m, sh[k], k, maps))
+			goto out;
+		summary_add(&m->sum, &sh[k]->sum);
+		for (i = 0; i < KMT_MAX_CPUS; i++)
+			m->events_by_cpu[i] += sh[k]->events_by_cpu[i];
+	}
+	m->shard = 0;
+	m->nshards = 1;
+	ret = 0;
+out:
+	for (w = 0; w < 4; w++)
+		for (k = 0; maps[w] && k < n; k++)
+			free(maps[w][k]);
+	for (w = 0; w < 4; w++)
+		free(maps[w]);
+	if (ret)
+		m->oom = true;
+	return ret;
+}
