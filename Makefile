@@ -138,7 +138,11 @@ $(O)/bench/kmt-wcpus: bench/wcpus.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
-bench: $(BIN) $(WORKLOAD_BIN) $(O)/bench/kmt-walk $(O)/bench/kmt-wcpus
+$(O)/bench/kmt-shards: bench/shards.c $(LIB_INTERNAL)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_INTERNAL) $(LIBS)
+
+bench: $(BIN) $(WORKLOAD_BIN) $(O)/bench/kmt-walk $(O)/bench/kmt-wcpus $(O)/bench/kmt-shards
 	$(Q)KMT_BUILD=$(O) bench/run.sh
 
 fuzz:
@@ -180,4 +184,4 @@ clean:
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \
-	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/bench/kmt-walk.d $(O)/bench/kmt-wcpus.d
+	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/bench/kmt-walk.d $(O)/bench/kmt-wcpus.d $(O)/bench/kmt-shards.d

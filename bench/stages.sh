@@ -53,7 +53,7 @@ one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*
 	awk '{ print $1 }' "$tmp/t" >> "$tmp/$c.wall"
 	awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/$c.cpu"
 	sed -n 's/^stats: \([0-9,]*\) events.*/\1/p' "$tmp/s" | tr -d , > "$tmp/events"
-	sed -n '3,8p' "$tmp/s" | sed 's/stream merge/stream-merge/' |
+	sed -n '3,9p' "$tmp/s" | grep -v '^    shard 0' | sed 's/stream merge/stream-merge/' |
 		while read -r name _ ns _; do echo "$ns" >> "$tmp/$c.$name"; done
 }
 configs='threads single core0'

@@ -313,8 +313,9 @@ static const struct opt analysis_opts[] = {
 	  .max = 1024, .what = "stack depth", .off = offsetof(struct analysis_opts, mo.stack_depth) },
 	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read (default: the\nmain one)",
 	  .type = OT_STR, .off = offsetof(struct analysis_opts, buffer) },
-	{ 'j', 'j', "jobs", "N", "threads to read with: N inflate the CPUs' data, and\n"
-	  "decoding and the model get one each; 1: all on one\n"
+	{ 'j', 'j', "jobs", "N", "threads to read with: N inflate the CPUs' data,\n"
+	  "decoding and the model get one each, and from 4 the\n"
+	  "model runs in N-2 shards; 1: all on one\n"
 	  "(default: the CPUs online, at most 64)",
 	  .type = OT_INT, .min = 1, .max = 1024, .what = "number of jobs",
 	  .off = offsetof(struct analysis_opts, jobs) },

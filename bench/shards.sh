@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Benchmark: the model in shards (-j 4 and more; issue 26 item 1). Two views:
+#  - the model alone (build/bench/kmt-shards: events decoded beforehand, no
+#    reading): 1 to MAXSHARDS shards, a thread each, paired within each
+#    round; and shard 0 alone with 1 to 16 shards ("route"): its cost per
+#    event, the part of the model no number of shards spreads;
+#  - the whole report (--stats, paired rounds): one model on its thread
+#    against 2 shards ($KMT_MODEL_SHARDS), at the default -j.
+# Prints a markdown section with the Amdahl arithmetic from these numbers.
+#   FILE=x.dat EVENTS=4000000 bench/shards.sh   (default: record hackbench -g 4 -l $LOOPS)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+KMT=${KMT:-$here/../build/kmemtrace}
+SHARDS=${SHARDS_BIN:-$(dirname "$KMT")/bench/kmt-shards}
+ROUNDS=${ROUNDS:-7}
+LOOPS=${LOOPS:-1000}
+EVENTS=${EVENTS:-4000000}
+. "$here/lib.sh"
+trap - EXIT INT TERM
+
+[ -x "$SHARDS" ] || { echo "shards bench: no $SHARDS (make bench builds it)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/kmt-bench-shards.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+f=${FILE:-}
+if [ -z "$f" ]; then
+	echo "shards bench: recording hackbench -g 4 -l $LOOPS" >&2
+	f=$tmp/k.dat
+	"$KMT" record -q -o "$f" -- hackbench -g 4 -l "$LOOPS" > /dev/null 2>&1 || exit 1
+fi
+cpus=$(getconf _NPROCESSORS_ONLN)
+"$SHARDS" "$f" "$EVENTS" "$ROUNDS" "$((cpus < 2 ? 2 : cpus))" > "$tmp/model" || exit 1
+"$SHARDS" "$f" "$EVENTS" "$ROUNDS" 16 route > "$tmp/route" || exit 1
+
+# The whole report: one model against two shards, in turn.
+for i in $(seq 1 "$ROUNDS"); do
+	for s in 1 2; do
+		KMT_MODEL_SHARDS=$s /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$KMT" report --stats "$f" \
+			> /dev/null 2> "$tmp/s" || exit 1
+		awk '{ print $1 }' "$tmp/t" >> "$tmp/wall.$s"
+		awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/cpu.$s"
+		awk '$1 == "model" { print $3 }' "$tmp/s" >> "$tmp/model.$s"
+		awk '$1 == "shard" { print $4 }' "$tmp/s" >> "$tmp/shard0.$s"
+	done
+done
+r() { median < "$tmp/$1"; }
+w1=$(r wall.1) w2=$(r wall.2) ev=$(sed -n 's/^\([0-9]*\) events.*/\1/p' "$tmp/model")
+one=$(awk '$1 == 1 { print $4 }' "$tmp/model")
+r16=$(awk '$1 == 16 { print $5 }' "$tmp/route") r8=$(awk '$1 == 8 { print $5 }' "$tmp/route")
+# shard 0 = R + W / S: from 8 and 16 shards, W = 16 (r8 - r16), R = r16 - W / 16.
+W=$(awk -v a="$r8" -v b="$r16" 'BEGIN { printf "%.1f", 16 * (a - b) }')
+R=$(awk -v b="$r16" -v w="$W" 'BEGIN { printf "%.1f", b - w / 16 }')
+
+echo "## The model in shards (-j; issue 26 item 1)"
+echo
+echo "$(basename "$f"): the model alone on $ev events decoded beforehand (kmt-shards), $ROUNDS"
+echo "paired rounds, medians; a shard waits for shard 0 with sched_yield, so with more shards"
+echo "than cores they contend and their CPU counts the waiting:"
+echo
+echo '```'
+cat "$tmp/model"
+echo '```'
+echo
+echo "Shard 0 alone (it routes every event and takes its share of the objects; the others' work"
+echo "left undone), the part of the model that more shards do not spread:"
+echo
+echo '```'
+cat "$tmp/route"
+echo '```'
+echo
+echo "Shard 0 per event is R + W / S: from 8 and 16 shards, W = 16 × ($r8 − $r16) = **$W ns** of"
+echo "object work spread over the shards, R = $r16 − W / 16 = **$R ns** routing (serial), against"
+echo "$one ns for one model. The model stage alone: at most 1e9 / R events/s however many cores."
+echo
+echo "The whole report on this machine ($cpus CPUs), default -j, $ROUNDS paired rounds: one model"
+echo "$(fmt "$w1") s, 2 shards $(fmt "$w2") s (wall, $(ratio "$w2" "$w1")×); CPU $(fmt "$(r cpu.1)") vs"
+echo "$(fmt "$(r cpu.2)") s; model ns/event $(r model.1) (one thread) vs $(r model.2) (both shards; shard 0"
+echo "$(r shard0.2))."
