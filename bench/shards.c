@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 		for (n = 1; n <= maxsh; n++)
 			wall[n][i] = run(&mo, n, route_only, last_ts, &cpu[n][i], &cpu0[n][i]);
 	printf("%zu events, %d rounds, %ld CPUs online: %s (medians)\n", nevents, rounds, cpus,
-	       route_only ? "shard 0 alone (routing every event, its share of the objects)" : "the model alone");
+	       route_only ? "shard 0 alone (routing every event, and its share of the objects)" : "the model alone");
 	printf("%7s %9s %12s %14s %16s %9s\n", "shards", "wall s", "M events/s", "CPU ns/event",
 	       "shard 0 ns/event", "speed-up");
 	for (n = 1; n <= maxsh; n++) {

@@ -45,11 +45,8 @@ done
 r() { median < "$tmp/$1"; }
 w1=$(r wall.1) w2=$(r wall.2) ev=$(sed -n 's/^\([0-9]*\) events.*/\1/p' "$tmp/model")
 one=$(awk '$1 == 1 { print $4 }' "$tmp/model")
-r16=$(awk '$1 == 16 { print $5 }' "$tmp/route") r8=$(awk '$1 == 8 { print $5 }' "$tmp/route")
-# shard 0 = R + W / S: from 8 and 16 shards, W = 16 (r8 - r16), R = r16 - W / 16.
-W=$(awk -v a="$r8" -v b="$r16" 'BEGIN { printf "%.1f", 16 * (a - b) }')
-R=$(awk -v b="$r16" -v w="$W" 'BEGIN { printf "%.1f", b - w / 16 }')
-
+r16=$(awk '$1 == 16 { print $5 }' "$tmp/route") r3=$(awk '$1 == 3 { print $5 }' "$tmp/route")
+r2=$(awk '$1 == 2 { print $5 }' "$tmp/route")
 echo "## The model in shards (-j; issue 26 item 1)"
 echo
 echo "$(basename "$f"): the model alone on $ev events decoded beforehand (kmt-shards), $ROUNDS"
@@ -60,16 +57,16 @@ echo '```'
 cat "$tmp/model"
 echo '```'
 echo
-echo "Shard 0 alone (it routes every event and takes its share of the objects; the others' work"
-echo "left undone), the part of the model that more shards do not spread:"
+echo "Shard 0 alone (it routes every event and takes its share of the objects, none from 3 shards"
+echo "on; the others' work left undone): the part of the model that more shards do not spread:"
 echo
 echo '```'
 cat "$tmp/route"
 echo '```'
 echo
-echo "Shard 0 per event is R + W / S: from 8 and 16 shards, W = 16 × ($r8 − $r16) = **$W ns** of"
-echo "object work spread over the shards, R = $r16 − W / 16 = **$R ns** routing (serial), against"
-echo "$one ns for one model. The model stage alone: at most 1e9 / R events/s however many cores."
+echo "From 3 shards on shard 0 takes no slab object: it only routes, at **$r16 ns** per event with"
+echo "16 shards ($r3 with 3), against $one ns for one model (with 2 shards it takes half the objects:"
+echo "$r2). The model stage alone goes no faster than 1e9 / $r16 = $(awk -v r="$r16" 'BEGIN { printf "%.0f", 1000 / r }') M events/s, however many cores."
 echo
 echo "The whole report on this machine ($cpus CPUs), default -j, $ROUNDS paired rounds: one model"
 echo "$(fmt "$w1") s, 2 shards $(fmt "$w2") s (wall, $(ratio "$w2" "$w1")×); CPU $(fmt "$(r cpu.1)") vs"

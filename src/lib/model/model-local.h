@@ -351,16 +351,18 @@ int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t 
 uint64_t model_pos(const struct kmt_model *m);
 void model_name_at(struct kmt_model *m, const struct kmt_event *ev, uint64_t pos);
 
-/* The shard of @n that owns the slab object at @ptr: a hash's high bits (tables use its low ones). */
+/*
+ * The shard of @n that owns the slab object at @ptr: a hash's high bits
+ * (tables use its low ones). From 3 shards on, shard 0 owns none: it
+ * routes every event, the part no number of shards spreads, so the
+ * others take all the objects (with 2, shard 0 takes half: it would
+ * otherwise wait on shard 1).
+ */
 static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 {
-	return (uint32_t)(((kmt_hash64(ptr) >> 32) * n) >> 32);
-}
+	uint64_t h = kmt_hash64(ptr) >> 32;
 
-/* Does @m take the slab object at @ptr (always, unsharded)? */
-static inline bool model_owns(const struct kmt_model *m, uint64_t ptr)
-{
-	return m->nshards <= 1 || model_shard_of(ptr, m->nshards) == m->shard;
+	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
 }
 
 /* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */

@@ -1,13 +1,15 @@
 /*
  * The model in shards (-j; include/kmemtrace/model.h): N models, each on a
- * thread, each shown every event. Shard k takes the slab objects whose
- * address hashes to k (model_owns()) — their allocations, frees, stacks,
- * misuse — and shard 0 everything else (pages, per-CPU, vmalloc, the
- * watchpoint samples, the events of no object). What must be decided in
- * stream order is decided by every shard alike, from the events alone:
- * each CPU's sequence (which allocation a stack belongs to, the doubled
- * large kmalloc), the losses and gaps, the task names. Each event is
- * counted by the one shard that takes it.
+ * thread. A slab object belongs to the shard its address hashes to
+ * (model_shard_of()): its allocation, free, stack and misuse are that
+ * shard's. Shard 0 is shown every event first and does the rest as the
+ * one model would — pages, per-CPU and vmalloc areas, each CPU's sequence
+ * (which allocation a stack belongs to, the doubled large kmalloc), the
+ * losses and gaps, the task names — and routes each other shard's events
+ * to it with what it decided in stream order (model.c: route()); shard k
+ * takes a batch once shard 0 has, and only its own events and the names
+ * (model_routed_events()). Each event is counted by the one shard that
+ * took it.
  *
  * At the end the shards fold into shard 0, which then finishes as one
  * model would: registries (call sites, caches, tasks, misuse rows,
