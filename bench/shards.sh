@@ -42,6 +42,12 @@ for i in $(seq 1 "$ROUNDS"); do
 		awk '$1 == "shard" { print $4 }' "$tmp/s" >> "$tmp/shard0.$s"
 	done
 done
+# The stages with 3 shards on one core (taskset -c 0): none waits on another, each timed alone.
+for i in $(seq 1 "$ROUNDS"); do
+	KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" report --stats "$f" > /dev/null 2> "$tmp/s" || exit 1
+	sed -n '3,9p' "$tmp/s" | sed 's/stream merge/stream-merge/; s/^    shard 0/  shard-0/' |
+		while read -r name _ ns _; do echo "$ns" >> "$tmp/one.$name"; done
+done
 r() { median < "$tmp/$1"; }
 w1=$(r wall.1) w2=$(r wall.2) ev=$(sed -n 's/^\([0-9]*\) events.*/\1/p' "$tmp/model")
 one=$(awk '$1 == 1 { print $4 }' "$tmp/model")
@@ -72,3 +78,8 @@ echo "The whole report on this machine ($cpus CPUs), default -j, $ROUNDS paired 
 echo "$(fmt "$w1") s, 2 shards $(fmt "$w2") s (wall, $(ratio "$w2" "$w1")×); CPU $(fmt "$(r cpu.1)") vs"
 echo "$(fmt "$(r cpu.2)") s; model ns/event $(r model.1) (one thread) vs $(r model.2) (both shards; shard 0"
 echo "$(r shard0.2))."
+echo
+echo "The stages with 3 shards under taskset -c 0 (one core: no stage waits on another), medians of"
+echo "$ROUNDS, ns per event: read+inflate $(r one.read+inflate), producer (merge and copy) $(r one.stream-merge),"
+echo "decoder $(r one.decode), shard 0 $(r one.shard-0), all shards $(r one.model). With enough cores the slowest"
+echo "serial stage binds: 1e9 / $(r one.stream-merge) = $(awk -v p="$(r one.stream-merge)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s (the producer), on 16 or 64 CPUs alike."

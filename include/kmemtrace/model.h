@@ -551,6 +551,7 @@ struct kmt_analyse_stats {
 	int inflate_threads;		/* threads inflating the CPUs' data (0: inline) */
 	bool model_thread;		/* the model ran on a thread apart from the producer */
 	int model_shards;		/* ... in this many shards, a thread each */
+	bool decode_thread;		/* decoding on a thread of its own (with shards) */
 };
 
 struct kmt_analyse_result {

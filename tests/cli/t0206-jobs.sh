@@ -151,6 +151,7 @@ test_expect_success 'in shards: what shard 0 decides for the others (kmt-synth s
 	KMT_MODEL_SHARDS=3 $KMT report -j 2 --stats -o /dev/null x.dat 2> e &&
 	grep -q "^  model .*   3 shards on threads (-j): parallel$" e &&
 	grep -q "^    shard 0 .*   routes every event: serial$" e &&
+	grep -q "^  decode .*   decode thread: serial$" e &&
 	sharded_outputs x.dat
 '
 
@@ -170,6 +171,21 @@ test_expect_success 'in shards: kmt-synth shards holds what it was built to show
 test_expect_success 'in shards: 48 CPUs and a damaged file the same for 1 to 8 shards' '
 	sharded_outputs w.dat &&
 	same_for_every_shards sh-cut "\$KMT report -j 2 --json cut.dat 2>&1; echo rc=\$?"
+'
+
+# Records decoded on a thread of their own (with shards): one that does not
+# fit its format ends the analysis with the same message as the producer's.
+test_expect_success 'in shards: uncompressed files with bytes flipped, the same output, messages and status' '
+	$KMT convert --file-version 6 x.dat x6.dat && size=$(stat -c %s x6.dat) && fits=0 &&
+	for seed in $(seq 1 60); do
+		cp x6.dat fl.dat && off=$(( size / 20 + seed * 7919 * 131 % (size - size / 20) )) &&
+		printf "\377\000\252\377" | dd of=fl.dat bs=1 seek=$off conv=notrunc 2> /dev/null &&
+		{ $KMT report -j 1 --json fl.dat > a 2>&1; echo "rc=$?" >> a; } &&
+		{ KMT_MODEL_SHARDS=3 $KMT report -j 2 --json fl.dat > b 2>&1; echo "rc=$?" >> b; } &&
+		cmp a b || { echo "seed $seed"; diff a b | head; exit 1; }
+		! grep -q "does not fit its format" a || fits=$((fits + 1))
+	done &&
+	echo "$fits with a record that does not fit" && [ $fits -ge 2 ]
 '
 
 test_expect_success 'in shards from -j 4: -j less 2 of them; none with a filter, for pictures or watchpoint samples' '

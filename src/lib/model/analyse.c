@@ -7,13 +7,16 @@
  *             and stacks copied into the batch's arena, loss markers)
  *   consumer: batch -> kmt_model_events (no copies) -> o->each
  *
- * With -j N the model is in N shards (model-shard.c), a consumer each:
- * every consumer reads every batch, and a batch is free again once the
- * slowest has. Batches go round a ring of NB; the model, the slow stage,
- * never waits for the decoder unless the decoder is slower; a side that
- * has to wait sleeps until the ring is half full (or half empty) again, so
- * a wake-up costs once per NB / 2 batches, not once per batch. On one
- * thread the producer hands each full batch straight to the consumer.
+ * With -j 4 and more the model is in shards (model-shard.c), a consumer
+ * each, and the producer copies the records and leaves decoding to a
+ * thread of its own (analyse-stages.c): producer -> decoder -> shard 0
+ * -> the other shards. Batches go round a ring of NB; the model, the slow
+ * stage, never waits for the decoder unless the decoder is slower; a side
+ * that has to wait sleeps until the ring is half full (or half empty)
+ * again, so a wake-up costs once per NB / 2 batches, not once per batch.
+ * On one thread the producer hands each full batch straight to the
+ * consumer. This file is the producer and the whole; analyse-stages.c
+ * the stages after it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,9 +24,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <kmemtrace/model.h>
-#include <kmemtrace/tracefile.h>
-#include "model-local.h"
+#include "analyse-local.h"
 
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
 {
@@ -39,166 +40,7 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 	mo->stack_slices = ri->stack_slices;
 }
 
-#define BATCH 1024		/* events per batch */
 #define STATS_EVERY 1021	/* --stats: one record in this many is timed */
-#define NB 8			/* batches in the ring */
-#define MAX_SHARDS 64		/* model shards (and their threads) at most */
-/* A side that waits sleeps until the ring is half full (consumer) or half empty (producer). */
-#define LOW (NB / 2)
-/*
- * ... but a shard after shard 0 wakes for half that: it waits for shard 0,
- * which waits for the producer, which waits for the slowest shard; with
- * less than LOW / 2 + LOW ahead of the slowest, the producer never waits
- * on a shard that is itself waiting (no deadlock).
- */
-#define LOW_ROUTED (LOW / 2)
-
-/* What an item of a batch is: an event for the model, or a marker. */
-enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP };
-
-struct batch {
-	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
-	struct kmt_event ev[BATCH];
-	uint8_t what[BATCH];
-	/* sharded: where shard 0 sent each item (a shard, or ROUTE_ALL), and what it decided */
-	uint8_t to[BATCH];
-	struct model_route route[BATCH];
-	unsigned int n;
-	char *arena;			/* the events' strings and stacks */
-	size_t used, cap;
-};
-
-struct job {
-	struct kmt_file *f;
-	int buffer;
-	const struct kmt_decoder *dec;
-	struct kmt_model *m;
-	/* the model's shards: ms[0] is m; one consumer each */
-	struct kmt_model *ms[MAX_SHARDS];
-	unsigned int nms;
-	const struct kmt_analyse_opts *o;
-	struct kmt_analyse_result res;
-	struct kmt_diag d;		/* the producer's */
-	int ret;			/* the producer's: 0 or an error */
-	uint64_t lo, hi, seen, last;
-	bool started, past_hi;
-	/* consumer */
-	int mret;			/* -ENOMEM once the model failed */
-	uint64_t fed;			/* events the model took */
-	/* with o->stats */
-	bool stats;
-	uint64_t model_ns;		/* in consume(), all shards */
-	uint64_t route_ns;		/* ... of it, shard 0's (which routes the others') */
-	uint64_t prod_ns;		/* the producer's thread in produce() */
-	uint64_t smp_merge, smp_decode;	/* sampled records: in the stream, after it */
-	uint64_t nr_smp, tick;
-	/* the ring */
-	struct batch b[NB];
-	unsigned int prod;		/* batches handed over */
-	unsigned int cons[MAX_SHARDS];	/* ... taken, by each shard */
-	bool threaded, done, stop;
-	bool prod_waits;		/* asleep on cv */
-	bool zero_done;			/* shard 0 took every batch: the others' producer */
-	/*
-	 * Consumers asleep on cv, and when the first of them wants waking:
-	 * [0] shard 0, for the producer's batches (prod), [1] the other
-	 * shards, for shard 0's (cons[0]).
-	 */
-	unsigned int cons_waits[2];
-	uint64_t wake_at[2];
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-};
-
-/* The run of events from @i into shard @m: all of it, routed by shard 0, or as shard 0 routed it. */
-static int consume_run(struct job *j, struct kmt_model *m, struct batch *b, unsigned int i, unsigned int k)
-{
-	if (j->nms == 1)
-		return kmt_model_events(m, &b->ev[i], k - i);
-	if (m == j->m)
-		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
-	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
-}
-
-/* The model's side: one batch, in order, into shard @m. */
-static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
-{
-	unsigned int i = 0, k;
-
-	while (i < b->n && !j->mret) {
-		const struct kmt_event *ev = &b->ev[i];
-
-		if (m != j->m && b->what[i] != IT_EVENT) {
-			/* Another shard: task names only; losses are shard 0's (model-shard.c). */
-			if (b->what[i] == IT_NAME)
-				model_name_at(m, ev, b->route[i].pos);
-			i++;
-			continue;
-		}
-		switch (b->what[i]) {
-		case IT_EVENT:
-			for (k = i + 1; k < b->n && b->what[k] == IT_EVENT; k++)
-				;
-			if (consume_run(j, m, b, i, k)) {
-				j->mret = -ENOMEM;
-				return;
-			}
-			if (m == j->m)
-				j->fed += k - i;
-			for (; j->o && j->o->each && i < k; i++)
-				j->o->each(j->o->arg, &b->ev[i]);
-			i = k;
-			continue;
-		case IT_LOST:
-			kmt_model_lost(m, ev->cpu, (int64_t)ev->bytes_req, ev->ts);
-			break;
-		case IT_TRUNCATED:
-			kmt_model_truncated(m, ev->cpu, ev->ts);
-			break;
-		case IT_ACCESS_LOST:
-			kmt_model_access_lost(m, (int64_t)ev->bytes_req);
-			break;
-		case IT_GAP:
-			kmt_model_gap(m, ev->cpu, ev->ts, ev->bytes_alloc);
-			break;
-		case IT_NAME:
-			b->route[i].pos = model_pos(m);
-			kmt_model_name_event(m, ev);
-			break;
-		}
-		i++;
-	}
-}
-
-static void consume(struct job *j, struct kmt_model *m, struct batch *b)
-{
-	uint64_t c0;
-
-	if (!j->stats) {
-		consume_batch(j, m, b);
-		return;
-	}
-	c0 = kmt_thread_cpu_ns();
-	consume_batch(j, m, b);
-	c0 = kmt_thread_cpu_ns() - c0;
-	if (j->nms > 1)
-		__atomic_fetch_add(&j->model_ns, c0, __ATOMIC_RELAXED);
-	else
-		j->model_ns += c0;
-	if (m == j->m)
-		j->route_ns += c0;
-}
-
-/* Batches taken by the slowest consumer (with the lock). */
-static unsigned int cons_min(const struct job *j)
-{
-	unsigned int k, c = j->cons[0];
-
-	for (k = 1; k < j->nms; k++)
-		if (j->prod - j->cons[k] > j->prod - c)
-			c = j->cons[k];
-	return c;
-}
 
 /* The producer's batch being filled. */
 static struct batch *filling(struct job *j)
@@ -220,10 +62,7 @@ static bool hand(struct job *j)
 	} else {
 		pthread_mutex_lock(&j->mu);
 		j->prod++;
-		if (j->cons_waits[0] && j->prod >= j->wake_at[0]) {
-			j->wake_at[0] = UINT64_MAX;
-			pthread_cond_broadcast(&j->cv);
-		}
+		stage_wake(j, j->raw ? W_DECODER : W_ZERO, j->prod);
 		if (j->prod - cons_min(j) >= NB) {
 			/* Full: wait for room for several, not one (fewer wake-ups). */
 			j->prod_waits = true;
@@ -231,13 +70,15 @@ static bool hand(struct job *j)
 				pthread_cond_wait(&j->cv, &j->mu);
 			j->prod_waits = false;
 		}
-		go = !j->stop;
+		/* A record the decoder could not decode ends it all there. */
+		go = !j->stop && !j->dec_failed;
 		pthread_mutex_unlock(&j->mu);
 	}
 	/* The next to fill: this one again on one thread, else one the consumer is done with. */
 	b = filling(j);
 	b->n = 0;
 	b->used = 0;
+	b->rec0 = 0;
 	return go;
 }
 
@@ -330,6 +171,28 @@ static bool put_skip(struct job *j, const struct kmt_srec *sr)
 	return true;
 }
 
+/*
+ * With a decoder thread: the record as it is, into the arena, for the
+ * decoder (number @rec: they follow each other in a batch).
+ */
+static bool put_raw(struct job *j, const struct kmt_srec *sr, uint64_t rec)
+{
+	struct batch *b = room(j, sr->rec.len);
+	struct kmt_event *ev;
+
+	if (!b)
+		return false;
+	if (!b->rec0)
+		b->rec0 = rec;
+	ev = &b->ev[b->n];
+	ev->ts = sr->rec.ts;
+	ev->cpu = sr->cpu;
+	ev->name = keep(b, sr->rec.data, sr->rec.len);
+	ev->name_len = sr->rec.len;
+	b->what[b->n++] = (uint8_t)(sr->rec.ts < j->lo ? IT_RAW_EARLY : IT_RAW);
+	return true;
+}
+
 /* What take() tells the producer's loop. */
 enum { T_FAIL = -1, T_STOP, T_GO };
 
@@ -370,6 +233,8 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 		return T_STOP;
 	}
 	j->seen = sr->rec.ts;
+	if (j->raw)
+		return put_raw(j, sr, j->res.records) ? T_GO : T_FAIL;
 	/* Decoded in place, into the batch's next slot: no copy of the event. */
 	b = filling(j);
 	if (b->n == BATCH && !hand(j))
@@ -500,99 +365,6 @@ static void *produce_main(void *arg)
 	return NULL;
 }
 
-/*
- * Consumer @k's loop (shard @k) while the producer runs on its thread.
- * Shard 0 takes the producer's batches; the others take them after
- * shard 0, which routed their events.
- */
-static void consume_all(struct job *j, unsigned int k)
-{
-	for (;;) {
-		unsigned int *from = k ? &j->cons[0] : &j->prod, w = !!k, low = k ? LOW_ROUTED : LOW;
-		bool *last = k ? &j->zero_done : &j->done;
-		struct batch *b;
-
-		pthread_mutex_lock(&j->mu);
-		if (j->cons[k] == *from && !*last && !j->stop) {
-			/* Empty: wait for several batches, not one. */
-			j->cons_waits[w]++;
-			while (*from - j->cons[k] < low && !*last && !j->stop) {
-				j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)j->cons[k] + low);
-				pthread_cond_wait(&j->cv, &j->mu);
-			}
-			j->cons_waits[w]--;
-		}
-		if (j->cons[k] == *from || j->stop) {
-			if (!k)
-				j->zero_done = true;
-			if (!k && j->cons_waits[1])
-				pthread_cond_broadcast(&j->cv);
-			pthread_mutex_unlock(&j->mu);
-			return;
-		}
-		b = &j->b[j->cons[k] % NB];
-		pthread_mutex_unlock(&j->mu);
-		consume(j, j->ms[k], b);
-		pthread_mutex_lock(&j->mu);
-		j->cons[k]++;
-		if (j->mret)
-			j->stop = true;
-		if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW) ||
-		    (!k && j->cons_waits[1] && j->cons[0] >= j->wake_at[1])) {
-			if (!k)
-				j->wake_at[1] = UINT64_MAX;
-			pthread_cond_broadcast(&j->cv);
-		}
-		pthread_mutex_unlock(&j->mu);
-		if (j->mret)
-			return;
-	}
-}
-
-struct shard_arg {
-	struct job *j;
-	unsigned int k;
-};
-
-static void *consume_main(void *arg)
-{
-	struct shard_arg *a = arg;
-
-	consume_all(a->j, a->k);
-	return NULL;
-}
-
-/*
- * The model's shards where it can be sharded: with -j 4 and more, one
- * for each thread of -j less the producer's and shard 0's routing share
- * (at most MAX_SHARDS); with fewer the model alone on a thread is faster
- * (bench/RESULTS.md). $KMT_MODEL_SHARDS says how many, for tests and
- * benchmarks.
- */
-static unsigned int make_shards(struct job *j)
-{
-	int jobs = kmt_file_threads(j->f);
-	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, MAX_SHARDS) : 1, k;
-	const char *env = getenv("KMT_MODEL_SHARDS");
-
-	if (env && *env)
-		n = (unsigned int)MIN(MAX(atoi(env), 1), MAX_SHARDS);
-	j->ms[0] = j->m;
-	if (n < 2 || !j->threaded || (j->o && j->o->each) || kmt_file_access_buffer(j->f) >= 0 ||
-	    !kmt_model_shardable(j->m))
-		return 1;
-	for (k = 1; k < n; k++)
-		if (!(j->ms[k] = kmt_model_shard(j->m, k, n)))
-			break;
-	if (k < n) {
-		while (--k)
-			kmt_model_free(j->ms[k]);
-		return 1;
-	}
-	kmt_model_shard(j->m, 0, n);
-	return n;
-}
-
 /* The stages' CPU time from what was timed; @inflated: the file's counts before. */
 static void stage_stats(struct job *j, const uint64_t inflated[2])
 {
@@ -610,6 +382,50 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 	own -= MIN(own, inline_inflate + (j->threaded ? 0 : j->model_ns));
 	st->merge_ns = smp ? (uint64_t)((double)own * (double)j->smp_merge / (double)smp) : own / 2;
 	st->decode_ns = own - st->merge_ns;
+	st->decode_thread = j->raw;
+	if (j->raw) {
+		/* The producer merges and copies the records: all of it is the stream's; decoding is the thread's. */
+		st->merge_ns = own;
+		st->decode_ns = j->dec_ns;
+	}
+}
+
+/*
+ * The decoder thread found record @j->dec_rec not to fit its format: the
+ * analysis ends there with what the producer would have said, found by a
+ * second walk of the stream to it (the first has gone on).
+ */
+static void raw_failed(struct job *j)
+{
+	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
+	struct kmt_diag d = { 0 };
+	struct kmt_stream *s;
+	struct kmt_srec sr;
+	uint64_t n = 0;
+	size_t skips = 0;
+
+	s = kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, &d);
+	while (s && kmt_stream_next(s, &sr, &d) > 0) {
+		if (sr.skip)
+			skips++;
+		else if (!sr.lost_marker && ++n == j->dec_rec)
+			break;
+	}
+	if (!s || n != j->dec_rec) {
+		j->ret = kmt_diag_set(&j->d, j->dec_ret, "%s: a record does not fit its format",
+				      kmt_file_info(j->f)->path);
+	} else {
+		j->ret = kmt_diag_set(&j->d, j->dec_ret, "%s: CPU %d, page at offset %" PRIu64
+				      ": a record (id %u, %u bytes) does not fit its format",
+				      kmt_file_info(j->f)->path, sr.cpu, kmt_stream_offset(s, sr.idx),
+				      sr.rec.len >= 2 ? ld16(sr.rec.data, kmt_file_info(j->f)->big_endian) : 0,
+				      sr.rec.len);
+		j->res.records = n;
+		j->seen = sr.rec.ts;
+		j->past_hi = false;
+		j->res.nr_skipped = MIN(j->res.nr_skipped, skips);
+	}
+	kmt_stream_close(s);
 }
 
 void kmt_analyse_result_release(struct kmt_analyse_result *res)
@@ -625,7 +441,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 {
 	struct job *j = calloc(1, sizeof(*j));
 	struct shard_arg sa[MAX_SHARDS];
-	pthread_t th, sth[MAX_SHARDS];
+	pthread_t th, dth, sth[MAX_SHARDS];
 	uint64_t inflated[2];
 	unsigned int k, started = 1;
 	int ret, i;
@@ -634,8 +450,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	if (!j)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
-			   .stats = o && o->stats,
-			   .wake_at = { UINT64_MAX, UINT64_MAX } };
+			   .stats = o && o->stats, .wake_at = { UINT64_MAX, UINT64_MAX, UINT64_MAX } };
 	inflated[0] = kmt_file_inflate_ns(f, true);
 	inflated[1] = kmt_file_inflate_ns(f, false);
 	pthread_mutex_init(&j->mu, NULL);
@@ -643,12 +458,26 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
+	/*
+	 * With shards, decoding on a thread of its own, unless the file's pages
+	 * are watched (check): the producer would read on past a record the
+	 * decoder then finds broken.
+	 */
+	j->raw = j->threaded && j->nms > 1 && !kmt_file_observed(f) && !pthread_create(&dth, NULL, decode_main, j);
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
 		j->threaded = false;
 		for (k = 1; k < j->nms; k++)
 			kmt_model_free(j->ms[k]);
 		j->nms = 1;
 		kmt_model_shard(m, 0, 1);
+		if (j->raw) {
+			pthread_mutex_lock(&j->mu);
+			j->stop = true;
+			pthread_cond_broadcast(&j->cv);
+			pthread_mutex_unlock(&j->mu);
+			pthread_join(dth, NULL);
+			j->raw = j->stop = false;
+		}
 	}
 	if (j->threaded) {
 		/* Shards 1.. on threads of their own, shard 0 on this one. */
@@ -671,6 +500,10 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		pthread_cond_broadcast(&j->cv);
 		pthread_mutex_unlock(&j->mu);
 		pthread_join(th, NULL);
+		if (j->raw)
+			pthread_join(dth, NULL);
+		if (j->dec_failed)
+			raw_failed(j);	/* before anything the producer met after it */
 	} else {
 		produce(j);
 	}

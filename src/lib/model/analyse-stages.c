@@ -1,0 +1,286 @@
+/*
+ * The stages of kmt_analyse() after the producer (analyse-local.h): the
+ * decoder thread (with shards: records are decoded here, not by the
+ * producer), shard 0 and the other shards (model-shard.c), each a
+ * consumer of the ring of batches, each waiting for the stage before it:
+ *
+ *   producer -> [decoder] -> shard 0 -> shards 1..N-1
+ *
+ * A batch is free again for the producer once every shard has taken it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analyse-local.h"
+
+/* The run of events from @i into shard @m: all of it, routed by shard 0, or as shard 0 routed it. */
+static int consume_run(struct job *j, struct kmt_model *m, struct batch *b, unsigned int i, unsigned int k)
+{
+	if (j->nms == 1)
+		return kmt_model_events(m, &b->ev[i], k - i);
+	if (m == j->m)
+		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
+	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
+}
+
+/* The model's side: one batch, in order, into shard @m. */
+static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
+{
+	unsigned int i = 0, k;
+
+	while (i < b->n && !j->mret) {
+		const struct kmt_event *ev = &b->ev[i];
+
+		if (b->what[i] == IT_SKIP) {
+			i++;
+			continue;
+		}
+		if (m != j->m && b->what[i] != IT_EVENT) {
+			/* Another shard: task names only; losses are shard 0's (model-shard.c). */
+			if (b->what[i] == IT_NAME)
+				model_name_at(m, ev, b->route[i].pos);
+			i++;
+			continue;
+		}
+		switch (b->what[i]) {
+		case IT_EVENT:
+			for (k = i + 1; k < b->n && b->what[k] == IT_EVENT; k++)
+				;
+			if (consume_run(j, m, b, i, k)) {
+				j->mret = -ENOMEM;
+				return;
+			}
+			if (m == j->m)
+				j->fed += k - i;
+			for (; j->o && j->o->each && i < k; i++)
+				j->o->each(j->o->arg, &b->ev[i]);
+			i = k;
+			continue;
+		case IT_LOST:
+			kmt_model_lost(m, ev->cpu, (int64_t)ev->bytes_req, ev->ts);
+			break;
+		case IT_TRUNCATED:
+			kmt_model_truncated(m, ev->cpu, ev->ts);
+			break;
+		case IT_ACCESS_LOST:
+			kmt_model_access_lost(m, (int64_t)ev->bytes_req);
+			break;
+		case IT_GAP:
+			kmt_model_gap(m, ev->cpu, ev->ts, ev->bytes_alloc);
+			break;
+		case IT_NAME:
+			b->route[i].pos = model_pos(m);
+			kmt_model_name_event(m, ev);
+			break;
+		}
+		i++;
+	}
+}
+
+void consume(struct job *j, struct kmt_model *m, struct batch *b)
+{
+	uint64_t c0;
+
+	if (!j->stats) {
+		consume_batch(j, m, b);
+		return;
+	}
+	c0 = kmt_thread_cpu_ns();
+	consume_batch(j, m, b);
+	c0 = kmt_thread_cpu_ns() - c0;
+	if (j->nms > 1)
+		__atomic_fetch_add(&j->model_ns, c0, __ATOMIC_RELAXED);
+	else
+		j->model_ns += c0;
+	if (m == j->m)
+		j->route_ns += c0;
+}
+
+unsigned int cons_min(const struct job *j)
+{
+	unsigned int k, c = j->cons[0];
+
+	for (k = 1; k < j->nms; k++)
+		if (j->prod - j->cons[k] > j->prod - c)
+			c = j->cons[k];
+	return c;
+}
+
+
+void stage_wake(struct job *j, int w, unsigned int count)
+{
+	if (j->waits[w] && count >= j->wake_at[w]) {
+		j->wake_at[w] = UINT64_MAX;
+		pthread_cond_broadcast(&j->cv);
+	}
+}
+
+/*
+ * Wait (with the lock) until stage @w, at @mine, has batches: @src ahead of
+ * it by @low, or by any once the stage before is done (@last) or all stop.
+ */
+static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned int mine, unsigned int low,
+		       const bool *last)
+{
+	if (*src != mine || *last || j->stop)
+		return;
+	/* Empty: wait for several batches, not one. */
+	j->waits[w]++;
+	while (*src - mine < low && !*last && !j->stop) {
+		j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)mine + low);
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	j->waits[w]--;
+}
+
+/*
+ * Consumer @k's loop (shard @k) while the producer runs on its thread.
+ * Shard 0 takes the producer's batches (the decoder's, with one); the
+ * others take them after shard 0, which routed their events.
+ */
+void consume_all(struct job *j, unsigned int k)
+{
+	const unsigned int *src = k ? &j->cons[0] : j->raw ? &j->decoded : &j->prod;
+	const bool *last = k ? &j->zero_done : j->raw ? &j->dec_done : &j->done;
+	unsigned int low = k || j->raw ? LOW_CHAIN : LOW;
+
+	for (;;) {
+		struct batch *b;
+
+		pthread_mutex_lock(&j->mu);
+		stage_wait(j, k ? W_REST : W_ZERO, src, j->cons[k], low, last);
+		if (j->cons[k] == *src || j->stop) {
+			if (!k) {
+				j->zero_done = true;
+				pthread_cond_broadcast(&j->cv);
+			}
+			pthread_mutex_unlock(&j->mu);
+			return;
+		}
+		b = &j->b[j->cons[k] % NB];
+		pthread_mutex_unlock(&j->mu);
+		consume(j, j->ms[k], b);
+		pthread_mutex_lock(&j->mu);
+		j->cons[k]++;
+		if (j->mret)
+			j->stop = true;
+		if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW))
+			pthread_cond_broadcast(&j->cv);
+		else if (!k)
+			stage_wake(j, W_REST, j->cons[0]);
+		pthread_mutex_unlock(&j->mu);
+		if (j->mret)
+			return;
+	}
+}
+
+void *consume_main(void *arg)
+{
+	struct shard_arg *a = arg;
+
+	consume_all(a->j, a->k);
+	return NULL;
+}
+
+/*
+ * The records of @b decoded in place: a record's strings and stack stay
+ * in the batch's arena, where the producer copied it. Before the window,
+ * only task names are kept. One that does not fit its format ends the
+ * batch and the analysis there (kmt_analyse() says which it was).
+ */
+static void decode_batch(struct job *j, struct batch *b)
+{
+	uint64_t rec = b->rec0;
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++) {
+		struct kmt_event *ev = &b->ev[i];
+		struct kmt_rec r;
+		int ret;
+
+		if (b->what[i] != IT_RAW && b->what[i] != IT_RAW_EARLY)
+			continue;
+		r = (struct kmt_rec){ .ts = ev->ts, .data = (const uint8_t *)ev->name, .len = ev->name_len };
+		ret = kmt_decode(j->dec, &r, ev->cpu, ev);
+		if (ret < 0) {
+			j->dec_rec = rec;
+			j->dec_ret = ret;
+			j->dec_failed = true;
+			b->n = i;
+			return;
+		}
+		rec++;
+		if (!ret || (b->what[i] == IT_RAW_EARLY && (ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_NEWTASK)))
+			b->what[i] = IT_SKIP;
+		else
+			b->what[i] = b->what[i] == IT_RAW ? IT_EVENT : IT_NAME;
+	}
+}
+
+void *decode_main(void *arg)
+{
+	struct job *j = arg;
+	uint64_t c0 = j->stats ? kmt_thread_cpu_ns() : 0;
+
+	for (;;) {
+		struct batch *b;
+
+		pthread_mutex_lock(&j->mu);
+		stage_wait(j, W_DECODER, &j->prod, j->decoded, LOW_CHAIN, &j->done);
+		if (j->decoded == j->prod || j->stop) {
+			j->dec_done = true;
+			pthread_cond_broadcast(&j->cv);
+			pthread_mutex_unlock(&j->mu);
+			break;
+		}
+		b = &j->b[j->decoded % NB];
+		pthread_mutex_unlock(&j->mu);
+		decode_batch(j, b);
+		pthread_mutex_lock(&j->mu);
+		j->decoded++;
+		if (j->dec_failed) {
+			/* Nothing after it: shard 0 takes this batch and ends. */
+			j->dec_done = true;
+			pthread_cond_broadcast(&j->cv);
+			pthread_mutex_unlock(&j->mu);
+			break;
+		}
+		stage_wake(j, W_ZERO, j->decoded);
+		pthread_mutex_unlock(&j->mu);
+	}
+	if (j->stats)
+		j->dec_ns = kmt_thread_cpu_ns() - c0;
+	return NULL;
+}
+
+/*
+ * The model's shards where it can be sharded: with -j 4 and more, one
+ * for each thread of -j less the producer's and shard 0's routing share
+ * (at most MAX_SHARDS); with fewer the model alone on a thread is faster
+ * (bench/RESULTS.md). $KMT_MODEL_SHARDS says how many, for tests and
+ * benchmarks.
+ */
+unsigned int make_shards(struct job *j)
+{
+	int jobs = kmt_file_threads(j->f);
+	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, MAX_SHARDS) : 1, k;
+	const char *env = getenv("KMT_MODEL_SHARDS");
+
+	if (env && *env)
+		n = (unsigned int)MIN(MAX(atoi(env), 1), MAX_SHARDS);
+	j->ms[0] = j->m;
+	if (n < 2 || !j->threaded || (j->o && j->o->each) || kmt_file_access_buffer(j->f) >= 0 ||
+	    !kmt_model_shardable(j->m))
+		return 1;
+	for (k = 1; k < n; k++)
+		if (!(j->ms[k] = kmt_model_shard(j->m, k, n)))
+			break;
+	if (k < n) {
+		while (--k)
+			kmt_model_free(j->ms[k]);
+		return 1;
+	}
+	kmt_model_shard(j->m, 0, n);
+	return n;
+}
+
