@@ -305,9 +305,10 @@ struct kmt_model {
 	uint32_t loss_seq;
 	/*
 	 * Sharded (-j, model-shard.c): this model is shard @shard of
-	 * @nshards, sees every event, and takes only its own slab objects
-	 * (model_owns()); shard 0 takes the rest. @pos counts the events and
-	 * markers seen, the same in every shard: registries stamp it.
+	 * @nshards. Shard 0 is shown every event and routes the slab objects
+	 * of the others (model_shard_of()) to them; they take only those.
+	 * @pos is the stream position (events and names), shard 0's or as it
+	 * routed it: registries stamp their entries with it.
 	 */
 	uint32_t shard, nshards;
 	uint64_t pos;
@@ -480,22 +481,26 @@ void model_access_release(struct kmt_model *m);
 /*
  * model-shard.c: a sharded model's parts merged, each registry in the order
  * its entries were first made (kmt_model.pos), whichever shard made them.
+ * A registry's entries in a shard: how many, and when each was made.
  */
-enum shard_reg { SHARD_SITES, SHARD_CACHES, SHARD_PROCS, SHARD_MISUSE, SHARD_STACKS, SHARD_STACK_ROWS };
+struct shard_list {
+	size_t (*count)(const struct kmt_model *m);
+	uint64_t (*born)(const struct kmt_model *m, size_t i);
+};
 struct shard_ent {
 	uint64_t born;
 	uint32_t shard, idx;
 };
-/* The entries of registry @what of the @n shards, by birth (then shard, index); NULL on ENOMEM. */
-struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, enum shard_reg what, size_t *total);
+/* model-registry.c: the entries of @l in the @n shards, by birth (then shard, index); NULL on ENOMEM. */
+struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, const struct shard_list *l, size_t *total);
 /* Each part merges its own: @sh[0] is the model merged into; the maps are per shard, old index -> new. */
 int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_map, uint32_t **cache_map,
 			 uint32_t **proc_map);
 int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *cache_map);
 int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
 		      uint32_t **row_map);
-size_t model_stack_count(const struct kmt_model *m, bool rows);
-uint64_t model_stack_born(const struct kmt_model *m, bool rows, size_t i);
+/* Stack rows in @m (kmt_model_merge() sizes its maps by it). */
+size_t model_stack_rows(const struct kmt_model *m);
 
 #pragma GCC visibility pop
 

@@ -264,6 +264,16 @@ void model_misuse_finish(struct kmt_model *m)
 		qsort(m->fnd.misuse.v, m->fnd.misuse.n, sizeof(*m->fnd.misuse.v), cmp_misuse);
 }
 
+static size_t misuse_n(const struct kmt_model *m)
+{
+	return m->fnd.misuse.n;
+}
+
+static uint64_t misuse_born(const struct kmt_model *m, size_t i)
+{
+	return m->fnd.misuse_meta.v[i].born;
+}
+
 /* Shards' findings into @sh[0]'s (model-shard.c): by first occurrence, their caches renumbered. */
 int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *cache_map)
 {
@@ -274,7 +284,9 @@ int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *c
 	struct shard_ent *e;
 	size_t i, total;
 
-	e = model_shard_order(sh, n, SHARD_MISUSE, &total);
+	static const struct shard_list list = { misuse_n, misuse_born };
+
+	e = model_shard_order(sh, n, &list, &total);
 	if (!e || kmt_map_init(&map, 1 << 6)) {
 		free(e);
 		m->oom = true;

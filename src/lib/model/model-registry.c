@@ -233,6 +233,70 @@ void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 
 /* ---- merging a sharded model's registries (model-shard.c) ---- */
 
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct shard_ent *x = a, *y = b;
+
+	if (x->born != y->born)
+		return (x->born > y->born) - (x->born < y->born);
+	if (x->shard != y->shard)
+		return (x->shard > y->shard) - (x->shard < y->shard);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, const struct shard_list *l, size_t *total)
+{
+	struct shard_ent *e;
+	size_t t = 0, i;
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		t += l->count(sh[k]);
+	e = malloc((t + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	t = 0;
+	for (k = 0; k < n; k++)
+		for (i = 0; i < l->count(sh[k]); i++)
+			e[t++] = (struct shard_ent){ l->born(sh[k], i), k, (uint32_t)i };
+	qsort(e, t, sizeof(*e), cmp_ent);
+	*total = t;
+	return e;
+}
+
+static size_t sites_n(const struct kmt_model *m)
+{
+	return m->reg.sites.n;
+}
+
+static uint64_t sites_born(const struct kmt_model *m, size_t i)
+{
+	return m->reg.site_meta.v[i].born;
+}
+
+static size_t caches_n(const struct kmt_model *m)
+{
+	return m->reg.caches.n;
+}
+
+static uint64_t caches_born(const struct kmt_model *m, size_t i)
+{
+	return m->reg.cache_meta.v[i].born;
+}
+
+static size_t procs_n(const struct kmt_model *m)
+{
+	return m->reg.procs.n;
+}
+
+static uint64_t procs_born(const struct kmt_model *m, size_t i)
+{
+	return m->reg.proc_meta.v[i].born;
+}
+
+static const struct shard_list site_list = { sites_n, sites_born }, cache_list = { caches_n, caches_born },
+			       proc_list = { procs_n, procs_born };
+
 static void site_add(void *d_, const void *s_)
 {
 	struct kmt_site *d = d_;
@@ -305,7 +369,7 @@ struct any_vec {
 
 /* Where a registry lives in a model, how big its entries are, and how two are added. */
 struct reg_desc {
-	enum shard_reg what;
+	const struct shard_list *list;
 	size_t vec, map, meta;		/* offsets in struct kmt_model */
 	size_t size;
 	void (*add)(void *d, const void *s);
@@ -327,7 +391,7 @@ static int merge_reg(struct kmt_model **sh, unsigned int n, const struct reg_des
 	size_t total, i;
 	bool oom = false;
 
-	e = model_shard_order(sh, n, r->what, &total);
+	e = model_shard_order(sh, n, r->list, &total);
 	if (!e || kmt_map_init(&map, 1 << 8)) {
 		free(e);
 		return -ENOMEM;
@@ -372,11 +436,11 @@ static int merge_reg(struct kmt_model **sh, unsigned int n, const struct reg_des
 
 
 static const struct reg_desc regs[] = {
-	{ SHARD_SITES, offsetof(struct kmt_model, reg.sites), offsetof(struct kmt_model, reg.site_map),
+	{ &site_list, offsetof(struct kmt_model, reg.sites), offsetof(struct kmt_model, reg.site_map),
 	  offsetof(struct kmt_model, reg.site_meta), sizeof(struct kmt_site), site_add },
-	{ SHARD_CACHES, offsetof(struct kmt_model, reg.caches), offsetof(struct kmt_model, reg.cache_map),
+	{ &cache_list, offsetof(struct kmt_model, reg.caches), offsetof(struct kmt_model, reg.cache_map),
 	  offsetof(struct kmt_model, reg.cache_meta), sizeof(struct kmt_cache), cache_add },
-	{ SHARD_PROCS, offsetof(struct kmt_model, reg.procs), offsetof(struct kmt_model, reg.proc_map),
+	{ &proc_list, offsetof(struct kmt_model, reg.procs), offsetof(struct kmt_model, reg.proc_map),
 	  offsetof(struct kmt_model, reg.proc_meta), sizeof(struct kmt_proc), proc_add },
 };
 

@@ -41,69 +41,6 @@ struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned 
 	return s;
 }
 
-static int cmp_ent(const void *a, const void *b)
-{
-	const struct shard_ent *x = a, *y = b;
-
-	if (x->born != y->born)
-		return (x->born > y->born) - (x->born < y->born);
-	if (x->shard != y->shard)
-		return (x->shard > y->shard) - (x->shard < y->shard);
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static size_t reg_count(const struct kmt_model *m, enum shard_reg what)
-{
-	switch (what) {
-	case SHARD_SITES:
-		return m->reg.sites.n;
-	case SHARD_CACHES:
-		return m->reg.caches.n;
-	case SHARD_PROCS:
-		return m->reg.procs.n;
-	case SHARD_MISUSE:
-		return m->fnd.misuse.n;
-	default:
-		return model_stack_count(m, what == SHARD_STACK_ROWS);
-	}
-}
-
-static uint64_t reg_born(const struct kmt_model *m, enum shard_reg what, size_t i)
-{
-	switch (what) {
-	case SHARD_SITES:
-		return m->reg.site_meta.v[i].born;
-	case SHARD_CACHES:
-		return m->reg.cache_meta.v[i].born;
-	case SHARD_PROCS:
-		return m->reg.proc_meta.v[i].born;
-	case SHARD_MISUSE:
-		return m->fnd.misuse_meta.v[i].born;
-	default:
-		return model_stack_born(m, what == SHARD_STACK_ROWS, i);
-	}
-}
-
-struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, enum shard_reg what, size_t *total)
-{
-	struct shard_ent *e;
-	size_t t = 0, i;
-	unsigned int k;
-
-	for (k = 0; k < n; k++)
-		t += reg_count(sh[k], what);
-	e = malloc((t + 1) * sizeof(*e));
-	if (!e)
-		return NULL;
-	t = 0;
-	for (k = 0; k < n; k++)
-		for (i = 0; i < reg_count(sh[k], what); i++)
-			e[t++] = (struct shard_ent){ reg_born(sh[k], what, i), k, (uint32_t)i };
-	qsort(e, t, sizeof(*e), cmp_ent);
-	*total = t;
-	return e;
-}
-
 /* The counts each shard keeps of the events and objects it takes: added up. */
 static void summary_add(struct kmt_summary *d, const struct kmt_summary *s)
 {
@@ -186,7 +123,7 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 		if (!(maps[0][k] = malloc((sh[k]->reg.sites.n + 1) * sizeof(uint32_t))) ||
 		    !(maps[1][k] = malloc((sh[k]->reg.caches.n + 1) * sizeof(uint32_t))) ||
 		    !(maps[2][k] = malloc((sh[k]->reg.procs.n + 1) * sizeof(uint32_t))) ||
-		    !(maps[3][k] = malloc((model_stack_count(sh[k], true) + 1) * sizeof(uint32_t))))
+		    !(maps[3][k] = malloc((model_stack_rows(sh[k]) + 1) * sizeof(uint32_t))))
 			goto out;
 	if (model_registry_merge(sh, n, maps[0], maps[1], maps[2]) || model_misuse_merge(sh, n, maps[1]) ||
 	    model_stack_merge(m, sh, n, maps[0], maps[3]))

@@ -278,6 +278,23 @@ void model_stack_finish(struct kmt_model *m)
 	t->sorted = true;
 }
 
+static size_t heads_n(const struct kmt_model *m)
+{
+	return m->stacks->heads.n;
+}
+
+static uint64_t heads_born(const struct kmt_model *m, size_t i)
+{
+	return m->stacks->heads.v[i].born;
+}
+
+static uint64_t rows_born(const struct kmt_model *m, size_t i)
+{
+	return m->stacks->row_meta.v[i].born;
+}
+
+static const struct shard_list head_list = { heads_n, heads_born }, row_list = { model_stack_rows, rows_born };
+
 /*
  * Shards' stacks and rows into @m's (model-shard.c), in the order they
  * were first seen; @site_map[k] maps shard @k's call sites to @m's,
@@ -299,7 +316,7 @@ int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n
 		if (!(head_map[k] = malloc((sh[k]->stacks->heads.n + 1) * sizeof(**head_map))))
 			goto out;
 	/* Stacks by when first seen: interned again, their ids as one model gives them. */
-	e = model_shard_order(sh, n, SHARD_STACKS, &total);
+	e = model_shard_order(sh, n, &head_list, &total);
 	if (!e)
 		goto out;
 	for (i = 0; i < total; i++) {
@@ -311,7 +328,7 @@ int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n
 			goto out;
 	}
 	free(e);
-	e = model_shard_order(sh, n, SHARD_STACK_ROWS, &total);
+	e = model_shard_order(sh, n, &row_list, &total);
 	if (!e)
 		goto out;
 	for (i = 0; i < total; i++) {
@@ -355,14 +372,9 @@ out:
 	return ret;
 }
 
-size_t model_stack_count(const struct kmt_model *m, bool rows)
+size_t model_stack_rows(const struct kmt_model *m)
 {
-	return rows ? m->stacks->rows.n : m->stacks->heads.n;
-}
-
-uint64_t model_stack_born(const struct kmt_model *m, bool rows, size_t i)
-{
-	return rows ? m->stacks->row_meta.v[i].born : m->stacks->heads.v[i].born;
+	return m->stacks->rows.n;
 }
 
 const struct kmt_site_stack *kmt_model_stacks(const struct kmt_model *m, size_t *n)
