@@ -110,7 +110,8 @@ static void *shard_main(void *p)
 		} else {
 			while (__atomic_load_n(&r->done0, __ATOMIC_ACQUIRE) <= b)
 				sched_yield();
-			model_routed_events(r->sh[a->k], x->ev, x->n, x->to, x->r);
+			model_routed_events(r->sh[a->k], x->ev, x->n, x->to, x->r,
+					    kmt_model_summary(r->sh[0])->first_ts);
 		}
 	}
 	r->cpu[a->k] = thread_cpu() - c0;

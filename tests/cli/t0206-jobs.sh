@@ -141,6 +141,9 @@ sharded_outputs() {	# file
 	same_for_every_shards sh-json "\$KMT report -j 2 --json $f" &&
 	same_for_every_shards sh-misuse "\$KMT report -j 2 --csv misuse $f" &&
 	same_for_every_shards sh-window "\$KMT report -j 2 --time 0.01,0.04 -s waste $f" &&
+	same_for_every_shards sh-html "\$KMT report -j 2 --html -o - $f" &&
+	same_for_every_shards sh-html-window "\$KMT report -j 2 --html --time 0.02,0.05 -o - $f" &&
+	same_for_every_shards sh-folded "\$KMT export -j 2 -f folded -o - $f" &&
 	{ same_for_every_shards sh-check "\$KMT check -j 2 $f 2>&1"; true; } &&
 	{ same_for_every_shards sh-check-json "\$KMT check -j 2 --json $f"; true; } &&
 	same_for_every_shards sh-diff "\$KMT diff -j 4 --json $f w.dat"
@@ -175,9 +178,9 @@ test_expect_success 'in shards: 48 CPUs and a damaged file the same for 1 to 8 s
 
 # Records decoded on a thread of their own (with shards): one that does not
 # fit its format ends the analysis with the same message as the producer's.
-test_expect_success 'in shards: uncompressed files with bytes flipped, the same output, messages and status' '
+test_expect_success 'in shards: uncompressed files with bytes flipped (100), the same output, messages and status' '
 	$KMT convert --file-version 6 x.dat x6.dat && size=$(stat -c %s x6.dat) && fits=0 &&
-	for seed in $(seq 1 60); do
+	for seed in $(seq 1 100); do
 		cp x6.dat fl.dat && off=$(( size / 20 + seed * 7919 * 131 % (size - size / 20) )) &&
 		printf "\377\000\252\377" | dd of=fl.dat bs=1 seek=$off conv=notrunc 2> /dev/null &&
 		{ $KMT report -j 1 --json fl.dat > a 2>&1; echo "rc=$?" >> a; } &&
@@ -188,12 +191,13 @@ test_expect_success 'in shards: uncompressed files with bytes flipped, the same 
 	echo "$fits with a record that does not fit" && [ $fits -ge 2 ]
 '
 
-test_expect_success 'in shards from -j 4: -j less 2 of them; none with a filter, for pictures or watchpoint samples' '
+test_expect_success 'in shards from -j 4: -j less 2 of them; none with a filter or watchpoint samples' '
 	$KMT report -j 4 --stats -o /dev/null w.dat 2> e4 && grep -q " 2 shards on threads" e4 &&
 	$KMT report -j 8 --stats -o /dev/null w.dat 2> e8 && grep -q " 6 shards on threads" e8 &&
 	$KMT report -j 3 --stats -o /dev/null w.dat 2> e3 && grep -q "model thread: serial" e3 &&
 	$KMT report -j 8 --stats -p 101 -o /dev/null w.dat 2> ep && grep -q "model thread: serial" ep &&
-	$KMT report -j 8 --stats -o /dev/null s.dat 2> es && grep -q "model thread: serial" es
+	$KMT report -j 8 --stats -o /dev/null s.dat 2> es && grep -q "model thread: serial" es &&
+	$KMT report -j 8 --stats --html -o /dev/null w.dat 2> eh && grep -q " 6 shards on threads" eh
 '
 
 can_trace() {

@@ -19,7 +19,8 @@
  *                         stacks after an interrupt's allocation, objects
  *                         freed (and allocated again) before their stacks,
  *                         pages and vmalloc areas named from stacks, tasks
- *                         renamed, per-CPU areas, losses, misuse
+ *                         renamed, per-CPU areas, losses, misuse; then 2 s
+ *                         of page allocations alone
  *   kmt-synth churn FILE LIVE STEPS
  *                         two CPUs: LIVE objects allocated and kept, then
  *                         STEPS allocations each freed a step later (to
@@ -316,6 +317,9 @@ static void shards(struct tb *tb)
 			tb_lost(tb, 1, -1);
 		shards_step(tb, i, ts);
 	}
+	/* Then 2 s of pages alone: shard 0's time series reach far past the others'. */
+	for (i = 0; i < 200; i++, ts += 10 * MS)
+		page(tb, i % SHARD_CPUS, ts, 100, 0x90000 + (uint64_t)i * 4, 0);
 }
 
 static void churn(struct tb *tb, long live, long steps)

@@ -20,7 +20,7 @@ static int consume_run(struct job *j, struct kmt_model *m, struct batch *b, unsi
 		return kmt_model_events(m, &b->ev[i], k - i);
 	if (m == j->m)
 		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
-	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
+	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i], kmt_model_summary(j->m)->first_ts);
 }
 
 /* The model's side: one batch, in order, into shard @m. */

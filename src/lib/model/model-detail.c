@@ -27,6 +27,7 @@ struct kmt_detail {
 	VEC(struct kmt_gap) gaps;
 	struct kmt_map group_map;		/* site:24 cache:16 proc:24 -> row */
 	VEC(struct kmt_group) groups;
+	VEC(uint64_t) group_born;		/* beside groups: kmt_model.pos when made */
 	struct kmt_map size_map;		/* req << 32 | alloc -> row */
 	VEC(struct kmt_size_count) sizes;
 };
@@ -93,6 +94,7 @@ void model_detail_release(struct kmt_model *m)
 	free(d->gaps.v);
 	kmt_map_release(&d->group_map);
 	free(d->groups.v);
+	free(d->group_born.v);
 	kmt_map_release(&d->size_map);
 	free(d->sizes.v);
 	free(d->hint);
@@ -245,14 +247,17 @@ static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hin
 	key = (uint64_t)o->site << 40 | cache << 24 | proc;
 	i = kmt_map_get(&d->group_map, key);
 	if (i == NONE) {
+		uint32_t k = VEC_PUSH(d->group_born, m->oom);
+
 		i = VEC_PUSH(d->groups, m->oom);
-		if (i == NONE || kmt_map_put(&d->group_map, key, i)) {
+		if (i == NONE || k == NONE || kmt_map_put(&d->group_map, key, i)) {
 			m->oom = true;
 			return NULL;
 		}
 		d->groups.v[i].site = o->site;
 		d->groups.v[i].cache = o->cache;
 		d->groups.v[i].proc = o->proc;
+		d->group_born.v[k] = m->pos;
 	}
 	o->group = i;
 	h->group = i;
@@ -437,6 +442,177 @@ void model_detail_finish(struct kmt_model *m)
 	d->sizes.n = k;
 	if (d->sizes.n > 1)
 		qsort(d->sizes.v, d->sizes.n, sizeof(*d->sizes.v), cmp_size);
+}
+
+/* ---- a sharded model's details merged (model-shard.c) ---- */
+
+size_t model_detail_groups(const struct kmt_model *m)
+{
+	return m->detail ? m->detail->groups.n : 0;
+}
+
+static uint64_t group_born(const struct kmt_model *m, size_t i)
+{
+	return m->detail->group_born.v[i];
+}
+
+/* @n series of @len intervals of @from (indexes renumbered by @map) added into @to. */
+static bool add_series(struct kmt_model *m, int64_t ***to, size_t *to_cap, int64_t *const *from, size_t n,
+		       const uint32_t *map, size_t len)
+{
+	size_t i, b;
+
+	for (i = 0; i < n; i++) {
+		int64_t *s;
+
+		if (!from[i])
+			continue;
+		if (!(s = series(m, to, to_cap, map[i], len)))
+			return false;
+		for (b = 0; b < len; b++)
+			s[b] += from[i][b];
+	}
+	return true;
+}
+
+int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
+		       uint32_t *const *cache_map, uint32_t *const *proc_map, uint32_t **group_map)
+{
+	static const struct shard_list list = { model_detail_groups, group_born };
+	struct kmt_model *m = sh[0];
+	struct kmt_detail *d = m->detail;
+	int64_t **cache_net = NULL, **site_net = NULL, **proc_net = NULL;
+	size_t cache_cap = 0, site_cap = 0, proc_cap = 0, i, b, total;
+	unsigned int shift = d->shift, k;
+	struct shard_ent *e;
+	int o;
+
+	/* Every shard's intervals as wide as the widest's, as one model's would be. */
+	for (k = 1; k < n; k++)
+		shift = MAX(shift, sh[k]->detail->shift);
+	for (k = 0; k < n; k++)
+		while (sh[k]->detail->shift < shift)
+			widen(sh[k]->detail);
+	for (k = 1; k < n; k++) {
+		const struct kmt_detail *x = sh[k]->detail;
+
+		for (b = 0; b < N; b++) {
+			d->allocs[b] += x->allocs[b];
+			d->frees[b] += x->frees[b];
+			d->bytes_alloc[b] += x->bytes_alloc[b];
+			d->bytes_freed[b] += x->bytes_freed[b];
+			d->forks[b] += x->forks[b];
+			d->newtasks[b] += x->newtasks[b];
+			d->net[b] += x->net[b];
+			for (o = 0; o <= KMT_MAX_ORDER; o++)
+				d->pages[o][b] += x->pages[o][b];
+		}
+		d->tl.n = MAX(d->tl.n, x->tl.n);
+		d->started |= x->started;
+	}
+	/* Series by cache, site and task: renumbered. */
+	for (k = 0; k < n; k++) {
+		const struct kmt_detail *x = sh[k]->detail;
+
+		if (!add_series(m, &cache_net, &cache_cap, x->cache_net, x->cache_cap, cache_map[k], N) ||
+		    !add_series(m, &site_net, &site_cap, x->site_net, x->site_cap, site_map[k], NC) ||
+		    !add_series(m, &proc_net, &proc_cap, x->proc_net, x->proc_cap, proc_map[k], NC))
+			break;
+	}
+	for (i = 0; i < d->cache_cap; i++)
+		free(d->cache_net[i]);
+	for (i = 0; i < d->site_cap; i++)
+		free(d->site_net[i]);
+	for (i = 0; i < d->proc_cap; i++)
+		free(d->proc_net[i]);
+	free(d->cache_net);
+	free(d->site_net);
+	free(d->proc_net);
+	d->cache_net = cache_net;
+	d->site_net = site_net;
+	d->proc_net = proc_net;
+	d->cache_cap = cache_cap;
+	d->site_cap = site_cap;
+	d->proc_cap = proc_cap;
+	/* Groups by when first made; sizes by size (they are sorted by it). */
+	e = model_shard_order(sh, n, &list, &total);
+	if (!e || m->oom) {
+		free(e);
+		m->oom = true;
+		return -1;
+	}
+	{
+		VEC(struct kmt_group) ng = { 0 };
+		VEC(uint64_t) nb = { 0 };
+		struct kmt_map map;
+
+		if (kmt_map_init(&map, 1 << 10)) {
+			free(e);
+			m->oom = true;
+			return -1;
+		}
+		for (i = 0; i < total && !m->oom; i++) {
+			struct kmt_group g = sh[e[i].shard]->detail->groups.v[e[i].idx];
+			uint64_t key;
+			uint32_t j, q;
+
+			g.site = site_map[e[i].shard][g.site];
+			g.cache = g.cache != NONE ? cache_map[e[i].shard][g.cache] : NONE;
+			g.proc = g.proc != NONE ? proc_map[e[i].shard][g.proc] : NONE;
+			key = (uint64_t)g.site << 40 | (uint64_t)(g.cache == NONE ? 0xffff : g.cache) << 24 |
+			      (g.proc == NONE ? 0xffffff : g.proc);
+			j = kmt_map_get(&map, key);
+			if (j == NONE) {
+				j = VEC_PUSH(ng, m->oom);
+				q = VEC_PUSH(nb, m->oom);
+				if (j == NONE || q == NONE || kmt_map_put(&map, key, j)) {
+					m->oom = true;
+					break;
+				}
+				ng.v[j] = g;
+				nb.v[q] = e[i].born;
+			} else {
+				ng.v[j].allocs += g.allocs;
+				ng.v[j].bytes_req += g.bytes_req;
+				ng.v[j].bytes_alloc += g.bytes_alloc;
+				ng.v[j].live_objects += g.live_objects;
+				ng.v[j].live_bytes += g.live_bytes;
+			}
+			group_map[e[i].shard][e[i].idx] = j;
+		}
+		free(e);
+		free(d->groups.v);
+		free(d->group_born.v);
+		kmt_map_release(&d->group_map);
+		memcpy(&d->groups, &ng, sizeof(ng));
+		memcpy(&d->group_born, &nb, sizeof(nb));
+		d->group_map = map;
+	}
+	for (k = 1; k < n && !m->oom; k++) {
+		const struct kmt_detail *x = sh[k]->detail;
+
+		for (i = 0; i < x->sizes.n; i++) {
+			const struct kmt_size_count *z = &x->sizes.v[i];
+			uint64_t key = (uint64_t)z->req << 32 | z->alloc;
+			uint32_t j = kmt_map_get(&d->size_map, key);
+
+			if (j == NONE) {
+				j = VEC_PUSH(d->sizes, m->oom);
+				if (j == NONE || kmt_map_put(&d->size_map, key, j)) {
+					m->oom = true;
+					break;
+				}
+				d->sizes.v[j] = *z;
+			} else {
+				d->sizes.v[j].count += z->count;
+			}
+		}
+	}
+	/* The hints pointed at the old rows. */
+	free(d->hint);
+	d->hint = NULL;
+	d->hint_n = 0;
+	return m->oom ? -1 : 0;
 }
 
 const struct kmt_timeline *kmt_model_timeline(const struct kmt_model *m)

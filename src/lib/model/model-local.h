@@ -342,13 +342,13 @@ struct model_route {
 /*
  * A run of events into shard 0, which keeps every CPU's sequence and
  * says in @to (a shard, or ROUTE_ALL) and @r where each goes; into shard
- * k, the run with what shard 0 said. Then model_pos() and model_name_at()
+ * k, the run with what shard 0 said (and its first event's time). Then model_pos() and model_name_at()
  * for the task names read before a window (analyse.c).
  */
 int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
 		       struct model_route *r);
 int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
-			const struct model_route *r);
+			const struct model_route *r, uint64_t first_ts);
 uint64_t model_pos(const struct kmt_model *m);
 void model_name_at(struct kmt_model *m, const struct kmt_event *ev, uint64_t pos);
 
@@ -501,6 +501,10 @@ int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n
 		      uint32_t **row_map);
 /* Stack rows in @m (kmt_model_merge() sizes its maps by it). */
 size_t model_stack_rows(const struct kmt_model *m);
+/* model-detail.c: the details' groups in @m (0 without details); and the merge, @group_map filled. */
+size_t model_detail_groups(const struct kmt_model *m);
+int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
+		       uint32_t *const *cache_map, uint32_t *const *proc_map, uint32_t **group_map);
 
 #pragma GCC visibility pop
 

@@ -26,8 +26,7 @@
 
 bool kmt_model_shardable(const struct kmt_model *m)
 {
-	return !m->started && !m->filtering && !m->o.detail && !m->hooks.object && !m->hooks.event &&
-	       !m->hooks.access;
+	return !m->started && !m->filtering && !m->hooks.object && !m->hooks.event && !m->hooks.access;
 }
 
 struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned int n)
@@ -70,8 +69,10 @@ static void summary_add(struct kmt_summary *d, const struct kmt_summary *s)
 
 /* An object's indexes, renumbered by shard @k's maps. */
 static void renumber(struct obj *o, unsigned int k, uint32_t *const *site, uint32_t *const *cache,
-		     uint32_t *const *proc, uint32_t *const *row)
+		     uint32_t *const *proc, uint32_t *const *row, uint32_t *const *group)
 {
+	if (o->group != NONE)
+		o->group = group[k][o->group];
 	if (o->site != NONE)
 		o->site = site[k][o->site];
 	if (o->cache != NONE)
@@ -83,7 +84,7 @@ static void renumber(struct obj *o, unsigned int k, uint32_t *const *site, uint3
 }
 
 /* Shard @k's live slab objects into @m's table (their addresses are only @k's). */
-static int move_objects(struct kmt_model *m, struct kmt_model *s, unsigned int k, uint32_t **maps[4])
+static int move_objects(struct kmt_model *m, struct kmt_model *s, unsigned int k, uint32_t **maps[5])
 {
 	uint32_t i;
 
@@ -98,7 +99,7 @@ static int move_objects(struct kmt_model *m, struct kmt_model *s, unsigned int k
 		if (!no)
 			return -ENOMEM;
 		*no = *o;
-		renumber(no, k, maps[0], maps[1], maps[2], maps[3]);
+		renumber(no, k, maps[0], maps[1], maps[2], maps[3], maps[4]);
 	}
 	return 0;
 }
@@ -106,7 +107,7 @@ static int move_objects(struct kmt_model *m, struct kmt_model *s, unsigned int k
 int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 {
 	struct kmt_model *m = sh[0];
-	uint32_t **maps[4] = { 0 };	/* site, cache, task, stack row: per shard */
+	uint32_t **maps[5] = { 0 };	/* site, cache, task, stack row, detail group: per shard */
 	unsigned int k, w;
 	uint32_t i;
 	int ret = -ENOMEM;
@@ -116,22 +117,24 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 			m->oom = true;
 	if (m->oom)
 		return -ENOMEM;
-	for (w = 0; w < 4; w++)
+	for (w = 0; w < 5; w++)
 		if (!(maps[w] = calloc(n, sizeof(*maps[w]))))
 			goto out;
 	for (k = 0; k < n; k++)
 		if (!(maps[0][k] = malloc((sh[k]->reg.sites.n + 1) * sizeof(uint32_t))) ||
 		    !(maps[1][k] = malloc((sh[k]->reg.caches.n + 1) * sizeof(uint32_t))) ||
 		    !(maps[2][k] = malloc((sh[k]->reg.procs.n + 1) * sizeof(uint32_t))) ||
-		    !(maps[3][k] = malloc((model_stack_rows(sh[k]) + 1) * sizeof(uint32_t))))
+		    !(maps[3][k] = malloc((model_stack_rows(sh[k]) + 1) * sizeof(uint32_t))) ||
+		    !(maps[4][k] = malloc((model_detail_groups(sh[k]) + 1) * sizeof(uint32_t))))
 			goto out;
 	if (model_registry_merge(sh, n, maps[0], maps[1], maps[2]) || model_misuse_merge(sh, n, maps[1]) ||
-	    model_stack_merge(m, sh, n, maps[0], maps[3]))
+	    model_stack_merge(m, sh, n, maps[0], maps[3]) ||
+	    (m->o.detail && model_detail_merge(sh, n, maps[0], maps[1], maps[2], maps[4])))
 		goto out;
 	/* Shard 0's own objects first, in place: slab objects, and the tasks of pages and areas. */
 	for (i = 0; i < m->slab.pool_n; i++)
 		if (m->slab.pool[i].state == OBJ_LIVE)
-			renumber(&m->slab.pool[i], 0, maps[0], maps[1], maps[2], maps[3]);
+			renumber(&m->slab.pool[i], 0, maps[0], maps[1], maps[2], maps[3], maps[4]);
 	for (i = 0; i < m->pg.pages.pool_n; i++)
 		if (m->pg.pages.pool[i].state == OBJ_LIVE && m->pg.pages.pool[i].proc != NONE)
 			m->pg.pages.pool[i].proc = maps[2][0][m->pg.pages.pool[i].proc];
@@ -149,10 +152,10 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 	m->nshards = 1;
 	ret = 0;
 out:
-	for (w = 0; w < 4; w++)
+	for (w = 0; w < 5; w++)
 		for (k = 0; maps[w] && k < n; k++)
 			free(maps[w][k]);
-	for (w = 0; w < 4; w++)
+	for (w = 0; w < 5; w++)
 		free(maps[w]);
 	if (ret)
 		m->oom = true;

@@ -461,10 +461,16 @@ int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n
 }
 
 int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
-			const struct model_route *r)
+			const struct model_route *r, uint64_t first_ts)
 {
 	uint32_t idx[1024];
 	size_t base, i, k;
+
+	if (!m->started) {
+		/* The trace's start (the intervals of details count from it): shard 0's. */
+		m->started = true;
+		m->sum.first_ts = first_ts;
+	}
 
 	for (base = 0; base < n && !m->oom; base += ARRAY_SIZE(idx)) {
 		/* This shard's events of the run, then the same two prefetch stages on them. */
