@@ -144,6 +144,8 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 	for (k = 1; k < n; k++) {
 		if (move_objects(m, sh[k], k, maps))
 			goto out;
+		/* Its table goes at once: the objects live in one table, not two, at any time. */
+		otab_release(&sh[k]->slab);
 		summary_add(&m->sum, &sh[k]->sum);
 		for (i = 0; i < KMT_MAX_CPUS; i++)
 			m->events_by_cpu[i] += sh[k]->events_by_cpu[i];
