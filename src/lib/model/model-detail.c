@@ -66,6 +66,22 @@ int model_detail_init(struct kmt_model *m)
 	return 0;
 }
 
+/* The series by cache, site and task. */
+static void free_series(struct kmt_detail *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->cache_cap; i++)
+		free(d->cache_net[i]);
+	for (i = 0; i < d->site_cap; i++)
+		free(d->site_net[i]);
+	for (i = 0; i < d->proc_cap; i++)
+		free(d->proc_net[i]);
+	free(d->cache_net);
+	free(d->site_net);
+	free(d->proc_net);
+}
+
 void model_detail_release(struct kmt_model *m)
 {
 	struct kmt_detail *d = m->detail;
@@ -82,15 +98,7 @@ void model_detail_release(struct kmt_model *m)
 	free(d->net);
 	for (i = 0; i <= KMT_MAX_ORDER; i++)
 		free(d->pages[i]);
-	for (i = 0; i < d->cache_cap; i++)
-		free(d->cache_net[i]);
-	for (i = 0; i < d->site_cap; i++)
-		free(d->site_net[i]);
-	for (i = 0; i < d->proc_cap; i++)
-		free(d->proc_net[i]);
-	free(d->cache_net);
-	free(d->site_net);
-	free(d->proc_net);
+	free_series(d);
 	free(d->gaps.v);
 	kmt_map_release(&d->group_map);
 	free(d->groups.v);
@@ -519,15 +527,7 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 		    !add_series(m, &proc_net, &proc_cap, x->proc_net, x->proc_cap, proc_map[k], NC))
 			break;
 	}
-	for (i = 0; i < d->cache_cap; i++)
-		free(d->cache_net[i]);
-	for (i = 0; i < d->site_cap; i++)
-		free(d->site_net[i]);
-	for (i = 0; i < d->proc_cap; i++)
-		free(d->proc_net[i]);
-	free(d->cache_net);
-	free(d->site_net);
-	free(d->proc_net);
+	free_series(d);
 	d->cache_net = cache_net;
 	d->site_net = site_net;
 	d->proc_net = proc_net;
