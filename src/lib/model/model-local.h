@@ -146,7 +146,8 @@ struct slab_wait {
 
 struct cpu_state {
 	int32_t memo_pid;		/* the last task seen here ... */
-	uint32_t memo_proc;		/* ... its process index ... */
+	uint32_t memo_proc;		/* ... its process index + 1 (0: none: a
+					   zeroed CPU is untouched memory) ... */
 	uint32_t memo_gen;		/* ... valid while names are unchanged */
 	uint32_t seq;			/* events seen on this CPU */
 	uint32_t last_slab_seq;		/* seq of its last slab allocation */
@@ -393,12 +394,15 @@ uint32_t model_proc_of(struct kmt_model *m, int32_t pid);
 /* model_proc_of() through @cs's memo of the last task it saw. */
 static inline uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *cs, int32_t pid)
 {
-	if (cs->memo_pid == pid && cs->memo_gen == m->reg.comm_gen && cs->memo_proc != NONE)
-		return cs->memo_proc;
+	uint32_t p;
+
+	if (cs->memo_pid == pid && cs->memo_gen == m->reg.comm_gen && cs->memo_proc)
+		return cs->memo_proc - 1;
+	p = model_proc_of(m, pid);
 	cs->memo_pid = pid;
 	cs->memo_gen = m->reg.comm_gen;
-	cs->memo_proc = model_proc_of(m, pid);
-	return cs->memo_proc;
+	cs->memo_proc = p == NONE ? 0 : p + 1;
+	return p;
 }
 /* Is the task one the filter chose (always, without a filter)? */
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);

@@ -448,7 +448,6 @@ int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_
 			 uint32_t **proc_map)
 {
 	struct kmt_model *m = sh[0];
-	int i;
 
 	if (merge_reg(sh, n, &regs[0], site_map) || merge_reg(sh, n, &regs[1], cache_map) ||
 	    merge_reg(sh, n, &regs[2], proc_map)) {
@@ -465,8 +464,6 @@ int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_
 		m->oom = true;
 		return -ENOMEM;
 	}
-	m->reg.comm_gen++;
-	for (i = 0; i < KMT_MAX_CPUS; i++)
-		m->cpu[i].memo_proc = NONE;
+	m->reg.comm_gen++;	/* and with it each CPU's memo of its last task */
 	return 0;
 }

@@ -24,7 +24,6 @@
 struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 {
 	struct kmt_model *m = calloc(1, sizeof(*m));
-	int i;
 
 	if (!m)
 		return NULL;
@@ -49,8 +48,6 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (i = 0; i < KMT_MAX_CPUS; i++)
-		m->cpu[i].memo_proc = NONE;
 	m->sum.partial_allocs = m->o.partial_allocs;
 	m->sum.partial_frees = m->o.partial_frees;
 	m->sum.stack_sample = m->o.stack_sample > 1 ? m->o.stack_sample : 1;
