@@ -158,6 +158,12 @@ test_expect_success 'in shards: what shard 0 decides for the others (kmt-synth s
 	sharded_outputs x.dat
 '
 
+test_expect_success 'in shards: the page of a trace of slab objects alone (shard 0 pictures nothing)' '
+	$SYNTH churn c.dat 1000 20000 &&
+	same_for_every_shards sh-html-slab "\$KMT report -j 2 --html -o - c.dat" &&
+	same_for_every_shards sh-html-slab-window "\$KMT report -j 2 --html --time 0.005,0.015 -o - c.dat"
+'
+
 test_expect_success 'in shards: kmt-synth shards holds what it was built to show' '
 	$KMT report --json x.dat > x.json &&
 	grep -q "\"kmalloc_large_merged\": 750," x.json &&

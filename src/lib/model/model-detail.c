@@ -516,7 +516,11 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 				d->pages[o][b] += x->pages[o][b];
 		}
 		d->tl.n = MAX(d->tl.n, x->tl.n);
-		d->started |= x->started;
+		if (x->started && !d->started) {
+			/* Shard 0 had nothing to picture (from 3 shards it owns no object): the intervals' start is this one's. */
+			d->tl.start = x->tl.start;
+			d->started = true;
+		}
 	}
 	/* Series by cache, site and task: renumbered. */
 	for (k = 0; k < n; k++) {
