@@ -25,12 +25,7 @@ trap - EXIT INT TERM
 
 tmp=$(mktemp -d /tmp/kmt-bench-jobs.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-hb=${FILE:-}
-if [ -z "$hb" ]; then
-	echo "jobs bench: recording hackbench -g 4 -l $LOOPS" >&2
-	hb=$tmp/hb.dat
-	"$KMT" record -q -o "$hb" -- hackbench -g 4 -l "$LOOPS" > /dev/null 2>&1 || exit 1
-fi
+hb=$(bench_trace jobs) || exit 1
 echo "jobs bench: a 48-CPU trace of $STEPS steps" >&2
 KMT_TESTDATA=${KMT_TESTDATA:-$here/../tests/data} "$SYNTH" wide "$tmp/wide.dat" "$STEPS" || exit 1
 wide=$tmp/wide.dat

@@ -12,6 +12,18 @@ cpu_busy() {
 	awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2+$3+$4+$7+$8) / hz }' /proc/stat
 }
 
+# The trace a benchmark measures: $FILE, or hackbench -g 4 -l $LOOPS recorded
+# now into $tmp (the caller's scratch folder). Prints its path.
+bench_trace() {	# benchmark-name
+	if [ -n "${FILE:-}" ]; then
+		echo "$FILE"
+		return
+	fi
+	echo "$1 bench: recording hackbench -g 4 -l $LOOPS" >&2
+	"$KMT" record -q -o "$tmp/k.dat" -- hackbench -g 4 -l "$LOOPS" > /dev/null 2>&1 || return 1
+	echo "$tmp/k.dat"
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print 0; else if (NR % 2) printf "%.10g\n", v[(NR + 1) / 2]; else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'; }

@@ -21,12 +21,7 @@ trap - EXIT INT TERM
 [ -x "$SHARDS" ] || { echo "shards bench: no $SHARDS (make bench builds it)" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/kmt-bench-shards.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-f=${FILE:-}
-if [ -z "$f" ]; then
-	echo "shards bench: recording hackbench -g 4 -l $LOOPS" >&2
-	f=$tmp/k.dat
-	"$KMT" record -q -o "$f" -- hackbench -g 4 -l "$LOOPS" > /dev/null 2>&1 || exit 1
-fi
+f=$(bench_trace shards) || exit 1
 cpus=$(getconf _NPROCESSORS_ONLN)
 "$SHARDS" "$f" "$EVENTS" "$ROUNDS" "$((cpus < 2 ? 2 : cpus))" > "$tmp/model" || exit 1
 "$SHARDS" "$f" "$EVENTS" "$ROUNDS" 16 route > "$tmp/route" || exit 1

@@ -24,12 +24,7 @@ trap - EXIT INT TERM
 
 tmp=$(mktemp -d /tmp/kmt-bench-stages.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-f=${FILE:-}
-if [ -z "$f" ]; then
-	echo "stages bench: recording hackbench -g 4 -l $LOOPS" >&2
-	f=$tmp/k.dat
-	"$KMT" record -q -o "$f" -- hackbench -g 4 -l "$LOOPS" > /dev/null 2>&1 || exit 1
-fi
+f=$(bench_trace stages) || exit 1
 STAGES="read+inflate stream-merge decode model output other"
 
 one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*

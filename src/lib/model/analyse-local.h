@@ -50,6 +50,20 @@ struct batch {
 	size_t used, cap;
 };
 
+/*
+ * What a record kmt_decode() returned @ret for is to the model: nothing
+ * (IT_SKIP: not an event of ours, or before the window, @early, where only
+ * task names matter), a name, or an event.
+ */
+static inline enum item decoded_as(int ret, bool early, enum kmt_kind kind)
+{
+	if (!ret)
+		return IT_SKIP;
+	if (!early)
+		return IT_EVENT;
+	return kind >= KMT_EV_FORK && kind <= KMT_EV_NEWTASK ? IT_NAME : IT_SKIP;
+}
+
 /* The stages that wait for batches: the decoder thread, shard 0, the other shards. */
 enum { W_DECODER, W_ZERO, W_REST, W_NR };
 
@@ -65,7 +79,7 @@ struct job {
 	struct kmt_analyse_result res;
 	struct kmt_diag d;		/* the producer's */
 	int ret;			/* the producer's: 0 or an error */
-	uint64_t lo, hi, seen, last;
+	uint64_t lo, hi, seen;		/* the window; the last record's time */
 	bool started, past_hi;
 	/*
 	 * With shards, records are decoded on a thread of their own (raw):

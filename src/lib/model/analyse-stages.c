@@ -88,10 +88,7 @@ void consume(struct job *j, struct kmt_model *m, struct batch *b)
 	c0 = kmt_thread_cpu_ns();
 	consume_batch(j, m, b);
 	c0 = kmt_thread_cpu_ns() - c0;
-	if (j->nms > 1)
-		__atomic_fetch_add(&j->model_ns, c0, __ATOMIC_RELAXED);
-	else
-		j->model_ns += c0;
+	__atomic_fetch_add(&j->model_ns, c0, __ATOMIC_RELAXED);	/* every shard's */
 	if (m == j->m)
 		j->route_ns += c0;
 }
@@ -105,7 +102,6 @@ unsigned int cons_min(const struct job *j)
 			c = j->cons[k];
 	return c;
 }
-
 
 void stage_wake(struct job *j, int w, unsigned int count)
 {
@@ -210,10 +206,7 @@ static void decode_batch(struct job *j, struct batch *b)
 			return;
 		}
 		rec++;
-		if (!ret || (b->what[i] == IT_RAW_EARLY && (ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_NEWTASK)))
-			b->what[i] = IT_SKIP;
-		else
-			b->what[i] = b->what[i] == IT_RAW ? IT_EVENT : IT_NAME;
+		b->what[i] = (uint8_t)decoded_as(ret, b->what[i] == IT_RAW_EARLY, ev->kind);
 	}
 }
 

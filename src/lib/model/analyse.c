@@ -196,11 +196,30 @@ static bool put_raw(struct job *j, const struct kmt_srec *sr, uint64_t rec)
 /* What take() tells the producer's loop. */
 enum { T_FAIL = -1, T_STOP, T_GO };
 
+/* Record @sr of stream @s does not fit its format (kmt_decode() said @ret): why the analysis ends. */
+static void misfit(struct job *j, int ret, const struct kmt_stream *s, const struct kmt_srec *sr)
+{
+	const struct kmt_file_info *fi = kmt_file_info(j->f);
+
+	j->ret = kmt_diag_set(&j->d, ret, "%s: CPU %d, page at offset %" PRIu64
+			      ": a record (id %u, %u bytes) does not fit its format", fi->path, sr->cpu,
+			      kmt_stream_offset(s, sr->idx), sr->rec.len >= 2 ? ld16(sr->rec.data, fi->big_endian) : 0,
+			      sr->rec.len);
+}
+
+/* The stream of the job's buffer (and of the file's watchpoint samples, if it has them). */
+static struct kmt_stream *open_stream(const struct job *j, struct kmt_diag *d)
+{
+	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
+
+	return kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, d);
+}
+
 /* One record of the stream, decoded and cut to the window, into a batch. */
 static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 {
 	const struct kmt_analyse_opts *o = j->o;
-	enum item what = IT_EVENT;
+	enum item what;
 	struct kmt_event *ev;
 	struct batch *b;
 	size_t need;
@@ -243,23 +262,12 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 	ev = &b->ev[b->n];
 	ret = kmt_decode(j->dec, &sr->rec, sr->cpu, ev);
 	if (ret < 0) {
-		j->ret = kmt_diag_set(&j->d, ret, "%s: CPU %d, page at offset %" PRIu64
-				      ": a record (id %u, %u bytes) does not fit its format",
-				      kmt_file_info(j->f)->path, sr->cpu, kmt_stream_offset(s, sr->idx),
-				      sr->rec.len >= 2 ? ld16(sr->rec.data, kmt_file_info(j->f)->big_endian) : 0,
-				      sr->rec.len);
+		misfit(j, ret, s, sr);
 		return T_STOP;
 	}
-	if (ret == 0)
+	what = decoded_as(ret, sr->rec.ts < j->lo, ev->kind);
+	if (what == IT_SKIP)
 		return T_GO;
-	if (sr->rec.ts < j->lo) {
-		/* Names still matter before the window. */
-		if (ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_NEWTASK)
-			return T_GO;
-		what = IT_NAME;
-	} else {
-		j->last = sr->rec.ts;
-	}
 	need = ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
 	if (b->used + need > b->cap) {
 		/* No room for its strings: by way of a copy, into the next batch. */
@@ -295,7 +303,6 @@ static uint64_t clock_cost(uint64_t *per_call)
 /* The stream, decoded and cut to the window, into batches. */
 static void produce(struct job *j)
 {
-	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
 	uint64_t c0 = j->stats ? kmt_thread_cpu_ns() : 0, ovh = 0, per_call = 0, c[3] = { 0 }, x[3] = { 0 };
 	struct kmt_stream *s;
 	struct kmt_srec sr;
@@ -304,7 +311,7 @@ static void produce(struct job *j)
 
 	if (j->stats)
 		ovh = clock_cost(&per_call);
-	s = kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, &j->d);
+	s = open_stream(j, &j->d);
 	if (!s) {
 		j->ret = j->d.err ? j->d.err : -EINVAL;
 		return;
@@ -397,14 +404,12 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
  */
 static void raw_failed(struct job *j)
 {
-	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
 	struct kmt_diag d = { 0 };
-	struct kmt_stream *s;
+	struct kmt_stream *s = open_stream(j, &d);
 	struct kmt_srec sr;
 	uint64_t n = 0;
 	size_t skips = 0;
 
-	s = kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, &d);
 	while (s && kmt_stream_next(s, &sr, &d) > 0) {
 		if (sr.skip)
 			skips++;
@@ -415,11 +420,7 @@ static void raw_failed(struct job *j)
 		j->ret = kmt_diag_set(&j->d, j->dec_ret, "%s: a record does not fit its format",
 				      kmt_file_info(j->f)->path);
 	} else {
-		j->ret = kmt_diag_set(&j->d, j->dec_ret, "%s: CPU %d, page at offset %" PRIu64
-				      ": a record (id %u, %u bytes) does not fit its format",
-				      kmt_file_info(j->f)->path, sr.cpu, kmt_stream_offset(s, sr.idx),
-				      sr.rec.len >= 2 ? ld16(sr.rec.data, kmt_file_info(j->f)->big_endian) : 0,
-				      sr.rec.len);
+		misfit(j, j->dec_ret, s, &sr);
 		j->res.records = n;
 		j->seen = sr.rec.ts;
 		j->past_hi = false;
@@ -536,7 +537,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	}
 	if (!ret) {
 		/* The window's end if the trace goes on past it, else the trace's. */
-		res->t_end = j->past_hi ? j->hi : MAX(j->last, j->seen);
+		res->t_end = j->past_hi ? j->hi : j->seen;
 		if (kmt_model_finish(m, res->t_end))
 			ret = kmt_diag_set(d, -ENOMEM, "%s: out of memory in the allocation model; the "
 					   "results would be incomplete", kmt_file_info(f)->path);

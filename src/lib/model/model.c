@@ -149,16 +149,16 @@ static void route(struct kmt_model *m, uint32_t to, uint64_t pos, const struct c
 	}
 }
 
-/* The shard of the slab object at @ptr: 0 unsharded. */
+/* The shard of the slab object at @ptr: 0 unless routing (model_route_events()). */
 static uint32_t owner(const struct kmt_model *m, uint64_t ptr)
 {
-	return m->nshards > 1 ? model_shard_of(ptr, m->nshards) : 0;
+	return m->route ? model_shard_of(ptr, m->nshards) : 0;
 }
 
-/* The shard of slab event @ev: as model_route_events() found it. */
-static uint32_t slab_owner(const struct kmt_model *m, const struct kmt_event *ev)
+/* The shard of the slab event being taken, as model_route_events() found it. */
+static uint32_t slab_owner(const struct kmt_model *m)
 {
-	return m->route ? m->route_to[m->ri] : owner(m, ev->ptr);
+	return m->route ? m->route_to[m->ri] : 0;
 }
 
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
@@ -167,8 +167,6 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	struct cpu_state *cs;
 	uint32_t to = 0;	/* the shard that takes the event, and counts it */
 
-	if (m->route && (!slab_kind(ev->kind) || ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS))
-		m->route_to[m->ri] = 0;
 	if (ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS)
 		return;
 	cs = &m->cpu[ev->cpu];
@@ -204,7 +202,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_CACHE_ALLOC:
 		/* Right after an allocation at the same address on this CPU: maybe its twin. */
 		m->twin_prev = cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1;
-		if (!(to = slab_owner(m, ev))) {
+		if (!(to = slab_owner(m))) {
 			model_slab_alloc(m, ev);
 		} else {
 			route(m, to, pos, NULL);
@@ -213,7 +211,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
-		if (!(to = slab_owner(m, ev)))
+		if (!(to = slab_owner(m)))
 			model_slab_free(m, ev);
 		else
 			route(m, to, pos, NULL);
@@ -409,21 +407,26 @@ int kmt_model_event(struct kmt_model *m, const struct kmt_event *ev)
  * A run of events the caller keeps in place until the call returns: no
  * queue and no copies, the same two prefetch stages on the array itself.
  */
+/* Event @i of the run is this model's to prefetch (routing: not another shard's). */
+static bool mine(const struct kmt_model *m, size_t i)
+{
+	return !m->route_to || !m->route_to[i];
+}
+
 int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
 {
-	size_t i;
-
 	if (m->oom)
 		return -ENOMEM;
 	drain(m, 0);
-	for (i = 0; i < n && i < LOOKAHEAD; i++)
-		prefetch_obj(m, &ev[i]);
-	for (i = 0; i < n && !m->oom; i++) {
-		if (i + LOOKAHEAD < n)
-			prefetch_obj(m, &ev[i + LOOKAHEAD]);
-		if (i + LOOKAHEAD / 2 < n)
-			prefetch_pool(m, &ev[i + LOOKAHEAD / 2]);
-		process_event(m, &ev[i]);
+	for (m->ri = 0; m->ri < n && m->ri < LOOKAHEAD; m->ri++)
+		if (mine(m, m->ri))
+			prefetch_obj(m, &ev[m->ri]);
+	for (m->ri = 0; m->ri < n && !m->oom; m->ri++) {
+		if (m->ri + LOOKAHEAD < n && mine(m, m->ri + LOOKAHEAD))
+			prefetch_obj(m, &ev[m->ri + LOOKAHEAD]);
+		if (m->ri + LOOKAHEAD / 2 < n && mine(m, m->ri + LOOKAHEAD / 2))
+			prefetch_pool(m, &ev[m->ri + LOOKAHEAD / 2]);
+		process_event(m, &ev[m->ri]);
 	}
 	return m->oom ? -ENOMEM : 0;
 }
@@ -431,27 +434,16 @@ int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
 int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
 		       struct model_route *r)
 {
-	int ret;
-
 	size_t i;
+	int ret;
 
 	m->route = r;
 	m->route_to = to;
-	drain(m, 0);
-	/* Whose each slab event is, once: only shard 0's own are prefetched here. */
+	/* Whose each slab event is, once (stacks and names are routed as taken). */
 	for (i = 0; i < n; i++)
-		to[i] = slab_kind(ev[i].kind) ? (uint8_t)owner(m, ev[i].ptr) : 0;
-	for (m->ri = 0; m->ri < n && m->ri < LOOKAHEAD; m->ri++)
-		if (!to[m->ri])
-			prefetch_obj(m, &ev[m->ri]);
-	for (m->ri = 0; m->ri < n && !m->oom; m->ri++) {
-		if (m->ri + LOOKAHEAD < n && !to[m->ri + LOOKAHEAD])
-			prefetch_obj(m, &ev[m->ri + LOOKAHEAD]);
-		if (m->ri + LOOKAHEAD / 2 < n && !to[m->ri + LOOKAHEAD / 2])
-			prefetch_pool(m, &ev[m->ri + LOOKAHEAD / 2]);
-		process_event(m, &ev[m->ri]);
-	}
-	ret = m->oom ? -ENOMEM : 0;
+		to[i] = slab_kind(ev[i].kind) && ev[i].cpu >= 0 && ev[i].cpu < KMT_MAX_CPUS ?
+			(uint8_t)owner(m, ev[i].ptr) : 0;
+	ret = kmt_model_events(m, ev, n);
 	m->route = NULL;
 	m->route_to = NULL;
 	return ret;
