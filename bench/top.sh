@@ -3,8 +3,13 @@
 # floor and with kmemtrace record in every round (bench/record.sh's method:
 # a fresh random order each round, ratios per round, then the median). top
 # runs --batch -i 1 with every row, its snapshots to a file; the events it
-# lost are its last snapshot's lost_events (from --json). Prints a markdown
-# section on stdout; progress on stderr.
+# lost are its last snapshot's lost_events (from --json). top runs at its
+# default -j (the CPUs online: a feed thread takes, merges and decodes the
+# pages, the model runs on top's thread) and at -j 1 (all on top's thread).
+# Then, with perf, each of top's threads' user CPU per event (cpu-clock
+# samples by thread name), -j 1 and -j 2 in turn: what bounds the events/s
+# top's analysis can follow on a machine with cores to spare. Prints a
+# markdown section on stdout; progress on stderr.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 KMT=${KMT:-$here/../build/kmemtrace}
@@ -18,7 +23,7 @@ trap 'bench_cleanup; rm -rf "$tmp"' EXIT INT TERM
 WL=("$here/wl.sh" $WORKLOAD)
 
 declare -A W C
-lost_top=() cpu_top=() ev_top=()
+declare -A LOST CPU EV
 
 run_cfg() {	# cfg round -> W[cfg,i] C[cfg,i]
 	local cfg=$1 i=$2
@@ -30,16 +35,35 @@ run_cfg() {	# cfg round -> W[cfg,i] C[cfg,i]
 	record)
 		rm -f "$tmp/k.dat"
 		"$KMT" record -q -b "$BUF_KB" -o "$tmp/k.dat" -- "${WL[@]}" 3> "$tmp/t" ;;
-	top)
-		"$KMT" top --json -i 1 -r 5 -b "$BUF_KB" -- "${WL[@]}" 3> "$tmp/t" > "$tmp/snaps"
-		lost_top+=("$(tail -n1 "$tmp/snaps" | jq .lost_events)")
-		ev_top+=("$(jq .events "$tmp/snaps" | awk '{ s += $1 } END { print s }')")
-		cpu_top+=("$(jq .cpu_pct "$tmp/snaps" | median)") ;;
+	top|top1)
+		local j=(); [ "$cfg" = top1 ] && j=(-j 1)
+		"$KMT" top "${j[@]}" --json -i 1 -r 5 -b "$BUF_KB" -- "${WL[@]}" 3> "$tmp/t" > "$tmp/snaps"
+		LOST[$cfg]+="$(tail -n1 "$tmp/snaps" | jq .lost_events) "
+		EV[$cfg]+="$(jq .events "$tmp/snaps" | awk '{ s += $1 } END { print s }') "
+		CPU[$cfg]+="$(jq .cpu_pct "$tmp/snaps" | median) " ;;
 	esac
 	read -r W[$cfg,$i] C[$cfg,$i] < "$tmp/t"
 }
 
-paired_rounds top "floor record top"
+paired_rounds top "floor record top top1"
+
+# Each thread's user CPU per event: perf's cpu-clock samples (2000 Hz) by thread name.
+declare -A NS
+if command -v perf > /dev/null; then
+	for i in $(seq 1 "$ROUNDS"); do
+		for j in 1 2; do
+			echo "top bench: threads, round $i/$ROUNDS, -j $j" >&2
+			perf record -q -e cpu-clock -F 2000 -o "$tmp/p.data" -- \
+				"$KMT" top -j $j --json -i 1 -r 1 -b "$BUF_KB" -- $WORKLOAD > "$tmp/snaps" 2> /dev/null
+			ev=$(grep '^{' "$tmp/snaps" | jq .events | awk '{ s += $1 } END { print s }')
+			while read -r th ns; do NS[$j,$th]+="$ns "; done < <(perf report -i "$tmp/p.data" --sort comm,dso \
+				-F sample,comm,dso 2> /dev/null | awk -v ev="$ev" '$2 ~ /^(kmemtrace|kmt-feed)$/ &&
+				$3 != "[kernel.kallsyms]" { u[$2] += $1 } END { for (c in u) print c, u[c] * 500000 / ev }')
+		done
+	done
+fi
+nsmed() { printf '%s\n' ${NS[$1]:-} | median | xargs printf '%.1f'; }
+per_s() { awk -v a="$1" -v b="${2:-0}" 'BEGIN { m = (a > b) ? a : b; if (m > 0) printf "%.1f", 1e3 / m; else printf "-" }'; }
 
 row() {	# cfg label
 	printf '| %s | %.3f | %.3f | %.2f | %.3f |\n' "$2" \
@@ -52,10 +76,19 @@ cat <<MD
 |---|---|---|---|---|
 $(row floor "floor: same events on, no reader")
 $(row record "kmemtrace record")
-$(row top "**kmemtrace top --json -i 1**")
+$(row top "**kmemtrace top --json -i 1** (-j: the CPUs online)")
+$(row top1 "kmemtrace top --json -i 1 -j 1")
 
-- top analysed $(med "${ev_top[@]}") events per run (median) and lost $(printf '%s ' "${lost_top[@]}")(per round);
-  its own CPU, median of its snapshots: $(med "${cpu_top[@]}")% of one CPU.
+- top analysed $(med ${EV[top]}) events per run (median) and lost ${LOST[top]}(per round);
+  its own CPU, median of its snapshots: $(med ${CPU[top]})% of one CPU. At -j 1: $(med ${EV[top1]}) events,
+  lost ${LOST[top1]}, $(med ${CPU[top1]})% of one CPU.
+- User CPU per event of top's threads ($ROUNDS rounds each, medians; perf cpu-clock samples by
+  thread): -j 1, top's thread $(nsmed 1,kmemtrace) ns; -j 2, top's thread (the model)
+  $(nsmed 2,kmemtrace) ns and the feed thread (take, merge, decode) $(nsmed 2,kmt-feed) ns. With
+  cores to spare, what top can follow is one thread's bound: 1e9 / $(nsmed 1,kmemtrace) =
+  $(per_s "$(nsmed 1,kmemtrace)") M events/s at -j 1,
+  1e9 / max($(nsmed 2,kmemtrace), $(nsmed 2,kmt-feed)) = $(per_s "$(nsmed 2,kmemtrace)" "$(nsmed 2,kmt-feed)") M events/s at -j 2
+  (measured under the workload, which shares these 2 CPUs: an idle core runs faster).
 - top reads each CPU's buffer with read() into memory and feeds the report's model in time
   order as it goes; on a machine the workload saturates (hackbench on 2 CPUs) that analysis
   competes with the workload for CPU, which record defers until the workload has ended.

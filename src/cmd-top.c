@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
+#include "report/analysis.h"
 #include "top/top.h"
 
 #define PUMP_MS 100			/* pages taken and analysed this often */
@@ -49,6 +50,9 @@ static const struct opt top_opts[] = {
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
 	  "take, faulted in before tracing starts (default:\nhalf of what the ring buffers leave of "
 	  "the\nmemory budget, over the CPUs; 0: none; see above)" },
+	{ 'j', 'j', "jobs", "N", "threads for the analysis: from 2, taking, merging and\n"
+	  "decoding the pages run on one of their own, the model\non top's; 1: all on top's "
+	  "(default: the CPUs online)" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -118,6 +122,10 @@ static int top_opt(void *arg, int id, const char *value)
 	case O_COMM: t->comm = value; break;
 	case O_CACHE: t->cache = value; break;
 	case 'o': o->output = value; break;
+	case 'j':
+		if (!opt_int(value, 1, 1024, &t->jobs))
+			return usage_error(H, "bad number of jobs '%s' (1 to 1024)", value);
+		break;
 	case O_PREFAULT:
 		if (!opt_int(value, 0, 1 << 20, &t->prefault_mb))
 			return usage_error(H, "bad prefault size '%s' (MB per CPU, 0 to 1048576)", value);
@@ -448,6 +456,7 @@ int cmd_top(int argc, char **argv)
 	if (t.prefault_mb >= 0)
 		t.rc.o.live_prefault = MIN((size_t)t.prefault_mb << 20,
 					   t.rc.o.live_max_bytes / (size_t)MAX(sysconf(_SC_NPROCESSORS_ONLN), 1));
+	t.jobs = analysis_jobs(t.jobs);
 	t.rc.o.quiet = true;
 	t.rc.clock = "mono";
 	/* Every thread blocks SIGWINCH, so that its signalfd sees it. */

@@ -13,10 +13,20 @@
  * empty); the earliest of those times over the CPUs, less a margin for
  * events being written as the buffer was read, is safe. (The
  * instance uses the "mono" trace clock, CLOCK_MONOTONIC, to compare.)
+ *
+ * With -j 2 and more, taking the pages, merging and decoding run on a
+ * thread of their own (the feed thread), and top's thread only feeds the
+ * model: the events go over in batches, decoded in place and pointing
+ * into their pages, which go back to the readers once the batch that
+ * holds their last event is fed. Each pump kicks the feed thread, which
+ * then takes what the readers have and decodes up to the safe time. The
+ * model sees the same events in the same order as with -j 1.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <kmemtrace/event.h>
@@ -27,6 +37,35 @@
 #include "top.h"
 
 #define MARGIN_NS 2000000ULL		/* events still being written when a buffer read empty */
+#define BATCH 1024			/* events and markers in a batch */
+#define RING 8				/* batches between the feed thread and top's */
+#define WAIT_NS 5000000L		/* top's thread looks at the clock and the ticker this often */
+
+/* What an item of the stream is to the model. */
+enum item { IT_NONE, IT_EVENT, IT_LOST, IT_UNREAD, IT_MISFIT };
+
+struct batch {
+	struct kmt_event ev[BATCH];	/* markers: their cpu and ts */
+	int64_t lost[BATCH];		/* IT_LOST: the count (-1: unknown) */
+	uint8_t what[BATCH];
+	unsigned int n;
+	struct kmt_live_page *held;	/* read to the end as it filled: back once it is fed */
+	uint64_t nheld;
+};
+
+struct feed {
+	struct top *t;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* both ways: a batch, room, a kick */
+	struct batch b[RING];
+	unsigned int prod, cons;	/* batches handed over; fed */
+	bool kick, all, quit;
+	bool busy;			/* kicked, not yet through what it could take */
+	int err;			/* the feed thread's error: it has stopped */
+	char msg[512];
+	uint64_t held;			/* pages held by batches, not yet back */
+};
 
 /* The page source: CPU @i's queue; the page before is given back first. */
 static void page_done(struct top *t, struct feed_cpu *c);
@@ -63,6 +102,49 @@ static const char *live_where(void *arg, int i)
 static uint64_t live_zero(void *arg, int i)
 {
 	return 0;
+}
+
+static void *feed_main(void *arg);
+
+/* -j 2 and more: the feed thread, started. */
+static int feed_start(struct top *t, struct kmt_diag *d)
+{
+	struct feed *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	f->t = t;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	/* It inherits this thread's blocked signals: they stay the recording's signalfd's. */
+	ret = pthread_create(&f->th, NULL, feed_main, f);
+	if (ret) {
+		pthread_cond_destroy(&f->cv);
+		pthread_mutex_destroy(&f->mu);
+		free(f);
+		return kmt_diag_set(d, -ret, "cannot start the feed thread: %s", strerror(ret));
+	}
+	t->feed = f;
+	return 0;
+}
+
+static void feed_stop(struct top *t)
+{
+	struct feed *f = t->feed;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->mu);
+	f->quit = true;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	pthread_join(f->th, NULL);
+	/* Pages still held are the live capture's, freed with it. */
+	pthread_cond_destroy(&f->cv);
+	pthread_mutex_destroy(&f->mu);
+	free(f);
+	t->feed = NULL;
 }
 
 int feed_init(struct top *t, struct kmt_diag *d)
@@ -124,13 +206,14 @@ int feed_init(struct top *t, struct kmt_diag *d)
 		if (!t->stream)
 			return d->err ? d->err : -ENOMEM;
 	}
-	return 0;
+	return t->jobs >= 2 ? feed_start(t, d) : 0;
 }
 
 void feed_release(struct top *t)
 {
 	int i;
 
+	feed_stop(t);
 	kmt_stream_close(t->stream);
 	t->stream = NULL;
 	/* Pages still queued are the live capture's, freed with it. */
@@ -149,10 +232,11 @@ void feed_release(struct top *t)
 }
 
 /* Pages CPU @i's reader handed over: queued, and kept in the spool with -o. */
-static int take(struct top *t, int i)
+static int take(struct top *t, int i, struct kmt_diag *d)
 {
 	struct feed_cpu *c = &t->cpu[i];
 	struct kmt_live_page *p = kmt_live_take(t->rc.live, i, &c->empty_ns), *q;
+	uint64_t n = 0;
 
 	if (!p)
 		return 0;
@@ -161,12 +245,14 @@ static int take(struct top *t, int i)
 	else
 		c->head = p;
 	for (q = p;; q = q->next) {
-		c->npages++;
+		n++;
 		if (c->spool_fd >= 0 && kmt_write_all(c->spool_fd, q->data, t->psize))
-			return error("cannot keep the session in %s: %s", t->rc.o.output, strerror(errno));
+			return kmt_diag_set(d, -errno, "cannot keep the session in %s: %s", t->rc.o.output,
+					    strerror(errno));
 		if (!q->next)
 			break;
 	}
+	__atomic_add_fetch(&c->npages, n, __ATOMIC_RELAXED);
 	c->tail = q;
 	/* Events of this CPU come in order: those before its newest page are in hand. */
 	if (q->len >= 8) {
@@ -178,45 +264,15 @@ static int take(struct top *t, int i)
 	return 0;
 }
 
-/* The page at the head of @c's queue is read: back to the readers. */
-static void page_done(struct top *t, struct feed_cpu *c)
+/* Every CPU's pages taken; what is safe to feed (@all: everything, no page will come). */
+static int take_all(struct top *t, bool all, struct kmt_diag *d)
 {
-	struct kmt_live_page *done = c->head;
-
-	c->head = done->next;
-	c->npages--;
-	if (!c->head)
-		c->tail = NULL;
-	done->next = NULL;
-	kmt_live_put(t->rc.live, done);
-	c->reading = false;
-}
-
-/* A marker of the stream: events lost on a CPU, or a page that could not be read. */
-static void lost(struct top *t, const struct kmt_srec *sr)
-{
-	if (sr->skip) {
-		/* Not this page's events: say so once, go on. */
-		if (!t->failed)
-			warning("CPU %d: a page cannot be read (%s): its events are counted as lost",
-				sr->cpu, sr->skip->why);
-		t->failed = true;
-	}
-	kmt_model_lost(t->m, sr->cpu, sr->skip ? -1 : sr->lost, sr->rec.ts);
-}
-
-int feed_pump(struct top *t, bool all)
-{
-	struct kmt_diag d = { 0 };
-	struct kmt_srec sr;
-	struct kmt_event ev;
-	uint64_t safe = UINT64_MAX, n = 0;
+	uint64_t safe = UINT64_MAX;
 	int i, ret;
 
-	t->pending = false;
 	for (i = 0; i < t->ncpu; i++)
-		if (take(t, i))
-			return EXIT_FAIL;
+		if ((ret = take(t, i, d)))
+			return ret;
 	if (!all) {
 		for (i = 0; i < t->ncpu; i++)
 			safe = MIN(safe, MAX(t->cpu[i].empty_ns, t->cpu[i].seen_ns));
@@ -224,39 +280,293 @@ int feed_pump(struct top *t, bool all)
 	}
 	t->draining = all;
 	kmt_stream_set_safe(t->stream, safe);
-	while ((ret = kmt_stream_next(t->stream, &sr, &d)) > 0) {
-		if (sr.lost_marker) {
-			lost(t, &sr);
-			continue;
-		}
-		ret = kmt_decode(t->dec, &sr.rec, sr.cpu, &ev);
-		if (ret < 0) {
-			if (!t->failed)
-				warning("CPU %d: a record does not fit its format: its event is counted as lost",
-					sr.cpu);
-			t->failed = true;
-			kmt_model_lost(t->m, sr.cpu, -1, sr.rec.ts);
-			continue;
-		}
-		if (!ret)
-			continue;
-		if (kmt_model_event(t->m, &ev))
-			return error("out of memory: the analysis stops");
-		t->events++;
-		/*
-		 * Behind a busy machine: stop now and then, so keys come on
-		 * time, and when a snapshot is due (the ticker, boosting this
-		 * thread, says so). The looks are close: 256 events, some 30 us.
-		 */
-		if (!all && !(++n & 255) &&
-		    (atomic_load_explicit(&t->tick_now, memory_order_relaxed) ||
-		     rec_now_since(&t->rc.t0) > t->due)) {
-			t->pending = true;
-			break;
-		}
+	return 0;
+}
+
+/*
+ * The page at the head of @c's queue is read: back to the readers, or,
+ * with the feed thread, held by the batch filling now (its events point
+ * into it).
+ */
+static void page_done(struct top *t, struct feed_cpu *c)
+{
+	struct kmt_live_page *done = c->head;
+	struct feed *f = t->feed;
+
+	c->head = done->next;
+	__atomic_sub_fetch(&c->npages, 1, __ATOMIC_RELAXED);
+	if (!c->head)
+		c->tail = NULL;
+	c->reading = false;
+	if (f) {
+		struct batch *b = &f->b[f->prod % RING];
+
+		done->next = b->held;
+		b->held = done;
+		b->nheld++;
+		__atomic_add_fetch(&f->held, 1, __ATOMIC_RELAXED);
+		return;
 	}
-	if (ret < 0 && ret != -EAGAIN)
-		return error("%s", d.msg);
+	done->next = NULL;
+	kmt_live_put(t->rc.live, done);
+}
+
+uint64_t feed_queued(const struct top *t)
+{
+	uint64_t pages = t->feed ? __atomic_load_n(&t->feed->held, __ATOMIC_RELAXED) : 0;
+	int i;
+
+	for (i = 0; i < t->ncpu; i++)
+		pages += __atomic_load_n(&t->cpu[i].npages, __ATOMIC_RELAXED);
+	return pages * t->psize;
+}
+
+/*
+ * The stream's next item, decoded into @ev (markers: its cpu and ts, the
+ * loss in @lost): IT_*, 0 at the safe time or the end, < 0 error.
+ */
+static int next_item(struct top *t, struct kmt_event *ev, int64_t *lost, struct kmt_diag *d)
+{
+	struct kmt_srec sr;
+	int ret;
+
+	for (;;) {
+		ret = kmt_stream_next(t->stream, &sr, d);
+		if (ret <= 0)
+			return ret == -EAGAIN ? 0 : ret;
+		if (sr.lost_marker) {
+			ev->cpu = sr.cpu;
+			ev->ts = sr.rec.ts;
+			*lost = sr.skip ? -1 : sr.lost;
+			if (sr.skip && !t->why_set) {
+				/* Said when the model gets there, if nothing was said before. */
+				snprintf(t->why, sizeof(t->why), "%s", sr.skip->why);
+				t->why_set = true;
+			}
+			return sr.skip ? IT_UNREAD : IT_LOST;
+		}
+		ret = kmt_decode(t->dec, &sr.rec, sr.cpu, ev);
+		if (ret < 0) {
+			ev->cpu = sr.cpu;
+			ev->ts = sr.rec.ts;
+			*lost = -1;
+			return IT_MISFIT;
+		}
+		if (ret)
+			return IT_EVENT;
+	}
+}
+
+/*
+ * A marker, into the model; the first page that could not be read, or
+ * record that does not fit its format, is said (once: the events are
+ * counted as lost).
+ */
+static void marker(struct top *t, enum item what, const struct kmt_event *ev, int64_t lost)
+{
+	if (what == IT_UNREAD && !t->failed)
+		warning("CPU %d: a page cannot be read (%s): its events are counted as lost", ev->cpu, t->why);
+	if (what == IT_MISFIT && !t->failed)
+		warning("CPU %d: a record does not fit its format: its event is counted as lost", ev->cpu);
+	if (what != IT_LOST)
+		t->failed = true;
+	kmt_model_lost(t->m, ev->cpu, lost, ev->ts);
+}
+
+/* Is a snapshot due, or the pump's time up? */
+static bool pump_over(struct top *t)
+{
+	return atomic_load_explicit(&t->tick_now, memory_order_relaxed) || rec_now_since(&t->rc.t0) > t->due;
+}
+
+/* ---- the feed thread (-j 2 and more) ---- */
+
+/* The batch filling now goes over; 0, or 1 if told to quit while waiting for room. */
+static int hand(struct feed *f)
+{
+	pthread_mutex_lock(&f->mu);
+	f->prod++;
+	pthread_cond_broadcast(&f->cv);
+	while (f->prod - f->cons == RING && !f->quit)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	return f->quit;
+}
+
+/* One kick's work: the pages taken, every event up to the safe time decoded into batches. */
+static int feed_round(struct feed *f, bool all, struct kmt_diag *d)
+{
+	struct top *t = f->t;
+	struct batch *b;
+	int ret;
+
+	ret = take_all(t, all, d);
+	if (ret)
+		return ret;
+	for (;;) {
+		b = &f->b[f->prod % RING];
+		ret = next_item(t, &b->ev[b->n], &b->lost[b->n], d);
+		if (ret <= 0)
+			break;
+		b->what[b->n++] = (uint8_t)ret;
+		if (b->n == BATCH && hand(f))
+			return 0;
+	}
+	/* What is left goes over too, with the pages it holds. */
+	b = &f->b[f->prod % RING];
+	if (!ret && (b->n || b->held))
+		hand(f);
+	return ret;
+}
+
+static void *feed_main(void *arg)
+{
+	struct feed *f = arg;
+	struct kmt_diag d = { 0 };
+	bool all;
+	int ret;
+
+	pthread_setname_np(pthread_self(), "kmt-feed");
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		while (!f->kick && !f->quit)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (f->quit)
+			break;
+		f->kick = false;
+		all = f->all;
+		pthread_mutex_unlock(&f->mu);
+		ret = feed_round(f, all, &d);
+		pthread_mutex_lock(&f->mu);
+		if (ret < 0) {
+			f->err = ret;
+			snprintf(f->msg, sizeof(f->msg), "%s", d.msg);
+		}
+		f->busy = f->kick;
+		pthread_cond_broadcast(&f->cv);
+		if (ret < 0)
+			break;
+	}
+	f->busy = false;
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+/* A batch, into the model; its pages back to the readers. */
+static int feed_batch(struct top *t, struct batch *b)
+{
+	unsigned int i = 0, k;
+
+	/*
+	 * The events' strings are still in their pages, which the feed
+	 * thread's core read last: the cache names the model compares come
+	 * from another core's cache (a quarter of this thread's time), unless
+	 * asked for now. A batch's names fit in this core's cache.
+	 */
+	for (k = 0; k < b->n; k++)
+		if (b->ev[k].name_len)
+			__builtin_prefetch(b->ev[k].name);
+	while (i < b->n) {
+		if (b->what[i] != IT_EVENT) {
+			marker(t, b->what[i], &b->ev[i], b->lost[i]);
+			i++;
+			continue;
+		}
+		for (k = i; k < b->n && b->what[k] == IT_EVENT; k++)
+			;
+		if (kmt_model_events(t->m, b->ev + i, k - i))
+			return error("out of memory: the analysis stops");
+		t->events += k - i;
+		i = k;
+	}
+	kmt_live_put(t->rc.live, b->held);
+	__atomic_sub_fetch(&t->feed->held, b->nheld, __ATOMIC_RELAXED);
+	b->held = NULL;
+	b->nheld = 0;
+	b->n = 0;
+	return EXIT_OK;
+}
+
+/* The pump with the feed thread: kick it, feed the batches it hands over. */
+static int pump_batches(struct top *t, bool all)
+{
+	struct feed *f = t->feed;
+	struct timespec until;
+	int code = EXIT_OK;
+
+	pthread_mutex_lock(&f->mu);
+	f->kick = true;
+	f->busy = true;
+	f->all |= all;
+	pthread_cond_broadcast(&f->cv);
+	for (;;) {
+		while (f->cons == f->prod && f->busy && !f->err) {
+			if (!all && pump_over(t))
+				goto out;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += WAIT_NS;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&f->cv, &f->mu, &until);
+		}
+		if (f->cons == f->prod)
+			break;
+		pthread_mutex_unlock(&f->mu);
+		code = feed_batch(t, &f->b[f->cons % RING]);
+		pthread_mutex_lock(&f->mu);
+		f->cons++;
+		pthread_cond_broadcast(&f->cv);
+		if (code || (!all && pump_over(t)))
+			break;
+	}
+out:
+	t->pending = !code && (f->cons != f->prod || f->busy);
+	if (!code && f->err && f->cons == f->prod)
+		code = error("%s", f->msg);
+	pthread_mutex_unlock(&f->mu);
+	return code;
+}
+
+int feed_pump(struct top *t, bool all)
+{
+	struct kmt_diag d = { 0 };
+	struct kmt_event ev;
+	int64_t lost;
+	uint64_t n = 0;
+	int ret;
+
+	t->pending = false;
+	if (t->feed)
+		ret = pump_batches(t, all);
+	else {
+		if (take_all(t, all, &d))
+			return error("%s", d.msg);
+		while ((ret = next_item(t, &ev, &lost, &d)) > 0) {
+			if (ret != IT_EVENT) {
+				marker(t, ret, &ev, lost);
+				continue;
+			}
+			if (kmt_model_event(t->m, &ev))
+				return error("out of memory: the analysis stops");
+			t->events++;
+			/*
+			 * Behind a busy machine: stop now and then, so keys come on
+			 * time, and when a snapshot is due (the ticker, boosting this
+			 * thread, says so). The looks are close: 256 events, some 30 us.
+			 */
+			if (!all && !(++n & 255) && pump_over(t)) {
+				t->pending = true;
+				break;
+			}
+		}
+		if (ret < 0)
+			return error("%s", d.msg);
+		ret = EXIT_OK;
+	}
+	if (ret)
+		return ret;
 	if (kmt_model_sync(t->m))
 		return error("out of memory: the analysis stops");
 	return EXIT_OK;

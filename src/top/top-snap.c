@@ -204,9 +204,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 	s->lost_gaps = sum->lost_pages_unknown;
 	s->lost_now = sum->lost_events + sum->lost_pages_unknown - t->prev_lost;
 	s->cpu_pct = s->interval > 0 ? 100.0 * (cpu_s - t->prev_cpu) / s->interval : 0;
-	s->queued = t->rc.live ? kmt_live_queued(t->rc.live) : 0;
-	for (i = 0; i < (size_t)t->ncpu; i++)
-		s->queued += t->cpu[i].npages * t->psize;
+	s->queued = (t->rc.live ? kmt_live_queued(t->rc.live) : 0) + feed_queued(t);
 	t->prev_sum = (struct top_prev){ sum->allocs, sum->frees, sum->bytes_alloc, sum->bytes_req,
 					 sum->now_bytes };
 	t->prev_events = t->events;

@@ -4,7 +4,8 @@
  * them, merges the CPUs by time and feeds the model of report; every
  * interval it takes a snapshot of the model's tables and shows the change.
  *
- *   top-feed.c   pages -> events in time order -> model (and, with -o, the spool)
+ *   top-feed.c   pages -> events in time order -> model (and, with -o, the spool);
+ *                with -j 2 and more, pages -> events on a thread of their own
  *   top-snap.c   the model -> snapshot rows per call site, cache or process
  *   top-show.c   snapshots as text, JSON lines, or a full-screen terminal view
  *   top-tick.c   the interval's timer: a snapshot due stops the pump, on time
@@ -34,7 +35,7 @@ enum top_sort { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_LIVE, SORT_GROWTH, SOR
 /* One CPU's pages waiting to be merged. */
 struct feed_cpu {
 	struct kmt_live_page *head, *tail;	/* taken, not yet read to the end */
-	uint64_t npages;			/* in that list */
+	uint64_t npages;			/* in that list (atomic: snapshots read it) */
 	bool reading;				/* the stream reads the head page */
 	struct kmt_skip skip;			/* a page it could not load */
 	uint64_t empty_ns;			/* the reader found the buffer empty then */
@@ -95,6 +96,10 @@ struct top {
 	struct feed_cpu *cpu;
 	struct kmt_stream *stream;		/* the pages merged by time, as from a file */
 	bool draining;				/* the capture is over: no page will come */
+	int jobs;				/* -j: 2 and more, the feed thread */
+	struct feed *feed;			/* that thread, or NULL */
+	char why[192];				/* the first page the stream could not read */
+	bool why_set;
 	int ncpu;
 	uint32_t psize;
 	uint64_t events;			/* fed so far */
@@ -138,6 +143,8 @@ void feed_release(struct top *t);
  * snapshot is due, and sets t->pending: the loop calls again at once.
  */
 int feed_pump(struct top *t, bool all);
+/* Bytes of pages taken and not yet fed to the model. */
+uint64_t feed_queued(const struct top *t);
 
 /* top-tick.c */
 /* A periodic CLOCK_MONOTONIC timerfd (non-blocking), or -1. */

@@ -33,6 +33,26 @@ test_expect_success 'the session kept with -o: report says the same as the snaps
 	$KMT info s.dat | grep -q "clock: *mono"
 '
 
+# -j: with 2 and more a feed thread takes, merges and decodes the pages
+# (the default here, 2 CPUs); with 1 all runs on top's thread. Both give
+# the workload's exact counts, and the same as report on the session kept.
+for j in 1 3; do
+test_expect_success "-j $j: the snapshots add up to the workload, and to report on the session" '
+	rm -f "$F" && touch "$F" &&
+	$KMT top -j '$j' --json -i 0.25 -r 0 -o s'$j'.dat -F -- sh -c \
+		"$WL/kmt-gt -g $G -x $X -l $L $F > /dev/null; sleep 0.5; $WL/kmt-gt -g $G $F > /dev/null" > snaps'$j' &&
+	n=$(jq "[.rows[] | select(.name | test(\"^do_getxattr\\\\+\")) | .allocs] | add // 0" snaps'$j' | awk "{ s += \$1 } END { print s }") &&
+	echo "-j '$j': do_getxattr allocs over the snapshots: $n" && [ "$n" = $((2 * G + L)) ] &&
+	n=$(jq "[.rows[] | select(.name | test(\"^vmemdup_user\\\\+\")) | .frees] | add // 0" snaps'$j' | awk "{ s += \$1 } END { print s }") &&
+	[ "$n" = $X ] &&
+	$KMT report --json s'$j'.dat > s'$j'.json &&
+	[ "$(jq .allocs snaps'$j' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.allocs s'$j'.json)" ] &&
+	[ "$(jq .frees snaps'$j' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.frees s'$j'.json)" ] &&
+	[ "$(jq .events snaps'$j' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.events s'$j'.json)" ] &&
+	[ "$(tail -1 snaps'$j' | jq .behind_bytes)" = 0 ]
+'
+done
+
 test_expect_success '--view cache and --sort: the rows, their order' '
 	$KMT top --json -i 0.25 -r 0 --view cache -s allocs -F -- sh -c "$WL/kmt-gt -g $G $F > /dev/null" > c.snaps &&
 	[ "$(jq -r .view c.snaps | sort -u)" = cache ] &&
@@ -219,6 +239,7 @@ test_expect_success 'bad input: usage errors, and no terminal without --batch' '
 	rc=0; $KMT top --batch -F 2> err || rc=$?; [ $rc = 2 ] && grep -q "needs a COMMAND" err &&
 	rc=0; $KMT top --view nosuch 2> err || rc=$?; [ $rc = 2 ] &&
 	rc=0; $KMT top --prefault -1 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad prefault size" err &&
+	rc=0; $KMT top -j 0 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad number of jobs" err &&
 	rc=0; $KMT top < /dev/null > out 2> err || rc=$?; [ $rc = 1 ] && grep -q "needs a terminal" err &&
 	[ $(wc -l < err) = 1 ]
 '
