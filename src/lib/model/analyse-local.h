@@ -34,12 +34,22 @@
  */
 enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP, IT_RAW, IT_RAW_EARLY, IT_SKIP };
 
+/* A record still to decode (raw): its bytes are in the batch's arena. */
+struct raw_rec {
+	uint64_t ts;
+	const uint8_t *data;
+	uint32_t len;
+	int32_t cpu;
+};
+
 struct batch {
 	/*
 	 * markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc;
-	 * raw records: ts, cpu, and the record's bytes in name, name_len
+	 * raw records: decoded into ev from raw (the producer writes 24 bytes
+	 * an item, not two lines of an event the decoder's core has last)
 	 */
 	struct kmt_event ev[BATCH];
+	struct raw_rec raw[BATCH];
 	uint8_t what[BATCH];
 	/* sharded: where shard 0 sent each item (a shard, or ROUTE_ALL), and what it decided */
 	uint8_t to[BATCH];

@@ -191,13 +191,14 @@ static void decode_batch(struct job *j, struct batch *b)
 
 	for (i = 0; i < b->n; i++) {
 		struct kmt_event *ev = &b->ev[i];
+		const struct raw_rec *w = &b->raw[i];
 		struct kmt_rec r;
 		int ret;
 
 		if (b->what[i] != IT_RAW && b->what[i] != IT_RAW_EARLY)
 			continue;
-		r = (struct kmt_rec){ .ts = ev->ts, .data = (const uint8_t *)ev->name, .len = ev->name_len };
-		ret = kmt_decode(j->dec, &r, ev->cpu, ev);
+		r = (struct kmt_rec){ .ts = w->ts, .data = w->data, .len = w->len };
+		ret = kmt_decode(j->dec, &r, w->cpu, ev);
 		if (ret < 0) {
 			j->dec_rec = rec;
 			j->dec_ret = ret;

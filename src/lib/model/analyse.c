@@ -178,17 +178,17 @@ static bool put_skip(struct job *j, const struct kmt_srec *sr)
 static bool put_raw(struct job *j, const struct kmt_srec *sr, uint64_t rec)
 {
 	struct batch *b = room(j, sr->rec.len);
-	struct kmt_event *ev;
+	struct raw_rec *r;
 
 	if (!b)
 		return false;
 	if (!b->rec0)
 		b->rec0 = rec;
-	ev = &b->ev[b->n];
-	ev->ts = sr->rec.ts;
-	ev->cpu = sr->cpu;
-	ev->name = keep(b, sr->rec.data, sr->rec.len);
-	ev->name_len = sr->rec.len;
+	r = &b->raw[b->n];
+	r->ts = sr->rec.ts;
+	r->cpu = sr->cpu;
+	r->data = keep(b, sr->rec.data, sr->rec.len);
+	r->len = sr->rec.len;
 	b->what[b->n++] = (uint8_t)(sr->rec.ts < j->lo ? IT_RAW_EARLY : IT_RAW);
 	return true;
 }
