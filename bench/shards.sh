@@ -15,6 +15,8 @@ SHARDS=${SHARDS_BIN:-$(dirname "$KMT")/bench/kmt-shards}
 ROUNDS=${ROUNDS:-7}
 LOOPS=${LOOPS:-1000}
 EVENTS=${EVENTS:-4000000}
+STEPS=${STEPS:-2000000}
+SYNTH=${SYNTH:-$(dirname "$KMT")/tests/kmt-synth}
 . "$here/lib.sh"
 trap - EXIT INT TERM
 
@@ -37,11 +39,16 @@ for i in $(seq 1 "$ROUNDS"); do
 		awk '$1 == "shard" { print $4 }' "$tmp/s" >> "$tmp/shard0.$s"
 	done
 done
-# The stages with 3 shards on one core (taskset -c 0): none waits on another, each timed alone.
+# The stages with 3 shards on one core (taskset -c 0): none waits on another, each timed alone;
+# on the recording ("one.") and on kmt-synth's 48-CPU trace, a stack after every allocation ("wide.").
+echo "shards bench: a 48-CPU trace of $STEPS steps" >&2
+KMT_TESTDATA=${KMT_TESTDATA:-$here/../tests/data} "$SYNTH" wide "$tmp/wide.dat" "$STEPS" || exit 1
 for i in $(seq 1 "$ROUNDS"); do
-	KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" report --stats "$f" > /dev/null 2> "$tmp/s" || exit 1
-	sed -n '3,9p' "$tmp/s" | sed 's/stream merge/stream-merge/; s/^    shard 0/  shard-0/' |
-		while read -r name _ ns _; do echo "$ns" >> "$tmp/one.$name"; done
+	for w in one:$f wide:$tmp/wide.dat; do
+		KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" report --stats "${w#*:}" > /dev/null 2> "$tmp/s" || exit 1
+		sed -n '3,9p' "$tmp/s" | sed 's/stream merge/stream-merge/; s/^    shard 0/  shard-0/' |
+			while read -r name _ ns _; do echo "$ns" >> "$tmp/${w%%:*}.$name"; done
+	done
 done
 r() { median < "$tmp/$1"; }
 w1=$(r wall.1) w2=$(r wall.2) ev=$(sed -n 's/^\([0-9]*\) events.*/\1/p' "$tmp/model")
@@ -77,4 +84,9 @@ echo
 echo "The stages with 3 shards under taskset -c 0 (one core: no stage waits on another), medians of"
 echo "$ROUNDS, ns per event: read+inflate $(r one.read+inflate), producer (merge and copy) $(r one.stream-merge),"
 echo "decoder $(r one.decode), shard 0 $(r one.shard-0), all shards $(r one.model). With enough cores the slowest"
-echo "serial stage binds: 1e9 / $(r one.stream-merge) = $(awk -v p="$(r one.stream-merge)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s (the producer), on 16 or 64 CPUs alike."
+echo "serial stage binds: 1e9 / $(r one.stream-merge) = $(awk -v p="$(r one.stream-merge)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s (the producer) for this file, whose data is 2 CPUs'."
+echo
+echo "The same on kmt-synth's 48-CPU trace ($STEPS steps, a stack after every allocation): the merge"
+echo "over 48 CPUs costs more per record: read+inflate $(r wide.read+inflate), producer $(r wide.stream-merge), decoder"
+echo "$(r wide.decode), shard 0 $(r wide.shard-0), all shards $(r wide.model): 1e9 / $(r wide.stream-merge) = $(awk -v p="$(r wide.stream-merge)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s for a"
+echo "machine of that many CPUs."
