@@ -1145,6 +1145,66 @@ static void test_slab_stacks(void **state)
 	kmt_symbols_free(syms);
 }
 
+/* Frees (pid 10, the interrupted task) of objects not seen allocated: an RCU callback's batch. */
+static void rcu_batch(struct tb *tb, uint64_t ts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		tb_kfree(tb, 0, ts, 10, FREE_A, OBJ(1000 + i));
+}
+
+/*
+ * An interrupt's RCU callbacks free a batch between an allocation and its
+ * stack (17 events seen on 6.18, a maple tree node's): the stack is still
+ * the allocation's, if nothing was allocated between and it is 64 events
+ * back at most.
+ */
+static void test_stack_after_rcu_batch(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T trace_event_raw_event_kmalloc\n"
+				 "ffffffff81010000 T __kmalloc_noprof\n"
+				 "ffffffff81100000 T site_fn\n"
+				 "ffffffff81400000 T caller_one\n"
+				 "ffffffff81700000 T zzz_end\n";
+	const uint64_t one[] = { 0xffffffff81000010ULL, 0xffffffff81010010ULL, SITE_A, 0xffffffff81400010ULL };
+	struct kmt_symbols *syms = kmt_symbols_parse(ks, strlen(ks));
+	struct kmt_model_opts mo = { .syms = syms };
+	const struct kmt_site_stack *v;
+	struct tb *tb = new_tb();
+	struct run r;
+	size_t n;
+
+	tb_kallsyms(tb, ks);
+	/* Claimed: 17 frees between. */
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 100, 128);
+	rcu_batch(tb, 1 * MS, 17);
+	stack(tb, 0, 1 * MS, one, 4);
+	/* Not: an allocation without a stack between, and 20 events back. */
+	tb_kmalloc(tb, 0, 2 * MS, 10, SITE_A, OBJ(2), 100, 128);
+	rcu_batch(tb, 2 * MS, 10);
+	tb_kmalloc(tb, 0, 2 * MS, 10, SITE_B, OBJ(3), 100, 128);
+	rcu_batch(tb, 2 * MS, 10);
+	stack(tb, 0, 2 * MS, one, 4);
+	/* Not: 65 frees between. */
+	tb_kmalloc(tb, 0, 3 * MS, 10, SITE_A, OBJ(4), 100, 128);
+	rcu_batch(tb, 3 * MS, 65);
+	stack(tb, 0, 3 * MS, one, 4);
+	/* Claimed: 64 frees between. */
+	tb_kmalloc(tb, 0, 4 * MS, 10, SITE_A, OBJ(5), 100, 128);
+	rcu_batch(tb, 4 * MS, 64);
+	stack(tb, 0, 4 * MS, one, 4);
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(site(&r, SITE_A)->allocs, 4);
+	v = kmt_model_site_stacks(r.m, SITE_A, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].allocs, 2);		/* OBJ(1)'s and OBJ(5)'s */
+	assert_int_equal(v[0].live_objects, 2);
+	done(&r);
+	kmt_symbols_free(syms);
+}
+
 /*
  * Sampled by time (record --stack-sample): while stacks are on, every event
  * has one, frees too. A stack right after an event that allocates nothing
@@ -1328,6 +1388,7 @@ int main(void)
 		cmocka_unit_test(test_vmalloc),
 		cmocka_unit_test(test_slab_stacks),
 		cmocka_unit_test(test_sliced_stacks),
+		cmocka_unit_test(test_stack_after_rcu_batch),
 		cmocka_unit_test(test_detail),
 	};
 

@@ -13,7 +13,9 @@
  *    the same task that allocated nothing (an RCU callback's kfree(NULL));
  *  - the newest slab allocation of the same task, 8 events back at most,
  *    whose call site is one of its frames (an interrupt's allocation and
- *    stack came between);
+ *    stack came between), or 64 back if nothing was allocated since (an
+ *    RCU callback's batch of frees: 17 events seen between a maple tree
+ *    node's allocation and its stack);
  *  - no allocation.
  * The stack event itself does not count in a CPU's sequence of events.
  * Only the CPU's own events decide, never the table of objects, so every
@@ -58,9 +60,20 @@ static int slab_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 		return 0;
 	if (page_claims(cs, ev) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
 		return -1;
-	for (j = 0; j < cs->nslab_wait && cs->seq - wait_at(cs, j)->seq <= SLAB_WAIT_EVENTS; j++)
-		if (wait_at(cs, j)->pid == ev->pid && has_frame(ev, wait_at(cs, j)->site))
+	for (j = 0; j < cs->nslab_wait; j++) {
+		const struct slab_wait *w = wait_at(cs, j);
+		uint32_t back = cs->seq - w->seq;
+
+		/*
+		 * A few events back, an interrupt's allocations (with their
+		 * own stacks) may have come between; further back, only if
+		 * nothing was allocated since: an RCU callback's batch of frees.
+		 */
+		if (back > SLAB_WAIT_EVENTS && !(w->seq == cs->alloc_seq && back <= SLAB_WAIT_FREES))
+			break;
+		if (w->pid == ev->pid && has_frame(ev, w->site))
 			return j;
+	}
 	return -1;
 }
 
