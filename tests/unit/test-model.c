@@ -753,6 +753,15 @@ static void test_objects_and_accesses(void **state)
 	done(&r);
 }
 
+/* Frees (pid 10, the interrupted task) of objects not seen allocated: an RCU callback's batch. */
+static void rcu_batch(struct tb *tb, uint64_t ts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		tb_kfree(tb, 0, ts, 10, FREE_A, OBJ(1000 + i));
+}
+
 /*
  * --stack: a kernel stack right after a page allocation on the same CPU
  * names the function that asked for the pages (the first frame outside the
@@ -796,13 +805,24 @@ static void test_page_sites(void **state)
 	tb_kfree(tb, 0, 5 * MS, 11, FREE_A, 0);
 	tb_emit(tb, 0, 5 * MS, "ftrace", "kernel_stack", 11, (struct tb_val[]){
 		{ "size", 1 }, { "caller", 0, NULL, st2, 1 }, { NULL } });
+	/* An RCU callback's batch of 64 frees between: still the page's; of 65, not. */
+	tb_emit(tb, 0, 6 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x5000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	rcu_batch(tb, 6 * MS, 64);
+	tb_emit(tb, 0, 6 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
+	tb_emit(tb, 0, 7 * MS, "kmem", "mm_page_alloc", 10, (struct tb_val[]){
+		{ "pfn", 0x6000 }, { "order", 0 }, { "gfp_flags", 0xcc0 }, { "migratetype", 0 }, { NULL } });
+	rcu_batch(tb, 7 * MS, 65);
+	tb_emit(tb, 0, 7 * MS, "ftrace", "kernel_stack", 10, (struct tb_val[]){
+		{ "size", 3 }, { "caller", 0, NULL, st, 3 }, { NULL } });
 	next_opts = &mo;
 	analyse(&r, tb, -1, -1);
 	ps = kmt_model_page_sites(r.m, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(ps[0].addr, 0xffffffff81100000ULL);
-	assert_int_equal(ps[0].allocs, 2);
-	assert_int_equal(ps[0].bytes_alloc, 16384 + 4096);
+	assert_int_equal(ps[0].allocs, 3);
+	assert_int_equal(ps[0].bytes_alloc, 16384 + 4096 + 4096);
 	done(&r);
 	kmt_symbols_free(syms);
 }
@@ -1143,15 +1163,6 @@ static void test_slab_stacks(void **state)
 		done(&r);
 	}
 	kmt_symbols_free(syms);
-}
-
-/* Frees (pid 10, the interrupted task) of objects not seen allocated: an RCU callback's batch. */
-static void rcu_batch(struct tb *tb, uint64_t ts, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		tb_kfree(tb, 0, ts, 10, FREE_A, OBJ(1000 + i));
 }
 
 /*

@@ -9,8 +9,8 @@
  *    a stack: the stack of an event that allocates nothing, right after it;
  *  - the slab allocation right before it;
  *  - the vmalloc area right before it;
- *  - the page allocated last, right before it or after up to 8 events of
- *    the same task that allocated nothing (an RCU callback's kfree(NULL));
+ *  - the page allocated last, right before it or after up to 64 events of
+ *    the same task that allocated nothing (an RCU callback's frees);
  *  - the newest slab allocation of the same task, 8 events back at most,
  *    whose call site is one of its frames (an interrupt's allocation and
  *    stack came between), or 64 back if nothing was allocated since (an
@@ -45,7 +45,7 @@ static bool page_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 {
 	return cs->page_pending &&
 	       (cs->page_seq == cs->seq ||
-		(cs->page_seq == cs->alloc_seq && cs->seq - cs->page_seq <= SLAB_WAIT_EVENTS &&
+		(cs->page_seq == cs->alloc_seq && cs->seq - cs->page_seq <= SLAB_WAIT_FREES &&
 		 cs->page_pid == ev->pid));
 }
 
