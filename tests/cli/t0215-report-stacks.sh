@@ -91,16 +91,19 @@ claims() {
 	f=$1; shift
 	$KMT dump -a "$@" "$f" | awk '
 		$4 ~ /^(kmalloc|kmem_cache_alloc)$/ { sa++ } $4 == "mm_page_alloc" { pa++ } $4 == "alloc_vmap_area" { va++ }
+		$4 == "percpu_alloc_percpu" { ca++ }
 		$4 == "kernel_stack" && $6 ~ /^(kmalloc|kmem_cache_alloc)$/ { sc++ }
 		$4 == "kernel_stack" && $6 == "mm_page_alloc" { pc++ }
 		$4 == "kernel_stack" && $6 == "alloc_vmap_area" { vc++ }
-		END { print sa + 0, sc + 0, pa + 0, pc + 0, va + 0, vc + 0 }'
+		$4 == "kernel_stack" && $6 == "percpu_alloc_percpu" { cc++ }
+		$4 == "kernel_stack" && $6 == "no" { nc++ }
+		END { print sa + 0, sc + 0, pa + 0, pc + 0, va + 0, vc + 0, ca + 0, cc + 0, nc + 0 }'
 }
 
 test_expect_success 'every allocation of a --stack recording has its stack, in the dump as in the report' '
 	set -- $(claims st.dat --comm kmt-gt) &&
-	echo "kmt-gt: slab $1 allocated, $2 with a stack; pages $3, $4; vmalloc $5, $6" &&
-	[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$4" ] && [ "$5" = "$6" ] &&
+	echo "kmt-gt: slab $1 allocated, $2 with a stack; pages $3, $4; vmalloc $5, $6; per-CPU $7, $8; stacks of nothing $9" &&
+	[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$4" ] && [ "$5" = "$6" ] && [ "$7" = "$8" ] && [ "$9" = 0 ] &&
 	r=$(jq "[.callsites[].stacks[]?.allocs] | add" st.json) && a=$(jq "[.callsites[].allocs] | add" st.json) &&
 	echo "report: $a slab allocations of kmt-gt, $r with a stack" && [ "$r" = "$a" ]
 '

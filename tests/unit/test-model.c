@@ -1217,6 +1217,38 @@ static void test_stack_after_rcu_batch(void **state)
 }
 
 /*
+ * A stack right after a per-CPU area's allocation is that area's (dump says
+ * so), not a waiting slab allocation's whose call site is among its frames.
+ */
+static void test_pcpu_stack(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T pcpu_alloc_noprof\n"
+				 "ffffffff81100000 T site_fn\n"
+				 "ffffffff81300000 T zzz_end\n";
+	const uint64_t st[] = { 0xffffffff81000010ULL, SITE_A };
+	struct kmt_symbols *syms = kmt_symbols_parse(ks, strlen(ks));
+	struct kmt_model_opts mo = { .syms = syms };
+	struct tb *tb = new_tb();
+	struct run r;
+	uint64_t ptr = 0;
+	size_t n;
+
+	tb_kallsyms(tb, ks);
+	tb_kmalloc(tb, 0, 1 * MS, 10, SITE_A, OBJ(1), 100, 128);	/* its stack lost */
+	tb_emit(tb, 0, 1 * MS, "percpu", "percpu_alloc_percpu", 10, (struct tb_val[]){
+		{ "ptr", 0x100 }, { "size", 8 }, { "bytes_alloc", 16 }, { NULL } });
+	stack(tb, 0, 1 * MS, st, 2);
+	next_opts = &mo;
+	analyse(&r, tb, -1, -1);
+	assert_int_equal(kmt_model_stack_claim(r.m, &ptr), KMT_EV_PCPU_ALLOC);
+	assert_int_equal(ptr, 0x100);
+	kmt_model_site_stacks(r.m, SITE_A, &n);
+	assert_int_equal(n, 0);
+	done(&r);
+	kmt_symbols_free(syms);
+}
+
+/*
  * Sampled by time (record --stack-sample): while stacks are on, every event
  * has one, frees too. A stack right after an event that allocates nothing
  * is that event's, even where it names a waiting allocation's call site or
@@ -1400,6 +1432,7 @@ int main(void)
 		cmocka_unit_test(test_slab_stacks),
 		cmocka_unit_test(test_sliced_stacks),
 		cmocka_unit_test(test_stack_after_rcu_batch),
+		cmocka_unit_test(test_pcpu_stack),
 		cmocka_unit_test(test_detail),
 	};
 

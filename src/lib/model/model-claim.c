@@ -9,6 +9,8 @@
  *    a stack: the stack of an event that allocates nothing, right after it;
  *  - the slab allocation right before it;
  *  - the vmalloc area right before it;
+ *  - the per-CPU area right before it (said in dump; the model keeps no
+ *    callers of per-CPU areas);
  *  - the page allocated last, right before it or after up to 64 events of
  *    the same task that allocated nothing (an RCU callback's frees);
  *  - the newest slab allocation of the same task, 8 events back at most,
@@ -58,7 +60,8 @@ static int slab_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 		return -1;
 	if (wait_at(cs, 0)->seq == cs->seq)
 		return 0;
-	if (page_claims(cs, ev) || (cs->vmap_pending && cs->vmap_seq == cs->seq))
+	if (page_claims(cs, ev) || (cs->vmap_pending && cs->vmap_seq == cs->seq) ||
+	    (cs->pcpu_pending && cs->pcpu_seq == cs->seq))
 		return -1;
 	for (j = 0; j < cs->nslab_wait; j++) {
 		const struct slab_wait *w = wait_at(cs, j);
@@ -102,6 +105,10 @@ struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev)
 		c.kind = KMT_EV_PAGE_ALLOC;
 		c.ptr = cs->page_pfn;
 		cs->page_pending = false;
+	} else if (cs->pcpu_pending && cs->pcpu_seq == cs->seq) {
+		c.kind = KMT_EV_PCPU_ALLOC;
+		c.ptr = cs->pcpu_ptr;
+		cs->pcpu_pending = false;
 	}
 	return c;
 }

@@ -168,6 +168,9 @@ struct cpu_state {
 	struct slab_wait slab_wait[SLAB_WAIT];
 	uint32_t vmap_seq;
 	uint64_t vmap_addr;
+	bool pcpu_pending;		/* its last event was a per-CPU area's allocation */
+	uint32_t pcpu_seq;
+	uint64_t pcpu_ptr;
 	/*
 	 * The vmalloc's own stack is often cut short by the unwinder (two
 	 * frames on 6.18); the stack of its vmap_area allocation just before,
@@ -185,7 +188,7 @@ struct cpu_state {
  */
 struct claim {
 	enum kmt_kind kind;		/* KMT_EV_KMALLOC (any slab object), KMT_EV_PAGE_ALLOC,
-					   KMT_EV_VMAP_ALLOC, or KMT_EV_NONE */
+					   KMT_EV_VMAP_ALLOC, KMT_EV_PCPU_ALLOC, or KMT_EV_NONE */
 	uint64_t ptr;			/* its address (pages: pfn) */
 	uint64_t ts;			/* a slab object's allocation time */
 	enum kmt_kind obj_kind;		/* a slab object's kind (for dump) */
@@ -222,6 +225,13 @@ static inline void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr)
 	cs->vmap_pending = true;
 	cs->vmap_seq = cs->seq;
 	cs->vmap_addr = addr;
+}
+
+static inline void model_claim_pcpu_pending(struct cpu_state *cs, uint64_t ptr)
+{
+	cs->pcpu_pending = true;
+	cs->pcpu_seq = cs->seq;
+	cs->pcpu_ptr = ptr;
 }
 /* A gap in @cs's events: nothing before it is waiting any more. */
 static inline void model_claim_break(struct cpu_state *cs)

@@ -133,6 +133,7 @@ void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 		return;
 	m->scope = true;
+	model_claim_pcpu_pending(&m->cpu[ev->cpu], ev->ptr);
 	m->sum.pcpu_allocs++;
 	m->sum.pcpu_bytes += ev->bytes_alloc;
 	if (!ev->ptr)
