@@ -11,13 +11,13 @@
  *  - the vmalloc area right before it;
  *  - the per-CPU area right before it (said in dump; the model keeps no
  *    callers of per-CPU areas);
- *  - the page allocated last, right before it or after up to 64 events of
- *    the same task that allocated nothing (an RCU callback's frees);
+ *  - the page allocated last, right before it or after any number of
+ *    events of the same task that allocated nothing (an RCU callback's
+ *    frees: 15 to 120 seen);
  *  - the newest slab allocation of the same task, 8 events back at most,
  *    whose call site is one of its frames (an interrupt's allocation and
- *    stack came between), or 64 back if nothing was allocated since (an
- *    RCU callback's batch of frees: 17 events seen between a maple tree
- *    node's allocation and its stack);
+ *    stack came between), or any number back if nothing was allocated
+ *    since (an RCU callback's batch of frees);
  *  - no allocation.
  * The stack event itself does not count in a CPU's sequence of events.
  * Only the CPU's own events decide, never the table of objects, so every
@@ -47,8 +47,7 @@ static bool page_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 {
 	return cs->page_pending &&
 	       (cs->page_seq == cs->seq ||
-		(cs->page_seq == cs->alloc_seq && cs->seq - cs->page_seq <= SLAB_WAIT_FREES &&
-		 cs->page_pid == ev->pid));
+		(cs->page_seq == cs->alloc_seq && cs->page_pid == ev->pid));
 }
 
 /* The waiting slab allocation @ev belongs to, newest first (-1: none). */
@@ -70,9 +69,10 @@ static int slab_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 		/*
 		 * A few events back, an interrupt's allocations (with their
 		 * own stacks) may have come between; further back, only if
-		 * nothing was allocated since: an RCU callback's batch of frees.
+		 * nothing was allocated since: an RCU callback's batch of
+		 * frees, which have no stacks.
 		 */
-		if (back > SLAB_WAIT_EVENTS && !(w->seq == cs->alloc_seq && back <= SLAB_WAIT_FREES))
+		if (back > SLAB_WAIT_EVENTS && w->seq != cs->alloc_seq)
 			break;
 		if (w->pid == ev->pid && has_frame(ev, w->site))
 			return j;

@@ -130,12 +130,11 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
  * A CPU's last slab allocations still awaiting their stacks. A
  * stack comes right after its allocation, unless an interrupt's events
  * come first (an RCU callback's kfree, or an allocation with its own
- * stack): then it is the newest allocation a few events back (more if
- * only frees came between) whose call site is one of the stack's frames.
+ * stack): then it is the newest allocation a few events back (any number
+ * if only frees came between) whose call site is one of the stack's frames.
  */
 #define SLAB_WAIT 4			/* a power of 2 */
 #define SLAB_WAIT_EVENTS 8
-#define SLAB_WAIT_FREES 64		/* ... and if only frees came between */
 struct slab_wait {
 	uint32_t seq;
 	int32_t pid;
