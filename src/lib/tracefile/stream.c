@@ -245,9 +245,11 @@ static inline void replay(struct kmt_stream *s, int w)
 		int o = s->tree[node];
 		unsigned __int128 ok = s->key[o];
 		bool lost = ok < wk;
+		/* The two swapped by arithmetic: the compiler made a branch of it. */
+		int t = (o ^ w) & -(int)lost;
 
-		s->tree[node] = lost ? w : o;
-		w = lost ? o : w;
+		s->tree[node] = o ^ t;
+		w ^= t;
 		wk = lost ? ok : wk;
 	}
 	s->tree[0] = w;
