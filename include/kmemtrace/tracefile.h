@@ -444,8 +444,6 @@ struct kmt_page_observer {
 };
 /* Watch the pages of readers opened from now on; NULL: stop. */
 void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *ob);
-/* Is one set (then the pages must be read no further ahead than the records used)? */
-bool kmt_file_observed(const struct kmt_file *f);
 /* What was set; above 1, kmt_analyse() decodes on a thread of its own too. */
 int kmt_file_threads(const struct kmt_file *f);
 /* The inflating threads started so far (never more than readers or set). */

@@ -183,7 +183,9 @@ test_expect_success 'in shards: 48 CPUs and a damaged file the same for 1 to 8 s
 '
 
 # Records decoded on a thread of their own (with shards): one that does not
-# fit its format ends the analysis with the same message as the producer's.
+# fit its format ends the analysis with the same message as the producer's;
+# check, whose page observer has then seen pages past it, reads every CPU
+# again on its own and says the same.
 test_expect_success 'in shards: uncompressed files with bytes flipped (100), the same output, messages and status' '
 	$KMT convert --file-version 6 x.dat x6.dat && size=$(stat -c %s x6.dat) && fits=0 &&
 	for seed in $(seq 1 100); do
@@ -193,6 +195,11 @@ test_expect_success 'in shards: uncompressed files with bytes flipped (100), the
 		{ KMT_MODEL_SHARDS=3 $KMT report -j 2 --json fl.dat > b 2>&1; echo "rc=$?" >> b; } &&
 		cmp a b || { echo "seed $seed"; diff a b | head; exit 1; }
 		! grep -q "does not fit its format" a || fits=$((fits + 1))
+		{ $KMT check -j 1 fl.dat > a 2>&1; echo "rc=$?" >> a; $KMT check -j 1 --json fl.dat >> a 2>&1
+		  echo "rc=$?" >> a; } &&
+		{ KMT_MODEL_SHARDS=3 $KMT check -j 2 fl.dat > b 2>&1; echo "rc=$?" >> b
+		  KMT_MODEL_SHARDS=3 $KMT check -j 2 --json fl.dat >> b 2>&1; echo "rc=$?" >> b; } &&
+		cmp a b || { echo "check, seed $seed"; diff a b | head; exit 1; }
 	done &&
 	echo "$fits with a record that does not fit" && [ $fits -ge 2 ]
 '

@@ -460,11 +460,12 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
 	/*
-	 * With shards, decoding on a thread of its own, unless the file's pages
-	 * are watched (check): the producer would read on past a record the
-	 * decoder then finds broken.
+	 * With shards, decoding on a thread of its own. The producer reads on
+	 * past a record the decoder then finds broken, and a page observer
+	 * (check) sees those pages too; but the analysis then fails, and check
+	 * reads every CPU again on its own, its observed findings dropped.
 	 */
-	j->raw = j->threaded && j->nms > 1 && !kmt_file_observed(f) && !pthread_create(&dth, NULL, decode_main, j);
+	j->raw = j->threaded && j->nms > 1 && !pthread_create(&dth, NULL, decode_main, j);
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
 		j->threaded = false;
 		for (k = 1; k < j->nms; k++)

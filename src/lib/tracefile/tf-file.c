@@ -15,11 +15,6 @@ void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *o
 	f->observer = ob ? *ob : (struct kmt_page_observer){ 0 };
 }
 
-bool kmt_file_observed(const struct kmt_file *f)
-{
-	return f->observer.page;
-}
-
 void kmt_file_read_progress(const struct kmt_file *f, uint64_t *done, uint64_t *total)
 {
 	int b, i;
