@@ -3,11 +3,8 @@
  * the one read path of a file and of kmemtrace top's live pages: each
  * input's pages come from a page source (a file's per-CPU readers here,
  * or the live queue), each CPU keeps a cursor on its current page and
- * record, and a tournament tree of CPU indices ordered by the head
- * record's timestamp (then the index) picks the next one: each node keeps
- * the loser of its match, so a new head plays one match per level on its
- * way up, decided without a branch (with many CPUs every record changes
- * CPU, and a heap's branches were mispredicted at every level). Memory: one page (or chunk) per
+ * record, and a small binary heap of CPU indices ordered by the head
+ * record's timestamp picks the next one. Memory: one page (or chunk) per
  * CPU. What a CPU's source passes over (a damaged chunk or page, a cut
  * end) becomes one marker at the CPU's last record before it, so that it
  * comes out before anything the gap may hide. A live input with no page
@@ -48,18 +45,11 @@ struct kmt_stream {
 	struct kmt_cpu_reader **r;	/* a file's readers (the file source) */
 	int n;
 	struct cpu_cur *c;
-	/*
-	 * key[i]: input i's place in the order, (absent, head's ts, i) in one
-	 * number — absent: no head (done, or live and waiting). tree[0] is
-	 * the winner, tree[1..k-1] the losers; input i is leaf k + i.
-	 */
-	unsigned __int128 *key;
-	int *tree;
-	int *win;			/* build()'s winners, 2k */
-	int k;				/* leaves: n rounded up to a power of 2 */
+	int *heap;
+	int heap_n;
 	int nwaiting;			/* live inputs with no page yet */
 	uint64_t safe;			/* live: hand out nothing after this */
-	bool advance;			/* tree[0] was handed out: move it on */
+	bool advance;			/* heap[0] was handed out: move it on */
 };
 
 /* The file source: input i is the stream's reader i. */
@@ -197,7 +187,8 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
  * for now: whoever reads them (a copy, a decoder) comes when the other
  * CPUs' heads have gone, and with many CPUs the hardware's prefetcher
  * loses track of that many streams (48 CPUs of stacks: the copy of the
- * records was half the producer's time, waiting for memory).
+ * records was half the producer's time, waiting for memory, in one
+ * hour's runs).
  */
 static inline void prefetch_head(const struct kmt_rec *h)
 {
@@ -222,54 +213,43 @@ static inline int cur_advance(struct cpu_cur *c, struct kmt_diag *d)
 	return cur_advance_slow(c, ret, d);
 }
 
-#define ABSENT ((unsigned __int128)1 << 80)
-
-/* Input @i's key: its head's time, or absent (no head; leaves past the inputs too). */
-static inline void set_key(struct kmt_stream *s, int i, bool head)
+static inline bool before(const struct kmt_stream *s, int a, int b)
 {
-	s->key[i] = head ? (unsigned __int128)s->c[i].head.ts << 16 | (unsigned)i : ABSENT | (unsigned)i;
+	uint64_t ta = s->c[a].head.ts, tb = s->c[b].head.ts;
+
+	return ta < tb || (ta == tb && a < b);
 }
 
-static inline bool present(const struct kmt_stream *s, int i)
+static inline void sift_down(struct kmt_stream *s, int i)
 {
-	return !(s->key[i] & ABSENT);
-}
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i, t;
 
-/* Input @w's key changed (it won last, or the tree is new): its matches again, up to the root. */
-static inline void replay(struct kmt_stream *s, int w)
-{
-	unsigned __int128 wk = s->key[w];
-	int node;
-
-	for (node = (s->k + w) >> 1; node; node >>= 1) {
-		int o = s->tree[node];
-		unsigned __int128 ok = s->key[o];
-		bool lost = ok < wk;
-		/* The two swapped by arithmetic: the compiler made a branch of it. */
-		int t = (o ^ w) & -(int)lost;
-
-		s->tree[node] = o ^ t;
-		w ^= t;
-		wk = lost ? ok : wk;
+		if (l < s->heap_n && before(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (r < s->heap_n && before(s, s->heap[r], s->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = t;
+		i = m;
 	}
-	s->tree[0] = w;
 }
 
-/* Every match played anew (at the start, and when a waiting input has a head again). */
-static void build(struct kmt_stream *s)
+static inline void sift_up(struct kmt_stream *s, int i)
 {
-	int *win = s->win, node;
+	while (i > 0) {
+		int p = (i - 1) / 2, t;
 
-	for (node = 0; node < s->k; node++)
-		win[s->k + node] = node;
-	for (node = s->k - 1; node >= 1; node--) {
-		int a = win[2 * node], b = win[2 * node + 1];
-		bool bw = s->key[b] < s->key[a];
-
-		win[node] = bw ? b : a;
-		s->tree[node] = bw ? a : b;
+		if (!before(s, s->heap[i], s->heap[p]))
+			return;
+		t = s->heap[i];
+		s->heap[i] = s->heap[p];
+		s->heap[p] = t;
+		i = p;
 	}
-	s->tree[0] = win[1];
 }
 
 static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
@@ -291,11 +271,9 @@ static void start_markers(struct kmt_stream *s)
 	uint64_t start = UINT64_MAX;
 	int i;
 
-	for (i = 0; i < s->n; i++) {
-		const struct cpu_cur *c = &s->c[i];
+	for (i = 0; i < s->heap_n; i++) {
+		const struct cpu_cur *c = &s->c[s->heap[i]];
 
-		if (!present(s, i))
-			continue;
 		if (!c->has_lost)
 			start = MIN(start, c->head.ts);
 		else if (c->has_gap && c->gap_out.ts_to != UINT64_MAX)
@@ -303,10 +281,10 @@ static void start_markers(struct kmt_stream *s)
 		else if (c->head.ts)
 			start = MIN(start, c->head.ts);
 	}
-	for (i = 0; start != UINT64_MAX && i < s->n; i++) {
-		struct cpu_cur *c = &s->c[i];
+	for (i = 0; start != UINT64_MAX && i < s->heap_n; i++) {
+		struct cpu_cur *c = &s->c[s->heap[i]];
 
-		if (present(s, i) && c->has_lost && !c->head.ts) {
+		if (c->has_lost && !c->head.ts) {
 			c->head.ts = start;
 			if (c->has_gap)
 				c->gap_out.ts_from = start;
@@ -314,7 +292,7 @@ static void start_markers(struct kmt_stream *s)
 	}
 }
 
-/* @n cursors and the tree, each input's first record read. */
+/* @n cursors and the heap, each input's first record read. */
 static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffers,
 			const bool *truncated, int n, struct kmt_diag *d)
 {
@@ -322,15 +300,9 @@ static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffer
 
 	s->safe = UINT64_MAX;
 	s->c = calloc((size_t)n + 1, sizeof(*s->c));
-	for (s->k = 1; s->k < n; s->k *= 2)
-		;
-	s->key = calloc((size_t)s->k, sizeof(*s->key));
-	s->tree = calloc((size_t)s->k, sizeof(*s->tree));
-	s->win = calloc((size_t)s->k * 2, sizeof(*s->win));
-	if (!s->c || !s->key || !s->tree || !s->win)
+	s->heap = calloc((size_t)n + 1, sizeof(*s->heap));
+	if (!s->c || !s->heap)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	for (i = 0; i < s->k; i++)
-		set_key(s, i, false);
 	for (i = 0; i < n; i++) {
 		struct cpu_cur *c = &s->c[s->n++];
 
@@ -346,13 +318,12 @@ static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffer
 		}
 		if (ret < 0)
 			return ret;
-		set_key(s, i, ret > 0);
+		if (ret > 0)
+			s->heap[s->heap_n++] = s->n - 1;
 	}
 	start_markers(s);
-	/* Their times now (start_markers() may have moved a marker's). */
-	for (i = 0; i < s->n; i++)
-		set_key(s, i, present(s, i));
-	build(s);
+	for (i = s->heap_n / 2 - 1; i >= 0; i--)
+		sift_down(s, i);
 	return 0;
 }
 
@@ -428,10 +399,9 @@ void kmt_stream_set_safe(struct kmt_stream *s, uint64_t ts)
 	s->safe = ts;
 }
 
-/* Live inputs that had no page: those that have one now join the tree. */
+/* Live inputs that had no page: those that have one now join the heap. */
 static int wake(struct kmt_stream *s, struct kmt_diag *d)
 {
-	bool joined = false;
 	int i, ret;
 
 	for (i = 0; i < s->n && s->nwaiting; i++) {
@@ -447,28 +417,25 @@ static int wake(struct kmt_stream *s, struct kmt_diag *d)
 		if (ret < 0)
 			return ret;
 		if (ret > 0) {
-			set_key(s, i, true);
-			joined = true;
+			s->heap[s->heap_n++] = i;
+			sift_up(s, s->heap_n - 1);
 		}
 	}
-	/* A key that went down: not the winner's, so all the matches again (seldom: live only). */
-	if (joined)
-		build(s);
 	return 0;
 }
 
-/* The winner moves on: it stays, waits (live) or is done. 0, or < 0 error. */
+/* The heap's top CPU moves on: it stays, waits (live) or is done. 0, or < 0 error. */
 static inline __attribute__((always_inline)) int advance_top(struct kmt_stream *s, struct kmt_diag *d)
 {
-	int w = s->tree[0];
-	int ret = cur_advance(&s->c[w], d);
+	int ret = cur_advance(&s->c[s->heap[0]], d);
 
 	if (ret == -EAGAIN)
 		s->nwaiting++;
 	else if (ret < 0)
 		return ret;
-	set_key(s, w, ret > 0);
-	replay(s, w);
+	if (ret <= 0)
+		s->heap[0] = s->heap[--s->heap_n];
+	sift_down(s, 0);
 	return 0;
 }
 
@@ -481,21 +448,21 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 	 * Advance the CPU handed out last time only now: its record points into
 	 * a page (or chunk buffer) that moving on may overwrite.
 	 */
-	if (s->advance && present(s, s->tree[0])) {
+	if (s->advance && s->heap_n) {
 		s->advance = false;
 		if ((ret = advance_top(s, d)) < 0)
 			return ret;
 	}
 	if (s->nwaiting && (ret = wake(s, d)))
 		return ret;
-	if (!present(s, s->tree[0]))
+	if (!s->heap_n)
 		return s->nwaiting ? -EAGAIN : 0;
-	c = &s->c[s->tree[0]];
+	c = &s->c[s->heap[0]];
 	if (c->head.ts > s->safe)
 		return -EAGAIN;
 	out->cpu = c->cpu;
 	out->buffer = c->buffer;
-	out->idx = s->tree[0];
+	out->idx = s->heap[0];
 	/*
 	 * Field by field: the head was just written that way, and a wider
 	 * load across those stores (a struct copy) cannot be forwarded from
@@ -542,8 +509,6 @@ void kmt_stream_close(struct kmt_stream *s)
 		kmt_cpu_reader_close(s->r[i]);
 	free(s->r);
 	free(s->c);
-	free(s->key);
-	free(s->tree);
-	free(s->win);
+	free(s->heap);
 	free(s);
 }
