@@ -214,6 +214,7 @@ static int start(struct rec *rc, void *arg, struct kmt_diag *d)
 		return kmt_diag_set(d, ret, "cannot start the ticker: %s", strerror(-ret));
 	/* The first interval's CPU is its own, not the set-up's (symbols, prefaulting). */
 	t->prev_cpu = cpu_seconds();
+	t->prev_feed = feed_cpu_seconds(t);
 	if (!t->batch && !t->json && screen_open(t))
 		return kmt_diag_set(d, -errno, "cannot set up the terminal: %s", strerror(errno));
 	return 0;

@@ -311,6 +311,16 @@ static void page_done(struct top *t, struct feed_cpu *c)
 	kmt_live_put(t->rc.live, done);
 }
 
+double feed_cpu_seconds(const struct top *t)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (!t->feed || pthread_getcpuclockid(t->feed->th, &cid) || clock_gettime(cid, &ts))
+		return -1;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 uint64_t feed_queued(const struct top *t)
 {
 	uint64_t pages = t->feed ? __atomic_load_n(&t->feed->held, __ATOMIC_RELAXED) : 0;

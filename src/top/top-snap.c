@@ -155,6 +155,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 {
 	struct top_snap *s = &t->snap;
 	const struct kmt_summary *sum = kmt_model_summary(t->m);
+	double feed;
 	size_t n, i;
 	const struct kmt_site *sites = kmt_model_sites(t->m, &n);
 	const struct kmt_cache *caches;
@@ -204,6 +205,9 @@ void snap_take(struct top *t, double now, double cpu_s)
 	s->lost_gaps = sum->lost_pages_unknown;
 	s->lost_now = sum->lost_events + sum->lost_pages_unknown - t->prev_lost;
 	s->cpu_pct = s->interval > 0 ? 100.0 * (cpu_s - t->prev_cpu) / s->interval : 0;
+	feed = feed_cpu_seconds(t);
+	s->feed_pct = feed < 0 ? -1 : s->interval > 0 ? 100.0 * (feed - t->prev_feed) / s->interval : 0;
+	t->prev_feed = feed;
 	s->queued = (t->rc.live ? kmt_live_queued(t->rc.live) : 0) + feed_queued(t);
 	t->prev_sum = (struct top_prev){ sum->allocs, sum->frees, sum->bytes_alloc, sum->bytes_req,
 					 sum->now_bytes };

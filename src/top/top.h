@@ -66,6 +66,7 @@ struct top_snap {
 	uint64_t lost_events, lost_gaps;	/* so far */
 	uint64_t lost_now;			/* in the interval */
 	double cpu_pct;				/* top's own CPU, % of one CPU */
+	double feed_pct;			/* ... of it the feed thread's; < 0: none (-j 1) */
 	uint64_t queued;			/* bytes read, not yet analysed */
 	struct top_row *rows[VIEW_NR];		/* every view's rows, sorted by the current key */
 	size_t nrows[VIEW_NR], alloc[VIEW_NR];
@@ -112,7 +113,7 @@ struct top {
 	struct top_snap snap;
 	struct top_prev prev_sum;
 	uint64_t prev_events, prev_pages, prev_lost;
-	double prev_t, prev_cpu;
+	double prev_t, prev_cpu, prev_feed;
 	unsigned int shown;
 	/* terminal */
 	int tty_fd;
@@ -145,6 +146,8 @@ void feed_release(struct top *t);
 int feed_pump(struct top *t, bool all);
 /* Bytes of pages taken and not yet fed to the model. */
 uint64_t feed_queued(const struct top *t);
+/* The feed thread's CPU so far, in seconds; < 0 without one (-j 1). */
+double feed_cpu_seconds(const struct top *t);
 
 /* top-tick.c */
 /* A periodic CLOCK_MONOTONIC timerfd (non-blocking), or -1. */

@@ -49,7 +49,9 @@ test_expect_success "-j $j: the snapshots add up to the workload, and to report 
 	[ "$(jq .allocs snaps'$j' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.allocs s'$j'.json)" ] &&
 	[ "$(jq .frees snaps'$j' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.frees s'$j'.json)" ] &&
 	[ "$(jq .events snaps'$j' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.events s'$j'.json)" ] &&
-	[ "$(tail -1 snaps'$j' | jq .behind_bytes)" = 0 ]
+	[ "$(tail -1 snaps'$j' | jq .behind_bytes)" = 0 ] &&
+	if [ '$j' = 1 ]; then ! jq -e "has(\"feed_cpu_pct\")" snaps'$j' | grep -q true
+	else jq -c "[.cpu_pct, .feed_cpu_pct]" snaps'$j' && ! jq -e ".feed_cpu_pct >= 0" snaps'$j' | grep -qv true; fi
 '
 done
 
