@@ -394,13 +394,16 @@ static bool pump_over(struct top *t)
 /* The batch filling now goes over; 0, or 1 if told to quit while waiting for room. */
 static int hand(struct feed *f)
 {
+	bool quit;
+
 	pthread_mutex_lock(&f->mu);
 	f->prod++;
 	pthread_cond_broadcast(&f->cv);
 	while (f->prod - f->cons == RING && !f->quit)
 		pthread_cond_wait(&f->cv, &f->mu);
+	quit = f->quit;
 	pthread_mutex_unlock(&f->mu);
-	return f->quit;
+	return quit;
 }
 
 /* One kick's work: the pages taken, every event up to the safe time decoded into batches. */
