@@ -117,15 +117,17 @@ static int feed_start(struct top *t, struct kmt_diag *d)
 	f->t = t;
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
+	/* Before it starts: its page_done() holds pages when there is one. */
+	t->feed = f;
 	/* It inherits this thread's blocked signals: they stay the recording's signalfd's. */
 	ret = pthread_create(&f->th, NULL, feed_main, f);
 	if (ret) {
+		t->feed = NULL;
 		pthread_cond_destroy(&f->cv);
 		pthread_mutex_destroy(&f->mu);
 		free(f);
 		return kmt_diag_set(d, -ret, "cannot start the feed thread: %s", strerror(ret));
 	}
-	t->feed = f;
 	return 0;
 }
 
@@ -348,11 +350,9 @@ static int next_item(struct top *t, struct kmt_event *ev, int64_t *lost, struct 
 			ev->cpu = sr.cpu;
 			ev->ts = sr.rec.ts;
 			*lost = sr.skip ? -1 : sr.lost;
-			if (sr.skip && !t->why_set) {
+			if (sr.skip && !*t->why)
 				/* Said when the model gets there, if nothing was said before. */
 				snprintf(t->why, sizeof(t->why), "%s", sr.skip->why);
-				t->why_set = true;
-			}
 			return sr.skip ? IT_UNREAD : IT_LOST;
 		}
 		ret = kmt_decode(t->dec, &sr.rec, sr.cpu, ev);

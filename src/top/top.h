@@ -99,8 +99,7 @@ struct top {
 	bool draining;				/* the capture is over: no page will come */
 	int jobs;				/* -j: 2 and more, the feed thread */
 	struct feed *feed;			/* that thread, or NULL */
-	char why[192];				/* the first page the stream could not read */
-	bool why_set;
+	char why[192];				/* the first page the stream could not read ("": none yet) */
 	int ncpu;
 	uint32_t psize;
 	uint64_t events;			/* fed so far */

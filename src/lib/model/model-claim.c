@@ -13,7 +13,7 @@
  *    callers of per-CPU areas);
  *  - the page allocated last, right before it or after any number of
  *    events of the same task that allocated nothing (an RCU callback's
- *    frees: 15 to 120 seen);
+ *    frees: 9 to 120 seen);
  *  - the newest slab allocation of the same task, 8 events back at most,
  *    whose call site is one of its frames (an interrupt's allocation and
  *    stack came between), or any number back if nothing was allocated
