@@ -158,6 +158,34 @@ test_expect_success 'in shards: what shard 0 decides for the others (kmt-synth s
 	sharded_outputs x.dat
 '
 
+# A filter is applied where each event is taken: a slab event by its
+# object's shard, the rest by shard 0 (model-shard.c). kmt-synth shards has
+# tasks renamed and forked, frees by other tasks and stacks claimed past
+# other caches' events.
+test_expect_success 'in shards: filters by task, name, cache and window the same for 1 to 8 shards' '
+	for f in x.dat w.dat; do
+		same_for_every_shards "pid-$f" "\$KMT report -j 2 -n 0 --stacks 5 -p 104 $f" &&
+		same_for_every_shards "comm-$f" "\$KMT report -j 2 --json --comm make $f" &&
+		same_for_every_shards "cache-$f" "\$KMT report -j 2 --json --cache kmalloc-128 $f" &&
+		same_for_every_shards "both-$f" "\$KMT report -j 2 -n 0 --stacks 5 --comm cc1 --cache kmalloc-64 $f" &&
+		same_for_every_shards "pidw-$f" "\$KMT report -j 2 --csv misuse -p 104 --time 0.3,1.2 $f" &&
+		same_for_every_shards "html-$f" "\$KMT report -j 2 --html -o - --comm make $f" &&
+		same_for_every_shards "diff-$f" "\$KMT diff -j 4 --json --comm make $f w.dat" || exit 1
+	done
+'
+
+# A stack counts where its allocation does: under --cache, 1,500 stacked
+# allocations of kmalloc-64 and 1,500 of kmalloc-128 in kmt-synth shards
+# (each stack comes after a kfree of the other cache: the event before a
+# stack says nothing).
+test_expect_success 'a filter counts the stacks of the allocations it chose, for every -j' '
+	for j in 1 4 8; do
+		$KMT report -j $j --json --cache kmalloc-64 x.dat > k64 &&
+		$KMT report -j $j --json --cache kmalloc-128 x.dat > k128 &&
+		grep -q "\"kernel_stack\": 1500$" k64 && grep -q "\"kernel_stack\": 1500$" k128 || exit 1
+	done
+'
+
 test_expect_success 'in shards: the page of a trace of slab objects alone (shard 0 pictures nothing)' '
 	$SYNTH churn c.dat 1000 20000 &&
 	same_for_every_shards sh-html-slab "\$KMT report -j 2 --html -o - c.dat" &&
@@ -204,11 +232,12 @@ test_expect_success 'in shards: uncompressed files with bytes flipped (100), the
 	echo "$fits with a record that does not fit" && [ $fits -ge 2 ]
 '
 
-test_expect_success 'in shards from -j 4: -j less 2 of them; none with a filter or watchpoint samples' '
+test_expect_success 'in shards from -j 4: -j less 2 of them, filters too; none with watchpoint samples' '
 	$KMT report -j 4 --stats -o /dev/null w.dat 2> e4 && grep -q " 2 shards on threads" e4 &&
 	$KMT report -j 8 --stats -o /dev/null w.dat 2> e8 && grep -q " 6 shards on threads" e8 &&
 	$KMT report -j 3 --stats -o /dev/null w.dat 2> e3 && grep -q "model thread: serial" e3 &&
-	$KMT report -j 8 --stats -p 101 -o /dev/null w.dat 2> ep && grep -q "model thread: serial" ep &&
+	$KMT report -j 8 --stats -p 101 -o /dev/null w.dat 2> ep && grep -q " 6 shards on threads" ep &&
+	$KMT report -j 8 --stats --cache filp -o /dev/null w.dat 2> ec && grep -q " 6 shards on threads" ec &&
 	$KMT report -j 8 --stats -o /dev/null s.dat 2> es && grep -q "model thread: serial" es &&
 	$KMT report -j 8 --stats --html -o /dev/null w.dat 2> eh && grep -q " 6 shards on threads" eh
 '

@@ -416,6 +416,7 @@ static inline uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *
 }
 /* Is the task one the filter chose (always, without a filter)? */
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);
+bool model_pid_wanted(struct kmt_model *m, int32_t pid);
 /* --cache: is cache @c the one chosen (always, without the option)? */
 bool model_cache_wanted(const struct kmt_model *m, uint32_t c);
 /* A frame of the allocators themselves, skipped to find who asked. */

@@ -162,6 +162,28 @@ bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
 	return true;
 }
 
+/*
+ * model_task_wanted() for a task named by its pid alone, making no entry
+ * for it (an entry would count among its name's tasks): its name is the
+ * one its entry has, else the file's (as model_proc_of() would make it).
+ */
+bool model_pid_wanted(struct kmt_model *m, int32_t pid)
+{
+	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
+	char comm[sizeof(m->reg.procs.v[0].comm)];
+
+	if (m->o.pid && pid != m->o.pid)
+		return false;
+	if (m->o.comm) {
+		if (i == NONE)
+			snprintf(comm, sizeof(comm), "%.15s", kmt_comm_name(m->o.cmdlines, pid));
+		if (strcmp(i != NONE ? m->reg.procs.v[i].comm : comm, m->o.comm))
+			return false;
+	}
+	m->sum.filter_matched = true;
+	return true;
+}
+
 /* Call sites repeat: a small direct-mapped memo in front of the map. */
 struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr)
 {

@@ -9,7 +9,11 @@
  * to it with what it decided in stream order (model.c: route()); shard k
  * takes a batch once shard 0 has, and only its own events and the names
  * (model_routed_events()). Each event is counted by the one shard that
- * took it.
+ * took it, if it concerns the chosen tasks or cache (-p, --comm, --cache):
+ * a slab event as its object's shard finds, the rest as shard 0 does. Not
+ * with a filter on a recording of a stack for every event: whether the
+ * stack of a free concerns them is its object's shard's to say, and
+ * shard 0 would have to wait for it.
  *
  * At the end the shards fold into shard 0, which then finishes as one
  * model would: registries (call sites, caches, tasks, misuse rows,
@@ -26,7 +30,8 @@
 
 bool kmt_model_shardable(const struct kmt_model *m)
 {
-	return !m->started && !m->filtering && !m->hooks.object && !m->hooks.event && !m->hooks.access;
+	return !m->started && !(m->filtering && m->o.stack_slices) && !m->hooks.object && !m->hooks.event &&
+	       !m->hooks.access;
 }
 
 struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned int n)
@@ -65,6 +70,8 @@ static void summary_add(struct kmt_summary *d, const struct kmt_summary *s)
 	d->kmalloc_large_merged += s->kmalloc_large_merged;
 	d->null_frees += s->null_frees;
 	d->unseen_allocs += s->unseen_allocs;
+	d->filter_matched |= s->filter_matched;
+	d->cache_matched |= s->cache_matched;
 }
 
 /* An object's indexes, renumbered by shard @k's maps. */

@@ -150,10 +150,15 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 
 void model_slab_alloc_elsewhere(struct kmt_model *m, const struct kmt_event *ev)
 {
+	struct cpu_state *cs = &m->cpu[ev->cpu];
+
 	/* What model_slab_alloc() does to the CPU's sequence, and only that. */
+	if (m->filtering && (!model_cache_wanted(m, model_cache_of(m, ev)) ||
+			     !model_task_wanted(m, ev->pid, model_proc_of_cpu(m, cs, ev->pid))))
+		return;
 	if (!ev->ptr)
 		return;
-	model_claim_slab_pending(&m->cpu[ev->cpu], ev);
+	model_claim_slab_pending(cs, ev);
 	if (ev->name_len && m->o.syms)
 		model_vmap_area_alloc(m, ev);
 }

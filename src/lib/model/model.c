@@ -149,6 +149,24 @@ static void route(struct kmt_model *m, uint32_t to, uint64_t pos, const struct c
 	}
 }
 
+/*
+ * Whether a stack concerns the chosen tasks (or cache): as its allocation
+ * does. Only allocations in scope wait for their stacks (model-claim.c),
+ * so a claimed stack is in scope; one of no allocation is its own task's,
+ * never a cache's. With a stack of every event (--stack-sample) it is the
+ * stack of the event right before it, and as much in scope (the model is
+ * then not in shards: model-shard.c). Shard 0 decides it alone.
+ */
+static bool stack_scope(struct kmt_model *m, const struct cpu_state *cs, const struct kmt_event *ev,
+			struct claim c)
+{
+	if (!m->filtering || c.kind != KMT_EV_NONE)
+		return true;
+	if (m->o.stack_slices)
+		return cs->last_scope;
+	return !m->o.cache && model_pid_wanted(m, ev->pid);
+}
+
 /* The shard of the slab object at @ptr: 0 unless routing (model_route_events()). */
 static uint32_t owner(const struct kmt_model *m, uint64_t ptr)
 {
@@ -190,8 +208,11 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	m->scope = !m->filtering;
 	if (m->o.cache && !slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
 		/* --cache: only slab objects; names are still taken. */
-		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT)
+		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT) {
+			if (m->route)
+				route(m, ROUTE_ALL, pos, NULL);	/* every shard names tasks */
 			kmt_model_name_event(m, ev);
+		}
 		cs->last_scope = false;
 		cs->last_alloc = alloc_kind(ev->kind);
 		cs->last_stacked = false;
@@ -251,8 +272,8 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		struct claim c;
 
 		cs->seq--;	/* part of the event before it */
-		m->scope = cs->last_scope;
 		c = model_claim_stack(m, ev);
+		m->scope = stack_scope(m, cs, ev, c);
 		if (c.kind == KMT_EV_KMALLOC && (to = owner(m, c.ptr))) {
 			route(m, to, pos, &c);
 			model_vmap_area_stack(m, ev);	/* the CPU's part of it */
@@ -288,13 +309,15 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 }
 
 /*
- * Another shard's event, as shard 0 routed it (no filter, so in scope):
- * its object's part, and its count.
+ * Another shard's event, as shard 0 routed it: its object's part, and its
+ * count if it concerns the chosen tasks (or cache) — as the object's part
+ * finds, or, for a stack, as shard 0 did.
  */
 static void process_routed(struct kmt_model *m, const struct kmt_event *ev, const struct model_route *r)
 {
 	m->pos = r->pos + 1;
 	m->loss_seq = r->loss_seq;
+	m->scope = !m->filtering;
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
@@ -308,6 +331,7 @@ static void process_routed(struct kmt_model *m, const struct kmt_event *ev, cons
 	case KMT_EV_STACK: {
 		struct claim c = { KMT_EV_KMALLOC, r->claim_ptr, r->claim_ts, (enum kmt_kind)r->obj_kind };
 
+		m->scope = true;	/* claimed: in scope (stack_scope()) */
 		model_stack_slab(m, ev, &c);
 		break;
 	}
@@ -316,6 +340,8 @@ static void process_routed(struct kmt_model *m, const struct kmt_event *ev, cons
 		kmt_model_name_event(m, ev);
 		return;
 	}
+	if (!m->scope)
+		return;
 	m->sum.events++;
 	m->sum.by_kind[ev->kind]++;
 	m->events_by_cpu[ev->cpu]++;
