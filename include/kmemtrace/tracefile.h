@@ -724,6 +724,22 @@ struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_di
 struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
 					   struct kmt_diag *d);
 /*
+ * Part @part of @nparts of that stream: the inputs (buffer by buffer, CPU
+ * by CPU) whose index i has i % @nparts == @part, for a merge in parts
+ * on threads of their own (kmt_analyse()). Merging the parts' records by
+ * (time, kmt_stream_input()) gives the whole stream's order. A marker
+ * before a CPU's first record waits for kmt_stream_set_start() with the
+ * least kmt_stream_start_ts() of all parts before the first
+ * kmt_stream_next(). A part's readers may be read on a thread apart
+ * from the others' once all are open.
+ */
+struct kmt_stream *kmt_stream_open_part(struct kmt_file *f, const int *buffers, int nr, int part, int nparts,
+					struct kmt_diag *d);
+uint64_t kmt_stream_start_ts(const struct kmt_stream *s);
+void kmt_stream_set_start(struct kmt_stream *s, uint64_t start);
+/* The whole stream's index of the part's input @idx (kmt_srec.idx). */
+int kmt_stream_input(const struct kmt_stream *s, int idx);
+/*
  * Where a stream's pages come from: a file's per-CPU data (the streams
  * above), or pages handed over live (kmemtrace top). @next loads input
  * @i's next page into @pg (the page before it is done with): 1, 0 at its

@@ -154,7 +154,8 @@ test_expect_success 'in shards: what shard 0 decides for the others (kmt-synth s
 	KMT_MODEL_SHARDS=3 $KMT report -j 2 --stats -o /dev/null x.dat 2> e &&
 	grep -q "^  model .*   3 shards on threads (-j): parallel$" e &&
 	grep -q "^    shard 0 .*   routes every event: serial$" e &&
-	grep -q "^  decode .*   decode thread: serial$" e &&
+	grep -q "^  read+decode .*   2 part threads (-j): parallel$" e &&
+	grep -q "^  merge .*   producer thread, of the parts: serial$" e &&
 	sharded_outputs x.dat
 '
 

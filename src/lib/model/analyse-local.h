@@ -74,6 +74,53 @@ static inline enum item decoded_as(int ret, bool early, enum kmt_kind kind)
 	return kind >= KMT_EV_FORK && kind <= KMT_EV_NEWTASK ? IT_NAME : IT_SKIP;
 }
 
+/* What taking an item of the stream tells the producer's loop. */
+enum { T_FAIL = -1, T_STOP, T_GO };
+
+/*
+ * The producer in parts (analyse-parts.c): part threads each read, merge
+ * and decode a share of the CPUs into batches of their own, of items
+ * keyed by (time, the whole stream's input index).
+ */
+#define PB 1024			/* items per part batch */
+#define NBP 8			/* part batches in each part's ring */
+#define MAX_PARTS 16
+#define PARTS_FAR (1u << 30)		/* parts_wake_at: no part waits for the shards */
+enum pitem { P_EVENT, P_NONE, P_MISFIT, P_LOST, P_SKIP, P_END };
+struct part_item {
+	uint64_t ts;
+	uint32_t input;
+	int32_t cpu;
+	int64_t lost;			/* P_LOST */
+	const struct kmt_skip *skip;	/* P_SKIP, in the arena */
+	uint8_t what;			/* enum pitem */
+	bool truncated;			/* P_LOST */
+	bool other;			/* not of the job's buffer */
+};
+struct pbatch {
+	struct kmt_event ev[PB];	/* P_EVENT: decoded, strings in the arena */
+	struct part_item it[PB];
+	unsigned int n;
+	char *arena;
+	size_t used, cap;
+};
+struct part {
+	struct job *j;
+	struct kmt_stream *s;
+	struct pbatch b[NBP];
+	unsigned int prod;		/* batches handed to the merge */
+	unsigned int taken;		/* ... that the merge is done with */
+	unsigned int fin[NBP];		/* the job's batch being filled then */
+	unsigned int seen;		/* prod, as the merge last looked */
+	unsigned int cur;		/* the merge's next item in batch taken */
+	bool done;			/* handed its last */
+	struct kmt_diag d;		/* P_MISFIT, P_END: why */
+	int ret;
+	uint64_t ns;			/* its thread's CPU, with stats */
+	pthread_t th;
+	bool running;
+};
+
 /* The stages that wait for batches: the decoder thread, shard 0, the other shards. */
 enum { W_DECODER, W_ZERO, W_REST, W_NR };
 
@@ -118,6 +165,14 @@ struct job {
 	unsigned int cons[MAX_SHARDS];	/* ... taken, by each shard */
 	bool threaded, done, stop;
 	bool prod_waits;		/* asleep on cv */
+	/* the producer in parts (analyse-parts.c) */
+	struct part *parts;
+	unsigned int nparts;
+	bool merge_waits;		/* the merge waits for a part: take what there is */
+	unsigned int parts_wait;	/* parts asleep on cv, for room ... */
+	unsigned int parts_wake_at;	/* ... one of them until the shards have taken this many */
+	bool parts_quit;
+	uint64_t parts_ns;
 	bool zero_done;			/* shard 0 took every batch: the others' producer */
 	/* Stages asleep on cv (W_*), and when the first of each wants waking. */
 	unsigned int waits[W_NR];
@@ -125,6 +180,28 @@ struct job {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
+
+/* The producer's batch being filled. */
+static inline struct batch *filling(struct job *j)
+{
+	return &j->b[j->prod % NB];
+}
+
+/* analyse.c: the producer's side of the ring, and what it does with the stream's items. */
+bool hand(struct job *j);
+struct batch *room(struct job *j, size_t need);
+int take_marker(struct job *j, const struct kmt_skip *skip, bool other, int cpu, int64_t lost,
+		bool truncated, uint64_t ts);
+int take_record(struct job *j, uint64_t ts);
+int analyse_misfit(const struct job *j, struct kmt_diag *d, int ret, const struct kmt_stream *s,
+		   const struct kmt_srec *sr);
+/* The stream of the job's buffer (and its watchpoint samples), or part @k of @n of it. */
+struct kmt_stream *analyse_stream(const struct job *j, int k, int n, struct kmt_diag *d);
+
+/* analyse-parts.c: how many parts (0: none), and the producer in them. */
+unsigned int parts_wanted(const struct job *j);
+void produce_parts(struct job *j);
+void parts_free(struct job *j);
 
 /* analyse-stages.c: the stages after the producer. */
 void consume(struct job *j, struct kmt_model *m, struct batch *b);

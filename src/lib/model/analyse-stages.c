@@ -122,7 +122,7 @@ static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned i
 		return;
 	/* Empty: wait for several batches, not one. */
 	j->waits[w]++;
-	while (*src - mine < low && !*last && !j->stop) {
+	while (*src - mine < low && !*last && !j->stop && !(j->merge_waits && *src != mine)) {
 		j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)mine + low);
 		pthread_cond_wait(&j->cv, &j->mu);
 	}
@@ -160,8 +160,13 @@ void consume_all(struct job *j, unsigned int k)
 		j->cons[k]++;
 		if (j->mret)
 			j->stop = true;
-		if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW))
+		if (j->parts_wait && (int)(cons_min(j) - j->parts_wake_at) >= 0) {
+			/* The parts woken each say again what they wait for. */
+			j->parts_wake_at = cons_min(j) + PARTS_FAR;
 			pthread_cond_broadcast(&j->cv);
+		} else if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW) || j->merge_waits) {
+			pthread_cond_broadcast(&j->cv);
+		}
 		else if (!k)
 			stage_wake(j, W_REST, j->cons[0]);
 		pthread_mutex_unlock(&j->mu);

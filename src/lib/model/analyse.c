@@ -42,14 +42,8 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 
 #define STATS_EVERY 1021	/* --stats: one record in this many is timed */
 
-/* The producer's batch being filled. */
-static struct batch *filling(struct job *j)
-{
-	return &j->b[j->prod % NB];
-}
-
 /* Hand the batch being filled over; false if the consumer wants no more. */
-static bool hand(struct job *j)
+bool hand(struct job *j)
 {
 	struct batch *b = filling(j);
 	bool go;
@@ -83,7 +77,7 @@ static bool hand(struct job *j)
 }
 
 /* Room for @need arena bytes in a batch with a free slot; NULL: stop. */
-static struct batch *room(struct job *j, size_t need)
+struct batch *room(struct job *j, size_t need)
 {
 	struct batch *b = filling(j);
 
@@ -150,9 +144,8 @@ static bool put_marker(struct job *j, enum item what, int cpu, int64_t lost, uin
  * A part of a damaged file passed over: kept for the caller, and a gap for
  * the model where it meets the window.
  */
-static bool put_skip(struct job *j, const struct kmt_srec *sr)
+static bool put_skip(struct job *j, const struct kmt_skip *g, bool other, int cpu)
 {
-	const struct kmt_skip *g = sr->skip;
 	struct kmt_skip *v = realloc(j->res.skipped, sizeof(*v) * (j->res.nr_skipped + 1));
 
 	if (!v) {
@@ -161,11 +154,11 @@ static bool put_skip(struct job *j, const struct kmt_srec *sr)
 	}
 	j->res.skipped = v;
 	v[j->res.nr_skipped++] = *g;
-	if (sr->buffer != j->buffer)
-		return put_marker(j, IT_ACCESS_LOST, sr->cpu, -1, 0);
+	if (other)
+		return put_marker(j, IT_ACCESS_LOST, cpu, -1, 0);
 	if (g->ts_from > j->hi || g->ts_to < j->lo)
 		return true;
-	if (!put_marker(j, IT_GAP, sr->cpu, -1, g->ts_from))
+	if (!put_marker(j, IT_GAP, cpu, -1, g->ts_from))
 		return false;
 	filling(j)->ev[filling(j)->n - 1].bytes_alloc = g->ts_to;
 	return true;
@@ -193,65 +186,98 @@ static bool put_raw(struct job *j, const struct kmt_srec *sr, uint64_t rec)
 	return true;
 }
 
-/* What take() tells the producer's loop. */
-enum { T_FAIL = -1, T_STOP, T_GO };
-
-/* Record @sr of stream @s does not fit its format (kmt_decode() said @ret): why the analysis ends. */
-static void misfit(struct job *j, int ret, const struct kmt_stream *s, const struct kmt_srec *sr)
+int analyse_misfit(const struct job *j, struct kmt_diag *d, int ret, const struct kmt_stream *s,
+		   const struct kmt_srec *sr)
 {
 	const struct kmt_file_info *fi = kmt_file_info(j->f);
 
-	j->ret = kmt_diag_set(&j->d, ret, "%s: CPU %d, page at offset %" PRIu64
-			      ": a record (id %u, %u bytes) does not fit its format", fi->path, sr->cpu,
-			      kmt_stream_offset(s, sr->idx), sr->rec.len >= 2 ? ld16(sr->rec.data, fi->big_endian) : 0,
-			      sr->rec.len);
+	return kmt_diag_set(d, ret, "%s: CPU %d, page at offset %" PRIu64
+			    ": a record (id %u, %u bytes) does not fit its format", fi->path, sr->cpu,
+			    kmt_stream_offset(s, sr->idx), sr->rec.len >= 2 ? ld16(sr->rec.data, fi->big_endian) : 0,
+			    sr->rec.len);
 }
 
-/* The stream of the job's buffer (and of the file's watchpoint samples, if it has them). */
-static struct kmt_stream *open_stream(const struct job *j, struct kmt_diag *d)
+static void misfit(struct job *j, int ret, const struct kmt_stream *s, const struct kmt_srec *sr)
+{
+	j->ret = analyse_misfit(j, &j->d, ret, s, sr);
+}
+
+struct kmt_stream *analyse_stream(const struct job *j, int k, int n, struct kmt_diag *d)
 {
 	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
 
-	return kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, d);
+	return kmt_stream_open_part(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, k, n, d);
+}
+
+static struct kmt_stream *open_stream(const struct job *j, struct kmt_diag *d)
+{
+	return analyse_stream(j, 0, 1, d);
+}
+
+/* The first thing of the stream, at @ts: the trace's start, and the window from it. */
+static void start_at(struct job *j, uint64_t ts)
+{
+	const struct kmt_analyse_opts *o = j->o;
+
+	j->started = true;
+	j->res.t0 = ts;
+	if (o && o->t0)
+		*o->t0 = j->res.t0;
+	if (o && o->t_start > 0)
+		j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
+	if (o && o->t_end >= 0)
+		j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
+}
+
+/*
+ * A marker at @ts on @cpu (of the job's buffer, or @other): a part passed
+ * over (@skip), events lost (@lost, -1 unknown), or the end of a CPU's
+ * recording cut short (@truncated).
+ */
+int take_marker(struct job *j, const struct kmt_skip *skip, bool other, int cpu, int64_t lost,
+		       bool truncated, uint64_t ts)
+{
+	if (!j->started)
+		start_at(j, ts);
+	if (skip)
+		return put_skip(j, skip, other, cpu) ? T_GO : T_FAIL;
+	if (other)
+		return put_marker(j, IT_ACCESS_LOST, cpu, lost, 0) ? T_GO : T_FAIL;
+	if (truncated && ts <= j->hi)
+		return put_marker(j, IT_TRUNCATED, cpu, -1, ts) ? T_GO : T_FAIL;
+	if (ts >= j->lo && ts <= j->hi)
+		return put_marker(j, IT_LOST, cpu, lost, ts) ? T_GO : T_FAIL;
+	return T_GO;
+}
+
+/* A record at @ts: counted, and the end of the window found. */
+int take_record(struct job *j, uint64_t ts)
+{
+	if (!j->started)
+		start_at(j, ts);
+	j->res.records++;
+	if (ts > j->hi) {
+		j->past_hi = true;
+		return T_STOP;
+	}
+	j->seen = ts;
+	return T_GO;
 }
 
 /* One record of the stream, decoded and cut to the window, into a batch. */
 static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 {
-	const struct kmt_analyse_opts *o = j->o;
 	enum item what;
 	struct kmt_event *ev;
 	struct batch *b;
 	size_t need;
 	int ret;
 
-	if (!j->started) {
-		j->started = true;
-		j->res.t0 = sr->rec.ts;
-		if (o && o->t0)
-			*o->t0 = j->res.t0;
-		if (o && o->t_start > 0)
-			j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
-		if (o && o->t_end >= 0)
-			j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
-	}
-	if (sr->skip)
-		return put_skip(j, sr) ? T_GO : T_FAIL;
-	if (sr->lost_marker && sr->buffer != j->buffer)
-		return put_marker(j, IT_ACCESS_LOST, sr->cpu, sr->lost, 0) ? T_GO : T_FAIL;
-	if (sr->lost_marker) {
-		if (sr->truncated && sr->rec.ts <= j->hi)
-			return put_marker(j, IT_TRUNCATED, sr->cpu, -1, sr->rec.ts) ? T_GO : T_FAIL;
-		if (sr->rec.ts >= j->lo && sr->rec.ts <= j->hi)
-			return put_marker(j, IT_LOST, sr->cpu, sr->lost, sr->rec.ts) ? T_GO : T_FAIL;
-		return T_GO;
-	}
-	j->res.records++;
-	if (sr->rec.ts > j->hi) {
-		j->past_hi = true;
-		return T_STOP;
-	}
-	j->seen = sr->rec.ts;
+	if (sr->skip || sr->lost_marker)
+		return take_marker(j, sr->skip, sr->buffer != j->buffer, sr->cpu, sr->lost, sr->truncated,
+				   sr->rec.ts);
+	if ((ret = take_record(j, sr->rec.ts)) != T_GO)
+		return ret;
 	if (j->raw)
 		return put_raw(j, sr, j->res.records) ? T_GO : T_FAIL;
 	/* Decoded in place, into the batch's next slot: no copy of the event. */
@@ -309,6 +335,10 @@ static void produce(struct job *j)
 	int ret, t = T_GO;
 	bool smp;
 
+	if (j->nparts) {
+		produce_parts(j);
+		return;
+	}
 	if (j->stats)
 		ovh = clock_cost(&per_call);
 	s = open_stream(j, &j->d);
@@ -390,7 +420,12 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 	st->merge_ns = smp ? (uint64_t)((double)own * (double)j->smp_merge / (double)smp) : own / 2;
 	st->decode_ns = own - st->merge_ns;
 	st->decode_thread = j->raw;
-	if (j->raw) {
+	st->decode_parts = (int)j->nparts;
+	if (j->nparts) {
+		/* The producer merges the parts; they read, inflate what no thread did, and decode. */
+		st->merge_ns = j->prod_ns;
+		st->decode_ns = j->parts_ns - MIN(j->parts_ns, inline_inflate);
+	} else if (j->raw) {
 		/* The producer merges and copies the records: all of it is the stream's; decoding is the thread's. */
 		st->merge_ns = own;
 		st->decode_ns = j->dec_ns;
@@ -465,9 +500,12 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	 * (check) sees those pages too; but the analysis then fails, and check
 	 * reads every CPU again on its own, its observed findings dropped.
 	 */
-	j->raw = j->threaded && j->nms > 1 && !pthread_create(&dth, NULL, decode_main, j);
+	j->nparts = parts_wanted(j);
+	j->parts_wake_at = PARTS_FAR;
+	j->raw = j->threaded && j->nms > 1 && !j->nparts && !pthread_create(&dth, NULL, decode_main, j);
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
 		j->threaded = false;
+		j->nparts = 0;
 		for (k = 1; k < j->nms; k++)
 			kmt_model_free(j->ms[k]);
 		j->nms = 1;
@@ -547,6 +585,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		kmt_analyse_result_release(res);
 	for (i = 0; i < NB; i++)
 		free(j->b[i].arena);
+	parts_free(j);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
 	free(j);

@@ -50,6 +50,7 @@ struct kmt_stream {
 	int nwaiting;			/* live inputs with no page yet */
 	uint64_t safe;			/* live: hand out nothing after this */
 	bool advance;			/* heap[0] was handed out: move it on */
+	int part, nparts;		/* a file's inputs i % nparts == part (kmt_stream_open_part()) */
 };
 
 /* The file source: input i is the stream's reader i. */
@@ -264,9 +265,10 @@ static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
 
 /*
  * A marker before a CPU's first record (a gap or a cut at the start of its
- * data) comes at the trace's first record, not at time 0.
+ * data) comes at the trace's first record, not at time 0: that of all
+ * the stream's inputs (start_ts()), or of all parts' (kmt_stream_set_start()).
  */
-static void start_markers(struct kmt_stream *s)
+static uint64_t start_ts(const struct kmt_stream *s)
 {
 	uint64_t start = UINT64_MAX;
 	int i;
@@ -281,6 +283,13 @@ static void start_markers(struct kmt_stream *s)
 		else if (c->head.ts)
 			start = MIN(start, c->head.ts);
 	}
+	return start;
+}
+
+static void start_markers(struct kmt_stream *s, uint64_t start)
+{
+	int i;
+
 	for (i = 0; start != UINT64_MAX && i < s->heap_n; i++) {
 		struct cpu_cur *c = &s->c[s->heap[i]];
 
@@ -292,7 +301,7 @@ static void start_markers(struct kmt_stream *s)
 	}
 }
 
-/* @n cursors and the heap, each input's first record read. */
+/* @n cursors and the heap, each input's first record read (a part: kmt_stream_set_start() heaps them). */
 static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffers,
 			const bool *truncated, int n, struct kmt_diag *d)
 {
@@ -321,19 +330,43 @@ static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffer
 		if (ret > 0)
 			s->heap[s->heap_n++] = s->n - 1;
 	}
-	start_markers(s);
+	if (s->nparts <= 1)
+		kmt_stream_set_start(s, start_ts(s));
+	return 0;
+}
+
+uint64_t kmt_stream_start_ts(const struct kmt_stream *s)
+{
+	return start_ts(s);
+}
+
+void kmt_stream_set_start(struct kmt_stream *s, uint64_t start)
+{
+	int i;
+
+	start_markers(s, start);
 	for (i = s->heap_n / 2 - 1; i >= 0; i--)
 		sift_down(s, i);
-	return 0;
+}
+
+int kmt_stream_input(const struct kmt_stream *s, int idx)
+{
+	return s->nparts > 1 ? idx * s->nparts + s->part : idx;
 }
 
 struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
 					   struct kmt_diag *d)
 {
+	return kmt_stream_open_part(f, buffers, nr, 0, 1, d);
+}
+
+struct kmt_stream *kmt_stream_open_part(struct kmt_file *f, const int *buffers, int nr, int part, int nparts,
+					struct kmt_diag *d)
+{
 	struct kmt_stream *s;
 	int *cpus = NULL, *bufs = NULL;
 	bool *trunc = NULL;
-	int i, j, n = 0, ret;
+	int i, j, n = 0, g = 0, ret;
 
 	for (j = 0; j < nr; j++) {
 		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
@@ -351,14 +384,18 @@ struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffer
 		goto fail;
 	}
 	s->src = (struct kmt_page_source){ file_next, file_skipped, file_where, file_offset, file_in_chunk, s };
+	s->part = part;
+	s->nparts = nparts;
 	for (n = 0, j = 0; j < nr; j++) {
 		const struct kmt_buffer *b = kmt_file_buffer(f, buffers[j]);
 
-		for (i = 0; i < b->nr_cpus; i++, n++) {
+		for (i = 0; i < b->nr_cpus; i++, g++) {
+			if (g % nparts != part)
+				continue;
 			cpus[n] = b->cpus[i].cpu;
 			bufs[n] = buffers[j];
 			trunc[n] = cpu_truncated(b, cpus[n]);
-			ret = kmt_cpu_reader_open(&s->r[n], f, buffers[j], i, d);
+			ret = kmt_cpu_reader_open(&s->r[n++], f, buffers[j], i, d);
 			if (ret)
 				goto fail;
 		}

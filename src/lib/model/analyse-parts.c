@@ -1,0 +1,420 @@
+/*
+ * The producer in parts (analyse-local.h). With the model in shards and a
+ * file of two CPUs and more, reading the stream is no longer one thread's
+ * work: P part threads each read, merge and decode the stream of a share
+ * of the CPUs (kmt_stream_open_part(): input i goes to part i % P) into
+ * batches of their own, and the producer merges the parts' items by
+ * (time, input index) — the one stream's order, as its heap breaks ties
+ * by input index too — into the job's batches. It does what take() does
+ * with each (the window, the record count, markers, the stop at a record
+ * that does not fit its format) and copies each event as it is; its
+ * strings and stack stay in the part's arena. So the serial stage left
+ * before the model is a merge of P ordered lists and a copy.
+ *
+ *   part threads: kmt_stream_next -> kmt_decode -> part batch
+ *   producer:     min over the parts' heads -> take -> job batch
+ *
+ * A part batch goes back to its part once the producer is done with it
+ * and every shard has taken the job's batches its events went into (the
+ * job's batch being filled then: fin). A producer that waits for a part
+ * first hands what it has, and the shards then take it without waiting
+ * for more (merge_waits), so no one waits on a batch no one will finish.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyse-local.h"
+
+#define PART_ARENA (256u << 10)
+
+unsigned int parts_wanted(const struct job *j)
+{
+	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) }, k, n = 0;
+	const char *env = getenv("KMT_PARTS");
+	int p = MIN(MAX(kmt_file_threads(j->f) / 4, 2), MAX_PARTS);
+
+	if (!j->threaded || j->nms < 2)
+		return 0;
+	for (k = 0; k < (bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1); k++)
+		n += kmt_file_buffer(j->f, bufs[k]) ? kmt_file_buffer(j->f, bufs[k])->nr_cpus : 0;
+	if (env && *env)
+		p = MIN(MAX(atoi(env), 1), MAX_PARTS);
+	p = MIN(p, n);
+	return p >= 2 ? (unsigned int)p : 0;
+}
+
+/* The part's batch being filled. */
+static struct pbatch *pfilling(struct part *p)
+{
+	return &p->b[p->prod % NBP];
+}
+
+/* Part batch @s is free again: the producer is done with it, and every shard with its events. */
+static bool released(const struct job *j, const struct part *p, unsigned int s)
+{
+	return (int)(p->taken - s) > 0 && j->prod - cons_min(j) < j->prod - p->fin[s % NBP];
+}
+
+/* Hand the part's batch over (and, @last, say it is the last); false: stop. */
+static bool part_hand(struct part *p, bool last)
+{
+	struct job *j = p->j;
+	struct pbatch *b = pfilling(p);
+	bool go;
+
+	pthread_mutex_lock(&j->mu);
+	if (b->n)
+		p->prod++;
+	if (last)
+		p->done = true;
+	if (j->merge_waits)
+		pthread_cond_broadcast(&j->cv);
+	while (!last && !j->parts_quit && p->prod >= NBP && !released(j, p, p->prod - NBP)) {
+		unsigned int s = p->prod - NBP;
+
+		/* Woken by the shards once they have taken the batch its events went into. */
+		if ((int)(p->taken - s) > 0 && (int)(p->fin[s % NBP] + 1 - j->parts_wake_at) < 0)
+			j->parts_wake_at = p->fin[s % NBP] + 1;
+		j->parts_wait++;
+		pthread_cond_wait(&j->cv, &j->mu);
+		j->parts_wait--;
+	}
+	go = !j->parts_quit;
+	pthread_mutex_unlock(&j->mu);
+	if (!last) {
+		/* (After the last, the next may still be the producer's.) */
+		b = pfilling(p);
+		b->n = 0;
+		b->used = 0;
+	}
+	return go;
+}
+
+/* A free item, with room for @need arena bytes; NULL: stop. */
+static struct pbatch *part_room(struct part *p, size_t need)
+{
+	struct pbatch *b = pfilling(p);
+
+	if ((b->n == PB || b->used + need > b->cap) && !part_hand(p, false))
+		return NULL;
+	b = pfilling(p);
+	if (need > b->cap) {
+		size_t cap = MAX(need, (size_t)PART_ARENA);
+		char *a = realloc(b->arena, cap);
+
+		if (!a) {
+			p->ret = kmt_diag_set(&p->d, -ENOMEM, "out of memory");
+			return NULL;
+		}
+		b->arena = a;
+		b->cap = cap;
+	}
+	return b;
+}
+
+static const void *pkeep(struct pbatch *b, const void *src, size_t len)
+{
+	char *to;
+
+	if (!len)
+		return src;
+	to = b->arena + b->used;
+	memcpy(to, src, len);
+	b->used += len;
+	return to;
+}
+
+static size_t ev_bytes(const struct kmt_event *ev)
+{
+	return ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
+}
+
+/* One thing of the part's stream into its batch; false: the part ends here. */
+static bool part_take(struct part *p, const struct kmt_srec *sr)
+{
+	struct pbatch *b = part_room(p, sr->skip ? sizeof(*sr->skip) : 0);
+	struct part_item *it;
+	struct kmt_event *ev;
+	int ret;
+
+	if (!b)
+		return false;
+	it = &b->it[b->n];
+	*it = (struct part_item){ .ts = sr->rec.ts, .input = (uint32_t)kmt_stream_input(p->s, sr->idx),
+				  .cpu = sr->cpu, .other = sr->buffer != p->j->buffer };
+	if (sr->skip || sr->lost_marker) {
+		it->what = sr->skip ? P_SKIP : P_LOST;
+		it->skip = sr->skip ? pkeep(b, sr->skip, sizeof(*sr->skip)) : NULL;
+		it->lost = sr->lost;
+		it->truncated = sr->truncated;
+		b->n++;
+		return true;
+	}
+	ev = &b->ev[b->n];
+	ret = kmt_decode(p->j->dec, &sr->rec, sr->cpu, ev);
+	if (ret < 0) {
+		p->ret = analyse_misfit(p->j, &p->d, ret, p->s, sr);
+		it->what = P_MISFIT;
+		b->n++;
+		return false;
+	}
+	it->what = ret ? P_EVENT : P_NONE;
+	if (ret && b->used + ev_bytes(ev) > b->cap) {
+		/* No room for its strings: by way of a copy, into the next batch. */
+		struct kmt_event tmp = *ev;
+		struct part_item ti = *it;
+
+		if (!(b = part_room(p, ev_bytes(&tmp))))
+			return false;
+		b->ev[b->n] = tmp;
+		b->it[b->n] = ti;
+		ev = &b->ev[b->n];
+	}
+	if (ret) {
+		ev->name = pkeep(b, ev->name, ev->name_len);
+		ev->str2 = pkeep(b, ev->str2, ev->str2_len);
+		ev->stack = pkeep(b, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
+	}
+	b->n++;
+	return true;
+}
+
+static void *part_main(void *arg)
+{
+	struct part *p = arg;
+	uint64_t c0 = p->j->stats ? kmt_thread_cpu_ns() : 0, ts = 0;
+	uint32_t input = 0;
+	struct kmt_srec sr;
+	int ret;
+
+	for (;;) {
+		ret = kmt_stream_next(p->s, &sr, &p->d);
+		if (ret < 0) {
+			/* Met on moving past its last record: it comes right after that. */
+			struct pbatch *b = part_room(p, 0);
+
+			p->ret = ret;
+			if (b)
+				b->it[b->n++] = (struct part_item){ .ts = ts, .input = input, .what = P_END };
+			break;
+		}
+		if (!ret || !part_take(p, &sr))
+			break;
+		ts = sr.rec.ts;
+		input = (uint32_t)kmt_stream_input(p->s, sr.idx);
+	}
+	part_hand(p, true);
+	if (p->j->stats)
+		p->ns = kmt_thread_cpu_ns() - c0;
+	return NULL;
+}
+
+/*
+ * The producer's next item of part @p, once its batch has one; NULL when
+ * the part has no more. A batch done with goes back (as soon as the
+ * shards have taken its events).
+ */
+static const struct part_item *next_batch(struct job *j, struct part *p)
+{
+	pthread_mutex_lock(&j->mu);
+	if (p->taken != p->seen) {
+		/* The job's batch being filled, unless its events went into none (then the last handed). */
+		p->fin[p->taken % NBP] = filling(j)->n ? j->prod : j->prod - 1;
+		p->taken++;
+		p->cur = 0;
+		if (j->parts_wait)
+			pthread_cond_broadcast(&j->cv);
+	}
+	if (p->taken == p->prod && !p->done && !j->stop) {
+		/* Nothing to merge from it yet: what is filled goes now, and is taken as it is. */
+		pthread_mutex_unlock(&j->mu);
+		if (!hand(j))
+			return NULL;
+		pthread_mutex_lock(&j->mu);
+		j->merge_waits = true;
+		pthread_cond_broadcast(&j->cv);
+		while (p->taken == p->prod && !p->done && !j->stop)
+			pthread_cond_wait(&j->cv, &j->mu);
+		j->merge_waits = false;
+	}
+	p->seen = p->prod;
+	pthread_mutex_unlock(&j->mu);
+	if (p->taken == p->seen)
+		return NULL;
+	return &p->b[p->taken % NBP].it[p->cur];
+}
+
+static inline const struct part_item *head(struct job *j, struct part *p)
+{
+	struct pbatch *b = &p->b[p->taken % NBP];
+
+	if (p->taken != p->seen && p->cur < b->n)
+		return &b->it[p->cur];
+	return next_batch(j, p);
+}
+
+/* What part @p's item @it is to the job; T_GO to go on. */
+static int take_part(struct job *j, struct part *p, const struct part_item *it)
+{
+	const struct kmt_event *ev;
+	struct batch *b;
+	enum item what;
+	int t;
+
+	switch (it->what) {
+	case P_SKIP:
+	case P_LOST:
+		return take_marker(j, it->skip, it->other, it->cpu, it->lost, it->truncated, it->ts);
+	case P_END:
+		j->ret = p->ret;
+		j->d = p->d;
+		return T_STOP;
+	default:
+		break;
+	}
+	if ((t = take_record(j, it->ts)) != T_GO)
+		return t;
+	if (it->what == P_MISFIT) {
+		j->ret = p->ret;
+		j->d = p->d;
+		return T_STOP;
+	}
+	if (it->what == P_NONE)
+		return T_GO;
+	ev = &p->b[p->taken % NBP].ev[p->cur];
+	what = decoded_as(1, it->ts < j->lo, ev->kind);
+	if (what == IT_SKIP)
+		return T_GO;
+	b = filling(j);
+	if (b->n == BATCH && !(b = room(j, 0)))
+		return T_FAIL;
+	b->ev[b->n] = *ev;
+	b->what[b->n++] = (uint8_t)what;
+	return T_GO;
+}
+
+static inline bool before(const struct part_item *a, const struct part_item *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->input < b->input);
+}
+
+/*
+ * Part @p's items from @it on, as long as they come before (@ts, @input),
+ * the least of the other parts' heads, within its batch. T_GO to go on.
+ */
+static int take_run(struct job *j, struct part *p, const struct part_item *it, uint64_t ts, uint32_t input)
+{
+	const struct pbatch *b = &p->b[p->taken % NBP];
+	int t;
+
+	for (;;) {
+		if ((t = take_part(j, p, it)) != T_GO)
+			return t;
+		if (++p->cur >= b->n)
+			return T_GO;
+		it = &b->it[p->cur];
+		if (it->ts > ts || (it->ts == ts && it->input > input))
+			return T_GO;
+	}
+}
+
+/* The parts' streams, each on a thread: false (with j->ret) if they could not all start. */
+static bool parts_start(struct job *j)
+{
+	uint64_t start = UINT64_MAX;
+	unsigned int k;
+
+	j->parts = calloc(j->nparts, sizeof(*j->parts));
+	if (!j->parts) {
+		j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
+		return false;
+	}
+	/* All open here, on one thread: a file's readers join its inflating pool as they open. */
+	for (k = 0; k < j->nparts; k++) {
+		struct part *p = &j->parts[k];
+
+		p->j = j;
+		if (!(p->s = analyse_stream(j, (int)k, (int)j->nparts, &j->d))) {
+			j->ret = j->d.err ? j->d.err : -EINVAL;
+			return false;
+		}
+		start = MIN(start, kmt_stream_start_ts(p->s));
+	}
+	for (k = 0; k < j->nparts; k++)
+		kmt_stream_set_start(j->parts[k].s, start);
+	for (k = 0; k < j->nparts; k++) {
+		struct part *p = &j->parts[k];
+
+		if (pthread_create(&p->th, NULL, part_main, p)) {
+			j->ret = kmt_diag_set(&j->d, -EAGAIN, "cannot start a thread");
+			return false;
+		}
+		p->running = true;
+	}
+	return true;
+}
+
+void produce_parts(struct job *j)
+{
+	uint64_t c0 = j->stats ? kmt_thread_cpu_ns() : 0;
+	const struct part_item *h[MAX_PARTS];
+	struct part *act[MAX_PARTS];
+	unsigned int na = 0, k;
+	int t = T_GO;
+
+	if (parts_start(j)) {
+		for (k = 0; k < j->nparts; k++)
+			if ((h[na] = head(j, &j->parts[k])))
+				act[na++] = &j->parts[k];
+		while (na && t == T_GO) {
+			unsigned int best = 0, next = UINT32_MAX;
+			uint64_t next_ts = UINT64_MAX;
+
+			for (k = 1; k < na; k++)
+				if (before(h[k], h[best]))
+					best = k;
+			/* The least of the others: up to it, the best part's items go without a look at them. */
+			for (k = 0; k < na; k++)
+				if (k != best && (h[k]->ts < next_ts || (h[k]->ts == next_ts && h[k]->input < next))) {
+					next_ts = h[k]->ts;
+					next = h[k]->input;
+				}
+			t = take_run(j, act[best], h[best], next_ts, next);
+			if (t == T_GO && !(h[best] = head(j, act[best]))) {
+				act[best] = act[--na];
+				h[best] = h[na];
+			}
+		}
+		/* What is left in hand goes too (or is dropped if the model stopped). */
+		if (t != T_FAIL)
+			hand(j);
+	}
+	pthread_mutex_lock(&j->mu);
+	j->parts_quit = true;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	for (k = 0; j->parts && k < j->nparts; k++) {
+		struct part *p = &j->parts[k];
+
+		if (p->running)
+			pthread_join(p->th, NULL);
+		kmt_stream_close(p->s);
+		p->s = NULL;
+		j->parts_ns += p->ns;
+	}
+	if (j->stats)
+		j->prod_ns = kmt_thread_cpu_ns() - c0;
+}
+
+/* After the shards: their batches pointed into the parts' arenas. */
+void parts_free(struct job *j)
+{
+	unsigned int k, i;
+
+	for (k = 0; j->parts && k < j->nparts; k++)
+		for (i = 0; i < NBP; i++)
+			free(j->parts[k].b[i].arena);
+	free(j->parts);
+	j->parts = NULL;
+}
