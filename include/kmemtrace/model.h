@@ -551,9 +551,8 @@ struct kmt_analyse_stats {
 	int inflate_threads;		/* threads inflating the CPUs' data (0: inline) */
 	bool model_thread;		/* the model ran on a thread apart from the producer */
 	int model_shards;		/* ... in this many shards, a thread each */
-	bool decode_thread;		/* decoding on a thread of its own (with shards) */
-	int decode_parts;		/* ... or reading and decoding in this many parts, a thread each,
-					   merged by the producer (merge_ns) */
+	int decode_parts;		/* with shards: reading and decoding in this many parts, a thread
+					   each (decode_ns), merged by the producer (merge_ns) */
 };
 
 struct kmt_analyse_result {

@@ -362,10 +362,8 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 		stats_line("read+decode", st->decode_ns, n, where);
 		stats_line("merge", st->merge_ns, n, "producer thread, of the parts: serial");
 	} else {
-		stats_line("stream merge", st->merge_ns, n, st->decode_thread ?
-			   "producer thread, copying records: serial" : "producer thread: serial");
-		stats_line("decode", st->decode_ns, n, st->decode_thread ? "decode thread: serial" :
-			   "producer thread: serial");
+		stats_line("stream merge", st->merge_ns, n, "producer thread: serial");
+		stats_line("decode", st->decode_ns, n, "producer thread: serial");
 	}
 	snprintf(where, sizeof(where), "%d shards on threads (-j): parallel", st->model_shards);
 	stats_line("model", st->model_ns, n, st->model_shards > 1 ? where : st->model_thread ?

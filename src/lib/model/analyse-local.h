@@ -28,35 +28,20 @@
 #define LOW_CHAIN (LOW / 2)
 
 /*
- * What an item of a batch is: an event for the model, a marker, or (with
- * a decoder thread) a record still to decode — in the window, or before it
- * (then only task names matter) — or one that decoded to nothing.
+ * What an item of a batch is: an event for the model, a task's name
+ * before the window (only names matter there), a marker, or nothing.
  */
-enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP, IT_RAW, IT_RAW_EARLY, IT_SKIP };
-
-/* A record still to decode (raw): its bytes are in the batch's arena. */
-struct raw_rec {
-	uint64_t ts;
-	const uint8_t *data;
-	uint32_t len;
-	int32_t cpu;
-};
+enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP, IT_SKIP };
 
 struct batch {
-	/*
-	 * markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc;
-	 * raw records: decoded into ev from raw (the producer writes 24 bytes
-	 * an item, not two lines of an event the decoder's core has last)
-	 */
+	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
 	struct kmt_event ev[BATCH];
-	struct raw_rec raw[BATCH];
 	uint8_t what[BATCH];
 	/* sharded: where shard 0 sent each item (a shard, or ROUTE_ALL), and what it decided */
 	uint8_t to[BATCH];
 	struct model_route route[BATCH];
 	unsigned int n;
-	uint64_t rec0;			/* raw records: the first one's number (they follow) */
-	char *arena;			/* the events' strings and stacks (raw: records) */
+	char *arena;			/* the events' strings and stacks (not in parts: theirs) */
 	size_t used, cap;
 };
 
@@ -121,8 +106,8 @@ struct part {
 	bool running;
 };
 
-/* The stages that wait for batches: the decoder thread, shard 0, the other shards. */
-enum { W_DECODER, W_ZERO, W_REST, W_NR };
+/* The stages that wait for batches: shard 0, the other shards. */
+enum { W_ZERO, W_REST, W_NR };
 
 struct job {
 	struct kmt_file *f;
@@ -138,17 +123,6 @@ struct job {
 	int ret;			/* the producer's: 0 or an error */
 	uint64_t lo, hi, seen;		/* the window; the last record's time */
 	bool started, past_hi;
-	/*
-	 * With shards, records are decoded on a thread of their own (raw):
-	 * the producer only merges and copies them. A record that does not
-	 * fit its format stops it there: its number, and decode's error.
-	 */
-	bool raw;
-	unsigned int decoded;		/* batches decoded */
-	bool dec_done, dec_failed;
-	uint64_t dec_rec;
-	int dec_ret;
-	uint64_t dec_ns;		/* the decoder thread's CPU, with stats */
 	/* consumer */
 	int mret;			/* -ENOMEM once the model failed */
 	uint64_t fed;			/* events the model took */
@@ -218,8 +192,6 @@ struct shard_arg {
 	unsigned int k;
 };
 void *consume_main(void *arg);
-/* The decoder thread (arg: the job). */
-void *decode_main(void *arg);
 
 #pragma GCC visibility pop
 

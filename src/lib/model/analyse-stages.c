@@ -1,10 +1,9 @@
 /*
- * The stages of kmt_analyse() after the producer (analyse-local.h): the
- * decoder thread (with shards: records are decoded here, not by the
- * producer), shard 0 and the other shards (model-shard.c), each a
- * consumer of the ring of batches, each waiting for the stage before it:
+ * The stages of kmt_analyse() after the producer (analyse-local.h): shard
+ * 0 and the other shards (model-shard.c), each a consumer of the ring of
+ * batches, each waiting for the stage before it:
  *
- *   producer -> [decoder] -> shard 0 -> shards 1..N-1
+ *   producer (or the parts' merge: analyse-parts.c) -> shard 0 -> shards 1..N-1
  *
  * A batch is free again for the producer once every shard has taken it.
  */
@@ -136,9 +135,9 @@ static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned i
  */
 void consume_all(struct job *j, unsigned int k)
 {
-	const unsigned int *src = k ? &j->cons[0] : j->raw ? &j->decoded : &j->prod;
-	const bool *last = k ? &j->zero_done : j->raw ? &j->dec_done : &j->done;
-	unsigned int low = k || j->raw ? LOW_CHAIN : LOW;
+	const unsigned int *src = k ? &j->cons[0] : &j->prod;
+	const bool *last = k ? &j->zero_done : &j->done;
+	unsigned int low = k ? LOW_CHAIN : LOW;
 
 	for (;;) {
 		struct batch *b;
@@ -180,75 +179,6 @@ void *consume_main(void *arg)
 	struct shard_arg *a = arg;
 
 	consume_all(a->j, a->k);
-	return NULL;
-}
-
-/*
- * The records of @b decoded in place: a record's strings and stack stay
- * in the batch's arena, where the producer copied it. Before the window,
- * only task names are kept. One that does not fit its format ends the
- * batch and the analysis there (kmt_analyse() says which it was).
- */
-static void decode_batch(struct job *j, struct batch *b)
-{
-	uint64_t rec = b->rec0;
-	unsigned int i;
-
-	for (i = 0; i < b->n; i++) {
-		struct kmt_event *ev = &b->ev[i];
-		const struct raw_rec *w = &b->raw[i];
-		struct kmt_rec r;
-		int ret;
-
-		if (b->what[i] != IT_RAW && b->what[i] != IT_RAW_EARLY)
-			continue;
-		r = (struct kmt_rec){ .ts = w->ts, .data = w->data, .len = w->len };
-		ret = kmt_decode(j->dec, &r, w->cpu, ev);
-		if (ret < 0) {
-			j->dec_rec = rec;
-			j->dec_ret = ret;
-			j->dec_failed = true;
-			b->n = i;
-			return;
-		}
-		rec++;
-		b->what[i] = (uint8_t)decoded_as(ret, b->what[i] == IT_RAW_EARLY, ev->kind);
-	}
-}
-
-void *decode_main(void *arg)
-{
-	struct job *j = arg;
-	uint64_t c0 = j->stats ? kmt_thread_cpu_ns() : 0;
-
-	for (;;) {
-		struct batch *b;
-
-		pthread_mutex_lock(&j->mu);
-		stage_wait(j, W_DECODER, &j->prod, j->decoded, LOW_CHAIN, &j->done);
-		if (j->decoded == j->prod || j->stop) {
-			j->dec_done = true;
-			pthread_cond_broadcast(&j->cv);
-			pthread_mutex_unlock(&j->mu);
-			break;
-		}
-		b = &j->b[j->decoded % NB];
-		pthread_mutex_unlock(&j->mu);
-		decode_batch(j, b);
-		pthread_mutex_lock(&j->mu);
-		j->decoded++;
-		if (j->dec_failed) {
-			/* Nothing after it: shard 0 takes this batch and ends. */
-			j->dec_done = true;
-			pthread_cond_broadcast(&j->cv);
-			pthread_mutex_unlock(&j->mu);
-			break;
-		}
-		stage_wake(j, W_ZERO, j->decoded);
-		pthread_mutex_unlock(&j->mu);
-	}
-	if (j->stats)
-		j->dec_ns = kmt_thread_cpu_ns() - c0;
 	return NULL;
 }
 

@@ -8,10 +8,11 @@
  *   consumer: batch -> kmt_model_events (no copies) -> o->each
  *
  * With -j 4 and more the model is in shards (model-shard.c), a consumer
- * each, and the producer copies the records and leaves decoding to a
- * thread of its own (analyse-stages.c): producer -> decoder -> shard 0
- * -> the other shards. Batches go round a ring of NB; the model, the slow
- * stage, never waits for the decoder unless the decoder is slower; a side
+ * each (analyse-stages.c), and on a file of two CPUs and more the stream
+ * is read and decoded in parts, a thread each, that the producer merges
+ * (analyse-parts.c): parts -> producer -> shard 0 -> the other shards.
+ * Batches go round a ring of NB; the model, the slow
+ * stage, never waits for the producer unless the producer is slower; a side
  * that has to wait sleeps until the ring is half full (or half empty)
  * again, so a wake-up costs once per NB / 2 batches, not once per batch.
  * On one thread the producer hands each full batch straight to the
@@ -56,7 +57,7 @@ bool hand(struct job *j)
 	} else {
 		pthread_mutex_lock(&j->mu);
 		j->prod++;
-		stage_wake(j, j->raw ? W_DECODER : W_ZERO, j->prod);
+		stage_wake(j, W_ZERO, j->prod);
 		if (j->prod - cons_min(j) >= NB) {
 			/* Full: wait for room for several, not one (fewer wake-ups). */
 			j->prod_waits = true;
@@ -64,15 +65,13 @@ bool hand(struct job *j)
 				pthread_cond_wait(&j->cv, &j->mu);
 			j->prod_waits = false;
 		}
-		/* A record the decoder could not decode ends it all there. */
-		go = !j->stop && !j->dec_failed;
+		go = !j->stop;
 		pthread_mutex_unlock(&j->mu);
 	}
 	/* The next to fill: this one again on one thread, else one the consumer is done with. */
 	b = filling(j);
 	b->n = 0;
 	b->used = 0;
-	b->rec0 = 0;
 	return go;
 }
 
@@ -161,28 +160,6 @@ static bool put_skip(struct job *j, const struct kmt_skip *g, bool other, int cp
 	if (!put_marker(j, IT_GAP, cpu, -1, g->ts_from))
 		return false;
 	filling(j)->ev[filling(j)->n - 1].bytes_alloc = g->ts_to;
-	return true;
-}
-
-/*
- * With a decoder thread: the record as it is, into the arena, for the
- * decoder (number @rec: they follow each other in a batch).
- */
-static bool put_raw(struct job *j, const struct kmt_srec *sr, uint64_t rec)
-{
-	struct batch *b = room(j, sr->rec.len);
-	struct raw_rec *r;
-
-	if (!b)
-		return false;
-	if (!b->rec0)
-		b->rec0 = rec;
-	r = &b->raw[b->n];
-	r->ts = sr->rec.ts;
-	r->cpu = sr->cpu;
-	r->data = keep(b, sr->rec.data, sr->rec.len);
-	r->len = sr->rec.len;
-	b->what[b->n++] = (uint8_t)(sr->rec.ts < j->lo ? IT_RAW_EARLY : IT_RAW);
 	return true;
 }
 
@@ -278,8 +255,6 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 				   sr->rec.ts);
 	if ((ret = take_record(j, sr->rec.ts)) != T_GO)
 		return ret;
-	if (j->raw)
-		return put_raw(j, sr, j->res.records) ? T_GO : T_FAIL;
 	/* Decoded in place, into the batch's next slot: no copy of the event. */
 	b = filling(j);
 	if (b->n == BATCH && !hand(j))
@@ -419,49 +394,12 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 	own -= MIN(own, inline_inflate + (j->threaded ? 0 : j->model_ns));
 	st->merge_ns = smp ? (uint64_t)((double)own * (double)j->smp_merge / (double)smp) : own / 2;
 	st->decode_ns = own - st->merge_ns;
-	st->decode_thread = j->raw;
 	st->decode_parts = (int)j->nparts;
 	if (j->nparts) {
 		/* The producer merges the parts; they read, inflate what no thread did, and decode. */
 		st->merge_ns = j->prod_ns;
 		st->decode_ns = j->parts_ns - MIN(j->parts_ns, inline_inflate);
-	} else if (j->raw) {
-		/* The producer merges and copies the records: all of it is the stream's; decoding is the thread's. */
-		st->merge_ns = own;
-		st->decode_ns = j->dec_ns;
 	}
-}
-
-/*
- * The decoder thread found record @j->dec_rec not to fit its format: the
- * analysis ends there with what the producer would have said, found by a
- * second walk of the stream to it (the first has gone on).
- */
-static void raw_failed(struct job *j)
-{
-	struct kmt_diag d = { 0 };
-	struct kmt_stream *s = open_stream(j, &d);
-	struct kmt_srec sr;
-	uint64_t n = 0;
-	size_t skips = 0;
-
-	while (s && kmt_stream_next(s, &sr, &d) > 0) {
-		if (sr.skip)
-			skips++;
-		else if (!sr.lost_marker && ++n == j->dec_rec)
-			break;
-	}
-	if (!s || n != j->dec_rec) {
-		j->ret = kmt_diag_set(&j->d, j->dec_ret, "%s: a record does not fit its format",
-				      kmt_file_info(j->f)->path);
-	} else {
-		misfit(j, j->dec_ret, s, &sr);
-		j->res.records = n;
-		j->seen = sr.rec.ts;
-		j->past_hi = false;
-		j->res.nr_skipped = MIN(j->res.nr_skipped, skips);
-	}
-	kmt_stream_close(s);
 }
 
 void kmt_analyse_result_release(struct kmt_analyse_result *res)
@@ -477,7 +415,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 {
 	struct job *j = calloc(1, sizeof(*j));
 	struct shard_arg sa[MAX_SHARDS];
-	pthread_t th, dth, sth[MAX_SHARDS];
+	pthread_t th, sth[MAX_SHARDS];
 	uint64_t inflated[2];
 	unsigned int k, started = 1;
 	int ret, i;
@@ -486,7 +424,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	if (!j)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
-			   .stats = o && o->stats, .wake_at = { UINT64_MAX, UINT64_MAX, UINT64_MAX } };
+			   .stats = o && o->stats, .wake_at = { UINT64_MAX, UINT64_MAX } };
 	inflated[0] = kmt_file_inflate_ns(f, true);
 	inflated[1] = kmt_file_inflate_ns(f, false);
 	pthread_mutex_init(&j->mu, NULL);
@@ -495,14 +433,14 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
 	/*
-	 * With shards, decoding on a thread of its own. The producer reads on
-	 * past a record the decoder then finds broken, and a page observer
-	 * (check) sees those pages too; but the analysis then fails, and check
-	 * reads every CPU again on its own, its observed findings dropped.
+	 * With shards, reading and decoding in parts. A part reads on past a
+	 * record another part then finds broken, and a page observer (check)
+	 * sees those pages too (each CPU's on its part's thread); but the
+	 * analysis then fails, and check reads every CPU again on its own,
+	 * its observed findings dropped.
 	 */
 	j->nparts = parts_wanted(j);
 	j->parts_wake_at = PARTS_FAR;
-	j->raw = j->threaded && j->nms > 1 && !j->nparts && !pthread_create(&dth, NULL, decode_main, j);
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
 		j->threaded = false;
 		j->nparts = 0;
@@ -510,14 +448,6 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			kmt_model_free(j->ms[k]);
 		j->nms = 1;
 		kmt_model_shard(m, 0, 1);
-		if (j->raw) {
-			pthread_mutex_lock(&j->mu);
-			j->stop = true;
-			pthread_cond_broadcast(&j->cv);
-			pthread_mutex_unlock(&j->mu);
-			pthread_join(dth, NULL);
-			j->raw = j->stop = false;
-		}
 	}
 	if (j->threaded) {
 		/* Shards 1.. on threads of their own, shard 0 on this one. */
@@ -540,10 +470,6 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		pthread_cond_broadcast(&j->cv);
 		pthread_mutex_unlock(&j->mu);
 		pthread_join(th, NULL);
-		if (j->raw)
-			pthread_join(dth, NULL);
-		if (j->dec_failed)
-			raw_failed(j);	/* before anything the producer met after it */
 	} else {
 		produce(j);
 	}
