@@ -46,7 +46,7 @@ KMT_TESTDATA=${KMT_TESTDATA:-$here/../tests/data} "$SYNTH" wide "$tmp/wide.dat" 
 for i in $(seq 1 "$ROUNDS"); do
 	for w in one:$f wide:$tmp/wide.dat; do
 		KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" report --stats "${w#*:}" > /dev/null 2> "$tmp/s" || exit 1
-		sed -n '3,9p' "$tmp/s" | sed 's/stream merge/stream-merge/; s/^    shard 0/  shard-0/' |
+		sed -n '3,9p' "$tmp/s" | sed 's/^    shard 0/  shard-0/' |
 			while read -r name _ ns _; do echo "$ns" >> "$tmp/${w%%:*}.$name"; done
 	done
 done
@@ -81,12 +81,13 @@ echo "$(fmt "$w1") s, 2 shards $(fmt "$w2") s (wall, $(ratio "$w2" "$w1")×); CP
 echo "$(fmt "$(r cpu.2)") s; model ns/event $(r model.1) (one thread) vs $(r model.2) (both shards; shard 0"
 echo "$(r shard0.2))."
 echo
+# The serial stage that binds: the larger of the merge of the parts and shard 0.
+bound() { awk -v a="$(r "$1.merge")" -v b="$(r "$1.shard-0")" 'BEGIN { print (a > b ? a : b) }'; }
 echo "The stages with 3 shards under taskset -c 0 (one core: no stage waits on another), medians of"
-echo "$ROUNDS, ns per event: read+inflate $(r one.read+inflate), producer (merge and copy) $(r one.stream-merge),"
-echo "decoder $(r one.decode), shard 0 $(r one.shard-0), all shards $(r one.model). With enough cores the slowest"
-echo "serial stage binds: 1e9 / $(r one.stream-merge) = $(awk -v p="$(r one.stream-merge)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s (the producer) for this file, whose data is 2 CPUs'."
+echo "$ROUNDS, ns per event: read+inflate $(r one.read+inflate), read and decode in 2 parts $(r one.read+decode)"
+echo "(parallel), their merge $(r one.merge), shard 0 $(r one.shard-0), all shards $(r one.model). With enough cores the"
+echo "slowest serial stage binds: 1e9 / $(bound one) = $(awk -v p="$(bound one)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s for this file, whose data is 2 CPUs'."
 echo
-echo "The same on kmt-synth's 48-CPU trace ($STEPS steps, a stack after every allocation): the merge"
-echo "over 48 CPUs costs more per record: read+inflate $(r wide.read+inflate), producer $(r wide.stream-merge), decoder"
-echo "$(r wide.decode), shard 0 $(r wide.shard-0), all shards $(r wide.model): 1e9 / $(r wide.stream-merge) = $(awk -v p="$(r wide.stream-merge)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s for a"
-echo "machine of that many CPUs."
+echo "The same on kmt-synth's 48-CPU trace ($STEPS steps, a stack after every allocation): read+inflate"
+echo "$(r wide.read+inflate), read and decode in 2 parts $(r wide.read+decode), their merge $(r wide.merge), shard 0 $(r wide.shard-0), all"
+echo "shards $(r wide.model): 1e9 / $(bound wide) = $(awk -v p="$(bound wide)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s for a machine of that many CPUs."

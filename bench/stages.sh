@@ -30,9 +30,9 @@ STAGES="read+inflate stream-merge decode model output other"
 one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*
 	local c=$1
 	case $c in
-	threads) set -- "$KMT";;
+	threads) set -- env KMT_MODEL_SHARDS=1 "$KMT";;	# one model (shards: bench/shards.sh)
 	single) set -- env KMT_NO_THREADS=1 "$KMT";;
-	core0) set -- taskset -c 0 "$KMT";;
+	core0) set -- env KMT_MODEL_SHARDS=1 taskset -c 0 "$KMT";;
 	base) set -- "$BASE";;
 	base1) set -- env KMT_NO_THREADS=1 "$BASE";;
 	new) set -- "$KMT";;

@@ -188,6 +188,7 @@ static void *part_main(void *arg)
 	struct kmt_srec sr;
 	int ret;
 
+	pthread_setname_np(pthread_self(), "kmt-part");
 	for (;;) {
 		ret = kmt_stream_next(p->s, &sr, &p->d);
 		if (ret < 0) {

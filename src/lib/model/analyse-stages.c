@@ -178,6 +178,7 @@ void *consume_main(void *arg)
 {
 	struct shard_arg *a = arg;
 
+	pthread_setname_np(pthread_self(), "kmt-shard");
 	consume_all(a->j, a->k);
 	return NULL;
 }

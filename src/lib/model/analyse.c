@@ -369,6 +369,7 @@ static void *produce_main(void *arg)
 {
 	struct job *j = arg;
 
+	pthread_setname_np(pthread_self(), "kmt-producer");
 	produce(j);
 	pthread_mutex_lock(&j->mu);
 	j->done = true;

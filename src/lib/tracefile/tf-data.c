@@ -290,6 +290,7 @@ static void *pool_main(void *arg)
 {
 	struct tf_pool *p = arg;
 
+	pthread_setname_np(pthread_self(), "kmt-inflate");
 	pthread_mutex_lock(&p->mu);
 	while (!p->quit) {
 		struct kmt_cpu_reader *r = pool_pick(p);
