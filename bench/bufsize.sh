@@ -28,7 +28,7 @@ run_cfg() {	# mode:kb round
 	case $mode in
 	sys|F)
 		"$KMT" record -q $([ "$mode" = F ] && echo -F) -b "$kb" -o "$tmp/k.dat" -- "${WL[@]}" 3> "$tmp/t"
-		"$KMT" info "$tmp/k.dat" > "$tmp/info"
+		"$KMT" info "$tmp/k.dat" | tr -d , > "$tmp/info"
 		LOST[$1,$i]=$(awk '$1 == "all" { print $5 }' "$tmp/info" | tr -d ,)
 		EV[$1,$i]=$(awk '$1 == "all" { print $2 }' "$tmp/info" | tr -d ,) ;;
 	top)

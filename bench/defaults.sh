@@ -28,7 +28,7 @@ run_cfg() {	# cfg round
 	*-record)
 		"$k" record -q -o "$tmp/k.dat" -- "${WL[@]}" 3> "$tmp/t"
 		t1=$(now)
-		"$k" info "$tmp/k.dat" > "$tmp/info"
+		"$k" info "$tmp/k.dat" | tr -d , > "$tmp/info"
 		LOST[$cfg,$i]=$(awk '$1 == "all" { print $5 }' "$tmp/info" | tr -d ,)
 		SET[$cfg]=$(grep -o 'buffer [0-9]* KiB per CPU[^;]*\(; hold [0-9]* MiB\)\?' "$tmp/info") ;;
 	*-top)

@@ -54,8 +54,8 @@ wait "$pid"; rc=$?
 kpid=
 peak=$(cat "$tmp/peak")
 pid=
-ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
-lost=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $5 }')
+ev=$("$KMT" info "$tmp/k.dat" | tr -d , | awk '$1 == "all" { print $2 }')
+lost=$("$KMT" info "$tmp/k.dat" | tr -d , | awk '$1 == "all" { print $5 }')
 size=$(stat -c %s "$tmp/k.dat")
 
 cat <<MD

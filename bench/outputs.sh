@@ -19,7 +19,7 @@ W="hackbench -g 4 -l $LOOPS"
 echo "outputs bench: recording $W twice" >&2
 "$KMT" record -q -o "$tmp/k.dat" -- $W > /dev/null 2>&1
 "$KMT" record -q -o "$tmp/k2.dat" -- $W > /dev/null 2>&1
-ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
+ev=$("$KMT" info "$tmp/k.dat" | tr -d , | awk '$1 == "all" { print $2 }')
 
 # sqlite's own floor for the export: the same object rows copied inside
 # sqlite (no analysis, no binding of values), into a table of the same

@@ -42,7 +42,7 @@ run_cfg() {	# cfg -> sets W[cfg,i] C[cfg,i]
 		t1=$(now)
 		tot_km+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
 		TOT[kmemtrace,$i]=${tot_km[-1]}
-		"$KMT" info "$tmp/k.dat" > "$tmp/info"
+		"$KMT" info "$tmp/k.dat" | tr -d , > "$tmp/info"
 		ev_km+=("$(awk '$1 == "all" { print $2 }' "$tmp/info")")
 		lost_km+=("$(awk '$1 == "all" { print $5 }' "$tmp/info")")
 		raw_km+=("$(awk '$1 ~ /^[0-9]+$/ { p += $3 } END { print p * 4096 }' "$tmp/info")")

@@ -24,8 +24,8 @@ echo "report bench: recording $W twice" >&2
 "$KMT" record -q -o "$tmp/k.dat" -- $W > /dev/null 2>&1
 "$KMT" record -q -o "$tmp/half.dat" -- hackbench -g 4 -l $((LOOPS / 2)) > /dev/null 2>&1
 perf kmem record -o "$tmp/perf.data" -- $W > /dev/null 2> "$tmp/perf.rec"
-ev=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
-ev_half=$("$KMT" info "$tmp/half.dat" | awk '$1 == "all" { print $2 }')
+ev=$("$KMT" info "$tmp/k.dat" | tr -d , | awk '$1 == "all" { print $2 }')
+ev_half=$("$KMT" info "$tmp/half.dat" | tr -d , | awk '$1 == "all" { print $2 }')
 smp=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 lost=$(grep -o 'lost [0-9.]*%' "$tmp/perf.rec" | head -n1)
 

@@ -63,8 +63,8 @@ run_cfg() {	# cfg round
 		esac
 		t1=$(now)
 		TOT[$cfg,$i]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-		EV[$cfg,$i]=$("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $2 }')
-		EV[$cfg,$i]="${EV[$cfg,$i]} lost $("$KMT" info "$tmp/k.dat" | awk '$1 == "all" { print $5 }')"
+		EV[$cfg,$i]=$("$KMT" info "$tmp/k.dat" | tr -d , | awk '$1 == "all" { print $2 }')
+		EV[$cfg,$i]="${EV[$cfg,$i]} lost $("$KMT" info "$tmp/k.dat" | tr -d , | awk '$1 == "all" { print $5 }')"
 		SZ[$cfg,$i]=$(stat -c %s "$tmp/k.dat") ;;
 	esac
 	read -r W[$cfg,$i] C[$cfg,$i] < "$tmp/t"

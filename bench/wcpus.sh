@@ -22,7 +22,7 @@ if [ -z "$PAGES" ]; then	# 128 MiB of CPU 0's pages of a fresh hackbench recordi
 	PAGES=/dev/shm/kmt-wcpus-pages-$$ made=1
 	"$KMT" record -q -o "$tmp/r.dat" -- hackbench -g 4 -l 1000 > /dev/null
 	"$KMT" convert --compression none "$tmp/r.dat" "$tmp/raw.dat"
-	off=$("$KMT" info "$tmp/raw.dat" | awk '/CPU 0 data: offset/ { sub(",", "", $5); print $5 }')
+	off=$("$KMT" info "$tmp/raw.dat" | tr -d , | awk '/CPU 0 data: offset/ { sub(",", "", $5); print $5 }')
 	dd if="$tmp/raw.dat" of="$PAGES" bs=4096 skip=$((off / 4096)) count=32768 status=none
 	rm -f "$tmp/r.dat" "$tmp/raw.dat"
 fi
