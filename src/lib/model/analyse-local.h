@@ -33,6 +33,18 @@
  */
 enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP, IT_SKIP };
 
+/* The bytes a batch's events point to: their strings and stacks, copied out of the records. */
+struct arena {
+	char *p;
+	size_t used, cap;
+};
+
+/* The bytes @ev points to. */
+static inline size_t ev_bytes(const struct kmt_event *ev)
+{
+	return ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
+}
+
 struct batch {
 	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
 	struct kmt_event ev[BATCH];
@@ -41,8 +53,7 @@ struct batch {
 	uint8_t to[BATCH];
 	struct model_route route[BATCH];
 	unsigned int n;
-	char *arena;			/* the events' strings and stacks (not in parts: theirs) */
-	size_t used, cap;
+	struct arena ar;		/* (in parts: the parts' arenas) */
 };
 
 /*
@@ -86,8 +97,7 @@ struct pbatch {
 	struct kmt_event ev[PB];	/* P_EVENT: decoded, strings in the arena */
 	struct part_item it[PB];
 	unsigned int n;
-	char *arena;
-	size_t used, cap;
+	struct arena ar;
 };
 struct part {
 	struct job *j;
@@ -160,6 +170,12 @@ static inline struct batch *filling(struct job *j)
 {
 	return &j->b[j->prod % NB];
 }
+
+/* analyse.c: an empty arena with room for @need (at least @min); false: no memory. */
+bool arena_grow(struct arena *a, size_t need, size_t min);
+/* @ev's strings and stack copied into @a (which has room), @ev pointing at them. */
+void arena_keep_event(struct arena *a, struct kmt_event *ev);
+const void *arena_keep(struct arena *a, const void *p, size_t len);
 
 /* analyse.c: the producer's side of the ring, and what it does with the stream's items. */
 bool hand(struct job *j);

@@ -86,7 +86,7 @@ static bool part_hand(struct part *p, bool last)
 		/* (After the last, the next may still be the producer's.) */
 		b = pfilling(p);
 		b->n = 0;
-		b->used = 0;
+		b->ar.used = 0;
 	}
 	return go;
 }
@@ -96,38 +96,14 @@ static struct pbatch *part_room(struct part *p, size_t need)
 {
 	struct pbatch *b = pfilling(p);
 
-	if ((b->n == PB || b->used + need > b->cap) && !part_hand(p, false))
+	if ((b->n == PB || b->ar.used + need > b->ar.cap) && !part_hand(p, false))
 		return NULL;
 	b = pfilling(p);
-	if (need > b->cap) {
-		size_t cap = MAX(need, (size_t)PART_ARENA);
-		char *a = realloc(b->arena, cap);
-
-		if (!a) {
-			p->ret = kmt_diag_set(&p->d, -ENOMEM, "out of memory");
-			return NULL;
-		}
-		b->arena = a;
-		b->cap = cap;
+	if (need > b->ar.cap && !arena_grow(&b->ar, need, PART_ARENA)) {
+		p->ret = kmt_diag_set(&p->d, -ENOMEM, "out of memory");
+		return NULL;
 	}
 	return b;
-}
-
-static const void *pkeep(struct pbatch *b, const void *src, size_t len)
-{
-	char *to;
-
-	if (!len)
-		return src;
-	to = b->arena + b->used;
-	memcpy(to, src, len);
-	b->used += len;
-	return to;
-}
-
-static size_t ev_bytes(const struct kmt_event *ev)
-{
-	return ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
 }
 
 /* One thing of the part's stream into its batch; false: the part ends here. */
@@ -145,7 +121,7 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 				  .cpu = sr->cpu, .other = sr->buffer != p->j->buffer };
 	if (sr->skip || sr->lost_marker) {
 		it->what = sr->skip ? P_SKIP : P_LOST;
-		it->skip = sr->skip ? pkeep(b, sr->skip, sizeof(*sr->skip)) : NULL;
+		it->skip = sr->skip ? arena_keep(&b->ar, sr->skip, sizeof(*sr->skip)) : NULL;
 		it->lost = sr->lost;
 		it->truncated = sr->truncated;
 		b->n++;
@@ -160,7 +136,7 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		return false;
 	}
 	it->what = ret ? P_EVENT : P_NONE;
-	if (ret && b->used + ev_bytes(ev) > b->cap) {
+	if (ret && b->ar.used + ev_bytes(ev) > b->ar.cap) {
 		/* No room for its strings: by way of a copy, into the next batch. */
 		struct kmt_event tmp = *ev;
 		struct part_item ti = *it;
@@ -171,11 +147,8 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		b->it[b->n] = ti;
 		ev = &b->ev[b->n];
 	}
-	if (ret) {
-		ev->name = pkeep(b, ev->name, ev->name_len);
-		ev->str2 = pkeep(b, ev->str2, ev->str2_len);
-		ev->stack = pkeep(b, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
-	}
+	if (ret)
+		arena_keep_event(&b->ar, ev);
 	b->n++;
 	return true;
 }
@@ -415,7 +388,7 @@ void parts_free(struct job *j)
 
 	for (k = 0; j->parts && k < j->nparts; k++)
 		for (i = 0; i < NBP; i++)
-			free(j->parts[k].b[i].arena);
+			free(j->parts[k].b[i].ar.p);
 	free(j->parts);
 	j->parts = NULL;
 }

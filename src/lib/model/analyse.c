@@ -71,8 +71,40 @@ bool hand(struct job *j)
 	/* The next to fill: this one again on one thread, else one the consumer is done with. */
 	b = filling(j);
 	b->n = 0;
-	b->used = 0;
+	b->ar.used = 0;
 	return go;
+}
+
+bool arena_grow(struct arena *a, size_t need, size_t min)
+{
+	/* Empty: nothing points into the old one. */
+	size_t cap = MAX(need, min);
+	char *p = realloc(a->p, cap);
+
+	if (!p)
+		return false;
+	a->p = p;
+	a->cap = cap;
+	return true;
+}
+
+const void *arena_keep(struct arena *a, const void *p, size_t len)
+{
+	char *to;
+
+	if (!len)
+		return p;	/* (the arena may not exist yet) */
+	to = a->p + a->used;
+	memcpy(to, p, len);
+	a->used += len;
+	return to;
+}
+
+void arena_keep_event(struct arena *a, struct kmt_event *ev)
+{
+	ev->name = arena_keep(a, ev->name, ev->name_len);
+	ev->str2 = arena_keep(a, ev->str2, ev->str2_len);
+	ev->stack = arena_keep(a, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
 }
 
 /* Room for @need arena bytes in a batch with a free slot; NULL: stop. */
@@ -80,50 +112,25 @@ struct batch *room(struct job *j, size_t need)
 {
 	struct batch *b = filling(j);
 
-	if ((b->n == BATCH || b->used + need > b->cap) && !hand(j))
+	if ((b->n == BATCH || b->ar.used + need > b->ar.cap) && !hand(j))
 		return NULL;
 	b = filling(j);
-	if (need > b->cap) {
-		/* An empty batch: no string points into the old arena. */
-		size_t cap = MAX(need, (size_t)64 << 10);
-		char *a = realloc(b->arena, cap);
-
-		if (!a) {
-			j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
-			return NULL;
-		}
-		b->arena = a;
-		b->cap = cap;
+	if (need > b->ar.cap && !arena_grow(&b->ar, need, (size_t)64 << 10)) {
+		j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
+		return NULL;
 	}
 	return b;
-}
-
-static const void *keep(struct batch *b, const void *p, size_t len)
-{
-	char *to;
-
-	if (!len)
-		return p;	/* (the arena may not exist yet) */
-	to = b->arena + b->used;
-	memcpy(to, p, len);
-	b->used += len;
-	return to;
 }
 
 /* Queue @ev (and copies of what it points to) as @what. */
 static bool put_event(struct job *j, const struct kmt_event *ev, enum item what)
 {
-	size_t sl = (size_t)ev->nr_stack * ev->stack_word;
-	struct batch *b = room(j, ev->name_len + ev->str2_len + sl);
-	struct kmt_event *to;
+	struct batch *b = room(j, ev_bytes(ev));
 
 	if (!b)
 		return false;
-	to = &b->ev[b->n];
-	*to = *ev;
-	to->name = keep(b, ev->name, ev->name_len);
-	to->str2 = keep(b, ev->str2, ev->str2_len);
-	to->stack = keep(b, ev->stack, sl);
+	b->ev[b->n] = *ev;
+	arena_keep_event(&b->ar, &b->ev[b->n]);
 	b->what[b->n++] = (uint8_t)what;
 	return true;
 }
@@ -247,7 +254,6 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 	enum item what;
 	struct kmt_event *ev;
 	struct batch *b;
-	size_t need;
 	int ret;
 
 	if (sr->skip || sr->lost_marker)
@@ -269,16 +275,13 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 	what = decoded_as(ret, sr->rec.ts < j->lo, ev->kind);
 	if (what == IT_SKIP)
 		return T_GO;
-	need = ev->name_len + ev->str2_len + (size_t)ev->nr_stack * ev->stack_word;
-	if (b->used + need > b->cap) {
+	if (b->ar.used + ev_bytes(ev) > b->ar.cap) {
 		/* No room for its strings: by way of a copy, into the next batch. */
 		struct kmt_event tmp = *ev;
 
 		return put_event(j, &tmp, what) ? T_GO : T_FAIL;
 	}
-	ev->name = keep(b, ev->name, ev->name_len);
-	ev->str2 = keep(b, ev->str2, ev->str2_len);
-	ev->stack = keep(b, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
+	arena_keep_event(&b->ar, ev);
 	b->what[b->n++] = (uint8_t)what;
 	return T_GO;
 }
@@ -511,7 +514,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	if (ret)
 		kmt_analyse_result_release(res);
 	for (i = 0; i < NB; i++)
-		free(j->b[i].arena);
+		free(j->b[i].ar.p);
 	parts_free(j);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
