@@ -109,7 +109,7 @@ static struct pbatch *part_room(struct part *p, size_t need)
 /* One thing of the part's stream into its batch; false: the part ends here. */
 static bool part_take(struct part *p, const struct kmt_srec *sr)
 {
-	struct pbatch *b = part_room(p, sr->skip ? sizeof(*sr->skip) : 0);
+	struct pbatch *b = part_room(p, sr->skip ? sizeof(*sr->skip) + 7 : 0);
 	struct part_item *it;
 	struct kmt_event *ev;
 	int ret;
@@ -121,7 +121,11 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 				  .cpu = sr->cpu, .other = sr->buffer != p->j->buffer };
 	if (sr->skip || sr->lost_marker) {
 		it->what = sr->skip ? P_SKIP : P_LOST;
-		it->skip = sr->skip ? arena_keep(&b->ar, sr->skip, sizeof(*sr->skip)) : NULL;
+		if (sr->skip) {
+			/* A struct: on its alignment, after strings of any length. */
+			b->ar.used = ALIGN_UP(b->ar.used, 8);
+			it->skip = arena_keep(&b->ar, sr->skip, sizeof(*sr->skip));
+		}
 		it->lost = sr->lost;
 		it->truncated = sr->truncated;
 		b->n++;
