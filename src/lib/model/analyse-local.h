@@ -92,6 +92,7 @@ struct part_item {
 	uint8_t what;			/* enum pitem */
 	bool truncated;			/* P_LOST */
 	bool other;			/* not of the job's buffer */
+	uint8_t to;			/* P_EVENT: its shard (model_route_of()) */
 };
 struct pbatch {
 	struct kmt_event ev[PB];	/* P_EVENT: decoded, strings in the arena */

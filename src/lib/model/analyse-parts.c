@@ -140,6 +140,7 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		return false;
 	}
 	it->what = ret ? P_EVENT : P_NONE;
+	it->to = model_route_of(ev, p->j->nms);
 	if (ret && b->ar.used + ev_bytes(ev) > b->ar.cap) {
 		/* No room for its strings: by way of a copy, into the next batch. */
 		struct kmt_event tmp = *ev;
@@ -268,6 +269,7 @@ static int take_part(struct job *j, struct part *p, const struct part_item *it)
 	if (b->n == BATCH && !(b = room(j, 0)))
 		return T_FAIL;
 	b->ev[b->n] = *ev;
+	b->to[b->n] = it->to;	/* the part said: shard 0 need not look */
 	b->what[b->n++] = (uint8_t)what;
 	return T_GO;
 }

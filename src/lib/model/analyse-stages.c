@@ -18,7 +18,7 @@ static int consume_run(struct job *j, struct kmt_model *m, struct batch *b, unsi
 	if (j->nms == 1)
 		return kmt_model_events(m, &b->ev[i], k - i);
 	if (m == j->m)
-		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i]);
+		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i], j->nparts);
 	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i], kmt_model_summary(j->m)->first_ts);
 }
 

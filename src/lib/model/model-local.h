@@ -357,7 +357,7 @@ struct model_route {
  * for the task names read before a window (analyse.c).
  */
 int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
-		       struct model_route *r);
+		       struct model_route *r, bool known);
 int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
 			const struct model_route *r, uint64_t first_ts);
 uint64_t model_pos(const struct kmt_model *m);
@@ -375,6 +375,22 @@ static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 	uint64_t h = kmt_hash64(ptr) >> 32;
 
 	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
+}
+
+/*
+ * Which of @n shards takes @ev first: a slab event its object's
+ * (model_shard_of()), anything else shard 0, which routes stacks and
+ * names as it takes them. @known in model_route_events(): the producer
+ * said it already, as it wrote the event (analyse-parts.c).
+ */
+static inline bool model_slab_kind(unsigned int k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_KFREE || k == KMT_EV_CACHE_FREE;
+}
+
+static inline uint8_t model_route_of(const struct kmt_event *ev, uint32_t n)
+{
+	return model_slab_kind(ev->kind) && ev->cpu >= 0 && ev->cpu < KMT_MAX_CPUS ? (uint8_t)model_shard_of(ev->ptr, n) : 0;
 }
 
 /* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */

@@ -94,10 +94,6 @@ void kmt_model_free(struct kmt_model *m)
 	free(m);
 }
 
-static bool slab_kind(enum kmt_kind k)
-{
-	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_KFREE || k == KMT_EV_CACHE_FREE;
-}
 
 /* The kinds a stack can follow: allocations. */
 static bool alloc_kind(enum kmt_kind k)
@@ -206,7 +202,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		cs->alloc_seq = cs->seq;
 	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
 	m->scope = !m->filtering;
-	if (m->o.cache && !slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
+	if (m->o.cache && !model_slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
 		/* --cache: only slab objects; names are still taken. */
 		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT) {
 			if (m->route)
@@ -458,7 +454,7 @@ int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
 }
 
 int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
-		       struct model_route *r)
+		       struct model_route *r, bool known)
 {
 	size_t i;
 	int ret;
@@ -466,9 +462,8 @@ int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n
 	m->route = r;
 	m->route_to = to;
 	/* Whose each slab event is, once (stacks and names are routed as taken). */
-	for (i = 0; i < n; i++)
-		to[i] = slab_kind(ev[i].kind) && ev[i].cpu >= 0 && ev[i].cpu < KMT_MAX_CPUS ?
-			(uint8_t)owner(m, ev[i].ptr) : 0;
+	for (i = 0; !known && i < n; i++)
+		to[i] = model_route_of(&ev[i], m->nshards);
 	ret = kmt_model_events(m, ev, n);
 	m->route = NULL;
 	m->route_to = NULL;
