@@ -48,6 +48,10 @@ for i in $(seq 1 "$ROUNDS"); do
 		KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" report --stats "${w#*:}" > /dev/null 2> "$tmp/s" || exit 1
 		sed -n '3,9p' "$tmp/s" | sed 's/^    shard 0/  shard-0/' |
 			while read -r name _ ns _; do echo "$ns" >> "$tmp/${w%%:*}.$name"; done
+		# ... and on every core: each stage's reads of what another core wrote count too.
+		KMT_MODEL_SHARDS=3 "$KMT" report --stats "${w#*:}" > /dev/null 2> "$tmp/s" || exit 1
+		sed -n '3,9p' "$tmp/s" | sed 's/^    shard 0/  shard-0/' |
+			while read -r name _ ns _; do echo "$ns" >> "$tmp/all-${w%%:*}.$name"; done
 	done
 done
 r() { median < "$tmp/$1"; }
@@ -91,3 +95,8 @@ echo
 echo "The same on kmt-synth's 48-CPU trace ($STEPS steps, a stack after every allocation): read+inflate"
 echo "$(r wide.read+inflate), read and decode in 2 parts $(r wide.read+decode), their merge $(r wide.merge), shard 0 $(r wide.shard-0), all"
 echo "shards $(r wide.model): 1e9 / $(bound wide) = $(awk -v p="$(bound wide)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s for a machine of that many CPUs."
+echo
+echo "The same stages on all $cpus cores (no taskset: the merge and shard 0 read what other cores"
+echo "wrote, as on a big machine, and share the cores with the other stages), medians of $ROUNDS:"
+echo "hackbench: merge $(r all-one.merge), shard 0 $(r all-one.shard-0): 1e9 / $(bound all-one) = $(awk -v p="$(bound all-one)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s;"
+echo "48 CPUs: merge $(r all-wide.merge), shard 0 $(r all-wide.shard-0): 1e9 / $(bound all-wide) = $(awk -v p="$(bound all-wide)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s."
