@@ -172,15 +172,17 @@ static inline struct batch *filling(struct job *j)
 	return &j->b[j->prod % NB];
 }
 
-/* analyse.c: an empty arena with room for @need (at least @min); false: no memory. */
+/* analyse-ring.c: an empty arena with room for @need (at least @min); false: no memory. */
 bool arena_grow(struct arena *a, size_t need, size_t min);
 /* @ev's strings and stack copied into @a (which has room), @ev pointing at them. */
 void arena_keep_event(struct arena *a, struct kmt_event *ev);
 const void *arena_keep(struct arena *a, const void *p, size_t len);
 
-/* analyse.c: the producer's side of the ring, and what it does with the stream's items. */
+/* analyse-ring.c: the producer's side of the ring, and what it does with the stream's items. */
 bool hand(struct job *j);
 struct batch *room(struct job *j, size_t need);
+/* @ev (and copies of what it points to) as @what; false: stop. */
+bool put_event(struct job *j, const struct kmt_event *ev, enum item what);
 int take_marker(struct job *j, const struct kmt_skip *skip, bool other, int cpu, int64_t lost,
 		bool truncated, uint64_t ts);
 int take_record(struct job *j, uint64_t ts);

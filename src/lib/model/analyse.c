@@ -16,8 +16,9 @@
  * that has to wait sleeps until the ring is half full (or half empty)
  * again, so a wake-up costs once per NB / 2 batches, not once per batch.
  * On one thread the producer hands each full batch straight to the
- * consumer. This file is the producer and the whole; analyse-stages.c
- * the stages after it.
+ * consumer. This file is the producer and the whole; analyse-ring.c the
+ * producer's side of the ring, analyse-parts.c the parts, analyse-stages.c
+ * the stages after them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,209 +44,14 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 
 #define STATS_EVERY 1021	/* --stats: one record in this many is timed */
 
-/* Hand the batch being filled over; false if the consumer wants no more. */
-bool hand(struct job *j)
-{
-	struct batch *b = filling(j);
-	bool go;
-
-	if (!b->n)
-		return !j->stop;
-	if (!j->threaded) {
-		consume(j, j->m, b);
-		go = !j->mret;
-	} else {
-		pthread_mutex_lock(&j->mu);
-		j->prod++;
-		stage_wake(j, W_ZERO, j->prod);
-		if (j->prod - cons_min(j) >= NB) {
-			/* Full: wait for room for several, not one (fewer wake-ups). */
-			j->prod_waits = true;
-			while (j->prod - cons_min(j) > LOW && !j->stop)
-				pthread_cond_wait(&j->cv, &j->mu);
-			j->prod_waits = false;
-		}
-		go = !j->stop;
-		pthread_mutex_unlock(&j->mu);
-	}
-	/* The next to fill: this one again on one thread, else one the consumer is done with. */
-	b = filling(j);
-	b->n = 0;
-	b->ar.used = 0;
-	return go;
-}
-
-bool arena_grow(struct arena *a, size_t need, size_t min)
-{
-	/* Empty: nothing points into the old one. */
-	size_t cap = MAX(need, min);
-	char *p = realloc(a->p, cap);
-
-	if (!p)
-		return false;
-	a->p = p;
-	a->cap = cap;
-	return true;
-}
-
-const void *arena_keep(struct arena *a, const void *p, size_t len)
-{
-	char *to;
-
-	if (!len)
-		return p;	/* (the arena may not exist yet) */
-	to = a->p + a->used;
-	memcpy(to, p, len);
-	a->used += len;
-	return to;
-}
-
-void arena_keep_event(struct arena *a, struct kmt_event *ev)
-{
-	ev->name = arena_keep(a, ev->name, ev->name_len);
-	ev->str2 = arena_keep(a, ev->str2, ev->str2_len);
-	ev->stack = arena_keep(a, ev->stack, (size_t)ev->nr_stack * ev->stack_word);
-}
-
-/* Room for @need arena bytes in a batch with a free slot; NULL: stop. */
-struct batch *room(struct job *j, size_t need)
-{
-	struct batch *b = filling(j);
-
-	if ((b->n == BATCH || b->ar.used + need > b->ar.cap) && !hand(j))
-		return NULL;
-	b = filling(j);
-	if (need > b->ar.cap && !arena_grow(&b->ar, need, (size_t)64 << 10)) {
-		j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	return b;
-}
-
-/* Queue @ev (and copies of what it points to) as @what. */
-static bool put_event(struct job *j, const struct kmt_event *ev, enum item what)
-{
-	struct batch *b = room(j, ev_bytes(ev));
-
-	if (!b)
-		return false;
-	b->ev[b->n] = *ev;
-	arena_keep_event(&b->ar, &b->ev[b->n]);
-	b->what[b->n++] = (uint8_t)what;
-	return true;
-}
-
-static bool put_marker(struct job *j, enum item what, int cpu, int64_t lost, uint64_t ts)
-{
-	struct batch *b = room(j, 0);
-
-	if (!b)
-		return false;
-	b->ev[b->n] = (struct kmt_event){ .cpu = cpu, .ts = ts, .bytes_req = (uint64_t)lost };
-	b->what[b->n++] = (uint8_t)what;
-	return true;
-}
-
-/*
- * A part of a damaged file passed over: kept for the caller, and a gap for
- * the model where it meets the window.
- */
-static bool put_skip(struct job *j, const struct kmt_skip *g, bool other, int cpu)
-{
-	struct kmt_skip *v = realloc(j->res.skipped, sizeof(*v) * (j->res.nr_skipped + 1));
-
-	if (!v) {
-		j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
-		return false;
-	}
-	j->res.skipped = v;
-	v[j->res.nr_skipped++] = *g;
-	if (other)
-		return put_marker(j, IT_ACCESS_LOST, cpu, -1, 0);
-	if (g->ts_from > j->hi || g->ts_to < j->lo)
-		return true;
-	if (!put_marker(j, IT_GAP, cpu, -1, g->ts_from))
-		return false;
-	filling(j)->ev[filling(j)->n - 1].bytes_alloc = g->ts_to;
-	return true;
-}
-
-int analyse_misfit(const struct job *j, struct kmt_diag *d, int ret, const struct kmt_stream *s,
-		   const struct kmt_srec *sr)
-{
-	const struct kmt_file_info *fi = kmt_file_info(j->f);
-
-	return kmt_diag_set(d, ret, "%s: CPU %d, page at offset %" PRIu64
-			    ": a record (id %u, %u bytes) does not fit its format", fi->path, sr->cpu,
-			    kmt_stream_offset(s, sr->idx), sr->rec.len >= 2 ? ld16(sr->rec.data, fi->big_endian) : 0,
-			    sr->rec.len);
-}
-
 static void misfit(struct job *j, int ret, const struct kmt_stream *s, const struct kmt_srec *sr)
 {
 	j->ret = analyse_misfit(j, &j->d, ret, s, sr);
 }
 
-struct kmt_stream *analyse_stream(const struct job *j, int k, int n, struct kmt_diag *d)
-{
-	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
-
-	return kmt_stream_open_part(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, k, n, d);
-}
-
 static struct kmt_stream *open_stream(const struct job *j, struct kmt_diag *d)
 {
 	return analyse_stream(j, 0, 1, d);
-}
-
-/* The first thing of the stream, at @ts: the trace's start, and the window from it. */
-static void start_at(struct job *j, uint64_t ts)
-{
-	const struct kmt_analyse_opts *o = j->o;
-
-	j->started = true;
-	j->res.t0 = ts;
-	if (o && o->t0)
-		*o->t0 = j->res.t0;
-	if (o && o->t_start > 0)
-		j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
-	if (o && o->t_end >= 0)
-		j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
-}
-
-/*
- * A marker at @ts on @cpu (of the job's buffer, or @other): a part passed
- * over (@skip), events lost (@lost, -1 unknown), or the end of a CPU's
- * recording cut short (@truncated).
- */
-int take_marker(struct job *j, const struct kmt_skip *skip, bool other, int cpu, int64_t lost,
-		       bool truncated, uint64_t ts)
-{
-	if (!j->started)
-		start_at(j, ts);
-	if (skip)
-		return put_skip(j, skip, other, cpu) ? T_GO : T_FAIL;
-	if (other)
-		return put_marker(j, IT_ACCESS_LOST, cpu, lost, 0) ? T_GO : T_FAIL;
-	if (truncated && ts <= j->hi)
-		return put_marker(j, IT_TRUNCATED, cpu, -1, ts) ? T_GO : T_FAIL;
-	if (ts >= j->lo && ts <= j->hi)
-		return put_marker(j, IT_LOST, cpu, lost, ts) ? T_GO : T_FAIL;
-	return T_GO;
-}
-
-/* A record at @ts: counted, and the end of the window found. */
-int take_record(struct job *j, uint64_t ts)
-{
-	if (!j->started)
-		start_at(j, ts);
-	j->res.records++;
-	if (ts > j->hi) {
-		j->past_hi = true;
-		return T_STOP;
-	}
-	j->seen = ts;
-	return T_GO;
 }
 
 /* One record of the stream, decoded and cut to the window, into a batch. */
