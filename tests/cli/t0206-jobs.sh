@@ -211,6 +211,32 @@ test_expect_success 'in shards: 48 CPUs and a damaged file the same for 1 to 8 s
 	same_for_every_shards sh-cut "\$KMT report -j 2 --json cut.dat 2>&1; echo rc=\$?"
 '
 
+# The stream read in parts (analyse-parts.c; $KMT_PARTS says how many, 1:
+# none): each part merges a share of the CPUs, the producer merges the
+# parts. With more parts than -j would give, each part has fewer CPUs and
+# ends at its own time: a window, a filter, a cut file, check.
+same_for_every_parts() {	# name command
+	local n
+	eval "KMT_PARTS=1 $2" > "$1.p1" || return 1
+	[ -s "$1.p1" ] || { echo "$1: no output"; return 1; }
+	for n in 2 3 5 8 16; do
+		eval "KMT_PARTS=$n $2" > "$1.p$n" || return 1
+		cmp "$1.p1" "$1.p$n" || { echo "$1 differs with $n parts"; diff "$1.p1" "$1.p$n" | head; return 1; }
+	done
+}
+
+test_expect_success 'in parts: 48 CPUs, a window, a filter, a cut file and check the same for 1 to 16 parts' '
+	KMT_PARTS=5 KMT_MODEL_SHARDS=3 $KMT report -j 2 --stats -o /dev/null w.dat 2> e &&
+	grep -q "^  read+decode .*   5 part threads (-j): parallel$" e &&
+	export KMT_MODEL_SHARDS=3 &&
+	same_for_every_parts p-json "\$KMT report -j 2 --json w.dat" &&
+	same_for_every_parts p-window "\$KMT report -j 2 -n 0 --time 0.3,0.9 w.dat" &&
+	same_for_every_parts p-filter "\$KMT report -j 2 --json --comm make --time 0.1,1.5 w.dat" &&
+	same_for_every_parts p-cut "\$KMT report -j 2 --json cut.dat 2>&1; echo rc=\$?" &&
+	same_for_every_parts p-check "\$KMT check -j 2 cut.dat 2>&1; echo rc=\$?" &&
+	same_for_every_parts p-x "\$KMT report -j 2 -n 0 --stacks 5 x.dat"
+'
+
 # Records decoded on a thread of their own (with shards): one that does not
 # fit its format ends the analysis with the same message as the producer's;
 # check, whose page observer has then seen pages past it, reads every CPU
