@@ -33,6 +33,7 @@
 
 struct batch {
 	struct kmt_event ev[BATCH];
+	const struct kmt_event *evp[BATCH];	/* &ev[i], as the model's shards take them */
 	uint8_t to[BATCH];
 	struct model_route r[BATCH];
 	unsigned int n;
@@ -105,12 +106,12 @@ static void *shard_main(void *p)
 		if (r->n == 1) {
 			kmt_model_events(r->sh[0], x->ev, x->n);
 		} else if (!a->k) {
-			model_route_events(r->sh[0], x->ev, x->n, x->to, x->r);
+			model_route_events(r->sh[0], x->evp, x->n, x->to, x->r, false);
 			__atomic_store_n(&r->done0, b + 1, __ATOMIC_RELEASE);
 		} else {
 			while (__atomic_load_n(&r->done0, __ATOMIC_ACQUIRE) <= b)
 				sched_yield();
-			model_routed_events(r->sh[a->k], x->ev, x->n, x->to, x->r,
+			model_routed_events(r->sh[a->k], x->evp, x->n, x->to, x->r,
 					    kmt_model_summary(r->sh[0])->first_ts);
 		}
 	}
@@ -204,6 +205,7 @@ static int load(const char *path, size_t max, struct kmt_model_opts *mo, uint64_
 		ev->str2 = keep(ev->str2, ev->str2_len);
 		ev->stack = keep(ev->stack, sl);
 		*last_ts = ev->ts;
+		b->evp[b->n] = ev;
 		b->n++;
 		nevents++;
 	}

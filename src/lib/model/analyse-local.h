@@ -48,6 +48,11 @@ static inline size_t ev_bytes(const struct kmt_event *ev)
 struct batch {
 	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
 	struct kmt_event ev[BATCH];
+	/*
+	 * item i's event: &ev[i], or (in parts) the part's own, which the
+	 * producer does not copy: the stages after it read it where it is
+	 */
+	const struct kmt_event *evp[BATCH];
 	uint8_t what[BATCH];
 	/* sharded: where shard 0 sent each item (a shard, or ROUTE_ALL), and what it decided */
 	uint8_t to[BATCH];

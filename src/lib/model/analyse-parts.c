@@ -268,7 +268,7 @@ static int take_part(struct job *j, struct part *p, const struct part_item *it)
 	b = filling(j);
 	if (b->n == BATCH && !(b = room(j, 0)))
 		return T_FAIL;
-	b->ev[b->n] = *ev;
+	b->evp[b->n] = ev;	/* not copied: read where the part wrote it */
 	b->to[b->n] = it->to;	/* the part said: shard 0 need not look */
 	b->what[b->n++] = (uint8_t)what;
 	return T_GO;

@@ -102,6 +102,7 @@ bool put_event(struct job *j, const struct kmt_event *ev, enum item what)
 		return false;
 	b->ev[b->n] = *ev;
 	arena_keep_event(&b->ar, &b->ev[b->n]);
+	b->evp[b->n] = &b->ev[b->n];
 	b->what[b->n++] = (uint8_t)what;
 	return true;
 }
@@ -113,6 +114,7 @@ static bool put_marker(struct job *j, enum item what, int cpu, int64_t lost, uin
 	if (!b)
 		return false;
 	b->ev[b->n] = (struct kmt_event){ .cpu = cpu, .ts = ts, .bytes_req = (uint64_t)lost };
+	b->evp[b->n] = &b->ev[b->n];
 	b->what[b->n++] = (uint8_t)what;
 	return true;
 }

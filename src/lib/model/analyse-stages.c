@@ -18,8 +18,8 @@ static int consume_run(struct job *j, struct kmt_model *m, struct batch *b, unsi
 	if (j->nms == 1)
 		return kmt_model_events(m, &b->ev[i], k - i);
 	if (m == j->m)
-		return model_route_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i], j->nparts);
-	return model_routed_events(m, &b->ev[i], k - i, &b->to[i], &b->route[i], kmt_model_summary(j->m)->first_ts);
+		return model_route_events(m, &b->evp[i], k - i, &b->to[i], &b->route[i], j->nparts);
+	return model_routed_events(m, &b->evp[i], k - i, &b->to[i], &b->route[i], kmt_model_summary(j->m)->first_ts);
 }
 
 /* The model's side: one batch, in order, into shard @m. */
@@ -28,7 +28,7 @@ static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
 	unsigned int i = 0, k;
 
 	while (i < b->n && !j->mret) {
-		const struct kmt_event *ev = &b->ev[i];
+		const struct kmt_event *ev = b->evp[i];
 
 		if (b->what[i] == IT_SKIP) {
 			i++;
@@ -52,7 +52,7 @@ static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
 			if (m == j->m)
 				j->fed += k - i;
 			for (; j->o && j->o->each && i < k; i++)
-				j->o->each(j->o->arg, &b->ev[i]);
+				j->o->each(j->o->arg, b->evp[i]);
 			i = k;
 			continue;
 		case IT_LOST:

@@ -88,6 +88,7 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 		return put_event(j, &tmp, what) ? T_GO : T_FAIL;
 	}
 	arena_keep_event(&b->ar, ev);
+	b->evp[b->n] = ev;
 	b->what[b->n++] = (uint8_t)what;
 	return T_GO;
 }

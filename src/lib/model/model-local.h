@@ -356,9 +356,9 @@ struct model_route {
  * k, the run with what shard 0 said (and its first event's time). Then model_pos() and model_name_at()
  * for the task names read before a window (analyse.c).
  */
-int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
+int model_route_events(struct kmt_model *m, const struct kmt_event *const *ev, size_t n, uint8_t *to,
 		       struct model_route *r, bool known);
-int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
+int model_routed_events(struct kmt_model *m, const struct kmt_event *const *ev, size_t n, const uint8_t *to,
 			const struct model_route *r, uint64_t first_ts);
 uint64_t model_pos(const struct kmt_model *m);
 void model_name_at(struct kmt_model *m, const struct kmt_event *ev, uint64_t pos);

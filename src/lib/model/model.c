@@ -435,25 +435,34 @@ static bool mine(const struct kmt_model *m, size_t i)
 	return !m->route_to || !m->route_to[i];
 }
 
-int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
+/* Event @i of a run: in an array, or (shards) in an array of pointers. */
+#define EV_AT(ev, evp, i) ((evp) ? (evp)[i] : &(ev)[i])
+
+static inline int events_run(struct kmt_model *m, const struct kmt_event *ev, const struct kmt_event *const *evp,
+			     size_t n)
 {
 	if (m->oom)
 		return -ENOMEM;
 	drain(m, 0);
 	for (m->ri = 0; m->ri < n && m->ri < LOOKAHEAD; m->ri++)
 		if (mine(m, m->ri))
-			prefetch_obj(m, &ev[m->ri]);
+			prefetch_obj(m, EV_AT(ev, evp, m->ri));
 	for (m->ri = 0; m->ri < n && !m->oom; m->ri++) {
 		if (m->ri + LOOKAHEAD < n && mine(m, m->ri + LOOKAHEAD))
-			prefetch_obj(m, &ev[m->ri + LOOKAHEAD]);
+			prefetch_obj(m, EV_AT(ev, evp, m->ri + LOOKAHEAD));
 		if (m->ri + LOOKAHEAD / 2 < n && mine(m, m->ri + LOOKAHEAD / 2))
-			prefetch_pool(m, &ev[m->ri + LOOKAHEAD / 2]);
-		process_event(m, &ev[m->ri]);
+			prefetch_pool(m, EV_AT(ev, evp, m->ri + LOOKAHEAD / 2));
+		process_event(m, EV_AT(ev, evp, m->ri));
 	}
 	return m->oom ? -ENOMEM : 0;
 }
 
-int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, uint8_t *to,
+int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
+{
+	return events_run(m, ev, NULL, n);
+}
+
+int model_route_events(struct kmt_model *m, const struct kmt_event *const *ev, size_t n, uint8_t *to,
 		       struct model_route *r, bool known)
 {
 	size_t i;
@@ -463,14 +472,14 @@ int model_route_events(struct kmt_model *m, const struct kmt_event *ev, size_t n
 	m->route_to = to;
 	/* Whose each slab event is, once (stacks and names are routed as taken). */
 	for (i = 0; !known && i < n; i++)
-		to[i] = model_route_of(&ev[i], m->nshards);
-	ret = kmt_model_events(m, ev, n);
+		to[i] = model_route_of(ev[i], m->nshards);
+	ret = events_run(m, NULL, ev, n);
 	m->route = NULL;
 	m->route_to = NULL;
 	return ret;
 }
 
-int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t n, const uint8_t *to,
+int model_routed_events(struct kmt_model *m, const struct kmt_event *const *ev, size_t n, const uint8_t *to,
 			const struct model_route *r, uint64_t first_ts)
 {
 	uint32_t idx[1024];
@@ -490,13 +499,13 @@ int model_routed_events(struct kmt_model *m, const struct kmt_event *ev, size_t 
 			k += (to[i] == m->shard) | (to[i] == ROUTE_ALL);
 		}
 		for (i = 0; i < k && i < LOOKAHEAD; i++)
-			prefetch_obj(m, &ev[idx[i]]);
+			prefetch_obj(m, ev[idx[i]]);
 		for (i = 0; i < k && !m->oom; i++) {
 			if (i + LOOKAHEAD < k)
-				prefetch_obj(m, &ev[idx[i + LOOKAHEAD]]);
+				prefetch_obj(m, ev[idx[i + LOOKAHEAD]]);
 			if (i + LOOKAHEAD / 2 < k)
-				prefetch_pool(m, &ev[idx[i + LOOKAHEAD / 2]]);
-			process_routed(m, &ev[idx[i]], &r[idx[i]]);
+				prefetch_pool(m, ev[idx[i + LOOKAHEAD / 2]]);
+			process_routed(m, ev[idx[i]], &r[idx[i]]);
 		}
 	}
 	return m->oom ? -ENOMEM : 0;
