@@ -88,16 +88,18 @@ enum { T_FAIL = -1, T_STOP, T_GO };
 #define MAX_PARTS 16
 #define PARTS_FAR (1u << 30)		/* parts_wake_at: no part waits for the shards */
 enum pitem { P_EVENT, P_NONE, P_MISFIT, P_LOST, P_SKIP, P_END };
+/*
+ * 16 bytes: what the producer reads of every item, from another core. A
+ * marker's CPU, count and part passed over are in its event slot (cpu,
+ * bytes_req, name).
+ */
 struct part_item {
 	uint64_t ts;
 	uint32_t input;
-	int32_t cpu;
-	int64_t lost;			/* P_LOST */
-	const struct kmt_skip *skip;	/* P_SKIP, in the arena */
 	uint8_t what;			/* enum pitem */
+	uint8_t to;			/* P_EVENT: its shard (model_route_of()) */
 	bool truncated;			/* P_LOST */
 	bool other;			/* not of the job's buffer */
-	uint8_t to;			/* P_EVENT: its shard (model_route_of()) */
 };
 struct pbatch {
 	struct kmt_event ev[PB];	/* P_EVENT: decoded, strings in the arena */

@@ -118,20 +118,22 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		return false;
 	it = &b->it[b->n];
 	*it = (struct part_item){ .ts = sr->rec.ts, .input = (uint32_t)kmt_stream_input(p->s, sr->idx),
-				  .cpu = sr->cpu, .other = sr->buffer != p->j->buffer };
+				  .other = sr->buffer != p->j->buffer };
+	ev = &b->ev[b->n];
 	if (sr->skip || sr->lost_marker) {
 		it->what = sr->skip ? P_SKIP : P_LOST;
+		it->truncated = sr->truncated;
+		ev->cpu = sr->cpu;
+		ev->bytes_req = (uint64_t)sr->lost;
+		ev->name = NULL;
 		if (sr->skip) {
 			/* A struct: on its alignment, after strings of any length. */
 			b->ar.used = ALIGN_UP(b->ar.used, 8);
-			it->skip = arena_keep(&b->ar, sr->skip, sizeof(*sr->skip));
+			ev->name = arena_keep(&b->ar, sr->skip, sizeof(*sr->skip));
 		}
-		it->lost = sr->lost;
-		it->truncated = sr->truncated;
 		b->n++;
 		return true;
 	}
-	ev = &b->ev[b->n];
 	ret = kmt_decode(p->j->dec, &sr->rec, sr->cpu, ev);
 	if (ret < 0) {
 		p->ret = analyse_misfit(p->j, &p->d, ret, p->s, sr);
@@ -241,10 +243,12 @@ static int take_part(struct job *j, struct part *p, const struct part_item *it)
 	enum item what;
 	int t;
 
+	ev = &p->b[p->taken % NBP].ev[p->cur];
 	switch (it->what) {
 	case P_SKIP:
 	case P_LOST:
-		return take_marker(j, it->skip, it->other, it->cpu, it->lost, it->truncated, it->ts);
+		return take_marker(j, (const struct kmt_skip *)(const void *)ev->name, it->other, ev->cpu,
+				   (int64_t)ev->bytes_req, it->truncated, it->ts);
 	case P_END:
 		j->ret = p->ret;
 		j->d = p->d;
@@ -261,8 +265,7 @@ static int take_part(struct job *j, struct part *p, const struct part_item *it)
 	}
 	if (it->what == P_NONE)
 		return T_GO;
-	ev = &p->b[p->taken % NBP].ev[p->cur];
-	what = decoded_as(1, it->ts < j->lo, ev->kind);
+	what = it->ts < j->lo ? decoded_as(1, true, ev->kind) : IT_EVENT;
 	if (what == IT_SKIP)
 		return T_GO;
 	b = filling(j);
