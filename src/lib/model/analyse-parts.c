@@ -7,9 +7,10 @@
  * (time, input index) — the one stream's order, as its heap breaks ties
  * by input index too — into the job's batches. It does what take() does
  * with each (the window, the record count, markers, the stop at a record
- * that does not fit its format) and copies each event as it is; its
- * strings and stack stay in the part's arena. So the serial stage left
- * before the model is a merge of P ordered lists and a copy.
+ * that does not fit its format) and hands the shards a pointer to each
+ * event where its part wrote it (batch.evp): nothing is copied. So the
+ * serial stage left before the model is a merge of P ordered lists of
+ * 16-byte items.
  *
  *   part threads: kmt_stream_next -> kmt_decode -> part batch
  *   producer:     min over the parts' heads -> take -> job batch
