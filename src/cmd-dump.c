@@ -242,7 +242,7 @@ static int run(struct dump *dp, struct kmt_file *f)
 		kmt_model_free(dp->m);
 		return EXIT_OK;
 	}
-	s = kmt_stream_open_buffers(f, bufs, nb, &d);
+	s = kmt_stream_open_buffers(f, bufs, nb, 0, 1, &d);
 	/* Per CPU: was the last event shown? Its stack follows it there. */
 	ncpu = kmt_file_buffer(f, mb)->nr_cpus + (nb > 1 ? kmt_file_buffer(f, bufs[1])->nr_cpus : 0);
 	shown = calloc((size_t)ncpu + 1, sizeof(*shown));

@@ -299,8 +299,6 @@ struct kmt_recinfo {
 
 /* The VERSION text of @ri into @buf (always NUL-terminated); returns @buf. */
 const char *kmt_recinfo_format(const struct kmt_recinfo *ri, char *buf, size_t len);
-/* Fill @ri from a VERSION text (NULL: nothing known). */
-void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text);
 
 /* KMT_PARTIAL_* bits as words ("allocations frees", "" for none), and back. */
 const char *kmt_partial_words(unsigned int partial);
@@ -582,9 +580,6 @@ uint64_t kmt_cpu_reader_in_chunk(const struct kmt_cpu_reader *r);
 int kmt_cpu_reader_cpu(const struct kmt_cpu_reader *r);
 /* Its buffer's index in the file, and the CPU's index in the buffer. */
 void kmt_cpu_reader_index(const struct kmt_cpu_reader *r, int *buffer, int *idx);
-/* Prefix the message in @d with file, CPU and offset of the current page;
- * returns d->err. For errors found while walking the page's events. */
-int kmt_cpu_reader_fail(struct kmt_cpu_reader *r, struct kmt_diag *d);
 void kmt_cpu_reader_close(struct kmt_cpu_reader *r);
 
 /*
@@ -701,7 +696,6 @@ int kmt_write_trace_file(const char *path, const struct kmt_writer_opts *o,
  * passed over: a marker of unknown loss at the CPU's last record before
  * it says what (@skip), flagged truncated if nothing of the CPU follows.
  */
-
 struct kmt_srec {
 	struct kmt_rec rec;
 	int cpu;			/* CPU number */
@@ -709,10 +703,8 @@ struct kmt_srec {
 	int idx;			/* index of the (buffer, CPU) in the stream */
 	bool lost_marker;		/* no record: events were lost on @cpu */
 	int64_t lost;			/* for a marker: count, or -1 unknown */
-	bool truncated;			/* the marker is where @cpu's recording
-					 * stopped early (disk full): -1 lost */
-	/* For a marker of damaged data passed over: what (ts_from, ts_to
-	 * filled), until the next call; NULL otherwise. */
+	bool truncated;			/* ... where @cpu's recording stopped early: -1 */
+	/* A marker of damaged data passed over: what (ts_from, ts_to), until the next call. */
 	const struct kmt_skip *skip;
 };
 
@@ -720,21 +712,18 @@ struct kmt_stream;
 
 /* NULL on failure, with the reason in @d. */
 struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d);
-/* The same over several buffers' CPUs at once (a watch file's samples). */
-struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
-					   struct kmt_diag *d);
 /*
- * Part @part of @nparts of that stream: the inputs (buffer by buffer, CPU
- * by CPU) whose index i has i % @nparts == @part, for a merge in parts
- * on threads of their own (kmt_analyse()). Merging the parts' records by
- * (time, kmt_stream_input()) gives the whole stream's order. A marker
- * before a CPU's first record waits for kmt_stream_set_start() with the
- * least kmt_stream_start_ts() of all parts before the first
- * kmt_stream_next(). A part's readers may be read on a thread apart
- * from the others' once all are open.
+ * The same over several buffers' CPUs at once (a watch file's samples),
+ * and part @part of @nparts of them (all: 0, 1): the inputs (buffer by
+ * buffer, CPU by CPU) whose index i has i % @nparts == @part, for a merge
+ * in parts on threads of their own (kmt_analyse()). By (time,
+ * kmt_stream_input()) the parts' records merge into the whole stream's
+ * order. Before any kmt_stream_next(), kmt_stream_set_start() on each
+ * with the least kmt_stream_start_ts() of all places the markers before
+ * a CPU's first record. Once all are open, each may be read on a thread.
  */
-struct kmt_stream *kmt_stream_open_part(struct kmt_file *f, const int *buffers, int nr, int part, int nparts,
-					struct kmt_diag *d);
+struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr, int part,
+					   int nparts, struct kmt_diag *d);
 uint64_t kmt_stream_start_ts(const struct kmt_stream *s);
 void kmt_stream_set_start(struct kmt_stream *s, uint64_t start);
 /* The whole stream's index of the part's input @idx (kmt_srec.idx). */
@@ -758,10 +747,8 @@ struct kmt_page_source {
 /* The stream of @n inputs of @src, input i being CPU @cpus[i]; NULL with @d. */
 struct kmt_stream *kmt_stream_open_source(const struct kmt_page_source *src, const int *cpus, int n,
 					  struct kmt_diag *d);
-/*
- * Live: records after @ts are not handed out yet (another CPU may still
- * hand over an older one); UINT64_MAX (the default): all.
- */
+/* Live: no record after @ts yet (another CPU may still hand over an older
+ * one); UINT64_MAX (the default): all. */
 void kmt_stream_set_safe(struct kmt_stream *s, uint64_t ts);
 /*
  * Next record (or loss marker). Returns 1, 0 at the end of all CPUs,
@@ -806,8 +793,7 @@ struct kmt_census {
  * @c->skipped). Returns 0, or a negative error (out of memory) with the
  * reason in @d. Release @c with kmt_census_release() either way.
  */
-int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer,
-		   struct kmt_diag *d);
+int kmt_census_run(struct kmt_census *c, struct kmt_file *f, int buffer, struct kmt_diag *d);
 void kmt_census_release(struct kmt_census *c);
 
 #endif

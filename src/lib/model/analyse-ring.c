@@ -158,7 +158,7 @@ struct kmt_stream *analyse_stream(const struct job *j, int k, int n, struct kmt_
 {
 	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) };
 
-	return kmt_stream_open_part(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, k, n, d);
+	return kmt_stream_open_buffers(j->f, bufs, bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1, k, n, d);
 }
 
 /* The first thing of the stream, at @ts: the trace's start, and the window from it. */

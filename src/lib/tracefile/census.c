@@ -9,6 +9,7 @@
 
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
+#include "tf-local.h"
 
 static int keep_skip(struct kmt_census *c, const struct kmt_skip *g, struct kmt_diag *d)
 {

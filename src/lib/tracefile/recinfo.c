@@ -9,6 +9,7 @@
 
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefile.h>
+#include "tf-local.h"
 
 #define PARTIAL_OPEN " (partial: "
 

@@ -50,7 +50,7 @@ struct kmt_stream {
 	int nwaiting;			/* live inputs with no page yet */
 	uint64_t safe;			/* live: hand out nothing after this */
 	bool advance;			/* heap[0] was handed out: move it on */
-	int part, nparts;		/* a file's inputs i % nparts == part (kmt_stream_open_part()) */
+	int part, nparts;		/* a file's inputs i % nparts == part (kmt_stream_open_buffers()) */
 };
 
 /* The file source: input i is the stream's reader i. */
@@ -266,9 +266,9 @@ static bool cpu_truncated(const struct kmt_buffer *b, int cpu)
 /*
  * A marker before a CPU's first record (a gap or a cut at the start of its
  * data) comes at the trace's first record, not at time 0: that of all
- * the stream's inputs (start_ts()), or of all parts' (kmt_stream_set_start()).
+ * the stream's inputs, or of all parts' (kmt_stream_set_start()).
  */
-static uint64_t start_ts(const struct kmt_stream *s)
+uint64_t kmt_stream_start_ts(const struct kmt_stream *s)
 {
 	uint64_t start = UINT64_MAX;
 	int i;
@@ -330,14 +330,9 @@ static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffer
 		if (ret > 0)
 			s->heap[s->heap_n++] = s->n - 1;
 	}
-	if (s->nparts <= 1)
-		kmt_stream_set_start(s, start_ts(s));
+	if (s->nparts == 1)
+		kmt_stream_set_start(s, kmt_stream_start_ts(s));
 	return 0;
-}
-
-uint64_t kmt_stream_start_ts(const struct kmt_stream *s)
-{
-	return start_ts(s);
 }
 
 void kmt_stream_set_start(struct kmt_stream *s, uint64_t start)
@@ -351,17 +346,11 @@ void kmt_stream_set_start(struct kmt_stream *s, uint64_t start)
 
 int kmt_stream_input(const struct kmt_stream *s, int idx)
 {
-	return s->nparts > 1 ? idx * s->nparts + s->part : idx;
+	return idx * s->nparts + s->part;
 }
 
-struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr,
-					   struct kmt_diag *d)
-{
-	return kmt_stream_open_part(f, buffers, nr, 0, 1, d);
-}
-
-struct kmt_stream *kmt_stream_open_part(struct kmt_file *f, const int *buffers, int nr, int part, int nparts,
-					struct kmt_diag *d)
+struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffers, int nr, int part,
+					   int nparts, struct kmt_diag *d)
 {
 	struct kmt_stream *s;
 	int *cpus = NULL, *bufs = NULL;
@@ -424,6 +413,7 @@ struct kmt_stream *kmt_stream_open_source(const struct kmt_page_source *src, con
 		return NULL;
 	}
 	s->src = *src;
+	s->nparts = 1;
 	if (stream_start(s, cpus, NULL, NULL, n, d)) {
 		kmt_stream_close(s);
 		return NULL;
@@ -528,7 +518,7 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 
 struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d)
 {
-	return kmt_stream_open_buffers(f, &buffer, 1, d);
+	return kmt_stream_open_buffers(f, &buffer, 1, 0, 1, d);
 }
 
 uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx)

@@ -169,6 +169,14 @@ const char *tf_cpu_cut(const struct kmt_file *f, const struct kmt_buffer *b,
  */
 int tf_salvage(struct kmt_file *f, struct kmt_diag *d);
 
+/* Fill @ri from a VERSION text (NULL: nothing known). */
+void kmt_recinfo_parse(struct kmt_recinfo *ri, const char *text);
+/*
+ * Prefix the message in @d with file, CPU and offset of the current page;
+ * returns d->err. For errors found while walking the page's events.
+ */
+int kmt_cpu_reader_fail(struct kmt_cpu_reader *r, struct kmt_diag *d);
+
 #pragma GCC visibility pop
 
 #endif
