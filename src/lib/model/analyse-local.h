@@ -21,7 +21,7 @@
 #define LOW (NB / 2)
 /*
  * ... but a stage after another wakes for half that: a shard waits for
- * shard 0, which waits for the decoder or the producer, which waits for
+ * shard 0, which waits for the producer, which waits for
  * the slowest shard; with less than LOW ahead of the slowest in all, the
  * producer never waits on a stage that is itself waiting (no deadlock).
  */

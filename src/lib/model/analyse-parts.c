@@ -2,7 +2,7 @@
  * The producer in parts (analyse-local.h). With the model in shards and a
  * file of two CPUs and more, reading the stream is no longer one thread's
  * work: P part threads each read, merge and decode the stream of a share
- * of the CPUs (kmt_stream_open_part(): input i goes to part i % P) into
+ * of the CPUs (kmt_stream_open_buffers(): input i goes to part i % P) into
  * batches of their own, and the producer merges the parts' items by
  * (time, input index) — the one stream's order, as its heap breaks ties
  * by input index too — into the job's batches. It does what take() does
@@ -143,7 +143,7 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		return false;
 	}
 	it->what = ret ? P_EVENT : P_NONE;
-	it->to = model_route_of(ev, p->j->nms);
+	it->to = ret ? model_route_of(ev, p->j->nms) : 0;
 	if (ret && b->ar.used + ev_bytes(ev) > b->ar.cap) {
 		/* No room for its strings: by way of a copy, into the next batch. */
 		struct kmt_event tmp = *ev;
@@ -284,10 +284,11 @@ static inline bool before(const struct part_item *a, const struct part_item *b)
 }
 
 /*
- * Part @p's items from @it on, as long as they come before (@ts, @input),
- * the least of the other parts' heads, within its batch. T_GO to go on.
+ * Part @p's items from @it on, within its batch, as long as they come
+ * before @next, the least of the other parts' heads (NULL: none). T_GO to
+ * go on.
  */
-static int take_run(struct job *j, struct part *p, const struct part_item *it, uint64_t ts, uint32_t input)
+static int take_run(struct job *j, struct part *p, const struct part_item *it, const struct part_item *next)
 {
 	const struct pbatch *b = &p->b[p->taken % NBP];
 	int t;
@@ -298,7 +299,7 @@ static int take_run(struct job *j, struct part *p, const struct part_item *it, u
 		if (++p->cur >= b->n)
 			return T_GO;
 		it = &b->it[p->cur];
-		if (it->ts > ts || (it->ts == ts && it->input > input))
+		if (next && !before(it, next))
 			return T_GO;
 	}
 }
@@ -352,19 +353,18 @@ void produce_parts(struct job *j)
 			if ((h[na] = head(j, &j->parts[k])))
 				act[na++] = &j->parts[k];
 		while (na && t == T_GO) {
-			unsigned int best = 0, next = UINT32_MAX;
-			uint64_t next_ts = UINT64_MAX;
+			/* The least head, and the least of the others: up to it, the best part's go unlooked at. */
+			unsigned int best = 0, next = 0;
 
-			for (k = 1; k < na; k++)
-				if (before(h[k], h[best]))
+			for (k = 1; k < na; k++) {
+				if (before(h[k], h[best])) {
+					next = best;
 					best = k;
-			/* The least of the others: up to it, the best part's items go without a look at them. */
-			for (k = 0; k < na; k++)
-				if (k != best && (h[k]->ts < next_ts || (h[k]->ts == next_ts && h[k]->input < next))) {
-					next_ts = h[k]->ts;
-					next = h[k]->input;
+				} else if (next == best || before(h[k], h[next])) {
+					next = k;
 				}
-			t = take_run(j, act[best], h[best], next_ts, next);
+			}
+			t = take_run(j, act[best], h[best], next != best ? h[next] : NULL);
 			if (t == T_GO && !(h[best] = head(j, act[best]))) {
 				act[best] = act[--na];
 				h[best] = h[na];

@@ -165,9 +165,9 @@ void consume_all(struct job *j, unsigned int k)
 			pthread_cond_broadcast(&j->cv);
 		} else if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW) || j->merge_waits) {
 			pthread_cond_broadcast(&j->cv);
-		}
-		else if (!k)
+		} else if (!k) {
 			stage_wake(j, W_REST, j->cons[0]);
+		}
 		pthread_mutex_unlock(&j->mu);
 		if (j->mret)
 			return;

@@ -44,16 +44,6 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 
 #define STATS_EVERY 1021	/* --stats: one record in this many is timed */
 
-static void misfit(struct job *j, int ret, const struct kmt_stream *s, const struct kmt_srec *sr)
-{
-	j->ret = analyse_misfit(j, &j->d, ret, s, sr);
-}
-
-static struct kmt_stream *open_stream(const struct job *j, struct kmt_diag *d)
-{
-	return analyse_stream(j, 0, 1, d);
-}
-
 /* One record of the stream, decoded and cut to the window, into a batch. */
 static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 {
@@ -75,7 +65,7 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 	ev = &b->ev[b->n];
 	ret = kmt_decode(j->dec, &sr->rec, sr->cpu, ev);
 	if (ret < 0) {
-		misfit(j, ret, s, sr);
+		j->ret = analyse_misfit(j, &j->d, ret, s, sr);
 		return T_STOP;
 	}
 	what = decoded_as(ret, sr->rec.ts < j->lo, ev->kind);
@@ -126,7 +116,7 @@ static void produce(struct job *j)
 	}
 	if (j->stats)
 		ovh = clock_cost(&per_call);
-	s = open_stream(j, &j->d);
+	s = analyse_stream(j, 0, 1, &j->d);
 	if (!s) {
 		j->ret = j->d.err ? j->d.err : -EINVAL;
 		return;

@@ -377,20 +377,23 @@ static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
 }
 
+/* A slab object's event: kmalloc, kmem_cache_alloc, kfree, kmem_cache_free. */
+static inline bool model_slab_kind(unsigned int k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_KFREE || k == KMT_EV_CACHE_FREE;
+}
+
 /*
  * Which of @n shards takes @ev first: a slab event its object's
  * (model_shard_of()), anything else shard 0, which routes stacks and
  * names as it takes them. @known in model_route_events(): the producer
  * said it already, as it wrote the event (analyse-parts.c).
  */
-static inline bool model_slab_kind(unsigned int k)
-{
-	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_KFREE || k == KMT_EV_CACHE_FREE;
-}
-
 static inline uint8_t model_route_of(const struct kmt_event *ev, uint32_t n)
 {
-	return model_slab_kind(ev->kind) && ev->cpu >= 0 && ev->cpu < KMT_MAX_CPUS ? (uint8_t)model_shard_of(ev->ptr, n) : 0;
+	bool slab = model_slab_kind(ev->kind) && ev->cpu >= 0 && ev->cpu < KMT_MAX_CPUS;
+
+	return slab ? (uint8_t)model_shard_of(ev->ptr, n) : 0;
 }
 
 /* model-registry.c: call sites, caches, tasks, the filters, allocator frames. */

@@ -152,14 +152,20 @@ bool model_cache_wanted(const struct kmt_model *m, uint32_t c)
 	return !m->o.cache || (c != NONE && !strcmp(m->reg.caches.v[c].name, m->cache_want));
 }
 
-bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
+/* The task filter's one rule: task @pid, named @comm (NULL: no name). */
+static bool task_wanted(struct kmt_model *m, int32_t pid, const char *comm)
 {
 	if (m->o.pid && pid != m->o.pid)
 		return false;
-	if (m->o.comm && (proc == NONE || strcmp(m->reg.procs.v[proc].comm, m->o.comm)))
+	if (m->o.comm && (!comm || strcmp(comm, m->o.comm)))
 		return false;
 	m->sum.filter_matched = true;
 	return true;
+}
+
+bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
+{
+	return task_wanted(m, pid, proc != NONE ? m->reg.procs.v[proc].comm : NULL);
 }
 
 /*
@@ -172,16 +178,10 @@ bool model_pid_wanted(struct kmt_model *m, int32_t pid)
 	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
 	char comm[sizeof(m->reg.procs.v[0].comm)];
 
-	if (m->o.pid && pid != m->o.pid)
-		return false;
-	if (m->o.comm) {
-		if (i == NONE)
-			snprintf(comm, sizeof(comm), "%.15s", kmt_comm_name(m->o.cmdlines, pid));
-		if (strcmp(i != NONE ? m->reg.procs.v[i].comm : comm, m->o.comm))
-			return false;
-	}
-	m->sum.filter_matched = true;
-	return true;
+	if (i != NONE)
+		return model_task_wanted(m, pid, i);
+	snprintf(comm, sizeof(comm), "%.15s", kmt_comm_name(m->o.cmdlines, pid));
+	return task_wanted(m, pid, comm);
 }
 
 /* Call sites repeat: a small direct-mapped memo in front of the map. */

@@ -94,7 +94,6 @@ void kmt_model_free(struct kmt_model *m)
 	free(m);
 }
 
-
 /* The kinds a stack can follow: allocations. */
 static bool alloc_kind(enum kmt_kind k)
 {
