@@ -548,6 +548,7 @@ struct kmt_analyse_stats {
 	uint64_t decode_ns;		/* decoding records and queueing them for the model */
 	uint64_t model_ns;		/* the model (and opts->each) */
 	uint64_t route_ns;		/* ... of it, shard 0's, which routes the others' events */
+	uint64_t wait_ns;		/* the stages asleep in hand-overs, in none of the above */
 	int inflate_threads;		/* threads inflating the CPUs' data (0: inline) */
 	bool model_thread;		/* the model ran on a thread apart from the producer */
 	int model_shards;		/* ... in this many shards, a thread each */

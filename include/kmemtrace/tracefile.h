@@ -451,11 +451,10 @@ int kmt_file_inflate_threads(const struct kmt_file *f);
  * read so far (inflated or walked) and in all, of every buffer.
  */
 void kmt_file_read_progress(const struct kmt_file *f, uint64_t *done, uint64_t *total);
-/*
- * CPU time spent so far reading and inflating compressed chunks, in ns: on
- * the inflating threads (@workers) or in the readers' own threads.
- */
+/* CPU ns so far reading and inflating chunks: on the inflating threads (@workers) or the readers'. */
 uint64_t kmt_file_inflate_ns(const struct kmt_file *f, bool workers);
+/* ... and the inflating threads' CPU ns asleep with nothing to inflate (kmt_cond_wait()). */
+uint64_t kmt_file_wait_ns(const struct kmt_file *f);
 
 const struct kmt_file_info *kmt_file_info(const struct kmt_file *f);
 const struct kmt_formats *kmt_file_formats(const struct kmt_file *f);

@@ -23,7 +23,7 @@ test_expect_success 'the first line: events, wall and CPU time, the rate' '
 test_expect_success 'one line per stage, in order, with CPU s, ns/event and where it ran' '
 	sed -n 2p err > head && [ "$(cat head)" = "  stage            CPU s  ns/event   where" ] &&
 	sed -n "3,\$p" err | cut -c 1-15 | sed "s/ *\$//" > names &&
-	printf "  read+inflate\n  stream merge\n  decode\n  model\n  output\n  other\n" > want &&
+	printf "  read+inflate\n  stream merge\n  decode\n  model\n  output\n  waiting\n  other\n" > want &&
 	cmp want names &&
 	sed -n "3,\$p" err | cut -c 16- | grep -Evc "^ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]   [a-z]" > bad ||
 	[ "$(cat bad)" = 0 ]
@@ -39,12 +39,13 @@ test_expect_success 'where each stage ran: merge and decode on the producer, ser
 test_expect_success 'one thread (KMT_NO_THREADS): inflating and the model on the stream thread' '
 	KMT_NO_THREADS=1 $KMT report --stats s.dat > out1 2> err1 && cmp plain out1 &&
 	grep -q "^  read+inflate .*   in the stream.s thread: serial$" err1 &&
-	grep -q "^  model .*   producer thread: serial$" err1
+	grep -q "^  model .*   producer thread: serial$" err1 &&
+	grep -q "^  waiting  *0\.000  *0\.0   asleep in hand-overs" err1
 '
 
 test_expect_success 'with --json: the same document, stats on stderr only' '
 	$KMT report --json s.dat > j1 && $KMT report --json --stats s.dat > j2 2> err2 &&
-	cmp j1 j2 && [ "$(wc -l < err2)" = 8 ]
+	cmp j1 j2 && [ "$(wc -l < err2)" = 9 ]
 '
 
 test_expect_success 'report --help lists --stats' '

@@ -5,6 +5,7 @@
 #ifndef KMT_LOCAL_H
 #define KMT_LOCAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,6 +63,18 @@ static inline uint64_t kmt_thread_cpu_ns(void)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
+
+/*
+ * pthread_cond_wait(), and the calling thread's CPU time spent in it —
+ * going to sleep and waking up, what a hand-over costs a thread that has
+ * nothing to do or finds the lock taken — added up once the thread has said kmt_wait_count(true).
+ * So --stats tells a stage's work (its CPU less this) from its waiting.
+ */
+void kmt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu);
+/* pthread_mutex_lock(), and if another thread holds it, the CPU time spent waiting, likewise. */
+void kmt_lock(pthread_mutex_t *mu);
+void kmt_wait_count(bool on);
+uint64_t kmt_waited_ns(void);
 
 /* Unaligned loads in little or big endian. */
 static inline uint16_t ld16(const void *p, bool be)

@@ -185,3 +185,43 @@ char *xstrndup(const char *s, size_t n)
 	p[n] = '\0';
 	return p;
 }
+
+static __thread bool wait_counting;
+static __thread uint64_t waited;
+
+void kmt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu)
+{
+	uint64_t c0;
+
+	if (!wait_counting) {
+		pthread_cond_wait(cv, mu);
+		return;
+	}
+	c0 = kmt_thread_cpu_ns();
+	pthread_cond_wait(cv, mu);
+	waited += kmt_thread_cpu_ns() - c0;
+}
+
+void kmt_lock(pthread_mutex_t *mu)
+{
+	uint64_t c0;
+
+	if (!wait_counting || !pthread_mutex_trylock(mu)) {
+		if (!wait_counting)
+			pthread_mutex_lock(mu);
+		return;
+	}
+	c0 = kmt_thread_cpu_ns();
+	pthread_mutex_lock(mu);
+	waited += kmt_thread_cpu_ns() - c0;
+}
+
+void kmt_wait_count(bool on)
+{
+	wait_counting = on;
+}
+
+uint64_t kmt_waited_ns(void)
+{
+	return waited;
+}

@@ -119,7 +119,7 @@ struct part {
 	bool done;			/* handed its last */
 	struct kmt_diag d;		/* P_MISFIT, P_END: why */
 	int ret;
-	uint64_t ns;			/* its thread's CPU, with stats */
+	uint64_t ns;			/* its thread's CPU less its waits, with stats */
 	pthread_t th;
 	bool running;
 };
@@ -148,7 +148,9 @@ struct job {
 	bool stats;
 	uint64_t model_ns;		/* in consume(), all shards */
 	uint64_t route_ns;		/* ... of it, shard 0's (which routes the others') */
-	uint64_t prod_ns;		/* the producer's thread in produce() */
+	uint64_t prod_ns;		/* the producer's thread in produce(), less its waits */
+	uint64_t wait_ns;		/* every stage's thread asleep in kmt_cond_wait() */
+	uint64_t pool_waited;		/* the file's inflating threads asleep, before */
 	uint64_t smp_merge, smp_decode;	/* sampled records: in the stream, after it */
 	uint64_t nr_smp, tick;
 	/* the ring */

@@ -64,7 +64,7 @@ static bool part_hand(struct part *p, bool last)
 	struct pbatch *b = pfilling(p);
 	bool go;
 
-	pthread_mutex_lock(&j->mu);
+	kmt_lock(&j->mu);
 	if (b->n)
 		p->prod++;
 	if (last)
@@ -78,7 +78,7 @@ static bool part_hand(struct part *p, bool last)
 		if ((int)(p->taken - s) > 0 && (int)(p->fin[s % NBP] + 1 - j->parts_wake_at) < 0)
 			j->parts_wake_at = p->fin[s % NBP] + 1;
 		j->parts_wait++;
-		pthread_cond_wait(&j->cv, &j->mu);
+		kmt_cond_wait(&j->cv, &j->mu);
 		j->parts_wait--;
 	}
 	go = !j->parts_quit;
@@ -170,6 +170,7 @@ static void *part_main(void *arg)
 	int ret;
 
 	pthread_setname_np(pthread_self(), "kmt-part");
+	kmt_wait_count(p->j->stats);
 	for (;;) {
 		ret = kmt_stream_next(p->s, &sr, &p->d);
 		if (ret < 0) {
@@ -187,8 +188,10 @@ static void *part_main(void *arg)
 		input = (uint32_t)kmt_stream_input(p->s, sr.idx);
 	}
 	part_hand(p, true);
-	if (p->j->stats)
-		p->ns = kmt_thread_cpu_ns() - c0;
+	if (p->j->stats) {
+		p->ns = kmt_thread_cpu_ns() - c0 - kmt_waited_ns();
+		__atomic_fetch_add(&p->j->wait_ns, kmt_waited_ns(), __ATOMIC_RELAXED);
+	}
 	return NULL;
 }
 
@@ -199,7 +202,7 @@ static void *part_main(void *arg)
  */
 static const struct part_item *next_batch(struct job *j, struct part *p)
 {
-	pthread_mutex_lock(&j->mu);
+	kmt_lock(&j->mu);
 	if (p->taken != p->seen) {
 		/* The job's batch being filled, unless its events went into none (then the last handed). */
 		p->fin[p->taken % NBP] = filling(j)->n ? j->prod : j->prod - 1;
@@ -213,11 +216,11 @@ static const struct part_item *next_batch(struct job *j, struct part *p)
 		pthread_mutex_unlock(&j->mu);
 		if (!hand(j))
 			return NULL;
-		pthread_mutex_lock(&j->mu);
+		kmt_lock(&j->mu);
 		j->merge_waits = true;
 		pthread_cond_broadcast(&j->cv);
 		while (p->taken == p->prod && !p->done && !j->stop)
-			pthread_cond_wait(&j->cv, &j->mu);
+			kmt_cond_wait(&j->cv, &j->mu);
 		j->merge_waits = false;
 	}
 	p->seen = p->prod;
@@ -374,7 +377,7 @@ void produce_parts(struct job *j)
 		if (t != T_FAIL)
 			hand(j);
 	}
-	pthread_mutex_lock(&j->mu);
+	kmt_lock(&j->mu);
 	j->parts_quit = true;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);

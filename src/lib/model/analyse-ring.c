@@ -26,14 +26,14 @@ bool hand(struct job *j)
 		consume(j, j->m, b);
 		go = !j->mret;
 	} else {
-		pthread_mutex_lock(&j->mu);
+		kmt_lock(&j->mu);
 		j->prod++;
 		stage_wake(j, W_ZERO, j->prod);
 		if (j->prod - cons_min(j) >= NB) {
 			/* Full: wait for room for several, not one (fewer wake-ups). */
 			j->prod_waits = true;
 			while (j->prod - cons_min(j) > LOW && !j->stop)
-				pthread_cond_wait(&j->cv, &j->mu);
+				kmt_cond_wait(&j->cv, &j->mu);
 			j->prod_waits = false;
 		}
 		go = !j->stop;

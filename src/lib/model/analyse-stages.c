@@ -123,7 +123,7 @@ static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned i
 	j->waits[w]++;
 	while (*src - mine < low && !*last && !j->stop && !(j->merge_waits && *src != mine)) {
 		j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)mine + low);
-		pthread_cond_wait(&j->cv, &j->mu);
+		kmt_cond_wait(&j->cv, &j->mu);
 	}
 	j->waits[w]--;
 }
@@ -133,7 +133,7 @@ static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned i
  * Shard 0 takes the producer's batches (the decoder's, with one); the
  * others take them after shard 0, which routed their events.
  */
-void consume_all(struct job *j, unsigned int k)
+static void consume_loop(struct job *j, unsigned int k)
 {
 	const unsigned int *src = k ? &j->cons[0] : &j->prod;
 	const bool *last = k ? &j->zero_done : &j->done;
@@ -142,7 +142,7 @@ void consume_all(struct job *j, unsigned int k)
 	for (;;) {
 		struct batch *b;
 
-		pthread_mutex_lock(&j->mu);
+		kmt_lock(&j->mu);
 		stage_wait(j, k ? W_REST : W_ZERO, src, j->cons[k], low, last);
 		if (j->cons[k] == *src || j->stop) {
 			if (!k) {
@@ -155,7 +155,7 @@ void consume_all(struct job *j, unsigned int k)
 		b = &j->b[j->cons[k] % NB];
 		pthread_mutex_unlock(&j->mu);
 		consume(j, j->ms[k], b);
-		pthread_mutex_lock(&j->mu);
+		kmt_lock(&j->mu);
 		j->cons[k]++;
 		if (j->mret)
 			j->stop = true;
@@ -172,6 +172,17 @@ void consume_all(struct job *j, unsigned int k)
 		if (j->mret)
 			return;
 	}
+}
+
+void consume_all(struct job *j, unsigned int k)
+{
+	uint64_t w0 = kmt_waited_ns();
+
+	kmt_wait_count(j->stats);
+	consume_loop(j, k);
+	kmt_wait_count(false);
+	if (j->stats)
+		__atomic_fetch_add(&j->wait_ns, kmt_waited_ns() - w0, __ATOMIC_RELAXED);
 }
 
 void *consume_main(void *arg)

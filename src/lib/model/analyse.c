@@ -170,8 +170,13 @@ static void *produce_main(void *arg)
 	struct job *j = arg;
 
 	pthread_setname_np(pthread_self(), "kmt-producer");
+	kmt_wait_count(j->stats);
 	produce(j);
-	pthread_mutex_lock(&j->mu);
+	if (j->stats) {
+		j->prod_ns -= MIN(j->prod_ns, kmt_waited_ns());
+		__atomic_fetch_add(&j->wait_ns, kmt_waited_ns(), __ATOMIC_RELAXED);
+	}
+	kmt_lock(&j->mu);
 	j->done = true;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
@@ -188,6 +193,7 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 	st->inflate_ns = kmt_file_inflate_ns(j->f, true) - inflated[0] + inline_inflate;
 	st->model_ns = j->model_ns;
 	st->route_ns = j->nms > 1 ? j->route_ns : 0;
+	st->wait_ns = j->wait_ns + kmt_file_wait_ns(j->f) - j->pool_waited;
 	st->inflate_threads = kmt_file_inflate_threads(j->f);
 	st->model_thread = j->threaded;
 	st->model_shards = (int)j->nms;
@@ -228,6 +234,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			   .stats = o && o->stats, .wake_at = { UINT64_MAX, UINT64_MAX } };
 	inflated[0] = kmt_file_inflate_ns(f, true);
 	inflated[1] = kmt_file_inflate_ns(f, false);
+	j->pool_waited = kmt_file_wait_ns(f);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
@@ -255,7 +262,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		for (k = 1; k < j->nms && !j->mret; k++, started++) {
 			sa[k] = (struct shard_arg){ j, k };
 			if (pthread_create(&sth[k], NULL, consume_main, &sa[k])) {
-				pthread_mutex_lock(&j->mu);
+				kmt_lock(&j->mu);
 				j->mret = -ENOMEM;
 				j->stop = true;
 				pthread_mutex_unlock(&j->mu);
@@ -266,7 +273,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		/* Done, or stopped: the others see it. */
 		for (k = 1; k < started; k++)
 			pthread_join(sth[k], NULL);
-		pthread_mutex_lock(&j->mu);
+		kmt_lock(&j->mu);
 		j->stop = true;		/* the producer may wait for room */
 		pthread_cond_broadcast(&j->cv);
 		pthread_mutex_unlock(&j->mu);

@@ -82,6 +82,7 @@ struct tf_pool {
 	int threads, started, idle;
 	bool quit;
 	pthread_t th[MAX_INFLATERS];
+	struct kmt_file *f;
 };
 
 /*
@@ -297,9 +298,13 @@ static void *pool_main(void *arg)
 		struct zslot *s;
 
 		if (!r) {
+			/* Its CPU asleep, for --stats (two clock reads against a sleep and a wake-up). */
+			uint64_t c0 = kmt_thread_cpu_ns();
+
 			p->idle++;
 			pthread_cond_wait(&p->work, &p->mu);
 			p->idle--;
+			__atomic_fetch_add(&p->f->wait_ns, kmt_thread_cpu_ns() - c0, __ATOMIC_RELAXED);
 			continue;
 		}
 		r->busy = true;
@@ -325,6 +330,7 @@ static bool pool_join(struct kmt_file *f, struct kmt_cpu_reader *r)
 	if (!p) {
 		if (!(p = calloc(1, sizeof(*p))))
 			return false;
+		p->f = f;
 		pthread_mutex_init(&p->mu, NULL);
 		pthread_cond_init(&p->work, NULL);
 		p->threads = MIN(f->threads, MAX_INFLATERS);
@@ -366,7 +372,7 @@ static void pool_leave(struct tf_pool *p, struct kmt_cpu_reader *r)
 	pthread_mutex_lock(&p->mu);
 	r->done = true;
 	while (r->busy)
-		pthread_cond_wait(&r->more, &p->mu);
+		kmt_cond_wait(&r->more, &p->mu);
 	for (i = 0; i < p->n; i++)
 		if (p->r[i] == r) {
 			p->r[i] = p->r[--p->n];
@@ -476,7 +482,7 @@ static struct zslot *next_chunk(struct kmt_cpu_reader *r)
 			pthread_cond_signal(&r->f->pool->work);
 	}
 	while (r->head == r->tail && !r->done)
-		pthread_cond_wait(&r->more, &r->f->pool->mu);
+		kmt_cond_wait(&r->more, &r->f->pool->mu);
 	s = r->head < r->tail ? &r->ring[r->head % RING] : NULL;
 	pthread_mutex_unlock(&r->f->pool->mu);
 	return s;

@@ -36,6 +36,11 @@ int kmt_file_inflate_threads(const struct kmt_file *f)
 	return tf_pool_threads(f->pool);
 }
 
+uint64_t kmt_file_wait_ns(const struct kmt_file *f)
+{
+	return __atomic_load_n(&f->wait_ns, __ATOMIC_RELAXED);
+}
+
 uint64_t kmt_file_inflate_ns(const struct kmt_file *f, bool workers)
 {
 	return __atomic_load_n(&f->inflate_ns[!workers], __ATOMIC_RELAXED);

@@ -86,6 +86,7 @@ struct kmt_file {
 	uint64_t data_read;		/* bytes of CPU data read so far (atomic) */
 	/* CPU ns spent inflating chunks: [0] on worker threads, [1] in the readers */
 	uint64_t inflate_ns[2];
+	uint64_t wait_ns;		/* the pool's threads, asleep */
 	enum kmt_zalg zalg;
 	struct kmt_zctx *z;
 	char *compression, *compression_version, *uname, *clock, *recorder;
