@@ -126,6 +126,14 @@ struct part {
 
 /* The stages that wait for batches: shard 0, the other shards. */
 enum { W_ZERO, W_REST, W_NR };
+/*
+ * Who sleeps on which condition (job.cv): shard 0 and the other shards
+ * (W_*) for batches, the producer (or merge) for room, the parts for
+ * their batches back, the merge for a part's next. A change wakes only
+ * those whose wait it can end (wake()), not every thread of the job.
+ */
+enum { CV_ZERO = W_ZERO, CV_REST = W_REST, CV_PROD, CV_PARTS, CV_MERGE, CV_NR };
+#define CV_ALL ((1u << CV_NR) - 1)
 
 struct job {
 	struct kmt_file *f;
@@ -172,8 +180,18 @@ struct job {
 	unsigned int waits[W_NR];
 	uint64_t wake_at[W_NR];
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv[CV_NR];
 };
+
+/* Wake (with the lock) those asleep on each condition in @mask (1 << CV_*). */
+static inline void wake(struct job *j, unsigned int mask)
+{
+	unsigned int k;
+
+	for (k = 0; k < CV_NR; k++)
+		if (mask & (1u << k))
+			pthread_cond_broadcast(&j->cv[k]);
+}
 
 /* The producer's batch being filled. */
 static inline struct batch *filling(struct job *j)

@@ -70,7 +70,7 @@ static bool part_hand(struct part *p, bool last)
 	if (last)
 		p->done = true;
 	if (j->merge_waits)
-		pthread_cond_broadcast(&j->cv);
+		wake(j, 1u << CV_MERGE);
 	while (!last && !j->parts_quit && p->prod >= NBP && !released(j, p, p->prod - NBP)) {
 		unsigned int s = p->prod - NBP;
 
@@ -78,7 +78,7 @@ static bool part_hand(struct part *p, bool last)
 		if ((int)(p->taken - s) > 0 && (int)(p->fin[s % NBP] + 1 - j->parts_wake_at) < 0)
 			j->parts_wake_at = p->fin[s % NBP] + 1;
 		j->parts_wait++;
-		kmt_cond_wait(&j->cv, &j->mu);
+		kmt_cond_wait(&j->cv[CV_PARTS], &j->mu);
 		j->parts_wait--;
 	}
 	go = !j->parts_quit;
@@ -209,7 +209,7 @@ static const struct part_item *next_batch(struct job *j, struct part *p)
 		p->taken++;
 		p->cur = 0;
 		if (j->parts_wait)
-			pthread_cond_broadcast(&j->cv);
+			wake(j, 1u << CV_PARTS);
 	}
 	if (p->taken == p->prod && !p->done && !j->stop) {
 		/* Nothing to merge from it yet: what is filled goes now, and is taken as it is. */
@@ -218,9 +218,9 @@ static const struct part_item *next_batch(struct job *j, struct part *p)
 			return NULL;
 		kmt_lock(&j->mu);
 		j->merge_waits = true;
-		pthread_cond_broadcast(&j->cv);
+		wake(j, 1u << CV_ZERO | 1u << CV_REST);	/* take what there is */
 		while (p->taken == p->prod && !p->done && !j->stop)
-			kmt_cond_wait(&j->cv, &j->mu);
+			kmt_cond_wait(&j->cv[CV_MERGE], &j->mu);
 		j->merge_waits = false;
 	}
 	p->seen = p->prod;
@@ -379,7 +379,7 @@ void produce_parts(struct job *j)
 	}
 	kmt_lock(&j->mu);
 	j->parts_quit = true;
-	pthread_cond_broadcast(&j->cv);
+	wake(j, CV_ALL);
 	pthread_mutex_unlock(&j->mu);
 	for (k = 0; j->parts && k < j->nparts; k++) {
 		struct part *p = &j->parts[k];

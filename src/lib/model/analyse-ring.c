@@ -33,7 +33,7 @@ bool hand(struct job *j)
 			/* Full: wait for room for several, not one (fewer wake-ups). */
 			j->prod_waits = true;
 			while (j->prod - cons_min(j) > LOW && !j->stop)
-				kmt_cond_wait(&j->cv, &j->mu);
+				kmt_cond_wait(&j->cv[CV_PROD], &j->mu);
 			j->prod_waits = false;
 		}
 		go = !j->stop;

@@ -106,7 +106,7 @@ void stage_wake(struct job *j, int w, unsigned int count)
 {
 	if (j->waits[w] && count >= j->wake_at[w]) {
 		j->wake_at[w] = UINT64_MAX;
-		pthread_cond_broadcast(&j->cv);
+		wake(j, 1u << w);
 	}
 }
 
@@ -123,7 +123,7 @@ static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned i
 	j->waits[w]++;
 	while (*src - mine < low && !*last && !j->stop && !(j->merge_waits && *src != mine)) {
 		j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)mine + low);
-		kmt_cond_wait(&j->cv, &j->mu);
+		kmt_cond_wait(&j->cv[w], &j->mu);
 	}
 	j->waits[w]--;
 }
@@ -147,7 +147,7 @@ static void consume_loop(struct job *j, unsigned int k)
 		if (j->cons[k] == *src || j->stop) {
 			if (!k) {
 				j->zero_done = true;
-				pthread_cond_broadcast(&j->cv);
+				wake(j, 1u << CV_REST);
 			}
 			pthread_mutex_unlock(&j->mu);
 			return;
@@ -162,12 +162,16 @@ static void consume_loop(struct job *j, unsigned int k)
 		if (j->parts_wait && (int)(cons_min(j) - j->parts_wake_at) >= 0) {
 			/* The parts woken each say again what they wait for. */
 			j->parts_wake_at = cons_min(j) + PARTS_FAR;
-			pthread_cond_broadcast(&j->cv);
-		} else if (j->stop || (j->prod_waits && j->prod - cons_min(j) <= LOW) || j->merge_waits) {
-			pthread_cond_broadcast(&j->cv);
-		} else if (!k) {
-			stage_wake(j, W_REST, j->cons[0]);
+			wake(j, 1u << CV_PARTS);
 		}
+		if (j->stop)
+			wake(j, CV_ALL);
+		if (j->prod_waits && j->prod - cons_min(j) <= LOW)
+			wake(j, 1u << CV_PROD);
+		if (j->merge_waits && !k)
+			wake(j, 1u << CV_REST);	/* take what there is */
+		else if (!k)
+			stage_wake(j, W_REST, j->cons[0]);
 		pthread_mutex_unlock(&j->mu);
 		if (j->mret)
 			return;

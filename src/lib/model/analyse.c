@@ -178,7 +178,7 @@ static void *produce_main(void *arg)
 	}
 	kmt_lock(&j->mu);
 	j->done = true;
-	pthread_cond_broadcast(&j->cv);
+	wake(j, CV_ALL);
 	pthread_mutex_unlock(&j->mu);
 	return NULL;
 }
@@ -236,7 +236,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	inflated[1] = kmt_file_inflate_ns(f, false);
 	j->pool_waited = kmt_file_wait_ns(f);
 	pthread_mutex_init(&j->mu, NULL);
-	pthread_cond_init(&j->cv, NULL);
+	for (i = 0; i < CV_NR; i++)
+		pthread_cond_init(&j->cv[i], NULL);
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
@@ -275,7 +276,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			pthread_join(sth[k], NULL);
 		kmt_lock(&j->mu);
 		j->stop = true;		/* the producer may wait for room */
-		pthread_cond_broadcast(&j->cv);
+		wake(j, CV_ALL);
 		pthread_mutex_unlock(&j->mu);
 		pthread_join(th, NULL);
 	} else {
@@ -320,7 +321,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	for (i = 0; i < NB; i++)
 		free(j->b[i].ar.p);
 	parts_free(j);
-	pthread_cond_destroy(&j->cv);
+	for (i = 0; i < CV_NR; i++)
+		pthread_cond_destroy(&j->cv[i]);
 	pthread_mutex_destroy(&j->mu);
 	free(j);
 	return ret;
