@@ -100,3 +100,5 @@ echo "The same stages on all $cpus cores (no taskset: the merge and shard 0 read
 echo "wrote, as on a big machine, and share the cores with the other stages), medians of $ROUNDS:"
 echo "hackbench: merge $(r all-one.merge), shard 0 $(r all-one.shard-0): 1e9 / $(bound all-one) = $(awk -v p="$(bound all-one)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s;"
 echo "48 CPUs: merge $(r all-wide.merge), shard 0 $(r all-wide.shard-0): 1e9 / $(bound all-wide) = $(awk -v p="$(bound all-wide)" 'BEGIN { printf "%.0f", 1000 / p }') M events/s."
+echo "Each stage's time is its work: the threads' time asleep in hand-overs (a stage that binds never"
+echo "waits) is counted apart, 'waiting': $(r all-one.waiting) and $(r all-wide.waiting) ns per event on both cores, $(r one.waiting) and $(r wide.waiting) on one."

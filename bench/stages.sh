@@ -25,7 +25,7 @@ trap - EXIT INT TERM
 tmp=$(mktemp -d /tmp/kmt-bench-stages.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 f=$(bench_trace stages) || exit 1
-STAGES="read+inflate stream-merge decode model output other"
+STAGES="read+inflate stream-merge decode model output waiting other"
 
 one() {	# config -> appends wall, cpu and each stage's ns/event to $tmp/CONFIG.*
 	local c=$1
