@@ -102,7 +102,7 @@ struct part_item {
 	bool other;			/* not of the job's buffer */
 };
 struct pbatch {
-	struct kmt_event ev[PB];	/* P_EVENT: decoded, strings in the arena */
+	struct model_slot s[PB];	/* P_EVENT: decoded, strings in the arena (and its verdict) */
 	struct part_item it[PB];
 	unsigned int n;
 	struct arena ar;
@@ -119,6 +119,7 @@ struct part {
 	bool done;			/* handed its last */
 	struct kmt_diag d;		/* P_MISFIT, P_END: why */
 	int ret;
+	struct cpu_state *cpu;		/* seq_in_parts: each of its CPUs' sequence */
 	uint64_t ns;			/* its thread's CPU less its waits, with stats */
 	pthread_t th;
 	bool running;
@@ -171,6 +172,13 @@ struct job {
 	struct part *parts;
 	unsigned int nparts;
 	bool merge_waits;		/* the merge waits for a part: take what there is */
+	/*
+	 * The parts decide each CPU's sequence (model_claim_event()), each for
+	 * its own CPUs, and shard 0 reads only its own events: without a
+	 * filter (which needs the task names in stream order), a window
+	 * (events before it do not count) or stack slices.
+	 */
+	bool seq_in_parts;
 	unsigned int parts_wait;	/* parts asleep on cv, for room ... */
 	unsigned int parts_wake_at;	/* ... one of them until the shards have taken this many */
 	bool parts_quit;

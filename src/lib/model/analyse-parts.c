@@ -10,7 +10,10 @@
  * that does not fit its format) and hands the shards a pointer to each
  * event where its part wrote it (batch.evp): nothing is copied. So the
  * serial stage left before the model is a merge of P ordered lists of
- * 16-byte items.
+ * 16-byte items. A part also keeps its CPUs' sequences (model-claim.c:
+ * which allocation a stack is, the doubled large kmalloc) and writes the
+ * verdict beside each event, with the shard it goes to (seq_in_parts), so
+ * that shard 0 need not read the other shards' events.
  *
  *   part threads: kmt_stream_next -> kmt_decode -> part batch
  *   producer:     min over the parts' heads -> take -> job batch
@@ -107,6 +110,31 @@ static struct pbatch *part_room(struct part *p, size_t need)
 	return b;
 }
 
+/*
+ * The shard that takes the event in @s (model_route_of()); with the CPUs'
+ * sequence decided here, a stack goes to its slab object's shard, a task's
+ * name to every shard (ROUTE_ALL), and the verdict is written beside it.
+ */
+static uint8_t part_route(struct part *p, struct model_slot *s)
+{
+	const struct kmt_event *ev = &s->ev;
+
+	if (!p->cpu)
+		return model_route_of(ev, p->j->nms);
+	model_claim_event(p->cpu, &p->j->m->o, ev, true, &s->v);
+	switch (ev->kind) {
+	case KMT_EV_STACK:
+		return s->v.c.kind == KMT_EV_KMALLOC ? (uint8_t)model_shard_of(s->v.c.ptr, p->j->nms) : 0;
+	case KMT_EV_FORK:
+	case KMT_EV_RENAME:
+	case KMT_EV_NEWTASK:
+	case KMT_EV_EXEC:
+		return ROUTE_ALL;
+	default:
+		return model_route_of(ev, p->j->nms);
+	}
+}
+
 /* One thing of the part's stream into its batch; false: the part ends here. */
 static bool part_take(struct part *p, const struct kmt_srec *sr)
 {
@@ -120,10 +148,13 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 	it = &b->it[b->n];
 	*it = (struct part_item){ .ts = sr->rec.ts, .input = (uint32_t)kmt_stream_input(p->s, sr->idx),
 				  .other = sr->buffer != p->j->buffer };
-	ev = &b->ev[b->n];
+	ev = &b->s[b->n].ev;
 	if (sr->skip || sr->lost_marker) {
 		it->what = sr->skip ? P_SKIP : P_LOST;
 		it->truncated = sr->truncated;
+		/* A gap, a loss or a cut end breaks the CPU's chain of events, as the model's markers do. */
+		if (p->cpu && sr->cpu >= 0 && sr->cpu < KMT_MAX_CPUS && !it->other)
+			model_claim_break(&p->cpu[sr->cpu]);
 		ev->cpu = sr->cpu;
 		ev->bytes_req = (uint64_t)sr->lost;
 		ev->name = NULL;
@@ -143,17 +174,17 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		return false;
 	}
 	it->what = ret ? P_EVENT : P_NONE;
-	it->to = ret ? model_route_of(ev, p->j->nms) : 0;
+	it->to = ret ? part_route(p, &b->s[b->n]) : 0;
 	if (ret && b->ar.used + ev_bytes(ev) > b->ar.cap) {
 		/* No room for its strings: by way of a copy, into the next batch. */
-		struct kmt_event tmp = *ev;
+		struct model_slot tmp = b->s[b->n];
 		struct part_item ti = *it;
 
-		if (!(b = part_room(p, ev_bytes(&tmp))))
+		if (!(b = part_room(p, ev_bytes(&tmp.ev))))
 			return false;
-		b->ev[b->n] = tmp;
+		b->s[b->n] = tmp;
 		b->it[b->n] = ti;
-		ev = &b->ev[b->n];
+		ev = &b->s[b->n].ev;
 	}
 	if (ret)
 		arena_keep_event(&b->ar, ev);
@@ -247,7 +278,7 @@ static int take_part(struct job *j, struct part *p, const struct part_item *it)
 	enum item what;
 	int t;
 
-	ev = &p->b[p->taken % NBP].ev[p->cur];
+	ev = &p->b[p->taken % NBP].s[p->cur].ev;
 	switch (it->what) {
 	case P_SKIP:
 	case P_LOST:
@@ -323,6 +354,10 @@ static bool parts_start(struct job *j)
 		struct part *p = &j->parts[k];
 
 		p->j = j;
+		if (j->seq_in_parts && !(p->cpu = calloc(KMT_MAX_CPUS, sizeof(*p->cpu)))) {
+			j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
+			return false;
+		}
 		if (!(p->s = analyse_stream(j, (int)k, (int)j->nparts, &j->d))) {
 			j->ret = j->d.err ? j->d.err : -EINVAL;
 			return false;
@@ -399,9 +434,11 @@ void parts_free(struct job *j)
 {
 	unsigned int k, i;
 
-	for (k = 0; j->parts && k < j->nparts; k++)
+	for (k = 0; j->parts && k < j->nparts; k++) {
 		for (i = 0; i < NBP; i++)
 			free(j->parts[k].b[i].ar.p);
+		free(j->parts[k].cpu);
+	}
 	free(j->parts);
 	j->parts = NULL;
 }

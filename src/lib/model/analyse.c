@@ -249,10 +249,14 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	 * its observed findings dropped.
 	 */
 	j->nparts = parts_wanted(j);
+	j->seq_in_parts = j->nparts && !m->filtering && !m->o.stack_slices && !(o && o->t_start > 0);
+	for (k = 0; k < j->nms; k++)
+		j->ms[k]->seq_given = j->seq_in_parts;
 	j->parts_wake_at = PARTS_FAR;
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
 		j->threaded = false;
 		j->nparts = 0;
+		j->seq_in_parts = m->seq_given = false;
 		for (k = 1; k < j->nms; k++)
 			kmt_model_free(j->ms[k]);
 		j->nms = 1;

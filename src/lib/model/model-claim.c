@@ -1,7 +1,12 @@
 /*
- * Which allocation a stack is (src/lib/model/model-local.h): the one owner of
- * what each CPU has allocated and not yet given a stack, and of the rule
- * that gives each stack to exactly one of them.
+ * Each CPU's sequence of events (src/lib/model/model-local.h): the one
+ * owner of what each CPU has allocated and not yet given a stack, of the
+ * rule that gives each stack to exactly one of them, and of the doubled
+ * large kmalloc (an allocation right after one at the same address on its
+ * CPU). model_claim_event() takes every event of a CPU in order, on the
+ * model's thread (the one model, or shard 0) or, with the model in shards
+ * and no filter, window or stack slices, on the part that reads the CPU
+ * (analyse-parts.c); its verdict is the same either way.
  *
  * The kernel puts a stack right after its event on the same CPU, unless
  * an interrupt's events come between. So a stack is, in this order:
@@ -20,9 +25,12 @@
  *    since (an RCU callback's batch of frees);
  *  - no allocation.
  * The stack event itself does not count in a CPU's sequence of events.
- * Only the CPU's own events decide, never the table of objects, so every
- * shard of a sharded model (model-shard.c) decides alike; the object's
- * part checks that the claimed object is still the one allocated then.
+ * Only the CPU's own events decide, never the table of objects, so it can
+ * be decided apart from the objects (model-shard.c); the object's part
+ * checks that the claimed object is still the one allocated then. (So a
+ * vmalloc's stack takes the caller its vmap_area allocation's stack named
+ * whether or not the area is still live: it is, unless freed by another
+ * CPU between the allocation and its stack.)
  */
 #include "model-local.h"
 
@@ -80,13 +88,13 @@ static int slab_claims(const struct cpu_state *cs, const struct kmt_event *ev)
 	return -1;
 }
 
-struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev)
+/* Stack @ev, after the CPU's events in @cs: what it belongs to, taken from those waiting. */
+static struct claim claim_stack(struct cpu_state *cs, const struct kmt_model_opts *o, const struct kmt_event *ev)
 {
-	struct cpu_state *cs = &m->cpu[ev->cpu];
-	struct claim c = { KMT_EV_NONE, 0 };
+	struct claim c = { .kind = KMT_EV_NONE };
 	int j;
 
-	if (m->o.stack_slices && !cs->last_stacked && !cs->last_alloc)
+	if (o->stack_slices && !cs->last_stacked && !cs->last_alloc)
 		return c;	/* an event that allocates nothing: its own */
 	j = slab_claims(cs, ev);
 	if (j >= 0) {
@@ -97,13 +105,17 @@ struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev)
 		/* It is taken, and any newer ones (an interrupt's, without stacks). */
 		cs->slab_wait_next = (uint8_t)(cs->slab_wait_next - (j + 1));
 		cs->nslab_wait = (uint8_t)(cs->nslab_wait - (j + 1));
-	} else if (cs->vmap_pending && cs->vmap_seq == cs->seq && m->o.syms) {
+	} else if (cs->vmap_pending && cs->vmap_seq == cs->seq && o->syms) {
 		c.kind = KMT_EV_VMAP_ALLOC;
 		c.ptr = cs->vmap_addr;
 		cs->vmap_pending = false;
-	} else if (page_claims(cs, ev) && m->o.syms) {
+		/* Its own stack may stop in the allocator: then its vmap_area's names the caller. */
+		c.caller = cs->vmap_caller_pid == ev->pid ? cs->vmap_caller : 0;
+		cs->vmap_caller = 0;
+	} else if (page_claims(cs, ev) && o->syms) {
 		c.kind = KMT_EV_PAGE_ALLOC;
 		c.ptr = cs->page_pfn;
+		c.order = cs->page_order;
 		cs->page_pending = false;
 	} else if (cs->pcpu_pending && cs->pcpu_seq == cs->seq) {
 		c.kind = KMT_EV_PCPU_ALLOC;
@@ -111,4 +123,90 @@ struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev)
 		cs->pcpu_pending = false;
 	}
 	return c;
+}
+
+/* The kinds a stack can follow: allocations. */
+static bool alloc_kind(enum kmt_kind k)
+{
+	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_PAGE_ALLOC ||
+	       k == KMT_EV_PCPU_ALLOC || k == KMT_EV_VMAP_ALLOC;
+}
+
+void model_claim_event(struct cpu_state *cpu, const struct kmt_model_opts *o, const struct kmt_event *ev,
+		       bool wanted, struct model_verdict *v)
+{
+	struct cpu_state *cs;
+
+	v->c.kind = KMT_EV_NONE;
+	v->twin_prev = false;
+	if (ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS)
+		return;
+	cs = &cpu[ev->cpu];
+	/* A stack is part of the event before it; an access is not of the allocation chain. */
+	if (ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
+		cs->seq++;
+		if (alloc_kind(ev->kind))
+			cs->alloc_seq = cs->seq;
+	}
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		v->twin_prev = cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1;
+		if (!wanted || !ev->ptr)
+			break;
+		cs->last_slab_seq = cs->seq;
+		cs->last_slab_ptr = ev->ptr;
+		cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] =
+			(struct slab_wait){ cs->seq, ev->pid, ev->ptr, ev->call_site, ev->ts, (uint8_t)ev->kind };
+		cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
+		if (ev->name_len && o->syms && model_vmap_area(ev)) {
+			cs->vmap_area_pending = true;
+			cs->vmap_area_seq = cs->seq;
+		}
+		break;
+	case KMT_EV_PAGE_ALLOC:
+		if (wanted && !model_page_failed(ev)) {
+			cs->page_pending = true;
+			cs->page_seq = cs->seq;
+			cs->page_pid = ev->pid;
+			cs->page_order = ev->order;
+			cs->page_pfn = ev->ptr;
+		}
+		break;
+	case KMT_EV_PCPU_ALLOC:
+		if (wanted) {
+			cs->pcpu_pending = true;
+			cs->pcpu_seq = cs->seq;
+			cs->pcpu_ptr = ev->ptr;
+		}
+		break;
+	case KMT_EV_VMAP_ALLOC:
+		if (wanted && !model_vmap_failed(ev)) {
+			cs->vmap_pending = true;
+			cs->vmap_seq = cs->seq;
+			cs->vmap_addr = ev->ptr;
+		}
+		break;
+	case KMT_EV_STACK:
+		v->c = claim_stack(cs, o, ev);
+		/* The stack of a vmap_area allocation right before it names a vmalloc's caller. */
+		if (cs->vmap_area_pending && cs->vmap_area_seq == cs->seq && o->syms) {
+			uint64_t fn = model_caller_of(o->syms, ev);
+
+			cs->vmap_area_pending = false;
+			if (fn) {
+				cs->vmap_caller = fn;
+				cs->vmap_caller_pid = ev->pid;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	if (ev->kind == KMT_EV_STACK) {
+		cs->last_stacked = true;
+	} else if (ev->kind != KMT_EV_ACCESS) {
+		cs->last_alloc = alloc_kind(ev->kind);
+		cs->last_stacked = false;
+	}
 }

@@ -191,7 +191,32 @@ struct claim {
 	uint64_t ptr;			/* its address (pages: pfn) */
 	uint64_t ts;			/* a slab object's allocation time */
 	enum kmt_kind obj_kind;		/* a slab object's kind (for dump) */
+	uint32_t order;			/* a page's order */
+	uint64_t caller;		/* a vmalloc area: the caller its vmap_area allocation's
+					   stack named, of the same task (0: none) */
 };
+
+/*
+ * What each CPU's sequence says of an event (model_claim_event()): a
+ * stack's claim, and whether a slab allocation came right after one at
+ * the same address on its CPU (a large kmalloc traced twice). Decided in
+ * stream order by whoever sees all of the CPU's events: the one model,
+ * shard 0, or (no filter, window or stack slices) the part that read the
+ * CPU (analyse-parts.c), which writes it right after the event
+ * (struct model_slot) for the shards to read (kmt_model.seq_given).
+ */
+struct model_verdict {
+	struct claim c;
+	bool twin_prev;
+};
+struct model_slot {
+	struct kmt_event ev;
+	struct model_verdict v;
+};
+static inline const struct model_verdict *model_verdict_of(const struct kmt_event *ev)
+{
+	return &((const struct model_slot *)(const void *)ev)->v;
+}
 
 /* kmt_life_bucket(), inline for the model's hot paths. */
 static inline int model_life_bucket(uint64_t ns)
@@ -201,37 +226,6 @@ static inline int model_life_bucket(uint64_t ns)
 	return b < KMT_LIFE_BUCKETS ? b : KMT_LIFE_BUCKETS - 1;
 }
 
-static inline void model_claim_slab_pending(struct cpu_state *cs, const struct kmt_event *ev)
-{
-	cs->last_slab_seq = cs->seq;
-	cs->last_slab_ptr = ev->ptr;
-	cs->slab_wait[cs->slab_wait_next++ & (SLAB_WAIT - 1)] =
-		(struct slab_wait){ cs->seq, ev->pid, ev->ptr, ev->call_site, ev->ts, (uint8_t)ev->kind };
-	cs->nslab_wait += cs->nslab_wait < SLAB_WAIT;
-}
-
-static inline void model_claim_page_pending(struct cpu_state *cs, int32_t pid, uint64_t pfn, uint32_t order)
-{
-	cs->page_pending = true;
-	cs->page_seq = cs->seq;
-	cs->page_pid = pid;
-	cs->page_order = order;
-	cs->page_pfn = pfn;
-}
-
-static inline void model_claim_vmap_pending(struct cpu_state *cs, uint64_t addr)
-{
-	cs->vmap_pending = true;
-	cs->vmap_seq = cs->seq;
-	cs->vmap_addr = addr;
-}
-
-static inline void model_claim_pcpu_pending(struct cpu_state *cs, uint64_t ptr)
-{
-	cs->pcpu_pending = true;
-	cs->pcpu_seq = cs->seq;
-	cs->pcpu_ptr = ptr;
-}
 /* A gap in @cs's events: nothing before it is waiting any more. */
 static inline void model_claim_break(struct cpu_state *cs)
 {
@@ -239,8 +233,28 @@ static inline void model_claim_break(struct cpu_state *cs)
 	cs->nslab_wait = 0;
 	cs->seq += 2;
 }
-/* The allocation stack @ev belongs to, taken from those waiting. */
-struct claim model_claim_stack(struct kmt_model *m, const struct kmt_event *ev);
+/*
+ * Event @ev on its CPU's sequence @cpu[ev->cpu] (the one owner of each
+ * CPU's sequence): what it is waiting for, if @wanted (only allocations
+ * in the chosen tasks or cache wait for their stacks), and what it decides
+ * (@v): a stack's claim, taken from those waiting; a slab allocation's twin.
+ */
+void model_claim_event(struct cpu_state *cpu, const struct kmt_model_opts *o, const struct kmt_event *ev,
+		       bool wanted, struct model_verdict *v);
+/* A slab allocation from the vmap_area cache: its stack may name a vmalloc caller. */
+static inline bool model_vmap_area(const struct kmt_event *ev)
+{
+	return ev->name_len == 9 && !memcmp(ev->name, "vmap_area", 9);
+}
+/* A page or vmalloc allocation that failed (no object). */
+static inline bool model_page_failed(const struct kmt_event *ev)
+{
+	return (ev->flags & KMT_EVF_PAGE_PTR) ? ev->ptr == 0 : ev->ptr == UINT64_MAX || ev->ptr == UINT32_MAX;
+}
+static inline bool model_vmap_failed(const struct kmt_event *ev)
+{
+	return (ev->flags & KMT_EVF_FAILED) || !ev->ptr;
+}
 
 /* A queued event, with its strings copied (its record may go away). */
 struct queued {
@@ -333,6 +347,7 @@ struct kmt_model {
 	char cache_want[64];		/* --cache: the name its events carry */
 	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
 	bool filtering;
+	bool seq_given;			/* the parts decided each CPU's sequence (model_verdict) */
 	bool scope;			/* the event being processed concerns the chosen tasks */
 	bool started;			/* an event was seen */
 	bool oom;
@@ -340,7 +355,8 @@ struct kmt_model {
 
 /*
  * What shard 0 decided of an event another shard takes (model.c): its
- * stream position, the loss epoch, twin_prev, and a stack's claim.
+ * stream position, the loss epoch, and (unless the parts decided them:
+ * seq_given) twin_prev and a stack's claim.
  */
 struct model_route {
 	uint64_t pos;
@@ -448,17 +464,14 @@ void model_note_misuse(struct kmt_model *m, enum kmt_misuse_kind kind, const str
 void model_misuse_finish(struct kmt_model *m);
 
 /* model-slab.c, model-page.c: the events of each kind. */
+/* A slab allocation of the chosen cache and tasks (always, without a filter). */
+bool model_alloc_wanted(struct kmt_model *m, const struct kmt_event *ev, uint32_t proc);
 void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_slab_free(struct kmt_model *m, const struct kmt_event *ev);
-/*
- * An allocation another shard takes: shard 0 keeps its CPU's sequence
- * (what a stack after it belongs to) as if it took it.
- */
-void model_slab_alloc_elsewhere(struct kmt_model *m, const struct kmt_event *ev);
 void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_page_free(struct kmt_model *m, const struct kmt_event *ev);
-/* Stack @ev of page @pfn: the function that asked for it. */
-void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t pfn);
+/* Stack @ev of a page (@c: its claim): the function that asked for it. */
+void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, const struct claim *c);
 void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_pcpu_free(struct kmt_model *m, const struct kmt_event *ev);
 
@@ -467,11 +480,10 @@ int model_vmap_init(struct kmt_model *m);
 void model_vmap_release(struct kmt_model *m);
 void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev);
 void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev);
-/* A stack right after a vmalloc on its CPU: 1 if it was that vmalloc's. */
-void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t addr);
-/* A slab allocation from the vmap_area cache: its stack may name a vmalloc caller. */
-void model_vmap_area_alloc(struct kmt_model *m, const struct kmt_event *ev);
-void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev);
+/* A stack right after a vmalloc on its CPU (@c: its claim): the function that asked. */
+void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, const struct claim *c);
+/* The first frame of @ev that is not the allocators': a function's address, or 0. */
+uint64_t model_caller_of(const struct kmt_symbols *syms, const struct kmt_event *ev);
 void model_vmap_finish(struct kmt_model *m, uint64_t ts);
 
 /* model-stack.c: slab allocations by call site and stack. */

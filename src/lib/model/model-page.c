@@ -11,12 +11,6 @@
 #include <kmemtrace/event.h>
 #include "model-local.h"
 
-static bool page_failed(const struct kmt_event *ev)
-{
-	return (ev->flags & KMT_EVF_PAGE_PTR) ? ev->ptr == 0 : ev->ptr == UINT64_MAX ||
-	       ev->ptr == UINT32_MAX;
-}
-
 void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct cpu_state *cs = &m->cpu[ev->cpu];
@@ -29,7 +23,7 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 		return;
 	m->scope = true;
 	m->sum.page_allocs++;
-	if (page_failed(ev)) {
+	if (model_page_failed(ev)) {
 		m->sum.page_failures++;
 		return;
 	}
@@ -68,7 +62,6 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->site = NONE;
 	o->cpu = (uint16_t)ev->cpu;
 	o->loss_seq = m->loss_seq;
-	model_claim_page_pending(cs, ev->pid, ev->ptr, ev->order);
 }
 
 void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
@@ -97,9 +90,8 @@ void model_page_free(struct kmt_model *m, const struct kmt_event *ev)
 }
 
 /* A stack after a page allocation on its CPU (model_page_claims) names who asked. */
-void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t pfn)
+void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, const struct claim *c)
 {
-	struct cpu_state *cs = &m->cpu[ev->cpu];
 	struct kmt_site *s;
 	struct islot *sl;
 	uint32_t i;
@@ -116,9 +108,9 @@ void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t 
 		if (!s)
 			return;
 		s->allocs++;
-		s->bytes_alloc += 4096ULL << MIN(cs->page_order, 30u);
-		s->order_mask |= 1u << MIN(cs->page_order, 31u);
-		sl = otab_find(&m->pg.pages, pfn);
+		s->bytes_alloc += 4096ULL << MIN(c->order, 30u);
+		s->order_mask |= 1u << MIN(c->order, 31u);
+		sl = otab_find(&m->pg.pages, c->ptr);
 		if (sl && slot_live(sl))
 			slot_obj(&m->pg.pages, sl)->site = (uint32_t)(s - m->reg.page_sites.v);
 		break;
@@ -133,7 +125,6 @@ void model_pcpu_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	if (m->filtering && !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)))
 		return;
 	m->scope = true;
-	model_claim_pcpu_pending(&m->cpu[ev->cpu], ev->ptr);
 	m->sum.pcpu_allocs++;
 	m->sum.pcpu_bytes += ev->bytes_alloc;
 	if (!ev->ptr)

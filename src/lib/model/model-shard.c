@@ -2,13 +2,17 @@
  * The model in shards (-j; include/kmemtrace/model.h): N models, each on a
  * thread. A slab object belongs to the shard its address hashes to
  * (model_shard_of()): its allocation, free, stack and misuse are that
- * shard's. Shard 0 is shown every event first and does the rest as the
- * one model would — pages, per-CPU and vmalloc areas, each CPU's sequence
- * (which allocation a stack belongs to, the doubled large kmalloc), the
- * losses and gaps, the task names — and routes each other shard's events
- * to it with what it decided in stream order (model.c: route()); shard k
- * takes a batch once shard 0 has, and only its own events and the names
- * (model_routed_events()). Each event is counted by the one shard that
+ * shard's. Shard 0 is shown every batch first and does the rest as the
+ * one model would — pages, per-CPU and vmalloc areas, the losses and
+ * gaps, the task names — and gives each other shard's events their
+ * stream position and loss epoch (model.c: route()); shard k takes a
+ * batch once shard 0 has, and only its own events and the names
+ * (model_routed_events()). Each CPU's sequence (which allocation a stack
+ * belongs to, the doubled large kmalloc: model-claim.c) is decided where
+ * the CPU's events are read in order: by the parts, which write it beside
+ * each event, so that shard 0 reads only its own events (seq_given); with
+ * a filter, a window or stack slices, by shard 0, which reads every event
+ * and routes the others' with it. Each event is counted by the one shard that
  * took it, if it concerns the chosen tasks or cache (-p, --comm, --cache):
  * a slab event as its object's shard finds, the rest as shard 0 does. Not
  * with a filter on a recording of a stack for every event: whether the
@@ -70,6 +74,7 @@ static void summary_add(struct kmt_summary *d, const struct kmt_summary *s)
 	d->kmalloc_large_merged += s->kmalloc_large_merged;
 	d->null_frees += s->null_frees;
 	d->unseen_allocs += s->unseen_allocs;
+	d->nr_cpus = MAX(d->nr_cpus, s->nr_cpus);
 	d->filter_matched |= s->filter_matched;
 	d->cache_matched |= s->cache_matched;
 }
@@ -159,6 +164,7 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 	}
 	m->shard = 0;
 	m->nshards = 1;
+	m->seq_given = false;	/* from here on, it keeps each CPU's sequence itself */
 	ret = 0;
 out:
 	for (w = 0; w < 5; w++)

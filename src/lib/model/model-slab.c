@@ -77,8 +77,7 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 	COUNT(&m->sum, n, req, al);
 }
 
-/* An allocation of the chosen cache and tasks (always, without a filter). */
-static bool alloc_wanted(struct kmt_model *m, const struct kmt_event *ev, uint32_t proc)
+bool model_alloc_wanted(struct kmt_model *m, const struct kmt_event *ev, uint32_t proc)
 {
 	return !m->filtering ||
 	       (model_cache_wanted(m, model_cache_of(m, ev)) && model_task_wanted(m, ev->pid, proc));
@@ -93,7 +92,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	struct obj *o;
 	bool twin = false;
 
-	if (!alloc_wanted(m, ev, proc))
+	if (!model_alloc_wanted(m, ev, proc))
 		return;
 	m->scope = true;
 	site = model_alloc_site(m, ev->call_site);
@@ -148,23 +147,8 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->twin = twin;
 	o->stack = 0;
 	o->gfp = (uint32_t)ev->gfp;
-	model_claim_slab_pending(cs, ev);
 	count_alloc(m, o, 1);
 	model_detail_alloc(m, o);
-	if (ev->name_len && m->o.syms)
-		model_vmap_area_alloc(m, ev);
-}
-
-void model_slab_alloc_elsewhere(struct kmt_model *m, const struct kmt_event *ev)
-{
-	struct cpu_state *cs = &m->cpu[ev->cpu];
-
-	/* What model_slab_alloc() does to the CPU's sequence, and only that. */
-	if ((m->filtering && !alloc_wanted(m, ev, model_proc_of_cpu(m, cs, ev->pid))) || !ev->ptr)
-		return;
-	model_claim_slab_pending(cs, ev);
-	if (ev->name_len && m->o.syms)
-		model_vmap_area_alloc(m, ev);
 }
 
 /* The misuse in freeing @o by @ev (kind or cache mismatch), or KMT_MISUSE_NR. */

@@ -49,7 +49,6 @@ static struct kmt_vmap_size *size_row(struct kmt_model *m, uint64_t size)
 
 void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 {
-	struct cpu_state *cs = &m->cpu[ev->cpu];
 	uint32_t proc = model_proc_of(m, ev->pid);
 	struct kmt_vmap_size *z;
 	struct islot *sl;
@@ -58,7 +57,7 @@ void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	if (m->filtering && !model_task_wanted(m, ev->pid, proc))
 		return;
 	m->scope = true;
-	if ((ev->flags & KMT_EVF_FAILED) || !ev->ptr) {
+	if (model_vmap_failed(ev)) {
 		m->sum.vmap_failures++;
 		return;
 	}
@@ -82,7 +81,6 @@ void model_vmap_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->cpu = (uint16_t)ev->cpu;
 	o->kind = KMT_EV_VMAP_ALLOC;
 	o->loss_seq = m->loss_seq;
-	model_claim_vmap_pending(cs, ev->ptr);
 }
 
 void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
@@ -118,14 +116,13 @@ void model_vmap_free(struct kmt_model *m, const struct kmt_event *ev)
 	otab_remove(&m->vm.vmap, sl);
 }
 
-/* The first frame of @ev that is not the allocators': a function's address, or 0. */
-static uint64_t caller_of(const struct kmt_model *m, const struct kmt_event *ev)
+uint64_t model_caller_of(const struct kmt_symbols *syms, const struct kmt_event *ev)
 {
 	uint32_t i;
 
 	for (i = 0; i < ev->nr_stack; i++) {
 		uint64_t a = kmt_event_stack(ev, i), off;
-		const char *fn = kmt_symbols_lookup(m->o.syms, a, &off);
+		const char *fn = kmt_symbols_lookup(syms, a, &off);
 
 		if (fn && !model_allocator_frame(fn))
 			return a - off;
@@ -133,47 +130,20 @@ static uint64_t caller_of(const struct kmt_model *m, const struct kmt_event *ev)
 	return 0;
 }
 
-void model_vmap_area_alloc(struct kmt_model *m, const struct kmt_event *ev)
+void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, const struct claim *c)
 {
-	struct cpu_state *cs = &m->cpu[ev->cpu];
-
-	if (ev->name_len == 9 && !memcmp(ev->name, "vmap_area", 9)) {
-		cs->vmap_area_pending = true;
-		cs->vmap_area_seq = cs->seq;
-	}
-}
-
-void model_vmap_area_stack(struct kmt_model *m, const struct kmt_event *ev)
-{
-	struct cpu_state *cs = &m->cpu[ev->cpu];
-	uint64_t fn;
-
-	if (!cs->vmap_area_pending || cs->vmap_area_seq != cs->seq || !m->o.syms)
-		return;
-	cs->vmap_area_pending = false;
-	fn = caller_of(m, ev);
-	if (fn) {
-		cs->vmap_caller = fn;
-		cs->vmap_caller_pid = ev->pid;
-	}
-}
-
-void model_vmap_stack(struct kmt_model *m, const struct kmt_event *ev, uint64_t addr)
-{
-	struct cpu_state *cs = &m->cpu[ev->cpu];
 	struct kmt_site *s;
 	struct islot *sl;
 	struct obj *o;
 	uint64_t fn;
 
-	sl = otab_find(&m->vm.vmap, addr);
+	sl = otab_find(&m->vm.vmap, c->ptr);
 	o = sl && slot_live(sl) ? slot_obj(&m->vm.vmap, sl) : NULL;
 	if (!o)
 		return;
-	fn = caller_of(m, ev);
-	if (!fn && cs->vmap_caller_pid == ev->pid)
-		fn = cs->vmap_caller;	/* the stack stopped in the allocator */
-	cs->vmap_caller = 0;
+	fn = model_caller_of(m->o.syms, ev);
+	if (!fn)
+		fn = c->caller;	/* the stack stopped in the allocator */
 	if (!fn)
 		return;
 	s = model_site_of(m, &m->vm.vmap_site_map, &m->vm.vmap_sites, fn);

@@ -94,13 +94,6 @@ void kmt_model_free(struct kmt_model *m)
 	free(m);
 }
 
-/* The kinds a stack can follow: allocations. */
-static bool alloc_kind(enum kmt_kind k)
-{
-	return k == KMT_EV_KMALLOC || k == KMT_EV_CACHE_ALLOC || k == KMT_EV_PAGE_ALLOC ||
-	       k == KMT_EV_PCPU_ALLOC || k == KMT_EV_VMAP_ALLOC;
-}
-
 /* Stack @ev is @c's (model-claim.c): its part takes it; the last claim is kept for dump. */
 static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct claim c)
 {
@@ -111,16 +104,14 @@ static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct 
 		model_stack_slab(m, ev, &c);
 		break;
 	case KMT_EV_VMAP_ALLOC:
-		model_vmap_stack(m, ev, c.ptr);
+		model_vmap_stack(m, ev, &c);
 		break;
 	case KMT_EV_PAGE_ALLOC:
-		model_page_stack(m, ev, c.ptr);
+		model_page_stack(m, ev, &c);
 		break;
 	default:
 		break;
 	}
-	/* Its vmap_area allocation's stack may name a vmalloc's caller. */
-	model_vmap_area_stack(m, ev);
 }
 
 /*
@@ -174,9 +165,32 @@ static uint32_t slab_owner(const struct kmt_model *m)
 	return m->route ? m->route_to[m->ri] : 0;
 }
 
+/*
+ * Whether @ev, an allocation, concerns the chosen tasks or cache, so that
+ * it waits for its stack (model_claim_event()); as its part finds it.
+ */
+static bool claim_wanted(struct kmt_model *m, struct cpu_state *cs, const struct kmt_event *ev)
+{
+	if (!m->filtering)
+		return true;
+	switch (ev->kind) {
+	case KMT_EV_KMALLOC:
+	case KMT_EV_CACHE_ALLOC:
+		return model_alloc_wanted(m, ev, model_proc_of_cpu(m, cs, ev->pid));
+	case KMT_EV_PAGE_ALLOC:
+		return !m->o.cache && model_task_wanted(m, ev->pid, model_proc_of_cpu(m, cs, ev->pid));
+	case KMT_EV_PCPU_ALLOC:
+	case KMT_EV_VMAP_ALLOC:
+		return !m->o.cache && model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid));
+	default:
+		return true;
+	}
+}
+
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	uint64_t pos = m->pos++;
+	struct model_verdict v;
 	struct cpu_state *cs;
 	uint32_t to = 0;	/* the shard that takes the event, and counts it */
 
@@ -196,9 +210,11 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	m->sum.last_ts = ev->ts;
 	if (ev->cpu >= m->sum.nr_cpus)
 		m->sum.nr_cpus = ev->cpu + 1;
-	cs->seq++;
-	if (alloc_kind(ev->kind))
-		cs->alloc_seq = cs->seq;
+	/* Each CPU's sequence: what this event waits for, or is (a stack's claim). */
+	if (m->seq_given)
+		v = *model_verdict_of(ev);
+	else
+		model_claim_event(m->cpu, &m->o, ev, claim_wanted(m, cs, ev), &v);
 	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
 	m->scope = !m->filtering;
 	if (m->o.cache && !model_slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
@@ -209,21 +225,16 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 			kmt_model_name_event(m, ev);
 		}
 		cs->last_scope = false;
-		cs->last_alloc = alloc_kind(ev->kind);
-		cs->last_stacked = false;
 		return;
 	}
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
-		/* Right after an allocation at the same address on this CPU: maybe its twin. */
-		m->twin_prev = cs->last_slab_ptr == ev->ptr && cs->seq == cs->last_slab_seq + 1;
-		if (!(to = slab_owner(m))) {
+		m->twin_prev = v.twin_prev;
+		if (!(to = slab_owner(m)))
 			model_slab_alloc(m, ev);
-		} else {
+		else
 			route(m, to, pos, NULL);
-			model_slab_alloc_elsewhere(m, ev);
-		}
 		break;
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
@@ -263,33 +274,19 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		if (m->filtering)
 			m->scope = model_task_wanted(m, ev->pid2, model_proc_of(m, ev->pid2));
 		break;
-	case KMT_EV_STACK: {
-		struct claim c;
-
-		cs->seq--;	/* part of the event before it */
-		c = model_claim_stack(m, ev);
-		m->scope = stack_scope(m, cs, ev, c);
-		if (c.kind == KMT_EV_KMALLOC && (to = owner(m, c.ptr))) {
-			route(m, to, pos, &c);
-			model_vmap_area_stack(m, ev);	/* the CPU's part of it */
-		} else {
-			stack_taken(m, ev, c);
-		}
+	case KMT_EV_STACK:
+		m->scope = stack_scope(m, cs, ev, v.c);
+		if (v.c.kind == KMT_EV_KMALLOC && (to = owner(m, v.c.ptr)))
+			route(m, to, pos, &v.c);
+		else
+			stack_taken(m, ev, v.c);
 		break;
-	}
 	case KMT_EV_ACCESS:
-		cs->seq--;	/* not part of the CPU's allocation chain */
 		model_access(m, ev);
 		break;
 	}
 	if (ev->kind != KMT_EV_STACK)
 		cs->last_scope = m->scope;
-	if (ev->kind == KMT_EV_STACK) {
-		cs->last_stacked = true;
-	} else if (ev->kind != KMT_EV_ACCESS) {
-		cs->last_alloc = alloc_kind(ev->kind);
-		cs->last_stacked = false;
-	}
 	if (to)
 		return;
 	if (m->scope && (ev->kind == KMT_EV_FORK || ev->kind == KMT_EV_NEWTASK))
@@ -313,10 +310,13 @@ static void process_routed(struct kmt_model *m, const struct kmt_event *ev, cons
 	m->pos = r->pos + 1;
 	m->loss_seq = r->loss_seq;
 	m->scope = !m->filtering;
+	/* (Shard 0 may not have read it: model_route_events().) */
+	if (ev->cpu >= m->sum.nr_cpus)
+		m->sum.nr_cpus = ev->cpu + 1;
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
-		m->twin_prev = r->twin_prev;
+		m->twin_prev = m->seq_given ? model_verdict_of(ev)->twin_prev : r->twin_prev;
 		model_slab_alloc(m, ev);
 		break;
 	case KMT_EV_KFREE:
@@ -326,6 +326,8 @@ static void process_routed(struct kmt_model *m, const struct kmt_event *ev, cons
 	case KMT_EV_STACK: {
 		struct claim c = { KMT_EV_KMALLOC, r->claim_ptr, r->claim_ts, (enum kmt_kind)r->obj_kind };
 
+		if (m->seq_given)
+			c = model_verdict_of(ev)->c;
 		m->scope = true;	/* claimed: in scope (stack_scope()) */
 		model_stack_slab(m, ev, &c);
 		break;
@@ -474,6 +476,54 @@ int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
 	return events_run(m, ev, NULL, n);
 }
 
+/*
+ * Shard 0, when the parts decided each CPU's sequence (seq_given) and no
+ * gap is open: the other shards' events are not read at all (their
+ * position and loss epoch go in @r), only shard 0's own and the names,
+ * in order, with the same two prefetch stages.
+ */
+static int route_given(struct kmt_model *m, const struct kmt_event *const *ev, size_t n, const uint8_t *to,
+		       struct model_route *r)
+{
+	uint64_t pos = m->pos;
+	uint32_t idx[1024];
+	size_t base, i, k, last = SIZE_MAX;
+
+	drain(m, 0);
+	for (base = 0; base < n && !m->oom; base += ARRAY_SIZE(idx)) {
+		for (i = base, k = 0; i < n && i < base + ARRAY_SIZE(idx); i++) {
+			if (to[i] && to[i] != ROUTE_ALL) {
+				r[i].pos = pos + i;
+				r[i].loss_seq = m->loss_seq;
+				last = i;
+			} else {
+				idx[k++] = (uint32_t)i;
+				if (ev[i]->cpu >= 0 && ev[i]->cpu < KMT_MAX_CPUS)
+					last = i;
+			}
+			if (!m->started && last == i) {
+				m->sum.first_ts = ev[i]->ts;
+				m->started = true;
+			}
+		}
+		for (i = 0; i < k && i < LOOKAHEAD; i++)
+			prefetch_obj(m, ev[idx[i]]);
+		for (i = 0; i < k && !m->oom; i++) {
+			if (i + LOOKAHEAD < k)
+				prefetch_obj(m, ev[idx[i + LOOKAHEAD]]);
+			if (i + LOOKAHEAD / 2 < k)
+				prefetch_pool(m, ev[idx[i + LOOKAHEAD / 2]]);
+			m->ri = idx[i];
+			m->pos = pos + idx[i];
+			process_event(m, ev[idx[i]]);
+		}
+	}
+	m->pos = pos + n;
+	if (last != SIZE_MAX)
+		m->sum.last_ts = ev[last]->ts;
+	return m->oom ? -ENOMEM : 0;
+}
+
 int model_route_events(struct kmt_model *m, const struct kmt_event *const *ev, size_t n, uint8_t *to,
 		       struct model_route *r, bool known)
 {
@@ -485,7 +535,10 @@ int model_route_events(struct kmt_model *m, const struct kmt_event *const *ev, s
 	/* Whose each slab event is, once (stacks and names are routed as taken). */
 	for (i = 0; !known && i < n; i++)
 		to[i] = model_route_of(ev[i], m->nshards);
-	ret = events_run(m, NULL, ev, n);
+	if (m->seq_given && !m->sum.truncated_cpus && !m->sum.damaged_gaps)
+		ret = route_given(m, ev, n, to, r);
+	else
+		ret = events_run(m, NULL, ev, n);
 	m->route = NULL;
 	m->route_to = NULL;
 	return ret;
