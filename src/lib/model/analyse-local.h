@@ -7,6 +7,7 @@
 #define ANALYSE_LOCAL_H
 
 #include <pthread.h>
+#include <stdlib.h>
 
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
@@ -107,17 +108,32 @@ struct pbatch {
 	unsigned int n;
 	struct arena ar;
 };
+/*
+ * What the part's thread writes and what the merge writes are a cache line
+ * apart (LINE): the merge moves cur at every item, and a part reading its
+ * prod or cpu in the same line would take the line back at every event
+ * (allocated on a line: line_alloc()).
+ */
+#define LINE __attribute__((aligned(64)))
+/* Zeroed memory on a cache line of its own (free() it); NULL: none. */
+static inline void *line_alloc(size_t size)
+{
+	void *p = aligned_alloc(64, ALIGN_UP(size, 64));
+
+	return p ? memset(p, 0, ALIGN_UP(size, 64)) : NULL;
+}
+
 struct part {
 	struct job *j;
 	struct kmt_stream *s;
 	struct pbatch b[NBP];
-	unsigned int prod;		/* batches handed to the merge */
-	unsigned int taken;		/* ... that the merge is done with */
+	LINE unsigned int prod;		/* batches handed to the merge */
+	bool done;			/* handed its last */
+	LINE unsigned int taken;	/* ... that the merge is done with */
 	unsigned int fin[NBP];		/* the job's batch being filled then */
 	unsigned int seen;		/* prod, as the merge last looked */
 	unsigned int cur;		/* the merge's next item in batch taken */
-	bool done;			/* handed its last */
-	struct kmt_diag d;		/* P_MISFIT, P_END: why */
+	LINE struct kmt_diag d;		/* P_MISFIT, P_END: why */
 	int ret;
 	struct cpu_state *cpu;		/* seq_in_parts: each of its CPUs' sequence */
 	uint64_t ns;			/* its thread's CPU less its waits, with stats */
@@ -145,13 +161,14 @@ struct job {
 	struct kmt_model *ms[MAX_SHARDS];
 	unsigned int nms;
 	const struct kmt_analyse_opts *o;
-	struct kmt_analyse_result res;
+	/* the producer's (res.records and seen at every record), a line apart from the consumers' */
+	LINE struct kmt_analyse_result res;
 	struct kmt_diag d;		/* the producer's */
 	int ret;			/* the producer's: 0 or an error */
 	uint64_t lo, hi, seen;		/* the window; the last record's time */
 	bool started, past_hi;
-	/* consumer */
-	int mret;			/* -ENOMEM once the model failed */
+	/* consumer (mret read at every run of events) */
+	LINE int mret;			/* -ENOMEM once the model failed */
 	uint64_t fed;			/* events the model took */
 	/* with o->stats */
 	bool stats;

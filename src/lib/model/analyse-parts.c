@@ -344,7 +344,7 @@ static bool parts_start(struct job *j)
 	uint64_t start = UINT64_MAX;
 	unsigned int k;
 
-	j->parts = calloc(j->nparts, sizeof(*j->parts));
+	j->parts = line_alloc(j->nparts * sizeof(*j->parts));
 	if (!j->parts) {
 		j->ret = kmt_diag_set(&j->d, -ENOMEM, "out of memory");
 		return false;

@@ -220,7 +220,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		struct kmt_model *m, const struct kmt_analyse_opts *o,
 		struct kmt_analyse_result *res, struct kmt_diag *d)
 {
-	struct job *j = calloc(1, sizeof(*j));
+	struct job *j = line_alloc(sizeof(*j));
 	struct shard_arg sa[MAX_SHARDS];
 	pthread_t th, sth[MAX_SHARDS];
 	uint64_t inflated[2];
