@@ -125,6 +125,24 @@ static struct claim claim_stack(struct cpu_state *cs, const struct kmt_model_opt
 	return c;
 }
 
+/* A stack: its claim, and the vmalloc caller it may name (apart: the rest is lean). */
+static __attribute__((noinline)) void stack_event(struct cpu_state *cs, const struct kmt_model_opts *o,
+						  const struct kmt_event *ev, struct model_verdict *v)
+{
+	v->c = claim_stack(cs, o, ev);
+	/* The stack of a vmap_area allocation right before it names a vmalloc's caller. */
+	if (cs->vmap_area_pending && cs->vmap_area_seq == cs->seq && o->syms) {
+		uint64_t fn = model_caller_of(o->syms, ev);
+
+		cs->vmap_area_pending = false;
+		if (fn) {
+			cs->vmap_caller = fn;
+			cs->vmap_caller_pid = ev->pid;
+		}
+	}
+	cs->last_stacked = true;
+}
+
 /* The kinds a stack can follow: allocations. */
 static bool alloc_kind(enum kmt_kind k)
 {
@@ -188,25 +206,13 @@ void model_claim_event(struct cpu_state *cpu, const struct kmt_model_opts *o, co
 		}
 		break;
 	case KMT_EV_STACK:
-		v->c = claim_stack(cs, o, ev);
-		/* The stack of a vmap_area allocation right before it names a vmalloc's caller. */
-		if (cs->vmap_area_pending && cs->vmap_area_seq == cs->seq && o->syms) {
-			uint64_t fn = model_caller_of(o->syms, ev);
-
-			cs->vmap_area_pending = false;
-			if (fn) {
-				cs->vmap_caller = fn;
-				cs->vmap_caller_pid = ev->pid;
-			}
-		}
-		break;
+		stack_event(cs, o, ev, v);
+		return;
+	case KMT_EV_ACCESS:
+		return;
 	default:
 		break;
 	}
-	if (ev->kind == KMT_EV_STACK) {
-		cs->last_stacked = true;
-	} else if (ev->kind != KMT_EV_ACCESS) {
-		cs->last_alloc = alloc_kind(ev->kind);
-		cs->last_stacked = false;
-	}
+	cs->last_alloc = alloc_kind(ev->kind);
+	cs->last_stacked = false;
 }
