@@ -89,9 +89,11 @@ if [ -n "${BASE:-}" ]; then
 		echo "- Against BASE ($(basename "$BASE")), report, ${*:3}: wall $(m $1.wall) -> $(m $2.wall) s, CPU $(m $1.cpu) -> $(m $2.cpu) s (medians); paired ratios new/base: wall $(median < "$tmp/rw" | awk '{ printf "%.3f", $1 }'), CPU $(median < "$tmp/rc" | awk '{ printf "%.3f", $1 }')."
 	done
 fi
-echo "- Where each stage runs today: read+inflate on the -j pool of threads (parallel); stream merge and"
-echo "  decode on one producer thread, the model on one consumer thread (each serial); output and"
-echo "  other (open, symbols, setup, the model's end) on the main thread."
+echo "- Where each stage runs at the default -j on this machine ($(nproc) CPUs: below -j 4 the model is one"
+echo "  thread; from -j 4 it runs in shards and the reading in parts: bench/shards.sh): read+inflate on the"
+echo "  -j pool of threads (parallel); stream merge and decode on one producer thread, the model on one"
+echo "  consumer thread (each serial); output and other (open, symbols, setup, the model's end) on the"
+echo "  main thread; waiting is the threads asleep in hand-overs, in no stage."
 awk -v i="$(m single.read+inflate)" -v mg="$(m single.stream-merge)" -v d="$(m single.decode)" \
     -v mo="$(m single.model)" -v o="$(m single.output)" -v x="$(m single.other)" 'BEGIN {
 	s = mg + o + x; p = i + d + mo
@@ -100,6 +102,6 @@ awk -v i="$(m single.read+inflate)" -v mg="$(m single.stream-merge)" -v d="$(m s
 	for (n = 1; n <= 64; n *= 2)
 		if (n == 1 || n == 2 || n == 16 || n == 64)
 			printf "  N = %d: 1e9 / (%.1f + %.1f/%d) = **%.1f M/s**%s\n", n, s, p, n, 1e3 / (s + p / n), n == 64 ? "." : ";"
-	printf "  The limit (N -> inf) is 1e9 / S = %.1f M/s. Today, the model being one thread, the pipeline is bound by its\n", 1e3 / s
+	printf "  The limit (N -> inf) is 1e9 / S = %.1f M/s. With the model as one thread (below -j 4) the pipeline is bound by its\n", 1e3 / s
 	printf "  slowest serial thread on any number of cores: 1e9 / max(merge + decode, model) = 1e9 / max(%.1f, %.1f) = %.1f M/s.\n", mg + d, mo, 1e3 / (mg + d > mo ? mg + d : mo)
 }'
