@@ -477,6 +477,33 @@ int kmt_model_events(struct kmt_model *m, const struct kmt_event *ev, size_t n)
 }
 
 /*
+ * Events @idx[0..@k) of the run @ev, in order, with the same two prefetch
+ * stages: a shard's own, as shard 0 routed them (@r), or shard 0's own
+ * (@r NULL; the run's first is at stream position @pos).
+ */
+static inline void run_ours(struct kmt_model *m, const struct kmt_event *const *ev, const uint32_t *idx, size_t k,
+			    const struct model_route *r, uint64_t pos)
+{
+	size_t i;
+
+	for (i = 0; i < k && i < LOOKAHEAD; i++)
+		prefetch_obj(m, ev[idx[i]]);
+	for (i = 0; i < k && !m->oom; i++) {
+		if (i + LOOKAHEAD < k)
+			prefetch_obj(m, ev[idx[i + LOOKAHEAD]]);
+		if (i + LOOKAHEAD / 2 < k)
+			prefetch_pool(m, ev[idx[i + LOOKAHEAD / 2]]);
+		if (r) {
+			process_routed(m, ev[idx[i]], &r[idx[i]]);
+		} else {
+			m->ri = idx[i];
+			m->pos = pos + idx[i];
+			process_event(m, ev[idx[i]]);
+		}
+	}
+}
+
+/*
  * Shard 0, when the parts decided each CPU's sequence (seq_given) and no
  * gap is open: the other shards' events are not read at all (their
  * position and loss epoch go in @r), only shard 0's own and the names,
@@ -506,17 +533,7 @@ static int route_given(struct kmt_model *m, const struct kmt_event *const *ev, s
 				m->started = true;
 			}
 		}
-		for (i = 0; i < k && i < LOOKAHEAD; i++)
-			prefetch_obj(m, ev[idx[i]]);
-		for (i = 0; i < k && !m->oom; i++) {
-			if (i + LOOKAHEAD < k)
-				prefetch_obj(m, ev[idx[i + LOOKAHEAD]]);
-			if (i + LOOKAHEAD / 2 < k)
-				prefetch_pool(m, ev[idx[i + LOOKAHEAD / 2]]);
-			m->ri = idx[i];
-			m->pos = pos + idx[i];
-			process_event(m, ev[idx[i]]);
-		}
+		run_ours(m, ev, idx, k, NULL, pos);
 	}
 	m->pos = pos + n;
 	if (last != SIZE_MAX)
@@ -563,15 +580,7 @@ int model_routed_events(struct kmt_model *m, const struct kmt_event *const *ev, 
 			idx[k] = (uint32_t)i;
 			k += (to[i] == m->shard) | (to[i] == ROUTE_ALL);
 		}
-		for (i = 0; i < k && i < LOOKAHEAD; i++)
-			prefetch_obj(m, ev[idx[i]]);
-		for (i = 0; i < k && !m->oom; i++) {
-			if (i + LOOKAHEAD < k)
-				prefetch_obj(m, ev[idx[i + LOOKAHEAD]]);
-			if (i + LOOKAHEAD / 2 < k)
-				prefetch_pool(m, ev[idx[i + LOOKAHEAD / 2]]);
-			process_routed(m, ev[idx[i]], &r[idx[i]]);
-		}
+		run_ours(m, ev, idx, k, r, 0);
 	}
 	return m->oom ? -ENOMEM : 0;
 }
