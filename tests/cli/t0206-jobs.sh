@@ -259,9 +259,11 @@ test_expect_success 'in shards: uncompressed files with bytes flipped (100), the
 	echo "$fits with a record that does not fit" && [ $fits -ge 2 ]
 '
 
-test_expect_success 'in shards from -j 4: -j less 2 of them, filters too; none with watchpoint samples' '
+test_expect_success 'in shards from -j 4: -j less 2 of them (at most 32), filters too; none with watchpoint samples' '
 	$KMT report -j 4 --stats -o /dev/null w.dat 2> e4 && grep -q " 2 shards on threads" e4 &&
 	$KMT report -j 8 --stats -o /dev/null w.dat 2> e8 && grep -q " 6 shards on threads" e8 &&
+	$KMT report -j 34 --stats -o /dev/null w.dat 2> e34 && grep -q " 32 shards on threads" e34 &&
+	$KMT report -j 40 --stats -o /dev/null w.dat 2> e40 && grep -q " 32 shards on threads" e40 &&
 	$KMT report -j 3 --stats -o /dev/null w.dat 2> e3 && grep -q "model thread: serial" e3 &&
 	$KMT report -j 8 --stats -p 101 -o /dev/null w.dat 2> ep && grep -q " 6 shards on threads" ep &&
 	$KMT report -j 8 --stats --cache filp -o /dev/null w.dat 2> ec && grep -q " 6 shards on threads" ec &&

@@ -200,15 +200,19 @@ void *consume_main(void *arg)
 
 /*
  * The model's shards where it can be sharded: with -j 4 and more, one
- * for each thread of -j less the producer's and shard 0's routing share
- * (at most MAX_SHARDS); with fewer the model alone on a thread is faster
- * (bench/RESULTS.md). $KMT_MODEL_SHARDS says how many, for tests and
- * benchmarks.
+ * for each thread of -j less the producer's and shard 0's routing share,
+ * at most SHARDS_WANTED; with fewer the model alone on a thread is faster
+ * (bench/RESULTS.md). Every shard looks at every batch: each costs about
+ * 2-3 ns of CPU per event of the stream (measured, design notes), so past
+ * 32, where each shard's share of a stack-heavy trace is already under
+ * the merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS
+ * says how many (up to MAX_SHARDS), for tests and benchmarks.
  */
+#define SHARDS_WANTED 32
 unsigned int make_shards(struct job *j)
 {
 	int jobs = kmt_file_threads(j->f);
-	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, MAX_SHARDS) : 1, k;
+	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1, k;
 	const char *env = getenv("KMT_MODEL_SHARDS");
 
 	if (env && *env)
