@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
@@ -16,17 +17,23 @@
 #pragma GCC visibility push(hidden)
 
 #define BATCH 1024		/* events per batch */
-#define NB 8			/* batches in the ring */
 #define MAX_SHARDS 64		/* model shards (and their threads) at most */
-/* A side that waits sleeps until the ring is half full (consumer) or half empty (producer). */
-#define LOW (NB / 2)
 /*
- * ... but a stage after another wakes for half that: a shard waits for
- * shard 0, which waits for the producer, which waits for
- * the slowest shard; with less than LOW ahead of the slowest in all, the
- * producer never waits on a stage that is itself waiting (no deadlock).
+ * The ring: job.nb batches (a power of 2, at most NB). A side that waits
+ * sleeps until the ring has job.low batches (consumer) or has only that
+ * many left (producer): fewer wake-ups than at every batch. The one model
+ * takes 16 and 2: at -j 2 on two cores it kept up 0.90x the wall time of
+ * 8 and 4, a stage seldom idle for long (bench, design notes); in shards,
+ * whose batches stay in flight longer, 8 and 4 (16 cost them 2-5%).
  */
-#define LOW_CHAIN (LOW / 2)
+#define NB 16
+/*
+ * A shard after shard 0 wakes for LOW_CHAIN: a shard waits for shard 0,
+ * which waits for the producer, which waits for the slowest shard; shard
+ * 0 waits only when it has taken all, so the slowest is less than
+ * LOW_CHAIN <= low behind, and the producer does not wait (no deadlock).
+ */
+#define LOW_CHAIN 2
 
 /*
  * What an item of a batch is: an event for the model, a task's name
@@ -115,12 +122,21 @@ struct pbatch {
  * (allocated on a line: line_alloc()).
  */
 #define LINE __attribute__((aligned(64)))
-/* Zeroed memory on a cache line of its own (free() it); NULL: none. */
+/*
+ * Zeroed memory on a cache line of its own, and more: pages, mapped as
+ * they are touched (the job's ring and the parts' batches are megabytes,
+ * not all used); line_free() it. NULL: none.
+ */
 static inline void *line_alloc(size_t size)
 {
-	void *p = aligned_alloc(64, ALIGN_UP(size, 64));
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	return p ? memset(p, 0, ALIGN_UP(size, 64)) : NULL;
+	return p == MAP_FAILED ? NULL : p;
+}
+static inline void line_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
 }
 
 struct part {
@@ -181,6 +197,7 @@ struct job {
 	uint64_t nr_smp, tick;
 	/* the ring */
 	struct batch b[NB];
+	unsigned int nb, low;		/* its batches in use, and when a side that waits wakes */
 	unsigned int prod;		/* batches handed over */
 	unsigned int cons[MAX_SHARDS];	/* ... taken, by each shard */
 	bool threaded, done, stop;
@@ -221,7 +238,7 @@ static inline void wake(struct job *j, unsigned int mask)
 /* The producer's batch being filled. */
 static inline struct batch *filling(struct job *j)
 {
-	return &j->b[j->prod % NB];
+	return &j->b[j->prod & (j->nb - 1)];
 }
 
 /* analyse-ring.c: an empty arena with room for @need (at least @min); false: no memory. */

@@ -439,6 +439,6 @@ void parts_free(struct job *j)
 			free(j->parts[k].b[i].ar.p);
 		free(j->parts[k].cpu);
 	}
-	free(j->parts);
+	line_free(j->parts, j->nparts * sizeof(*j->parts));
 	j->parts = NULL;
 }

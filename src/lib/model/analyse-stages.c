@@ -137,7 +137,7 @@ static void consume_loop(struct job *j, unsigned int k)
 {
 	const unsigned int *src = k ? &j->cons[0] : &j->prod;
 	const bool *last = k ? &j->zero_done : &j->done;
-	unsigned int low = k ? LOW_CHAIN : LOW;
+	unsigned int low = k ? LOW_CHAIN : j->low;
 
 	for (;;) {
 		struct batch *b;
@@ -152,7 +152,7 @@ static void consume_loop(struct job *j, unsigned int k)
 			pthread_mutex_unlock(&j->mu);
 			return;
 		}
-		b = &j->b[j->cons[k] % NB];
+		b = &j->b[j->cons[k] & (j->nb - 1)];
 		pthread_mutex_unlock(&j->mu);
 		consume(j, j->ms[k], b);
 		kmt_lock(&j->mu);
@@ -166,7 +166,7 @@ static void consume_loop(struct job *j, unsigned int k)
 		}
 		if (j->stop)
 			wake(j, CV_ALL);
-		if (j->prod_waits && j->prod - cons_min(j) <= LOW)
+		if (j->prod_waits && j->prod - cons_min(j) <= j->low)
 			wake(j, 1u << CV_PROD);
 		if (j->merge_waits && !k)
 			wake(j, 1u << CV_REST);	/* take what there is */

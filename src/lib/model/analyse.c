@@ -241,6 +241,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
+	j->nb = j->nms > 1 ? 8 : NB;
+	j->low = j->nms > 1 ? 4 : 2;
 	/*
 	 * With shards, reading and decoding in parts. A part reads on past a
 	 * record another part then finds broken, and a page observer (check)
@@ -328,6 +330,6 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_destroy(&j->cv[i]);
 	pthread_mutex_destroy(&j->mu);
-	free(j);
+	line_free(j, sizeof(*j));
 	return ret;
 }
