@@ -333,7 +333,7 @@ static bool pool_join(struct kmt_file *f, struct kmt_cpu_reader *r)
 		p->f = f;
 		pthread_mutex_init(&p->mu, NULL);
 		pthread_cond_init(&p->work, NULL);
-		p->threads = MIN(f->threads, MAX_INFLATERS);
+		p->threads = MIN(f->inflaters, MAX_INFLATERS);
 		f->pool = p;
 	}
 	pthread_mutex_lock(&p->mu);
@@ -456,7 +456,7 @@ int kmt_cpu_reader_open(struct kmt_cpu_reader **rp, struct kmt_file *f,
 		free(r);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
-	if (f->threads > 1 && more_chunks(r) && (r->resync || r->nr_chunks > 1))
+	if (f->inflaters > 0 && more_chunks(r) && (r->resync || r->nr_chunks > 1))
 		pool_join(f, r);
 	*rp = r;
 	return 0;

@@ -8,6 +8,12 @@
 void kmt_file_set_threads(struct kmt_file *f, int n)
 {
 	f->threads = n;
+	f->inflaters = n > 1 ? n : 0;
+}
+
+void kmt_file_set_inflaters(struct kmt_file *f, int n)
+{
+	f->inflaters = MAX(n, 0);
 }
 
 void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *ob)

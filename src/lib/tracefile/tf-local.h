@@ -80,7 +80,8 @@ struct kmt_file {
 	const uint8_t *map;		/* the whole file */
 	size_t size;
 	bool mapped;			/* map came from mmap() */
-	int threads;			/* inflate chunks on this many threads (> 1) */
+	int threads;			/* -j: threads to read with (> 1: kmt_analyse() has stages) */
+	int inflaters;			/* ... of which inflate chunks (0: the readers themselves) */
 	struct tf_pool *pool;		/* those threads, made on first use (tf-data.c) */
 	struct kmt_page_observer observer;	/* sees every reader's pages */
 	uint64_t data_read;		/* bytes of CPU data read so far (atomic) */
