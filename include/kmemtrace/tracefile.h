@@ -427,6 +427,8 @@ void kmt_file_close(struct kmt_file *f);
  * less, the default: in the readers' own threads.
  */
 void kmt_file_set_threads(struct kmt_file *f, int n);
+/* ... of which only @n inflate (0: the readers' own threads), for readers opened from now on. */
+void kmt_file_set_inflaters(struct kmt_file *f, int n);
 /*
  * Every kmt_cpu_reader_next() of the file's readers, whoever reads (a
  * stream, kmt_analyse()), in each reader's order and on its caller's
