@@ -22,11 +22,14 @@
  * The ring: job.nb batches (a power of 2, at most NB). A side that waits
  * sleeps until the ring has job.low batches (consumer) or has only that
  * many left (producer): fewer wake-ups than at every batch. The one model
- * takes 16 and 2: at -j 2 on two cores it kept up 0.90x the wall time of
- * 8 and 4, a stage seldom idle for long (bench, design notes); in shards,
- * whose batches stay in flight longer, 8 and 4 (16 cost them 2-5%).
+ * takes 16 and 2: at -j 2 on two cores 0.90-0.94x the wall time of 8 and
+ * 4, a stage seldom idle for long (design notes); in shards, whose
+ * batches stay in flight longer, 8 and 4 (16 cost them 2-5%).
  */
 #define NB 16
+#define LOW_ONE 2
+#define NB_SHARDED 8
+#define LOW_SHARDED 4
 /*
  * A shard after shard 0 wakes for LOW_CHAIN: a shard waits for shard 0,
  * which waits for the producer, which waits for the slowest shard; shard

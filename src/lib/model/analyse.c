@@ -241,8 +241,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
-	j->nb = j->nms > 1 ? 8 : NB;
-	j->low = j->nms > 1 ? 4 : 2;
+	j->nb = j->nms > 1 ? NB_SHARDED : NB;
+	j->low = j->nms > 1 ? LOW_SHARDED : LOW_ONE;
 	/*
 	 * The one model on a thread of its own: it and the producer take two
 	 * of the -j threads, the rest inflate; at -j 2 the producer inflates
