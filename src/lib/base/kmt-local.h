@@ -67,8 +67,9 @@ static inline uint64_t kmt_thread_cpu_ns(void)
 /*
  * pthread_cond_wait(), and the calling thread's CPU time spent in it —
  * going to sleep and waking up, what a hand-over costs a thread that has
- * nothing to do or finds the lock taken — added up once the thread has said kmt_wait_count(true).
- * So --stats tells a stage's work (its CPU less this) from its waiting.
+ * nothing to do or finds the lock taken — added up once the thread has
+ * said kmt_wait_count(true). So --stats tells a stage's work (its CPU
+ * less this) from its waiting.
  */
 void kmt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu);
 /* pthread_mutex_lock(), and if another thread holds it, the CPU time spent waiting, likewise. */

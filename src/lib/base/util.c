@@ -206,11 +206,12 @@ void kmt_lock(pthread_mutex_t *mu)
 {
 	uint64_t c0;
 
-	if (!wait_counting || !pthread_mutex_trylock(mu)) {
-		if (!wait_counting)
-			pthread_mutex_lock(mu);
+	if (!wait_counting) {
+		pthread_mutex_lock(mu);
 		return;
 	}
+	if (!pthread_mutex_trylock(mu))
+		return;
 	c0 = kmt_thread_cpu_ns();
 	pthread_mutex_lock(mu);
 	waited += kmt_thread_cpu_ns() - c0;

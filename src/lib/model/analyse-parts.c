@@ -122,17 +122,9 @@ static uint8_t part_route(struct part *p, struct model_slot *s)
 	if (!p->cpu)
 		return model_route_of(ev, p->j->nms);
 	model_claim_event(p->cpu, &p->j->m->o, ev, true, &s->v);
-	switch (ev->kind) {
-	case KMT_EV_STACK:
+	if (ev->kind == KMT_EV_STACK)
 		return s->v.c.kind == KMT_EV_KMALLOC ? (uint8_t)model_shard_of(s->v.c.ptr, p->j->nms) : 0;
-	case KMT_EV_FORK:
-	case KMT_EV_RENAME:
-	case KMT_EV_NEWTASK:
-	case KMT_EV_EXEC:
-		return ROUTE_ALL;
-	default:
-		return model_route_of(ev, p->j->nms);
-	}
+	return model_names_task(ev->kind) ? ROUTE_ALL : model_route_of(ev, p->j->nms);
 }
 
 /* One thing of the part's stream into its batch; false: the part ends here. */

@@ -393,6 +393,12 @@ static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
 }
 
+/* An event that names a task (fork, exec, rename, new task): every shard takes it. */
+static inline bool model_names_task(unsigned int k)
+{
+	return k == KMT_EV_FORK || k == KMT_EV_EXEC || k == KMT_EV_RENAME || k == KMT_EV_NEWTASK;
+}
+
 /* A slab object's event: kmalloc, kmem_cache_alloc, kfree, kmem_cache_free. */
 static inline bool model_slab_kind(unsigned int k)
 {

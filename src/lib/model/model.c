@@ -190,7 +190,8 @@ static bool claim_wanted(struct kmt_model *m, struct cpu_state *cs, const struct
 static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	uint64_t pos = m->pos++;
-	struct model_verdict v;
+	struct model_verdict own;
+	const struct model_verdict *v = &own;
 	struct cpu_state *cs;
 	uint32_t to = 0;	/* the shard that takes the event, and counts it */
 
@@ -210,16 +211,20 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	m->sum.last_ts = ev->ts;
 	if (ev->cpu >= m->sum.nr_cpus)
 		m->sum.nr_cpus = ev->cpu + 1;
-	/* Each CPU's sequence: what this event waits for, or is (a stack's claim). */
+	/*
+	 * Each CPU's sequence: what this event waits for, or is (a stack's
+	 * claim). Given by a part, it is read only where it is used (slab
+	 * allocations, stacks): it lies on a cache line of its own.
+	 */
 	if (m->seq_given)
-		v = *model_verdict_of(ev);
+		v = model_verdict_of(ev);
 	else
-		model_claim_event(m->cpu, &m->o, ev, claim_wanted(m, cs, ev), &v);
+		model_claim_event(m->cpu, &m->o, ev, claim_wanted(m, cs, ev), &own);
 	/* Counted below if it concerns the chosen tasks (all of them without a filter). */
 	m->scope = !m->filtering;
 	if (m->o.cache && !model_slab_kind(ev->kind) && ev->kind != KMT_EV_STACK && ev->kind != KMT_EV_ACCESS) {
 		/* --cache: only slab objects; names are still taken. */
-		if (ev->kind >= KMT_EV_FORK && ev->kind != KMT_EV_EXIT) {
+		if (model_names_task(ev->kind)) {
 			if (m->route)
 				route(m, ROUTE_ALL, pos, NULL);	/* every shard names tasks */
 			kmt_model_name_event(m, ev);
@@ -230,7 +235,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
-		m->twin_prev = v.twin_prev;
+		m->twin_prev = v->twin_prev;
 		if (!(to = slab_owner(m)))
 			model_slab_alloc(m, ev);
 		else
@@ -275,11 +280,11 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 			m->scope = model_task_wanted(m, ev->pid2, model_proc_of(m, ev->pid2));
 		break;
 	case KMT_EV_STACK:
-		m->scope = stack_scope(m, cs, ev, v.c);
-		if (v.c.kind == KMT_EV_KMALLOC && (to = owner(m, v.c.ptr)))
-			route(m, to, pos, &v.c);
+		m->scope = stack_scope(m, cs, ev, v->c);
+		if (v->c.kind == KMT_EV_KMALLOC && (to = owner(m, v->c.ptr)))
+			route(m, to, pos, &v->c);
 		else
-			stack_taken(m, ev, v.c);
+			stack_taken(m, ev, v->c);
 		break;
 	case KMT_EV_ACCESS:
 		model_access(m, ev);
