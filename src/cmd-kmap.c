@@ -19,12 +19,13 @@
 #include "report/report.h"
 #include "export/objcols.h"
 
-enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_RAWIP, O_HASH, O_JSON };
+enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_RAWIP, O_HASH, O_JSON, O_STATS };
 
 struct kmap_args {
 	struct kmap *k;
 	struct kmt_model_hooks *h;
 	struct analysis_opts an;
+	bool stats;
 };
 
 static const struct opt kmap_opts[] = {
@@ -39,6 +40,9 @@ static const struct opt kmap_opts[] = {
 	{ O_HASH, 0, "hash-pointers", "KEY", "object and instruction addresses as keyed hashes",
 	  OPT_OPTARG },
 	{ O_JSON, 0, "json", NULL, "one JSON array (schema: docs/kmap.md)" },
+	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the analysis\n"
+	  "(as report --stats; the model writes the records), to\nstandard error",
+	  .type = OT_FLAG, .off = offsetof(struct kmap_args, stats) },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -89,6 +93,7 @@ struct kmap {
 	bool memo_match;
 	bool callsite_seen;		/* --callsite: some object came from there */
 	FILE *out;
+	bool clone;			/* a shard's (-j): its objects written out by the analysis */
 	struct js js;			/* --json: an array, an object a line */
 	const struct objcol *cols[OBJCOLS_MAX];	/* the line's fields, or --json's keys */
 	size_t nr_cols;
@@ -329,6 +334,8 @@ static void print_json(struct kmap *k, const struct kmt_object *o, const struct 
 
 	/* The stream locked once for the object, not per call (as print_text()). */
 	flockfile(k->out);
+	if (k->clone)
+		js_first(j, true);	/* the analysis puts the commas between the shards' objects */
 	js_open(j, NULL, '{');
 	for (i = 0; i < k->nr_cols; i++)
 		json_field(k, k->cols[i], o);
@@ -368,6 +375,48 @@ static void on_object(void *arg, const struct kmt_object *o)
 		hits_remove(k, h);
 }
 
+/*
+ * A shard's kmap (-j, kmt_model_hooks.clone): writes to @fp, and keeps
+ * counts of its own; no samples to gather (a file with them is not
+ * analysed in shards).
+ */
+static void *kmap_clone(void *arg, FILE *fp)
+{
+	const struct kmap *k = arg;
+	struct kmap *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *k;
+	c->out = c->js.out = fp;
+	c->clone = true;
+	c->printed = 0;
+	c->callsite_seen = false;
+	c->memo_site = 0;
+	c->tab = NULL;
+	c->n = c->alloc = 0;
+	c->free_head = KMT_MAP_NONE;
+	memset(&c->by_obj, 0, sizeof(c->by_obj));
+	return c;
+}
+
+/* A shard's counts added to @arg's, and the shard's kmap freed. */
+static void kmap_fold(void *arg, void *clone)
+{
+	struct kmap *k = arg, *c = clone;
+	size_t i;
+
+	k->printed += c->printed;
+	k->callsite_seen |= c->callsite_seen;
+	if (k->json && c->printed)
+		js_first(&k->js, false);
+	for (i = 0; i < c->n; i++)
+		free(c->tab[i].v);
+	free(c->tab);
+	kmt_map_release(&c->by_obj);
+	free(c);
+}
+
 static int kmap_opt(void *arg, int id, const char *value)
 {
 	struct kmap_args *a = arg;
@@ -391,10 +440,12 @@ static int kmap_opt(void *arg, int id, const char *value)
 int cmd_kmap(int argc, char **argv)
 {
 	struct kmap k = { .out = stdout, .free_head = KMT_MAP_NONE };
-	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k };
+	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k,
+				     .clone = kmap_clone, .fold = kmap_fold, .out = stdout };
 	struct kmap_args o = { .k = &k, .h = &h, .an = ANALYSIS_OPTS_INIT };
 	const char *path = "kmemtrace.dat";
 	struct analysis a;
+	uint64_t out0;
 	int ret, code, n;
 	size_t i;
 
@@ -407,6 +458,7 @@ int cmd_kmap(int argc, char **argv)
 		analysis_close(&a);
 		return ret;
 	}
+	a.stats = o.stats;
 	k.names.path = path;
 	k.names.syms = a.syms;
 	k.names.f = a.f;
@@ -414,12 +466,14 @@ int cmd_kmap(int argc, char **argv)
 	k.t0 = &a.t0;
 	k.nr_cols = objcols_pick(k.json ? OBJCOLS_JSON : OBJCOLS_KMAP, k.cols);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	h.sep = k.json ? "," : NULL;
 	if (k.json) {
 		js_init(&k.js, k.out, false, false);
 		js_lines(&k.js, 1);
 		js_open(&k.js, NULL, '[');
 	}
 	ret = analysis_run(&a, o.an.buffer, &o.an.mo, &h, MAX(o.an.window[0], 0), o.an.window[1]);
+	out0 = analysis_thread_cpu_ns();
 	if (k.json) {
 		js_close(&k.js, ']');
 		fputc('\n', k.out);
@@ -432,6 +486,9 @@ int cmd_kmap(int argc, char **argv)
 		ret = error("writing the output: %s", strerror(errno));
 	else if (!ret)
 		ret = analysis_damage(&a);
+	/* The records the model wrote are its stage's; the output, the main thread's after it. */
+	if (o.stats && !ret)
+		analysis_print_stats(&a, analysis_thread_cpu_ns() - out0);
 	/* As report says of a cache or a task that is not there: a warning, and the empty output is right. */
 	if (!ret && k.callsite && !k.callsite_seen)
 		warning("%s: no object allocated in function '%.60s' is in the trace%s: nothing to report", path,

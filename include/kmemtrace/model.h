@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tracefile.h"
 #include "event.h"
@@ -312,6 +313,21 @@ struct kmt_model_hooks {
 	void (*event)(void *arg, const struct kmt_event *ev);
 	void *arg;
 	bool pages;			/* page allocations are objects too */
+	/*
+	 * A consumer whose @object only writes each object out, to @out
+	 * (kmemtrace kmap), may have it run in shards (-j) by setting these.
+	 * Each shard's calls then get an @arg of its own, @clone(@arg, fp):
+	 * a consumer like @arg that writes to fp, a memory stream of the
+	 * shard's; kmt_analyse() writes what each call wrote to @out, in the
+	 * order the one model makes the calls, with @sep (may be NULL)
+	 * between two calls' writings, and at the end hands each clone to
+	 * @fold(@arg, clone), in shard order, to add up and free. The objects
+	 * still live at the end come after, through @arg itself.
+	 */
+	void *(*clone)(void *arg, FILE *fp);
+	void (*fold)(void *arg, void *clone);
+	FILE *out;
+	const char *sep;
 };
 
 /* Per object group, offset in the object and accessing instruction. */
@@ -397,7 +413,10 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts);
  * every event and takes the slab objects of its share of the addresses,
  * on a thread of its own; kmt_model_merge() folds them into the first,
  * to be finished as one (the same results for any number of shards).
- * Not with hooks, details, filters or watchpoint samples.
+ * Not with an event hook, an object hook without a clone (which writes
+ * in the one model's order: kmt_analyse() puts the shards' writings in
+ * it), a filter on a recording of a stack per event (stack slices) or
+ * watchpoint samples (the caller's to know: kmt_analyse() asks the file).
  */
 bool kmt_model_shardable(const struct kmt_model *m);
 /* Shard @k of @n: @m itself for 0 (it becomes shard 0), else a new model like it. */
@@ -548,6 +567,7 @@ struct kmt_analyse_stats {
 	uint64_t decode_ns;		/* decoding records and queueing them for the model */
 	uint64_t model_ns;		/* the model (and opts->each) */
 	uint64_t route_ns;		/* ... of it, shard 0's, which routes the others' events */
+	uint64_t write_ns;		/* writing out the shards' object records, in order (hooks.clone) */
 	uint64_t wait_ns;		/* the stages asleep in hand-overs, in none of the above */
 	int inflate_threads;		/* threads inflating the CPUs' data (0: inline) */
 	bool model_thread;		/* the model ran on a thread apart from the producer */

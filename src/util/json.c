@@ -21,6 +21,11 @@ void js_lines(struct js *j, int depth)
 	j->pretty = depth;
 }
 
+void js_first(struct js *j, bool first)
+{
+	j->first[j->depth] = first;
+}
+
 static void sep(struct js *j)
 {
 	if (!j->first[j->depth])

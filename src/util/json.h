@@ -25,6 +25,11 @@ struct js {
 void js_init(struct js *j, FILE *out, bool html, bool compact);
 /* Members deeper than @depth on their parent's line, "k":v (1: one line per element of the document). */
 void js_lines(struct js *j, int depth);
+/*
+ * Whether the next member at this depth is the first (no comma before
+ * it): for writings put together elsewhere (kmap in shards).
+ */
+void js_first(struct js *j, bool first);
 /* A key (NULL inside an array), then a value. */
 void js_key(struct js *j, const char *k);
 void js_open(struct js *j, const char *k, char c);	/* '{' or '[' */

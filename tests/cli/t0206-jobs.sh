@@ -153,6 +153,10 @@ sharded_outputs() {	# file
 	same_for_every_shards sh-html "\$KMT report -j 2 --html -o - $f" &&
 	same_for_every_shards sh-html-window "\$KMT report -j 2 --html --time 0.02,0.05 -o - $f" &&
 	same_for_every_shards sh-folded "\$KMT export -j 2 -f folded -o - $f" &&
+	same_for_every_shards sh-kmap "\$KMT kmap -j 2 --pages --preexisting $f" &&
+	same_for_every_shards sh-kmap-json "\$KMT kmap -j 2 --json --pages $f" &&
+	same_for_every_shards sh-kmap-live "\$KMT kmap -j 2 --json --live $f" &&
+	same_for_every_shards sh-kmap-window "\$KMT kmap -j 2 --time 0.01,0.04 --hash-pointers=k $f" &&
 	{ same_for_every_shards sh-check "\$KMT check -j 2 $f 2>&1"; true; } &&
 	{ same_for_every_shards sh-check-json "\$KMT check -j 2 --json $f"; true; } &&
 	same_for_every_shards sh-diff "\$KMT diff -j 4 --json $f w.dat"
@@ -180,8 +184,29 @@ test_expect_success 'in shards: filters by task, name, cache and window the same
 		same_for_every_shards "both-$f" "\$KMT report -j 2 -n 0 --stacks 5 --comm cc1 --cache kmalloc-64 $f" &&
 		same_for_every_shards "pidw-$f" "\$KMT report -j 2 --csv misuse -p 104 --time 0.3,1.2 $f" &&
 		same_for_every_shards "html-$f" "\$KMT report -j 2 --html -o - --comm make $f" &&
-		same_for_every_shards "diff-$f" "\$KMT diff -j 4 --json --comm make $f w.dat" || exit 1
+		same_for_every_shards "diff-$f" "\$KMT diff -j 4 --json --comm make $f w.dat" &&
+		same_for_every_shards "kmap-$f" "\$KMT kmap -j 2 --comm make --cache kmalloc-128 $f" &&
+		same_for_every_shards "kmapp-$f" "\$KMT kmap -j 2 --json -p 104 --time 0.3,1.2 $f" || exit 1
 	done
+'
+
+# kmap writes its records in the shards (analyse-sink.c): each shard's
+# in order of their events, merged by stream position; the JSON array's
+# commas put between them; --callsite's counts added up.
+test_expect_success 'kmap in shards: every record where one model writes it, from -j 2' '
+	$KMT kmap -j 2 --stats x.dat 2> e > /dev/null &&
+	grep -q "^  model .*   2 shards on threads (-j): parallel$" e &&
+	grep -q "^  write out .*   the shards. records in order: serial$" e &&
+	$KMT kmap -j 1 --stats x.dat 2> e1 > /dev/null && ! grep -q "write out" e1 &&
+	fn=$($KMT kmap x.dat | sed -n "100{s/+.*//;p}") && [ -n "$fn" ] &&
+	same_for_every_shards kmap-fn "\$KMT kmap -j 2 --callsite $fn x.dat" &&
+	[ -s kmap-fn.s1 ] && ! grep -v "^$fn+" kmap-fn.s1 &&
+	same_for_every_shards kmap-none "\$KMT kmap -j 2 --json --callsite no_such_function x.dat 2>&1" &&
+	grep -q "no object allocated in function .no_such_function." kmap-none.s8 &&
+	same_for_every_shards kmap-pipe "\$KMT kmap -j 2 --json w.dat | cat" &&
+	[ "$(sed -n "1p;\$p" kmap-pipe.s5 | tr -d "\n")" = "[]" ] &&
+	[ "$(grep -c "^  {.*},\$" kmap-pipe.s5)" = "$(( $(wc -l < kmap-pipe.s5) - 3 ))" ] &&
+	[ "$(wc -l < kmap-pipe.s5)" -gt 1000 ]
 '
 
 # A stack counts where its allocation does: under --cache, 1,500 stacked

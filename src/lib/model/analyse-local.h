@@ -221,6 +221,17 @@ struct job {
 	bool parts_quit;
 	uint64_t parts_ns;
 	bool zero_done;			/* shard 0 took every batch: the others' producer */
+	/*
+	 * An object hook run in shards (analyse-sink.c): each shard's writings
+	 * by batch; batches written out, in order, by whichever shard ends
+	 * one last; the producer refills a batch once it is written.
+	 */
+	struct sink *sinks;
+	struct kmt_model_hooks hooks;	/* the consumer's own, put back at the end */
+	unsigned int written;		/* batches written out (with the lock) */
+	pthread_mutex_t write_mu;	/* the one writing them */
+	uint64_t nr_writings;		/* calls' writings written, for the separator */
+	uint64_t write_ns;		/* with stats: writing them out */
 	/* Stages asleep on cv (W_*), and when the first of each wants waking. */
 	unsigned int waits[W_NR];
 	uint64_t wake_at[W_NR];
@@ -262,6 +273,25 @@ int analyse_misfit(const struct job *j, struct kmt_diag *d, int ret, const struc
 		   const struct kmt_srec *sr);
 /* The stream of the job's buffer (and its watchpoint samples), or part @k of @n of it. */
 struct kmt_stream *analyse_stream(const struct job *j, int k, int n, struct kmt_diag *d);
+
+/*
+ * analyse-sink.c: an object hook in shards (kmt_model_hooks.clone). Each
+ * shard's clone writes to a memory stream of its own; what each call
+ * wrote is kept by batch with the stream position of its event, and the
+ * batches, once every shard is done with them, are written out with the
+ * shards' writings merged by position: the one model's order.
+ */
+/* Set up the @n shards' hooks (make_shards()); false: no memory, run as one model. */
+bool sink_start(struct job *j, unsigned int n);
+/* Shard @m begins batch @b / is done with it. */
+void sink_begin(struct job *j, struct kmt_model *m, const struct batch *b);
+void sink_done(struct job *j, struct kmt_model *m);
+/* Write out the batches every shard is done with, unless another thread is at it. */
+void sink_write(struct job *j);
+/* Batches the producer may fill again (with the lock): written out, or taken by every shard. */
+unsigned int ring_free(const struct job *j);
+/* After the stages: write the rest, give the consumer back its hooks, fold the clones. */
+void sink_end(struct job *j);
 
 /* analyse-parts.c: how many parts (0: none), and the producer in them. */
 unsigned int parts_wanted(const struct job *j);

@@ -29,10 +29,10 @@ bool hand(struct job *j)
 		kmt_lock(&j->mu);
 		j->prod++;
 		stage_wake(j, W_ZERO, j->prod);
-		if (j->prod - cons_min(j) >= j->nb) {
+		if (j->prod - ring_free(j) >= j->nb) {
 			/* Full: wait for room for several, not one (fewer wake-ups). */
 			j->prod_waits = true;
-			while (j->prod - cons_min(j) > j->low && !j->stop)
+			while (j->prod - ring_free(j) > j->low && !j->stop)
 				kmt_cond_wait(&j->cv[CV_PROD], &j->mu);
 			j->prod_waits = false;
 		}

@@ -193,6 +193,7 @@ static void stage_stats(struct job *j, const uint64_t inflated[2])
 	st->inflate_ns = kmt_file_inflate_ns(j->f, true) - inflated[0] + inline_inflate;
 	st->model_ns = j->model_ns;
 	st->route_ns = j->nms > 1 ? j->route_ns : 0;
+	st->write_ns = j->write_ns;
 	st->wait_ns = j->wait_ns + kmt_file_wait_ns(j->f) - j->pool_waited;
 	st->inflate_threads = kmt_file_inflate_threads(j->f);
 	st->model_thread = j->threaded;
@@ -267,6 +268,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		j->threaded = false;
 		j->nparts = 0;
 		j->seq_in_parts = m->seq_given = false;
+		sink_end(j);
 		for (k = 1; k < j->nms; k++)
 			kmt_model_free(j->ms[k]);
 		j->nms = 1;
@@ -296,6 +298,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	} else {
 		produce(j);
 	}
+	/* The shards' last writings out, before the live objects (kmt_model_finish()). */
+	sink_end(j);
 	if (j->nms > 1) {
 		if (!j->mret && kmt_model_merge(j->ms, j->nms))
 			j->mret = -ENOMEM;

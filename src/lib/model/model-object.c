@@ -95,7 +95,12 @@ static int cmp_obj_ts(const void *a, const void *b)
 {
 	const struct obj *x = *(const struct obj *const *)a, *y = *(const struct obj *const *)b;
 
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	/* Ties by CPU and address: the same order whatever the pool's (shards move objects). */
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
 }
 
 static void emit_table(struct kmt_model *m, struct otab *t)

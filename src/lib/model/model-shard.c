@@ -34,8 +34,8 @@
 
 bool kmt_model_shardable(const struct kmt_model *m)
 {
-	return !m->started && !(m->filtering && m->o.stack_slices) && !m->hooks.object && !m->hooks.event &&
-	       !m->hooks.access;
+	return !m->started && !(m->filtering && m->o.stack_slices) && !m->hooks.event &&
+	       (!m->hooks.object || m->hooks.clone);
 }
 
 struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned int n)
