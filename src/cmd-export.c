@@ -13,7 +13,7 @@
 #include "report/flame.h"
 #include "util/opt.h"
 
-enum { O_VALUE = 256, O_HASH };
+enum { O_VALUE = 256, O_HASH, O_STATS };
 
 struct export_args {
 	struct export x;
@@ -21,6 +21,7 @@ struct export_args {
 	struct analysis_opts an;
 	struct kmt_hashptr hash;	/* --hash-pointers */
 	bool named;			/* the output's name is ours, not -o's */
+	bool stats;
 };
 
 static const struct export_format *const formats[] = {
@@ -68,6 +69,9 @@ static const struct opt export_opts[] = {
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses (object pointers, call sites,\n"
 	  "stack addresses) as report's keyed hashes, so the\noutput can be shared; symbols stay "
 	  "readable. Same\nKEY, same hashes; no KEY: a random one", OPT_OPTARG },
+	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the analysis\n"
+	  "(as report --stats; output: the format's writing\nafter it), to standard error",
+	  .type = OT_FLAG, .off = offsetof(struct export_args, stats) },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -153,6 +157,7 @@ static int run(struct export_args *a, const char *in)
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
 	if (analysis_open(&x->a, in, a->an.jobs))
 		return EXIT_FAIL;
+	x->a.stats = a->stats;
 	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->an.window[0],
 				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms, .hash = a->hash };
 	report_recorded(&x->r, x->a.dec, x->mo.cache);
@@ -175,9 +180,13 @@ static int run(struct export_args *a, const char *in)
 	if (!ret)
 		ret = analysis_run(&x->a, a->an.buffer, &x->mo, &x->hooks, a->an.window[0], a->an.window[1]);
 	if (!ret) {
+		uint64_t out0 = analysis_thread_cpu_ns();
+
 		x->r.m = x->a.m;
 		x->r.t0 = x->a.t0;
 		ret = a->fmt->end(x);
+		if (!ret && a->stats)
+			analysis_print_stats(&x->a, analysis_thread_cpu_ns() - out0);
 	}
 	if (to_stdout)
 		return ret || fflush(stdout) ? (ret ? ret : error("cannot write: %s", strerror(errno))) :

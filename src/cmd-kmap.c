@@ -380,11 +380,12 @@ static void on_object(void *arg, const struct kmt_object *o)
  * counts of its own; no samples to gather (a file with them is not
  * analysed in shards).
  */
-static void *kmap_clone(void *arg, FILE *fp)
+static void *kmap_clone(void *arg, FILE *fp, unsigned int shard)
 {
 	const struct kmap *k = arg;
 	struct kmap *c = malloc(sizeof(*c));
 
+	(void)shard;
 	if (!c)
 		return NULL;
 	*c = *k;
@@ -401,11 +402,12 @@ static void *kmap_clone(void *arg, FILE *fp)
 }
 
 /* A shard's counts added to @arg's, and the shard's kmap freed. */
-static void kmap_fold(void *arg, void *clone)
+static void kmap_fold(void *arg, void *clone, const struct kmt_model *m)
 {
 	struct kmap *k = arg, *c = clone;
 	size_t i;
 
+	(void)m;	/* kmap writes no stacks */
 	k->printed += c->printed;
 	k->callsite_seen |= c->callsite_seen;
 	if (k->json && c->printed)

@@ -295,6 +295,8 @@ struct kmt_object {
 	uint32_t stack;			/* the callers: kmt_model_stack() id, or UINT32_MAX */
 };
 
+struct kmt_model;
+
 /*
  * Calls out of the model, for consumers that want every object rather
  * than totals. @object is called once per object when its story ends: at
@@ -314,18 +316,21 @@ struct kmt_model_hooks {
 	void *arg;
 	bool pages;			/* page allocations are objects too */
 	/*
-	 * A consumer whose @object only writes each object out, to @out
-	 * (kmemtrace kmap), may have it run in shards (-j) by setting these.
-	 * Each shard's calls then get an @arg of its own, @clone(@arg, fp):
-	 * a consumer like @arg that writes to fp, a memory stream of the
-	 * shard's; kmt_analyse() writes what each call wrote to @out, in the
-	 * order the one model makes the calls, with @sep (may be NULL)
-	 * between two calls' writings, and at the end hands each clone to
-	 * @fold(@arg, clone), in shard order, to add up and free. The objects
-	 * still live at the end come after, through @arg itself.
+	 * A consumer whose @object writes each object out to @out (kmemtrace
+	 * kmap) or adds it up in a way that does not depend on the order
+	 * (export to pprof) may have it run in shards (-j) by setting these.
+	 * Shard k's calls then get an @arg of its own, @clone(@arg, fp, k):
+	 * a consumer like @arg that writes to fp, a stream of the shard's;
+	 * kmt_analyse() writes what each call wrote to @out (NULL: nothing
+	 * is written), in the order the one model makes the calls, with @sep
+	 * (may be NULL) between two calls' writings. Once the shards are
+	 * merged into @m, it hands each clone to @fold(@arg, clone, m), in
+	 * shard order, to add up and free: a stack id that shard k gave an
+	 * object is kmt_model_shard_stack(m, k, id) in @m. The objects still
+	 * live at the end come after, through @arg itself.
 	 */
-	void *(*clone)(void *arg, FILE *fp);
-	void (*fold)(void *arg, void *clone);
+	void *(*clone)(void *arg, FILE *fp, unsigned int shard);
+	void (*fold)(void *arg, void *clone, const struct kmt_model *m);
 	FILE *out;
 	const char *sep;
 };
@@ -472,6 +477,12 @@ const struct kmt_site_stack *kmt_model_site_stacks(const struct kmt_model *m, ui
  * showed nothing above the call site.
  */
 const uint64_t *kmt_model_stack(const struct kmt_model *m, uint32_t id, size_t *n);
+/*
+ * The id in @m (merged from shards: kmt_model_merge()) of the stack that
+ * shard @shard numbered @id (UINT32_MAX: none); @id itself if @m was
+ * never merged.
+ */
+uint32_t kmt_model_shard_stack(const struct kmt_model *m, unsigned int shard, uint32_t id);
 
 /*
  * Detail (kmt_model_opts.detail). The time series: the trace cut into at

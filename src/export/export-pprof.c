@@ -7,7 +7,10 @@
  * at its end, as report's live_objects and live_bytes). One sample per
  * call site, stack, cache and task name; its locations are the call site
  * then its callers (--stack recordings), leaf first, in one
- * [kernel.kallsyms] mapping; labels cache and comm.
+ * [kernel.kallsyms] mapping; labels cache and comm. Samples come in the
+ * order of call site, stack, cache and comm, the strings numbered as
+ * met in them: the same bytes whatever order the objects came in (-j:
+ * each shard adds up its own objects, folded at the end).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,10 +49,11 @@ struct sample {
 };
 
 struct pprof {
-	struct intern str;		/* the profile's string table (index 0 is "") */
+	struct intern str;		/* the samples' cache and task names (index 0 is "") */
 	struct sample *s;
 	size_t n, alloc;
 	struct kmt_map by_key;		/* sample_hash() -> index; samples may share a hash */
+	unsigned int shard;		/* a shard's (-j): the model's shard it adds up */
 };
 
 static uint64_t sample_hash(const struct sample *s)
@@ -179,18 +183,92 @@ static int weigh_sampled(struct pprof *p, uint64_t one_in)
 	return 0;
 }
 
-static int begin(struct export *x)
+static void release(struct export *x);
+
+static struct pprof *pprof_new(void)
 {
 	struct pprof *p = calloc(1, sizeof(*p));
 
-	if (!p || intern_id(&p->str, "") != 0) {
+	if (p && intern_id(&p->str, "") != 0) {
+		intern_release(&p->str);
 		free(p);
-		return error("out of memory");
+		return NULL;
 	}
+	return p;
+}
+
+/* Shard @shard's export (-j, kmt_model_hooks.clone): its own samples; it writes nothing. */
+static void *clone(void *arg, FILE *fp, unsigned int shard)
+{
+	const struct export *x = arg;
+	struct export *c = malloc(sizeof(*c));
+
+	(void)fp;
+	if (!c)
+		return NULL;
+	*c = *x;
+	c->failed = false;
+	if (!(c->priv = pprof_new())) {
+		free(c);
+		return NULL;
+	}
+	((struct pprof *)c->priv)->shard = shard;
+	return c;
+}
+
+/* A shard's samples added to @arg's, their stacks as the merged model @m numbers them. */
+static void fold(void *arg, void *cl, const struct kmt_model *m)
+{
+	struct export *x = arg, *c = cl;
+	struct pprof *p = x->priv, *q = c->priv;
+	size_t i, k;
+
+	x->failed |= c->failed;
+	for (i = 0; i < q->n && !x->failed; i++) {
+		struct sample key = q->s[i], *s;
+
+		key.stack = kmt_model_shard_stack(m, q->shard, key.stack);
+		key.cache = key.cache ? intern_id(&p->str, intern_str(&q->str, (size_t)key.cache)) : 0;
+		key.comm = key.comm ? intern_id(&p->str, intern_str(&q->str, (size_t)key.comm)) : 0;
+		if (key.cache < 0 || key.comm < 0 || !(s = sample_of(p, &key))) {
+			x->failed = true;
+			break;
+		}
+		for (k = 0; k < 4; k++)
+			s->v[k] += q->s[i].v[k];
+	}
+	release(c);
+	free(c);
+}
+
+static int begin(struct export *x)
+{
+	struct pprof *p = pprof_new();
+
+	if (!p)
+		return error("out of memory");
 	x->priv = p;
 	x->hooks.object = on_object;
 	x->hooks.arg = x;
+	x->hooks.clone = clone;
+	x->hooks.fold = fold;
 	return EXIT_OK;
+}
+
+/* Samples by call site, stack, cache and comm (names, not their ids: those depend on the order met). */
+static int cmp_sample(const void *a, const void *b, void *arg)
+{
+	const struct sample *x = a, *y = b;
+	const struct intern *t = arg;
+	int c;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	if ((c = strcmp(intern_str(t, (size_t)x->cache), intern_str(t, (size_t)y->cache))))
+		return c;
+	return strcmp(intern_str(t, (size_t)x->comm), intern_str(t, (size_t)y->comm));
 }
 
 /* Locations (one per address) and functions (one per name), in the order met. */
@@ -270,7 +348,7 @@ static int gzip_out(const struct pb *b, FILE *out)
 static int end(struct export *x)
 {
 	struct pprof *p = x->priv;
-	struct intern *t = &p->str;
+	struct intern strs = { 0 }, *t = &strs;	/* the profile's string table, as met in writing */
 	const struct kmt_summary *sum = kmt_model_summary(x->r.m);
 	struct locs l = { 0 };
 	struct pb b = { 0 };
@@ -283,6 +361,10 @@ static int end(struct export *x)
 	int ret = EXIT_OK;
 
 	if (sum->stack_sample > 1 && weigh_sampled(p, sum->stack_sample))
+		oom = true;
+	if (p->n > 1)
+		qsort_r(p->s, p->n, sizeof(*p->s), cmp_sample, &p->str);
+	if (intern_id(t, "") != 0)
 		oom = true;
 	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_objects", "count");
 	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_space", "bytes");
@@ -304,9 +386,9 @@ static int end(struct export *x)
 		pb_packed(&b, SAMPLE_LOCATION_ID, ids, nf + 1);
 		pb_packed(&b, SAMPLE_VALUE, s->v, 4);
 		if (s->cache)
-			label(&b, t, "cache", s->cache);
+			label(&b, t, "cache", intern_id(t, intern_str(&p->str, (size_t)s->cache)));
 		if (s->comm)
-			label(&b, t, "comm", s->comm);
+			label(&b, t, "comm", intern_id(t, intern_str(&p->str, (size_t)s->comm)));
 		pb_end(&b, m);
 	}
 	for (i = 0; i < l.n; i++) {
@@ -375,6 +457,7 @@ static int end(struct export *x)
 	free(ids);
 	free(fnid);
 	free(done);
+	intern_release(&strs);
 	free(l.addr);
 	kmt_map_release(&l.by_addr);
 	pb_release(&b);

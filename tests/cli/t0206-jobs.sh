@@ -34,6 +34,7 @@ every_output() {	# file
 	same_for_every_j kmap "\$KMT kmap -j J $f" &&
 	same_for_every_j kmap-json "\$KMT kmap -j J --json $f" &&
 	same_for_every_j folded "\$KMT export -j J -f folded -o - $f" &&
+	same_for_every_j pprof "\$KMT export -j J -f pprof -o - $f | zcat" &&
 	same_for_every_j sqlite "rm -f x.db && \$KMT export -j J -f sqlite -o x.db $f >/dev/null && sqlite3 x.db .dump" &&
 	same_for_every_j diff "\$KMT diff -j J --json $f $f"
 }
@@ -153,6 +154,7 @@ sharded_outputs() {	# file
 	same_for_every_shards sh-html "\$KMT report -j 2 --html -o - $f" &&
 	same_for_every_shards sh-html-window "\$KMT report -j 2 --html --time 0.02,0.05 -o - $f" &&
 	same_for_every_shards sh-folded "\$KMT export -j 2 -f folded -o - $f" &&
+	same_for_every_shards sh-pprof "\$KMT export -j 2 -f pprof -o - $f | zcat" &&
 	same_for_every_shards sh-kmap "\$KMT kmap -j 2 --pages --preexisting $f" &&
 	same_for_every_shards sh-kmap-json "\$KMT kmap -j 2 --json --pages $f" &&
 	same_for_every_shards sh-kmap-live "\$KMT kmap -j 2 --json --live $f" &&
@@ -186,7 +188,8 @@ test_expect_success 'in shards: filters by task, name, cache and window the same
 		same_for_every_shards "html-$f" "\$KMT report -j 2 --html -o - --comm make $f" &&
 		same_for_every_shards "diff-$f" "\$KMT diff -j 4 --json --comm make $f w.dat" &&
 		same_for_every_shards "kmap-$f" "\$KMT kmap -j 2 --comm make --cache kmalloc-128 $f" &&
-		same_for_every_shards "kmapp-$f" "\$KMT kmap -j 2 --json -p 104 --time 0.3,1.2 $f" || exit 1
+		same_for_every_shards "kmapp-$f" "\$KMT kmap -j 2 --json -p 104 --time 0.3,1.2 $f" &&
+		same_for_every_shards "pprof-$f" "\$KMT export -j 2 -f pprof -o - --comm make $f | zcat" || exit 1
 	done
 '
 
@@ -207,6 +210,19 @@ test_expect_success 'kmap in shards: every record where one model writes it, fro
 	[ "$(sed -n "1p;\$p" kmap-pipe.s5 | tr -d "\n")" = "[]" ] &&
 	[ "$(grep -c "^  {.*},\$" kmap-pipe.s5)" = "$(( $(wc -l < kmap-pipe.s5) - 3 ))" ] &&
 	[ "$(wc -l < kmap-pipe.s5)" -gt 1000 ]
+'
+
+# export to pprof adds up in the shards, each its own objects, folded
+# after the merge with the merged model's stack ids (kmt_model_shard_stack()).
+test_expect_success 'pprof in shards: the stacks of x.dat, the same samples for 1 to 8 shards' '
+	KMT_MODEL_SHARDS=3 $KMT export -j 4 --stats -f pprof -o p.pb.gz x.dat 2> e &&
+	grep -q "^  model .*   3 shards on threads (-j): parallel$" e &&
+	! grep -q "write out" e &&
+	same_for_every_shards pp-stacks "\$KMT export -j 4 -f pprof -o - x.dat | zcat" &&
+	if command -v go > /dev/null; then
+		go tool pprof -traces -sample_index=alloc_objects p.pb.gz 2> /dev/null > traces &&
+		grep -q "entry_SYSCALL_64_after_hwframe" traces
+	fi
 '
 
 # A stack counts where its allocation does: under --cache, 1,500 stacked

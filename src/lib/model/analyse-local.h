@@ -290,8 +290,10 @@ void sink_done(struct job *j, struct kmt_model *m);
 void sink_write(struct job *j);
 /* Batches the producer may fill again (with the lock): written out, or taken by every shard. */
 unsigned int ring_free(const struct job *j);
-/* After the stages: write the rest, give the consumer back its hooks, fold the clones. */
+/* After the stages: write the rest, and give the consumer back its hooks. */
 void sink_end(struct job *j);
+/* After the merge (or instead): fold the clones into the consumer, and free the sinks. */
+void sink_fold(struct job *j);
 
 /* analyse-parts.c: how many parts (0: none), and the producer in them. */
 unsigned int parts_wanted(const struct job *j);

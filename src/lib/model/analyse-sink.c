@@ -14,7 +14,8 @@
  * shard is done with a batch, the thread that finds it so writes the
  * batch's slots out, merged by position: an event's objects are all its
  * one shard's, in that shard's order. The producer fills a batch again
- * only once it is written (ring_free()).
+ * only once it is written (ring_free()). A consumer with no output (it
+ * adds up: export to pprof) writes nothing, and is only folded.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -187,7 +188,7 @@ static void write_batch(struct job *j, unsigned int b)
 
 unsigned int ring_free(const struct job *j)
 {
-	return j->sinks ? j->written : cons_min(j);
+	return j->sinks && j->hooks.out ? j->written : cons_min(j);
 }
 
 void sink_write(struct job *j)
@@ -195,6 +196,8 @@ void sink_write(struct job *j)
 	unsigned int to, w;
 	uint64_t c0;
 
+	if (!j->hooks.out)
+		return;		/* a consumer that only adds up: nothing to write */
 	for (;;) {
 		if (pthread_mutex_trylock(&j->write_mu))
 			return;		/* the thread at it looks again once done (below) */
@@ -225,19 +228,18 @@ void sink_write(struct job *j)
 	}
 }
 
-/* Undo what sink_start() did for shards [0, @n): the consumer gets its hooks back. */
-static void sinks_free(struct job *j, unsigned int n)
+/* Fold the clones of shards [0, @n) into the consumer (@m merged, or not), and free the sinks. */
+static void sinks_free(struct job *j, unsigned int n, const struct kmt_model *m)
 {
 	unsigned int k, b;
 
-	kmt_model_set_hooks(j->m, &j->hooks);
 	for (k = 0; k < n; k++) {
 		struct sink *s = &j->sinks[k];
 
 		if (s->failed)
 			j->mret = -ENOMEM;
 		if (s->clone)
-			j->hooks.fold(j->hooks.arg, s->clone);
+			j->hooks.fold(j->hooks.arg, s->clone, m);
 		if (s->fp)
 			fclose(s->fp);	/* nothing buffered: each batch flushed it */
 		for (b = 0; b < NB; b++) {
@@ -271,9 +273,10 @@ bool sink_start(struct job *j, unsigned int n)
 		s->fp = fopencookie(s, "w", (cookie_io_functions_t){ .write = sink_bytes });
 		if (s->fp)
 			setvbuf(s->fp, NULL, _IOFBF, SINK_BUF);
-		s->clone = s->fp ? j->hooks.clone(j->hooks.arg, s->fp) : NULL;
+		s->clone = s->fp ? j->hooks.clone(j->hooks.arg, s->fp, k) : NULL;
 		if (!s->clone) {
-			sinks_free(j, k + 1);
+			kmt_model_set_hooks(j->m, &j->hooks);
+			sinks_free(j, k + 1, j->m);
 			return false;
 		}
 		kmt_model_set_hooks(j->ms[k], &sh);
@@ -286,5 +289,11 @@ void sink_end(struct job *j)
 	if (!j->sinks)
 		return;
 	sink_write(j);
-	sinks_free(j, j->nms);
+	kmt_model_set_hooks(j->m, &j->hooks);
+}
+
+void sink_fold(struct job *j)
+{
+	if (j->sinks)
+		sinks_free(j, j->nms, j->m);
 }

@@ -269,6 +269,7 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		j->nparts = 0;
 		j->seq_in_parts = m->seq_given = false;
 		sink_end(j);
+		sink_fold(j);
 		for (k = 1; k < j->nms; k++)
 			kmt_model_free(j->ms[k]);
 		j->nms = 1;
@@ -306,6 +307,8 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		for (k = 1; k < j->nms; k++)
 			kmt_model_free(j->ms[k]);
 	}
+	/* The consumer's clones, with the stack ids of the merged model. */
+	sink_fold(j);
 	if (j->stats)
 		stage_stats(j, inflated);
 	*res = j->res;

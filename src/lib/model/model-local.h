@@ -337,6 +337,9 @@ struct kmt_model {
 	 */
 	uint32_t shard, nshards;
 	uint64_t pos;
+	/* Merged: each former shard's stack ids, as this model numbers them (kmt_model_shard_stack()). */
+	uint32_t **shard_heads;
+	unsigned int nshard_heads;
 	/* Shard 0, in model_route_events(): where event @ri of the run goes. */
 	struct model_route *route;
 	uint8_t *route_to;

@@ -354,6 +354,10 @@ int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n
 	model_stack_release(m);
 	m->stacks = nt;
 	nt = NULL;
+	/* Kept: a consumer's per-shard stack ids become the model's (kmt_model_shard_stack()). */
+	m->shard_heads = head_map;
+	m->nshard_heads = n;
+	head_map = NULL;
 	ret = 0;
 out:
 	free(e);
@@ -403,6 +407,15 @@ const struct kmt_site_stack *kmt_model_site_stacks(const struct kmt_model *m, ui
 		;
 	*n = hi - lo;
 	return *n ? v + lo : NULL;
+}
+
+uint32_t kmt_model_shard_stack(const struct kmt_model *m, unsigned int shard, uint32_t id)
+{
+	if (!m->shard_heads)
+		return id;	/* never sharded: the ids are its own */
+	if (id == UINT32_MAX || shard >= m->nshard_heads)
+		return UINT32_MAX;
+	return m->shard_heads[shard][id];
 }
 
 const uint64_t *kmt_model_stack(const struct kmt_model *m, uint32_t id, size_t *n)

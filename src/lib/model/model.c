@@ -66,6 +66,9 @@ void kmt_model_free(struct kmt_model *m)
 	otab_release(&m->pg.pcpu);
 	model_vmap_release(m);
 	model_stack_release(m);
+	while (m->nshard_heads)
+		free(m->shard_heads[--m->nshard_heads]);
+	free(m->shard_heads);
 	model_detail_release(m);
 	kmt_map_release(&m->reg.site_map);
 	kmt_map_release(&m->reg.page_site_map);
