@@ -228,6 +228,14 @@ void kmt_outfile_abort(struct kmt_outfile *of);
 int kmt_write_all(int fd, const void *buf, size_t len);
 
 /*
+ * The CPUs this process may run on (its affinity, as nproc counts: under
+ * taskset or a cpuset, fewer than are online), at least 1: how many
+ * threads are worth starting. Not for what is per CPU of the machine
+ * (ring buffers, the CPUs a trace has): that is every CPU online.
+ */
+int kmt_cpus_usable(void);
+
+/*
  * The compression algorithms a trace.dat v7 may name: zstd and zlib, as
  * trace-cmd writes them (zstd frames; zlib streams from compress2()).
  */

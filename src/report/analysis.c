@@ -30,13 +30,13 @@ uint64_t analysis_thread_cpu_ns(void)
 
 int analysis_jobs(int jobs)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpus = kmt_cpus_usable();
 
 	if (getenv("KMT_NO_THREADS"))
 		return 1;
 	if (jobs > 0)
 		return jobs;
-	return cpus < 1 ? 1 : cpus > ANALYSIS_MAX_JOBS ? ANALYSIS_MAX_JOBS : (int)cpus;
+	return cpus > ANALYSIS_MAX_JOBS ? ANALYSIS_MAX_JOBS : cpus;
 }
 
 int analysis_open(struct analysis *a, const char *path, int jobs)
@@ -316,7 +316,7 @@ static const struct opt analysis_opts[] = {
 	{ 'j', 'j', "jobs", "N", "threads to read with: N inflate the CPUs' data,\n"
 	  "decoding and the model get one each, and from 4 the\n"
 	  "model runs in N-2 shards; 1: all on one\n"
-	  "(default: the CPUs online, at most 64)",
+	  "(default: the CPUs it may run on, as nproc counts,\nat most 64)",
 	  .type = OT_INT, .min = 1, .max = 1024, .what = "number of jobs",
 	  .off = offsetof(struct analysis_opts, jobs) },
 	{ 0 },

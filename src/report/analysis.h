@@ -43,8 +43,9 @@ enum { AN_TIME = 1, AN_PID = 2, AN_COMM = 4, AN_CACHE = 8, AN_DEPTH = 16, AN_BUF
 extern const struct opt_group analysis_group;
 
 /*
- * The threads to read with for -j @jobs: @jobs, or if 0 the CPUs online
- * (at most ANALYSIS_MAX_JOBS); 1 with KMT_NO_THREADS in the environment.
+ * The threads to read with for -j @jobs: @jobs, or if 0 the CPUs it may
+ * run on (kmt_cpus_usable(), at most ANALYSIS_MAX_JOBS); 1 with
+ * KMT_NO_THREADS in the environment.
  */
 #define ANALYSIS_MAX_JOBS 64
 int analysis_jobs(int jobs);

@@ -92,15 +92,21 @@ test_expect_success 'two CPUs of data: two threads inflate, whatever -j says' '
 	grep -Eq "^  read\+inflate .*   [12] threads? \(-j\): parallel$" e || { cat e; false; }
 '
 
-test_expect_success 'the default is the CPUs online (at most 64)' '
-	n=$(getconf _NPROCESSORS_ONLN) && [ $n -le 64 ] || n=64 &&
+test_expect_success 'the default is the CPUs it may run on, as nproc counts (at most 64)' '
+	n=$(nproc) && [ $n -le 64 ] || n=64 &&
 	$KMT report --stats -o /dev/null w.dat 2> e && $KMT report --help > help &&
 	case $n in
 	1|2) grep -q "in the stream.s thread" e ;;
 	3) grep -q " 1 thread (-j)" e ;;
 	*) grep -q " $n threads (-j)" e ;;
 	esac &&
-	grep -q "the CPUs online, at most 64" help
+	grep -q "the CPUs it may run on, as nproc counts" help &&
+	# Under taskset, one CPU: one thread, as -j 1 (no model thread to hand over to).
+	taskset -c 0 $KMT report --stats -o /dev/null w.dat 2> e1 &&
+	grep -q "^  model .*   producer thread: serial$" e1 &&
+	taskset -c 0 $KMT kmap --stats w.dat 2> e1 > /dev/null &&
+	grep -q "^  model .*   producer thread: serial$" e1 &&
+	{ [ "$(nproc)" -lt 2 ] || ! grep -q "^  model .*producer thread: serial$" e; }
 '
 
 test_expect_success '-j takes 1 to 1024, and says so' '

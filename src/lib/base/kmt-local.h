@@ -153,7 +153,7 @@ char *xstrndup(const char *s, size_t n);
 
 /*
  * Run @fn(@arg, i) for every i in [0, @n) on up to kmt_parallel_workers(@n)
- * threads (this one among them: the CPUs online, at most 16). Returns 0,
+ * threads (this one among them: kmt_cpus_usable(), at most 16). Returns 0,
  * or the error of the lowest i that failed (-ENOMEM if it could not
  * start); every i runs either way.
  */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -34,10 +35,21 @@ static void *par_main(void *arg)
 	return NULL;
 }
 
+int kmt_cpus_usable(void)
+{
+	cpu_set_t set;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && (n = CPU_COUNT(&set)) > 0)
+		return online > 0 && n > online ? (int)online : n;
+	return online < 1 ? 1 : online > INT32_MAX ? INT32_MAX : (int)online;
+}
+
 int kmt_parallel_workers(int n)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int w = cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : (int)cpus;
+	int cpus = kmt_cpus_usable();
+	int w = cpus > MAX_WORKERS ? MAX_WORKERS : cpus;
 
 	return n < w ? (n < 1 ? 1 : n) : w;
 }

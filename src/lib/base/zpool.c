@@ -57,9 +57,9 @@ struct zpool {
 
 int zpool_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = kmt_cpus_usable();
 
-	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+	return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
 struct zpool *zpool_new(enum kmt_zalg alg, int level, size_t chunk, int nthreads)

@@ -473,7 +473,7 @@ static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
 
 /*
  * What finalising does once per CPU before the file is written, each CPU
- * on a worker (kmt_parallel: the CPUs online, at most 16): from memory,
+ * on a worker (kmt_parallel: the CPUs it may run on, at most 16): from memory,
  * open its spool file and size its data (stream_cpu); from the spool,
  * scan it (count, collect names and the code addresses the events name:
  * the recorded pages are in the page cache, this is CPU work); then its
