@@ -5,7 +5,7 @@
 # decode, model, output, other); paired rounds, in shuffled order, run
 #   threads  the default (inflating on the -j pool, the model on its own thread)
 #   single   KMT_NO_THREADS=1: every stage on one thread, nothing waits
-#   core0    the default under taskset -c 0: its threads on one core
+#   core0    the default under taskset -c 0 (-j as nproc counts there: 1)
 # The per-stage medians of "single" (no stage shares a core with another)
 # feed an Amdahl prediction: per event, serial S = merge + output + other,
 # parallel P = read+inflate + decode + model (the design of issue 26 item 1:
