@@ -91,6 +91,7 @@ struct kmap {
 	struct kmt_map by_obj;		/* objkey() -> index in tab */
 	uint64_t memo_site;		/* --callsite: last site looked at */
 	bool memo_match;
+	struct site_memo *names_memo;	/* call sites as written, by address (site_text()) */
 	bool callsite_seen;		/* --callsite: some object came from there */
 	FILE *out;
 	bool clone;			/* a shard's (-j): its objects written out by the analysis */
@@ -214,20 +215,105 @@ static bool wanted(struct kmap *k, const struct kmt_object *o)
 	return true;
 }
 
+/*
+ * Call sites as the records write them ("func+0x1c", or as --raw-ip and
+ * --hash-pointers say), in a direct-mapped memo by address: the symbol
+ * search and its printf once per site met, not once per record.
+ */
+#define SITE_MEMO 1024
+struct site_memo {
+	uint64_t addr;
+	uint32_t len;			/* 0: empty */
+	bool function;			/* the function alone (OT_FUNC) */
+	char s[115];
+};
+
+static const char *site_text(struct kmap *k, uint64_t addr, bool function, char *buf, size_t size)
+{
+	struct site_memo *m;
+	const char *s;
+	size_t n;
+
+	if (!k->names_memo)
+		k->names_memo = calloc(SITE_MEMO, sizeof(*k->names_memo));
+	m = k->names_memo ? &k->names_memo[(kmt_hash64(addr) ^ function) & (SITE_MEMO - 1)] : NULL;
+	if (m && m->len && m->addr == addr && m->function == function)
+		return m->s;
+	s = function ? site_function(&k->names, addr, buf, size) : site_name(&k->names, addr, buf, size);
+	n = strlen(s);
+	if (m && n && n < sizeof(m->s)) {
+		memcpy(m->s, s, n + 1);
+		m->len = (uint32_t)n;
+		m->addr = addr;
+		m->function = function;
+	}
+	return s;
+}
+
+/* A number in decimal, the stream locked by the caller (print_text()): two digits a step. */
+static void put_u64(FILE *out, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char b[24], *p = b + sizeof(b);
+
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), out);
+}
+
+/* An address as addr_str() writes it: 0x and its hex digits, or h: and 16 of its keyed hash's. */
+static void put_addr(const struct kmap *k, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	bool hashed = k->names.hash.on;
+	char b[18], *p = b + sizeof(b);
+	int n = 0;
+
+	if (hashed)
+		v = kmt_hashptr_value(&k->names.hash, v);
+	do {
+		*--p = hex[v & 15];
+		v >>= 4;
+		n++;
+	} while (v || (hashed && n < 16));
+	*--p = hashed ? ':' : 'x';
+	*--p = hashed ? 'h' : '0';
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), k->out);
+}
+
+static void put_i64(FILE *out, int64_t v)
+{
+	if (v < 0)
+		putc_unlocked('-', out);
+	put_u64(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
 /* A CSV field: quoted if it holds a comma or a quote. */
 static void csv_min(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
+		fputs_unlocked(s, out);
 		return;
 	}
-	fputc('"', out);
+	putc_unlocked('"', out);
 	for (; *s; s++) {
 		if (*s == '"')
-			fputc('"', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
+			putc_unlocked('"', out);
+		putc_unlocked(*s == '\n' ? ' ' : *s, out);
 	}
-	fputc('"', out);
+	putc_unlocked('"', out);
 }
 
 /*
@@ -243,17 +329,27 @@ static void text_field(struct kmap *k, const struct objcol *c, const struct kmt_
 
 	switch (c->type) {
 	case OT_I64:
-		fprintf(k->out, "%" PRId64, v.i);
+		put_i64(k->out, v.i);
 		break;
 	case OT_U64: case OT_TIME: case OT_BOOL: case OT_STACK:
-		fprintf(k->out, "%" PRIu64, v.u);
+		put_u64(k->out, v.u);
 		break;
 	case OT_NAME:
 		csv_min(k->out, v.s);
 		break;
+	case OT_SITE: case OT_FUNC:
+		if (has)
+			fputs_unlocked(site_text(k, v.u, c->type == OT_FUNC, buf, sizeof(buf)), k->out);
+		break;
+	case OT_PTR:
+		if (has && o->kind == KMT_EV_PAGE_ALLOC)
+			fputs_unlocked("pfn:", k->out);
+		if (has)
+			put_addr(k, v.u);
+		break;
 	default:
 		if (has)
-			fputs(objcol_str(c, o, &v, &k->names, buf, sizeof(buf)), k->out);
+			fputs_unlocked(objcol_str(c, o, &v, &k->names, buf, sizeof(buf)), k->out);
 	}
 }
 
@@ -266,10 +362,10 @@ static void print_text(struct kmap *k, const struct kmt_object *o, const struct 
 	flockfile(k->out);
 	for (i = 0; i < k->nr_cols; i++) {
 		if (i)
-			fputc(',', k->out);
+			putc_unlocked(',', k->out);
 		text_field(k, k->cols[i], o);
 	}
-	fputc('\n', k->out);
+	putc_unlocked('\n', k->out);
 	funlockfile(k->out);
 	/* One line per instruction and task: offsets added up, first seen first. */
 	for (i = 0; h && i < h->n; i++) {
@@ -321,6 +417,9 @@ static void json_field(struct kmap *k, const struct objcol *c, const struct kmt_
 		break;
 	case OT_BOOL:
 		js_bool(&k->js, c->name, v.u);
+		break;
+	case OT_SITE: case OT_FUNC:
+		js_str(&k->js, c->name, site_text(k, v.u, c->type == OT_FUNC, buf, sizeof(buf)));
 		break;
 	default:
 		js_str(&k->js, c->name, objcol_str(c, o, &v, &k->names, buf, sizeof(buf)));
@@ -394,6 +493,7 @@ static void *kmap_clone(void *arg, FILE *fp, unsigned int shard)
 	c->printed = 0;
 	c->callsite_seen = false;
 	c->memo_site = 0;
+	c->names_memo = NULL;
 	c->tab = NULL;
 	c->n = c->alloc = 0;
 	c->free_head = KMT_MAP_NONE;
@@ -416,6 +516,7 @@ static void kmap_fold(void *arg, void *clone, const struct kmt_model *m)
 		free(c->tab[i].v);
 	free(c->tab);
 	kmt_map_release(&c->by_obj);
+	free(c->names_memo);
 	free(c);
 }
 
@@ -484,6 +585,7 @@ int cmd_kmap(int argc, char **argv)
 		free(k.tab[i].v);
 	free(k.tab);
 	kmt_map_release(&k.by_obj);
+	free(k.names_memo);
 	if (fflush(stdout) || ferror(stdout))
 		ret = error("writing the output: %s", strerror(errno));
 	else if (!ret)
