@@ -250,29 +250,6 @@ static const char *site_text(struct kmap *k, uint64_t addr, bool function, char 
 	return s;
 }
 
-/* A number in decimal, the stream locked by the caller (print_text()): two digits a step. */
-static void put_u64(FILE *out, uint64_t v)
-{
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char b[24], *p = b + sizeof(b);
-
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, pairs + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), out);
-}
-
 /* An address as addr_str() writes it: 0x and its hex digits, or h: and 16 of its keyed hash's. */
 static void put_addr(const struct kmap *k, uint64_t v)
 {
@@ -291,13 +268,6 @@ static void put_addr(const struct kmap *k, uint64_t v)
 	*--p = hashed ? ':' : 'x';
 	*--p = hashed ? 'h' : '0';
 	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), k->out);
-}
-
-static void put_i64(FILE *out, int64_t v)
-{
-	if (v < 0)
-		putc_unlocked('-', out);
-	put_u64(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* A CSV field: quoted if it holds a comma or a quote. */
@@ -329,10 +299,10 @@ static void text_field(struct kmap *k, const struct objcol *c, const struct kmt_
 
 	switch (c->type) {
 	case OT_I64:
-		put_i64(k->out, v.i);
+		fput_i64(k->out, v.i);
 		break;
 	case OT_U64: case OT_TIME: case OT_BOOL: case OT_STACK:
-		put_u64(k->out, v.u);
+		fput_u64(k->out, v.u);
 		break;
 	case OT_NAME:
 		csv_min(k->out, v.s);

@@ -6,6 +6,24 @@
 #include <string.h>
 
 #include "json.h"
+#include "util.h"
+
+/*
+ * Unlocked stdio throughout: a document is one thread's (kmap's shards
+ * each write to a stream of their own), and kmap locks the stream once
+ * per object.
+ */
+
+/* A new line, indented two spaces a level. */
+static void indent(struct js *j, int depth)
+{
+	static const char spaces[] = "                                                                ";
+	int n = depth * 2;
+
+	putc_unlocked('\n', j->out);
+	for (; n > 0; n -= (int)sizeof(spaces) - 1)
+		fwrite_unlocked(spaces, 1, (size_t)MIN(n, (int)sizeof(spaces) - 1), j->out);
+}
 
 void js_init(struct js *j, FILE *out, bool html, bool compact)
 {
@@ -29,12 +47,10 @@ void js_first(struct js *j, bool first)
 static void sep(struct js *j)
 {
 	if (!j->first[j->depth])
-		fputc(',', j->out);
+		putc_unlocked(',', j->out);
 	j->first[j->depth] = false;
-	if (j->depth <= j->pretty) {
-		fputc('\n', j->out);
-		fprintf(j->out, "%*s", j->depth * 2, "");
-	}
+	if (j->depth <= j->pretty)
+		indent(j, j->depth);
 }
 
 void js_raw_str(struct js *j, const char *s)
@@ -42,8 +58,8 @@ void js_raw_str(struct js *j, const char *s)
 	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
-	fputc('"', j->out);
-	/* Runs of plain characters in one write: a character at a time locked the stream each time. */
+	putc_unlocked('"', j->out);
+	/* Runs of plain characters in one write. */
 	for (;; s++) {
 		unsigned char c = (unsigned char)*s;
 		char esc[6] = { '\\', 'u', '0', '0' };
@@ -53,7 +69,7 @@ void js_raw_str(struct js *j, const char *s)
 		    !(j->html && (c == '<' || c == '>' || c == '&')))
 			continue;
 		if (s > run)
-			fwrite(run, 1, (size_t)(s - run), j->out);
+			fwrite_unlocked(run, 1, (size_t)(s - run), j->out);
 		if (!c)
 			break;
 		if (c == '"' || c == '\\') {
@@ -64,10 +80,10 @@ void js_raw_str(struct js *j, const char *s)
 			esc[5] = hex[c & 15];
 			n = 6;
 		}
-		fwrite(esc, 1, n, j->out);
+		fwrite_unlocked(esc, 1, n, j->out);
 		run = s + 1;
 	}
-	fputc('"', j->out);
+	putc_unlocked('"', j->out);
 }
 
 void js_key(struct js *j, const char *k)
@@ -75,15 +91,16 @@ void js_key(struct js *j, const char *k)
 	if (j->depth)
 		sep(j);
 	if (k) {
-		js_raw_str(j, k);
-		fputs(j->depth > j->pretty ? ":" : ": ", j->out);
+		putc_unlocked('"', j->out);
+		fputs_unlocked(k, j->out);
+		fputs_unlocked(j->depth > j->pretty ? "\":" : "\": ", j->out);
 	}
 }
 
 void js_open(struct js *j, const char *k, char c)
 {
 	js_key(j, k);
-	fputc(c, j->out);
+	putc_unlocked(c, j->out);
 	if (j->depth + 1 < JS_MAX_DEPTH)
 		j->first[++j->depth] = true;
 	else
@@ -95,23 +112,21 @@ void js_close(struct js *j, char c)
 	bool empty = j->first[j->depth];
 
 	j->depth--;
-	if (!empty && j->depth + 1 <= j->pretty) {
-		fputc('\n', j->out);
-		fprintf(j->out, "%*s", j->depth * 2, "");
-	}
-	fputc(c, j->out);
+	if (!empty && j->depth + 1 <= j->pretty)
+		indent(j, j->depth);
+	putc_unlocked(c, j->out);
 }
 
 void js_u64(struct js *j, const char *k, uint64_t v)
 {
 	js_key(j, k);
-	fprintf(j->out, "%" PRIu64, v);
+	fput_u64(j->out, v);
 }
 
 void js_i64(struct js *j, const char *k, int64_t v)
 {
 	js_key(j, k);
-	fprintf(j->out, "%" PRId64, v);
+	fput_i64(j->out, v);
 }
 
 void js_dbl(struct js *j, const char *k, double v)
@@ -129,11 +144,11 @@ void js_str(struct js *j, const char *k, const char *v)
 void js_bool(struct js *j, const char *k, bool v)
 {
 	js_key(j, k);
-	fputs(v ? "true" : "false", j->out);
+	fputs_unlocked(v ? "true" : "false", j->out);
 }
 
 void js_null(struct js *j, const char *k)
 {
 	js_key(j, k);
-	fputs("null", j->out);
+	fputs_unlocked("null", j->out);
 }

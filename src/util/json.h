@@ -30,7 +30,11 @@ void js_lines(struct js *j, int depth);
  * it): for writings put together elsewhere (kmap in shards).
  */
 void js_first(struct js *j, bool first);
-/* A key (NULL inside an array), then a value. */
+/*
+ * A key (NULL inside an array), then a value. Keys are the program's own
+ * names (columns, sections), plain ASCII with no quote, backslash or
+ * control character: written as they are, not escaped.
+ */
 void js_key(struct js *j, const char *k);
 void js_open(struct js *j, const char *k, char c);	/* '{' or '[' */
 void js_close(struct js *j, char c);

@@ -74,6 +74,36 @@ bool parse_duration(const char *s, double *seconds)
 	return true;
 }
 
+void fput_u64(FILE *out, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char b[24], *p = b + sizeof(b);
+
+	/* Two digits a step. */
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), out);
+}
+
+void fput_i64(FILE *out, int64_t v)
+{
+	if (v < 0)
+		putc_unlocked('-', out);
+	fput_u64(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
 const char *fmt_count(double v, bool plus, char *buf, size_t len)
 {
 	char digits[32];

@@ -70,6 +70,13 @@ const char *human_bytes(double bytes, char *buf);
  * enough); with @plus, "+" before a positive one. Returns @buf.
  */
 const char *fmt_count(double v, bool plus, char *buf, size_t len);
+/*
+ * @v in decimal on @out, without printf (a record per object is mostly
+ * numbers); unlocked: the caller holds the stream (flockfile()), or no
+ * other thread writes to it.
+ */
+void fput_u64(FILE *out, uint64_t v);
+void fput_i64(FILE *out, int64_t v);
 /* @one if @n is 1, else @many: "1 object", "2 objects". */
 static inline const char *plural(double n, const char *one, const char *many)
 {
