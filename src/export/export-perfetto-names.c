@@ -69,6 +69,11 @@ struct perfetto_names {
 	struct intern_map gfp_str;	/* gfp value -> the id of its names */
 	struct intern_map threads;	/* tid + 1 -> 1 once its track is described */
 	struct kmt_flags *gfp;		/* gfp flag names from the file's formats, or NULL */
+	struct literal_iid {		/* the program's own strings' ids, by address (literal_iid()) */
+		const struct intern *t;
+		const char *s;
+		uint64_t id;
+	} lit[64];
 	bool started;			/* the first packet (which clears the state) is out */
 	bool oom;
 	struct {			/* the object of the free being analysed */
@@ -148,6 +153,23 @@ static uint64_t iid(struct perfetto_names *n, struct intern *t, uint32_t field, 
 	return (uint64_t)id;
 }
 
+/*
+ * iid() of one of the program's own strings (annotation keys, kind
+ * names: literals, whose address says which), remembered by address: a
+ * few per event, each a hash and a compare otherwise.
+ */
+static uint64_t literal_iid(struct perfetto_names *n, struct intern *t, uint32_t field, const char *s)
+{
+	struct literal_iid *l = &n->lit[((uintptr_t)s >> 3 ^ (uintptr_t)t >> 6) % (sizeof(n->lit) / sizeof(n->lit[0]))];
+
+	if (l->s == s && l->t == t)
+		return l->id;
+	l->id = iid(n, t, field, s);
+	l->s = l->id ? s : NULL;
+	l->t = t;
+	return l->id;
+}
+
 /* The id of a string value, remembered under @key in @map (0: not remembered). */
 static uint64_t str_of(struct perfetto_names *n, struct intern_map *map, uint64_t key, const char *s)
 {
@@ -158,10 +180,10 @@ static uint64_t str_of(struct perfetto_names *n, struct intern_map *map, uint64_
 	return id;
 }
 
-/* A debug annotation @key: @field (DA_*) = @v. */
+/* A debug annotation @key (a literal: literal_iid()): @field (DA_*) = @v. */
 static void annotate(struct perfetto_names *n, const char *key, uint32_t field, uint64_t v)
 {
-	uint64_t k = iid(n, &n->keys, ID_DEBUG_ANNOTATION_NAMES, key);
+	uint64_t k = literal_iid(n, &n->keys, ID_DEBUG_ANNOTATION_NAMES, key);
 	size_t m = pb_begin(&n->te, TE_DEBUG_ANNOTATIONS);
 
 	pb_uint(&n->te, DA_NAME_IID, k);
@@ -194,7 +216,7 @@ static uint64_t name_iid(struct perfetto_names *n, const struct kmt_event *ev)
 	uint64_t id;
 
 	if (!ev->call_site)
-		return iid(n, &n->names, ID_EVENT_NAMES, kmt_kind_name(ev->kind));
+		return literal_iid(n, &n->names, ID_EVENT_NAMES, kmt_kind_name(ev->kind));
 	if ((id = intern_map_get(&n->by_site[ev->kind], ev->call_site)))
 		return id;
 	snprintf(name, sizeof(name), "%s %s", kmt_kind_name(ev->kind),
@@ -360,7 +382,7 @@ void perfetto_names_event(struct perfetto_names *n, const struct kmt_event *ev)
 	pb_reset(&n->idata);
 	pb_uint(&n->te, TE_TYPE, TYPE_INSTANT);
 	pb_uint(&n->te, TE_TRACK_UUID, track);
-	pb_uint(&n->te, TE_CATEGORY_IIDS, iid(n, &n->cats, ID_EVENT_CATEGORIES, kmt_kind_name(ev->kind)));
+	pb_uint(&n->te, TE_CATEGORY_IIDS, literal_iid(n, &n->cats, ID_EVENT_CATEGORIES, kmt_kind_name(ev->kind)));
 	pb_uint(&n->te, TE_NAME_IID, name_iid(n, ev));
 	annotations(n, ev);
 	n->freed.set = false;
