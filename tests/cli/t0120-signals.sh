@@ -119,7 +119,7 @@ for sig in INT TERM HUP; do
 		n=$($KMT dump $sig.dat | grep -c "do_getxattr+.*req=1337" || true) && echo "getxattr events $n" &&
 		{ [ "$n" = 5 ] || { $KMT info $sig.dat; $KMT check $sig.dat | tail -n 3;
 			$KMT dump $sig.dat | grep -E "getxattr|lost" | tail -n 12; false; }; } &&
-		$KMT check -q $sig.dat &&
+		check_whole $sig.dat &&
 		trace-cmd dump -v $sig.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
 		trace-cmd report $sig.dat > /dev/null 2>&1
 	'
@@ -161,7 +161,7 @@ test_expect_success 'SIGKILL: --recover takes what the instance still held, and 
 	[ "$(said_took $(cat k1.pid))" = $unread ] &&
 	[ ! -d $inst ] && [ ! -e /run/kmemtrace/kmemtrace-$(cat k1.pid) ] &&
 	[ "$(info_all k1.dat)" = "$((unread + read)) 0" ] && all_accounted k1.dat &&
-	! $KMT info k1.dat | grep -q truncated && $KMT check -q k1.dat &&
+	! $KMT info k1.dat | grep -q truncated && check_whole k1.dat &&
 	n=$($KMT dump k1.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 11 ] &&
 	n=$(trace-cmd report -i k1.dat 2> /dev/null | count "call_site=do_getxattr.*bytes_req=1337") &&
 	echo "trace-cmd: getxattr $n" && [ $n -eq 11 ]
@@ -234,7 +234,7 @@ test_expect_success '--recover turns the spool into a valid trace, with every ev
 	$KMT record --recover k.dat.spool 2> err; cat err &&
 	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] && all_accounted k.dat &&
 	set -- $(info_all k.dat) && [ $1 -ge $(cat k.unread) ] &&
-	! $KMT info k.dat | grep -q "recording truncated" && $KMT check -q k.dat &&
+	! $KMT info k.dat | grep -q "recording truncated" && check_whole k.dat &&
 	trace-cmd dump -v k.dat 2>&1 | grep -q "is a valid trace-cmd file"
 '
 

@@ -30,7 +30,7 @@ test_expect_success 'more raw pages than room on disk: the held ones go straight
 	rm -f $SMALL/* &&
 	rc=0; $KMT record -o $SMALL/g.dat -- hackbench -g 2 -l 300 > out 2> err || rc=$?;
 	cat out err; [ $rc -eq 0 ] &&
-	{ $KMT check -q $SMALL/g.dat || { $KMT check $SMALL/g.dat | grep -v "^warning\|^info" | tail -n 12; false; }; } &&
+	check_whole $SMALL/g.dat &&
 	$KMT info $SMALL/g.dat | tr -d , > info && mib=$(awk "\$1 == \"all\" { print int(\$4) }" info) &&
 	lost=$(awk "\$1 == \"all\" { print \$5 }" info) && echo "raw $mib MiB, lost $lost" &&
 	[ "$mib" -gt 24 ] && [ "$lost" = 0 ] && ! grep -q truncated info &&
@@ -49,7 +49,7 @@ test_expect_success 'the file does not fit: a clear error, no file, the rest kep
 	grep -q -- "--recover fz/j.dat.spool" err &&
 	[ "$(ls fz)" = j.dat.spool ] && ! ls $T/instances | grep -q kmemtrace- &&
 	$KMT record --recover fz/j.dat.spool 2> err; cat err &&
-	$KMT check -q fz/j.dat && $KMT info fz/j.dat | tr -d , > info &&
+	check_whole fz/j.dat && $KMT info fz/j.dat | tr -d , > info &&
 	grep -q "recording truncated: .* MiB of pages were read and freed" info &&
 	n=$(awk "\$1 == \"all\" { print \$2 }" info) && echo "recovered $n events" && [ "$n" -gt 100000 ] &&
 	trace-cmd report fz/j.dat > /dev/null 2>&1 && [ "$(ls fz)" = j.dat ]
@@ -71,7 +71,7 @@ test_expect_success 'not root: one clear line, exit 1, nothing left' '
 
 test_expect_success 'not root, reading a trace is fine' '
 	$KMT record -q -o open/r.dat -- true && chmod 644 open/r.dat &&
-	setpriv --reuid=65534 --regid=65534 --clear-groups $KMT check -q open/r.dat
+	setpriv --reuid=65534 --regid=65534 --clear-groups $KMT check -q --no-model open/r.dat
 '
 
 test_expect_success 'no tracefs there: one clear line, exit 1' '
@@ -84,7 +84,7 @@ test_expect_success 'tracefs not mounted: kmemtrace mounts it and records' '
 	if ! umount $T 2>/dev/null; then echo "tracefs busy, cannot test"; exit 0; fi;
 	rc=0; $KMT record -q -d 0.3 -o m.dat || rc=$?;
 	[ -d $T/instances ] || mount -t tracefs nodev $T;
-	[ $rc -eq 0 ] && { $KMT check -q m.dat || { $KMT check m.dat | grep -v "^warning\|^info" | tail -n 12; false; }; }
+	[ $rc -eq 0 ] && check_whole m.dat
 '
 
 test_expect_success 'beside perf record on the same events, both get their data' '
@@ -102,7 +102,7 @@ test_expect_success 'beside perf record on the same events, both get their data'
 test_expect_success '--user runs the command as that user, recording as root' '
 	rc=0; $KMT record -q --user nobody -o u.dat -- sh -c "id -u > /dev/shm/kmt-uid-$$" || rc=$?;
 	[ $rc -eq 0 ] && [ "$(cat /dev/shm/kmt-uid-$$)" = 65534 ] && rm -f /dev/shm/kmt-uid-$$ &&
-	$KMT check -q u.dat
+	check_whole u.dat
 '
 
 test_expect_success 'under sudo, the command runs as the invoking user' '

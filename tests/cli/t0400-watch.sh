@@ -169,7 +169,7 @@ for sig in INT TERM; do
 		kill -$sig $(cat $sig.pid) && rc=0 && { wait $(cat $sig.pid) || rc=$?; } &&
 		cat $sig.err && [ $rc -eq 0 ] &&
 		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.pid)" &&
-		$KMT check -q $sig.dat &&
+		check_whole $sig.dat &&
 		$KMT watch -o again.dat --callsite do_eventfd --offset eventfd_ctx.count -F -- $GT -n 1 -s 0 \
 			> /dev/null 2> again.err && grep -q "2 words at a time" again.err
 	'
@@ -182,7 +182,7 @@ test_expect_success 'SIGKILL: the next watch moves the dead one'"'"'s events to 
 	grep -q "instance kmemtrace-$(cat k.pid) of a dead recorder held .* moved into its spool" err &&
 	grep -q "instance kmemtrace-$(cat k.pid)-ctl of a dead recorder held .*instance removed" err &&
 	! ls $T/instances | grep -q "kmemtrace-$(cat k.pid)" &&
-	$KMT record -q --recover k.dat.spool && $KMT check -q k.dat
+	$KMT record -q --recover k.dat.spool && check_whole k.dat
 '
 
 # Run a command expected to fail with @code; its stderr is in err.
