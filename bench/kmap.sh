@@ -3,8 +3,8 @@
 # object, most of its CPU; each shard writes its own objects' records
 # and one thread at a time puts each batch's in order ("write out",
 # analyse-sink.c). Paired rounds, shuffled:
-#   one    KMT_MODEL_SHARDS=1: the one model writes every record (before)
-#   shards the default (-j the CPUs online: from -j 2, at least 2 shards)
+#   one    KMT_MODEL_SHARDS=1 -j 4: the one model writes every record
+#   shards -j 4: 2 shards (on this 2-CPU machine; the default -j 2 is one model)
 # and kmap --stats with 3 shards under taskset -c 0 (one core: each stage
 # timed alone) and on every core, for the Amdahl prediction of the
 # design notes: rate with C cores = min(1e9 / the slowest serial stage,
@@ -27,7 +27,7 @@ cpus=$(getconf _NPROCESSORS_ONLN)
 stages() {	# prefix command...
 	local p=$1
 	shift
-	"$@" kmap --stats "$f" > /dev/null 2> "$tmp/s" || return 1
+	"$@" kmap --stats ${JOBS:+-j $JOBS} "$f" > /dev/null 2> "$tmp/s" || return 1
 	sed -n 's/^stats: \([0-9,]*\) events.*/\1/p' "$tmp/s" | tr -d , > "$tmp/events"
 	sed -n '3,12p' "$tmp/s" | sed 's/^    shard 0/  shard-0/; s/^  write out/  write-out/; s/^  stream merge/  stream-merge/' |
 		while read -r name _ ns _; do echo "$ns" >> "$tmp/$p.$name"; done
@@ -40,13 +40,13 @@ for i in $(seq 1 "$ROUNDS"); do
 		one) set -- env KMT_MODEL_SHARDS=1 "$KMT";;
 		shards) set -- "$KMT";;
 		esac
-		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" kmap "$f" > /dev/null || exit 1
+		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" kmap -j 4 "$f" > /dev/null || exit 1
 		awk '{ print $1 }' "$tmp/t" >> "$tmp/$c.wall"
 		awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/$c.cpu"
 	done
-	stages core0 env KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" || exit 1
-	stages all env KMT_MODEL_SHARDS=3 "$KMT" || exit 1
-	stages single env KMT_NO_THREADS=1 "$KMT" || exit 1
+	JOBS=4 stages core0 env KMT_MODEL_SHARDS=3 taskset -c 0 "$KMT" || exit 1
+	JOBS=4 stages all env KMT_MODEL_SHARDS=3 "$KMT" || exit 1
+	JOBS= stages single env KMT_NO_THREADS=1 "$KMT" || exit 1
 done
 r() { median < "$tmp/$1"; }
 ev=$(cat "$tmp/events")
@@ -60,8 +60,8 @@ rate() { awk -v c="$2" -v t="$(total "$1" "$3")" -v b="$(bound "$1")" \
 	'BEGIN { x = c * 1000 / t; y = 1000 / b; printf "%.0f", x < y ? x : y }'; }
 echo "## kmap in shards (issue 26 item 1)"
 echo
-echo "$(basename "$f"), $ev events, $ROUNDS paired rounds, medians. kmap on this machine ($cpus CPUs),"
-echo "default -j: the one model writing every record $(fmt "$(r one.wall)") s, in shards $(fmt "$(r shards.wall)") s"
+echo "$(basename "$f"), $ev events, $ROUNDS paired rounds, medians. kmap -j 4 on this machine ($cpus CPUs):"
+echo "the one model writing every record $(fmt "$(r one.wall)") s, in 2 shards $(fmt "$(r shards.wall)") s"
 echo "(wall, **$(ratio "$(r shards.wall)" "$(r one.wall)")×**); CPU $(fmt "$(r one.cpu)") and $(fmt "$(r shards.cpu)") s."
 echo
 echo "| kmap --stats, ns per event | read+inflate | read+decode | merge | model (all shards) | shard 0 | write out |"

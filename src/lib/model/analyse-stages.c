@@ -205,7 +205,9 @@ void *consume_main(void *arg)
  * The model's shards where it can be sharded: with -j 4 and more, one
  * for each thread of -j less the producer's and shard 0's routing share,
  * at most SHARDS_WANTED; with fewer the model alone on a thread is faster
- * (bench/RESULTS.md). Every shard looks at every batch: each costs about
+ * (bench/RESULTS.md), kmap's and pprof's too: 2 shards at -j 2 on two
+ * cores took kmap 0.98-1.08x the wall time and a third more CPU, pprof
+ * 1.4x. Every shard looks at every batch: each costs about
  * 2-3 ns of CPU per event of the stream (measured, design notes), so past
  * 32, where each shard's share of a stack-heavy trace is already under
  * the merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS
@@ -215,15 +217,7 @@ void *consume_main(void *arg)
 unsigned int make_shards(struct job *j)
 {
 	int jobs = kmt_file_threads(j->f);
-	/*
-	 * A consumer that writes every object out (kmap: about 200 ns of the
-	 * model's 240 per event of hackbench) from -j 2: two shards write in
-	 * parallel, 0.81x the wall time of the one model at -j 2 on two
-	 * cores (bench/kmap.sh). One that only adds up (export to pprof) as
-	 * the model alone: 2 shards at -j 2 took it 1.4x as long.
-	 */
-	int least = j->m->hooks.clone && j->m->hooks.out ? 2 : 4;
-	unsigned int n = jobs >= least ? (unsigned int)MIN(MAX(jobs - 2, 2), SHARDS_WANTED) : 1, k;
+	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1, k;
 	const char *env = getenv("KMT_MODEL_SHARDS");
 
 	if (env && *env)
