@@ -250,26 +250,6 @@ static const char *site_text(struct kmap *k, uint64_t addr, bool function, char 
 	return s;
 }
 
-/* An address as addr_str() writes it: 0x and its hex digits, or h: and 16 of its keyed hash's. */
-static void put_addr(const struct kmap *k, uint64_t v)
-{
-	static const char hex[] = "0123456789abcdef";
-	bool hashed = k->names.hash.on;
-	char b[18], *p = b + sizeof(b);
-	int n = 0;
-
-	if (hashed)
-		v = kmt_hashptr_value(&k->names.hash, v);
-	do {
-		*--p = hex[v & 15];
-		v >>= 4;
-		n++;
-	} while (v || (hashed && n < 16));
-	*--p = hashed ? ':' : 'x';
-	*--p = hashed ? 'h' : '0';
-	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), k->out);
-}
-
 /* A CSV field: quoted if it holds a comma or a quote. */
 static void csv_min(FILE *out, const char *s)
 {
@@ -310,12 +290,6 @@ static void text_field(struct kmap *k, const struct objcol *c, const struct kmt_
 	case OT_SITE: case OT_FUNC:
 		if (has)
 			fputs_unlocked(site_text(k, v.u, c->type == OT_FUNC, buf, sizeof(buf)), k->out);
-		break;
-	case OT_PTR:
-		if (has && o->kind == KMT_EV_PAGE_ALLOC)
-			fputs_unlocked("pfn:", k->out);
-		if (has)
-			put_addr(k, v.u);
 		break;
 	default:
 		if (has)

@@ -68,11 +68,25 @@ uint64_t kmt_hashptr_value(const struct kmt_hashptr *h, uint64_t addr)
 	return h && h->on ? kmt_siphash(h->k0, h->k1, &addr, sizeof(addr)) : addr;
 }
 
+/* By hand, not snprintf(): kmap writes one a record (cut to @len as snprintf() would). */
 const char *kmt_hashptr_fmt(const struct kmt_hashptr *h, uint64_t addr, char *buf, size_t len)
 {
-	if (h && h->on)
-		snprintf(buf, len, "h:%016" PRIx64, kmt_hashptr_value(h, addr));
-	else
-		snprintf(buf, len, "0x%" PRIx64, addr);
+	static const char hex[] = "0123456789abcdef";
+	bool hashed = h && h->on;
+	uint64_t v = hashed ? kmt_hashptr_value(h, addr) : addr;
+	char b[18], *p = b + sizeof(b);
+	size_t n;
+
+	do
+		*--p = hex[v & 15];
+	while ((v >>= 4) || (hashed && p > b + 2));
+	*--p = hashed ? ':' : 'x';
+	*--p = hashed ? 'h' : '0';
+	n = (size_t)(b + sizeof(b) - p);
+	if (len) {
+		n = n < len ? n : len - 1;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+	}
 	return buf;
 }

@@ -262,6 +262,8 @@ void arena_keep_event(struct arena *a, struct kmt_event *ev);
 const void *arena_keep(struct arena *a, const void *p, size_t len);
 
 /* analyse-ring.c: the producer's side of the ring, and what it does with the stream's items. */
+/* Batches the producer may fill again (with the lock): written out, or taken by every shard. */
+unsigned int ring_free(const struct job *j);
 bool hand(struct job *j);
 struct batch *room(struct job *j, size_t need);
 /* @ev (and copies of what it points to) as @what; false: stop. */
@@ -288,8 +290,6 @@ void sink_begin(struct job *j, struct kmt_model *m, const struct batch *b);
 void sink_done(struct job *j, struct kmt_model *m);
 /* Write out the batches every shard is done with, unless another thread is at it. */
 void sink_write(struct job *j);
-/* Batches the producer may fill again (with the lock): written out, or taken by every shard. */
-unsigned int ring_free(const struct job *j);
 /* After the stages: write the rest, and give the consumer back its hooks. */
 void sink_end(struct job *j);
 /* After the merge (or instead): fold the clones into the consumer, and free the sinks. */

@@ -15,6 +15,12 @@
 #include "analyse-local.h"
 
 /* Hand the batch being filled over; false if the consumer wants no more. */
+unsigned int ring_free(const struct job *j)
+{
+	/* Written out, where shards write (analyse-sink.c); else taken by every shard. */
+	return j->sinks && j->hooks.out ? j->written : cons_min(j);
+}
+
 bool hand(struct job *j)
 {
 	struct batch *b = filling(j);

@@ -186,11 +186,6 @@ static void write_batch(struct job *j, unsigned int b)
 		j->sinks[k].slot[b].n = j->sinks[k].slot[b].len = 0;
 }
 
-unsigned int ring_free(const struct job *j)
-{
-	return j->sinks && j->hooks.out ? j->written : cons_min(j);
-}
-
 void sink_write(struct job *j)
 {
 	unsigned int to, w;

@@ -205,13 +205,13 @@ void *consume_main(void *arg)
  * The model's shards where it can be sharded: with -j 4 and more, one
  * for each thread of -j less the producer's and shard 0's routing share,
  * at most SHARDS_WANTED; with fewer the model alone on a thread is faster
- * (bench/RESULTS.md), kmap's and pprof's too: 2 shards at -j 2 on two
- * cores took kmap 0.98-1.08x the wall time and a third more CPU, pprof
- * 1.4x. Every shard looks at every batch: each costs about
- * 2-3 ns of CPU per event of the stream (measured, design notes), so past
- * 32, where each shard's share of a stack-heavy trace is already under
- * the merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS
- * says how many (up to MAX_SHARDS), for tests and benchmarks.
+ * (bench/RESULTS.md), kmap's and pprof's too (2 shards at -j 2 on two
+ * cores: kmap 0.98-1.08x the wall time and a third more CPU, pprof
+ * 1.4x). Every shard looks at every batch: each costs about 2-3 ns of
+ * CPU per event of the stream (measured, design notes), so past 32,
+ * where each shard's share of a stack-heavy trace is already under the
+ * merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS says
+ * how many (up to MAX_SHARDS), for tests and benchmarks.
  */
 #define SHARDS_WANTED 32
 unsigned int make_shards(struct job *j)
