@@ -23,26 +23,23 @@ struct out {
 	struct js j;			/* --json: a document, a finding a line */
 	FILE *f;
 	uint64_t t0;			/* the trace's first event: times count from it */
+	bool started;			/* on_start() said it */
 };
 
-/* The time of the trace's first event (0 if none can be read). */
-static uint64_t first_ts(struct kmt_file *f)
+/* The trace's start: the header, and findings' times from it. */
+static void on_start(void *arg, uint64_t t0)
 {
-	struct kmt_diag d = { 0 };
-	struct kmt_stream *s;
-	struct kmt_srec sr;
-	uint64_t ts = 0;
-	int b = kmt_file_main_buffer(f);
+	struct out *o = arg;
 
-	if (b < 0 || !(s = kmt_stream_open(f, b, &d)))
-		return 0;
-	while (kmt_stream_next(s, &sr, &d) > 0)
-		if (!sr.lost_marker) {
-			ts = sr.rec.ts;
-			break;
-		}
-	kmt_stream_close(s);
-	return ts;
+	o->t0 = t0;
+	o->started = true;
+	if (o->json) {
+		js_u64(&o->j, "start_ts_ns", o->t0);
+		js_open(&o->j, "findings", '[');
+	} else if (!o->quiet) {
+		printf("# times count from the trace's first event, at %.6f s of the trace clock\n",
+		       (double)o->t0 / 1e9);
+	}
 }
 
 static void on_finding(void *arg, const struct kmt_finding *fd)
@@ -122,7 +119,7 @@ static int check_opt(void *arg, int id, const char *value)
 int cmd_check(int argc, char **argv)
 {
 	struct check_args a = { .o = { .f = stdout },
-				.co = { .model = true, .fn = on_finding } };
+				.co = { .model = true, .fn = on_finding, .start = on_start } };
 	struct out *o = &a.o;
 	struct kmt_check_result res;
 	const char *path = "kmemtrace.dat";
@@ -151,17 +148,11 @@ int cmd_check(int argc, char **argv)
 		error("%s", d.msg);
 		return 2;
 	}
-	o->t0 = first_ts(f);
 	kmt_file_set_threads(f, analysis_jobs(a.an.jobs));
 	if (o->json) {
 		js_open(&o->j, NULL, '{');
 		js_str(&o->j, "file", path);
 		js_bool(&o->j, "readable", true);
-		js_u64(&o->j, "start_ts_ns", o->t0);
-		js_open(&o->j, "findings", '[');
-	} else if (!o->quiet) {
-		printf("# times count from the trace's first event, at %.6f s of the trace clock\n",
-		       (double)o->t0 / 1e9);
 	}
 	/* Findings may come while reading: no progress line between them on a terminal. */
 	pr = o->quiet || !isatty(STDOUT_FILENO) ? progress_start(path, f) : NULL;
@@ -169,6 +160,8 @@ int cmd_check(int argc, char **argv)
 	progress_stop(pr);
 	if (ret) {
 		kmt_file_close(f);
+		if (!o->started)
+			on_start(o, 0);
 		if (o->json) {
 			js_close(&o->j, ']');
 			js_close(&o->j, '}');

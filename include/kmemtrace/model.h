@@ -646,6 +646,12 @@ typedef void (*kmt_finding_fn)(void *arg, const struct kmt_finding *f);
 struct kmt_check_opts {
 	bool model;			/* run the allocation model too */
 	kmt_finding_fn fn;
+	/*
+	 * Once, before the first finding: the time of the trace's first
+	 * record (of the main buffer; 0 if none), which findings' times count
+	 * from. With the model, known only once it has read the trace.
+	 */
+	void (*start)(void *arg, uint64_t t0);
 	void *arg;
 };
 

@@ -165,6 +165,8 @@ static bool part_take(struct part *p, const struct kmt_srec *sr)
 		b->n++;
 		return false;
 	}
+	if (!ret)
+		kmt_stream_undecoded(p->s, sr);
 	it->what = ret ? P_EVENT : P_NONE;
 	it->to = ret ? part_route(p, &b->s[b->n]) : 0;
 	if (ret && b->ar.used + ev_bytes(ev) > b->ar.cap) {

@@ -68,6 +68,8 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 		j->ret = analyse_misfit(j, &j->d, ret, s, sr);
 		return T_STOP;
 	}
+	if (!ret)
+		kmt_stream_undecoded(s, sr);
 	what = decoded_as(ret, sr->rec.ts < j->lo, ev->kind);
 	if (what == IT_SKIP)
 		return T_GO;

@@ -16,7 +16,19 @@ struct ck {
 	const struct kmt_check_opts *o;
 	struct kmt_check_result *res;
 	struct kmt_file *f;
+	bool started;			/* the caller has the trace's start (say_start()) */
+	struct kmt_finding *early;	/* findings before it, kept */
+	size_t nearly, aearly;
 };
+
+static void say(struct ck *c, const struct kmt_finding *fd)
+{
+	if (c->o && c->o->fn)
+		c->o->fn(c->o->arg, fd);
+}
+
+static void say_start(struct ck *c, uint64_t t0);
+static uint64_t trace_start(struct kmt_file *f);
 
 static void finding(struct ck *c, enum kmt_severity sev, int cpu, uint64_t off, uint64_t in_chunk,
 		    bool z, uint64_t ts, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
@@ -35,8 +47,59 @@ static void finding(struct ck *c, enum kmt_severity sev, int cpu, uint64_t off, 
 		c->res->errors++;
 	else if (sev == KMT_SEV_WARNING)
 		c->res->warnings++;
-	if (c->o && c->o->fn)
-		c->o->fn(c->o->arg, &fd);
+	if (c->started) {
+		say(c, &fd);
+		return;
+	}
+	if (c->nearly == c->aearly) {
+		size_t na = c->aearly ? 2 * c->aearly : 8;
+		struct kmt_finding *e = realloc(c->early, na * sizeof(*e));
+
+		if (!e) {
+			/* No room to keep it: the start found the slow way, and all said now. */
+			say_start(c, trace_start(c->f));
+			say(c, &fd);
+			return;
+		}
+		c->early = e;
+		c->aearly = na;
+	}
+	c->early[c->nearly++] = fd;
+}
+
+/* The trace's start to the caller, then the findings kept until it was known. */
+static void say_start(struct ck *c, uint64_t t0)
+{
+	size_t i;
+
+	c->started = true;
+	if (c->o && c->o->start)
+		c->o->start(c->o->arg, t0);
+	for (i = 0; i < c->nearly; i++)
+		say(c, &c->early[i]);
+	free(c->early);
+	c->early = NULL;
+	c->nearly = c->aearly = 0;
+}
+
+/* The time of the main buffer's first record (0 if none can be read), by a stream's first steps. */
+static uint64_t trace_start(struct kmt_file *f)
+{
+	struct kmt_diag d = { 0 };
+	struct kmt_stream *s;
+	struct kmt_srec sr;
+	uint64_t ts = 0;
+	int b = kmt_file_main_buffer(f);
+
+	if (b < 0 || !(s = kmt_stream_open(f, b, &d)))
+		return 0;
+	while (kmt_stream_next(s, &sr, &d) > 0)
+		if (!sr.lost_marker) {
+			ts = sr.rec.ts;
+			break;
+		}
+	kmt_stream_close(s);
+	return ts;
 }
 
 /* v7: the sections must follow each other to the end of the file. */
@@ -123,6 +186,8 @@ struct ck_cpu {
 	int cpu;
 	uint64_t last, lost, lost_pages, first_lost_off, first_lost_ts;
 	int unknown_ids;
+	uint64_t first;			/* the first record's time ... */
+	bool has_first;			/* ... once a page had one */
 	uint64_t pages, events, skipped;	/* into the result at the end */
 	bool seen;			/* the observer saw its reader */
 	struct kmt_finding *held;	/* kept for later (one pass) */
@@ -185,28 +250,65 @@ static void cpu_skipped(struct ck *c, struct ck_cpu *cc, bool keep, const struct
 			    g->to_end ? " (the end of its data)" : "");
 }
 
+/* Where a CPU's reader is: its page's offset, in its chunk, compressed. */
+struct ck_where {
+	uint64_t off, in;
+	bool z;
+};
+
+static struct ck_where where(const struct ck *c, struct kmt_cpu_reader *r)
+{
+	int bi, idx;
+
+	kmt_cpu_reader_index(r, &bi, &idx);
+	return (struct ck_where){ kmt_cpu_reader_offset(r), kmt_cpu_reader_in_chunk(r),
+				  c->f->buffers[bi].compressed };
+}
+
+/* What a walk of a page's records saw (the stream's or check_cpu()'s own), said. */
+static void cpu_walked(struct ck *c, struct ck_cpu *cc, bool keep, struct ck_where w,
+		       const struct kmt_walk_note *n)
+{
+	switch (n->what) {
+	case KMT_WALK_PAGE_BACK:
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, w.off, w.in, w.z, n->ts,
+			    "page starts %" PRIu64 " ns before the previous page's last event", n->back);
+		break;
+	case KMT_WALK_BACK:
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, w.off, w.in, w.z, n->ts,
+			    "time goes back by %" PRIu64 " ns (event at +%u)", n->back, n->offset);
+		break;
+	case KMT_WALK_UNKNOWN_ID:
+		if (cc->unknown_ids++ < 10)
+			cpu_finding(c, cc, keep, KMT_SEV_ERROR, w.off, w.in, w.z, n->ts,
+				    "record at +%u has event id %u, which no format describes", n->offset, n->id);
+		break;
+	case KMT_WALK_BROKEN:
+		cpu_finding(c, cc, keep, KMT_SEV_ERROR, w.off, w.in, w.z, n->ts,
+			    "%s; the rest of the page is skipped", n->msg);
+		break;
+	}
+}
+
 /*
  * What one kmt_cpu_reader_next() of @r returned (@ret, the page @pg or
- * the error in @d): the page's header and time, every record's time and
- * event id, and with @dec that it fits its format. False once the CPU's
- * reading ends (-ENOMEM).
+ * the error in @d): the page's header and time. With @dec, its records
+ * walked here too: their times and event ids, and that each fits its
+ * format; without (the one pass), the stream's walk says those
+ * (walked()).
+ * False once the CPU's reading ends (-ENOMEM).
  */
 static bool cpu_page(struct ck *c, struct ck_cpu *cc, bool keep, const struct kmt_decoder *dec,
 		     struct kmt_cpu_reader *r, int ret, const struct kmt_page *pg, const struct kmt_diag *d)
 {
-	const struct kmt_buffer *b;
+	struct kmt_walk_note n = { 0 };
 	struct kmt_page_iter it;
 	struct kmt_diag pd = { 0 };
 	struct kmt_rec rec;
-	uint64_t off, in;
-	int bi, idx;
-	bool z;
+	struct ck_where w;
 
 	if (ret == 0)
 		return true;
-	kmt_cpu_reader_index(r, &bi, &idx);
-	b = &c->f->buffers[bi];
-	z = b->compressed;
 	if (ret < 0) {
 		/* What cannot be read is passed over, as report does. */
 		if (ret == -ENOMEM) {
@@ -216,49 +318,60 @@ static bool cpu_page(struct ck *c, struct ck_cpu *cc, bool keep, const struct km
 		cpu_skipped(c, cc, keep, kmt_cpu_reader_skipped(r));
 		return true;
 	}
-	off = kmt_cpu_reader_offset(r);
-	in = kmt_cpu_reader_in_chunk(r);
+	w = where(c, r);
 	cc->pages++;
+	if (!cc->has_first) {
+		/* The CPU's first record: the first of the first page that has one. */
+		kmt_page_iter_init(&it, pg);
+		if ((cc->has_first = kmt_page_next(&it, &rec, NULL) > 0))
+			cc->first = rec.ts;
+	}
 	if (pg->missed) {
 		if (!cc->lost_pages++) {
-			cc->first_lost_off = off;
+			cc->first_lost_off = w.off;
 			cc->first_lost_ts = pg->ts;
 		}
 		if (pg->lost > 0)
 			cc->lost += (uint64_t)pg->lost;
 	}
-	if (pg->ts < cc->last)
-		cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, pg->ts,
-			    "page starts %" PRIu64 " ns before the previous page's last event", cc->last - pg->ts);
+	/*
+	 * Without @dec (the one pass): the model decodes, and a record that
+	 * does not fit its format ends its reading, so the CPU is read again
+	 * on its own, with @dec, to say so.
+	 */
+	if (!dec)
+		return true;
+	if (pg->ts < cc->last) {
+		n = (struct kmt_walk_note){ KMT_WALK_PAGE_BACK, .ts = pg->ts, .back = cc->last - pg->ts };
+		cpu_walked(c, cc, keep, w, &n);
+	}
 	kmt_page_iter_init(&it, pg);
 	while ((ret = kmt_page_next(&it, &rec, &pd)) > 0) {
 		struct kmt_event ev;
-		int k = 0;
+		int k;
 
 		cc->events++;
-		if (rec.ts < cc->last)
-			cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, rec.ts,
-				    "time goes back by %" PRIu64 " ns (event at +%u)", cc->last - rec.ts, rec.offset);
+		if (rec.ts < cc->last) {
+			n = (struct kmt_walk_note){ KMT_WALK_BACK, .ts = rec.ts, .back = cc->last - rec.ts,
+						    .offset = rec.offset };
+			cpu_walked(c, cc, keep, w, &n);
+		}
 		cc->last = rec.ts;
-		/*
-		 * Without @dec (the one pass): the model decodes, and a record
-		 * that does not fit its format ends its reading, so the CPU is
-		 * read again on its own, with @dec, to say so. A record the
-		 * decoder takes has a format.
-		 */
-		if (dec && (k = kmt_decode(dec, &rec, cc->cpu, &ev)) < 0)
-			cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, rec.ts,
+		/* A record the decoder takes has a format. */
+		if ((k = kmt_decode(dec, &rec, cc->cpu, &ev)) < 0)
+			cpu_finding(c, cc, keep, KMT_SEV_ERROR, w.off, w.in, w.z, rec.ts,
 				    "record of %u bytes at +%u does not fit its format", rec.len, rec.offset);
 		else if (k == 0 && rec.len >= 2 &&
-			 !kmt_formats_by_id(&c->f->formats, ld16(rec.data, c->f->info.big_endian)) &&
-			 cc->unknown_ids++ < 10)
-			cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, rec.ts,
-				    "record at +%u has event id %u, which no format describes", rec.offset,
-				    ld16(rec.data, c->f->info.big_endian));
+			 !kmt_formats_by_id(&c->f->formats, ld16(rec.data, c->f->info.big_endian))) {
+			n = (struct kmt_walk_note){ KMT_WALK_UNKNOWN_ID, .ts = rec.ts, .offset = rec.offset,
+						    .id = ld16(rec.data, c->f->info.big_endian) };
+			cpu_walked(c, cc, keep, w, &n);
+		}
 	}
-	if (ret < 0)
-		cpu_finding(c, cc, keep, KMT_SEV_ERROR, off, in, z, it.ts,
-			    "%s; the rest of the page is skipped", pd.msg);
+	if (ret < 0) {
+		n = (struct kmt_walk_note){ KMT_WALK_BROKEN, .ts = it.ts, .msg = pd.msg };
+		cpu_walked(c, cc, keep, w, &n);
+	}
 	return true;
 }
 
@@ -298,8 +411,11 @@ static void cpu_end(struct ck *c, struct ck_cpu *cc, const struct kmt_buffer *b)
 	}
 }
 
-/* A CPU's pages on their own, findings said as they come. */
-static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decoder *dec)
+/*
+ * A CPU's pages on their own, findings said as they come; @counted: its
+ * records are already in the result (the one pass read them).
+ */
+static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decoder *dec, bool counted)
 {
 	const struct kmt_buffer *b = &c->f->buffers[buffer];
 	struct ck_cpu cc = { .cpu = b->cpus[idx].cpu };
@@ -317,6 +433,8 @@ static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decode
 		ret = kmt_cpu_reader_next(r, &pg, &d);
 	} while (ret != 0 && cpu_page(c, &cc, false, dec, r, ret, &pg, &d));
 	kmt_cpu_reader_close(r);
+	if (counted)
+		cc.events = 0;
 	cpu_end(c, &cc, b);
 }
 
@@ -324,6 +442,7 @@ static void check_cpu(struct ck *c, int buffer, int idx, const struct kmt_decode
 struct ck_pass {
 	struct ck *c;
 	struct ck_cpu **cpus;		/* [buffer][idx] */
+	uint64_t records;		/* the analysis counted them: those of all it read */
 };
 
 static void observe(void *arg, struct kmt_cpu_reader *r, int ret, const struct kmt_page *pg,
@@ -340,6 +459,15 @@ static void observe(void *arg, struct kmt_cpu_reader *r, int ret, const struct k
 		cc->overflow = true;	/* read again on its own, to say it */
 }
 
+static void walked(void *arg, struct kmt_cpu_reader *r, const struct kmt_walk_note *n)
+{
+	struct ck_pass *p = arg;
+	int bi, idx;
+
+	kmt_cpu_reader_index(r, &bi, &idx);
+	cpu_walked(p->c, &p->cpus[bi][idx], true, where(p->c, r), n);
+}
+
 /*
  * The model's pass over @buffer, the pages of every CPU it reads watched
  * on the way (p). The model, or NULL if its reading stopped early (a
@@ -350,7 +478,7 @@ static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_d
 				    struct ck_pass *p)
 {
 	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
-	struct kmt_page_observer ob = { observe, p };
+	struct kmt_page_observer ob = { observe, getenv("NOW") ? NULL : walked, p };
 	struct kmt_analyse_result ar;
 	struct kmt_model_opts mo = { 0 };
 	struct kmt_model *m;
@@ -361,6 +489,7 @@ static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_d
 	m = kmt_model_new(&mo);
 	if (!m)
 		return NULL;
+
 	kmt_file_set_observer(c->f, &ob);
 	ret = kmt_analyse(c->f, buffer, dec, m, &ao, &ar, &d);
 	kmt_file_set_observer(c->f, NULL);
@@ -369,6 +498,7 @@ static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_d
 		return NULL;
 	}
 	/* The parts passed over are the pages' findings. */
+	p->records = ar.records;
 	kmt_analyse_result_release(&ar);
 	return m;
 }
@@ -423,6 +553,24 @@ static void pass_free(struct ck_pass *p, const struct kmt_file *f)
 	free(p->cpus);
 }
 
+/* The main buffer's first record, from the model's walk: the least of its CPUs' firsts. */
+static uint64_t walked_start(const struct ck_pass *p, struct kmt_file *f)
+{
+	const struct kmt_buffer *b = &f->buffers[f->main_buffer];
+	uint64_t t0 = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < b->nr_cpus; i++) {
+		const struct ck_cpu *cc = &p->cpus[f->main_buffer][i];
+
+		if (!cc->seen)
+			return trace_start(f);	/* not walked: the stream's own first steps */
+		if (cc->has_first)
+			t0 = MIN(t0, cc->first);
+	}
+	return t0 == UINT64_MAX ? 0 : t0;
+}
+
 static bool pass_new(struct ck_pass *p, const struct kmt_file *f)
 {
 	int b, i;
@@ -463,9 +611,17 @@ int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
 	if (*kmt_decoder_skipped(dec))
 		finding(&c, KMT_SEV_WARNING, -1, 0, 0, false, 0, "formats the decoder cannot use: %s",
 			kmt_decoder_skipped(dec));
-	/* The model reads first, the pages' findings kept; they are said first. */
+	/*
+	 * The model reads first, the pages' findings kept; they are said first.
+	 * The trace's start then comes from the model's walk: no first steps of
+	 * a stream of their own, which inflate a chunk of every CPU before the
+	 * model starts (64 CPUs: 64 chunks, on one thread).
+	 */
 	if (o && o->model && f->main_buffer >= 0 && pass_new(&p, f))
 		m = model_pass(&c, f->main_buffer, dec, &p);
+	say_start(&c, m ? walked_start(&p, f) : trace_start(f));
+	if (m)
+		res->events = p.records;
 	for (b = 0; b < f->nr_buffers; b++) {
 		if (!f->buffers[b].nr_cpus)
 			continue;
@@ -475,7 +631,7 @@ int kmt_check_file(struct kmt_file *f, const struct kmt_check_opts *o,
 
 			res->cpus += f->buffers[b].cpus[i].size != 0;
 			if (!cc || !cc->seen || cc->overflow) {
-				check_cpu(&c, b, i, dec);
+				check_cpu(&c, b, i, dec, cc && cc->seen);
 				continue;
 			}
 			for (k = 0; k < cc->nheld; k++)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include <kmemtrace/tracefile.h>
-#include "base/kmt-local.h"
+#include "tf-local.h"
 
 struct cpu_cur {
 	struct kmt_stream *s;
@@ -36,6 +36,9 @@ struct cpu_cur {
 	bool has_gap;			/* the marker before head is that gap */
 	struct kmt_skip gap_out;	/* the gap handed out last */
 	uint64_t last_ts;		/* of the record handed out last */
+	bool watch;			/* the stream's observer has its records walked */
+	bool odd;			/* then: the page is to be walked again at its end */
+	uint64_t page_prev;		/* ... and the last record's time before it */
 	int cpu;
 	int buffer;
 };
@@ -51,6 +54,11 @@ struct kmt_stream {
 	uint64_t safe;			/* live: hand out nothing after this */
 	bool advance;			/* heap[0] was handed out: move it on */
 	int part, nparts;		/* a file's inputs i % nparts == part (kmt_stream_open_buffers()) */
+	/* The file's observer, if it has the records walked for it (check). */
+	bool watch;
+	struct kmt_page_observer ob;
+	const struct kmt_formats *fmts;
+	bool be;
 };
 
 /* The file source: input i is the stream's reader i. */
@@ -121,11 +129,72 @@ static int gap_marker(struct cpu_cur *c, uint64_t ts)
 	return marker(c, -1, c->gap.ts_from);
 }
 
+/* What the walk of a watched CPU's page saw (@r: the record), to its observer. */
+static void walk_note(struct cpu_cur *c, enum kmt_walk_what what, uint64_t ts, uint64_t back,
+		      const struct kmt_rec *r, const char *msg)
+{
+	struct kmt_stream *s = c->s;
+	struct kmt_walk_note n = { .what = what, .ts = ts, .back = back, .msg = msg };
+
+	if (r) {
+		n.offset = r->offset;
+		n.id = r->len >= 2 ? ld16(r->data, s->be) : 0;
+	}
+	s->ob.walked(s->ob.arg, s->r[c->i], &n);
+}
+
+static bool id_unknown(const struct kmt_stream *s, const struct kmt_rec *r)
+{
+	uint32_t id;
+
+	return r->len >= 2 && ((id = ld16(r->data, s->be)) > s->fmts->max_id || !s->fmts->by_id[id]);
+}
+
+/*
+ * A watched CPU's page is done. Its records' times only go back when the
+ * page starts back, after an absolute time stamp, or past 2^64 after time
+ * extends or from a page time near it (each 4 bytes add less than 2^27
+ * ns, near_wrap()); an id
+ * no format describes showed when it was not decoded
+ * (kmt_stream_undecoded()); the rest of a page that cannot be walked,
+ * where the walk stopped. Only such a page is walked again, here, for its
+ * observer, in the order of its records: nothing is done for the others'
+ * records.
+ */
+static bool near_wrap(const struct kmt_page *pg)
+{
+	return pg->ts > UINT64_MAX - ((uint64_t)pg->data_len << 25);
+}
+
+static void page_done(struct cpu_cur *c)
+{
+	struct kmt_page_iter it;
+	struct kmt_diag d = { 0 };
+	struct kmt_rec rec;
+	uint64_t last = c->page_prev;
+	int ret;
+
+	if (!c->odd && !c->it.nr_abs && !c->it.nr_ext)
+		return;
+	kmt_page_iter_init(&it, &c->pg);
+	while ((ret = kmt_page_next(&it, &rec, &d)) > 0) {
+		if (rec.ts < last)
+			walk_note(c, KMT_WALK_BACK, rec.ts, last - rec.ts, &rec, NULL);
+		last = rec.ts;
+		if (id_unknown(c->s, &rec))
+			walk_note(c, KMT_WALK_UNKNOWN_ID, rec.ts, 0, &rec, NULL);
+	}
+	if (ret < 0)
+		walk_note(c, KMT_WALK_BROKEN, it.ts, 0, NULL, d.msg);
+}
+
 /* The rest of the current page cannot be walked: passed over. */
 static void page_broken(struct cpu_cur *c, struct kmt_diag *d)
 {
 	const struct kmt_page_source *src = &c->s->src;
 	struct kmt_skip s = { .pages = 1, .err = d ? d->err : KMT_EFORMAT };
+
+	c->odd = true;		/* watched: said by page_done() */
 
 	s.from = s.to = src->offset(src->arg, c->i);
 	snprintf(s.why, sizeof(s.why), "%s at +%" PRIu64 ": %.120s; the rest of the page is skipped",
@@ -144,6 +213,8 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 
 	if (walked < 0)
 		page_broken(c, d);
+	if (c->watch && c->pg.base)
+		page_done(c);
 	for (;;) {
 		c->pg.base = NULL;
 		ret = src->next(src->arg, c->i, &c->pg, d);
@@ -169,6 +240,15 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 			return 0;
 		}
 		kmt_page_iter_init(&c->it, &c->pg);
+		if (c->watch) {
+			/* The last record handed out is the last walked: the stream hands out all. */
+			c->page_prev = c->last_ts;
+			c->odd = near_wrap(&c->pg);
+			if (c->pg.ts < c->last_ts) {
+				walk_note(c, KMT_WALK_PAGE_BACK, c->pg.ts, c->last_ts - c->pg.ts, NULL, NULL);
+				c->odd = true;	/* its first records may be before that too */
+			}
+		}
 		if (c->in_gap)
 			return gap_marker(c, c->pg.ts);
 		if (c->pg.missed)
@@ -180,6 +260,8 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 		}
 		if (ret < 0)
 			page_broken(c, d);
+		if (c->watch)
+			page_done(c);
 	}
 }
 
@@ -320,6 +402,7 @@ static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffer
 		c->cpu = cpus[i];
 		c->buffer = buffers ? buffers[i] : 0;
 		c->truncated = truncated && truncated[i];
+		c->watch = s->watch;
 		ret = cur_advance(c, d);
 		if (ret == -EAGAIN) {
 			s->nwaiting++;
@@ -373,6 +456,10 @@ struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffer
 		goto fail;
 	}
 	s->src = (struct kmt_page_source){ file_next, file_skipped, file_where, file_offset, file_in_chunk, s };
+	s->ob = f->observer;
+	s->watch = s->ob.walked != NULL;
+	s->fmts = &f->formats;
+	s->be = f->info.big_endian;
 	s->part = part;
 	s->nparts = nparts;
 	for (n = 0, j = 0; j < nr; j++) {
@@ -519,6 +606,12 @@ int kmt_stream_next(struct kmt_stream *s, struct kmt_srec *out, struct kmt_diag 
 struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_diag *d)
 {
 	return kmt_stream_open_buffers(f, &buffer, 1, 0, 1, d);
+}
+
+void kmt_stream_undecoded(struct kmt_stream *s, const struct kmt_srec *sr)
+{
+	if (s->watch && id_unknown(s, &sr->rec))
+		s->c[sr->idx].odd = true;	/* said by page_done() */
 }
 
 uint64_t kmt_stream_offset(const struct kmt_stream *s, int idx)
