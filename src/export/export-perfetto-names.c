@@ -42,7 +42,8 @@ void perfetto_packet(struct export *x, struct pb *p)
 		len >>= 7;
 	}
 	head[n++] = (uint8_t)len;
-	if (fwrite(head, 1, n, x->out) != n || fwrite(p->buf, 1, p->len, x->out) != p->len)
+	/* The output is this thread's alone (unlocked stdio): a packet an event. */
+	if (fwrite_unlocked(head, 1, n, x->out) != n || fwrite_unlocked(p->buf, 1, p->len, x->out) != p->len)
 		x->failed = true;
 }
 
@@ -67,6 +68,12 @@ struct perfetto_names {
 	struct intern_map by_site[KMT_EV_NR];	/* call site -> the event's name id, per kind */
 	struct intern_map site_str;	/* call site -> the id of "function+0x5e" */
 	struct intern_map gfp_str;	/* gfp value -> the id of its names */
+	struct intern_map kmalloc_str;	/* bytes_alloc + 1 -> the id of its kmalloc cache's name */
+	struct cache_iid {		/* a cache name's id, by the name (cache_iid()) */
+		uint8_t len;
+		char s[47];
+		uint64_t id;
+	} cache[64];
 	struct intern_map threads;	/* tid + 1 -> 1 once its track is described */
 	struct kmt_flags *gfp;		/* gfp flag names from the file's formats, or NULL */
 	struct literal_iid {		/* the program's own strings' ids, by address (literal_iid()) */
@@ -81,6 +88,7 @@ struct perfetto_names {
 		int32_t cpu;
 		bool set;
 		char cache[64];
+		size_t len;
 	} freed;
 };
 
@@ -123,6 +131,7 @@ void perfetto_names_free(struct perfetto_names *n)
 		intern_map_release(&n->by_site[k]);
 	intern_map_release(&n->site_str);
 	intern_map_release(&n->gfp_str);
+	intern_map_release(&n->kmalloc_str);
 	intern_map_release(&n->threads);
 	kmt_flags_free(n->gfp);
 	free(n);
@@ -184,14 +193,16 @@ static uint64_t str_of(struct perfetto_names *n, struct intern_map *map, uint64_
 static void annotate(struct perfetto_names *n, const char *key, uint32_t field, uint64_t v)
 {
 	uint64_t k = literal_iid(n, &n->keys, ID_DEBUG_ANNOTATION_NAMES, key);
-	size_t m = pb_begin(&n->te, TE_DEBUG_ANNOTATIONS);
+	uint8_t *p = pb_reserve(&n->te, 32), *m;
 
-	pb_uint(&n->te, DA_NAME_IID, k);
-	if (field == DA_INT)
-		pb_int(&n->te, field, (int64_t)v);
-	else
-		pb_uint(&n->te, field, v);
-	pb_end(&n->te, m);
+	/* Written in place: two varint fields, under 128 bytes (pb_begin()'s bytes). */
+	if (!p)
+		return;
+	m = pb_put_begin(&p, TE_DEBUG_ANNOTATIONS);
+	p = pb_put_uint(p, DA_NAME_IID, k);
+	p = pb_put_uint(p, field, v);
+	pb_put_end(m, p);
+	pb_commit(&n->te, p);
 }
 
 static void annotate_str(struct perfetto_names *n, const char *key, uint64_t str_iid)
@@ -243,28 +254,60 @@ static void annotate_gfp(struct perfetto_names *n, uint64_t gfp)
 	annotate_str(n, "gfp_flags", id);
 }
 
-/* The slab cache of @ev, as its events name it; NULL if not known. */
-static const char *cache_of(struct perfetto_names *n, const struct kmt_event *ev, char *buf, size_t len)
+/*
+ * The id of a cache's name, @len bytes at @s (no NUL among them), as
+ * str_of() gives it (a name is cut at 63 bytes), remembered by the name: a
+ * cache event's name is in its record, so each event would otherwise hash
+ * and compare it.
+ */
+static uint64_t cache_iid(struct perfetto_names *n, const char *s, size_t len)
 {
+	struct cache_iid *c;
+	char buf[64];
+
+	len = MIN(len, sizeof(buf) - 1);
+	c = &n->cache[len ? (len * 31 + (uint8_t)s[0] * 7 + (uint8_t)s[len / 2] * 3 + (uint8_t)s[len - 1]) %
+		       (sizeof(n->cache) / sizeof(n->cache[0])) : 0];
+	if (len && c->len == len && !memcmp(c->s, s, len))
+		return c->id;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (!len || len > sizeof(c->s))
+		return str_of(n, NULL, 0, buf);
+	c->id = str_of(n, NULL, 0, buf);
+	c->len = c->id ? (uint8_t)len : 0;
+	memcpy(c->s, s, len);
+	return c->id;
+}
+
+/* The id of the slab cache of @ev, as its events name it; 0 if not known. */
+static uint64_t cache_of(struct perfetto_names *n, const struct kmt_event *ev)
+{
+	char buf[64];
+	uint64_t id;
+
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
-		return ev->ptr ? kmt_kmalloc_name(ev->bytes_alloc, buf, len) : NULL;
+		if (!ev->ptr)
+			return 0;
+		if ((id = intern_map_get(&n->kmalloc_str, ev->bytes_alloc + 1)))
+			return id;
+		return str_of(n, &n->kmalloc_str, ev->bytes_alloc + 1, kmt_kmalloc_name(ev->bytes_alloc, buf, sizeof(buf)));
 	case KMT_EV_KFREE:
 	case KMT_EV_CACHE_FREE:
 		/* The model matched the free to its object just before (perfetto_names_object). */
 		if (n->freed.set && n->freed.ptr == ev->ptr && n->freed.ts == ev->ts && n->freed.cpu == ev->cpu)
-			return n->freed.cache;
+			return cache_iid(n, n->freed.cache, n->freed.len);
 		if (ev->kind == KMT_EV_KFREE)
-			return NULL;
+			return 0;
 		/* An object allocated before the trace: named by its event. */
 		/* fall through */
 	case KMT_EV_CACHE_ALLOC:
 		if (!ev->name_len)
-			return NULL;
-		snprintf(buf, len, "%.*s", (int)ev->name_len, ev->name);
-		return buf;
+			return 0;
+		return cache_iid(n, ev->name, strnlen(ev->name, ev->name_len));
 	default:
-		return NULL;
+		return 0;
 	}
 }
 
@@ -277,8 +320,10 @@ void perfetto_names_object(struct perfetto_names *n, const struct kmt_object *o)
 		return;
 	}
 	/* A merged cache's label "name (+alias, ...)": the name its events carry. */
-	len = strcspn(o->cache, " ");
-	snprintf(n->freed.cache, sizeof(n->freed.cache), "%.*s", (int)len, o->cache);
+	len = MIN(strcspn(o->cache, " "), sizeof(n->freed.cache) - 1);
+	memcpy(n->freed.cache, o->cache, len);
+	n->freed.cache[len] = '\0';
+	n->freed.len = len;
 	n->freed.ptr = o->ptr;
 	n->freed.ts = o->free_ts;
 	n->freed.cpu = o->free_cpu;
@@ -290,12 +335,10 @@ static void annotations(struct perfetto_names *n, const struct kmt_event *ev)
 {
 	const char *ptr = ev->flags & KMT_EVF_PAGE_PTR ? "page" : "pfn";
 	char buf[64];
-	const char *cache;
 
 	if (ev->call_site)
 		annotate_str(n, ev->kind == KMT_EV_ACCESS ? "ip" : "call_site", site_iid(n, ev->call_site));
-	if ((cache = cache_of(n, ev, buf, sizeof(buf))))
-		annotate_str(n, "cache", str_of(n, NULL, 0, cache));
+	annotate_str(n, "cache", cache_of(n, ev));
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:

@@ -67,17 +67,6 @@ void pb_release(struct pb *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void pb_uint(struct pb *b, uint32_t field, uint64_t v)
-{
-	tag(b, field, WIRE_VARINT);
-	varint(b, v);
-}
-
-void pb_int(struct pb *b, uint32_t field, int64_t v)
-{
-	pb_uint(b, field, (uint64_t)v);
-}
-
 void pb_bytes(struct pb *b, uint32_t field, const void *p, size_t n)
 {
 	tag(b, field, WIRE_LEN);

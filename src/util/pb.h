@@ -21,8 +21,9 @@ struct pb {
 void pb_reset(struct pb *b);		/* empty, keeping the memory */
 void pb_release(struct pb *b);
 
-void pb_uint(struct pb *b, uint32_t field, uint64_t v);	/* varint: uint*, int64 >= 0, bool, enum */
-void pb_int(struct pb *b, uint32_t field, int64_t v);	/* int32/int64 (two's complement varint) */
+/* varint: uint*, int64 >= 0, bool, enum (inline, below); int32/int64 (two's complement varint) */
+static inline void pb_uint(struct pb *b, uint32_t field, uint64_t v);
+static inline void pb_int(struct pb *b, uint32_t field, int64_t v);
 void pb_bytes(struct pb *b, uint32_t field, const void *p, size_t n);
 void pb_str(struct pb *b, uint32_t field, const char *s);
 /* A packed repeated varint field. */
@@ -84,6 +85,20 @@ static inline void pb_put_end(uint8_t *start, const uint8_t *p)
 static inline void pb_commit(struct pb *b, const uint8_t *p)
 {
 	b->len = (size_t)(p - b->buf);
+}
+
+/* Inline: a few a Perfetto event, and one room check for the tag and the value. */
+static inline void pb_uint(struct pb *b, uint32_t field, uint64_t v)
+{
+	uint8_t *p = pb_reserve(b, 20);
+
+	if (p)
+		pb_commit(b, pb_put_uint(p, field, v));
+}
+
+static inline void pb_int(struct pb *b, uint32_t field, int64_t v)
+{
+	pb_uint(b, field, (uint64_t)v);
 }
 
 #endif
