@@ -83,13 +83,7 @@ struct perfetto_names {
 	} lit[64];
 	bool started;			/* the first packet (which clears the state) is out */
 	bool oom;
-	struct {			/* the object of the free being analysed */
-		uint64_t ptr, ts;
-		int32_t cpu;
-		bool set;
-		char cache[64];
-		size_t len;
-	} freed;
+	struct perfetto_freed freed;	/* the object of the free being analysed */
 };
 
 struct perfetto_names *perfetto_names_new(struct export *x)
@@ -311,23 +305,36 @@ static uint64_t cache_of(struct perfetto_names *n, const struct kmt_event *ev)
 	}
 }
 
-void perfetto_names_object(struct perfetto_names *n, const struct kmt_object *o)
+void perfetto_freed_of(struct perfetto_freed *fr, const struct kmt_object *o)
 {
 	size_t len;
 
 	if (o->fate != KMT_FATE_FREED || !o->cache) {
-		n->freed.set = false;
+		fr->set = false;
 		return;
 	}
 	/* A merged cache's label "name (+alias, ...)": the name its events carry. */
-	len = MIN(strcspn(o->cache, " "), sizeof(n->freed.cache) - 1);
-	memcpy(n->freed.cache, o->cache, len);
-	n->freed.cache[len] = '\0';
-	n->freed.len = len;
-	n->freed.ptr = o->ptr;
-	n->freed.ts = o->free_ts;
-	n->freed.cpu = o->free_cpu;
-	n->freed.set = true;
+	len = MIN(strcspn(o->cache, " "), sizeof(fr->cache) - 1);
+	memcpy(fr->cache, o->cache, len);
+	fr->cache[len] = '\0';
+	fr->len = len;
+	fr->ptr = o->ptr;
+	fr->ts = o->free_ts;
+	fr->cpu = o->free_cpu;
+	fr->set = true;
+}
+
+void perfetto_names_object(struct perfetto_names *n, const struct kmt_object *o)
+{
+	perfetto_freed_of(&n->freed, o);
+}
+
+void perfetto_names_freed(struct perfetto_names *n, const struct perfetto_freed *fr)
+{
+	if (fr->set)
+		n->freed = *fr;
+	else
+		n->freed.set = false;
 }
 
 /* The annotations of each kind of event. */

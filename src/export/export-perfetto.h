@@ -34,6 +34,20 @@ struct perfetto_names;
 struct perfetto_names *perfetto_names_new(struct export *x);
 /* An object's story ended (the model's object hook): a free's cache, for its event. */
 void perfetto_names_object(struct perfetto_names *n, const struct kmt_object *o);
+/*
+ * The same in two steps, for the hooks on a thread of their own
+ * (hookpipe.h): what the names need of the object, taken on the model's
+ * thread; given to them on the writer's.
+ */
+struct perfetto_freed {
+	uint64_t ptr, ts;		/* the free the model matched the object to */
+	int32_t cpu;
+	bool set;
+	char cache[64];			/* its cache, as its events name it */
+	size_t len;
+};
+void perfetto_freed_of(struct perfetto_freed *fr, const struct kmt_object *o);
+void perfetto_names_freed(struct perfetto_names *n, const struct perfetto_freed *fr);
 /* A memory event as an instant on its task's track; others are left out. */
 void perfetto_names_event(struct perfetto_names *n, const struct kmt_event *ev);
 /* Memory ran out: the output is incomplete. */

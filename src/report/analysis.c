@@ -346,7 +346,7 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 	const struct kmt_analyse_stats *st = &a->res.stats;
 	uint64_t n = a->res.records, cpu = process_cpu_ns();
 	uint64_t sum = st->inflate_ns + st->merge_ns + st->decode_ns + st->model_ns + st->write_ns + output_ns +
-		       st->wait_ns;
+		       st->wait_ns + a->writer_ns;
 	char events[32], where[48];
 
 	fprintf(stderr, "stats: %s event%s in %.3f s, %.3f s CPU (%.2f CPUs busy): %.2f M events/s\n",
@@ -373,6 +373,8 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 		stats_line("  shard 0", st->route_ns, n, "routes every event: serial");
 	if (st->write_ns)
 		stats_line("write out", st->write_ns, n, "the shards' records in order: serial");
+	if (a->writer_ns)
+		stats_line("writer", a->writer_ns, n, "the format's events, writer thread: serial");
 	stats_line("output", output_ns, n, "main thread: serial");
 	stats_line("waiting", st->wait_ns, n, "asleep in hand-overs, nothing to do: in no stage");
 	stats_line("other", cpu > sum ? cpu - sum : 0, n, "open, symbols, setup, --stats itself");

@@ -23,6 +23,7 @@ struct analysis {
 	const char *skipped;		/* events the decoder could not map */
 	struct kmt_analyse_result res;	/* what was read, and what was passed over */
 	bool stats;			/* time the stages (set before analysis_run) */
+	uint64_t writer_ns;		/* a format's hooks on a thread of their own: its CPU */
 	uint64_t wall0;			/* CLOCK_MONOTONIC ns at analysis_open() */
 };
 

@@ -35,6 +35,7 @@ every_output() {	# file
 	same_for_every_j kmap-json "\$KMT kmap -j J --json $f" &&
 	same_for_every_j folded "\$KMT export -j J -f folded -o - $f" &&
 	same_for_every_j pprof "\$KMT export -j J -f pprof -o - $f | zcat" &&
+	same_for_every_j perfetto "\$KMT export -j J -f perfetto -o - $f" &&
 	same_for_every_j sqlite "rm -f x.db && \$KMT export -j J -f sqlite -o x.db $f >/dev/null && sqlite3 x.db .dump" &&
 	same_for_every_j diff "\$KMT diff -j J --json $f $f"
 }
@@ -85,6 +86,13 @@ test_expect_success '--stats: N threads inflate, never more than asked; with one
 		$KMT report -j $j --stats -o /dev/null w.dat 2> e$j &&
 		grep -q "^  read+inflate .*   $j threads (-j): parallel$" e$j || { cat e$j; exit 1; }
 	done
+'
+
+test_expect_success 'export perfetto: from -j 3 the events are written on a thread of their own, said by --stats' '
+	$SYNTH wide w3.dat 20000 &&
+	$KMT export -f perfetto -j 2 --stats -o /dev/null w3.dat 2> s2 && ! grep -q "^  writer " s2 &&
+	$KMT export -f perfetto -j 3 --stats -o /dev/null w3.dat 2> s3 && cat s3 &&
+	grep -q "^  writer  .*the format'"'"'s events, writer thread: serial" s3
 '
 
 test_expect_success 'two CPUs of data: two threads inflate, whatever -j says' '
