@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,12 +146,59 @@ void give_fd_to_invoker(int fd)
 		warning("cannot give the output to uid %u: %s", (unsigned)uid, strerror(errno));
 }
 
+/*
+ * A signal that ends the process while an output is written (^C, kill)
+ * takes the temporary file with it: nothing half-written is left behind,
+ * under any name. Only where the signal would end the process anyway
+ * (its action the default): a command's own handler is left alone.
+ */
+#define GUARDS 2
+static char guard_tmp[GUARDS][PATH_MAX];
+static volatile sig_atomic_t guard_armed[GUARDS];
+static const int guard_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void guard_signal(int sig)
+{
+	int i;
+
+	for (i = 0; i < GUARDS; i++)
+		if (guard_armed[i])
+			unlink(guard_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int output_guard(const char *tmp)
+{
+	struct sigaction sa = { .sa_handler = guard_signal }, old;
+	size_t i;
+	int k;
+
+	for (k = 0; k < GUARDS && guard_armed[k]; k++)
+		;
+	if (!tmp || k == GUARDS || strlen(tmp) >= PATH_MAX)
+		return -1;
+	memcpy(guard_tmp[k], tmp, strlen(tmp) + 1);
+	guard_armed[k] = 1;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(guard_sigs) / sizeof(guard_sigs[0]); i++)
+		if (!sigaction(guard_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(guard_sigs[i], &sa, NULL);
+	return k;
+}
+
+void output_unguard(int k)
+{
+	if (k >= 0 && k < GUARDS)
+		guard_armed[k] = 0;
+}
+
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 {
 	struct kmt_outfile of;
 	struct kmt_diag d = { 0 };
 	FILE *out;
-	int ret;
+	int ret, guard;
 
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return print(arg, stdout);
@@ -165,10 +214,14 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 		kmt_outfile_abort(&of);
 		return error("%s: %s", path, strerror(errno));
 	}
+	guard = output_guard(of.tmp);
 	ret = print(arg, out);
 	if (ret) {
 		kmt_outfile_abort(&of);
+		output_unguard(guard);
 		return ret;
 	}
-	return kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
+	ret = kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
+	output_unguard(guard);
+	return ret;
 }

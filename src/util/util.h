@@ -60,6 +60,13 @@ void give_fd_to_invoker(int fd);
  * @print returned, or EXIT_FAIL after one line.
  */
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg);
+/*
+ * While @tmp is written: a signal that would end the process removes it
+ * first. Returns a handle for output_unguard() (after the rename or the
+ * removal), or -1 if none.
+ */
+int output_guard(const char *tmp);
+void output_unguard(int guard);
 /* Does @path hold a trace file (never to be overwritten by an output)? */
 bool output_is_trace(const char *path);
 

@@ -220,6 +220,22 @@ test_expect_success 'outputs: default names, never over a trace, complete or abs
 	! ls *.tmp* 2> /dev/null
 '
 
+# Killed while it writes (kill, a hangup): the temporary file goes with it.
+# The export is caught once its temporary file exists, for each format and
+# for Perfetto's writer thread (-j 3). (Not SIGINT: a background job's is
+# ignored where the shell has no job control.)
+test_expect_success 'a signal while writing: no temporary file left, the signal'"'"'s status' '
+	$SYNTH wide long.dat 1500000 &&
+	for run in "perfetto -j 2 TERM" "perfetto -j 3 HUP" "sqlite -j 2 HUP" "pprof -j 4 TERM"; do
+		set -- $run; rm -f sig.out sig.out.tmp-* &&
+		{ $KMT export -f $1 $2 $3 -o sig.out long.dat 2> /dev/null & p=$!; } &&
+		for i in $(seq 200); do ls sig.out.tmp-* > /dev/null 2>&1 && break; sleep 0.02; done &&
+		ls sig.out.tmp-* > /dev/null 2>&1 || { echo "$run: no temporary file seen"; kill $p; exit 1; }
+		kill -$4 $p; rc=0; wait $p || rc=$?; echo "$run: exit $rc" &&
+		[ $rc -gt 128 ] && ! ls sig.out.tmp-* 2> /dev/null && [ ! -e sig.out ] || exit 1
+	done
+'
+
 test_expect_success 'without -o: beside the trace, never in the current directory, and said' '
 	mkdir -p rec cwd && cp gt.dat rec/gt.dat && cp gt.dat rec/trace && cd cwd &&
 	for f in "folded folded" "pprof pb.gz" "perfetto perfetto-trace" "sqlite sqlite"; do
