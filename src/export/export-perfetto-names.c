@@ -80,7 +80,8 @@ struct perfetto_names {
 		const struct intern *t;
 		const char *s;
 		uint64_t id;
-	} lit[64];
+	} lit[256];
+	int64_t last_tid;		/* the task whose track was described or found last, + 1 */
 	bool started;			/* the first packet (which clears the state) is out */
 	bool oom;
 	struct perfetto_freed freed;	/* the object of the free being analysed */
@@ -397,6 +398,11 @@ static uint64_t thread_track(struct perfetto_names *n, int32_t tid)
 	uint64_t uuid = THREAD_UUID + (uint32_t)tid;
 	struct pb *p = &n->pkt;
 	size_t t, th;
+
+	/* Runs of one task's events: its track found once. */
+	if (n->last_tid == (int64_t)tid + 1)
+		return uuid;
+	n->last_tid = (int64_t)tid + 1;
 
 	if (intern_map_get(&n->threads, (uint64_t)(uint32_t)tid + 1))
 		return uuid;
