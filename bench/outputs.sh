@@ -74,6 +74,17 @@ for i in $(seq 1 "$ROUNDS"); do
 	unset this
 done
 med() { printf '%s\n' $1 | median; }
+# Perfetto's threads: --stats' ns per event of the model's thread (at -j 2
+# the writing too) and, from -j 3, of the writer thread.
+stage() {	# stage-name stats-file -> ns/event
+	awk -v s="$1" '$1 == s { print $3 }' "$2"
+}
+for i in $(seq 1 "$ROUNDS"); do
+	"$KMT" export -f perfetto -j 2 --stats -o "$tmp/k.pftrace" "$tmp/k.dat" 2> "$tmp/s2" > /dev/null
+	"$KMT" export -f perfetto -j 3 --stats -o "$tmp/k.pftrace" "$tmp/k.dat" 2> "$tmp/s3" > /dev/null
+	pm2="${pm2:-} $(stage model "$tmp/s2")"; pm3="${pm3:-} $(stage model "$tmp/s3")"
+	pw3="${pw3:-} $(stage writer "$tmp/s3")"
+done
 objects=$(sqlite3 "$tmp/k.sqlite" "select value from meta where key = 'objects'" 2>/dev/null || echo 0)
 
 cat <<MD
@@ -93,4 +104,11 @@ Each round runs every command once, in a random order; the ratio is taken within
 | kmemtrace export -f perfetto | $(med "${runs[perfetto]}") | $(med "${ratios[perfetto]}") | every event |
 | kmemtrace export -f sqlite | $(med "${runs[sqlite]}") | $(med "${ratios[sqlite]}") | $objects objects, $(awk -v o="$objects" -v s="$(med "${runs[sqlite]}")" 'BEGIN { printf "%.2f M objects/s", o / s / 1e6 }'), $(med "$vsfloor")× sqlite alone (paired) |
 | sqlite alone: the same rows copied inside sqlite, same indexes | $(med "${runs[sqlfloor]}") | $(med "${ratios[sqlfloor]}") | the floor for any SQLite export on this machine: $(awk -v o="$objects" -v s="$(med "${runs[sqlfloor]}")" 'BEGIN { printf "%.2f M objects/s", o / s / 1e6 }') |
+
+- Perfetto's threads (\`--stats\`, medians of $ROUNDS runs each): at -j 2 the model's thread takes
+  $(med "$pm2") ns an event (the model and the writing); at -j 3 the model's thread $(med "$pm3")
+  (the model and the hand-over) and the writer thread $(med "$pw3"). With a core each, what binds:
+  $(awk -v a="$(med "$pm2")" 'BEGIN { printf "%.1f", 1e3 / a }') M events/s at -j 2,
+  $(awk -v a="$(med "$pm3")" -v b="$(med "$pw3")" 'BEGIN { m = a > b ? a : b; printf "%.1f", 1e3 / m }') M events/s from -j 3
+  (on these 2 CPUs the three threads share two cores, so the default here stays -j 2).
 MD
