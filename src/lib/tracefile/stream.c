@@ -150,22 +150,21 @@ static bool id_unknown(const struct kmt_stream *s, const struct kmt_rec *r)
 	return r->len >= 2 && ((id = ld16(r->data, s->be)) > s->fmts->max_id || !s->fmts->by_id[id]);
 }
 
-/*
- * A watched CPU's page is done. Its records' times only go back when the
- * page starts back, after an absolute time stamp, or past 2^64 after time
- * extends or from a page time near it (each 4 bytes add less than 2^27
- * ns, near_wrap()); an id
- * no format describes showed when it was not decoded
- * (kmt_stream_undecoded()); the rest of a page that cannot be walked,
- * where the walk stopped. Only such a page is walked again, here, for its
- * observer, in the order of its records: nothing is done for the others'
- * records.
- */
+/* Could the page's times pass 2^64? Each 4 bytes of it add less than 2^27 ns. */
 static bool near_wrap(const struct kmt_page *pg)
 {
 	return pg->ts > UINT64_MAX - ((uint64_t)pg->data_len << 25);
 }
 
+/*
+ * A watched CPU's page is done. Its records' times only go back when the
+ * page starts back, after an absolute time stamp, or past 2^64 (after
+ * time extends, or from a page time near it); an id no format describes
+ * showed when the record was not decoded (kmt_stream_undecoded()); a walk
+ * that fails showed where it stopped. Only such a page is walked again,
+ * here, for its observer, in the order of its records: nothing is done
+ * for the others' records.
+ */
 static void page_done(struct cpu_cur *c)
 {
 	struct kmt_page_iter it;
@@ -195,7 +194,6 @@ static void page_broken(struct cpu_cur *c, struct kmt_diag *d)
 	struct kmt_skip s = { .pages = 1, .err = d ? d->err : KMT_EFORMAT };
 
 	c->odd = true;		/* watched: said by page_done() */
-
 	s.from = s.to = src->offset(src->arg, c->i);
 	snprintf(s.why, sizeof(s.why), "%s at +%" PRIu64 ": %.120s; the rest of the page is skipped",
 		 src->where(src->arg, c->i), src->in_chunk(src->arg, c->i), d ? d->msg : "");
