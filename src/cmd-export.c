@@ -145,7 +145,7 @@ static int run(struct export_args *a, const char *in)
 	struct kmt_outfile of = { .fd = -1 };
 	struct kmt_diag d = { 0 };
 	bool to_stdout = !strcmp(x->path, "-");
-	int ret, guard = -1;
+	int ret;
 
 	if (to_stdout && !a->fmt->stream)
 		return error("the %s format writes a file: give -o FILE", a->fmt->name);
@@ -171,10 +171,8 @@ static int run(struct export_args *a, const char *in)
 			return error("%s", d.msg);
 		give_fd_to_invoker(of.fd);
 		x->tmp = of.tmp;
-		guard = output_guard(of.tmp);
 		if (a->fmt->stream && !(x->out = kmt_outfile_stream(&of))) {
 			kmt_outfile_abort(&of);
-			output_unguard(guard);
 			return error("%s: %s", x->path, strerror(errno));
 		}
 	}
@@ -195,12 +193,9 @@ static int run(struct export_args *a, const char *in)
 		       analysis_damage(&x->a);
 	if (ret) {
 		kmt_outfile_abort(&of);
-		output_unguard(guard);
 		return ret;
 	}
-	ret = kmt_outfile_commit(&of, &d);
-	output_unguard(guard);
-	if (ret)
+	if (kmt_outfile_commit(&of, &d))
 		return error("%s", d.msg);
 	if (a->named)	/* a name the user did not give: say where it went */
 		fprintf(stderr, "%s: wrote %s\n", cmd_name, x->path);

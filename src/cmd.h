@@ -15,6 +15,8 @@ struct cmd_help;
 struct cmd {
 	int (*fn)(int argc, char **argv);
 	const struct cmd_help *help;
+	/* Writes output files and has no signal handling of its own: output_guard_files(). */
+	bool guard_files;
 };
 
 extern const struct cmd_help record_help, report_help, watch_help, kmap_help, check_help,

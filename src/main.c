@@ -15,17 +15,17 @@
 const char *cmd_name = "kmemtrace";
 
 static const struct cmd commands[] = {
-	{ cmd_record, &record_help },
-	{ cmd_report, &report_help },
-	{ cmd_diff, &diff_help },
-	{ cmd_export, &export_help },
-	{ cmd_top, &top_help },
-	{ cmd_watch, &watch_help },
-	{ cmd_kmap, &kmap_help },
-	{ cmd_check, &check_help },
-	{ cmd_convert, &convert_help },
-	{ cmd_info, &info_help },
-	{ cmd_dump, &dump_help },
+	{ cmd_record, &record_help, false },
+	{ cmd_report, &report_help, true },
+	{ cmd_diff, &diff_help, true },
+	{ cmd_export, &export_help, true },
+	{ cmd_top, &top_help, false },
+	{ cmd_watch, &watch_help, false },
+	{ cmd_kmap, &kmap_help, false },
+	{ cmd_check, &check_help, false },
+	{ cmd_convert, &convert_help, true },
+	{ cmd_info, &info_help, false },
+	{ cmd_dump, &dump_help, false },
 };
 
 static void main_usage(FILE *out)
@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 			continue;
 		/* Past a file size limit a write fails (EFBIG) and is reported, not fatal. */
 		signal(SIGXFSZ, SIG_IGN);
+		if (commands[i].guard_files)
+			output_guard_files();
 		snprintf(name, sizeof(name), "kmemtrace %s", commands[i].help->name);
 		cmd_name = name;
 		return commands[i].fn(argc - 1, argv + 1);

@@ -223,6 +223,12 @@ FILE *kmt_outfile_stream(struct kmt_outfile *of);
 int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d);
 /* Close and remove the temporary file (after a failure). Safe to repeat. */
 void kmt_outfile_abort(struct kmt_outfile *of);
+/*
+ * Told of every temporary file from now on: @opened once it exists,
+ * @closed once it is renamed or removed (the program's signal handling,
+ * which may remove it first). NULLs: no more.
+ */
+void kmt_outfile_watch(void (*opened)(const char *tmp), void (*closed)(const char *tmp));
 
 /* Write all of @len bytes to @fd, through short writes and EINTR; 0 or -errno. */
 int kmt_write_all(int fd, const void *buf, size_t len);

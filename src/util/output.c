@@ -150,7 +150,8 @@ void give_fd_to_invoker(int fd)
  * A signal that ends the process while an output is written (^C, kill)
  * takes the temporary file with it: nothing half-written is left behind,
  * under any name. Only where the signal would end the process anyway
- * (its action the default): a command's own handler is left alone.
+ * (its action the default): a command's own handler is left alone. The
+ * files are the library's outfiles (kmt_outfile_watch()).
  */
 #define GUARDS 2
 static char guard_tmp[GUARDS][PATH_MAX];
@@ -168,7 +169,7 @@ static void guard_signal(int sig)
 	raise(sig);
 }
 
-int output_guard(const char *tmp)
+static int output_guard(const char *tmp)
 {
 	struct sigaction sa = { .sa_handler = guard_signal }, old;
 	size_t i;
@@ -187,10 +188,23 @@ int output_guard(const char *tmp)
 	return k;
 }
 
-void output_unguard(int k)
+static void opened(const char *tmp)
 {
-	if (k >= 0 && k < GUARDS)
-		guard_armed[k] = 0;
+	output_guard(tmp);
+}
+
+static void closed(const char *tmp)
+{
+	int k;
+
+	for (k = 0; k < GUARDS; k++)
+		if (guard_armed[k] && !strcmp(guard_tmp[k], tmp))
+			guard_armed[k] = 0;
+}
+
+void output_guard_files(void)
+{
+	kmt_outfile_watch(opened, closed);
 }
 
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
@@ -198,7 +212,7 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 	struct kmt_outfile of;
 	struct kmt_diag d = { 0 };
 	FILE *out;
-	int ret, guard;
+	int ret;
 
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return print(arg, stdout);
@@ -214,14 +228,10 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 		kmt_outfile_abort(&of);
 		return error("%s: %s", path, strerror(errno));
 	}
-	guard = output_guard(of.tmp);
 	ret = print(arg, out);
 	if (ret) {
 		kmt_outfile_abort(&of);
-		output_unguard(guard);
 		return ret;
 	}
-	ret = kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
-	output_unguard(guard);
-	return ret;
+	return kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
 }

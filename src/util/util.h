@@ -61,12 +61,11 @@ void give_fd_to_invoker(int fd);
  */
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg);
 /*
- * While @tmp is written: a signal that would end the process removes it
- * first. Returns a handle for output_unguard() (after the rename or the
- * removal), or -1 if none.
+ * From now on, while an output's temporary file is written, a signal that
+ * would end the process (its action the default) removes the file first.
+ * For the commands with no signal handling of their own.
  */
-int output_guard(const char *tmp);
-void output_unguard(int guard);
+void output_guard_files(void);
 /* Does @path hold a trace file (never to be overwritten by an output)? */
 bool output_is_trace(const char *path);
 

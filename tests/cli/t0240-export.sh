@@ -221,17 +221,20 @@ test_expect_success 'outputs: default names, never over a trace, complete or abs
 '
 
 # Killed while it writes (kill, a hangup): the temporary file goes with it.
-# The export is caught once its temporary file exists, for each format and
-# for Perfetto's writer thread (-j 3). (Not SIGINT: a background job's is
-# ignored where the shell has no job control.)
+# Each run is caught once its temporary file exists: each format, Perfetto's
+# writer thread (-j 3), and convert (the library's writer of trace files).
+# (Not SIGINT: a background job's is ignored where the shell has no job
+# control.)
 test_expect_success 'a signal while writing: no temporary file left, the signal'"'"'s status' '
 	$SYNTH wide long.dat 1500000 &&
-	for run in "perfetto -j 2 TERM" "perfetto -j 3 HUP" "sqlite -j 2 HUP" "pprof -j 4 TERM"; do
-		set -- $run; rm -f sig.out sig.out.tmp-* &&
-		{ $KMT export -f $1 $2 $3 -o sig.out long.dat 2> /dev/null & p=$!; } &&
+	for run in "export:-f:perfetto:-j:2 TERM" "export:-f:perfetto:-j:3 HUP" "export:-f:sqlite:-j:2 HUP" \
+		   "export:-f:pprof:-j:4 TERM" "convert TERM"; do
+		set -- $run; cmd=$(echo $1 | tr : " "); rm -f sig.out sig.out.tmp-* &&
+		if [ "$cmd" = convert ]; then args="long.dat sig.out"; else args="-o sig.out long.dat"; fi &&
+		{ $KMT $cmd $args 2> /dev/null & p=$!; } &&
 		for i in $(seq 200); do ls sig.out.tmp-* > /dev/null 2>&1 && break; sleep 0.02; done &&
-		ls sig.out.tmp-* > /dev/null 2>&1 || { echo "$run: no temporary file seen"; kill $p; exit 1; }
-		kill -$4 $p; rc=0; wait $p || rc=$?; echo "$run: exit $rc" &&
+		ls sig.out.tmp-* > /dev/null 2>&1 || { echo "$cmd: no temporary file seen"; kill $p; exit 1; }
+		kill -$2 $p; rc=0; wait $p || rc=$?; echo "$cmd: exit $rc" &&
 		[ $rc -gt 128 ] && ! ls sig.out.tmp-* 2> /dev/null && [ ! -e sig.out ] || exit 1
 	done
 '

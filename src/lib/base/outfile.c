@@ -12,8 +12,19 @@
 #include <kmemtrace/base.h>
 #include "kmt-local.h"
 
-static void of_free(struct kmt_outfile *of)
+static void (*watch_opened)(const char *tmp), (*watch_closed)(const char *tmp);
+
+void kmt_outfile_watch(void (*opened)(const char *tmp), void (*closed)(const char *tmp))
 {
+	watch_opened = opened;
+	watch_closed = closed;
+}
+
+/* Its names freed; @made: the temporary file was made (the watch is told it is gone). */
+static void of_drop(struct kmt_outfile *of, bool made)
+{
+	if (made && !of->direct && watch_closed)
+		watch_closed(of->tmp);
 	free(of->path);
 	free(of->tmp);
 	of->path = of->tmp = NULL;
@@ -92,7 +103,7 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 	len = of->path ? strlen(of->path) + 32 : 0;
 	of->tmp = of->path ? malloc(len) : NULL;
 	if (!of->path || !of->tmp) {
-		of_free(of);
+		of_drop(of, false);
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	}
 	if (of->direct) {
@@ -107,9 +118,11 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 
 		kmt_diag_set(d, err, "cannot %s '%s': %s", of->direct ? "write" : "create", of->tmp,
 			     strerror(-err));
-		of_free(of);
+		of_drop(of, false);
 		return err;
 	}
+	if (!of->direct && watch_opened)
+		watch_opened(of->tmp);
 	return 0;
 }
 
@@ -145,7 +158,7 @@ int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
 				   strerror(errno));
 	if (ret && !of->direct)
 		unlink(of->tmp);
-	of_free(of);
+	of_drop(of, true);
 	return ret;
 }
 
@@ -159,7 +172,7 @@ void kmt_outfile_abort(struct kmt_outfile *of)
 		close(of->fd);
 	if (!of->direct)
 		unlink(of->tmp);
-	of_free(of);
+	of_drop(of, true);
 }
 
 int kmt_write_all(int fd, const void *buf, size_t len)
