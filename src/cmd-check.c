@@ -16,7 +16,7 @@
 #include "util/json.h"
 #include "util/opt.h"
 
-enum { O_JSON = 256, O_NOMODEL, O_STRICT };
+enum { O_JSON = 256, O_NOMODEL, O_STRICT, O_STATS };
 
 struct out {
 	bool json, quiet;
@@ -83,6 +83,8 @@ static const struct opt check_opts[] = {
 	{ O_NOMODEL, 0, "no-model", NULL, "skip the allocation/free consistency pass" },
 	{ O_STRICT, 0, "strict", NULL, "warnings count as errors" },
 	{ 'q', 'q', "quiet", NULL, "only the summary line" },
+	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the one pass (as report\n"
+	  "--stats), to standard error" },
 	OPT_GROUP(analysis_group, struct check_args, an, AN_JOBS, "the file"),
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -112,6 +114,7 @@ static int check_opt(void *arg, int id, const char *value)
 	case O_NOMODEL: a->co.model = false; break;
 	case O_STRICT: a->strict = true; break;
 	case 'q': a->o.quiet = true; break;
+	case O_STATS: a->co.stats = true; break;
 	}
 	return -1;
 }
@@ -126,6 +129,7 @@ int cmd_check(int argc, char **argv)
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
 	struct progress *pr;
+	uint64_t wall0 = stats_clock();
 	int ret;
 	int code, i;
 
@@ -158,6 +162,13 @@ int cmd_check(int argc, char **argv)
 	pr = o->quiet || !isatty(STDOUT_FILENO) ? progress_start(path, f) : NULL;
 	ret = kmt_check_file(f, &a.co, &res, &d);
 	progress_stop(pr);
+	if (!ret && a.co.stats) {
+		if (res.timed)
+			stats_print(&res.stats, res.timed_records, wall0, 0, 0);
+		else
+			fprintf(stderr, "stats: no one pass ran (%s): nothing timed\n",
+				a.co.model ? "the model's reading stopped early" : "--no-model");
+	}
 	if (ret) {
 		kmt_file_close(f);
 		if (!o->started)

@@ -645,6 +645,7 @@ typedef void (*kmt_finding_fn)(void *arg, const struct kmt_finding *f);
 
 struct kmt_check_opts {
 	bool model;			/* run the allocation model too */
+	bool stats;			/* time its stages (kmt_check_result.stats) */
 	kmt_finding_fn fn;
 	/*
 	 * Once, before the first finding: the time of the trace's first
@@ -660,6 +661,10 @@ struct kmt_check_result {
 	uint64_t skipped;		/* parts of the data that could not be read */
 	uint64_t errors, warnings;
 	int buffers, cpus;
+	/* With opts.stats, the one pass's stages (the model's reading) if it ran, and its records. */
+	bool timed;
+	struct kmt_analyse_stats stats;
+	uint64_t timed_records;
 };
 
 /*

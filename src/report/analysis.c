@@ -342,11 +342,21 @@ static void stats_line(const char *stage, uint64_t ns, uint64_t events, const ch
 
 void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 {
-	uint64_t wall_ns = clock_ns(CLOCK_MONOTONIC) - a->wall0;
-	const struct kmt_analyse_stats *st = &a->res.stats;
-	uint64_t n = a->res.records, cpu = process_cpu_ns();
+	stats_print(&a->res.stats, a->res.records, a->wall0, a->writer_ns, output_ns);
+}
+
+uint64_t stats_clock(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+void stats_print(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0, uint64_t writer_ns,
+		 uint64_t output_ns)
+{
+	uint64_t wall_ns = clock_ns(CLOCK_MONOTONIC) - wall0;
+	uint64_t cpu = process_cpu_ns();
 	uint64_t sum = st->inflate_ns + st->merge_ns + st->decode_ns + st->model_ns + st->write_ns + output_ns +
-		       st->wait_ns + a->writer_ns;
+		       st->wait_ns + writer_ns;
 	char events[32], where[48];
 
 	fprintf(stderr, "stats: %s event%s in %.3f s, %.3f s CPU (%.2f CPUs busy): %.2f M events/s\n",
@@ -373,8 +383,8 @@ void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 		stats_line("  shard 0", st->route_ns, n, "routes every event: serial");
 	if (st->write_ns)
 		stats_line("write out", st->write_ns, n, "the shards' records in order: serial");
-	if (a->writer_ns)
-		stats_line("writer", a->writer_ns, n, "the format's events, writer thread: serial");
+	if (writer_ns)
+		stats_line("writer", writer_ns, n, "the format's events, writer thread: serial");
 	stats_line("output", output_ns, n, "main thread: serial");
 	stats_line("waiting", st->wait_ns, n, "asleep in hand-overs, nothing to do: in no stage");
 	stats_line("other", cpu > sum ? cpu - sum : 0, n, "open, symbols, setup, --stats itself");

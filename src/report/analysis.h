@@ -90,6 +90,14 @@ uint64_t analysis_thread_cpu_ns(void);
  * from analysis_open(); the rest of the process's CPU time is "other".
  */
 void analysis_print_stats(const struct analysis *a, uint64_t output_ns);
+/*
+ * The same from the stages @st of @n records, the wall time from @wall0
+ * (stats_clock()), a format's @writer_ns: for a command that times its
+ * own analysis (check).
+ */
+void stats_print(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0, uint64_t writer_ns,
+		 uint64_t output_ns);
+uint64_t stats_clock(void);
 
 
 #endif

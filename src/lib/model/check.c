@@ -477,7 +477,7 @@ static void walked(void *arg, struct kmt_cpu_reader *r, const struct kmt_walk_no
 static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_decoder *dec,
 				    struct ck_pass *p)
 {
-	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1 };
+	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1, .stats = c->o && c->o->stats };
 	struct kmt_page_observer ob = { observe, getenv("NOW") ? NULL : walked, p };
 	struct kmt_analyse_result ar;
 	struct kmt_model_opts mo = { 0 };
@@ -499,6 +499,9 @@ static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_d
 	}
 	/* The parts passed over are the pages' findings. */
 	p->records = ar.records;
+	c->res->timed = ao.stats;
+	c->res->stats = ar.stats;
+	c->res->timed_records = ar.records;
 	kmt_analyse_result_release(&ar);
 	return m;
 }
