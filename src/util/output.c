@@ -169,7 +169,8 @@ static void guard_signal(int sig)
 	raise(sig);
 }
 
-static int output_guard(const char *tmp)
+/* Temporary file @tmp exists: a slot for it, and the handlers where the actions are the default. */
+static void opened(const char *tmp)
 {
 	struct sigaction sa = { .sa_handler = guard_signal }, old;
 	size_t i;
@@ -177,22 +178,17 @@ static int output_guard(const char *tmp)
 
 	for (k = 0; k < GUARDS && guard_armed[k]; k++)
 		;
-	if (!tmp || k == GUARDS || strlen(tmp) >= PATH_MAX)
-		return -1;
+	if (k == GUARDS || strlen(tmp) >= PATH_MAX)
+		return;
 	memcpy(guard_tmp[k], tmp, strlen(tmp) + 1);
 	guard_armed[k] = 1;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(guard_sigs) / sizeof(guard_sigs[0]); i++)
 		if (!sigaction(guard_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
 			sigaction(guard_sigs[i], &sa, NULL);
-	return k;
 }
 
-static void opened(const char *tmp)
-{
-	output_guard(tmp);
-}
-
+/* ... and is gone (renamed into place or removed). */
 static void closed(const char *tmp)
 {
 	int k;
