@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "analyse-local.h"
+#include "tracefile/tf-local.h"	/* kmt_stream_undecoded() */
 
 #define PART_ARENA (256u << 10)
 

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "analyse-local.h"
+#include "tracefile/tf-local.h"	/* kmt_stream_undecoded() */
 
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
 {
