@@ -129,7 +129,7 @@ int cmd_check(int argc, char **argv)
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
 	struct progress *pr;
-	uint64_t wall0 = stats_clock();
+	uint64_t wall0 = analysis_wall_ns();
 	int ret;
 	int code, i;
 
@@ -164,7 +164,7 @@ int cmd_check(int argc, char **argv)
 	progress_stop(pr);
 	if (!ret && a.co.stats) {
 		if (res.timed)
-			stats_print(&res.stats, res.timed_records, wall0, 0, 0);
+			analysis_print_stages(&res.stats, res.timed_records, wall0, 0, 0);
 		else
 			fprintf(stderr, "stats: no one pass ran (%s): nothing timed\n",
 				a.co.model ? "the model's reading stopped early" : "--no-model");

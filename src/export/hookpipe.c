@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "report/analysis.h"
 #include "hookpipe.h"
 
 #define ITEMS 1024			/* items a batch */
@@ -67,7 +67,6 @@ static void write_batch(struct hookpipe *p, struct batch *b)
 static void *writer(void *arg)
 {
 	struct hookpipe *p = arg;
-	struct timespec t;
 
 	pthread_setname_np(pthread_self(), "kmt-writer");
 	for (;;) {
@@ -88,8 +87,7 @@ static void *writer(void *arg)
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 	}
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	p->cpu_ns = (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+	p->cpu_ns = analysis_thread_cpu_ns();
 	return NULL;
 }
 

@@ -342,16 +342,16 @@ static void stats_line(const char *stage, uint64_t ns, uint64_t events, const ch
 
 void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
 {
-	stats_print(&a->res.stats, a->res.records, a->wall0, a->writer_ns, output_ns);
+	analysis_print_stages(&a->res.stats, a->res.records, a->wall0, a->writer_ns, output_ns);
 }
 
-uint64_t stats_clock(void)
+uint64_t analysis_wall_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
-void stats_print(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0, uint64_t writer_ns,
-		 uint64_t output_ns)
+void analysis_print_stages(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0,
+			   uint64_t writer_ns, uint64_t output_ns)
 {
 	uint64_t wall_ns = clock_ns(CLOCK_MONOTONIC) - wall0;
 	uint64_t cpu = process_cpu_ns();

@@ -92,12 +92,12 @@ uint64_t analysis_thread_cpu_ns(void);
 void analysis_print_stats(const struct analysis *a, uint64_t output_ns);
 /*
  * The same from the stages @st of @n records, the wall time from @wall0
- * (stats_clock()), a format's @writer_ns: for a command that times its
+ * (analysis_wall_ns()), a format's @writer_ns: for a command that times its
  * own analysis (check).
  */
-void stats_print(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0, uint64_t writer_ns,
-		 uint64_t output_ns);
-uint64_t stats_clock(void);
+void analysis_print_stages(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0,
+			   uint64_t writer_ns, uint64_t output_ns);
+uint64_t analysis_wall_ns(void);
 
 
 #endif

@@ -320,8 +320,8 @@ static bool cpu_page(struct ck *c, struct ck_cpu *cc, bool keep, const struct km
 	}
 	w = where(c, r);
 	cc->pages++;
-	if (!cc->has_first) {
-		/* The CPU's first record: the first of the first page that has one. */
+	if (!dec && !cc->has_first) {
+		/* The one pass: the CPU's first record, the first of the first page that has one. */
 		kmt_page_iter_init(&it, pg);
 		if ((cc->has_first = kmt_page_next(&it, &rec, NULL) > 0))
 			cc->first = rec.ts;

@@ -36,8 +36,7 @@ struct cpu_cur {
 	bool has_gap;			/* the marker before head is that gap */
 	struct kmt_skip gap_out;	/* the gap handed out last */
 	uint64_t last_ts;		/* of the record handed out last */
-	bool watch;			/* the stream's observer has its records walked */
-	bool odd;			/* then: the page is to be walked again at its end */
+	bool odd;			/* watched: the page is to be walked again at its end */
 	uint64_t page_prev;		/* ... and the last record's time before it */
 	int cpu;
 	int buffer;
@@ -54,8 +53,7 @@ struct kmt_stream {
 	uint64_t safe;			/* live: hand out nothing after this */
 	bool advance;			/* heap[0] was handed out: move it on */
 	int part, nparts;		/* a file's inputs i % nparts == part (kmt_stream_open_buffers()) */
-	/* The file's observer, if it has the records walked for it (check). */
-	bool watch;
+	/* The file's observer: with ob.walked, the records are walked for it (check). */
 	struct kmt_page_observer ob;
 	const struct kmt_formats *fmts;
 	bool be;
@@ -211,7 +209,7 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 
 	if (walked < 0)
 		page_broken(c, d);
-	if (c->watch && c->pg.base)
+	if (c->s->ob.walked && c->pg.base)
 		page_done(c);
 	for (;;) {
 		c->pg.base = NULL;
@@ -238,7 +236,7 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 			return 0;
 		}
 		kmt_page_iter_init(&c->it, &c->pg);
-		if (c->watch) {
+		if (c->s->ob.walked) {
 			/* The last record handed out is the last walked: the stream hands out all. */
 			c->page_prev = c->last_ts;
 			c->odd = near_wrap(&c->pg);
@@ -258,7 +256,7 @@ static int cur_advance_slow(struct cpu_cur *c, int walked, struct kmt_diag *d)
 		}
 		if (ret < 0)
 			page_broken(c, d);
-		if (c->watch)
+		if (c->s->ob.walked)
 			page_done(c);
 	}
 }
@@ -400,7 +398,6 @@ static int stream_start(struct kmt_stream *s, const int *cpus, const int *buffer
 		c->cpu = cpus[i];
 		c->buffer = buffers ? buffers[i] : 0;
 		c->truncated = truncated && truncated[i];
-		c->watch = s->watch;
 		ret = cur_advance(c, d);
 		if (ret == -EAGAIN) {
 			s->nwaiting++;
@@ -455,7 +452,6 @@ struct kmt_stream *kmt_stream_open_buffers(struct kmt_file *f, const int *buffer
 	}
 	s->src = (struct kmt_page_source){ file_next, file_skipped, file_where, file_offset, file_in_chunk, s };
 	s->ob = f->observer;
-	s->watch = s->ob.walked != NULL;
 	s->fmts = &f->formats;
 	s->be = f->info.big_endian;
 	s->part = part;
@@ -608,7 +604,7 @@ struct kmt_stream *kmt_stream_open(struct kmt_file *f, int buffer, struct kmt_di
 
 void kmt_stream_undecoded(struct kmt_stream *s, const struct kmt_srec *sr)
 {
-	if (s->watch && id_unknown(s, &sr->rec))
+	if (s->ob.walked && id_unknown(s, &sr->rec))
 		s->c[sr->idx].odd = true;	/* said by page_done() */
 }
 
