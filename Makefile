@@ -118,7 +118,11 @@ $(O)/workloads/%: tests/workloads/%.c
 $(O)/tests/kmt-synth: $(O)/tests/tools/kmt-synth.o $(UNIT_HELPER_OBJ) $(LIB_INTERNAL)
 	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) $(LIB_INTERNAL) $(LIBS)
 
-tests: all $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN) $(O)/tests/kmt-synth
+# The model in shards fed live against one model, on a file's events.
+$(O)/tests/kmt-live: $(O)/tests/tools/kmt-live.o $(LIB_INTERNAL)
+	$(call quiet,LINK,$@)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_INTERNAL) $(LIBS)
+
+tests: all $(LIB) $(UNIT_BIN) $(WORKLOAD_BIN) $(O)/tests/kmt-synth $(O)/tests/kmt-live
 
 check: tests
 	$(Q)KMT_BUILD=$(O) tests/run.sh
@@ -184,4 +188,4 @@ clean:
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \
-	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/bench/kmt-walk.d $(O)/bench/kmt-wcpus.d $(O)/bench/kmt-shards.d
+	 $(UNIT_HELPER_OBJ:.o=.d) $(O)/tests/tools/kmt-synth.d $(O)/tests/tools/kmt-live.d $(O)/bench/kmt-walk.d $(O)/bench/kmt-wcpus.d $(O)/bench/kmt-shards.d

@@ -7,8 +7,9 @@
 # default -j (the CPUs online: a feed thread takes, merges and decodes the
 # pages, the model runs on top's thread) and at -j 1 (all on top's thread).
 # Then, with perf, each of top's threads' user CPU per event (cpu-clock
-# samples by thread name), -j 1 and -j 2 in turn: what bounds the events/s
-# top's analysis can follow on a machine with cores to spare. Prints a
+# samples by thread name), -j 1, -j 2 and the model in $SHARDS shards (-j 8)
+# in turn: what bounds the events/s top's analysis can follow on a machine
+# with cores to spare. Prints a
 # markdown section on stdout; progress on stderr.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +17,7 @@ KMT=${KMT:-$here/../build/kmemtrace}
 ROUNDS=${ROUNDS:-5}
 WORKLOAD=${WORKLOAD:-hackbench -g 4 -l 1000}
 BUF_KB=${BUF_KB:-65536}
+SHARDS=${SHARDS:-3}		# the model's shards in the threads' measure with shards (-j 8)
 . "$here/lib.sh"
 
 tmp=$(mktemp -d /tmp/kmt-bench-top.XXXXXX)
@@ -51,19 +53,24 @@ paired_rounds top "floor record top top1"
 declare -A NS
 if command -v perf > /dev/null; then
 	for i in $(seq 1 "$ROUNDS"); do
-		for j in 1 2; do
+		for j in 1 2 s; do
 			echo "top bench: threads, round $i/$ROUNDS, -j $j" >&2
-			perf record -q -e cpu-clock -F 2000 -o "$tmp/p.data" -- \
-				"$KMT" top -j $j --json -i 1 -r 1 -b "$BUF_KB" -- $WORKLOAD > "$tmp/snaps" 2> /dev/null
+			opt=(-j $j) env=()
+			[ $j = s ] && opt=(-j 8) env=(KMT_MODEL_SHARDS=$SHARDS)
+			env "${env[@]}" perf record -q -e cpu-clock -F 2000 -o "$tmp/p.data" -- \
+				"$KMT" top "${opt[@]}" --json -i 1 -r 1 -b "$BUF_KB" -- $WORKLOAD > "$tmp/snaps" 2> /dev/null
 			ev=$(grep '^{' "$tmp/snaps" | jq .events | awk '{ s += $1 } END { print s }')
 			while read -r th ns; do NS[$j,$th]+="$ns "; done < <(perf report -i "$tmp/p.data" --sort comm,dso \
-				-F sample,comm,dso 2> /dev/null | awk -v ev="$ev" '$2 ~ /^(kmemtrace|kmt-feed)$/ &&
+				-F sample,comm,dso 2> /dev/null | awk -v ev="$ev" '$2 ~ /^(kmemtrace|kmt-feed|kmt-shard)$/ &&
 				$3 != "[kernel.kallsyms]" { u[$2] += $1 } END { for (c in u) print c, u[c] * 500000 / ev }')
 		done
 	done
 fi
 nsmed() { printf '%s\n' ${NS[$1]:-} | median | xargs printf '%.1f'; }
-per_s() { awk -v a="$1" -v b="${2:-0}" 'BEGIN { m = (a > b) ? a : b; if (m > 0) printf "%.1f", 1e3 / m; else printf "-" }'; }
+per_s() { awk -v a="$1" -v b="${2:-0}" -v c="${3:-0}" 'BEGIN { m = (a > b) ? a : b; m = (m > c) ? m : c
+	if (m > 0) printf "%.1f", 1e3 / m; else printf "-" }'; }
+
+share() { awk -v t="$(nsmed s,kmt-shard)" -v n=$((SHARDS - 1)) 'BEGIN { printf "%.1f", t / n }'; }
 
 row() {	# cfg label
 	printf '| %s | %.3f | %.3f | %.2f | %.3f |\n' "$2" \
@@ -89,6 +96,13 @@ $(row top1 "kmemtrace top --json -i 1 -j 1")
   $(per_s "$(nsmed 1,kmemtrace)") M events/s at -j 1,
   1e9 / max($(nsmed 2,kmemtrace), $(nsmed 2,kmt-feed)) = $(per_s "$(nsmed 2,kmemtrace)" "$(nsmed 2,kmt-feed)") M events/s at -j 2
   (measured under the workload, which shares these 2 CPUs: an idle core runs faster).
+- The model in $SHARDS shards (-j 8, \`KMT_MODEL_SHARDS=$SHARDS\`): top's thread (shard 0: it routes
+  every event, takes the pages, per-CPU and vmalloc areas, and draws the snapshots)
+  $(nsmed s,kmemtrace) ns, the feed thread $(nsmed s,kmt-feed) ns, the other shards together
+  $(nsmed s,kmt-shard) ns per event ($((SHARDS - 1)) threads, each about 1/$((SHARDS - 1)) of it: the slab
+  objects by address). With a core each, top follows 1e9 / max(top's thread, feed, the shards'
+  share): $(per_s "$(nsmed s,kmemtrace)" "$(nsmed s,kmt-feed)" "$(share)") M events/s, the shards' share
+  $(share) ns with these $((SHARDS - 1)).
 - top reads each CPU's buffer with read() into memory and feeds the report's model in time
   order as it goes; on a machine the workload saturates (hackbench on 2 CPUs) that analysis
   competes with the workload for CPU, which record defers until the workload has ended.

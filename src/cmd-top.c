@@ -51,8 +51,8 @@ static const struct opt top_opts[] = {
 	  "take, faulted in before tracing starts (default:\nhalf of what the ring buffers leave of "
 	  "the\nmemory budget, over the CPUs; 0: none; see above)" },
 	{ 'j', 'j', "jobs", "N", "threads for the analysis: from 2, taking, merging and\n"
-	  "decoding the pages run on one of their own, the model\non top's; 1: all on top's (default: "
-	  "the CPUs it\nmay run on, as nproc counts)" },
+	  "decoding the pages run on one of their own, the model\non top's; from 4, the model in N-2 "
+	  "shards (at most\n32); 1: all on top's (default: the CPUs it may run\non, as nproc counts)" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };

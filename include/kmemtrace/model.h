@@ -428,6 +428,46 @@ bool kmt_model_shardable(const struct kmt_model *m);
 struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned int n);
 /* Fold @sh[1..n) into @sh[0] (the caller frees them); -ENOMEM. */
 int kmt_model_merge(struct kmt_model **sh, unsigned int n);
+/*
+ * How many shards -j @jobs gives the model (1: one model): from 4 on,
+ * @jobs less 2 (the thread that reads and the one that routes), at most
+ * 32; $KMT_MODEL_SHARDS says it for tests and benchmarks (1 to 64).
+ */
+unsigned int kmt_model_shards_for(int jobs);
+
+/*
+ * The model in shards, fed live (kmemtrace top): @m, not yet fed, becomes
+ * shard 0, which takes each run of events on the caller's thread and
+ * routes the others' to @n - 1 shards, each on a thread of its own. NULL
+ * if @m cannot be sharded (kmt_model_shardable()) or on ENOMEM: feed @m
+ * alone. Losses (kmt_model_lost()) go to @m, between runs, in order.
+ */
+struct kmt_model_shards;
+struct kmt_model_shards *kmt_model_shards_new(struct kmt_model *m, unsigned int n);
+unsigned int kmt_model_shards_n(const struct kmt_model_shards *s);
+/*
+ * A run of events, as kmt_model_events() would take it: the events (and
+ * their strings and stacks) must stay valid until the shards have taken
+ * them: kmt_model_shards_taken() of kmt_model_shards_posted() read after
+ * this call. 0 or -ENOMEM (then, from any shard, the analysis stops).
+ */
+int kmt_model_shards_events(struct kmt_model_shards *s, const struct kmt_event *ev, size_t n);
+uint64_t kmt_model_shards_posted(const struct kmt_model_shards *s);
+/* Have all shards taken the runs up to @ticket? With @wait, once they have. */
+bool kmt_model_shards_taken(struct kmt_model_shards *s, uint64_t ticket, bool wait);
+/*
+ * Wait until the shards have taken every run, then add up their call
+ * sites, caches, tasks and summaries by key, as one model's are at this
+ * point of the stream: what the accessors below return, until the next
+ * call (an entry keeps its index from one call to the next). 0 or -ENOMEM.
+ */
+int kmt_model_shards_sync(struct kmt_model_shards *s);
+const struct kmt_summary *kmt_model_shards_summary(const struct kmt_model_shards *s);
+const struct kmt_site *kmt_model_shards_sites(const struct kmt_model_shards *s, size_t *n);
+const struct kmt_cache *kmt_model_shards_caches(const struct kmt_model_shards *s, size_t *n);
+const struct kmt_proc *kmt_model_shards_procs(const struct kmt_model_shards *s, size_t *n);
+/* The shards' threads stopped, shards 1.. freed; @m then holds only shard 0's part (free it). */
+void kmt_model_shards_free(struct kmt_model_shards *s);
 
 /*
  * Results, valid after kmt_model_finish(); owned by the model. With a task

@@ -51,6 +51,7 @@ struct batch {
 	unsigned int n;
 	struct kmt_live_page *held;	/* read to the end as it filled: back once it is fed */
 	uint64_t nheld;
+	uint64_t ticket;		/* with shards: fed once they have taken this (kmt_model_shards_taken()) */
 };
 
 struct feed {
@@ -59,7 +60,7 @@ struct feed {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;		/* both ways: a batch, room, a kick */
 	struct batch b[RING];
-	unsigned int prod, cons;	/* batches handed over; fed */
+	unsigned int prod, routed, cons;	/* batches handed over; into the model (shard 0); fed */
 	bool kick, all, quit;
 	bool busy;			/* kicked, not yet through what it could take */
 	int err;			/* the feed thread's error: it has stopped */
@@ -208,7 +209,11 @@ int feed_init(struct top *t, struct kmt_diag *d)
 		if (!t->stream)
 			return d->err ? d->err : -ENOMEM;
 	}
-	return t->jobs >= 2 ? feed_start(t, d) : 0;
+	if (t->jobs < 2)
+		return 0;
+	/* Only with the feed thread: its batches keep the events until every shard has taken them. */
+	t->shards = kmt_model_shards_new(t->m, kmt_model_shards_for(t->jobs));
+	return feed_start(t, d);
 }
 
 void feed_release(struct top *t)
@@ -216,6 +221,8 @@ void feed_release(struct top *t)
 	int i;
 
 	feed_stop(t);
+	kmt_model_shards_free(t->shards);
+	t->shards = NULL;
 	kmt_stream_close(t->stream);
 	t->stream = NULL;
 	/* Pages still queued are the live capture's, freed with it. */
@@ -465,7 +472,7 @@ static void *feed_main(void *arg)
 	return NULL;
 }
 
-/* A batch, into the model; its pages back to the readers. */
+/* A batch, into the model (with shards: into shard 0, which routes the others' events). */
 static int feed_batch(struct top *t, struct batch *b)
 {
 	unsigned int i = 0, k;
@@ -474,9 +481,10 @@ static int feed_batch(struct top *t, struct batch *b)
 	 * The events' strings are still in their pages, which the feed
 	 * thread's core read last: the cache names the model compares come
 	 * from another core's cache (a quarter of this thread's time), unless
-	 * asked for now. A batch's names fit in this core's cache.
+	 * asked for now. A batch's names fit in this core's cache. (With
+	 * shards, the shards compare them, not this thread.)
 	 */
-	for (k = 0; k < b->n; k++)
+	for (k = 0; !t->shards && k < b->n; k++)
 		if (b->ev[k].name_len)
 			__builtin_prefetch(b->ev[k].name);
 	while (i < b->n) {
@@ -487,17 +495,30 @@ static int feed_batch(struct top *t, struct batch *b)
 		}
 		for (k = i; k < b->n && b->what[k] == IT_EVENT; k++)
 			;
-		if (kmt_model_events(t->m, b->ev + i, k - i))
+		if (t->shards ? kmt_model_shards_events(t->shards, b->ev + i, k - i)
+			      : kmt_model_events(t->m, b->ev + i, k - i))
 			return error("out of memory: the analysis stops");
 		t->events += k - i;
 		i = k;
 	}
+	b->ticket = t->shards ? kmt_model_shards_posted(t->shards) : 0;
+	return EXIT_OK;
+}
+
+/* Has every shard taken batch @b's events (@wait: once they have)? Without shards, yes. */
+static bool batch_taken(struct top *t, struct batch *b, bool wait)
+{
+	return !t->shards || kmt_model_shards_taken(t->shards, b->ticket, wait);
+}
+
+/* A batch fed: its pages back to the readers, its room to the feed thread. */
+static void batch_done(struct top *t, struct batch *b)
+{
 	kmt_live_put(t->rc.live, b->held);
 	__atomic_sub_fetch(&t->feed->held, b->nheld, __ATOMIC_RELAXED);
 	b->held = NULL;
 	b->nheld = 0;
 	b->n = 0;
-	return EXIT_OK;
 }
 
 /* The pump with the feed thread: kick it, feed the batches it hands over. */
@@ -526,11 +547,30 @@ static int pump_batches(struct top *t, bool all)
 		}
 		if (f->cons == f->prod)
 			break;
-		pthread_mutex_unlock(&f->mu);
-		code = feed_batch(t, &f->b[f->cons % RING]);
-		pthread_mutex_lock(&f->mu);
-		f->cons++;
-		pthread_cond_broadcast(&f->cv);
+		if (f->routed != f->prod) {
+			pthread_mutex_unlock(&f->mu);
+			code = feed_batch(t, &f->b[f->routed % RING]);
+			pthread_mutex_lock(&f->mu);
+			f->routed++;
+		}
+		/*
+		 * The batches every shard has taken are done; with none left to
+		 * feed, wait for the shards on the oldest (a few batches' work).
+		 */
+		while (!code && f->cons != f->routed) {
+			struct batch *b = &f->b[f->cons % RING];
+			bool wait = f->routed == f->prod, taken;
+
+			pthread_mutex_unlock(&f->mu);
+			taken = batch_taken(t, b, wait);
+			if (taken)
+				batch_done(t, b);
+			pthread_mutex_lock(&f->mu);
+			if (!taken)
+				break;
+			f->cons++;
+			pthread_cond_broadcast(&f->cv);
+		}
 		if (code || (!all && pump_over(t)))
 			break;
 	}

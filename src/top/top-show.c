@@ -148,11 +148,13 @@ void show_text(struct top *t, FILE *out, int max_rows, int width, int head)
 		 s->lost_gaps ? " (+ gaps of unknown size)" : s->lost_now ? " (in this interval)" : "");
 	fprintf(out, "%.*s\n", width, line);
 	if (head >= HEAD_FULL - 1) {
-		char feed[32] = "";
+		char feed[64] = "", shards[24] = "";
 
 		/* -j 2 and more: the feed thread's part, to see which of the two holds the analysis back. */
+		if (s->shards > 1)
+			snprintf(shards, sizeof(shards), ", %u shards", s->shards);
 		if (s->feed_pct >= 0)
-			snprintf(feed, sizeof(feed), " (feed %.1f%%)", s->feed_pct);
+			snprintf(feed, sizeof(feed), " (feed %.1f%%%s)", s->feed_pct, shards);
 		snprintf(line, sizeof(line), "live slab %s (%s in %.1f s), %s objects  top's CPU %.1f%%%s%s%s",
 			 bytes(s, (double)s->live_bytes, false, false, a),
 			 bytes(s, (double)s->growth, false, true, b), s->interval,
@@ -208,6 +210,7 @@ void show_json(struct top *t, FILE *out)
 	js_dbl(&j, "cpu_pct", s->cpu_pct);
 	if (s->feed_pct >= 0)
 		js_dbl(&j, "feed_cpu_pct", s->feed_pct);
+	js_u64(&j, "model_shards", s->shards);
 	js_u64(&j, "behind_bytes", s->queued);
 	js_open(&j, "rows", '[');
 	for (i = 0, k = 0; i < s->nrows[t->view] && (t->rows <= 0 || k < (size_t)t->rows); i++) {

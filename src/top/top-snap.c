@@ -154,15 +154,24 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 void snap_take(struct top *t, double now, double cpu_s)
 {
 	struct top_snap *s = &t->snap;
-	const struct kmt_summary *sum = kmt_model_summary(t->m);
+	const struct kmt_summary *sum;
 	double feed;
 	size_t n, i;
-	const struct kmt_site *sites = kmt_model_sites(t->m, &n);
+	const struct kmt_site *sites;
 	const struct kmt_cache *caches;
 	const struct kmt_proc *procs;
 	char name[64];
 	uint64_t pages;
 
+	/*
+	 * In shards, a call site, cache or task has a row in each shard that
+	 * took its events: their sums by key (an entry keeps its index, so
+	 * the previous values by index still apply).
+	 */
+	if (t->shards && kmt_model_shards_sync(t->shards))
+		error("out of memory: the analysis stops");
+	sum = t->shards ? kmt_model_shards_summary(t->shards) : kmt_model_summary(t->m);
+	sites = t->shards ? kmt_model_shards_sites(t->shards, &n) : kmt_model_sites(t->m, &n);
 	for (i = 0; i < VIEW_NR; i++)
 		s->nrows[i] = 0;
 	s->number++;
@@ -177,14 +186,14 @@ void snap_take(struct top *t, double now, double cpu_s)
 		kmt_symbols_format(t->syms, sites[i].addr, name, sizeof(name));
 		row(t, VIEW_SITES, i, name, &c, sites[i].now_objects);
 	}
-	caches = kmt_model_caches(t->m, &n);
+	caches = t->shards ? kmt_model_shards_caches(t->shards, &n) : kmt_model_caches(t->m, &n);
 	for (i = 0; i < n; i++) {
 		struct top_prev c = { caches[i].allocs, caches[i].frees, caches[i].bytes_alloc,
 				      caches[i].bytes_req, caches[i].now_bytes };
 
 		row(t, VIEW_CACHES, i, kmt_cache_label(&caches[i]), &c, caches[i].now_objects);
 	}
-	procs = kmt_model_procs(t->m, &n);
+	procs = t->shards ? kmt_model_shards_procs(t->shards, &n) : kmt_model_procs(t->m, &n);
 	for (i = 0; i < n; i++) {
 		struct top_prev c = { procs[i].allocs, procs[i].frees, procs[i].bytes_alloc, procs[i].bytes_req,
 				      procs[i].now_bytes };
@@ -208,6 +217,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 	feed = feed_cpu_seconds(t);
 	s->feed_pct = feed < 0 ? -1 : s->interval > 0 ? 100.0 * (feed - t->prev_feed) / s->interval : 0;
 	t->prev_feed = feed;
+	s->shards = t->shards ? kmt_model_shards_n(t->shards) : 1;
 	s->queued = (t->rc.live ? kmt_live_queued(t->rc.live) : 0) + feed_queued(t);
 	t->prev_sum = (struct top_prev){ sum->allocs, sum->frees, sum->bytes_alloc, sum->bytes_req,
 					 sum->now_bytes };

@@ -5,7 +5,8 @@
  * interval it takes a snapshot of the model's tables and shows the change.
  *
  *   top-feed.c   pages -> events in time order -> model (and, with -o, the spool);
- *                with -j 2 and more, pages -> events on a thread of their own
+ *                with -j 2 and more, pages -> events on a thread of their own;
+ *                from -j 4, the model in shards (kmt_model_shards_new())
  *   top-snap.c   the model -> snapshot rows per call site, cache or process
  *   top-show.c   snapshots as text, JSON lines, or a full-screen terminal view
  *   top-tick.c   the interval's timer: a snapshot due stops the pump, on time
@@ -67,6 +68,7 @@ struct top_snap {
 	uint64_t lost_now;			/* in the interval */
 	double cpu_pct;				/* top's own CPU, % of one CPU */
 	double feed_pct;			/* ... of it the feed thread's; < 0: none (-j 1) */
+	unsigned int shards;			/* the model's (1: one model) */
 	uint64_t queued;			/* bytes read, not yet analysed */
 	struct top_row *rows[VIEW_NR];		/* every view's rows, sorted by the current key */
 	size_t nrows[VIEW_NR], alloc[VIEW_NR];
@@ -93,7 +95,8 @@ struct top {
 	struct kmt_decoder *dec;
 	struct kmt_symbols *syms;
 	struct kmt_comms *comms;		/* names of the tasks running when top began */
-	struct kmt_model *m;
+	struct kmt_model *m;			/* with shards: shard 0, on top's thread */
+	struct kmt_model_shards *shards;	/* from -j 4 (kmt_model_shards_for()), or NULL */
 	struct feed_cpu *cpu;
 	struct kmt_stream *stream;		/* the pages merged by time, as from a file */
 	bool draining;				/* the capture is over: no page will come */

@@ -9,6 +9,7 @@ case $B in /*) ;; *) B=$ROOT/$B;; esac
 KMT=$B/kmemtrace
 WL=$B/workloads
 SYNTH=$B/tests/kmt-synth
+LIVE=$B/tests/kmt-live
 T=/sys/kernel/tracing
 export KMT_TESTDATA=${KMT_TESTDATA:-$ROOT/tests/data}
 # Text fits $COLUMNS when it is set, even into a pipe: outputs the tests

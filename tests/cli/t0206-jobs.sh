@@ -323,6 +323,23 @@ test_expect_success 'in shards: uncompressed files with bytes flipped (100), the
 	echo "$fits with a record that does not fit" && [ $fits -ge 2 ]
 '
 
+# top feeds the model live, in shards from -j 4 (kmt_model_shards_new()),
+# and every snapshot adds up the shards' rows: kmt-live compares those
+# sums with one model after every run of events (losses between runs).
+live_same() {	# file
+	local n every
+	for n in 2 3 5 8; do
+		for every in 97 1024; do
+			$LIVE "$1" $n $every > l || { cat l; return 1; }
+			cat l && grep -q "points compared, all the same$" l || return 1
+		done
+	done
+}
+
+test_expect_success 'live, in shards (top): the sums after every run the same as one model, 2 to 8 shards' '
+	live_same x.dat && live_same w.dat && live_same s.dat
+'
+
 test_expect_success 'in shards from -j 4: -j less 2 of them (at most 32), filters too; none with watchpoint samples' '
 	$KMT report -j 4 --stats -o /dev/null w.dat 2> e4 && grep -q " 2 shards on threads" e4 &&
 	$KMT report -j 8 --stats -o /dev/null w.dat 2> e8 && grep -q " 6 shards on threads" e8 &&
@@ -344,7 +361,8 @@ if can_trace; then
 	test_expect_success 'a real recording (hackbench): every output the same for every -j' '
 		$KMT record -q --stack-sample 8 -o r.dat -- hackbench -g 2 -l 200 > /dev/null 2>&1 &&
 		JOBS="2 3" every_output r.dat &&
-		sharded_outputs r.dat
+		sharded_outputs r.dat &&
+		live_same r.dat
 	'
 else
 	test_skip 'a real recording: every output the same for every -j' 'needs root, tracefs and hackbench'

@@ -55,6 +55,48 @@ test_expect_success "-j $j: the snapshots add up to the workload, and to report 
 '
 done
 
+# From -j 4 the model runs in shards (KMT_MODEL_SHARDS sets how many):
+# each snapshot adds up the shards' rows by call site, cache or task. The
+# rows over all snapshots add up to report's on the session kept, row by
+# row, for any number of shards (1: one model).
+# Processes by pid: top names a task as it was when it allocated (the
+# workload's child is "kmemtrace" until its exec), report on a file as its
+# saved names say ("sh" throughout, if the fork came before the trace).
+top_rows() {	# snapshots -> per row: name, allocs, frees, bytes_alloc, bytes_req over all of them
+	jq -s -c '[.[].rows[] | if $v == "process" then .name |= sub("^.* "; "") else . end] | group_by(.name)
+		| map({name: .[0].name, allocs: (map(.allocs) | add),
+		frees: (map(.frees) | add), bytes_alloc: (map(.bytes_alloc) | add), bytes_req: (map(.bytes_req) | add)})
+		| map(select(.allocs > 0)) | sort_by(.name) | .[]' --arg v "$2" "$1"
+}
+report_rows() {	# view report.json -> the same, from report
+	case $1 in
+	callsite) q='.callsites[] | {name: .callsite, allocs, frees, bytes_alloc, bytes_req}';;
+	process) q='[.processes[]] | group_by(.pid)[] | {name: "\(.[0].pid)", allocs: (map(.allocs) | add),
+		frees: (map(.frees) | add), bytes_alloc: (map(.bytes_alloc) | add), bytes_req: (map(.bytes_req) | add)}';;
+	cache) q='.caches[] | {name, allocs, frees, bytes_alloc, bytes_req}';;
+	esac
+	jq -s -c "[.[0] | $q] | map(select(.allocs > 0)) | sort_by(.name) | .[]" "$2"
+}
+for spec in 1:callsite 2:callsite 3:callsite 3:process 3:cache 5:callsite 8:callsite; do
+	n=${spec%:*} v=${spec#*:}
+test_expect_success "$n model shards, by $v: the rows over the snapshots add up to report's, row by row" '
+	rm -f "$F" && touch "$F" &&
+	KMT_MODEL_SHARDS='$n' $KMT top -j 8 --json -i 0.25 -r 0 --view '$v' -o m'$n$v'.dat -F -- sh -c \
+		"$WL/kmt-gt -g $G -x $X -l $L $F > /dev/null; sleep 0.3; $WL/kmt-gt -g $G $F > /dev/null" > m'$n$v' &&
+	[ "$(jq .model_shards m'$n$v' | sort -u)" = '$n' ] &&
+	$KMT report --json m'$n$v'.dat > m'$n$v'.json &&
+	[ "$(jq .allocs m'$n$v' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.allocs m'$n$v'.json)" ] &&
+	[ "$(jq .frees m'$n$v' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.frees m'$n$v'.json)" ] &&
+	[ "$(jq .events m'$n$v' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.events m'$n$v'.json)" ] &&
+	top_rows m'$n$v' '$v' | sed "s/ (+[^\"]*)\"/\"/" > top.rows && report_rows '$v' m'$n$v'.json > report.rows &&
+	echo "'$n' shards, by '$v': $(wc -l < top.rows) rows" && [ -s top.rows ] && diff top.rows report.rows &&
+	if [ '$v' = callsite ]; then
+		n=$(jq "[.rows[] | select(.name | test(\"^do_getxattr\\\\+\")) | .allocs] | add // 0" m'$n$v' |
+			awk "{ s += \$1 } END { print s }") && [ "$n" = $((2 * G + L)) ]
+	fi
+'
+done
+
 test_expect_success '--view cache and --sort: the rows, their order' '
 	$KMT top --json -i 0.25 -r 0 --view cache -s allocs -F -- sh -c "$WL/kmt-gt -g $G $F > /dev/null" > c.snaps &&
 	[ "$(jq -r .view c.snaps | sort -u)" = cache ] &&

@@ -201,27 +201,12 @@ void *consume_main(void *arg)
 	return NULL;
 }
 
-/*
- * The model's shards where it can be sharded: with -j 4 and more, one
- * for each thread of -j less the producer's and shard 0's routing share,
- * at most SHARDS_WANTED; with fewer the model alone on a thread is faster
- * (bench/RESULTS.md), kmap's and pprof's too (2 shards at -j 2 on two
- * cores: kmap 0.98-1.08x the wall time and a third more CPU, pprof
- * 1.4x). Every shard looks at every batch: each costs about 2-3 ns of
- * CPU per event of the stream (measured, design notes), so past 32,
- * where each shard's share of a stack-heavy trace is already under the
- * merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS says
- * how many (up to MAX_SHARDS), for tests and benchmarks.
- */
-#define SHARDS_WANTED 32
+/* The model's shards where it can be sharded (kmt_model_shards_for(): how many). */
 unsigned int make_shards(struct job *j)
 {
-	int jobs = kmt_file_threads(j->f);
-	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1, k;
-	const char *env = getenv("KMT_MODEL_SHARDS");
+	unsigned int n = kmt_model_shards_for(kmt_file_threads(j->f)), k;
 
-	if (env && *env)
-		n = (unsigned int)MIN(MAX(atoi(env), 1), MAX_SHARDS);
+	n = MIN(n, MAX_SHARDS);
 	j->ms[0] = j->m;
 	if (n < 2 || !j->threaded || (j->o && j->o->each) || kmt_file_access_buffer(j->f) >= 0 ||
 	    !kmt_model_shardable(j->m))

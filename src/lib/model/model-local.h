@@ -546,6 +546,8 @@ struct shard_ent {
 	uint64_t born;
 	uint32_t shard, idx;
 };
+/* The counts each shard keeps of the events and objects it takes, @s's added to @d's (not the losses: shard 0's). */
+void model_summary_add(struct kmt_summary *d, const struct kmt_summary *s);
 /* model-registry.c: the entries of @l in the @n shards, by birth (then shard, index); NULL on ENOMEM. */
 struct shard_ent *model_shard_order(struct kmt_model **sh, unsigned int n, const struct shard_list *l, size_t *total);
 /* Each part merges its own: @sh[0] is the model merged into; the maps are per shard, old index -> new. */
@@ -554,6 +556,21 @@ int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_
 int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *cache_map);
 int model_stack_merge(struct kmt_model *m, struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
 		      uint32_t **row_map);
+/*
+ * model-registry.c: one registry of @n shards added up by key as it is now,
+ * the shards left as they are (the live model in shards' sums:
+ * model-shards.c). An entry keeps its index from one sum to the next.
+ */
+enum model_reg { MODEL_REG_SITES, MODEL_REG_CACHES, MODEL_REG_PROCS, MODEL_REG_NR };
+struct model_reg_sum {
+	struct kmt_map map;		/* key -> index */
+	char *v;			/* the entries, of the registry's type */
+	uint32_t *round;		/* per entry: the sum that last filled it */
+	size_t n, alloc;
+	uint32_t rounds;
+};
+int model_registry_sum(struct kmt_model *const *sh, unsigned int n, enum model_reg which, struct model_reg_sum *s);
+void model_reg_sum_release(struct model_reg_sum *s);
 /* Stack rows in @m (kmt_model_merge() sizes its maps by it). */
 size_t model_stack_rows(const struct kmt_model *m);
 /* model-detail.c: the details' groups in @m (0 without details); and the merge, @group_map filled. */

@@ -489,3 +489,60 @@ int model_registry_merge(struct kmt_model **sh, unsigned int n, uint32_t **site_
 	m->reg.comm_gen++;	/* and with it each CPU's memo of its last task */
 	return 0;
 }
+
+int model_registry_sum(struct kmt_model *const *sh, unsigned int n, enum model_reg which, struct model_reg_sum *s)
+{
+	const struct reg_desc *r = &regs[which];
+	unsigned int k;
+	size_t i, need = s->n;
+
+	if (!s->map.cap && kmt_map_init(&s->map, 1 << 8))
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		need += r->list->count(sh[k]);
+	if (need > s->alloc) {
+		size_t cap = MAX(need, s->alloc * 2);
+		char *v = realloc(s->v, cap * r->size);
+		uint32_t *round;
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		if (!(round = realloc(s->round, cap * sizeof(*round))))
+			return -ENOMEM;
+		s->round = round;
+		s->alloc = cap;
+	}
+	s->rounds++;
+	for (k = 0; k < n; k++) {
+		const struct reg_meta *mt = (const struct reg_meta *)AT(sh[k], r->meta, struct any_vec)->v;
+		const char *src = AT(sh[k], r->vec, struct any_vec)->v;
+		size_t cnt = r->list->count(sh[k]);
+
+		for (i = 0; i < cnt; i++) {
+			uint32_t j = kmt_map_get(&s->map, mt[i].key);
+
+			if (j == NONE) {
+				j = (uint32_t)s->n++;
+				if (kmt_map_put(&s->map, mt[i].key, j))
+					return -ENOMEM;
+				s->round[j] = 0;
+			}
+			if (s->round[j] != s->rounds) {
+				memcpy(s->v + j * r->size, src + i * r->size, r->size);
+				s->round[j] = s->rounds;
+			} else {
+				r->add(s->v + j * r->size, src + i * r->size);
+			}
+		}
+	}
+	return 0;
+}
+
+void model_reg_sum_release(struct model_reg_sum *s)
+{
+	kmt_map_release(&s->map);
+	free(s->v);
+	free(s->round);
+	memset(s, 0, sizeof(*s));
+}

@@ -49,8 +49,7 @@ struct kmt_model *kmt_model_shard(struct kmt_model *m, unsigned int k, unsigned 
 	return s;
 }
 
-/* The counts each shard keeps of the events and objects it takes: added up. */
-static void summary_add(struct kmt_summary *d, const struct kmt_summary *s)
+void model_summary_add(struct kmt_summary *d, const struct kmt_summary *s)
 {
 	int k;
 
@@ -158,7 +157,7 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 			goto out;
 		/* Its table goes at once: the objects live in one table, not two, at any time. */
 		otab_release(&sh[k]->slab);
-		summary_add(&m->sum, &sh[k]->sum);
+		model_summary_add(&m->sum, &sh[k]->sum);
 		for (i = 0; i < KMT_MAX_CPUS; i++)
 			m->events_by_cpu[i] += sh[k]->events_by_cpu[i];
 	}

@@ -1,0 +1,304 @@
+/*
+ * The model in shards, fed live (include/kmemtrace/model.h; kmemtrace top):
+ * the caller's thread is shard 0, which takes every run of events first
+ * and routes the other shards' (model.c: model_route_events()), as
+ * kmt_analyse() does for a file; shards 1..N-1 each take the runs on a
+ * thread of their own, in order, after it (model_routed_events()). The
+ * rules of who takes what are model-shard.c's and model.c's, the same for
+ * a file and for top.
+ *
+ * Between the caller and the shards: a ring of slots, each a run of up to
+ * SLOT events (pointers to the caller's events, where each goes, what
+ * shard 0 decided of it). A slot is free again once every shard has
+ * taken it; the caller's events must stay until then (a ticket:
+ * kmt_model_shards_taken()).
+ *
+ * The sums (kmt_model_shards_sync()) wait until every shard has taken
+ * every run, then add up the shards' call sites, caches and tasks by key
+ * (model-registry.c: model_registry_sum()) and their summaries, as the
+ * merge at the end of a file's analysis would (kmt_model_merge()), but
+ * leaving the shards as they are: the same numbers as one model's at that
+ * point of the stream.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model-local.h"
+
+#define SLOT 1024			/* events in a slot */
+#define SLOTS 16			/* slots in the ring */
+#define SHARDS_WANTED 32		/* see kmt_model_shards_for() */
+#define SHARDS_MAX 64
+
+struct slot {
+	const struct kmt_event *evp[SLOT];
+	uint8_t to[SLOT];
+	struct model_route route[SLOT];
+	size_t n;
+	uint64_t first_ts;		/* shard 0's trace start, when it routed them */
+};
+
+struct shard_thread {
+	struct kmt_model_shards *s;
+	unsigned int k;
+	pthread_t th;
+	bool started;
+};
+
+struct kmt_model_shards {
+	struct kmt_model *ms[SHARDS_MAX];	/* ms[0]: the caller's model */
+	unsigned int n;
+	struct shard_thread th[SHARDS_MAX];
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;	/* a slot for the shards; a slot taken */
+	uint64_t posted;		/* slots handed to the shards */
+	uint64_t taken[SHARDS_MAX];	/* ... taken, by each shard (taken[0]: unused) */
+	uint64_t all_taken;		/* by every shard */
+	int waiting;			/* shards asleep for work */
+	bool quit;
+	int err;			/* a shard ran out of memory */
+	struct slot *ring;
+	/* The sums, as of the last kmt_model_shards_sync(). */
+	struct model_reg_sum reg[MODEL_REG_NR];
+	struct kmt_summary sum;
+};
+
+/*
+ * With -j 4 and more, one shard for each thread of -j less the
+ * producer's (the file's reader, top's feed) and shard 0's routing share,
+ * at most SHARDS_WANTED; with fewer the model alone on a thread is faster
+ * (bench/RESULTS.md), kmap's and pprof's too (2 shards at -j 2 on two
+ * cores: kmap 0.98-1.08x the wall time and a third more CPU, pprof
+ * 1.4x). Every shard looks at every batch: each costs about 2-3 ns of
+ * CPU per event of the stream (measured, design notes), so past 32,
+ * where each shard's share of a stack-heavy trace is already under the
+ * merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS says
+ * how many (up to SHARDS_MAX), for tests and benchmarks.
+ */
+unsigned int kmt_model_shards_for(int jobs)
+{
+	const char *env = getenv("KMT_MODEL_SHARDS");
+	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1;
+
+	if (env && *env)
+		n = (unsigned int)MIN(MAX(atoi(env), 1), SHARDS_MAX);
+	return n;
+}
+
+/* The least of the shards' takings (with the lock). */
+static uint64_t least_taken(const struct kmt_model_shards *s)
+{
+	uint64_t t = s->posted;
+	unsigned int k;
+
+	for (k = 1; k < s->n; k++)
+		t = MIN(t, s->taken[k]);
+	return t;
+}
+
+static void *shard_main(void *arg)
+{
+	struct shard_thread *st = arg;
+	struct kmt_model_shards *s = st->s;
+	struct kmt_model *m = s->ms[st->k];
+
+	pthread_setname_np(pthread_self(), "kmt-shard");
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		struct slot *sl;
+		int ret;
+
+		while (s->taken[st->k] == s->posted && !s->quit) {
+			s->waiting++;
+			pthread_cond_wait(&s->work, &s->mu);
+			s->waiting--;
+		}
+		if (s->taken[st->k] == s->posted)
+			break;
+		sl = &s->ring[s->taken[st->k] % SLOTS];
+		ret = s->err;	/* after an error, the slots are only let go */
+		pthread_mutex_unlock(&s->mu);
+		if (!ret)
+			ret = model_routed_events(m, sl->evp, sl->n, sl->to, sl->route, sl->first_ts);
+		pthread_mutex_lock(&s->mu);
+		if (ret && !s->err)
+			s->err = ret;
+		s->taken[st->k]++;
+		s->all_taken = least_taken(s);
+		pthread_cond_broadcast(&s->done);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+struct kmt_model_shards *kmt_model_shards_new(struct kmt_model *m, unsigned int n)
+{
+	struct kmt_model_shards *s;
+	unsigned int k;
+
+	if (n < 2 || n > SHARDS_MAX || !kmt_model_shardable(m))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->ring = malloc(SLOTS * sizeof(*s->ring)))) {
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->work, NULL);
+	pthread_cond_init(&s->done, NULL);
+	s->n = n;
+	s->ms[0] = m;
+	for (k = 1; k < n; k++)
+		if (!(s->ms[k] = kmt_model_shard(m, k, n)))
+			goto fail;
+	kmt_model_shard(m, 0, n);
+	for (k = 1; k < n; k++) {
+		s->th[k] = (struct shard_thread){ .s = s, .k = k };
+		/* It inherits the caller's blocked signals. */
+		if (pthread_create(&s->th[k].th, NULL, shard_main, &s->th[k]))
+			goto fail;
+		s->th[k].started = true;
+	}
+	return s;
+fail:
+	kmt_model_shards_free(s);
+	return NULL;
+}
+
+void kmt_model_shards_free(struct kmt_model_shards *s)
+{
+	unsigned int k;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->quit = true;
+	pthread_cond_broadcast(&s->work);
+	pthread_mutex_unlock(&s->mu);
+	for (k = 1; k < s->n; k++)
+		if (s->th[k].started)
+			pthread_join(s->th[k].th, NULL);
+	for (k = 1; k < s->n; k++)
+		kmt_model_free(s->ms[k]);
+	/* The caller's model is one model again (its tables stay shard 0's). */
+	kmt_model_shard(s->ms[0], 0, 1);
+	for (k = 0; k < MODEL_REG_NR; k++)
+		model_reg_sum_release(&s->reg[k]);
+	pthread_cond_destroy(&s->work);
+	pthread_cond_destroy(&s->done);
+	pthread_mutex_destroy(&s->mu);
+	free(s->ring);
+	free(s);
+}
+
+unsigned int kmt_model_shards_n(const struct kmt_model_shards *s)
+{
+	return s->n;
+}
+
+int kmt_model_shards_events(struct kmt_model_shards *s, const struct kmt_event *ev, size_t n)
+{
+	size_t i, c;
+	int ret;
+
+	for (; n; ev += c, n -= c) {
+		struct slot *sl;
+
+		c = MIN(n, (size_t)SLOT);
+		pthread_mutex_lock(&s->mu);
+		while (s->posted - s->all_taken == SLOTS && !s->err)
+			pthread_cond_wait(&s->done, &s->mu);
+		ret = s->err;
+		pthread_mutex_unlock(&s->mu);
+		if (ret)
+			return ret;
+		sl = &s->ring[s->posted % SLOTS];
+		for (i = 0; i < c; i++)
+			sl->evp[i] = &ev[i];
+		sl->n = c;
+		ret = model_route_events(s->ms[0], sl->evp, c, sl->to, sl->route, false);
+		if (ret)
+			return ret;
+		sl->first_ts = kmt_model_summary(s->ms[0])->first_ts;
+		pthread_mutex_lock(&s->mu);
+		s->posted++;
+		if (s->waiting)
+			pthread_cond_broadcast(&s->work);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return 0;
+}
+
+uint64_t kmt_model_shards_posted(const struct kmt_model_shards *s)
+{
+	return s->posted;	/* the caller's own count */
+}
+
+bool kmt_model_shards_taken(struct kmt_model_shards *s, uint64_t ticket, bool wait)
+{
+	bool taken;
+
+	pthread_mutex_lock(&s->mu);
+	while (wait && s->all_taken < ticket && !s->err)
+		pthread_cond_wait(&s->done, &s->mu);
+	/* A shard that failed takes no more: the caller stops at the error. */
+	taken = s->all_taken >= ticket || s->err;
+	pthread_mutex_unlock(&s->mu);
+	return taken;
+}
+
+/* The counts each shard keeps of its events and objects, added up (the losses are shard 0's). */
+static void summary_sum(struct kmt_summary *d, struct kmt_model *const *ms, unsigned int n)
+{
+	unsigned int k;
+
+	*d = *kmt_model_summary(ms[0]);
+	for (k = 1; k < n; k++)
+		model_summary_add(d, kmt_model_summary(ms[k]));
+}
+
+int kmt_model_shards_sync(struct kmt_model_shards *s)
+{
+	unsigned int k;
+	int ret;
+
+	kmt_model_shards_taken(s, s->posted, true);
+	if (s->err)
+		return s->err;
+	/* Every shard is asleep, or about to be, with nothing to take: their tables are still. */
+	for (k = 0; k < s->n; k++)
+		if ((ret = kmt_model_sync(s->ms[k])))
+			return ret;
+	for (k = 0; k < MODEL_REG_NR; k++)
+		if ((ret = model_registry_sum(s->ms, s->n, (enum model_reg)k, &s->reg[k]))) {
+			s->err = ret;	/* the sums are partial: the next run stops the analysis */
+			return ret;
+		}
+	summary_sum(&s->sum, s->ms, s->n);
+	return 0;
+}
+
+const struct kmt_summary *kmt_model_shards_summary(const struct kmt_model_shards *s)
+{
+	return &s->sum;
+}
+
+const struct kmt_site *kmt_model_shards_sites(const struct kmt_model_shards *s, size_t *n)
+{
+	*n = s->reg[MODEL_REG_SITES].n;
+	return (const struct kmt_site *)s->reg[MODEL_REG_SITES].v;
+}
+
+const struct kmt_cache *kmt_model_shards_caches(const struct kmt_model_shards *s, size_t *n)
+{
+	*n = s->reg[MODEL_REG_CACHES].n;
+	return (const struct kmt_cache *)s->reg[MODEL_REG_CACHES].v;
+}
+
+const struct kmt_proc *kmt_model_shards_procs(const struct kmt_model_shards *s, size_t *n)
+{
+	*n = s->reg[MODEL_REG_PROCS].n;
+	return (const struct kmt_proc *)s->reg[MODEL_REG_PROCS].v;
+}

@@ -1,0 +1,301 @@
+/*
+ * kmt-live: the model in shards fed live (kmt_model_shards_new(), what
+ * kmemtrace top does) against one model, on a file's events.
+ *
+ *   kmt-live FILE SHARDS EVERY
+ *
+ * Reads FILE's events and loss markers in stream order into memory, then
+ * feeds them to one model and to SHARDS shards alike, in runs of up to
+ * EVERY events (losses to shard 0, between runs, as top does), and after
+ * each run compares the shards' sums (kmt_model_shards_sync()) with the
+ * one model: the summary's counts of events, objects and losses, and every
+ * call site, cache and task, by key. Prints how many points it compared;
+ * exit 0 if all were the same, 1 at the first difference (said), 2 on bad
+ * use or input.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kmemtrace/event.h>
+#include <kmemtrace/model.h>
+#include <kmemtrace/tracefile.h>
+
+struct item {
+	struct kmt_event ev;		/* a marker: its cpu and ts */
+	int64_t lost;			/* a marker's loss (-1: unknown) */
+	bool marker;
+};
+
+static struct item *items;
+static size_t nitems;
+
+/* A copy of @p that lives as long as the program. */
+static const void *keep(const void *p, size_t len)
+{
+	void *to;
+
+	if (!len)
+		return NULL;
+	if (!(to = malloc(len))) {
+		fprintf(stderr, "kmt-live: out of memory\n");
+		exit(2);
+	}
+	return memcpy(to, p, len);
+}
+
+static int load(const char *path, struct kmt_model_opts *mo)
+{
+	struct kmt_diag d = { 0 };
+	struct kmt_file *f;
+	struct kmt_decoder *dec;
+	struct kmt_stream *s;
+	struct kmt_srec sr;
+	size_t cap = 0;
+	int ret;
+
+	if (kmt_file_open(&f, path, &d)) {
+		fprintf(stderr, "kmt-live: %s\n", d.msg);
+		return -1;
+	}
+	dec = kmt_decoder_new(kmt_file_formats(f), kmt_file_info(f)->big_endian, kmt_file_info(f)->kernel_long_size);
+	s = kmt_stream_open(f, kmt_file_main_buffer(f), &d);
+	if (!dec || !s) {
+		fprintf(stderr, "kmt-live: %s: %s\n", path, d.msg);
+		return -1;
+	}
+	kmt_model_opts_from_file(mo, f);
+	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
+		struct item *it;
+
+		if (nitems == cap) {
+			cap = cap ? cap * 2 : 4096;
+			if (!(items = realloc(items, cap * sizeof(*items))))
+				return -1;
+		}
+		it = &items[nitems];
+		memset(it, 0, sizeof(*it));
+		if (sr.lost_marker) {
+			it->marker = true;
+			it->ev.cpu = sr.cpu;
+			it->ev.ts = sr.rec.ts;
+			it->lost = sr.skip ? -1 : sr.lost;
+			nitems++;
+			continue;
+		}
+		if (kmt_decode(dec, &sr.rec, sr.cpu, &it->ev) <= 0)
+			continue;
+		it->ev.name = keep(it->ev.name, it->ev.name_len);
+		it->ev.str2 = keep(it->ev.str2, it->ev.str2_len);
+		it->ev.stack = keep(it->ev.stack, (size_t)it->ev.nr_stack * it->ev.stack_word);
+		nitems++;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "kmt-live: %s: %s\n", path, d.msg);
+		return -1;
+	}
+	kmt_stream_close(s);
+	return 0;
+}
+
+static int fails;
+
+#define SAME(what, key, a, b)									\
+	do {											\
+		if ((a) != (b) && !fails++)							\
+			printf("differs at item %zu: %s %s: %" PRIu64 " (one model) vs %" PRIu64	\
+			       " (shards)\n", at, what, key, (uint64_t)(a), (uint64_t)(b));		\
+	} while (0)
+
+static void same_summary(size_t at, const struct kmt_summary *a, const struct kmt_summary *b)
+{
+	int k;
+
+	SAME("summary", "events", a->events, b->events);
+	for (k = 0; k < KMT_EV_NR; k++)
+		SAME("summary", "by_kind", a->by_kind[k], b->by_kind[k]);
+	SAME("summary", "allocs", a->allocs, b->allocs);
+	SAME("summary", "frees", a->frees, b->frees);
+	SAME("summary", "bytes_req", a->bytes_req, b->bytes_req);
+	SAME("summary", "bytes_alloc", a->bytes_alloc, b->bytes_alloc);
+	SAME("summary", "bytes_freed", a->bytes_freed, b->bytes_freed);
+	SAME("summary", "cross_cpu_frees", a->cross_cpu_frees, b->cross_cpu_frees);
+	SAME("summary", "preexisting_frees", a->preexisting_frees, b->preexisting_frees);
+	SAME("summary", "now_objects", a->now_objects, b->now_objects);
+	SAME("summary", "now_bytes", a->now_bytes, b->now_bytes);
+	SAME("summary", "unseen_frees", a->unseen_frees, b->unseen_frees);
+	SAME("summary", "failures", a->failures, b->failures);
+	SAME("summary", "page_allocs", a->page_allocs, b->page_allocs);
+	SAME("summary", "pcpu_allocs", a->pcpu_allocs, b->pcpu_allocs);
+	SAME("summary", "vmap_allocs", a->vmap_allocs, b->vmap_allocs);
+	SAME("summary", "lost_events", a->lost_events, b->lost_events);
+	SAME("summary", "lost_pages_unknown", a->lost_pages_unknown, b->lost_pages_unknown);
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct kmt_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int cmp_cache(const void *a, const void *b)
+{
+	const struct kmt_cache *x = a, *y = b;
+
+	if (x->is_kmalloc != y->is_kmalloc)
+		return x->is_kmalloc - y->is_kmalloc;
+	if (x->is_kmalloc && x->object_size != y->object_size)
+		return (x->object_size > y->object_size) - (x->object_size < y->object_size);
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct kmt_proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return strcmp(x->comm, y->comm);
+}
+
+/* @n entries of @size at @v, sorted by @cmp, in a copy (freed by the caller). */
+static void *sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	void *c = malloc(n * size + 1);
+
+	if (!c) {
+		fprintf(stderr, "kmt-live: out of memory\n");
+		exit(2);
+	}
+	memcpy(c, v, n * size);
+	qsort(c, n, size, cmp);
+	return c;
+}
+
+static void same_rows(size_t at, struct kmt_model *m, struct kmt_model_shards *s)
+{
+	size_t na, nb, i;
+	const void *va, *vb;
+	struct kmt_site *sa, *sb;
+	struct kmt_cache *ca, *cb;
+	struct kmt_proc *pa, *pb;
+	char key[96];
+
+	va = kmt_model_sites(m, &na);
+	vb = kmt_model_shards_sites(s, &nb);
+	sa = sorted(va, na, sizeof(*sa), cmp_site);
+	sb = sorted(vb, nb, sizeof(*sb), cmp_site);
+	SAME("call sites", "count", na, nb);
+	for (i = 0; !fails && i < na; i++) {
+		snprintf(key, sizeof(key), "0x%" PRIx64, sa[i].addr);
+		SAME("call site", key, sa[i].addr, sb[i].addr);
+		SAME("call site allocs", key, sa[i].allocs, sb[i].allocs);
+		SAME("call site frees", key, sa[i].frees, sb[i].frees);
+		SAME("call site free_calls", key, sa[i].free_calls, sb[i].free_calls);
+		SAME("call site bytes_req", key, sa[i].bytes_req, sb[i].bytes_req);
+		SAME("call site bytes_alloc", key, sa[i].bytes_alloc, sb[i].bytes_alloc);
+		SAME("call site bytes_freed", key, sa[i].bytes_freed, sb[i].bytes_freed);
+		SAME("call site cross_cpu", key, sa[i].cross_cpu, sb[i].cross_cpu);
+		SAME("call site unseen_frees", key, sa[i].unseen_frees, sb[i].unseen_frees);
+		SAME("call site failures", key, sa[i].failures, sb[i].failures);
+		SAME("call site now_objects", key, sa[i].now_objects, sb[i].now_objects);
+		SAME("call site now_bytes", key, sa[i].now_bytes, sb[i].now_bytes);
+		SAME("call site lifetimes", key, !memcmp(sa[i].life, sb[i].life, sizeof(sa[i].life)), 1);
+	}
+	free(sa);
+	free(sb);
+	va = kmt_model_caches(m, &na);
+	vb = kmt_model_shards_caches(s, &nb);
+	ca = sorted(va, na, sizeof(*ca), cmp_cache);
+	cb = sorted(vb, nb, sizeof(*cb), cmp_cache);
+	SAME("caches", "count", na, nb);
+	for (i = 0; !fails && i < na; i++) {
+		snprintf(key, sizeof(key), "%s", kmt_cache_label(&ca[i]));
+		SAME("cache name", key, strcmp(kmt_cache_label(&ca[i]), kmt_cache_label(&cb[i])), 0);
+		SAME("cache allocs", key, ca[i].allocs, cb[i].allocs);
+		SAME("cache frees", key, ca[i].frees, cb[i].frees);
+		SAME("cache bytes_req", key, ca[i].bytes_req, cb[i].bytes_req);
+		SAME("cache bytes_alloc", key, ca[i].bytes_alloc, cb[i].bytes_alloc);
+		SAME("cache object_size", key, ca[i].object_size, cb[i].object_size);
+		SAME("cache now_objects", key, ca[i].now_objects, cb[i].now_objects);
+		SAME("cache now_bytes", key, ca[i].now_bytes, cb[i].now_bytes);
+	}
+	free(ca);
+	free(cb);
+	va = kmt_model_procs(m, &na);
+	vb = kmt_model_shards_procs(s, &nb);
+	pa = sorted(va, na, sizeof(*pa), cmp_proc);
+	pb = sorted(vb, nb, sizeof(*pb), cmp_proc);
+	SAME("tasks", "count", na, nb);
+	for (i = 0; !fails && i < na; i++) {
+		snprintf(key, sizeof(key), "%s %d", pa[i].comm, pa[i].pid);
+		SAME("task name", key, strcmp(pa[i].comm, pb[i].comm) || pa[i].pid != pb[i].pid, 0);
+		SAME("task allocs", key, pa[i].allocs, pb[i].allocs);
+		SAME("task frees", key, pa[i].frees, pb[i].frees);
+		SAME("task bytes_alloc", key, pa[i].bytes_alloc, pb[i].bytes_alloc);
+		SAME("task bytes_req", key, pa[i].bytes_req, pb[i].bytes_req);
+		SAME("task page_allocs", key, pa[i].page_allocs, pb[i].page_allocs);
+		SAME("task now_objects", key, pa[i].now_objects, pb[i].now_objects);
+		SAME("task now_bytes", key, pa[i].now_bytes, pb[i].now_bytes);
+	}
+	free(pa);
+	free(pb);
+}
+
+int main(int argc, char **argv)
+{
+	struct kmt_model_opts mo = { 0 };
+	struct kmt_model *one, *m;
+	struct kmt_model_shards *s;
+	unsigned int n = argc == 4 ? (unsigned int)atoi(argv[2]) : 0;
+	size_t every = argc == 4 ? strtoul(argv[3], NULL, 0) : 0, i = 0, j, k, points = 0;
+	struct kmt_event *run = NULL;
+
+	if (argc != 4 || n < 2 || n > 64 || !every) {
+		fprintf(stderr, "usage: kmt-live FILE SHARDS (2-64) EVERY (events, > 0)\n");
+		return 2;
+	}
+	if (load(argv[1], &mo))
+		return 2;
+	one = kmt_model_new(&mo);
+	m = kmt_model_new(&mo);
+	if (!one || !m || !(s = kmt_model_shards_new(m, n))) {
+		fprintf(stderr, "kmt-live: cannot make the models\n");
+		return 2;
+	}
+	while (i < nitems && !fails) {
+		if (items[i].marker) {
+			kmt_model_lost(one, items[i].ev.cpu, items[i].lost, items[i].ev.ts);
+			kmt_model_lost(m, items[i].ev.cpu, items[i].lost, items[i].ev.ts);
+			i++;
+			continue;
+		}
+		/* A run of events, cut at a marker or after @every. */
+		for (k = i; k < nitems && k - i < every && !items[k].marker; k++)
+			;
+		run = realloc(run, (k - i) * sizeof(*run));
+		if (!run)
+			return 2;
+		for (j = i; j < k; j++)
+			run[j - i] = items[j].ev;
+		/* The run stays until the shards have taken it: kmt_model_shards_sync() waits for that. */
+		if (kmt_model_events(one, run, k - i) || kmt_model_shards_events(s, run, k - i) ||
+		    kmt_model_sync(one) || kmt_model_shards_sync(s)) {
+			fprintf(stderr, "kmt-live: out of memory\n");
+			return 2;
+		}
+		i = k;
+		same_summary(i, kmt_model_summary(one), kmt_model_shards_summary(s));
+		same_rows(i, one, s);
+		points++;
+	}
+	printf("%zu items, %u shards, runs of up to %zu: %zu points compared, %s\n", nitems, n, every, points,
+	       fails ? "DIFFERENT" : "all the same");
+	free(run);
+	kmt_model_shards_free(s);
+	kmt_model_free(m);
+	kmt_model_free(one);
+	return fails ? 1 : 0;
+}
