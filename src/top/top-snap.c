@@ -122,7 +122,9 @@ static void row(struct top *t, enum top_view v, size_t i, const char *name, cons
 		return;
 	if ((now->allocs != p->allocs || now->frees != p->frees || now->now_bytes) &&
 	    (r = row_add(&t->snap, v))) {
-		snprintf(r->name, sizeof(r->name), "%s", name);
+		/* A name cut short says so (a merged cache's list of aliases can be long). */
+		if (snprintf(r->name, sizeof(r->name), "%s", name) >= (int)sizeof(r->name))
+			memcpy(r->name + sizeof(r->name) - 4, "...", 4);
 		r->allocs = now->allocs - p->allocs;
 		r->frees = now->frees - p->frees;
 		r->bytes_alloc = now->bytes_alloc - p->bytes_alloc;

@@ -88,7 +88,7 @@ test_expect_success "$n model shards, by $v: the rows over the snapshots add up 
 	[ "$(jq .allocs m'$n$v' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.allocs m'$n$v'.json)" ] &&
 	[ "$(jq .frees m'$n$v' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.frees m'$n$v'.json)" ] &&
 	[ "$(jq .events m'$n$v' | awk "{ s += \$1 } END { print s }")" = "$(jq .summary.events m'$n$v'.json)" ] &&
-	top_rows m'$n$v' '$v' | sed "s/ (+[^\"]*)\"/\"/" > top.rows && report_rows '$v' m'$n$v'.json > report.rows &&
+	top_rows m'$n$v' '$v' | sed "s/ (+[^\"]*\"/\"/" > top.rows && report_rows '$v' m'$n$v'.json > report.rows &&
 	echo "'$n' shards, by '$v': $(wc -l < top.rows) rows" && [ -s top.rows ] && diff top.rows report.rows &&
 	if [ '$v' = callsite ]; then
 		n=$(jq "[.rows[] | select(.name | test(\"^do_getxattr\\\\+\")) | .allocs] | add // 0" m'$n$v' |
