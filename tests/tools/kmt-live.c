@@ -30,6 +30,8 @@ struct item {
 
 static struct item *items;
 static size_t nitems;
+static struct kmt_file *file;		/* open until the models go: they use its symbols */
+static struct kmt_decoder *dec;
 
 /* A copy of @p that lives as long as the program. */
 static const void *keep(const void *p, size_t len)
@@ -49,7 +51,6 @@ static int load(const char *path, struct kmt_model_opts *mo)
 {
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
-	struct kmt_decoder *dec;
 	struct kmt_stream *s;
 	struct kmt_srec sr;
 	size_t cap = 0;
@@ -59,6 +60,7 @@ static int load(const char *path, struct kmt_model_opts *mo)
 		fprintf(stderr, "kmt-live: %s\n", d.msg);
 		return -1;
 	}
+	file = f;
 	dec = kmt_decoder_new(kmt_file_formats(f), kmt_file_info(f)->big_endian, kmt_file_info(f)->kernel_long_size);
 	s = kmt_stream_open(f, kmt_file_main_buffer(f), &d);
 	if (!dec || !s) {
@@ -297,5 +299,13 @@ int main(int argc, char **argv)
 	kmt_model_shards_free(s);
 	kmt_model_free(m);
 	kmt_model_free(one);
+	for (i = 0; i < nitems; i++) {
+		free((void *)items[i].ev.name);
+		free((void *)items[i].ev.str2);
+		free((void *)items[i].ev.stack);
+	}
+	free(items);
+	kmt_decoder_free(dec);
+	kmt_file_close(file);
 	return fails ? 1 : 0;
 }
