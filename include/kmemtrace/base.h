@@ -1,7 +1,7 @@
 /*
- *  * libkmemtrace, the base stage (src/lib/base/): errors, versions, the
+ * libkmemtrace, the base stage (src/lib/base/): errors, versions, the
  * hash map and interner, keyed address hashes, files written whole or not
- * at all, compression.
+ * at all, compression, the hand-over of batches between threads.
  */
 #ifndef KMEMTRACE_BASE_H
 #define KMEMTRACE_BASE_H
@@ -95,6 +95,30 @@ static inline uint64_t kmt_hash64(uint64_t x)
 
 /* FNV-1a of the first @len bytes of @s, up to a NUL (@len SIZE_MAX: the whole string). */
 uint64_t kmt_hash_str(const char *s, size_t len);
+
+/*
+ * A hand-over of slots, in order, from the thread that fills them to
+ * @takers threads that each take every slot (src/lib/base/handoff.c). The
+ * slots are the caller's: a ring of @slots, slot number n at index
+ * n % @slots. A slot is free to fill again once every taker has taken it.
+ */
+struct kmt_handoff;
+struct kmt_handoff *kmt_handoff_new(unsigned int slots, unsigned int takers);
+void kmt_handoff_free(struct kmt_handoff *h);
+/* The filler: the number of the slot to fill next, once it is free. */
+uint64_t kmt_handoff_room(struct kmt_handoff *h);
+/* The filler: that slot goes over to the takers. */
+void kmt_handoff_give(struct kmt_handoff *h);
+/* The filler: no more slots; each taker ends once it has taken all given. */
+void kmt_handoff_end(struct kmt_handoff *h);
+/* The filler: slots given so far. */
+uint64_t kmt_handoff_given(const struct kmt_handoff *h);
+/* Has every taker taken the first @n slots? With @wait, once they have. */
+bool kmt_handoff_taken(struct kmt_handoff *h, uint64_t n, bool wait);
+/* Taker @k (0 .. takers - 1): its next slot's number, once given; false at the end. */
+bool kmt_handoff_next(struct kmt_handoff *h, unsigned int k, uint64_t *slot);
+/* Taker @k is done with the slot kmt_handoff_next() gave it. */
+void kmt_handoff_took(struct kmt_handoff *h, unsigned int k);
 
 /*
  * u64 key -> u32 value. A key may also be a hash of something larger

@@ -35,8 +35,8 @@ struct row {
 
 /*
  * The analysis fills a batch of rows while the inserter thread puts the
- * one before into the database: batch filled % BATCHES is the analysis',
- * batches inserted..filled the inserter's. The connection is the
+ * ones before into the database, handed over in order (kmt_handoff): a
+ * ring of BATCHES. The connection is the
  * inserter's while it has batches; the analysis waits for it to finish
  * them (sync_rows()) before its own statements: a call site or name met for
  * the first time (rare), an access, the tables at the end.
@@ -52,11 +52,10 @@ struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *obj, *objs, *acc, *site, *name;
 	struct batch *b[BATCHES];
-	uint64_t filled, inserted;	/* batches handed to the inserter, put in */
-	bool stop, running;
+	struct kmt_handoff *h;		/* the batches, to the inserter */
+	uint64_t cur;			/* the batch being filled (its number) */
+	bool running;
 	pthread_t inserter;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
 	int64_t objects, accesses;
 	struct kmt_map sites;		/* call site -> its row id (1, 2, ...) */
 	size_t nr_sites;
@@ -218,10 +217,7 @@ static void step(struct export *x, sqlite3_stmt *st)
 /* The inserter's batches all in: the connection is the caller's until the next batch. */
 static void sync_rows(struct sq *s)
 {
-	pthread_mutex_lock(&s->lock);
-	while (s->inserted != s->filled)
-		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
+	kmt_handoff_taken(s->h, kmt_handoff_given(s->h), true);
 }
 
 static void put_rows(struct export *x, sqlite3_stmt *st, const struct row *r, int n);
@@ -230,40 +226,27 @@ static void *inserter(void *arg)
 {
 	struct export *x = arg;
 	struct sq *s = x->priv;
+	uint64_t n;
 
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		const struct batch *b;
+	while (kmt_handoff_next(s->h, 0, &n)) {
+		const struct batch *b = s->b[n % BATCHES];
 		int k;
 
-		while (s->inserted == s->filled && !s->stop)
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (s->inserted == s->filled)
-			break;
-		b = s->b[s->inserted % BATCHES];
-		pthread_mutex_unlock(&s->lock);
 		for (k = 0; k + ROWS <= b->n; k += ROWS)
 			put_rows(x, s->objs, &b->r[k], ROWS);
 		for (; k < b->n; k++)
 			put_rows(x, s->obj, &b->r[k], 1);
-		pthread_mutex_lock(&s->lock);
-		s->inserted++;
-		pthread_cond_broadcast(&s->cond);
+		kmt_handoff_took(s->h, 0);
 	}
-	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
 /* The batch being filled to the inserter; waits for a free one to fill next. */
 static void hand_over(struct sq *s)
 {
-	pthread_mutex_lock(&s->lock);
-	s->filled++;
-	pthread_cond_broadcast(&s->cond);
-	while (s->filled - s->inserted >= BATCHES)
-		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	s->b[s->filled % BATCHES]->n = 0;
+	kmt_handoff_give(s->h);
+	s->cur = kmt_handoff_room(s->h);
+	s->b[s->cur % BATCHES]->n = 0;
 }
 
 /* Every row in, the inserter gone. */
@@ -271,12 +254,9 @@ static void stop_inserter(struct sq *s)
 {
 	if (!s->running)
 		return;
-	if (s->b[s->filled % BATCHES]->n)
+	if (s->b[s->cur % BATCHES]->n)
 		hand_over(s);
-	pthread_mutex_lock(&s->lock);
-	s->stop = true;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	kmt_handoff_end(s->h);
 	pthread_join(s->inserter, NULL);
 	s->running = false;
 }
@@ -401,7 +381,7 @@ static void on_object(void *arg, const struct kmt_object *o)
 {
 	struct export *x = arg;
 	struct sq *s = x->priv;
-	struct batch *b = s->b[s->filled % BATCHES];
+	struct batch *b = s->b[s->cur % BATCHES];
 	struct row *r = &b->r[b->n];
 	const struct objcol *c;
 	struct objval v;
@@ -489,8 +469,8 @@ static int begin(struct export *x)
 		s->cols += !!c->sql.name;
 	if (s->cols > COLS)
 		return error("object_rows has %d columns, a row room for %d", s->cols, COLS);
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	if (!(s->h = kmt_handoff_new(BATCHES, 1)))
+		return error("out of memory");
 	/*
 	 * One thread at a time uses the connection (no mutexes on it); the
 	 * sorter may use a second for the indexes (PRAGMA threads), which
@@ -686,8 +666,7 @@ static void release(struct export *x)
 	kmt_intern_release(&s->names);
 	for (i = 0; i < BATCHES; i++)
 		free(s->b[i]);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->cond);
+	kmt_handoff_free(s->h);
 	free(s);
 	x->priv = NULL;
 }

@@ -1,15 +1,17 @@
 /*
  * A format's hooks on a thread of their own (src/export/hookpipe.h). A
- * ring of NB batches: the model's thread fills batch `filled % NB`, the
- * writer thread empties batches done..filled in order. An item is an
- * event (its strings in the batch's arena, by offset: the arena grows) or
- * a note of the format's own size. The model's thread waits only when
- * all NB batches are the writer's.
+ * ring of NB batches handed over in order (kmt_handoff): the model's
+ * thread fills one, the writer thread empties them. An item is an event
+ * (its strings in the batch's arena, by offset: the arena grows) or a
+ * note of the format's own size. The model's thread waits only when all
+ * NB batches are the writer's.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <kmemtrace/base.h>
 
 #include "report/analysis.h"
 #include "hookpipe.h"
@@ -37,10 +39,9 @@ struct hookpipe {
 	size_t note_size;
 	void *arg;
 	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;		/* both ways: a batch to write, room to fill */
-	uint64_t filled, done;		/* batches handed over, batches written */
-	bool end, started, failed;
+	struct kmt_handoff *h;		/* the batches, to the writer */
+	uint64_t cur;			/* the batch being filled (its number) */
+	bool started, failed;
 	uint64_t cpu_ns;
 	struct batch b[NB];
 };
@@ -68,24 +69,12 @@ static void *writer(void *arg)
 {
 	struct hookpipe *p = arg;
 
-	pthread_setname_np(pthread_self(), "kmt-writer");
-	for (;;) {
-		struct batch *b;
+	uint64_t n;
 
-		pthread_mutex_lock(&p->mu);
-		while (p->done == p->filled && !p->end)
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->done == p->filled) {
-			pthread_mutex_unlock(&p->mu);
-			break;
-		}
-		b = &p->b[p->done % NB];
-		pthread_mutex_unlock(&p->mu);
-		write_batch(p, b);
-		pthread_mutex_lock(&p->mu);
-		p->done++;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
+	pthread_setname_np(pthread_self(), "kmt-writer");
+	while (kmt_handoff_next(p->h, 0, &n)) {
+		write_batch(p, &p->b[n % NB]);
+		kmt_handoff_took(p->h, 0);
 	}
 	p->cpu_ns = analysis_thread_cpu_ns();
 	return NULL;
@@ -103,14 +92,13 @@ struct hookpipe *hookpipe_new(void (*event)(void *arg, const struct kmt_event *e
 	for (i = 0; i < NB; i++)
 		if (!(p->b[i].notes = malloc(ITEMS * (note_size ? note_size : 1))))
 			goto fail;
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	if (!(p->h = kmt_handoff_new(NB, 1)))
+		goto fail;
 	if (!pthread_create(&p->th, NULL, writer, p)) {
 		p->started = true;
 		return p;
 	}
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
+	kmt_handoff_free(p->h);
 fail:
 	for (i = 0; i < NB; i++)
 		free(p->b[i].notes);
@@ -121,17 +109,13 @@ fail:
 /* The batch being filled, handed over first if it is full. */
 static struct batch *filling(struct hookpipe *p)
 {
-	struct batch *b = &p->b[p->filled % NB];
+	struct batch *b = &p->b[p->cur % NB];
 
 	if (b->n < ITEMS)
 		return b;
-	pthread_mutex_lock(&p->mu);
-	p->filled++;
-	pthread_cond_broadcast(&p->cv);
-	while (p->filled - p->done >= NB)
-		pthread_cond_wait(&p->cv, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-	b = &p->b[p->filled % NB];
+	kmt_handoff_give(p->h);
+	p->cur = kmt_handoff_room(p->h);
+	b = &p->b[p->cur % NB];
 	b->n = b->nnotes = 0;
 	b->used = 0;
 	return b;
@@ -189,12 +173,9 @@ void hookpipe_finish(struct hookpipe *p)
 {
 	if (!p || !p->started)
 		return;
-	pthread_mutex_lock(&p->mu);
-	if (p->b[p->filled % NB].n)
-		p->filled++;
-	p->end = true;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
+	if (p->b[p->cur % NB].n)
+		kmt_handoff_give(p->h);
+	kmt_handoff_end(p->h);
 	pthread_join(p->th, NULL);
 	p->started = false;
 }
@@ -216,8 +197,7 @@ void hookpipe_free(struct hookpipe *p)
 	if (!p)
 		return;
 	hookpipe_finish(p);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
+	kmt_handoff_free(p->h);
 	for (i = 0; i < NB; i++) {
 		free(p->b[i].ar);
 		free(p->b[i].notes);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -510,6 +511,77 @@ static void test_parallel(void **state)
 }
 
 /*
+ * kmt_handoff: a filler writes slot numbers into a ring of 3 slots, 4
+ * takers each read every one in order; a slot is never filled again
+ * before every taker has taken it (a taker would then read a later
+ * number), and kmt_handoff_taken() waits for all of them.
+ */
+#define HO_SLOTS 3
+#define HO_TAKERS 4
+#define HO_N 20000
+static struct ho_test {
+	struct kmt_handoff *h;
+	uint64_t ring[HO_SLOTS];
+	uint64_t seen[HO_TAKERS], bad[HO_TAKERS];
+	unsigned int k[HO_TAKERS];
+} ho;
+
+static void *ho_taker(void *arg)
+{
+	unsigned int *k = arg;
+	struct ho_test *t = &ho;
+	uint64_t n;
+
+	while (kmt_handoff_next(t->h, *k, &n)) {
+		if (n != t->seen[*k] || __atomic_load_n(&t->ring[n % HO_SLOTS], __ATOMIC_ACQUIRE) != n)
+			t->bad[*k]++;
+		t->seen[*k]++;
+		kmt_handoff_took(t->h, *k);
+	}
+	return NULL;
+}
+
+static void test_handoff(void **state)
+{
+	struct ho_test *tp = &ho;
+	pthread_t th[HO_TAKERS];
+	uint64_t i, n;
+	unsigned int k;
+
+	(void)state;
+	memset(tp, 0, sizeof(*tp));
+	assert_null(kmt_handoff_new(0, 1));
+	assert_null(kmt_handoff_new(1, 0));
+	tp->h = kmt_handoff_new(HO_SLOTS, HO_TAKERS);
+	assert_non_null(tp->h);
+	for (k = 0; k < HO_TAKERS; k++) {
+		tp->k[k] = k;
+		assert_int_equal(pthread_create(&th[k], NULL, ho_taker, &tp->k[k]), 0);
+	}
+	for (i = 0; i < HO_N; i++) {
+		n = kmt_handoff_room(tp->h);
+		assert_int_equal(n, i);
+		__atomic_store_n(&tp->ring[n % HO_SLOTS], n, __ATOMIC_RELEASE);
+		kmt_handoff_give(tp->h);
+		if (i % 1000 == 999) {
+			assert_true(kmt_handoff_taken(tp->h, i + 1, true));
+			for (k = 0; k < HO_TAKERS; k++)
+				assert_int_equal(__atomic_load_n(&tp->seen[k], __ATOMIC_RELAXED), i + 1);
+		}
+	}
+	assert_int_equal(kmt_handoff_given(tp->h), HO_N);
+	kmt_handoff_end(tp->h);
+	for (k = 0; k < HO_TAKERS; k++) {
+		pthread_join(th[k], NULL);
+		assert_int_equal(tp->seen[k], HO_N);
+		assert_int_equal(tp->bad[k], 0);
+	}
+	assert_true(kmt_handoff_taken(tp->h, HO_N, false));
+	assert_false(kmt_handoff_taken(tp->h, HO_N + 1, false));
+	kmt_handoff_free(tp->h);
+}
+
+/*
  * A KMT_OUTFILE_BIG stream in @dir: 13 MiB and a bit in writes of odd
  * sizes (blocks of 4 MiB go out on the writer thread, the tail at the end)
  * reads back the same; an aborted one leaves nothing.
@@ -657,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_zpool),
 		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_handoff),
 		cmocka_unit_test(test_slab_aliases),
 		cmocka_unit_test(test_outfile_big),
 	};

@@ -7,11 +7,11 @@
  * rules of who takes what are model-shard.c's and model.c's, the same for
  * a file and for top.
  *
- * Between the caller and the shards: a ring of slots, each a run of up to
- * SLOT events (pointers to the caller's events, where each goes, what
- * shard 0 decided of it). A slot is free again once every shard has
- * taken it; the caller's events must stay until then (a ticket:
- * kmt_model_shards_taken()).
+ * Between the caller and the shards: a ring of slots handed over in order
+ * (kmt_handoff), each a run of up to SLOT events (pointers to the caller's
+ * events, where each goes, what shard 0 decided of it). A slot is free
+ * again once every shard has taken it; the caller's events must stay
+ * until then (a ticket: kmt_model_shards_taken()).
  *
  * The sums (kmt_model_shards_sync()) wait until every shard has taken
  * every run, then add up the shards' call sites, caches and tasks by key
@@ -51,15 +51,9 @@ struct kmt_model_shards {
 	struct kmt_model *ms[SHARDS_MAX];	/* ms[0]: the caller's model */
 	unsigned int n;
 	struct shard_thread th[SHARDS_MAX];
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;	/* a slot for the shards; a slot taken */
-	uint64_t posted;		/* slots handed to the shards */
-	uint64_t taken[SHARDS_MAX];	/* ... taken, by each shard (taken[0]: unused) */
-	uint64_t all_taken;		/* by every shard */
-	int waiting;			/* shards asleep for work */
-	bool quit;
-	int err;			/* a shard ran out of memory */
+	struct kmt_handoff *h;		/* the slots, to shards 1..n-1 (takers 0..n-2) */
 	struct slot *ring;
+	int err;			/* a shard ran out of memory (atomic): the slots are only let go */
 	/* The sums, as of the last kmt_model_shards_sync(). */
 	struct model_reg_sum reg[MODEL_REG_NR];
 	struct kmt_summary sum;
@@ -87,49 +81,22 @@ unsigned int kmt_model_shards_for(int jobs)
 	return n;
 }
 
-/* The least of the shards' takings (with the lock). */
-static uint64_t least_taken(const struct kmt_model_shards *s)
-{
-	uint64_t t = s->posted;
-	unsigned int k;
-
-	for (k = 1; k < s->n; k++)
-		t = MIN(t, s->taken[k]);
-	return t;
-}
-
 static void *shard_main(void *arg)
 {
 	struct shard_thread *st = arg;
 	struct kmt_model_shards *s = st->s;
 	struct kmt_model *m = s->ms[st->k];
+	uint64_t n;
 
 	pthread_setname_np(pthread_self(), "kmt-shard");
-	pthread_mutex_lock(&s->mu);
-	for (;;) {
-		struct slot *sl;
-		int ret;
+	while (kmt_handoff_next(s->h, st->k - 1, &n)) {
+		const struct slot *sl = &s->ring[n % SLOTS];
+		int ret = __atomic_load_n(&s->err, __ATOMIC_RELAXED);
 
-		while (s->taken[st->k] == s->posted && !s->quit) {
-			s->waiting++;
-			pthread_cond_wait(&s->work, &s->mu);
-			s->waiting--;
-		}
-		if (s->taken[st->k] == s->posted)
-			break;
-		sl = &s->ring[s->taken[st->k] % SLOTS];
-		ret = s->err;	/* after an error, the slots are only let go */
-		pthread_mutex_unlock(&s->mu);
-		if (!ret)
-			ret = model_routed_events(m, sl->evp, sl->n, sl->to, sl->route, sl->first_ts);
-		pthread_mutex_lock(&s->mu);
-		if (ret && !s->err)
-			s->err = ret;
-		s->taken[st->k]++;
-		s->all_taken = least_taken(s);
-		pthread_cond_broadcast(&s->done);
+		if (!ret && (ret = model_routed_events(m, sl->evp, sl->n, sl->to, sl->route, sl->first_ts)))
+			__atomic_store_n(&s->err, ret, __ATOMIC_RELAXED);
+		kmt_handoff_took(s->h, st->k - 1);
 	}
-	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
 
@@ -141,13 +108,12 @@ struct kmt_model_shards *kmt_model_shards_new(struct kmt_model *m, unsigned int 
 	if (n < 2 || n > SHARDS_MAX || !kmt_model_shardable(m))
 		return NULL;
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->ring = malloc(SLOTS * sizeof(*s->ring)))) {
+	if (!s || !(s->ring = malloc(SLOTS * sizeof(*s->ring))) || !(s->h = kmt_handoff_new(SLOTS, n - 1))) {
+		if (s)
+			free(s->ring);
 		free(s);
 		return NULL;
 	}
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->work, NULL);
-	pthread_cond_init(&s->done, NULL);
 	s->n = n;
 	s->ms[0] = m;
 	for (k = 1; k < n; k++)
@@ -173,10 +139,7 @@ void kmt_model_shards_free(struct kmt_model_shards *s)
 
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->mu);
-	s->quit = true;
-	pthread_cond_broadcast(&s->work);
-	pthread_mutex_unlock(&s->mu);
+	kmt_handoff_end(s->h);
 	for (k = 1; k < s->n; k++)
 		if (s->th[k].started)
 			pthread_join(s->th[k].th, NULL);
@@ -186,9 +149,7 @@ void kmt_model_shards_free(struct kmt_model_shards *s)
 	kmt_model_shard(s->ms[0], 0, 1);
 	for (k = 0; k < MODEL_REG_NR; k++)
 		model_reg_sum_release(&s->reg[k]);
-	pthread_cond_destroy(&s->work);
-	pthread_cond_destroy(&s->done);
-	pthread_mutex_destroy(&s->mu);
+	kmt_handoff_free(s->h);
 	free(s->ring);
 	free(s);
 }
@@ -204,49 +165,31 @@ int kmt_model_shards_events(struct kmt_model_shards *s, const struct kmt_event *
 	int ret;
 
 	for (; n; ev += c, n -= c) {
-		struct slot *sl;
+		struct slot *sl = &s->ring[kmt_handoff_room(s->h) % SLOTS];
 
-		c = MIN(n, (size_t)SLOT);
-		pthread_mutex_lock(&s->mu);
-		while (s->posted - s->all_taken == SLOTS && !s->err)
-			pthread_cond_wait(&s->done, &s->mu);
-		ret = s->err;
-		pthread_mutex_unlock(&s->mu);
-		if (ret)
+		if ((ret = __atomic_load_n(&s->err, __ATOMIC_RELAXED)))
 			return ret;
-		sl = &s->ring[s->posted % SLOTS];
+		c = MIN(n, (size_t)SLOT);
 		for (i = 0; i < c; i++)
 			sl->evp[i] = &ev[i];
 		sl->n = c;
-		ret = model_route_events(s->ms[0], sl->evp, c, sl->to, sl->route, false);
-		if (ret)
+		if ((ret = model_route_events(s->ms[0], sl->evp, c, sl->to, sl->route, false)))
 			return ret;
 		sl->first_ts = kmt_model_summary(s->ms[0])->first_ts;
-		pthread_mutex_lock(&s->mu);
-		s->posted++;
-		if (s->waiting)
-			pthread_cond_broadcast(&s->work);
-		pthread_mutex_unlock(&s->mu);
+		kmt_handoff_give(s->h);
 	}
 	return 0;
 }
 
 uint64_t kmt_model_shards_posted(const struct kmt_model_shards *s)
 {
-	return s->posted;	/* the caller's own count */
+	return kmt_handoff_given(s->h);
 }
 
 bool kmt_model_shards_taken(struct kmt_model_shards *s, uint64_t ticket, bool wait)
 {
-	bool taken;
-
-	pthread_mutex_lock(&s->mu);
-	while (wait && s->all_taken < ticket && !s->err)
-		pthread_cond_wait(&s->done, &s->mu);
-	/* A shard that failed takes no more: the caller stops at the error. */
-	taken = s->all_taken >= ticket || s->err;
-	pthread_mutex_unlock(&s->mu);
-	return taken;
+	/* After an error the shards still let every slot go: a wait ends. */
+	return kmt_handoff_taken(s->h, ticket, wait);
 }
 
 /* The counts each shard keeps of its events and objects, added up (the losses are shard 0's). */
@@ -264,16 +207,16 @@ int kmt_model_shards_sync(struct kmt_model_shards *s)
 	unsigned int k;
 	int ret;
 
-	kmt_model_shards_taken(s, s->posted, true);
-	if (s->err)
-		return s->err;
+	kmt_model_shards_taken(s, kmt_handoff_given(s->h), true);
+	if ((ret = __atomic_load_n(&s->err, __ATOMIC_RELAXED)))
+		return ret;
 	/* Every shard is asleep, or about to be, with nothing to take: their tables are still. */
 	for (k = 0; k < s->n; k++)
 		if ((ret = kmt_model_sync(s->ms[k])))
 			return ret;
 	for (k = 0; k < MODEL_REG_NR; k++)
 		if ((ret = model_registry_sum(s->ms, s->n, (enum model_reg)k, &s->reg[k]))) {
-			s->err = ret;	/* the sums are partial: the next run stops the analysis */
+			__atomic_store_n(&s->err, ret, __ATOMIC_RELAXED);	/* partial sums: the next run stops */
 			return ret;
 		}
 	summary_sum(&s->sum, s->ms, s->n);
