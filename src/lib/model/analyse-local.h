@@ -17,7 +17,7 @@
 #pragma GCC visibility push(hidden)
 
 #define BATCH 1024		/* events per batch */
-#define MAX_SHARDS 64		/* model shards (and their threads) at most */
+#define MAX_SHARDS MODEL_SHARDS_MAX
 /*
  * The ring: job.nb batches (a power of 2, at most NB). A side that waits
  * sleeps until the ring has job.low batches (consumer) or has only that

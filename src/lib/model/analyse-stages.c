@@ -206,7 +206,6 @@ unsigned int make_shards(struct job *j)
 {
 	unsigned int n = kmt_model_shards_for(kmt_file_threads(j->f)), k;
 
-	n = MIN(n, MAX_SHARDS);
 	j->ms[0] = j->m;
 	if (n < 2 || !j->threaded || (j->o && j->o->each) || kmt_file_access_buffer(j->f) >= 0 ||
 	    !kmt_model_shardable(j->m))

@@ -396,6 +396,9 @@ static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
 }
 
+/* Model shards (and their threads) at most: kmt_model_shards_for() says no more. */
+#define MODEL_SHARDS_MAX 64
+
 /* An event that names a task (fork, exec, rename, new task): every shard takes it. */
 static inline bool model_names_task(unsigned int k)
 {

@@ -30,7 +30,6 @@
 #define SLOT 1024			/* events in a slot */
 #define SLOTS 16			/* slots in the ring */
 #define SHARDS_WANTED 32		/* see kmt_model_shards_for() */
-#define SHARDS_MAX 64
 
 struct slot {
 	const struct kmt_event *evp[SLOT];
@@ -48,9 +47,9 @@ struct shard_thread {
 };
 
 struct kmt_model_shards {
-	struct kmt_model *ms[SHARDS_MAX];	/* ms[0]: the caller's model */
+	struct kmt_model *ms[MODEL_SHARDS_MAX];	/* ms[0]: the caller's model */
 	unsigned int n;
-	struct shard_thread th[SHARDS_MAX];
+	struct shard_thread th[MODEL_SHARDS_MAX];
 	struct kmt_handoff *h;		/* the slots, to shards 1..n-1 (takers 0..n-2) */
 	struct slot *ring;
 	int err;			/* a shard ran out of memory (atomic): the slots are only let go */
@@ -69,7 +68,7 @@ struct kmt_model_shards {
  * CPU per event of the stream (measured, design notes), so past 32,
  * where each shard's share of a stack-heavy trace is already under the
  * merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS says
- * how many (up to SHARDS_MAX), for tests and benchmarks.
+ * how many (up to MODEL_SHARDS_MAX), for tests and benchmarks.
  */
 unsigned int kmt_model_shards_for(int jobs)
 {
@@ -77,7 +76,7 @@ unsigned int kmt_model_shards_for(int jobs)
 	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1;
 
 	if (env && *env)
-		n = (unsigned int)MIN(MAX(atoi(env), 1), SHARDS_MAX);
+		n = (unsigned int)MIN(MAX(atoi(env), 1), MODEL_SHARDS_MAX);
 	return n;
 }
 
@@ -105,7 +104,7 @@ struct kmt_model_shards *kmt_model_shards_new(struct kmt_model *m, unsigned int 
 	struct kmt_model_shards *s;
 	unsigned int k;
 
-	if (n < 2 || n > SHARDS_MAX || !kmt_model_shardable(m))
+	if (n < 2 || n > MODEL_SHARDS_MAX || !kmt_model_shardable(m))
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->ring = malloc(SLOTS * sizeof(*s->ring))) || !(s->h = kmt_handoff_new(SLOTS, n - 1))) {
