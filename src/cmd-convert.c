@@ -250,8 +250,6 @@ int cmd_convert(int argc, char **argv)
 		return error("out of memory");
 	}
 	ret = convert(&c, argv[1], wo, &d);
-	if (!ret)
-		give_to_invoker(argv[1]);
 	kmt_symkeep_free(c.keep);
 	kmt_file_close(c.f);
 	return ret ? error("%s", d.msg) : EXIT_OK;

@@ -169,7 +169,6 @@ static int run(struct export_args *a, const char *in)
 		if (kmt_outfile_open_flags(&of, x->path, 0600,
 					   KMT_OUTFILE_NOSYNC | (a->fmt->stream ? KMT_OUTFILE_BIG : 0), &d))
 			return error("%s", d.msg);
-		give_fd_to_invoker(of.fd);
 		x->tmp = of.tmp;
 		if (a->fmt->stream && !(x->out = kmt_outfile_stream(&of))) {
 			kmt_outfile_abort(&of);

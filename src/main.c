@@ -69,6 +69,9 @@ int main(int argc, char **argv)
 		signal(SIGXFSZ, SIG_IGN);
 		if (commands[i].guard_files)
 			output_guard_files();
+		/* Under sudo, what the command writes is the invoking user's to write. */
+		if (output_owner_sudo())
+			return EXIT_FAIL;
 		snprintf(name, sizeof(name), "kmemtrace %s", commands[i].help->name);
 		cmd_name = name;
 		return commands[i].fn(argc - 1, argv + 1);

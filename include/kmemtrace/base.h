@@ -254,6 +254,30 @@ void kmt_outfile_abort(struct kmt_outfile *of);
  */
 void kmt_outfile_watch(void (*opened)(const char *tmp), void (*closed)(const char *tmp));
 
+/*
+ * The user whose rights the library's output files are made with: every
+ * create, rename, removal and read of an output file (kmt_outfile) or a
+ * recording's spool is done with @uid's file-system identity (fsuid, @gid
+ * and @uid's supplementary groups), so that what @uid could not create
+ * (in /etc, say) is refused with EACCES, and what is made is @uid's. For a
+ * root process run by sudo for another user; the process stays root for
+ * everything else (tracefs). Call it once, before any thread is made: it
+ * is the process's setting, like its umask. A @uid of 0, or a process
+ * that is not root, changes nothing. 0, or -errno with @d.
+ */
+int kmt_owner_set(uid_t uid, gid_t gid, struct kmt_diag *d);
+/* Is an owner set (kmt_owner_set())? */
+bool kmt_owner_active(void);
+/* The uid output files are made as: the owner's, else the effective uid. */
+uid_t kmt_owner_uid(void);
+/*
+ * The calling thread makes files with the owner's rights from here to
+ * kmt_owner_leave() (nothing when no owner is set). Nested pairs count
+ * as one; kmt_owner_leave() keeps errno.
+ */
+void kmt_owner_enter(void);
+void kmt_owner_leave(void);
+
 /* Write all of @len bytes to @fd, through short writes and EINTR; 0 or -errno. */
 int kmt_write_all(int fd, const void *buf, size_t len);
 

@@ -483,7 +483,10 @@ static int begin(struct export *x)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (!schema(sql, sizeof(sql)))
 		return error("%s: the schema does not fit in %zu bytes", x->path, sizeof(sql));
-	if (sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+	kmt_owner_enter();	/* the file kmt_outfile made, opened with the same rights */
+	err = sqlite3_open_v2(x->tmp, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	kmt_owner_leave();
+	if (err != SQLITE_OK)
 		return error("%s: %s", x->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
 	/*
 	 * A new file renamed into place at the end: no journal needed to

@@ -18,7 +18,27 @@
 #include "record.h"
 
 /* Who to run the command as: --user, else the user sudo was run by. */
-static int lookup_user(const char *user, uid_t *uid, gid_t *gid, const char **name)
+struct runas {
+	uid_t uid;
+	gid_t gid;
+	char *name, *home, *shell;	/* from the user's passwd entry */
+};
+
+static void runas_copy(struct runas *r, const struct passwd *pw)
+{
+	r->name = strdup(pw->pw_name);
+	r->home = strdup(pw->pw_dir);
+	r->shell = strdup(*pw->pw_shell ? pw->pw_shell : "/bin/sh");
+}
+
+static void runas_release(struct runas *r)
+{
+	free(r->name);
+	free(r->home);
+	free(r->shell);
+}
+
+static int lookup_user(const char *user, struct runas *r)
 {
 	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
 	struct passwd *pw;
@@ -30,18 +50,69 @@ static int lookup_user(const char *user, uid_t *uid, gid_t *gid, const char **na
 		pw = *end ? getpwnam(user) : getpwuid((uid_t)v);
 		if (!pw)
 			return -ENOENT;
-		*uid = pw->pw_uid;
-		*gid = pw->pw_gid;
-		*name = pw->pw_name;
+		r->uid = pw->pw_uid;
+		r->gid = pw->pw_gid;
+		runas_copy(r, pw);
 		return 1;
 	}
 	if (getuid() != 0 || !su || !sg)
 		return 0;
-	*uid = (uid_t)strtoul(su, NULL, 10);
-	*gid = (gid_t)strtoul(sg, NULL, 10);
-	pw = getpwuid(*uid);
-	*name = pw ? pw->pw_name : NULL;
-	return *uid != 0;
+	r->uid = (uid_t)strtoul(su, NULL, 10);
+	r->gid = (gid_t)strtoul(sg, NULL, 10);
+	pw = getpwuid(r->uid);
+	if (pw)
+		runas_copy(r, pw);
+	return r->uid != 0;
+}
+
+/*
+ * The command's environment: ours, with the user's HOME, SHELL, USER and
+ * LOGNAME, as runuser -u gives it (a user with no passwd entry keeps
+ * ours). env NULL: ours as it is, or no memory.
+ */
+struct user_env {
+	char **env;
+	char *made[4];
+};
+
+static void user_environ(struct user_env *u, const struct runas *r)
+{
+	static const char *const keys[] = { "HOME", "SHELL", "USER", "LOGNAME" };
+	const char *vals[] = { r->home, r->shell, r->name, r->name };
+	size_t n = 0, i, k, o = 0, len;
+
+	if (!r->name || !r->home || !r->shell)
+		return;
+	while (environ[n])
+		n++;
+	u->env = calloc(n + 5, sizeof(*u->env));
+	if (!u->env)
+		return;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 4; k++) {
+			len = strlen(keys[k]);
+			if (!strncmp(environ[i], keys[k], len) && environ[i][len] == '=')
+				break;
+		}
+		if (k == 4)
+			u->env[o++] = environ[i];
+	}
+	for (k = 0; k < 4; k++) {
+		len = strlen(keys[k]) + strlen(vals[k]) + 2;
+		if (!(u->made[k] = malloc(len)))
+			continue;
+		snprintf(u->made[k], len, "%s=%s", keys[k], vals[k]);
+		u->env[o++] = u->made[k];
+	}
+}
+
+static void user_environ_release(struct user_env *u)
+{
+	size_t k;
+
+	for (k = 0; k < 4; k++)
+		free(u->made[k]);
+	free(u->env);
 }
 
 static void drop_privileges(uid_t uid, gid_t gid, const char *name)
@@ -57,27 +128,36 @@ static void drop_privileges(uid_t uid, gid_t gid, const char *name)
 
 int child_spawn(struct child *c, char **argv, const char *user)
 {
+	struct runas r = { 0 };
+	struct user_env env = { 0 };
 	int go[2], ep[2], drop;
-	uid_t uid = 0;
-	gid_t gid = 0;
-	const char *name = NULL;
 	sigset_t none;
 
 	c->pid = -1;
 	c->go_fd = c->err_fd = -1;
 	c->released = c->exited = false;
-	drop = lookup_user(user, &uid, &gid, &name);
+	drop = lookup_user(user, &r);
 	if (drop < 0) {
 		error("no such user '%s'", user);
 		return -ESRCH;		/* said already */
 	}
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
-		return -errno;
+	/* Made before the fork: the child only execs. */
+	if (drop > 0)
+		user_environ(&env, &r);
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		int err = -errno;
+
+		runas_release(&r);
+		user_environ_release(&env);
+		return err;
+	}
 	c->pid = fork();
 	if (c->pid < 0) {
 		int err = -errno;
 
 		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
+		runas_release(&r);
+		user_environ_release(&env);
 		return err;
 	}
 	if (c->pid == 0) {
@@ -93,8 +173,8 @@ int child_spawn(struct child *c, char **argv, const char *user)
 		if (read(go[0], &x, 1) != 1)
 			_exit(127);	/* the recorder gave up */
 		if (drop > 0)
-			drop_privileges(uid, gid, name);
-		execvp(argv[0], argv);
+			drop_privileges(r.uid, r.gid, r.name);
+		execvpe(argv[0], argv, env.env ? env.env : environ);
 		e = errno;
 		if (write(ep[1], &e, sizeof(e)) < 0)
 			_exit(127);
@@ -104,6 +184,8 @@ int child_spawn(struct child *c, char **argv, const char *user)
 	close(ep[1]);
 	c->go_fd = go[1];
 	c->err_fd = ep[0];
+	runas_release(&r);
+	user_environ_release(&env);
 	return 0;
 }
 

@@ -542,11 +542,9 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 		else
 			error("the recorded data is kept in '%s'; retry with 'kmemtrace record --recover %s'",
 			      kmt_spool_dir(spool), kmt_spool_dir(spool));
-		give_to_invoker(kmt_spool_dir(spool));
 		kmt_spool_close(spool);
 		return EXIT_FAIL;
 	}
-	give_to_invoker(output);
 	kmt_spool_remove(spool);
 	if (!rc->o.quiet)
 		ui_summary(&rc->o, res, rc->sampled.slices ? &rc->sampled : NULL, rc->elapsed, output, recovered);

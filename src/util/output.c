@@ -3,13 +3,15 @@
  * never a directory, never over a file of another kind; a trace file
  * already there is kept as FILE.old (as perf keeps perf.data.old). Every
  * file is mode 0600 (traces, reports and exports hold kernel addresses);
- * under sudo, what a command writes is given to the invoking user.
+ * under sudo, every output is made with the invoking user's rights
+ * (kmt_owner_set()): where they could not write, nothing is written.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +52,20 @@ bool output_is_trace(const char *path)
 	return is_trace_file(path, &empty);
 }
 
-int output_prepare(const char *path, bool quiet, bool check_only)
+/* "alice" or "uid 1000": whom outputs are made as under sudo. */
+static const char *owner_name(void)
+{
+	static char buf[64];
+	struct passwd *pw = getpwuid(kmt_owner_uid());
+
+	if (pw)
+		snprintf(buf, sizeof(buf), "%s", pw->pw_name);
+	else
+		snprintf(buf, sizeof(buf), "uid %u", (unsigned)kmt_owner_uid());
+	return buf;
+}
+
+static int prepare(const char *path, bool quiet, bool check_only)
 {
 	char *copy = strdup(path), *dir, old[4200];
 	struct kmt_diag d = { 0 };
@@ -65,8 +80,12 @@ int output_prepare(const char *path, bool quiet, bool check_only)
 		ret = error("%s", d.msg);
 	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		ret = error("'%s' is a directory: give the output file's name (-o DIR/FILE)", path);
-	} else if (access(dir, W_OK | X_OK)) {
-		ret = error("cannot write in '%s': %s", dir, strerror(errno));
+	} else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS)) {
+		if (kmt_owner_active())
+			ret = error("cannot write in '%s' as %s, who ran sudo: %s", dir, owner_name(),
+				    strerror(errno));
+		else
+			ret = error("cannot write in '%s': %s", dir, strerror(errno));
 	} else if (!lstat(path, &st)) {
 		if (!S_ISREG(st.st_mode)) {
 			ret = error("'%s' exists and is not a regular file: not replacing it", path);
@@ -84,6 +103,16 @@ int output_prepare(const char *path, bool quiet, bool check_only)
 	}
 out:
 	free(copy);
+	return ret;
+}
+
+int output_prepare(const char *path, bool quiet, bool check_only)
+{
+	int ret;
+
+	kmt_owner_enter();
+	ret = prepare(path, quiet, check_only);
+	kmt_owner_leave();
 	return ret;
 }
 
@@ -107,43 +136,15 @@ static bool sudo_user(uid_t *uid, gid_t *gid)
 	return true;
 }
 
-void give_to_invoker(const char *path)
+int output_owner_sudo(void)
 {
-	struct stat st;
+	struct kmt_diag d = { 0 };
 	uid_t uid;
 	gid_t gid;
 
-	if (!sudo_user(&uid, &gid) || lstat(path, &st))
-		return;
-	if (lchown(path, uid, gid))
-		warning("cannot give '%s' to uid %u: %s", path, (unsigned)uid, strerror(errno));
-	if (S_ISDIR(st.st_mode)) {
-		DIR *dp = opendir(path);
-		struct dirent *de;
-
-		while (dp && (de = readdir(dp))) {
-			char sub[4200];
-
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-			give_to_invoker(sub);
-		}
-		if (dp)
-			closedir(dp);
-	}
-}
-
-void give_fd_to_invoker(int fd)
-{
-	struct stat st;
-	uid_t uid;
-	gid_t gid;
-
-	if (!sudo_user(&uid, &gid) || fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return;
-	if (fchown(fd, uid, gid))
-		warning("cannot give the output to uid %u: %s", (unsigned)uid, strerror(errno));
+	if (!sudo_user(&uid, &gid) || !uid)
+		return EXIT_OK;
+	return kmt_owner_set(uid, gid, &d) ? error("%s", d.msg) : EXIT_OK;
 }
 
 /*
@@ -162,6 +163,7 @@ static void guard_signal(int sig)
 {
 	int i;
 
+	kmt_owner_enter();
 	for (i = 0; i < GUARDS; i++)
 		if (guard_armed[i])
 			unlink(guard_tmp[i]);
@@ -219,7 +221,6 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 		return error("'%s' is a trace file: not overwriting it", path);
 	if (kmt_outfile_open_flags(&of, path, 0600, KMT_OUTFILE_NOSYNC, &d))
 		return error("%s", d.msg);
-	give_fd_to_invoker(of.fd);
 	if (!(out = kmt_outfile_stream(&of))) {
 		kmt_outfile_abort(&of);
 		return error("%s: %s", path, strerror(errno));

@@ -46,13 +46,12 @@ bool parse_duration(const char *s, double *seconds);
  */
 int output_prepare(const char *path, bool quiet, bool check_only);
 /*
- * Under sudo (root, SUDO_UID and SUDO_GID set), give @path (a directory:
- * and what is in it) to the invoking user, so they can read what they
- * recorded without root; modes stay as they are (0600).
+ * Under sudo (root, SUDO_UID and SUDO_GID set, the user not root), every
+ * output from now on is made with the invoking user's rights and is
+ * theirs (kmt_owner_set()): what they could not create is refused. Once,
+ * before any thread. EXIT_OK, or EXIT_FAIL after one line.
  */
-void give_to_invoker(const char *path);
-/* The same for the file open on @fd, if it is a regular file (not a pipe or a device). */
-void give_fd_to_invoker(int fd);
+int output_owner_sudo(void);
 /*
  * Run @print(@arg, out) on standard output (@path NULL), or on the file
  * @path, written whole or not at all (outfile.c), mode 0600 (it may hold

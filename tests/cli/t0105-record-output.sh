@@ -13,21 +13,69 @@ trap 'rm -f "$F"; cleanup_work' EXIT
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 # Under sudo kmt-gt runs as the invoking user (65534 here), who cannot
-# reach a checkout under root's home: it runs a copy they can reach.
+# reach a checkout under root's home: it runs a copy they can reach. What
+# record writes is made with their rights: in a directory of theirs (nb).
 WHY_SUDO='under sudo the trace is the invoking user'"'"'s, still 0600, and they can read it'
 if reachable GT $WL/kmt-gt; then
 	test_expect_success "$WHY_SUDO" '
-		chmod 711 . &&
-		SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o s.dat -- $GT -g 3 $F > /dev/null &&
-		[ "$(stat -c "%u:%g %a" s.dat)" = "65534:65534 600" ] &&
-		$NOBODY $KMT report --sections summary s.dat > rep && grep -q "^SUMMARY" rep &&
+		chmod 711 . && mkdir nb && chown 65534:65534 nb &&
+		SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o nb/s.dat -- $GT -g 3 $F > /dev/null &&
+		[ "$(stat -c "%u:%g %a" nb/s.dat)" = "65534:65534 600" ] && [ "$(ls nb)" = s.dat ] &&
+		$NOBODY $KMT report --sections summary nb/s.dat > rep && grep -q "^SUMMARY" rep &&
+		cp nb/s.dat s.dat &&
 		$KMT record -q -o r.dat -- true && [ "$(stat -c %u r.dat)" = 0 ]
 	'
 else
 	test_skip "$WHY_SUDO" "user 65534 cannot run ${GT:-a copy of kmt-gt} (is /tmp noexec?)"
-	(cd "$WORK" && $KMT record -q -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
+	(cd "$WORK" && mkdir nb && chown 65534:65534 nb && $KMT record -q -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
 	 $KMT record -q -o r.dat -- true)	# what the tests below read
 fi
+
+# sudo lets a user run kmemtrace as root: nothing it writes may land where
+# that user could not write (a file of theirs in /etc, say).
+test_expect_success 'under sudo, an output where the user cannot write is refused in one line, before recording' '
+	chmod 711 . && mkdir -p rootonly && chmod 755 rootonly && cp s.dat rootonly/old.dat &&
+	for c in "record -o rootonly/x.dat -- $WL/kmt-gt -g 1 $F" "record -o rootonly/old.dat -- $WL/kmt-gt -g 1 $F" \
+		 "top --batch -n 1 -o rootonly/t.dat" "watch --cache filp -d 0.2 -o rootonly/w.dat"; do
+		rc=0; SUDO_UID=65534 SUDO_GID=65534 $KMT $c > out 2> err || rc=$?
+		echo "$c: rc $rc: $(cat err)"
+		[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] &&
+		grep -q "cannot write in .rootonly. as nobody, who ran sudo: Permission denied" err &&
+		! grep -q "kmt-gt pid" out || exit 1
+	done &&
+	for c in "report -o rootonly/r.txt s.dat" "report --html -o rootonly/r.html s.dat" "diff -o rootonly/d.txt s.dat s.dat" \
+		 "export -f pprof -o rootonly/p.pb.gz s.dat" "export -f sqlite -o rootonly/q.db s.dat" \
+		 "convert s.dat rootonly/c.dat"; do
+		rc=0; SUDO_UID=65534 SUDO_GID=65534 $KMT $c > out 2> err || rc=$?
+		echo "$c: rc $rc: $(cat err)"
+		[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "Permission denied" err || exit 1
+	done &&
+	[ "$(ls rootonly)" = old.dat ] && cmp s.dat rootonly/old.dat &&
+	! ls $T/instances | grep -q kmemtrace- &&
+	SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o nb/y.dat -- true && [ "$(stat -c %u nb/y.dat)" = 65534 ] &&
+	$KMT record -q -o rootonly/z.dat -- true && [ "$(stat -c %u rootonly/z.dat)" = 0 ]
+'
+
+test_expect_success 'under sudo, a killed recorder'"'"'s spool is the user'"'"'s, and so is what --recover makes of it' '
+	SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o nb/k.dat -- sleep 30 > /dev/null 2>&1 & p=$!
+	for i in $(seq 100); do [ -e nb/k.dat.spool/cpu0 ] && break; sleep 0.1; done; sleep 0.3
+	c=$(pgrep -P $p) || :; kill -9 $p; wait $p || :; [ -z "$c" ] || kill -9 $c || :
+	[ -d nb/k.dat.spool ] && echo "not the user'"'"'s: $(find nb/k.dat.spool ! -user 65534)" &&
+	[ -z "$(find nb/k.dat.spool ! -user 65534)" ] &&
+	SUDO_UID=65534 SUDO_GID=65534 $KMT record -q --recover nb/k.dat.spool &&
+	[ "$(stat -c "%u %a" nb/k.dat)" = "65534 600" ] && [ ! -e nb/k.dat.spool ]
+'
+
+test_expect_success 'under sudo, the command gets the user'"'"'s HOME, USER, LOGNAME and SHELL, as runuser -u gives them' '
+	IFS=: read -r name _ _ _ _ home shell <<< "$(getent passwd 65534)" &&
+	HOME=/root USER=root LOGNAME=root SHELL=/bin/bash KMT_KEEP=yes SUDO_UID=65534 SUDO_GID=65534 \
+		$KMT record -q -o nb/env.dat -- env > env.out &&
+	grep -qx "HOME=$home" env.out && grep -qx "USER=$name" env.out && grep -qx "LOGNAME=$name" env.out &&
+	grep -qx "SHELL=$shell" env.out && grep -qx "KMT_KEEP=yes" env.out && grep -qx "SUDO_UID=65534" env.out &&
+	[ $(grep -c "^HOME=" env.out) -eq 1 ] && [ $(grep -c "^USER=" env.out) -eq 1 ] &&
+	$KMT record -q --user nobody -o env2.dat -- env > env2.out && grep -qx "HOME=$home" env2.out &&
+	HOME=/root $KMT record -q -o env3.dat -- env > env3.out && grep -qx "HOME=/root" env3.out
+'
 
 test_expect_success 'record --list without root says to use sudo (tracefs is root'"'"'s)' '
 	if [ "$(stat -c %a $T)" = 700 ]; then
@@ -79,11 +127,12 @@ test_expect_success 'reports, pages and exports hold kernel addresses: 0600 like
 		set -- $c; cmd=$1; shift; rm -f o.out
 		$KMT $cmd "$@" -o o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
 		echo "$c: $(stat -c "%a %u" o.out)" && [ "$(stat -c "%a %u" o.out)" = "600 0" ] || exit 1
-		rm -f o.out && SUDO_UID=65534 SUDO_GID=65534 $KMT $cmd "$@" -o o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
-		[ "$(stat -c "%a %u:%g" o.out)" = "600 65534:65534" ] || exit 1
+		rm -f nb/o.out && SUDO_UID=65534 SUDO_GID=65534 $KMT $cmd "$@" -o nb/o.out s.dat $([ $cmd = diff ] && echo s.dat) &&
+		[ "$(stat -c "%a %u:%g" nb/o.out)" = "600 65534:65534" ] || exit 1
 	done &&
-	mkfifo f.out && { cat f.out > /dev/null & } && SUDO_UID=65534 SUDO_GID=65534 $KMT report -o f.out s.dat && wait &&
-	[ "$(stat -c "%a %u" f.out)" = "644 0" ]
+	$NOBODY mkfifo nb/f.out && { cat nb/f.out > /dev/null & } &&
+	SUDO_UID=65534 SUDO_GID=65534 $KMT report -o nb/f.out s.dat && wait &&
+	[ "$(stat -c "%a %u" nb/f.out)" = "644 65534" ] && [ -p nb/f.out ]
 '
 
 # fs.protected_symlinks may be 0 (it is on Debian 12): the kernel then

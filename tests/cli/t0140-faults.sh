@@ -106,7 +106,8 @@ test_expect_success '--user runs the command as that user, recording as root' '
 '
 
 test_expect_success 'under sudo, the command runs as the invoking user' '
-	rc=0; SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o s.dat -- sh -c "id -u > /dev/shm/kmt-uid2-$$" || rc=$?;
+	chmod 711 . && mkdir nb && chown 65534 nb &&
+	rc=0; SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o nb/s.dat -- sh -c "id -u > /dev/shm/kmt-uid2-$$" || rc=$?;
 	[ $rc -eq 0 ] && [ "$(cat /dev/shm/kmt-uid2-$$)" = 65534 ] && rm -f /dev/shm/kmt-uid2-$$
 '
 

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <string.h>
 #include <sys/types.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include <kmemtrace/base.h>
 
@@ -161,6 +163,16 @@ int kmt_parallel(int n, int (*fn)(void *arg, int i), void *arg);
 int kmt_parallel_workers(int n);
 /* A string of the file (NUL-terminated) escaped into @buf, an array. */
 #define ESC(buf, s) kmt_escape(buf, sizeof(buf), s, SIZE_MAX)
+
+/* open(), mkdir() ... with the owner's rights (owner.c): for the spool's files. */
+int owner_open(const char *path, int flags, mode_t mode);
+int owner_mkdir(const char *path, mode_t mode);
+int owner_rename(const char *from, const char *to);
+int owner_unlink(const char *path);
+int owner_rmdir(const char *path);
+int owner_stat(const char *path, struct stat *st);
+DIR *owner_opendir(const char *path);
+int owner_read_file(const char *path, struct sbuf *out);
 
 #pragma GCC visibility pop
 

@@ -39,14 +39,14 @@ static void of_drop(struct kmt_outfile *of, bool made)
  * directory is not sticky and world-writable (/tmp). Another user's link
  * there may point anywhere the caller can write.
  */
-int kmt_outfile_check(const char *path, struct kmt_diag *d)
+static int check(const char *path, struct kmt_diag *d)
 {
 	struct stat lst, dst;
 	char *copy;
 	bool shared;
 	int ret;
 
-	if (lstat(path, &lst) || !S_ISLNK(lst.st_mode) || lst.st_uid == geteuid())
+	if (lstat(path, &lst) || !S_ISLNK(lst.st_mode) || lst.st_uid == kmt_owner_uid())
 		return 0;
 	copy = strdup(path);
 	if (!copy)
@@ -67,13 +67,23 @@ int kmt_outfile_check(const char *path, struct kmt_diag *d)
 			    ", neither yours nor the directory owner's");
 }
 
+int kmt_outfile_check(const char *path, struct kmt_diag *d)
+{
+	int ret;
+
+	kmt_owner_enter();
+	ret = check(path, d);
+	kmt_owner_leave();
+	return ret;
+}
+
 int kmt_outfile_open(struct kmt_outfile *of, const char *path, mode_t mode, struct kmt_diag *d)
 {
 	return kmt_outfile_open_flags(of, path, mode, 0, d);
 }
 
-int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
-			   unsigned int flags, struct kmt_diag *d)
+static int open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
+		      unsigned int flags, struct kmt_diag *d)
 {
 	struct stat st, lst;
 	bool exists;
@@ -83,7 +93,7 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 	of->fd = -1;
 	of->stream = NULL;
 	of->path = of->tmp = NULL;
-	ret = kmt_outfile_check(path, d);
+	ret = check(path, d);
 	if (ret)
 		return ret;
 	exists = !stat(path, &st);
@@ -126,6 +136,17 @@ int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode
 	return 0;
 }
 
+int kmt_outfile_open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
+			   unsigned int flags, struct kmt_diag *d)
+{
+	int ret;
+
+	kmt_owner_enter();
+	ret = open_flags(of, path, mode, flags, d);
+	kmt_owner_leave();
+	return ret;
+}
+
 FILE *kmt_outfile_stream(struct kmt_outfile *of)
 {
 	if (!of->stream && of->fd >= 0)
@@ -153,11 +174,13 @@ int kmt_outfile_commit(struct kmt_outfile *of, struct kmt_diag *d)
 			ret = kmt_diag_set(d, -errno, "cannot write '%s': %s", of->path, strerror(errno));
 	of->stream = NULL;
 	of->fd = -1;
+	kmt_owner_enter();
 	if (!ret && !of->direct && rename(of->tmp, of->path))
 		ret = kmt_diag_set(d, -errno, "cannot rename '%s' to '%s': %s", of->tmp, of->path,
 				   strerror(errno));
 	if (ret && !of->direct)
 		unlink(of->tmp);
+	kmt_owner_leave();
 	of_drop(of, true);
 	return ret;
 }
@@ -170,8 +193,11 @@ void kmt_outfile_abort(struct kmt_outfile *of)
 		fclose(of->stream);
 	if ((!of->stream || of->big) && of->fd >= 0)
 		close(of->fd);
-	if (!of->direct)
+	if (!of->direct) {
+		kmt_owner_enter();
 		unlink(of->tmp);
+		kmt_owner_leave();
+	}
 	of_drop(of, true);
 }
 

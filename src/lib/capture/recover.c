@@ -194,9 +194,9 @@ static bool noted_for(const struct kmt_spool *s, const char *name)
 	char noted[4096];
 	struct stat a, b;
 
-	if (kmt_instance_noted_spool(name, noted, sizeof(noted)) < 0 || stat(kmt_spool_dir(s), &a))
+	if (kmt_instance_noted_spool(name, noted, sizeof(noted)) < 0 || owner_stat(kmt_spool_dir(s), &a))
 		return false;
-	if (stat(noted, &b))
+	if (owner_stat(noted, &b))
 		return errno == ENOENT;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }

@@ -68,7 +68,7 @@ static int put_file(const struct kmt_spool *s, const char *name, const void *a, 
 	int fd, ret;
 
 	path_of(s, path, sizeof(path), name);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0600);
+	fd = owner_open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0600);
 	if (fd < 0)
 		return kmt_diag_set(d, -errno, "cannot create '%s': %s", path, strerror(errno));
 	ret = write_all(fd, a, alen);
@@ -97,7 +97,7 @@ static struct kmt_spool *spool_new(const char *dir)
 /* The spool is ours alone: 0, or -EBUSY if another process has it open. */
 static int spool_lock(struct kmt_spool *s)
 {
-	s->lock_fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->lock_fd = owner_open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (s->lock_fd < 0)
 		return -errno;
 	if (flock(s->lock_fd, LOCK_EX | LOCK_NB))
@@ -146,7 +146,7 @@ static int meta_write(struct kmt_spool *s, const struct kmt_spool_meta *m, struc
 	sbuf_release(&sb);
 	path_of(s, tmp, sizeof(tmp), "meta.new");
 	path_of(s, path, sizeof(path), "meta");
-	if (!ret && rename(tmp, path))
+	if (!ret && owner_rename(tmp, path))
 		ret = kmt_diag_set(d, -errno, "cannot rename '%s': %s", tmp, strerror(errno));
 	if (!ret && m != &s->meta)
 		s->meta = *m;
@@ -198,7 +198,7 @@ static int meta_read(struct kmt_spool *s, struct kmt_diag *d)
 	int ret;
 
 	path_of(s, path, sizeof(path), "meta");
-	ret = read_file(path, &sb);
+	ret = owner_read_file(path, &sb);
 	if (ret) {
 		sbuf_release(&sb);
 		return kmt_diag_set(d, ret, "cannot read '%s': %s", path, strerror(-ret));
@@ -257,7 +257,7 @@ struct kmt_spool *kmt_spool_create(const char *dir, struct kmt_diag *d)
 		kmt_diag_set(d, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (!mkdir(dir, 0700)) {
+	if (!owner_mkdir(dir, 0700)) {
 		s->meta.pid = (int32_t)getpid();
 		int ret = spool_lock(s);
 
@@ -290,7 +290,7 @@ struct kmt_spool *kmt_spool_open(const char *dir, struct kmt_diag *d)
 	char path[4200];
 	int ret;
 
-	if (stat(dir, &st)) {
+	if (owner_stat(dir, &st)) {
 		kmt_diag_set(d, -errno, "cannot open spool '%s': %s", dir, strerror(errno));
 		return NULL;
 	}
@@ -304,7 +304,7 @@ struct kmt_spool *kmt_spool_open(const char *dir, struct kmt_diag *d)
 		return NULL;
 	}
 	path_of(s, path, sizeof(path), "meta");
-	if (access(path, F_OK)) {
+	if (owner_stat(path, &st)) {
 		kmt_diag_set(d, KMT_EFORMAT, "'%s' is not a kmemtrace spool (it has no meta file)", dir);
 		kmt_spool_close(s);
 		return NULL;
@@ -324,7 +324,7 @@ struct kmt_spool *kmt_spool_open(const char *dir, struct kmt_diag *d)
 		return NULL;
 	}
 	path_of(s, path, sizeof(path), "access");
-	s->has_access = !stat(path, &st) && S_ISDIR(st.st_mode);
+	s->has_access = !owner_stat(path, &st) && S_ISDIR(st.st_mode);
 	return s;
 }
 
@@ -342,7 +342,7 @@ static int remove_dir(const char *dir)
 {
 	struct dirent *de;
 	char path[4200];
-	DIR *dp = opendir(dir);
+	DIR *dp = owner_opendir(dir);
 
 	if (!dp)
 		return errno == ENOENT ? 0 : -errno;
@@ -350,11 +350,11 @@ static int remove_dir(const char *dir)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) && errno == EISDIR)
+		if (owner_unlink(path) && errno == EISDIR)
 			remove_dir(path);	/* access/, one level down */
 	}
 	closedir(dp);
-	return rmdir(dir) ? -errno : 0;
+	return owner_rmdir(dir) ? -errno : 0;
 }
 
 int kmt_spool_remove(struct kmt_spool *s)
@@ -391,7 +391,7 @@ uint64_t kmt_spool_size(const struct kmt_spool *s, enum kmt_spool_blob b)
 	if ((unsigned int)b >= KMT_SPOOL_NR_BLOBS)
 		return 0;
 	path_of(s, path, sizeof(path), blob_names[b]);
-	return stat(path, &st) ? 0 : (uint64_t)st.st_size;
+	return owner_stat(path, &st) ? 0 : (uint64_t)st.st_size;
 }
 
 int kmt_spool_add_format(struct kmt_spool *s, const char *system, const char *name,
@@ -410,7 +410,7 @@ int kmt_spool_add_buffer(struct kmt_spool *s, enum kmt_spool_buffer b, struct km
 	if (b != KMT_SPOOL_ACCESS)
 		return 0;
 	path_of(s, path, sizeof(path), "access");
-	if (mkdir(path, 0700) && errno != EEXIST)
+	if (owner_mkdir(path, 0700) && errno != EEXIST)
 		return kmt_diag_set(d, -errno, "cannot create '%s': %s", path, strerror(errno));
 	s->has_access = true;
 	return 0;
@@ -436,7 +436,7 @@ int kmt_spool_cpu_create(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 	if (!kmt_spool_has_buffer(s, b))
 		return kmt_diag_set(d, -EINVAL, "the spool has no buffer %d", (int)b);
 	cpu_path(s, b, "cpu", cpu, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = owner_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return kmt_diag_set(d, -errno, "cannot create %s: %s", path, strerror(errno));
 	return fd;
@@ -454,7 +454,7 @@ int kmt_spool_cpu_append(struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 		return kmt_diag_set(d, -EINVAL, "the spool has no buffer %d", (int)b);
 	cpu_path(s, b, "cpu", cpu, path, sizeof(path));
 	/* Not O_APPEND: splice() refuses to write to such a file. */
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	fd = owner_open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return kmt_diag_set(d, -errno, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(fd, &st))
@@ -489,13 +489,13 @@ int kmt_spool_reserve(struct kmt_spool *s, uint64_t bytes, struct kmt_diag *d)
 	int fd, ret;
 
 	path_of(s, path, sizeof(path), "reserve");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = owner_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return kmt_diag_set(d, -errno, "cannot create '%s': %s", path, strerror(errno));
 	ret = posix_fallocate(fd, 0, (off_t)bytes);
 	close(fd);
 	if (ret) {
-		unlink(path);
+		owner_unlink(path);
 		return kmt_diag_set(d, -ret, "no room in '%s' for %llu MiB of trace metadata: %s", s->dir,
 				    (unsigned long long)(bytes >> 20), strerror(ret));
 	}
@@ -507,7 +507,7 @@ void kmt_spool_unreserve(struct kmt_spool *s)
 	char path[4200];
 
 	path_of(s, path, sizeof(path), "reserve");
-	unlink(path);
+	owner_unlink(path);
 }
 
 /* ---- reading back, for finalize.c (spool-local.h) ---- */
@@ -519,7 +519,7 @@ int spool_get(const struct kmt_spool *s, enum kmt_spool_blob b, struct sbuf *out
 	int ret;
 
 	path_of(s, path, sizeof(path), blob_names[b]);
-	ret = read_file(path, out);
+	ret = owner_read_file(path, out);
 	if (ret == -ENOENT && !blob_required[b])
 		return sbuf_add(out, "", 0);
 	if (ret)
@@ -533,7 +533,7 @@ int spool_get_formats(const struct kmt_spool *s, struct sbuf *out, struct kmt_di
 	int ret;
 
 	path_of(s, path, sizeof(path), "formats");
-	ret = read_file(path, out);
+	ret = owner_read_file(path, out);
 	if (ret)
 		return kmt_diag_set(d, ret, "cannot read '%s': %s", path, strerror(-ret));
 	return 0;
@@ -562,7 +562,7 @@ int spool_cpu_open(const struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 	int fd;
 
 	cpu_path(s, b, "cpu", cpu, path, sizeof(path));
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = owner_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0 && errno != ENOENT)
 		return kmt_diag_set(d, -errno, "cannot open '%s': %s", path, strerror(errno));
 	return fd < 0 ? -ENOENT : fd;
@@ -582,7 +582,7 @@ int spool_get_stats(const struct kmt_spool *s, enum kmt_spool_buffer b, int cpu,
 	int ret;
 
 	cpu_path(s, b, "stats", cpu, path, sizeof(path));
-	ret = read_file(path, out);
+	ret = owner_read_file(path, out);
 	if (ret == -ENOENT)
 		return sbuf_add(out, "", 0);
 	return ret;
@@ -594,7 +594,7 @@ int spool_get_truncated(const struct kmt_spool *s, struct sbuf *out)
 	int ret;
 
 	path_of(s, path, sizeof(path), "truncated");
-	ret = read_file(path, out);
+	ret = owner_read_file(path, out);
 	if (ret == -ENOENT)
 		return sbuf_add(out, "", 0);
 	return ret;
