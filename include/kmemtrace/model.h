@@ -52,6 +52,15 @@ struct kmt_model_opts {
 	bool stack_slices;
 	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
 	bool detail;
+	/* The traced machine's page size (0: 4096). */
+	uint32_t page_size;
+	/*
+	 * The recording has mm_page_free_batched but not mm_page_free: each
+	 * batched free is then the page's only free event. Otherwise the
+	 * kernel traces every page a batch frees with mm_page_free too (in
+	 * free_pages_prepare()), and the batched event counts nothing.
+	 */
+	bool batched_frees_alone;
 	/* Merged slab caches, to name them (may be NULL; must outlive the model). */
 	const struct kmt_slab_aliases *slab_aliases;
 	/*

@@ -32,7 +32,7 @@ const struct objcol objcols[] = {
 	  F(bytes_alloc), W_ALLOCED, OBJCOL_NO_NULL, { NULL } },
 	{ "bytes_req", NULL, OT_U64, "bytes", "bytes requested",
 	  F(bytes_req), W_ALLOCED, OBJCOL_NO_NULL | OBJCOL_BR_TABLE | OBJCOL_BR_VIEW, { "bytes_req" } },
-	{ "bytes_alloc", NULL, OT_U64, "bytes", "bytes allocated (4096 << order for pages)",
+	{ "bytes_alloc", NULL, OT_U64, "bytes", "bytes allocated (the page size << order for pages)",
 	  F(bytes_alloc), W_ALLOCED, OBJCOL_NO_NULL, { "bytes_alloc" } },
 	{ "gfp", NULL, OT_U64, "flags", "the allocation's gfp flags",
 	  F(gfp), W_ALLOCED, 0, { "gfp" } },

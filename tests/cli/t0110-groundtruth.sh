@@ -101,5 +101,21 @@ test_expect_success 'ours: the workload is named kmt-gt (exec seen), not by pid 
 	grep -q " kmt-gt-$(cat pid) kmalloc do_getxattr" ours
 '
 
+# A page a batch frees (release_pages(): unmapped anonymous memory) is
+# traced twice, by mm_page_free and by mm_page_free_batched: one free.
+P=3000
+test_expect_success "$P anonymous pages unmapped: each page free counted once, not once per event" '
+	rm -f $F.p && touch $F.p &&
+	$KMT record -q -F -o p.dat -- $WL/kmt-gt -g 0 -p $P $F.p > out && rm -f $F.p &&
+	$KMT dump p.dat > p.dump && trace-cmd report p.dat > p.theirs 2>/dev/null &&
+	frees=$(grep -c " mm_page_free " p.dump) && batched=$(grep -c " mm_page_free_batched " p.dump) &&
+	theirs=$(grep -c " mm_page_free: " p.theirs) &&
+	$KMT report --json p.dat | jq -c ".summary | [.page_allocs, .page_frees, .pages_allocated, .pages_freed]" > got &&
+	echo "mm_page_free $frees (trace-cmd $theirs), batched $batched; report: $(cat got)" &&
+	[ "$frees" -eq "$theirs" ] && [ "$batched" -ge $P ] &&
+	[ "$(jq ".[1]" got)" -eq "$frees" ] && [ "$(jq ".[3]" got)" -eq "$frees" ] &&
+	[ "$(jq ".[0]" got)" -ge $P ]
+'
+
 tracefs_check
 test_done

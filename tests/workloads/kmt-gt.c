@@ -25,6 +25,9 @@
  *  -t N          N x 64 KiB sent over a loopback TCP connection to a child that
  *                reads them: skbs from skbuff_fclone_cache (merged with other
  *                caches of its size on 6.18: the kernel reports another name).
+ *  -p N          N anonymous pages (no huge pages) written and unmapped: N
+ *                order-0 page allocations, freed in batches (release_pages():
+ *                each page traced by mm_page_free, and by mm_page_free_batched).
  *  -o N          N open("/dev/null") and close: each allocates a struct filename
  *                (getname_flags, names_cache, freed before open returns) and a
  *                struct file (alloc_empty_file, filp, freed by the close): two
@@ -34,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
@@ -116,13 +120,13 @@ static void tcp_transfer(long n)
 int main(int argc, char **argv)
 {
 	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, opens = 0;
-	long tcp = 0;
+	long tcp = 0, pages = 0;
 	long i, before;
 	const char *file;
 	char name[64];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:p:")) != -1) {
 		switch (opt) {
 		case 'g': getx = atol(optarg); break;
 		case 's': gsize = atol(optarg); break;
@@ -133,14 +137,15 @@ int main(int argc, char **argv)
 		case 'm': maps = atol(optarg); break;
 		case 'o': opens = atol(optarg); break;
 		case 't': tcp = atol(optarg); break;
+		case 'p': pages = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] FILE\n");
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] FILE\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
 	    rem > setx) {
-		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] FILE\n");
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] FILE\n");
 		return 2;
 	}
 	file = argv[optind];
@@ -170,6 +175,19 @@ int main(int argc, char **argv)
 	}
 	if (tcp)
 		tcp_transfer(tcp);
+	if (pages) {
+		size_t psize = (size_t)sysconf(_SC_PAGESIZE);
+		char *p = mmap(NULL, (size_t)pages * psize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		if (p == MAP_FAILED)
+			die("mmap");
+		madvise(p, (size_t)pages * psize, MADV_NOHUGEPAGE);
+		for (i = 0; i < pages; i++)
+			p[(size_t)i * psize] = 1;
+		if (munmap(p, (size_t)pages * psize))
+			die("munmap");
+	}
 	before = maps ? map_areas() : -1;
 	for (i = 0; i < maps; i++) {
 		union bpf_attr a;
@@ -191,6 +209,7 @@ int main(int argc, char **argv)
 	if (maps)
 		usleep(before >= 0 ? 50 * 1000 : 300 * 1000);
 	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps "
-	       "%ld opens %ld tcp\n", (int)getpid(), getx, gsize, setx, vsize, rem, large, maps, opens, tcp);
+	       "%ld opens %ld tcp %ld pages\n", (int)getpid(), getx, gsize, setx, vsize, rem, large, maps, opens,
+	       tcp, pages);
 	return 0;
 }

@@ -41,6 +41,9 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 		mo->partial_allocs = mo->partial_frees = true;
 	mo->stack_sample = ri->stack_sample;
 	mo->stack_slices = ri->stack_slices;
+	mo->page_size = kmt_file_info(f)->page_size;
+	mo->batched_frees_alone = kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_free_batched") &&
+				  !kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_free");
 }
 
 #define STATS_EVERY 1021	/* --stats: one record in this many is timed */

@@ -396,6 +396,12 @@ static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
 }
 
+/* Bytes in 2^@order pages of the traced machine. */
+static inline uint64_t model_page_bytes(const struct kmt_model *m, uint32_t order)
+{
+	return (uint64_t)(m->o.page_size ? m->o.page_size : 4096) << (order < 30 ? order : 30);
+}
+
 /* Model shards (and their threads) at most: kmt_model_shards_for() says no more. */
 #define MODEL_SHARDS_MAX 64
 

@@ -39,7 +39,7 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->stack = UINT32_MAX;
 	if (o->kind == KMT_EV_PAGE_ALLOC) {
 		x->order = o->order;
-		x->bytes_req = x->bytes_alloc = 4096ULL << MIN(o->order, 30u);
+		x->bytes_req = x->bytes_alloc = model_page_bytes(m, o->order);
 		x->alloc_site = o->site != NONE ? m->reg.page_sites.v[o->site].addr : 0;
 		return;
 	}

@@ -108,7 +108,7 @@ void model_page_stack(struct kmt_model *m, const struct kmt_event *ev, const str
 		if (!s)
 			return;
 		s->allocs++;
-		s->bytes_alloc += 4096ULL << MIN(c->order, 30u);
+		s->bytes_alloc += model_page_bytes(m, c->order);
 		s->order_mask |= 1u << MIN(c->order, 31u);
 		sl = otab_find(&m->pg.pages, c->ptr);
 		if (sl && slot_live(sl))

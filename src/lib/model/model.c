@@ -255,8 +255,11 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 		model_page_alloc(m, ev);
 		break;
 	case KMT_EV_PAGE_FREE:
-	case KMT_EV_PAGE_FREE_BATCHED:
 		model_page_free(m, ev);
+		break;
+	case KMT_EV_PAGE_FREE_BATCHED:
+		if (m->o.batched_frees_alone)
+			model_page_free(m, ev);
 		break;
 	case KMT_EV_PCPU_ALLOC:
 		model_pcpu_alloc(m, ev);
