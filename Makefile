@@ -13,7 +13,20 @@
 #   DEVELOPER=1           warnings are errors
 #   SANITIZE=address,undefined   build with sanitizers
 #   V=1                   show the commands
+#   CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64
+#                         cross build (CC, AR, LD, OBJCOPY with that prefix) of
+#                         kmemtrace and the workloads; "make deps" then installs
+#                         the cross toolchain and the target's libraries
 
+ifneq ($(CROSS_COMPILE),)
+CC = $(CROSS_COMPILE)gcc
+AR = $(CROSS_COMPILE)ar
+LD = $(CROSS_COMPILE)ld
+OBJCOPY = $(CROSS_COMPILE)objcopy
+CROSS_TRIPLET := $(CROSS_COMPILE:%-=%)
+CROSS_CPU := $(firstword $(subst -, ,$(CROSS_TRIPLET)))
+CROSS_ARCH := $(or $(shell dpkg-architecture -t $(CROSS_TRIPLET) -qDEB_HOST_ARCH 2>/dev/null),$(CROSS_CPU))
+endif
 CC ?= cc
 OBJCOPY ?= objcopy
 O ?= build
@@ -69,6 +82,11 @@ WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(O)/workloads/%)
 
 all: $(BIN) $(MAN) $(COMPLETION)
 
+# A cross build also makes the workloads, for the guests of the kernel matrix.
+ifneq ($(CROSS_COMPILE),)
+all: $(WORKLOAD_BIN)
+endif
+
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -98,9 +116,17 @@ $(BIN): $(CMD_OBJ) $(LIB)
 $(MAN): docs/kmemtrace.1 include/kmemtrace/base.h
 	$(call quiet,GEN,$@)sed 's/@VERSION@/$(VERSION)/g' $< > $@.tmp && mv $@.tmp $@
 
-# The bash completion, written by the program from its own tables.
+# The bash completion, written by the program from its own tables; a cross
+# build runs it under qemu's user mode if there is one, or goes without.
+ifeq ($(CROSS_COMPILE),)
 $(COMPLETION): $(BIN)
 	$(call quiet,GEN,$@)$(BIN) completion bash > $@.tmp && mv $@.tmp $@
+else
+$(COMPLETION): $(BIN)
+	$(Q)qemu=$$(command -v qemu-$(CROSS_CPU)-static || command -v qemu-$(CROSS_CPU)) || \
+		{ echo "  SKIP    $@ (no qemu-$(CROSS_CPU)-static to run the $(CROSS_ARCH) binary)"; exit 0; }; \
+	printf '  %-7s %s\n' GEN $@; $$qemu $(BIN) completion bash > $@.tmp && mv $@.tmp $@
+endif
 
 # The out-of-memory test fails the library's allocations on purpose.
 $(O)/tests/test-oom: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
@@ -161,9 +187,21 @@ fuzz:
 DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
 	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux \
 	bash-completion debhelper lintian
+# A cross build (CROSS_COMPILE) installs only its toolchain, the target's
+# libraries (a foreign dpkg architecture) and qemu's user mode, which runs
+# the target's binary to write the bash completion.
+CROSS_DEPS = gcc-$(CROSS_TRIPLET) binutils-$(CROSS_TRIPLET) libc6-dev-$(CROSS_ARCH)-cross \
+	libzstd-dev:$(CROSS_ARCH) zlib1g-dev:$(CROSS_ARCH) libsqlite3-dev:$(CROSS_ARCH) qemu-user-static
+ifeq ($(CROSS_COMPILE),)
 deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEPS)
+else
+deps:
+	dpkg --add-architecture $(CROSS_ARCH)
+	DEBIAN_FRONTEND=noninteractive apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CROSS_DEPS)
+endif
 
 # Record kmt-gt (known xattr allocations on a tmpfs file) and report on it.
 DEMO_OUT ?= demo.dat
