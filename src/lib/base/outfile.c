@@ -121,6 +121,9 @@ static int open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
 		of->fd = open(of->path, O_WRONLY | O_CLOEXEC);
 	} else {
 		snprintf(of->tmp, len, "%s.tmp-%d", of->path, (int)getpid());
+		/* Told before it exists: a signal between the two would leave it behind. */
+		if (watch_opened)
+			watch_opened(of->tmp);
 		of->fd = open(of->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	}
 	if (of->fd < 0) {
@@ -128,11 +131,9 @@ static int open_flags(struct kmt_outfile *of, const char *path, mode_t mode,
 
 		kmt_diag_set(d, err, "cannot %s '%s': %s", of->direct ? "write" : "create", of->tmp,
 			     strerror(-err));
-		of_drop(of, false);
+		of_drop(of, !of->direct);
 		return err;
 	}
-	if (!of->direct && watch_opened)
-		watch_opened(of->tmp);
 	return 0;
 }
 
