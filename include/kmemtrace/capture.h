@@ -47,6 +47,7 @@ enum kmt_spool_blob {
 	KMT_SPOOL_TRACE_CLOCK,		/* the instance's trace_clock */
 	KMT_SPOOL_CMDLINES,		/* "pid comm" lines of the running tasks */
 	KMT_SPOOL_SLAB_ALIASES,		/* merged slab caches (slabnames.h) */
+	KMT_SPOOL_SLAB_CACHES,		/* the kernel's caches and sizes (event.h) */
 	KMT_SPOOL_NR_BLOBS,
 };
 

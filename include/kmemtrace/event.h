@@ -115,6 +115,11 @@ void kmt_decoder_free(struct kmt_decoder *dec);
 enum kmt_kind kmt_decoder_kind(const struct kmt_decoder *dec, uint32_t id);
 /* Is any event of @kind present in the formats? */
 bool kmt_decoder_has(const struct kmt_decoder *dec, enum kmt_kind kind);
+/*
+ * Do formats @fs have a kmem_cache_alloc (or _node) with no cache name
+ * (kernels before 6.18, dfd04add595b)?
+ */
+bool kmt_decode_unnamed_cache_allocs(const struct kmt_formats *fs);
 /* Names of memory events that could not be mapped, "" if none. */
 const char *kmt_decoder_skipped(const struct kmt_decoder *dec);
 
@@ -270,6 +275,8 @@ struct kmt_slab_aliases *kmt_slab_aliases_read(void);
 struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const char *slabinfo);
 /* From the text above; malformed lines are skipped. NULL + errno on ENOMEM. */
 struct kmt_slab_aliases *kmt_slab_aliases_parse(const char *text, size_t len);
+/* The groups and caches trace file @f keeps (none: an empty list); NULL + errno on ENOMEM. */
+struct kmt_slab_aliases *kmt_slab_aliases_of_file(const struct kmt_file *f);
 /* The text above, malloc'd (caller frees); NULL on ENOMEM. */
 char *kmt_slab_aliases_format(const struct kmt_slab_aliases *a, size_t *len);
 void kmt_slab_aliases_free(struct kmt_slab_aliases *a);
@@ -277,6 +284,32 @@ size_t kmt_slab_aliases_count(const struct kmt_slab_aliases *a);
 /* The group @name (@len bytes) is a member of, or NULL; @a may be NULL. */
 const struct kmt_slab_group *kmt_slab_group_of(const struct kmt_slab_aliases *a, const char *name,
 					       size_t len);
+
+/*
+ * The kernel's caches and their sizes, for kernels whose kmem_cache_alloc
+ * names no cache (before 6.18): an allocation of a size only one cache
+ * has is that cache's. Read with the groups (kmt_slab_aliases_read());
+ * a recording keeps them as text of their own, a cache a line, by the
+ * name its tracepoints report (kmalloc caches left out: their events
+ * are kmalloc's, named by size class):
+ *
+ *	names_cache 4096 4096 3		(name, object_size, size, order)
+ */
+struct kmt_slab_cache {
+	const char *name;
+	uint32_t object_size;		/* bytes_req of its kmem_cache_alloc events */
+	uint32_t size;			/* bytes_alloc: the object with its metadata */
+	uint32_t order;			/* of its slabs' pages */
+};
+
+/* Add the caches of the text above to @a (malformed lines skipped); 0 or -ENOMEM. */
+int kmt_slab_caches_parse(struct kmt_slab_aliases *a, const char *text, size_t len);
+/* The text above, malloc'd (caller frees); NULL on ENOMEM. */
+char *kmt_slab_caches_format(const struct kmt_slab_aliases *a, size_t *len);
+size_t kmt_slab_caches_count(const struct kmt_slab_aliases *a);
+/* The one cache of these sizes, or NULL (@n: how many have them); @a may be NULL. */
+const struct kmt_slab_cache *kmt_slab_cache_of_size(const struct kmt_slab_aliases *a, uint64_t object_size,
+						    uint64_t size, size_t *n);
 
 /*
  * kmalloc size classes: "kmalloc-64", "kmalloc-2k" and "kmalloc-2048" name

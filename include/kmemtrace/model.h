@@ -61,6 +61,12 @@ struct kmt_model_opts {
 	 * free_pages_prepare()), and the batched event counts nothing.
 	 */
 	bool batched_frees_alone;
+	/*
+	 * kmem_cache_alloc names no cache (kernels before 6.18): its objects
+	 * are named by their frees' names (5.12 and later), by the page they
+	 * lie in, or by their sizes (slab_aliases' caches).
+	 */
+	bool unnamed_cache_allocs;
 	/* Merged slab caches, to name them (may be NULL; must outlive the model). */
 	const struct kmt_slab_aliases *slab_aliases;
 	/*
@@ -102,7 +108,20 @@ struct kmt_cache {
 	uint64_t untraced;		/* signs of untraced frees/allocations */
 	uint64_t unseen_frees;		/* as for sites */
 	uint64_t now_objects, now_bytes;	/* as for sites */
+	/*
+	 * "cache(size=N)": allocations that named no cache, of a size several
+	 * caches have, not (yet) named by a free or their page. Emptied when
+	 * they are (kmt_cache_emptied()).
+	 */
+	bool by_size;
 };
+
+/* A cache by size whose objects all went to the caches their frees named: no row. */
+static inline bool kmt_cache_emptied(const struct kmt_cache *c)
+{
+	return c->by_size && !c->allocs && !c->frees && !c->unseen_frees && !c->untraced &&
+	       !c->live_objects && !c->now_objects;
+}
 
 /* "filp", or a merged cache's "pool_workqueue (+sgpool-16, skbuff_fclone_cache)". */
 static inline const char *kmt_cache_label(const struct kmt_cache *c)

@@ -349,9 +349,11 @@ enum {
 	KMT_OPT_BUFFER_TEXT = 22,
 	/*
 	 * kmemtrace's own, from 0x4b00 ('K'), which other readers skip as
-	 * unknown: the merged slab caches (slabnames.h), text.
+	 * unknown: the merged slab caches and the kernel's caches with their
+	 * sizes (event.h), text.
 	 */
 	KMT_OPT_SLAB_ALIASES = 0x4b01,
+	KMT_OPT_SLAB_CACHES = 0x4b02,
 };
 
 /* Section ids beyond the options above (trace-cmd 3.x). */
@@ -397,6 +399,7 @@ struct kmt_file_info {
 	const char *clock;		/* selected trace clock, may be NULL */
 	const char *recorder;		/* VERSION option, may be NULL */
 	const char *slab_aliases;	/* merged slab caches (slabnames.h), may be NULL */
+	const char *slab_caches;	/* the kernel's caches and sizes (event.h), may be NULL */
 	struct kmt_recinfo recinfo;	/* what it says, typed */
 	int cpu_count;			/* CPUCOUNT option, or CPUs with data */
 	uint64_t trace_id;
@@ -597,6 +600,7 @@ struct kmt_trace_meta {
 	const char *trace_clock;	/* content of trace_clock, NULL: none */
 	const char *version;		/* recorder, e.g. "kmemtrace 0.1.0" */
 	const char *slab_aliases;	/* merged slab caches (slabnames.h), NULL: none */
+	const char *slab_caches;	/* the kernel's caches and sizes (event.h), NULL: none */
 	int cpu_count;
 	uint64_t trace_id;
 	/*

@@ -61,8 +61,7 @@ int analysis_open(struct analysis *a, const char *path, int jobs)
 		return error("out of memory");
 	text = kmt_file_cmdlines(a->f, &len);
 	kmt_comms_parse(a->comms, text, len);
-	if (fi->slab_aliases &&
-	    !(a->aliases = kmt_slab_aliases_parse(fi->slab_aliases, strlen(fi->slab_aliases))))
+	if (!(a->aliases = kmt_slab_aliases_of_file(a->f)))
 		return error("out of memory");
 	a->skipped = kmt_decoder_skipped(a->dec);
 	return EXIT_OK;

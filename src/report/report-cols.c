@@ -50,8 +50,12 @@ static size_t cache_rows(const struct report *r, const void ***out)
 {
 	size_t n;
 	const struct kmt_cache *v = kmt_model_caches(r->m, &n);
+	size_t i, k = rtable_ptrs(v, n, sizeof(*v), out), w = 0;
 
-	return rtable_ptrs(v, n, sizeof(*v), out);
+	for (i = 0; i < k; i++)
+		if (!kmt_cache_emptied((const struct kmt_cache *)(*out)[i]))
+			(*out)[w++] = (*out)[i];
+	return w;
 }
 
 static size_t proc_rows(const struct report *r, const void ***out)

@@ -172,6 +172,7 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	if (rc->o.stack && (ret = kmt_tracefs_add_format(rc->root, ev, &t->formats, d)))
 		return ret;
 	mo.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	mo.unnamed_cache_allocs = kmt_decode_unnamed_cache_allocs(&t->formats);
 	mo.batched_frees_alone = kmt_formats_find(&t->formats, "kmem", "mm_page_free_batched") &&
 				 !kmt_formats_find(&t->formats, "kmem", "mm_page_free");
 	ret = kmt_tracefs_page_layout(rc->root, &t->layout, d);

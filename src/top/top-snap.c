@@ -193,6 +193,8 @@ void snap_take(struct top *t, double now, double cpu_s)
 		struct top_prev c = { caches[i].allocs, caches[i].frees, caches[i].bytes_alloc,
 				      caches[i].bytes_req, caches[i].now_bytes };
 
+		if (kmt_cache_emptied(&caches[i]))
+			continue;
 		row(t, VIEW_CACHES, i, kmt_cache_label(&caches[i]), &c, caches[i].now_objects);
 	}
 	procs = t->shards ? kmt_model_shards_procs(t->shards, &n) : kmt_model_procs(t->m, &n);

@@ -8,7 +8,7 @@
 G=$ROOT/tests/golden
 
 test_expect_success 'the golden inputs' '
-	$SYNTH full synth.dat && $SYNTH idle idle.dat && $SYNTH arch arch.dat &&
+	$SYNTH full synth.dat && $SYNTH idle idle.dat && $SYNTH arch arch.dat && $SYNTH unnamed unnamed.dat &&
 	cp $ROOT/fuzz/corpus/file/real-v7-zstd.dat real.dat &&
 	cp $ROOT/fuzz/corpus/file/tracecmd-extract-v7.dat tc.dat
 '

@@ -188,6 +188,16 @@ test_expect_success 'in shards: what shard 0 decides for the others (kmt-synth s
 	sharded_outputs x.dat
 '
 
+# Kernels before 6.18: a cache is named by a free, or by the page an object
+# lies in, which only the shard of that page's objects sees.
+test_expect_success 'in shards: caches named by frees and pages (kmt-synth unnamed) the same for 1 to 8 shards' '
+	$SYNTH unnamed u.dat && sharded_outputs u.dat &&
+	$KMT report --json u.dat > u.json &&
+	jq -c "[.caches[] | [.name, .allocs, .frees, .live_objects]]" u.json > got && cat got &&
+	[ "$(cat got)" = "[[\"names_cache\",1,1,0],[\"dentry\",3,1,2],[\"filp\",3,1,2],[\"cache(size=256)\",2,0,2],[\"cache(size=192)\",1,0,1]]" ] &&
+	[ "$(jq ".misuse | length" u.json)" = 0 ]
+'
+
 # A filter is applied where each event is taken: a slab event by its
 # object's shard, the rest by shard 0 (model-shard.c). kmt-synth shards has
 # tasks renamed and forked, frees by other tasks and stacks claimed past

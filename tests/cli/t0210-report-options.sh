@@ -22,9 +22,10 @@ test_expect_success 'record the ground truth system-wide, and a busier trace' '
 # Raw events of the workload, by kind, as our dump shows them.
 raw() { awk -v p="-$(cat pid)\$" -v k="$1" "\$3 ~ p && \$4 == k" dump | wc -l; }
 # Page frees that concern the workload: of pages it allocated, or by it.
+# A page a batch frees is traced by mm_page_free and mm_page_free_batched: one free.
 page_frees() {
 	awk -v p="-$(cat pid)\$" "\$4 == \"mm_page_alloc\" && \$3 ~ p { live[\$5] = 1 }
-		\$4 ~ /^mm_page_free/ { if (\$3 ~ p || (\$5 in live)) n++; delete live[\$5] }
+		\$4 == \"mm_page_free\" { if (\$3 ~ p || (\$5 in live)) n++; delete live[\$5] }
 		END { print n + 0 }" dump
 }
 

@@ -21,6 +21,12 @@
  *                         pages and vmalloc areas named from stacks, tasks
  *                         renamed, per-CPU areas, losses, misuse; then 2 s
  *                         of page allocations alone
+ *   kmt-synth unnamed FILE
+ *                         a 6.1-6.17 kernel's layout (kmem_cache_alloc names
+ *                         no cache, kmem_cache_free does): objects named by
+ *                         their frees, by their pages (at allocation, or at
+ *                         the end), by a size one cache of the slab list
+ *                         has, and some that nothing names; no misuse
  *   kmt-synth churn FILE LIVE STEPS
  *                         two CPUs: LIVE objects allocated and kept, then
  *                         STEPS allocations each freed a step later (to
@@ -322,6 +328,43 @@ static void shards(struct tb *tb)
 		page(tb, i % SHARD_CPUS, ts, 100, 0x90000 + (uint64_t)i * 4, 0);
 }
 
+/* A kmem_cache_alloc of a kernel before 6.18: no cache name. */
+static void unnamed_alloc(struct tb *tb, int cpu, uint64_t ts, uint64_t site, uint64_t ptr, uint64_t req,
+			  uint64_t alloc)
+{
+	tb_emit(tb, cpu, ts, "kmem", "kmem_cache_alloc", 100, (struct tb_val[]){
+		{ "call_site", site }, { "ptr", ptr }, { "bytes_req", req }, { "bytes_alloc", alloc },
+		{ "gfp_flags", 0xcc0 }, { "node", (uint64_t)-1 }, { NULL } });
+}
+
+/* Machine page @p, 64 KiB apart (each in a shard's range of its own), object @i of @size there. */
+#define SLAB(p, i, size) (0xffff888100000000ULL + (uint64_t)(p) * 0x10000 + (uint64_t)(i) * (size))
+
+static void unnamed(struct tb *tb)
+{
+	/* dentry and filp share a size (a free or a page tells them apart); names_cache has its own. */
+	static const char caches[] = "dentry 192 192 0\nfilp 192 192 0\nnames_cache 4096 4096 3\n";
+
+	tb_slab_lists(tb, NULL, caches);
+	tb_kallsyms(tb, ksyms);
+	tb_cmdlines(tb, "100 bash\n");
+	unnamed_alloc(tb, 0, 1 * MS, FN(4) + 0x10, SLAB(10, 0, 192), 192, 192);	/* dentry, freed */
+	unnamed_alloc(tb, 1, 2 * MS, FN(4) + 0x10, SLAB(10, 1, 192), 192, 192);	/* dentry at the end */
+	tb_cache_free(tb, 0, 3 * MS, 100, FN(7) + 0x8, SLAB(10, 0, 192), "dentry");
+	unnamed_alloc(tb, 1, 4 * MS, FN(4) + 0x10, SLAB(10, 2, 192), 192, 192);	/* dentry by its page */
+	unnamed_alloc(tb, 0, 5 * MS, FN(2) + 0x20, SLAB(20, 0, 192), 192, 192);	/* filp, freed */
+	tb_cache_free(tb, 1, 6 * MS, 100, FN(7) + 0x8, SLAB(20, 0, 192), "filp");
+	unnamed_alloc(tb, 0, 7 * MS, FN(2) + 0x20, SLAB(20, 1, 192), 192, 192);	/* filp by its page */
+	unnamed_alloc(tb, 1, 8 * MS, FN(1) + 0x30, SLAB(40, 0, 4096), 4096, 4096);	/* names_cache by size */
+	tb_cache_free(tb, 1, 9 * MS, 100, FN(7) + 0x8, SLAB(40, 0, 4096), "names_cache");
+	unnamed_alloc(tb, 0, 10 * MS, FN(3) + 0x40, SLAB(50, 0, 256), 256, 256);	/* nothing names it */
+	unnamed_alloc(tb, 1, 11 * MS, FN(2) + 0x20, SLAB(30, 0, 192), 192, 192);	/* nor this one */
+	/* An object older than the trace, freed: its page is filp's. */
+	tb_cache_free(tb, 0, 12 * MS, 100, FN(7) + 0x8, SLAB(60, 3, 192), "filp");
+	unnamed_alloc(tb, 0, 13 * MS, FN(2) + 0x20, SLAB(60, 0, 192), 192, 192);	/* filp by its page */
+	unnamed_alloc(tb, 1, 50 * MS, FN(3) + 0x40, SLAB(51, 0, 256), 256, 256);	/* nothing names it */
+}
+
 static void churn(struct tb *tb, long live, long steps)
 {
 	uint64_t ts = 1 * MS;
@@ -348,7 +391,7 @@ static bool args_ok(int argc, char **argv)
 	if (!strcmp(argv[1], "churn"))
 		return argc == 5;
 	return argc == 3 && (!strcmp(argv[1], "full") || !strcmp(argv[1], "arch") || !strcmp(argv[1], "idle") ||
-			     !strcmp(argv[1], "shards"));
+			     !strcmp(argv[1], "shards") || !strcmp(argv[1], "unnamed"));
 }
 
 int main(int argc, char **argv)
@@ -357,13 +400,20 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (!args_ok(argc, argv)) {
-		fprintf(stderr, "usage: kmt-synth full|arch|idle|shards FILE, kmt-synth wide FILE [STEPS], "
+		fprintf(stderr, "usage: kmt-synth full|arch|idle|shards|unnamed FILE, kmt-synth wide FILE [STEPS], "
 			"kmt-synth churn FILE LIVE STEPS\n");
 		return 2;
 	}
 	tb = tb_new(!strcmp(argv[1], "wide") ? WIDE_CPUS : !strcmp(argv[1], "shards") ? SHARD_CPUS : 2, 0);
-	tb_formats_6_18(tb);
-	if (!strcmp(argv[1], "full")) {
+	if (!strcmp(argv[1], "unnamed")) {
+		tb_formats_of(tb, "6.6");
+		tb_uname(tb, "Linux test 6.6.87 x86_64");
+	} else {
+		tb_formats_6_18(tb);
+	}
+	if (!strcmp(argv[1], "unnamed")) {
+		unnamed(tb);
+	} else if (!strcmp(argv[1], "full")) {
 		full(tb);
 	} else if (!strcmp(argv[1], "wide")) {
 		wide(tb, argc == 4 ? atoi(argv[3]) : 60000);

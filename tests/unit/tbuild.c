@@ -32,6 +32,7 @@ struct tb {
 	struct tb_cpu *cpu;
 	char *kallsyms, *cmdlines;
 	const char *uname;
+	const char *slab_aliases, *slab_caches;
 };
 
 static int page_out(void *arg, const uint8_t *page, uint32_t size)
@@ -143,6 +144,37 @@ void tb_formats_6_18(struct tb *tb)
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		tb_format_file(tb, f[i][0], f[i][1]);
+}
+
+void tb_formats_of(struct tb *tb, const char *version)
+{
+	static const char *const f[][2] = {
+		{ "kmem", "kmem_kmalloc" }, { "kmem", "kmem_kmalloc_node" }, { "kmem", "kmem_kfree" },
+		{ "kmem", "kmem_kmem_cache_alloc" }, { "kmem", "kmem_kmem_cache_alloc_node" },
+		{ "kmem", "kmem_kmem_cache_free" }, { "kmem", "kmem_mm_page_alloc" },
+		{ "kmem", "kmem_mm_page_free" }, { "kmem", "kmem_mm_page_free_batched" },
+		{ "percpu", "percpu_percpu_alloc_percpu" }, { "percpu", "percpu_percpu_free_percpu" },
+		{ "sched", "sched_sched_process_fork" }, { "sched", "sched_sched_process_exec" },
+		{ "sched", "sched_sched_process_exit" }, { "task", "task_task_rename" },
+		{ "task", "task_task_newtask" }, { "ftrace", "ftrace_kernel_stack" },
+		{ "vmalloc", "vmalloc_alloc_vmap_area" }, { "vmalloc", "vmalloc_free_vmap_area_noflush" },
+	};
+	char name[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(name, sizeof(name), "formats/%s/%s.format", version, f[i][1]);
+		if (access(data_path(name), F_OK))
+			continue;	/* not in that kernel */
+		snprintf(name, sizeof(name), "%s/%s.format", version, f[i][1]);
+		tb_format_file(tb, f[i][0], name);
+	}
+}
+
+void tb_slab_lists(struct tb *tb, const char *aliases, const char *caches)
+{
+	tb->slab_aliases = aliases;
+	tb->slab_caches = caches;
 }
 
 void tb_uname(struct tb *tb, const char *text)
@@ -312,6 +344,8 @@ int tb_write(struct tb *tb, const char *path, int version, enum kmt_zalg zalg)
 	m.cmdlines.len = strlen(m.cmdlines.data);
 	m.printk.data = "";
 	m.uname = tb->uname ? tb->uname : "Linux test 6.18.0 x86_64";
+	m.slab_aliases = tb->slab_aliases;
+	m.slab_caches = tb->slab_caches;
 	m.trace_clock = "[local] global\n";
 	m.version = "tbuild";
 	m.cpu_count = tb->ncpus;

@@ -32,6 +32,10 @@ void tb_format_file(struct tb *tb, const char *system, const char *file);
 void tb_format_text(struct tb *tb, const char *system, const char *text);
 /* The standard formats of this project's reference kernel (6.18). */
 void tb_formats_6_18(struct tb *tb);
+/* Every format of tests/data/formats/@version/ the builder knows, those the kernel had. */
+void tb_formats_of(struct tb *tb, const char *version);
+/* The slab lists a recording keeps (event.h's text; NULL: none); must outlive tb_write(). */
+void tb_slab_lists(struct tb *tb, const char *aliases, const char *caches);
 void tb_kallsyms(struct tb *tb, const char *text);
 /* The kernel's uname (default "Linux test 6.18.0 x86_64"); @text must outlive tb_write(). */
 void tb_uname(struct tb *tb, const char *text);

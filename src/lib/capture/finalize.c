@@ -596,6 +596,7 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 		.uname = *sm->uname ? sm->uname : NULL,
 		.trace_clock = blob[KMT_SPOOL_TRACE_CLOCK].len ? blob[KMT_SPOOL_TRACE_CLOCK].buf : NULL,
 		.slab_aliases = blob[KMT_SPOOL_SLAB_ALIASES].len ? blob[KMT_SPOOL_SLAB_ALIASES].buf : NULL,
+		.slab_caches = blob[KMT_SPOOL_SLAB_CACHES].len ? blob[KMT_SPOOL_SLAB_CACHES].buf : NULL,
 		.cpu_count = (int)sysconf(_SC_NPROCESSORS_CONF),
 	};
 	char version[2048], *kallsyms = NULL;

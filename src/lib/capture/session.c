@@ -260,7 +260,7 @@ static int save_comms(struct kmt_spool *sp, struct kmt_diag *d)
 	return ret;
 }
 
-/* The merged slab caches, if the kernel says (no /sys/kernel/slab: none). */
+/* The merged slab caches and every cache's sizes, if the kernel says (no /sys/kernel/slab: none). */
 static int save_slab_aliases(struct kmt_spool *sp, struct kmt_diag *d)
 {
 	struct kmt_slab_aliases *a = kmt_slab_aliases_read();
@@ -273,6 +273,12 @@ static int save_slab_aliases(struct kmt_spool *sp, struct kmt_diag *d)
 	text = kmt_slab_aliases_format(a, &len);
 	ret = text ? kmt_spool_put(sp, KMT_SPOOL_SLAB_ALIASES, text, len, d) :
 		     kmt_diag_set(d, -ENOMEM, "out of memory");
+	free(text);
+	/* Their sizes: what names a cache where kmem_cache_alloc does not (before 6.18). */
+	text = ret ? NULL : kmt_slab_caches_format(a, &len);
+	if (!ret)
+		ret = text ? kmt_spool_put(sp, KMT_SPOOL_SLAB_CACHES, text, len, d) :
+			     kmt_diag_set(d, -ENOMEM, "out of memory");
 	free(text);
 	kmt_slab_aliases_free(a);
 	return ret;

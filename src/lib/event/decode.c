@@ -325,6 +325,14 @@ enum kmt_kind kmt_decoder_kind(const struct kmt_decoder *dec, uint32_t id)
 	return id < dec->nr_ids ? dec->by_id[id].kind : KMT_EV_NONE;
 }
 
+bool kmt_decode_unnamed_cache_allocs(const struct kmt_formats *fs)
+{
+	const struct kmt_format *a = kmt_formats_find(fs, "kmem", "kmem_cache_alloc");
+	const struct kmt_format *b = kmt_formats_find(fs, "kmem", "kmem_cache_alloc_node");
+
+	return (a && !kmt_format_field(a, "name")) || (b && !kmt_format_field(b, "name"));
+}
+
 bool kmt_decoder_has(const struct kmt_decoder *dec, enum kmt_kind kind)
 {
 	return kind < KMT_EV_NR && dec->has[kind];

@@ -9,14 +9,18 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <kmemtrace/event.h>
+#include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
 
 struct kmt_slab_aliases {
 	struct kmt_slab_group *v;
 	size_t n;
+	struct kmt_slab_cache *caches;	/* the kernel's caches and sizes, by name */
+	size_t nr_caches;
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -62,6 +66,24 @@ static int add_group(struct kmt_slab_aliases *a, char **names, size_t n)
 	return 0;
 }
 
+static int add_cache(struct kmt_slab_aliases *a, const char *name, uint32_t object_size, uint32_t size,
+		     uint32_t order)
+{
+	struct kmt_slab_cache *nv = realloc(a->caches, (a->nr_caches + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	a->caches = nv;
+	nv = &a->caches[a->nr_caches];
+	if (!(nv->name = strdup(name)))
+		return -ENOMEM;
+	nv->object_size = object_size;
+	nv->size = size;
+	nv->order = order;
+	a->nr_caches++;
+	return 0;
+}
+
 void kmt_slab_aliases_free(struct kmt_slab_aliases *a)
 {
 	size_t i, k;
@@ -76,6 +98,9 @@ void kmt_slab_aliases_free(struct kmt_slab_aliases *a)
 		free((char *)a->v[i].label);
 	}
 	free(a->v);
+	for (i = 0; i < a->nr_caches; i++)
+		free((char *)a->caches[i].name);
+	free(a->caches);
 	free(a);
 }
 
@@ -141,6 +166,21 @@ fail:
 	return NULL;
 }
 
+struct kmt_slab_aliases *kmt_slab_aliases_of_file(const struct kmt_file *f)
+{
+	const struct kmt_file_info *fi = kmt_file_info(f);
+	struct kmt_slab_aliases *a;
+
+	a = fi->slab_aliases ? kmt_slab_aliases_parse(fi->slab_aliases, strlen(fi->slab_aliases))
+			     : calloc(1, sizeof(*a));
+	if (a && fi->slab_caches && kmt_slab_caches_parse(a, fi->slab_caches, strlen(fi->slab_caches))) {
+		kmt_slab_aliases_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return a;
+}
+
 char *kmt_slab_aliases_format(const struct kmt_slab_aliases *a, size_t *len)
 {
 	size_t i, k, n = 1;
@@ -164,6 +204,67 @@ char *kmt_slab_aliases_format(const struct kmt_slab_aliases *a, size_t *len)
 	return s;
 }
 
+int kmt_slab_caches_parse(struct kmt_slab_aliases *a, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		char name[128];
+		unsigned int os, sz, order;
+		char line[256];
+		size_t w;
+
+		if (!eol)
+			eol = end;
+		w = MIN((size_t)(eol - p), sizeof(line) - 1);
+		memcpy(line, p, w);
+		line[w] = '\0';
+		p = eol + 1;
+		if (sscanf(line, "%127s %u %u %u", name, &os, &sz, &order) == 4 &&
+		    add_cache(a, name, os, sz, order))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+char *kmt_slab_caches_format(const struct kmt_slab_aliases *a, size_t *len)
+{
+	size_t i, n = 1;
+	char *s, *p;
+
+	for (i = 0; a && i < a->nr_caches; i++)
+		n += strlen(a->caches[i].name) + 40;
+	if (!(s = p = malloc(n)))
+		return NULL;
+	for (i = 0; a && i < a->nr_caches; i++)
+		p += sprintf(p, "%s %u %u %u\n", a->caches[i].name, a->caches[i].object_size,
+			     a->caches[i].size, a->caches[i].order);
+	*p = '\0';
+	*len = (size_t)(p - s);
+	return s;
+}
+
+size_t kmt_slab_caches_count(const struct kmt_slab_aliases *a)
+{
+	return a ? a->nr_caches : 0;
+}
+
+const struct kmt_slab_cache *kmt_slab_cache_of_size(const struct kmt_slab_aliases *a, uint64_t object_size,
+						    uint64_t size, size_t *n)
+{
+	const struct kmt_slab_cache *found = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; a && i < a->nr_caches; i++)
+		if (a->caches[i].object_size == object_size && a->caches[i].size == size) {
+			found = &a->caches[i];
+			(*n)++;
+		}
+	return *n == 1 ? found : NULL;
+}
+
 const struct kmt_slab_group *kmt_slab_group_of(const struct kmt_slab_aliases *a, const char *name,
 					       size_t len)
 {
@@ -181,11 +282,12 @@ const struct kmt_slab_group *kmt_slab_group_of(const struct kmt_slab_aliases *a,
 	return NULL;
 }
 
-/* A link of the slab directory: its name and where it points. */
+/* An entry of the slab directory: its name and where it points (a directory: itself). */
 struct link {
 	char *name;
 	char target[64];
 	bool listed;			/* in /proc/slabinfo: the reported name */
+	bool dir;			/* not a link: a cache of its own */
 };
 
 static int cmp_link(const void *a, const void *b)
@@ -228,6 +330,25 @@ static char *slurp(const char *path)
 	return s;
 }
 
+/* The number in file @name of cache directory @dir/@cache, or 0. */
+static uint32_t slab_num(const char *dir, const char *cache, const char *name)
+{
+	char path[PATH_MAX], *text;
+	uint32_t v;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, cache, name);
+	text = slurp(path);
+	v = text ? (uint32_t)strtoul(text, NULL, 10) : 0;
+	free(text);
+	return v;
+}
+
+/* A kmalloc cache (its allocations are kmalloc events, named by size class)? */
+static bool kmalloc_cache(const char *name)
+{
+	return !strncmp(name, "kmalloc-", 8) || !strncmp(name, "dma-kmalloc-", 12);
+}
+
 struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const char *slabinfo)
 {
 	struct kmt_slab_aliases *a = calloc(1, sizeof(*a));
@@ -245,14 +366,24 @@ struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const 
 	while ((de = readdir(d))) {
 		char path[PATH_MAX], target[PATH_MAX];
 		const char *base;
+		bool dir = de->d_type == DT_DIR;
 		ssize_t tl;
 
-		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+		if (de->d_name[0] == '.' || de->d_name[0] == ':' ||
+		    (de->d_type != DT_LNK && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", slab_dir, de->d_name);
-		tl = readlink(path, target, sizeof(target) - 1);
-		if (tl <= 0)
-			continue;
+		tl = dir ? -1 : readlink(path, target, sizeof(target) - 1);
+		if (tl <= 0) {
+			struct stat st;
+
+			if (dir || (!stat(path, &st) && S_ISDIR(st.st_mode)))
+				dir = true;
+			else
+				continue;
+			snprintf(target, sizeof(target), "%s", de->d_name);
+			tl = (ssize_t)strlen(target);
+		}
 		target[tl] = '\0';
 		base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
 		if (n == cap) {
@@ -270,6 +401,7 @@ struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const 
 		}
 		snprintf(v[n].target, sizeof(v[n].target), "%.63s", base);
 		v[n].listed = info && listed(info, de->d_name);
+		v[n].dir = dir;
 		n++;
 	}
 	if (n > 1)
@@ -280,6 +412,13 @@ struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const 
 
 		for (j = i; j < n && !strcmp(v[j].target, v[i].target); j++)
 			;
+		/* The cache, by the name its tracepoints report, and its sizes. */
+		if (!kmalloc_cache(v[i].name) &&
+		    add_cache(a, v[i].name, slab_num(slab_dir, v[i].name, "object_size"),
+			      slab_num(slab_dir, v[i].name, "slab_size"), slab_num(slab_dir, v[i].name, "order"))) {
+			err = ENOMEM;
+			goto out;
+		}
 		if (j - i < 2)
 			continue;
 		if (!(names = malloc((j - i) * sizeof(*names)))) {

@@ -42,6 +42,7 @@ void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *
 	mo->stack_sample = ri->stack_sample;
 	mo->stack_slices = ri->stack_slices;
 	mo->page_size = kmt_file_info(f)->page_size;
+	mo->unnamed_cache_allocs = kmt_decode_unnamed_cache_allocs(kmt_file_formats(f));
 	mo->batched_frees_alone = kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_free_batched") &&
 				  !kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_free");
 }

@@ -29,7 +29,7 @@ struct obj {
 	uint8_t order;
 	uint8_t hit;			/* a watchpoint sample fell in it */
 	uint8_t twin;			/* a large kmalloc's two events, merged into it */
-	uint8_t pad;
+	uint8_t guessed;		/* its allocation named no cache: @cache is inferred */
 	uint32_t spare;
 	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
 	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */
@@ -267,6 +267,9 @@ struct reg_meta {
 	uint64_t born, key;
 };
 
+/* Objects of guessed caches live now, named by their pages where a free named them (model-slab.c). */
+void model_slab_name_live(struct kmt_model *m);
+
 /* model-registry.c: call sites, caches and tasks, each found by key. */
 struct model_registry {
 	struct kmt_map site_map, page_site_map, cache_map, proc_map, pid_map;
@@ -283,6 +286,14 @@ struct model_registry {
 	VEC(struct reg_meta) site_meta, cache_meta, proc_meta;
 	uint32_t *cache_hint;		/* per site: the cache it last used */
 	size_t cache_hint_n;
+	/*
+	 * Kernels whose kmem_cache_alloc names no cache (before 6.18): the
+	 * machine page of a slab object -> the cache a named free (or an
+	 * allocation named by its page) put there. A page belongs to one
+	 * slab, a slab to one cache (model-slab.c).
+	 */
+	struct kmt_map slab_pages;
+	uint32_t page_shift;
 	uint32_t comm_gen;		/* bumped when a task is renamed */
 };
 
@@ -391,7 +402,11 @@ void model_name_at(struct kmt_model *m, const struct kmt_event *ev, uint64_t pos
  */
 static inline uint32_t model_shard_of(uint64_t ptr, uint32_t n)
 {
-	uint64_t h = kmt_hash64(ptr) >> 32;
+	/*
+	 * By 64 KiB: a machine page's objects (pages of up to 64 KiB) in one
+	 * shard, which alone learns which cache the page is (slab_pages).
+	 */
+	uint64_t h = kmt_hash64(ptr >> 16) >> 32;
 
 	return n < 3 ? (uint32_t)((h * n) >> 32) : 1 + (uint32_t)((h * (n - 1)) >> 32);
 }
@@ -434,8 +449,13 @@ static inline uint8_t model_route_of(const struct kmt_event *ev, uint32_t n)
 struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *vec, uint64_t addr);
 /* The slab call site of @addr, through a memo (NULL on ENOMEM). */
 struct kmt_site *model_alloc_site(struct kmt_model *m, uint64_t addr);
-/* The cache of @ev: by name, kmalloc by size class (NONE on ENOMEM). */
+/*
+ * The cache of @ev: by name, kmalloc by size class, a kmem_cache_alloc
+ * that names none by its page or sizes (NONE on ENOMEM).
+ */
 uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev);
+/* The cache named @name (@len bytes) for free @ev, made if new. */
+uint32_t model_cache_named(struct kmt_model *m, const struct kmt_event *ev, const char *name, size_t len);
 /* The same through the hint site index @site keeps. */
 uint32_t model_cache_hinted_slow(struct kmt_model *m, uint32_t site, const struct kmt_event *ev);
 /* (Inline: per allocation; the hint fits nearly always.) */

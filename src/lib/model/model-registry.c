@@ -53,8 +53,8 @@ struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *v
 	return &vec->v[i];
 }
 
-/* Slab caches by name; kmalloc objects by size class. */
-uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
+/* The cache of allocation or free @ev as named @name (@len bytes; 0: by size), made if new. */
+static uint32_t cache_entry(struct kmt_model *m, const struct kmt_event *ev, const char *name, size_t len)
 {
 	uint64_t key;
 	uint32_t i;
@@ -62,8 +62,8 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 
 	if (km)
 		key = kmt_hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
-	else if (ev->name_len)
-		key = kmt_hash_str(ev->name, ev->name_len);
+	else if (len)
+		key = kmt_hash_str(name, len);
 	else
 		key = kmt_hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
 	i = kmt_map_get(&m->reg.cache_map, key);
@@ -87,19 +87,56 @@ uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
 		c->object_size = alloc ? sz : 0;
 		if (km)
 			kmt_kmalloc_name(sz, c->name, sizeof(c->name));
-		else if (ev->name_len)
-			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(ev->name_len, 47u), ev->name);
+		else if (len)
+			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(len, 47u), name);
 		else
 			snprintf(c->name, sizeof(c->name), "cache(size=%u)", (unsigned)sz);
+		c->by_size = !km && !len;
 		c->name_len = (uint32_t)strlen(c->name);
 		if (km && sz > 8192)
 			c->object_size = 0;
-		if (!km && ev->name_len)
+		if (!km && len)
 			c->merged = kmt_slab_group_of(m->o.slab_aliases, c->name, c->name_len);
 		if (m->o.cache && !strcmp(c->name, m->cache_want))
 			m->sum.cache_matched = true;
 	}
 	return i;
+}
+
+/*
+ * The cache of a kmem_cache_alloc that names none (before 6.18): the one
+ * its page was seen to be (a page is one slab's, a slab one cache's),
+ * else the one cache of its sizes the kernel had (the recording's slab
+ * list), else a cache by size, "cache(size=N)", until a free names it
+ * (model-slab.c).
+ */
+static uint32_t cache_guess(struct kmt_model *m, const struct kmt_event *ev)
+{
+	uint32_t c = kmt_map_get(&m->reg.slab_pages, ev->ptr >> m->reg.page_shift);
+	const struct kmt_slab_cache *sc;
+	size_t n;
+
+	if (c != NONE && c < m->reg.caches.n &&
+	    (!m->reg.caches.v[c].object_size || m->reg.caches.v[c].object_size == ev->bytes_alloc))
+		return cache_entry(m, ev, m->reg.caches.v[c].name, m->reg.caches.v[c].name_len);
+	sc = kmt_slab_cache_of_size(m->o.slab_aliases, ev->bytes_req, ev->bytes_alloc, &n);
+	if (sc)
+		return cache_entry(m, ev, sc->name, strlen(sc->name));
+	return cache_entry(m, ev, NULL, 0);
+}
+
+/* Slab caches by name; kmalloc objects by size class. */
+uint32_t model_cache_of(struct kmt_model *m, const struct kmt_event *ev)
+{
+	if (ev->kind == KMT_EV_CACHE_ALLOC && !ev->name_len)
+		return cache_guess(m, ev);
+	return cache_entry(m, ev, ev->name, ev->kind == KMT_EV_KMALLOC ? 0 : ev->name_len);
+}
+
+/* The cache named @name (@len bytes) for free @ev, made if new. */
+uint32_t model_cache_named(struct kmt_model *m, const struct kmt_event *ev, const char *name, size_t len)
+{
+	return cache_entry(m, ev, name, len);
 }
 
 static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, size_t len)

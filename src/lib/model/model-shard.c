@@ -115,6 +115,29 @@ static int move_objects(struct kmt_model *m, struct kmt_model *s, unsigned int k
 	return 0;
 }
 
+/* The pages each shard named, in one map (the shards' pages are apart), by the merged caches. */
+static int merge_slab_pages(struct kmt_model **sh, unsigned int n, uint32_t *const *cache)
+{
+	struct kmt_map all;
+	unsigned int k;
+	size_t i;
+
+	if (kmt_map_init(&all, 1 << 6))
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		const struct kmt_map *p = &sh[k]->reg.slab_pages;
+
+		for (i = 0; i < p->cap; i++)
+			if (p->vals[i] != KMT_MAP_NONE && kmt_map_put(&all, p->keys[i], cache[k][p->vals[i]])) {
+				kmt_map_release(&all);
+				return -ENOMEM;
+			}
+	}
+	kmt_map_release(&sh[0]->reg.slab_pages);
+	sh[0]->reg.slab_pages = all;
+	return 0;
+}
+
 int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 {
 	struct kmt_model *m = sh[0];
@@ -123,9 +146,12 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 	uint32_t i;
 	int ret = -ENOMEM;
 
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		if (kmt_model_sync(sh[k]))
 			m->oom = true;
+		/* Each shard has every page of its objects: it names them, as one model would. */
+		model_slab_name_live(sh[k]);
+	}
 	if (m->oom)
 		return -ENOMEM;
 	for (w = 0; w < 5; w++)
@@ -141,6 +167,8 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 	if (model_registry_merge(sh, n, maps[0], maps[1], maps[2]) || model_misuse_merge(sh, n, maps[1]) ||
 	    model_stack_merge(m, sh, n, maps[0], maps[3]) ||
 	    (m->o.detail && model_detail_merge(sh, n, maps[0], maps[1], maps[2], maps[4])))
+		goto out;
+	if (merge_slab_pages(sh, n, maps[1]))
 		goto out;
 	/* Shard 0's own objects first, in place: slab objects, and the tasks of pages and areas. */
 	for (i = 0; i < m->slab.pool_n; i++)

@@ -138,6 +138,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->ts = ev->ts;
 	o->site = (uint32_t)(site - m->reg.sites.v);
 	o->cache = model_cache_hinted(m, o->site, ev);
+	o->guessed = ev->kind == KMT_EV_CACHE_ALLOC && !ev->name_len;
 	o->req = sat32(ev->bytes_req);
 	o->alloc = sat32(ev->bytes_alloc);
 	o->proc = proc;
@@ -151,6 +152,55 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	model_detail_alloc(m, o);
 }
 
+/*
+ * @o's allocation named no cache and the one it was given was a guess
+ * (model_cache_of()): it is cache @c, as if it had been from the start —
+ * its counts, series and rows move, so that what a report shows does not
+ * depend on when the name came.
+ */
+static void recache(struct kmt_model *m, struct obj *o, uint32_t c)
+{
+	struct kmt_cache *k;
+
+	if (c == o->cache || c == NONE)
+		return;
+	model_detail_unalloc(m, o);
+	if (o->cache != NONE) {
+		k = &m->reg.caches.v[o->cache];
+		k->allocs--, k->bytes_req -= o->req, k->bytes_alloc -= o->alloc;
+		GONE(k, o);
+	}
+	o->cache = c;
+	k = &m->reg.caches.v[c];
+	COUNT(k, 1, o->req, o->alloc);
+	model_detail_alloc(m, o);
+}
+
+/* A free names cache @c at @ptr: the machine page there is that cache's slab. */
+static void learn_page(struct kmt_model *m, uint64_t ptr, uint32_t c)
+{
+	if (c != NONE && kmt_map_put(&m->reg.slab_pages, ptr >> m->reg.page_shift, c))
+		m->oom = true;
+}
+
+void model_slab_name_live(struct kmt_model *m)
+{
+	size_t i;
+
+	if (!m->reg.slab_pages.n)
+		return;
+	for (i = 0; i < m->slab.pool_n; i++) {
+		struct obj *o = &m->slab.pool[i];
+		uint32_t c;
+
+		if (o->state != OBJ_LIVE || !o->guessed)
+			continue;
+		c = kmt_map_get(&m->reg.slab_pages, o->key >> m->reg.page_shift);
+		if (c != NONE && c != o->cache && m->reg.caches.v[c].object_size == o->alloc)
+			recache(m, o, c);
+	}
+}
+
 /* The misuse in freeing @o by @ev (kind or cache mismatch), or KMT_MISUSE_NR. */
 static enum kmt_misuse_kind free_misuse(const struct kmt_model *m, const struct obj *o,
 					const struct kmt_event *ev)
@@ -159,7 +209,8 @@ static enum kmt_misuse_kind free_misuse(const struct kmt_model *m, const struct 
 
 	if (ev->kind == KMT_EV_CACHE_FREE && o->kind == KMT_EV_KMALLOC)
 		return KMT_MISUSE_CACHE_FREE_KMALLOC;
-	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && c && !c->is_kmalloc &&
+	/* A cache guessed for an allocation that named none is not contradicted: it is corrected. */
+	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && c && !c->is_kmalloc && !o->guessed &&
 	    (c->name_len != ev->name_len || memcmp(c->name, ev->name, ev->name_len)))
 		return KMT_MISUSE_CACHE_MISMATCH;
 	if (ev->kind == KMT_EV_KFREE && o->kind == KMT_EV_CACHE_ALLOC)
@@ -231,10 +282,19 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 			return;
 		}
 		otab_kill(&m->slab, sl, NONE, ev->name_len ? model_cache_of(m, ev) : NONE, m->loss_seq);
+		if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && m->o.unnamed_cache_allocs)
+			learn_page(m, ev->ptr, model_cache_of(m, ev));
 		return;
 	}
 	o = slot_obj(&m->slab, sl);
 	m->scope = true;	/* a chosen task's object */
+	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && m->o.unnamed_cache_allocs) {
+		uint32_t c = model_cache_named(m, ev, ev->name, ev->name_len);
+
+		learn_page(m, ev->ptr, c);
+		if (o->guessed)
+			recache(m, o, c);
+	}
 	asite = &m->reg.sites.v[o->site];
 	mk = free_misuse(m, o, ev);
 	if (m->o.partial_frees && (mk == KMT_MISUSE_CACHE_MISMATCH || mk == KMT_MISUSE_CACHE_FREE_KMALLOC)) {

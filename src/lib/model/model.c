@@ -43,11 +43,13 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 	    kmt_map_init(&m->reg.page_site_map, 1 << 8) || kmt_map_init(&m->reg.cache_map, 1 << 8) ||
 	    kmt_map_init(&m->reg.proc_map, 1 << 10) || kmt_map_init(&m->reg.pid_map, 1 << 10) ||
 	    kmt_map_init(&m->fnd.misuse_map, 1 << 6) || kmt_map_init(&m->pg.gfp_map, 1 << 6) ||
+	    kmt_map_init(&m->reg.slab_pages, 1 << 6) ||
 	    model_vmap_init(m) || model_stack_init(m) || model_detail_init(m)) {
 		kmt_model_free(m);
 		errno = ENOMEM;
 		return NULL;
 	}
+	m->reg.page_shift = (uint32_t)__builtin_ctz(m->o.page_size ? m->o.page_size : 4096);
 	m->sum.partial_allocs = m->o.partial_allocs;
 	m->sum.partial_frees = m->o.partial_frees;
 	m->sum.stack_sample = m->o.stack_sample > 1 ? m->o.stack_sample : 1;
@@ -77,6 +79,7 @@ void kmt_model_free(struct kmt_model *m)
 	kmt_map_release(&m->reg.pid_map);
 	kmt_map_release(&m->fnd.misuse_map);
 	kmt_map_release(&m->pg.gfp_map);
+	kmt_map_release(&m->reg.slab_pages);
 	free(m->reg.sites.v);
 	free(m->reg.page_sites.v);
 	free(m->reg.caches.v);
@@ -668,6 +671,7 @@ int kmt_model_finish(struct kmt_model *m, uint64_t ts)
 	size_t i, nages = 0;
 
 	drain(m, 0);
+	model_slab_name_live(m);
 	model_misuse_finish(m);
 	ages = malloc((m->slab.live + 1) * sizeof(*ages));
 	if (m->oom || !ages || kmt_map_init(&out_map, 1 << 8)) {

@@ -142,6 +142,7 @@ struct kmt_file {
 	struct kmt_zctx *z;
 	char *compression, *compression_version, *uname, *clock, *recorder;
 	char *slab_aliases;
+	char *slab_caches;
 	char *trace_clock;		/* TRACECLOCK as stored */
 
 	struct kmt_page_layout layout;

@@ -211,6 +211,9 @@ static int handle_option(struct kmt_file *f, uint16_t id, struct cur *o,
 	case KMT_OPT_SLAB_ALIASES:
 		slot = &f->slab_aliases;
 		break;
+	case KMT_OPT_SLAB_CACHES:
+		slot = &f->slab_caches;
+		break;
 	case KMT_OPT_CPUCOUNT:
 		if (len >= 4)
 			f->info.cpu_count = (int)ld32(o->p, o->be);
@@ -581,6 +584,7 @@ static void fill_info(struct kmt_file *f)
 	f->info.compression_version = f->compression_version ? f->compression_version : "";
 	f->info.uname = f->uname;
 	f->info.slab_aliases = f->slab_aliases;
+	f->info.slab_caches = f->slab_caches;
 	f->info.recorder = f->recorder;
 	kmt_recinfo_parse(&f->info.recinfo, f->recorder);
 	f->info.file_size = f->size;
@@ -751,6 +755,7 @@ void kmt_file_close(struct kmt_file *f)
 	free(f->compression_version);
 	free(f->uname);
 	free(f->slab_aliases);
+	free(f->slab_caches);
 	free(f->clock);
 	free(f->trace_clock);
 	free(f->recorder);
