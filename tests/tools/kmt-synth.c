@@ -27,6 +27,17 @@
  *                         their frees, by their pages (at allocation, or at
  *                         the end), by a size one cache of the slab list
  *                         has, and some that nothing names; no misuse
+ *   kmt-synth kernel VERSION FILE
+ *                         a known workload in the event formats of
+ *                         tests/data/formats/VERSION (4.18 ... 6.8, Debian's
+ *                         kernels), with the events that kernel has: 10
+ *                         kmallocs of 100 bytes (kmalloc-128), 5 more on a
+ *                         node (kmalloc_node where it exists: kmalloc-256 of
+ *                         200), 4 filp objects (184 -> 192; named by the
+ *                         events where they carry a name, else by the slab
+ *                         list), 3 more on a node, all freed; 2 order-1
+ *                         page allocations, freed once each (a batched free
+ *                         too); one per-CPU area; the task named by exec
  *   kmt-synth churn FILE LIVE STEPS
  *                         two CPUs: LIVE objects allocated and kept, then
  *                         STEPS allocations each freed a step later (to
@@ -365,6 +376,75 @@ static void unnamed(struct tb *tb)
 	unnamed_alloc(tb, 1, 50 * MS, FN(3) + 0x40, SLAB(51, 0, 256), 256, 256);	/* nothing names it */
 }
 
+/* The known workload of kernel @version's formats (the usage above). */
+static void kernel(struct tb *tb)
+{
+	static const char caches[] = "filp 184 192 0\n";
+	bool node_ev = tb_has(tb, "kmem", "kmalloc_node", NULL);
+	uint64_t ts = MS;
+	int i;
+
+	tb_slab_lists(tb, NULL, caches);
+	tb_kallsyms(tb, ksyms);
+	tb_cmdlines(tb, "100 bash\n");
+	tb_emit_some(tb, 0, ts, "sched", "sched_process_exec", 100, (struct tb_val[]){
+		{ "filename", 0, "/usr/bin/worker" }, { "pid", 100 }, { "old_pid", 100 }, { NULL } });
+	for (i = 0; i < 10; i++) {
+		ts += MS;
+		tb_emit_some(tb, i % 2, ts, "kmem", "kmalloc", 100, (struct tb_val[]){
+			{ "call_site", FN(1) + 0x10 }, { "ptr", OBJ(i) }, { "bytes_req", 100 },
+			{ "bytes_alloc", 128 }, { "gfp_flags", 0xcc0 }, { "node", (uint64_t)-1 }, { NULL } });
+	}
+	for (i = 0; i < 5; i++) {
+		ts += MS;
+		tb_emit_some(tb, 1, ts, "kmem", node_ev ? "kmalloc_node" : "kmalloc", 100, (struct tb_val[]){
+			{ "call_site", FN(3) + 0x20 }, { "ptr", OBJ(20 + i) }, { "bytes_req", 200 },
+			{ "bytes_alloc", 256 }, { "gfp_flags", 0xcc0 }, { "node", 1 }, { NULL } });
+	}
+	for (i = 0; i < 7; i++) {
+		bool node = i >= 4;
+
+		ts += MS;
+		tb_emit_some(tb, i % 2, ts, "kmem", node && node_ev ? "kmem_cache_alloc_node" : "kmem_cache_alloc",
+			     100, (struct tb_val[]){
+			{ "call_site", FN(4) + 0x30 }, { "ptr", OBJ(40 + i) }, { "name", 0, "filp" },
+			{ "bytes_req", 184 }, { "bytes_alloc", 192 }, { "gfp_flags", 0xcc0 },
+			{ "node", node ? 1 : (uint64_t)-1 }, { "accounted", 1 }, { NULL } });
+	}
+	for (i = 0; i < 15; i++) {
+		ts += MS;
+		tb_emit_some(tb, (i + 1) % 2, ts, "kmem", "kfree", 100, (struct tb_val[]){
+			{ "call_site", FN(7) + 0x8 }, { "ptr", i < 10 ? OBJ(i) : OBJ(20 + i - 10) }, { NULL } });
+	}
+	for (i = 0; i < 7; i++) {
+		ts += MS;
+		tb_emit_some(tb, (i + 1) % 2, ts, "kmem", "kmem_cache_free", 100, (struct tb_val[]){
+			{ "call_site", FN(7) + 0x8 }, { "ptr", OBJ(40 + i) }, { "name", 0, "filp" }, { NULL } });
+	}
+	for (i = 0; i < 2; i++) {
+		ts += MS;
+		tb_emit_some(tb, 0, ts, "kmem", "mm_page_alloc", 100, (struct tb_val[]){
+			{ "pfn", 0x1000 + 2 * (uint64_t)i }, { "order", 1 }, { "gfp_flags", 0xcc0 },
+			{ "migratetype", 0 }, { NULL } });
+	}
+	for (i = 0; i < 2; i++) {
+		ts += MS;
+		tb_emit_some(tb, 1, ts, "kmem", "mm_page_free", 100, (struct tb_val[]){
+			{ "pfn", 0x1000 + 2 * (uint64_t)i }, { "order", 1 }, { NULL } });
+	}
+	ts += MS;	/* a batch's page: traced twice, freed once */
+	tb_emit_some(tb, 1, ts, "kmem", "mm_page_free_batched", 100, (struct tb_val[]){
+		{ "pfn", 0x1002 }, { NULL } });
+	ts += MS;
+	tb_emit_some(tb, 0, ts, "percpu", "percpu_alloc_percpu", 100, (struct tb_val[]){
+		{ "call_site", FN(5) + 0x8 }, { "reserved", 0 }, { "is_atomic", 0 }, { "size", 64 },
+		{ "align", 8 }, { "base_addr", OBJ(100) }, { "off", 64 }, { "ptr", OBJ(101) },
+		{ "bytes_alloc", 128 }, { "gfp_flags", 0xcc0 }, { NULL } });
+	ts += MS;
+	tb_emit_some(tb, 0, ts, "percpu", "percpu_free_percpu", 100, (struct tb_val[]){
+		{ "base_addr", OBJ(100) }, { "off", 64 }, { "ptr", OBJ(101) }, { NULL } });
+}
+
 static void churn(struct tb *tb, long live, long steps)
 {
 	uint64_t ts = 1 * MS;
@@ -390,6 +470,8 @@ static bool args_ok(int argc, char **argv)
 		return argc == 3 || (argc == 4 && atoi(argv[3]) > 0);
 	if (!strcmp(argv[1], "churn"))
 		return argc == 5;
+	if (!strcmp(argv[1], "kernel"))
+		return argc == 4;
 	return argc == 3 && (!strcmp(argv[1], "full") || !strcmp(argv[1], "arch") || !strcmp(argv[1], "idle") ||
 			     !strcmp(argv[1], "shards") || !strcmp(argv[1], "unnamed"));
 }
@@ -401,18 +483,26 @@ int main(int argc, char **argv)
 
 	if (!args_ok(argc, argv)) {
 		fprintf(stderr, "usage: kmt-synth full|arch|idle|shards|unnamed FILE, kmt-synth wide FILE [STEPS], "
-			"kmt-synth churn FILE LIVE STEPS\n");
+			"kmt-synth churn FILE LIVE STEPS, kmt-synth kernel VERSION FILE\n");
 		return 2;
 	}
 	tb = tb_new(!strcmp(argv[1], "wide") ? WIDE_CPUS : !strcmp(argv[1], "shards") ? SHARD_CPUS : 2, 0);
 	if (!strcmp(argv[1], "unnamed")) {
 		tb_formats_of(tb, "6.6");
 		tb_uname(tb, "Linux test 6.6.87 x86_64");
+	} else if (!strcmp(argv[1], "kernel")) {
+		static char uname[128];
+
+		tb_formats_of(tb, argv[2]);
+		snprintf(uname, sizeof(uname), "Linux test %s x86_64", argv[2]);
+		tb_uname(tb, uname);
 	} else {
 		tb_formats_6_18(tb);
 	}
 	if (!strcmp(argv[1], "unnamed")) {
 		unnamed(tb);
+	} else if (!strcmp(argv[1], "kernel")) {
+		kernel(tb);
 	} else if (!strcmp(argv[1], "full")) {
 		full(tb);
 	} else if (!strcmp(argv[1], "wide")) {
@@ -439,10 +529,10 @@ int main(int argc, char **argv)
 		alloc(tb, 1, 2 * MS, 100, 0, OBJ(2));
 		release(tb, 0, 3 * MS, 100, 2, OBJ(1));
 	}
-	ret = tb_write(tb, argv[2], 7, KMT_Z_ZSTD);
+	ret = tb_write(tb, argv[!strcmp(argv[1], "kernel") ? 3 : 2], 7, KMT_Z_ZSTD);
 	tb_free(tb);
 	if (ret) {
-		fprintf(stderr, "kmt-synth: cannot write %s\n", argv[2]);
+		fprintf(stderr, "kmt-synth: cannot write %s\n", argv[argc - 1]);
 		return 1;
 	}
 	return 0;

@@ -222,6 +222,26 @@ static void put_event(struct tb *tb, struct tb_cpu *c, uint64_t ts, const uint8_
 		abort();
 }
 
+bool tb_has(struct tb *tb, const char *system, const char *event, const char *field)
+{
+	const struct kmt_format *fmt = kmt_formats_find(&tb->fs, system, event);
+
+	return fmt && (!field || kmt_format_field(fmt, field));
+}
+
+void tb_emit_some(struct tb *tb, int cpu, uint64_t ts, const char *system, const char *event,
+		  int pid, const struct tb_val *vals)
+{
+	struct tb_val v[16];
+	int n = 0;
+
+	for (; vals->name && n < 15; vals++)
+		if (tb_has(tb, system, event, vals->name))
+			v[n++] = *vals;
+	v[n].name = NULL;
+	tb_emit(tb, cpu, ts, system, event, pid, v);
+}
+
 void tb_emit(struct tb *tb, int cpu, uint64_t ts, const char *system, const char *event,
 	     int pid, const struct tb_val *vals)
 {

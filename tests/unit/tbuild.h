@@ -42,6 +42,11 @@ void tb_uname(struct tb *tb, const char *text);
 void tb_cmdlines(struct tb *tb, const char *text);
 void tb_cpustat(struct tb *tb, int cpu, const char *text);
 
+/* Has the trace event @system:@event (and its field @field, unless NULL)? */
+bool tb_has(struct tb *tb, const char *system, const char *event, const char *field);
+/* tb_emit() of the fields of @vals the event has (at most 15); the others are left out. */
+void tb_emit_some(struct tb *tb, int cpu, uint64_t ts, const char *system, const char *event,
+		  int pid, const struct tb_val *vals);
 /* Append an event; fields not named are zero. */
 void tb_emit(struct tb *tb, int cpu, uint64_t ts, const char *system, const char *event,
 	     int pid, const struct tb_val *vals);
