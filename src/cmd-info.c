@@ -138,6 +138,13 @@ int cmd_info(int argc, char **argv)
 	}
 	if (fi->uname)
 		printf("kernel:     %s\n", fi->uname);
+	{
+		const char *why[4];
+		size_t k, n = kmt_decode_file_lacks(f, why, 4);
+
+		for (k = 0; k < n; k++)
+			printf("%s %s\n", k ? "           " : "lacks:     ", why[k]);
+	}
 	printf("clock:      %s\n", fi->clock ? fi->clock : "(unknown)");
 	printf("CPUs:       %d\n", fi->cpu_count);
 	printf("formats:    %d %s\n", kmt_file_formats(f)->nr, plural(kmt_file_formats(f)->nr, "event", "events"));

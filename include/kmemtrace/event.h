@@ -120,6 +120,18 @@ bool kmt_decoder_has(const struct kmt_decoder *dec, enum kmt_kind kind);
  * (kernels before 6.18, dfd04add595b)?
  */
 bool kmt_decode_unnamed_cache_allocs(const struct kmt_formats *fs);
+/*
+ * What a kernel whose formats are @fs could not trace that 6.18 does, and
+ * what stands in for it, a phrase each (static strings) into @why, at most
+ * @max; returns how many. @slab_list: the kernel's slab list was kept (by
+ * size, it names caches no event names). @no_vmalloc: the recorder found
+ * no vmalloc events (kernels before 6.2; a format list cannot tell that
+ * from events left out).
+ */
+size_t kmt_decode_lacks(const struct kmt_formats *fs, bool slab_list, bool no_vmalloc, const char **why,
+			size_t max);
+/* The same of the kernel that recorded trace file @f (its formats, slab list and settings). */
+size_t kmt_decode_file_lacks(const struct kmt_file *f, const char **why, size_t max);
 /* Names of memory events that could not be mapped, "" if none. */
 const char *kmt_decoder_skipped(const struct kmt_decoder *dec);
 

@@ -294,6 +294,9 @@ struct kmt_recinfo {
 					   1 slab page in N, allocations only */
 };
 
+/* In the settings: the default events were asked for, and the kernel had no vmalloc ones. */
+#define KMT_RECINFO_NO_VMALLOC "no vmalloc events in this kernel"
+
 /* After "stacks 1 in N" in the settings: sampled by time (sampler.h). */
 #define KMT_RECINFO_SLICES " (time slices)"
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
 
 #include "util/util.h"
@@ -260,6 +261,43 @@ static void describe_command(const struct rec_opts *o, char *buf, size_t len)
 		memcpy(buf + len - 4, "...", 4);
 }
 
+/* Did the recording ask for vmalloc events (the default) and the kernel have none (before 6.2)? */
+static bool no_vmalloc(const struct rec *rc)
+{
+	int i;
+
+	if (rc->o.events_spec)
+		return false;
+	for (i = 0; i < rc->events.n; i++)
+		if (!strncmp(rc->events.v[i], "vmalloc:", 8))
+			return false;
+	return true;
+}
+
+/* What this kernel cannot trace that 6.18 does, said once before recording (kmt_decode_lacks()). */
+static void say_lacks(const struct rec *rc)
+{
+	static const char *const evs[] = { "kmem:kmem_cache_alloc", "kmem:kmem_cache_alloc_node",
+					   "kmem:kmem_cache_free", "percpu:percpu_alloc_percpu" };
+	struct kmt_slab_aliases *sl = kmt_slab_aliases_read();
+	struct kmt_formats fs;
+	struct kmt_diag d = { 0 };
+	const char *why[4];
+	size_t i, n;
+	int k;
+
+	kmt_formats_init(&fs);
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		for (k = 0; k < rc->events.n; k++)
+			if (!strcmp(rc->events.v[k], evs[i]))
+				kmt_tracefs_add_format(rc->root, evs[i], &fs, &d);
+	n = kmt_decode_lacks(&fs, kmt_slab_caches_count(sl) > 0, no_vmalloc(rc), why, 4);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s: note: this kernel: %s\n", cmd_name, why[i]);
+	kmt_formats_release(&fs);
+	kmt_slab_aliases_free(sl);
+}
+
 /* What is recorded and how, for kmemtrace info. */
 static void describe_settings(const struct rec *rc, const struct kmt_session_opts *so, char *buf,
 			      size_t len)
@@ -276,6 +314,8 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
 		 "stacks %s; filter %s", rc->events.n, who, rc->o.buffer_kb, rc->o.live ? "queue" : "hold",
 		 rc->o.live ? rc->o.live_max_bytes >> 20 : rc->o.hold_mb, so->clock, stacks,
 		 rc->o.filter ? rc->o.filter : "none");
+	if (no_vmalloc(rc) && strlen(buf) + 40 < len)
+		strcat(buf, "; " KMT_RECINFO_NO_VMALLOC);
 }
 
 /*
@@ -368,6 +408,8 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		sizing_start(&sz, &rc->in, rc->o.buffer_kb);
 	if (*notes && !rc->o.quiet)
 		fprintf(stderr, "%s: note: %s", cmd_name, notes);
+	if (!rc->o.quiet)
+		say_lacks(rc);
 	if (kmt_instance_read(&rc->in, "buffer_subbuf_size_kb", sub, sizeof(sub)) > 0)
 		ro.subbuf_size = (uint32_t)strtoul(sub, NULL, 10) * 1024;
 	meta->partial = kmt_session_partial(rc->root, &so);

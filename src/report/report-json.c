@@ -171,6 +171,17 @@ void report_json_members(const struct report *r, struct js *j)
 	js_bool(j, "hashed_pointers", r->hash.on);
 	js_u64(j, "file_version", (uint64_t)fi->version);
 	js_str(j, "kernel", fi->uname ? fi->uname : "");
+	{
+		const char *why[4];
+		size_t i, n = kmt_decode_file_lacks(r->f, why, 4);
+
+		if (n) {	/* a 6.18 kernel's file has none: the key is left out */
+			js_open(j, "kernel_lacks", '[');
+			for (i = 0; i < n; i++)
+				js_str(j, NULL, why[i]);
+			js_close(j, ']');
+		}
+	}
 	js_str(j, "clock", fi->clock ? fi->clock : "");
 	js_u64(j, "cpus", (uint64_t)fi->cpu_count);
 	for (k = 0; report_tables[k]; k++) {

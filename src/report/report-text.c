@@ -153,6 +153,16 @@ SUM_TEXT(s_start)
 }
 SUM_TEXT(s_events) { return num(s->events); }
 
+/* What the recording's kernel could not trace that 6.18 does, a line each (kmt_decode_lacks()). */
+static void s_lacks(const struct report *r, const struct kmt_summary *s, FILE *out)
+{
+	const char *why[4];
+	size_t i, n = kmt_decode_file_lacks(r->f, why, 4);
+
+	for (i = 0; i < n; i++)
+		item(r, out, i ? "" : "kernel lacks", "%s", why[i]);
+}
+
 static void s_by_kind(const struct report *r, const struct kmt_summary *s, FILE *out)
 {
 	int k;
@@ -279,7 +289,8 @@ static void s_affected(const struct report *r, const struct kmt_summary *s, FILE
 #undef FI
 
 static const struct sum_item sum_items[] = {
-	{ "file", s_file }, { "kernel", s_kernel }, { "trace span", s_span }, { "trace start", s_start },
+	{ "file", s_file }, { "kernel", s_kernel }, { .lines = s_lacks }, { "trace span", s_span },
+	{ "trace start", s_start },
 	{ "events", s_events }, { .lines = s_by_kind }, { .lines = s_not_recorded },
 	{ "slab allocations", s_allocs, .needs = NEEDS_SLAB }, { "slab frees", s_frees, .needs = NEEDS_SLAB },
 	{ "bytes requested", s_req, .needs = NEEDS_SLAB }, { "bytes allocated", s_alloc, .needs = NEEDS_SLAB },

@@ -28,6 +28,22 @@ for k in $kernels; do
 		$KMT dump -a k.dat > d && [ "$(grep -vc "^#" d)" = 52 ] &&
 		! grep -q "undecoded\|?" d
 	'
+	test_expect_success "$k: report, JSON and info say what the kernel lacks, and what stands in for it" '
+		$SYNTH kernel '"$k"' k.dat && $KMT report --json k.dat > k.json &&
+		jq -r ".kernel_lacks[]" k.json > lacks && cat lacks &&
+		if grep -q "field:__data_loc char\[\] name;" '"$D/$k"'/kmem_kmem_cache_free.format; then
+			grep -q "^kmem_cache_alloc names no cache (before 6.18): an object is named by its free, its slab page or its size$" lacks
+		else
+			grep -q "^no event names a cache (before 5.12): caches are named by size from the kernel.s slab list$" lacks
+		fi &&
+		if grep -q "field:unsigned long call_site;" '"$D/$k"'/percpu_percpu_alloc_percpu.format; then
+			! grep -q "per-CPU" lacks
+		else
+			grep -q "^per-CPU allocations carry no call site or gfp flags (before 5.19)$" lacks
+		fi &&
+		$KMT report --sections summary k.dat | grep -q "^  kernel lacks  " &&
+		$KMT info k.dat | grep -q "^lacks: "
+	'
 	if [ -n "$have_tc" ]; then
 		test_expect_success "$k: trace-cmd reads the same events and names the same gfp flags" '
 			$SYNTH kernel '"$k"' k.dat && trace-cmd report k.dat > tc 2> /dev/null &&

@@ -333,6 +333,38 @@ bool kmt_decode_unnamed_cache_allocs(const struct kmt_formats *fs)
 	return (a && !kmt_format_field(a, "name")) || (b && !kmt_format_field(b, "name"));
 }
 
+size_t kmt_decode_lacks(const struct kmt_formats *fs, bool slab_list, bool no_vmalloc, const char **why,
+			size_t max)
+{
+	const struct kmt_format *cf = kmt_formats_find(fs, "kmem", "kmem_cache_free");
+	const struct kmt_format *pc = kmt_formats_find(fs, "percpu", "percpu_alloc_percpu");
+	size_t n = 0;
+
+#define LACK(s) do { if (n < max) why[n++] = (s); } while (0)
+	if (kmt_decode_unnamed_cache_allocs(fs) && cf && kmt_format_field(cf, "name"))
+		LACK("kmem_cache_alloc names no cache (before 6.18): an object is named by its free, its slab page "
+		     "or its size");
+	else if (kmt_decode_unnamed_cache_allocs(fs))
+		LACK(slab_list ? "no event names a cache (before 5.12): caches are named by size from the kernel's "
+				 "slab list"
+			       : "no event names a cache (before 5.12) and the file keeps no slab list: caches are "
+				 "shown by size (record with kmemtrace for their names)");
+	if (pc && !kmt_format_field(pc, "call_site"))
+		LACK("per-CPU allocations carry no call site or gfp flags (before 5.19)");
+	if (no_vmalloc)
+		LACK("no vmalloc events (before 6.2): vmalloc areas show only as their pages");
+#undef LACK
+	return n;
+}
+
+size_t kmt_decode_file_lacks(const struct kmt_file *f, const char **why, size_t max)
+{
+	const struct kmt_file_info *fi = kmt_file_info(f);
+
+	return kmt_decode_lacks(kmt_file_formats(f), fi->slab_caches != NULL,
+				strstr(fi->recinfo.settings, KMT_RECINFO_NO_VMALLOC) != NULL, why, max);
+}
+
 bool kmt_decoder_has(const struct kmt_decoder *dec, enum kmt_kind kind)
 {
 	return kind < KMT_EV_NR && dec->has[kind];
