@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: how small a ring buffer per CPU the readers can keep lossless
 # (issue 26 item 4). kmemtrace record (system-wide, and -F), and top, run
 # hackbench at each buffer size in SIZES, in a fresh random order each

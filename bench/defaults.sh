@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: the default sizes against another binary's (issue 26 item 4):
 # kmemtrace record and top at their defaults, this tree's and BASE's
 # (e.g. a build of the commit before the memory budget: 64 MiB per CPU,

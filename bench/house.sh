@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: a change that should change nothing (a move, a refactor)
 # against the binary before it, OLD: every output byte for byte on a fresh
 # recording (tests/tools/same-bytes.sh), and, in paired rounds in random

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: -j and the one-pass check (issue 26). Two files: a hackbench
 # recording of this machine (2 CPUs of data) and a synthetic trace of 48
 # CPUs (kmt-synth wide, about 6 M events), which this machine cannot

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: kmap in shards (issue 26 item 1). kmap writes a record per
 # object, most of its CPU; each shard writes its own objects' records
 # and one thread at a time puts each batch's in order ("write out",

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the benchmark scripts: timing, CPU accounting, medians, and
 # a "floor" tracefs instance (the events enabled, nobody reading).
 # Sourced; expects KMT (the kmemtrace binary) to be set.

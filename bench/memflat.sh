@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: does the recorder's memory stay flat over a long recording?
 # A steady workload (short hackbench runs back to back with a pause between
 # them) is recorded for DURATION seconds (default 600) at default settings.

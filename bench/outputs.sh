@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: the outputs built on report, each against the text report of
 # the same file in the same round (paired): report --html and --json, diff
 # of two recordings, and export to pprof, folded, perfetto and sqlite

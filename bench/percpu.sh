@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: the per-CPU part of a recording's start and end (issue 26
 # item 5). Two measurements, repeated ROUNDS times, medians:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: the cost of recording, paired and repeated on one workload.
 #
 #   untraced | floor (the same events on in a private instance, no reader) |

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: analysis speed. One workload is recorded twice, by kmemtrace
 # record (zstd trace.dat) and by perf kmem record; then, in paired rounds,
 # kmemtrace report (default sections; chunk inflation on worker threads and

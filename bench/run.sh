@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run benchmarks and rebuild bench/RESULTS.md. Each benchmark writes its own
 # section to bench/results/NAME.md (stamped with date, machine, versions);
 # RESULTS.md is those sections in a fixed order, so one benchmark can be

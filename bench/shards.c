@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-shards: the allocation model alone, in 1 to N shards, on events
  * decoded beforehand (no reading, no decoding: what the model's stage

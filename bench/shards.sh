@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: the model in shards (-j 4 and more; issue 26 item 1). Two views:
 #  - the model alone (build/bench/kmt-shards: events decoded beforehand, no
 #    reading): 1 to MAXSHARDS shards, a thread each, paired within each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: what kernel stacks cost (record --stack, --stack-sample N),
 # each against its own floor: the same events and the same stacktrace
 # trigger on in a private instance, nobody reading. Paired rounds as in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: where the analysis time goes, stage by stage, and what that
 # predicts on a machine with more cores (issue 26, item 3). kmemtrace report
 # --stats gives the CPU time of each stage (read+inflate, stream merge,

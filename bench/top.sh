@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: what kmemtrace top costs the workload, paired with the ftrace
 # floor and with kmemtrace record in every round (bench/record.sh's method:
 # a fresh random order each round, ratios per round, then the median). top

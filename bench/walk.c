@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-walk: how fast each stage of the report pipeline runs on a file.
  *   kmt-walk FILE [pages|stream|decode|model] [threads]

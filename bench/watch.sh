@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: kmemtrace watch. (1) Its cost on a workload, paired and
 # repeated like the recording benchmark: untraced | floor (kmemtrace
 # record's events on in a private instance, no reader) | kmemtrace record |

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-wcpus: what finishing a trace file costs per CPU (issue 26 item 5).
  *   kmt-wcpus PAGES N [ROUNDS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmark: finishing the file on a machine of N CPUs (issue 26 item 5).
 # bench/wcpus.c writes the same 128 MiB of real ring-buffer pages (from a
 # hackbench recording) as the trace.dat of N CPUs, for N from 1 to 128;

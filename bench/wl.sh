@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run a workload and print "WALL CPU" on fd 3 (or stderr): its wall time and
 # the busy CPU time of the whole machine meanwhile (user + system + irq,
 # steal excluded), in seconds. The same wrapper runs in every benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: event format parsing and record decoding.
  *

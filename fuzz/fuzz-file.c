@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: the trace-file reader and everything downstream.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Sanitizer defaults linked into every fuzz target, so that running a
  * target on a single input (a reproducer in fuzz/crashes/) behaves as in a

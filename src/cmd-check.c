@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace check: validate a trace file (ours or trace-cmd's), one line
  * per finding. Exit 0 clean (warnings allowed), 1 errors (or warnings with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace completion bash: a bash completion script written from the
  * program's own tables, so that it cannot drift from them: the commands

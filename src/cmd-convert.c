@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace convert: rewrite a trace file — another version (6 or 7),
  * another compression, kallsyms cut down to the functions the trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace diff OLD NEW: what changed between two recordings, per call
  * site, cache, process name and page order (src/diff/diff.h).

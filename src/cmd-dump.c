@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace dump: the decoded events of a trace file, one per line, in
  * time order — what the analyses see. For checking, scripting and tests:

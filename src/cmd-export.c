@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace export --format FORMAT FILE: the report's analysis in another
  * tool's format (src/export/export.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace info: what a trace file holds — its metadata, and per CPU the
  * events, pages and losses, and per event type the record counts. Works

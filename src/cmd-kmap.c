@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace kmap: one record per object, Memorizer's KMAP. The model
  * hands out each object when its story ends (freed, allocated over, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace record: record kernel memory events into a trace.dat. The
  * options are here; the recording itself (instance, capture, signals,

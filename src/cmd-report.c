@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report: where memory goes, what is wasted, what is misused,
  * what is still live. Reads any trace.dat (ours or trace-cmd's), merges

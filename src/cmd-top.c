@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace top: the kernel's allocations, live (src/top/top.h). The options,
  * and the hooks that join top to a recording in live mode: the analysis

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace watch: options, what to watch resolved against the running
  * kernel (a function's addresses from /proc/kallsyms, a member's offset

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The commands: each one's entry point and help (src/cmd-*.c), the table
  * of them (src/main.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace: the command table. Each subcommand lives in src/cmd-<name>.c
  * and parses its own options; this file only dispatches.

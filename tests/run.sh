@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run every test: the cmocka unit tests (build/tests/test-*) and the CLI
 # tests (tests/cli/t*.sh, which run the real binary on the real kernel),
 # all as TAP. Ends with the line "N passed, N failed".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libkmemtrace, the base stage (src/lib/base/): errors, versions, the
  * hash map and interner, keyed address hashes, files written whole or not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  *  * libkmemtrace, the capture stage (src/lib/capture/): a recording: per-
  * CPU capture, the spool, holding pages in memory, the session's set-up,

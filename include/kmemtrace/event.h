@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  *  * libkmemtrace, the event stage (src/lib/event/): records decoded into
  * memory events; gfp flags, task names, kernel symbols, merged slab

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  *  * libkmemtrace, the model stage (src/lib/model/): memory events into
  * the allocation model (sites, caches, objects, pages, stacks, losses,

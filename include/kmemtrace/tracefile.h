@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  *  * libkmemtrace, the tracefile stage (src/lib/tracefile/): trace.dat
  * read and written: event formats, ring-buffer pages, sections, per-CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  *  * libkmemtrace, the tracefs stage (src/lib/tracefs/): the kernel's
  * tracefs: its formats and CPUs, private instances, which events to

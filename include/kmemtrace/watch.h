@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  *  * libkmemtrace, the watch stage (src/lib/watch/): hardware watchpoints
  * and the watcher that samples accesses to chosen objects.

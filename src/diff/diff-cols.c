@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace diff's tables (src/diff/diff.h): the columns it compares, once,
  * and per table the columns that name a row and the ones it compares, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace diff --html: the page of report --html (src/report/report-html.c)
  * with diff --json's document as its data, under "diff", and diff's tables

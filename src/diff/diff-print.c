@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace diff's outputs (src/diff/diff.h): text tables, one JSON document,
  * one table as CSV. Rows come largest change first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace diff, the comparison (src/diff/diff.h): both traces go through the
  * same analysis as report; each compared table's rows are read through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace diff: two traces analysed alike, their report tables matched
  * row by row (call sites by function+offset, or by function name when the

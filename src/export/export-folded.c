@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * export --format folded: one line per path of the flame graph's tree
  * (src/report/flame.c) with its own value, "outer;...;callsite VALUE": the input of

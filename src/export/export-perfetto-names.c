@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * export --format perfetto, the events by name (src/export-perfetto.h).
  * Perfetto's ftrace messages for kmalloc and its kin carry the call site

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * export --format perfetto: a Perfetto trace (proto/perfetto_trace.proto,
  * from Perfetto's published protos) that ui.perfetto.dev and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * export --format perfetto, between its two files: export-perfetto.c (the
  * events as Perfetto's ftrace messages, the tasks, the counter tracks)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * export --format pprof: a gzipped profile.proto (proto/profile.proto,
  * from pprof's published schema) with the four heap-profile sample types

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * export --format sqlite: one database (schema in docs/export.md). A row
  * per object goes to object_rows as each object's story ends (streaming:

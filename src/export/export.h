@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace export: the analysis of report (the same model, filters and
  * column tables) handed to other tools' formats. A format sets hooks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A format's hooks on a thread of their own (src/export/hookpipe.h). A
  * ring of NB batches handed over in order (kmt_handoff): the model's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A format's hooks on a thread of their own (-j 3 and more): the model's
  * thread hands each event (copied, its strings with it) and each note a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The exports' strings and numbers, over the one interner and map
  * (include/kmemtrace/base.h: kmt_intern, kmt_map): an id of -1 means out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The per-object record's columns (objcols.h): the table kmap's line,
  * kmap --json and the SQLite export's object_rows are written from, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The per-object record (struct kmt_object, include/kmemtrace/model.h) as
  * a table of columns, the one place its fields are defined: kmemtrace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The page's style and script (src/html/), built into the binary so that
  * report --html needs no file beside it and the page none beside itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 "use strict";
 /*
  * kmemtrace report page: the script of report --html (and diff --html),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 4. colours ===== */
 
 /* The same meaning, the same colour, all over the page (and in the CSS). */

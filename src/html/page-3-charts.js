@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 5. charts ===== */
 
 function niceStep(raw, integer) {

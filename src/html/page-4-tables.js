@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 6. tables ===== */
 
 const SIMPLE = {u64: 1, i64: 1, pct: 1, str: 1, bool: 1, frames: 1};

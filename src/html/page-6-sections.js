@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 8. sections ===== */
 
 let D = {}, R = {}, S = {}, T = null, COLUMNS = {};

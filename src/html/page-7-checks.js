@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 9. checks ===== */
 
 /* Each series adds up to the summary; each tree node holds its children. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 10. diff ===== */
 
 /* diff --html: each side, then per table the largest changes (old beside

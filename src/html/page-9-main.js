@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ===================================================== 11. main ===== */
 
 /* #test-interact: go through the interactive paths; errors go to #kmt-errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What record, top and watch take of the machine's memory by default: the
  * one owner of the rule (record.h says it in words, for the help). The

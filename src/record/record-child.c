@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The command kmemtrace record runs: forked before tracing is set up, held
  * on a pipe until the recorder is ready, then exec'd directly (no shell).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What kmemtrace record prints: the once-a-second status line on a
  * terminal, progress while the file is written, the per-CPU summary at the

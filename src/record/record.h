@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace record and watch, shared between their files: the running
  * recording's state and life (recording.c), the child command, and what is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A recording's life, shared by kmemtrace record and kmemtrace watch:
  * fork the command (held) -> private instance, events, filters -> metadata

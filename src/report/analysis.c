@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Opening and running a trace for analysis (src/report/analysis.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Opening a trace for analysis, shared by report and kmap: the file, its
  * symbols and task names, a decoder for its formats, and one run of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The flame graph's tree (src/report/flame.h): paths of names added one by one,
  * children found through the interner's (parent, name).

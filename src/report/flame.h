@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The tree behind the flame graph (report --html) and folded stacks
  * (export --format folded): slab allocations by the path from the

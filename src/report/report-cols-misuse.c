@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's misuse tables (src/report/report.h): what the model finds
  * contradictory, by kind, call site and cache, and the caches the kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's tables keyed by call site (src/report/report.h): call sites, their
  * lifetimes, page-allocating functions, and outstanding objects.

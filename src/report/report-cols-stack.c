@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's table of slab allocations by call site and stack (--stack
  * recordings): a list under each call site in JSON, lines under it in the

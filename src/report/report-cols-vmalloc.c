@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's vmalloc tables (src/report/report.h): the totals, areas by size,
  * allocating functions (from --stack stacks), and the areas live at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's tables (src/report/report.h): for every section, its columns and
  * where its rows come from. This file and report-cols-*.c (the tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Shared by the report-cols*.c files: shorthand for column definitions,
  * row helpers, and the tables one file gives report-cols.c's list.

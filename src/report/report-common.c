@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the report printers share: section names, call-site naming,
  * sorting, and quantiles from log2 histograms.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report --csv NAME: one table, printed from the report's tables
  * (report-cols.c): a header line and one row per item, or "key,value"

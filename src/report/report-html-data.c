@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The data of report --html beyond report --json's document: the time
  * series (the model's detail, with the top caches and call sites), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The pages of report --html and diff --html: one self-contained file.
  * The data is a JSON document in a <script type="application/json">

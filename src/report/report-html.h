@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report --html: one self-contained page (report-html.c) whose
  * data (report-html-data.c) is report --json's document and what only

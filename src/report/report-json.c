@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report --json: one document, schema in docs/report-json.md,
  * printed from the report's tables (report-cols.c). Numbers are exact

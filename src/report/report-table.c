@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reading the report's tables (src/report/report.h): rows kept and sorted by the
  * -s keys, values of columns, and their text form. The tables themselves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report as text: the sections' tables (report-cols*.c, or their
  * text views) laid out by text_table() in human units, call sites as

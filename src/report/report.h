@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report, shared between its files: the options, the model
  * with everything needed to print it, and the three printers.

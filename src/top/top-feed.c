@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace top, the feed: pages the live readers handed over -> events ->
  * the model, in time order across CPUs (src/top/top.h). The pages are a

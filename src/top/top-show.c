@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace top, the display (src/top/top.h): a snapshot as plain text (the
  * batch mode, and the body of the screen), as a JSON line, or on the full

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace top, the snapshots (src/top/top.h): every interval, the model's
  * call sites, caches or processes, each compared with what the previous

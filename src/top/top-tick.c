@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace top, the ticker: says when a snapshot is due (src/top/top.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace top: the kernel's allocations, live. A recording (recording.c)
  * in live mode hands pages to memory (live.h); top takes them, decodes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The one JSON writer, shared by report --json, the data of report --html,
  * diff, check and kmap: keys and values in order, indentation by depth,

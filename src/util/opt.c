@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Option tables: parsing on top of getopt_long, and the help text
  * (src/util/opt.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Options as data, after perf's OPT_* arrays and tmux's cmd_entry: each
  * command declares one table, and its parser, its --help text and the

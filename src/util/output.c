@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where a command's output file goes, decided before any work is done:
  * never a directory, never over a file of another kind; a trace file

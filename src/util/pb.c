@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The protocol-buffer writer (src/util/pb.h).
  */

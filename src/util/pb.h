@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A small protocol-buffer writer for the exports (pprof's profile.proto,
  * Perfetto's trace): fields appended to a growing buffer, nested messages

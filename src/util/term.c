@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Text that fits the terminal (src/util/term.h): the width to fit, cutting
  * a string to a number of columns, and laying out a table's columns.

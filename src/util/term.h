@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Text that fits the terminal, as ps and procps top fit it: how wide the
  * output may be, and tables laid out in that width by leaving out their

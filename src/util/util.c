@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the subcommands: messages, usage, units.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What every stage of the program shares: exit codes, one clear line on
  * stderr for an error, numbers and times as the outputs print them,

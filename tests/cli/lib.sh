@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Test library for the CLI tests, after git's t/test-lib.sh: each test is
 #   test_expect_success 'what it checks' 'shell commands'
 # run in a subshell with errexit; output is TAP. Sourced by tests/cli/t*.sh.

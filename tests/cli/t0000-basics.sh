@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, version, usage errors. No tracing needed.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The house: lower folders never include higher ones, no two files include
 # each other in a circle, every folder is in the README, no file is too big.
 # Reads the tree only: no root, no tracefs.

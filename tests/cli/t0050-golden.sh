@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Golden outputs: report (text, JSON, CSV), diff, kmap, dump, check, info
 # and folded export of synthetic traces and two small real ones, compared
 # byte for byte with tests/golden/expected, so a printer cannot drift

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The text of report and diff fits the terminal, or $COLUMNS when set
 # (into a pipe or a file too): optional columns left out in a fixed order,
 # names cut with "…" keeping a call site's offset, stacks cut at the edge,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Help, manual and behaviour agree: the events record records by default,
 # the sort keys and sections report and diff take (what --help lists, what
 # the manual lists, what the error message lists and what is accepted are

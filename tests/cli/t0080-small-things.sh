@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Small things a careful tool gets right, on synthetic traces: "1 object",
 # not "1 objects"; thousands separators in check's and info's counts; the
 # SQLite export's pointers also in hex, as people read them; the clock of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace record on the real kernel: the file, its readers, the options.
 . "$(dirname "$0")/lib.sh"
 need_tracing

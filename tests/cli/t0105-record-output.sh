@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Where a recording goes and whose it is: sudo hands the file to the
 # invoking user; -o DIR, an unwritable place or a non-trace file are refused
 # before anything is recorded; a trace already there is kept as FILE.old

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Tiny recordings are tiny: a trace keeps only the lines of /proc/kallsyms
 # that name what its events point at (each function holding a call site,
 # a stack frame or a watchpoint instruction, its aliases, the symbol after

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # What record says on a terminal, and the small things a careful tool gets
 # right: "Ctrl-C to stop" first when nothing else will stop it, the status
 # line (thousands separators, cut to the terminal's width), exit 127 for a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Ground truth: kmt-gt makes kernel allocations we know exactly (see
 # tests/workloads/kmt-gt.c). Record it, then count them in the file with
 # our reader (kmemtrace dump) and, independently, with trace-cmd report.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Every kernel's event layout: for each kernel in tests/data/formats/ (4.18
 # to 6.8 from their sources, Debian's from the kernels themselves), a trace
 # in its formats with a known workload (kmt-synth kernel: kmalloc and, where

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The recorder stopped by signals: SIGINT, SIGTERM and SIGHUP end the
 # recording with a valid file and no instance left. SIGKILL loses nothing
 # the kernel still holds: the instance left behind keeps the events not yet

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Loss is measured, never hidden: with a deliberately tiny ring buffer and
 # a heavy workload events are lost; the file says how many, per CPU: the
 # ring buffer's own count, stored beside the data, and where (the page

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Lossless, proven by an independent count. While kmemtrace record -F runs
 # hackbench -g 4 -l 1000 (about 6.5 million events), a control instance of
 # our own with the same kernel pid filter (set_event_pid + event-fork) and a

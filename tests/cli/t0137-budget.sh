@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The memory budget (issue 26 item 4): by default record, top and watch
 # size their ring buffers, hold and top's prefault by the machine's RAM,
 # never by its CPU count: 1/32 of RAM and at most 1 GiB in all. The

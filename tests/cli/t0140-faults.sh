@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The recorder under faults: a full disk, no permission, no tracefs, an
 # unmounted tracefs, another tracer on the same events, privilege dropping
 # for the command, file modes. Each: one clear line, the right exit status,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace check: clean files pass with exit 0, broken ones give one line
 # per finding with CPU, offset and time and exit 1, unreadable ones exit 2.
 # Damaged files (cut short, a chunk that does not inflate, a broken

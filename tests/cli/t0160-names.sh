@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Tasks by their names, as the kernel's own trace output gives them: work
 # done in interrupts on an idle CPU (block I/O completions allocating and
 # freeing bios) belongs to pid 0, "<idle>", in dump, report, kmap and the

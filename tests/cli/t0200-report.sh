@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace report on real recordings: the ground-truth workload's numbers
 # come back exact through --json; a file written by trace-cmd extract (v7
 # and, converted, v6) gives the same per-call-site counts as trace-cmd

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace report --stats: the CPU time of each stage of the analysis, per
 # event too, on stderr; the report itself is unchanged. The events counted
 # are the records read, of every buffer, as check counts them. No tracing needed.

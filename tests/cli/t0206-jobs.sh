@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # -j N: the analysis reads with N threads, and says the same for every N.
 # Synthetic traces built to stress it (48 CPUs of many chunks with
 # cross-CPU frees, losses, older objects and double frees; two CPUs with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace report's options on a real recording: -p/--comm filter every
 # count and say when nothing matched; -n and -s apply to every table in
 # every format; where allocations went (allocs = frees + live + uncertain +

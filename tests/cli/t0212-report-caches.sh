@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Slab caches by their names: the kernel merges caches of one size and
 # flags and its events name them all by one (TCP's skbuff_fclone_cache is
 # reported as another cache on 6.18). A recording keeps the groups it

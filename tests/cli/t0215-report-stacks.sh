@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Slab allocation stacks (record --stack): each call site's allocations by
 # the stack of its callers, exact against the ground-truth workload, cut by
 # --stack-depth, the same in text, JSON and CSV, absent without --stack;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # report --html and diff --html in real Chromium (headless): every page
 # renders with no script error, its self-checks hold (every time series adds
 # up to the summary, the flame graph's root is the total), the DOM's tables

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace diff: two ground-truth recordings with known counts give exact
 # deltas; a file against itself gives all-zero deltas; a recording against
 # a trace-cmd file works; --per-second, --match, CSV, -o; losses marked as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace export: the ground truth's exact numbers through each format's
 # own reader — go tool pprof, protoc --decode against the published
 # messages (proto/), sqlite3, a sum of folded lines — on our recordings and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace top: --json snapshots of the ground-truth workload add up to
 # its exact counts, and to report's numbers for the same session kept with
 # -o; --batch stops after -n; the interactive view driven in tmux (every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace kmap on a recorded ground-truth trace: one record per object,
 # exact object counts, sizes, allocation and free sites, pids and names;
 # filters (--callsite, --cache, -p, --live, --time) and --json agree. A

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace watch on the real kernel. Ground truth (tests/workloads/
 # kmt-watch-gt.c): an eventfd context written and read N times; a watch on
 # its count and flags words must attribute exactly N writes and N reads of

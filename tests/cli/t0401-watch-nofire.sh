@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0400-watch as on a machine whose hardware watchpoints are accepted but
 # never fire (seen on some AMD EPYC hosts), run where they do fire, so that
 # the path such machines take is tested on every host: the refusal, and

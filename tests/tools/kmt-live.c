@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-live: the model in shards fed live (kmt_model_shards_new(), what
  * kmemtrace top does) against one model, on a file's events.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-synth: synthetic trace files for what a real recording on the test
  * machine cannot show on demand (built with the unit tests' trace builder).

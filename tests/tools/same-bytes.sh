@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Same bytes out: every output of two kmemtrace binaries on the same trace
 # files, compared byte for byte (issue 25: a move changes no output).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Test trace builder (see tbuild.h). Pages are packed like the kernel's
  * ring buffer by the library's page writer (kmemtrace/pagew.h).

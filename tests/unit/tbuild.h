@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A test trace builder: synthesise trace.dat files event by event, with
  * real kernel formats (tests/data/formats) or hand-written old ones, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: the BTF reader, on a hand-built blob and on the running kernel's. */
 #include <errno.h>
 #include <setjmp.h>

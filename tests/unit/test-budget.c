@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests: the memory budget of record, top and watch (src/record/
  * budget.c): exact values for machines from a 1 GiB box to a 512 GiB

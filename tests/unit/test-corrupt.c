@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Corrupt files: real small recordings (fuzz/corpus/file: v6, v7 without,
  * with zstd and with zlib compression, and a trace-cmd extract) truncated

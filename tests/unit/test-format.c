@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: event format and header_page parsing. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests: the watchpoint probe (kmt_hwbp_probe). Where perf events
  * cannot be opened (not root, no breakpoints) the tests skip. The decoy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of the allocation model through the whole pipeline: a trace
  * is synthesised event by event (tbuild), written, read back, decoded and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit test: the allocation model out of memory. This binary is linked
  * with --wrap=malloc,calloc,realloc (see the Makefile), so every

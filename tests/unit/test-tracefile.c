@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests: write trace files with the test builder (v6, v7 with no,
  * zstd and zlib compression), read them back through the reader, the

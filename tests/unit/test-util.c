@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests: the hash map and the interner, keyed address hashes, symbols, process names, gfp flag names,
  * compression on several threads, big output files.

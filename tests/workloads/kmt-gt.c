@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-gt: a ground-truth workload whose kernel allocations are known.
  *

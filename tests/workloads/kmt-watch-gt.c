@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmt-watch-gt: a ground truth for kmemtrace watch. One eventfd (its
  * struct eventfd_ctx is kmalloc'ed in do_eventfd), then N rounds of

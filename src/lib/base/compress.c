@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * zstd and zlib behind one small interface, for trace.dat sections and
  * flyrecord chunks. Decompression insists on the exact advertised size, so

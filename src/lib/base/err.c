@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Error strings for -errno and our own KMT_E* codes, and diagnostics (with
  * the file's own bytes escaped before they are quoted).

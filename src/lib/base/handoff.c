@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A hand-over of slots in order (include/kmemtrace/base.h): one thread
  * fills slots of a ring the caller owns, and each of the takers takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * SipHash-2-4 (Aumasson and Bernstein) for keyed address hashes
  * (include/kmemtrace/base.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The one string interner (include/kmemtrace/base.h): strings numbered in
  * the order first seen, found by their hash in a kmt_map.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private helpers shared by the library's modules: byte order, a growable
  * buffer, whole-file reads. Nothing here is part of the public API.

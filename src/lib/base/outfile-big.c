@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A stream for a big output file (KMT_OUTFILE_BIG, include/kmemtrace/
  * outfile.h): what is written is gathered into aligned blocks of 4 MiB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Complete-or-absent output files (include/kmemtrace/base.h).
  */

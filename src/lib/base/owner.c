@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Whose rights the library's output files are made with
  * (include/kmemtrace/base.h). Under sudo the program runs as root for

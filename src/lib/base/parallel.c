@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Per-CPU work on every core (kmt-local.h): kmt_parallel() runs one job
  * per index on a few threads, so that work done once per traced CPU at a

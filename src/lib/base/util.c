@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Small helpers: a growable buffer and whole-file I/O that copes with
  * /proc and tracefs files (size 0 in stat, short reads, EINTR).

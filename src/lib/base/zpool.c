@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Compressing long runs of bytes on every core, written in order
  * (zpool.h). Workers take chunks in turn (segment by segment: a run is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Compress long runs of bytes in chunks on several threads, handing the
  * compressed chunks back in order on the caller's thread. The trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Spool -> trace.dat (include/kmemtrace/capture.h). One read-only pass over
  * each CPU's pages counts events and losses, collects process names from

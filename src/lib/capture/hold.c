@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * In-memory page queues for the recorder (see hold.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Holding captured pages in memory without copying them: per CPU, a queue
  * of large pipes that ring-buffer pages are spliced into (the kernel moves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Live capture (include/kmemtrace/capture.h). Each CPU's thread:
  *

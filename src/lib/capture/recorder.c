@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The capture threads (include/kmemtrace/capture.h). One thread per CPU:
  *

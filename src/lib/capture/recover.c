@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A dead recorder's instance, moved into its spool (include/kmemtrace/
  * recover.h), the way a recorder ends its own recording:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fair stack sampling (include/kmemtrace/capture.h): one thread, asleep
  * between the moments it writes "1" or "0" to the instance's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Instance setup for a recording and metadata capture
  * (include/kmemtrace/capture.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reading a spool back, for finalize.c: the items kmt_spool_* wrote, by
  * what they are, never by file name (spool.c owns the names).

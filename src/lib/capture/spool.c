@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The spool directory of a recording (include/kmemtrace/capture.h), and the
  * only place its layout is written down:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kmemtrace:access event (include/kmemtrace/event.h): its format and
  * its encoding, in the kernel's record layout.

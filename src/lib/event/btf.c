@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A small BTF reader (include/kmemtrace/event.h), from the kernel's
  * Documentation/bpf/btf.rst: a header, a type section (struct btf_type

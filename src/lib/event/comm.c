@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * pid -> comm map: names in the order first seen, found by pid (kmt_map).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Event decoding driven by the stored formats (include/kmemtrace/event.h).
  * At build time each known event is matched by system and name and its

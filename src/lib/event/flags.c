@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * __print_flags() tables from print formats (include/kmemtrace/event.h).
  * The values are C constant expressions as the preprocessor left them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Slab cache names (include/kmemtrace/event.h): the groups of merged
  * caches, read from sysfs or from a recording's text, and the names of

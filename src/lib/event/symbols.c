@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * kallsyms lookup: text symbols sorted by address, binary search.
  * Typical input: ~150,000 lines, ~60,000 text symbols. A line that is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The code addresses a trace names, as a set (include/kmemtrace/event.h).
  * A recording's events name a few thousand distinct addresses among

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * kmt_analyse()'s pipeline (analyse.c, analyse-stages.c): the batches
  * and the job they go round in, shared by the producer (analyse.c) and

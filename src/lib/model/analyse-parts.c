@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The producer in parts (analyse-local.h). With the model in shards and a
  * file of two CPUs and more, reading the stream is no longer one thread's

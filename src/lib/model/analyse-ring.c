@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The producer's side of kmt_analyse()'s ring (analyse-local.h), for the
  * one stream's producer (analyse.c) and the merge of the parts

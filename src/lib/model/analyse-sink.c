@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An object hook in shards (analyse-local.h; kmt_model_hooks.clone in
  * include/kmemtrace/model.h): kmemtrace kmap writes its records on every

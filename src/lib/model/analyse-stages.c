@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The stages of kmt_analyse() after the producer (analyse-local.h): shard
  * 0 and the other shards (model-shard.c), each a consumer of the ring of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Stream -> decoder -> model (include/kmemtrace/model.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * kmemtrace check (include/kmemtrace/model.h): the file's structure, then
  * every CPU's pages one by one, then (optionally) the allocation model.

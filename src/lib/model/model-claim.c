@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Each CPU's sequence of events (src/lib/model/model-local.h): the one
  * owner of what each CPU has allocated and not yet given a stack, of the

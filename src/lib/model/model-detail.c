@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What only a picture of the trace needs (kmt_model_opts.detail): time
  * series of slab and page traffic, slab allocations per call site, cache

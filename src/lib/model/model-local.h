@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private structures of the allocation model: the object tables and the
  * small maps from keys (addresses, names, pids) to array indices.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the model does not see (include/kmemtrace/model.h): events a CPU's
  * ring buffer lost, a CPU whose recording stopped early, and parts of a

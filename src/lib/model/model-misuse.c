@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Misuse (include/kmemtrace/model.h): what the model finds contradictory,
  * grouped by kind, call site and cache; and, apart from it, what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The model's per-object side (include/kmemtrace/model.h): the object
  * records handed to a consumer (kmemtrace kmap) and the watchpoint

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Pages and per-CPU allocations in the model: page allocations by order,
  * migrate type and gfp flags, the pages live (by pfn, no double-free

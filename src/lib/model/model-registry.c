@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The model's registry (src/lib/model/model-local.h): what the other parts of
  * the model name things by. Call sites by address (a small memo in front

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The model in shards (-j; include/kmemtrace/model.h): N models, each on a
  * thread. A slab object belongs to the shard its address hashes to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The model in shards, fed live (include/kmemtrace/model.h; kmemtrace top):
  * the caller's thread is shard 0, which takes every run of events first

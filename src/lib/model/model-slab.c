@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Slab objects in the model (kmalloc, kmem_cache_alloc, kfree,
  * kmem_cache_free): each allocation enters the table of live objects and

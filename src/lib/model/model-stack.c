@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Slab allocations by call site and stack (--stack recordings): the
  * stacktrace trigger puts a kernel stack right after each allocation on

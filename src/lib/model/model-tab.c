@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The object table of the allocation model: open addressing with
  * linear probing, sized to a power of two and grown at half load, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * vmalloc areas in the allocation model (include/kmemtrace/model.h):
  * alloc_vmap_area and free_vmap_area_noflush, by address. The kernel frees

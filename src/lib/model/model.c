@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The allocation model (include/kmemtrace/model.h): one pass over the
  * time-ordered events. This file is the dispatch: the events queued a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Census of a buffer: a page walk counting records per CPU and per event
  * id, and the losses the ring buffer reported in page headers; what a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel's ring-buffer statistics text (per_cpu/cpuN/stats, and the
  * CPUSTAT options of a trace file that keep it): its one reader, and the

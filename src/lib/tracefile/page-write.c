@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Packing events into ring-buffer pages (include/kmemtrace/tracefile.h), the
  * inverse of page.c: what the kernel's rb_update_event() and

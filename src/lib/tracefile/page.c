@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Ring-buffer sub-buffer decoding (see include/kmemtrace/tracefile.h).
  * This is the innermost loop of every reader: keep it branch-light, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The recording's own description and its VERSION text
  * (include/kmemtrace/tracefile.h).

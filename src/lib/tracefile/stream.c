@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Merging per-CPU record streams by time (include/kmemtrace/tracefile.h),
  * the one read path of a file and of kmemtrace top's live pages: each

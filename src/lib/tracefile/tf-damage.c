@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Where a trace file's sections lie, and what a damaged file lost: the
  * section walk (v7 sections follow each other from the file header to the

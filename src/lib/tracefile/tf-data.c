@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Per-CPU flyrecord data, one sub-buffer at a time. Uncompressed data is
  * used in place (the file is mapped). Compressed data is a count of chunks,

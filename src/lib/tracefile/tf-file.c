@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What an open trace file tells (include/kmemtrace/tracefile.h): its
  * description, event formats and page layout, the metadata texts, and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private state of an open trace file, shared by the reader's modules;
  * and the observer of its readers, for the library's other stages

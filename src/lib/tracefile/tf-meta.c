@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Metadata payloads of trace.dat, common to v6 and v7: header_page and
  * header_event, ftrace and event formats, length-prefixed texts, CPUSTAT

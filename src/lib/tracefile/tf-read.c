@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Opening a trace.dat: the initial header, then either the v6 layout (a
  * fixed sequence of metadata, options, flyrecord table) or the v7 layout

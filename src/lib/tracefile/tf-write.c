@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace.dat writer (see include/kmemtrace/tracefile.h). Output is buffered
  * and written sequentially; the few forward references (section sizes,

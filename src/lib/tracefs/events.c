@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Which events to record (include/kmemtrace/tracefs.h): names and patterns
  * expanded against the events this kernel has, and the kinds of events a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private tracefs instances (include/kmemtrace/tracefs.h): created,
  * written, read and removed by name; those of dead recorders found, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tracefs and what it says about this kernel (include/kmemtrace/tracefs.h):
  * finding or mounting it, event formats, the ring-buffer page layout, and

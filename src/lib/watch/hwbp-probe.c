@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Do hardware watchpoints fire here? (include/kmemtrace/watch.h)
  *

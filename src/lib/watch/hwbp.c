@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Hardware data watchpoints (include/kmemtrace/watch.h), after
  * perf_event_open(2): per CPU a dummy software event owns an mmap'd ring;

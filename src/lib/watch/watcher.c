@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The watcher (include/kmemtrace/watch.h): a control instance that
  * reports the target's allocations and the frees of watched objects,
