@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Write the hand-made seed inputs of fuzz/corpus/decode and fuzz/corpus/model.
 
 Run from the repository root: python3 fuzz/gen-seeds.py

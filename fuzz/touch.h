@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reading results so the compiler cannot drop the work that made them,
  * and so the sanitizers see every byte a reader handed out.
