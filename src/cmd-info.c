@@ -174,6 +174,10 @@ int cmd_info(int argc, char **argv)
 				printf("            CPU %d: %s %s lost when the recorder died "
 				       "(recovered)\n", b->stats[j].cpu, num(b->stats[j].died),
 				       plural((double)b->stats[j].died, "event", "events"));
+			if (b->stats[j].after_death)
+				printf("            CPU %d: %s %s dropped by the instance after the recorder "
+				       "died (nobody read it)\n", b->stats[j].cpu, num(b->stats[j].after_death),
+				       plural((double)b->stats[j].after_death, "event", "events"));
 			if (b->stats[j].truncated)
 				printf("            CPU %d: recording truncated: %s\n",
 				       b->stats[j].cpu, b->stats[j].note);

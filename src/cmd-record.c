@@ -87,7 +87,8 @@ const struct cmd_help record_help = {
 	"With COMMAND, record while it runs and exit with its status; without, record\n"
 	"until Ctrl-C, SIGTERM or -d. Every task's events are recorded (system-wide;\n"
 	"-F: only COMMAND and its children). A recorder that is killed (SIGKILL)\n"
-	"leaves its instance and its spool: --recover takes both into a file, and the\n"
+	"leaves its instance and its spool; its watchdog process stops the instance's\n"
+	"tracing at once and notes when. --recover takes both into a file, and the\n"
 	"next recorder moves the instance's unread events into the spool, saying so,\n"
 	"before removing the instance.\n",
 	.about_more = about_more,

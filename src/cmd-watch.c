@@ -268,7 +268,9 @@ static int w_start(struct rec *rc, void *arg, struct kmt_diag *d)
 		w->pids[w->o.nr_pids++] = rc->child.pid;
 	w->o.pids = w->pids;
 	w->w = kmt_watcher_start(&w->o, d);
-	return w->w ? 0 : d->err ? d->err : -EIO;
+	if (!w->w)
+		return d->err ? d->err : -EIO;
+	return kmt_watchdog_guard(rc->dog, kmt_watcher_ctl_name(w->w));
 }
 
 static int w_fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)

@@ -173,6 +173,7 @@ struct kmt_finalize_cpu {
 	uint64_t lost_unknown;		/* flagged pages without a count */
 	uint64_t lost_pages;		/* flagged pages: the gaps */
 	uint64_t stacks;		/* kernel_stack records among the events */
+	uint64_t first_ts, last_ts;	/* of its events (counted from the spool), 0: none */
 	uint64_t overrun, dropped;	/* from the ring buffer's stats */
 	bool has_stats;
 };
@@ -185,6 +186,7 @@ struct kmt_finalize_result {
 	struct kmt_finalize_cpu cpus[KMT_MAX_CPUS];
 	uint64_t events, lost, raw_bytes, file_bytes;
 	uint64_t stacks;		/* kernel_stack records among the events */
+	uint64_t first_ts, last_ts;	/* the span of the events counted from the spool (0: not counted) */
 	/*
 	 * Finalising from held pages: the bytes gone from memory and spool
 	 * alike (held pages read; the spool's part freed once written), all
@@ -402,6 +404,23 @@ int kmt_session_save_stats(const struct kmt_instance *in, struct kmt_spool *sp,
  * the instance loses nothing.
  */
 
+/*
+ * A recorder's watchdog (watchdog.c): a process of its own that, if the
+ * recorder dies without kmt_watchdog_stop() (SIGKILL, a crash), stops the
+ * tracing of every instance it was told of at once — tracing off,
+ * triggers and events off, what the ring buffers hold kept for record
+ * --recover — and notes the time of death (kmt_instance_noted_death()).
+ * Start it before the threads that open trace_pipe_raw or a spool (it
+ * closes what it inherits, but a thread may open a file as it forks). NULL
+ * with @d on failure.
+ */
+struct kmt_watchdog;
+struct kmt_watchdog *kmt_watchdog_start(const char *root, struct kmt_diag *d);
+/* Guard instance @name of @root too; 0 or -errno. @w may be NULL (none). */
+int kmt_watchdog_guard(struct kmt_watchdog *w, const char *name);
+/* The recorder ends as it should: the watchdog exits, doing nothing. @w may be NULL. */
+void kmt_watchdog_stop(struct kmt_watchdog *w);
+
 struct kmt_recover_result {
 	char instance[64];
 	bool found;			/* the instance was there, and the spool's */
@@ -416,6 +435,14 @@ struct kmt_recover_result {
 	 * the spool says it is truncated instead.
 	 */
 	uint64_t lost, lost_at_end;
+	/*
+	 * Events the kernel dropped on the instance's pages taken here: its
+	 * buffers filled with nobody reading them, after the recorder died
+	 * (and before its watchdog, if any, stopped the tracing) — not the
+	 * recording's losses.
+	 */
+	uint64_t dropped_after;
+	uint64_t died_ns;		/* when the recorder died (CLOCK_REALTIME), if noted */
 	bool removed;			/* the instance is gone */
 };
 

@@ -243,6 +243,11 @@ struct kmt_summary {
 	uint64_t lost_gaps;		/* places where events were lost */
 	uint64_t lost_pages_unknown;	/* gaps of unknown size */
 	bool lost_by_ring;		/* lost_events is the ring buffer's count */
+	/*
+	 * Of lost_events, those the instance dropped after its recorder died
+	 * (a recovered recording: nobody read the buffer), not the recording's.
+	 */
+	uint64_t lost_after_death;
 	int nr_cpus;			/* highest CPU seen + 1 */
 	const uint64_t *lost_by_cpu;	/* nr_cpus entries */
 	const uint64_t *events_by_cpu;
@@ -418,6 +423,8 @@ void kmt_model_lost(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts);
  * trace analysed whole.
  */
 void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost);
+/* Of them, @n were dropped after the recorder died (kmt_cpustat.after_death). */
+void kmt_model_lost_after_death(struct kmt_model *m, uint64_t n);
 /*
  * The recording of @cpu stopped early (disk full) at @ts: its later events
  * are missing, so what follows is judged as after a loss of unknown size.

@@ -210,6 +210,8 @@ struct kmt_cpustat {
 	char note[128];			/* why, if truncated */
 	uint64_t died;			/* events lost with a recorder that was
 					   killed (recovered, recover.h) */
+	uint64_t after_death;		/* of the ring buffer's losses, those after
+					   the recorder died (nobody read it) */
 	char *text;			/* the CPUSTAT text itself */
 };
 
@@ -219,6 +221,8 @@ struct kmt_cpustat {
  * is left NULL. The one reader of that text. Returns whether a "CPU:" line was there.
  */
 bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
+/* The line a recovery adds: "kmemtrace dropped after the recorder died: N". */
+#define KMT_CPUSTAT_AFTER_DEATH "kmemtrace dropped after the recorder died"
 /*
  * The events a CPU lost, one figure everywhere (record, info, check,
  * report): what its ring buffer counted (overrun + dropped events), or what

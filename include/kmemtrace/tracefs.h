@@ -97,6 +97,22 @@ int kmt_instance_remove(struct kmt_instance *in);
 int kmt_instance_note_spool(const struct kmt_instance *in, const char *spool_dir);
 /* The spool noted for instance @name, into @buf: its length, or -errno (-ENOENT: none). */
 int kmt_instance_noted_spool(const char *name, char *buf, size_t len);
+/*
+ * Its recorder died (kmt_watchdog): when, as CLOCK_REALTIME ns, in
+ * KMT_INSTANCE_NOTES/NAME.died, which goes with the instance's note.
+ * Noting is for a process that is about to exit (no errors); the time, or
+ * 0 if none was noted.
+ */
+void kmt_instance_note_death(const char *name, uint64_t ns);
+uint64_t kmt_instance_noted_death(const char *name);
+/*
+ * Stop everything the instance costs the kernel while keeping what its
+ * ring buffers hold: tracing off, every event's triggers removed (a
+ * stacktrace trigger still unwinds a stack for each event with tracing
+ * off), the stacktrace option off, the events disabled. For an instance
+ * whose recorder died; 0, or the first -errno (it goes on past failures).
+ */
+int kmt_instance_quiesce(const struct kmt_instance *in);
 
 /*
  * Is @name the instance of a dead recorder: kmemtrace-PID or

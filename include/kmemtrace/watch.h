@@ -184,6 +184,8 @@ struct kmt_watcher;
  * instance, tracing. NULL with the reason in @d; nothing is left behind.
  */
 struct kmt_watcher *kmt_watcher_start(const struct kmt_watcher_opts *o, struct kmt_diag *d);
+/* The name of its control instance (for a watchdog to guard too). */
+const char *kmt_watcher_ctl_name(const struct kmt_watcher *w);
 /*
  * Descriptors to poll (the watchpoint rings) into @pf (at most @max);
  * *@timeout_ms gets how soon kmt_watcher_poll() wants to run (the control

@@ -39,7 +39,7 @@ const char *ui_scope(const struct rec_opts *o, char *buf, size_t len)
 		if (n < len)
 			snprintf(buf + n, len - n, " and their children (-p)");
 	} else if (cmd) {
-		snprintf(buf, len, "system-wide (-F: only %.60s and its children)", cmd);
+		snprintf(buf, len, "system-wide (use -F for only %.60s and its children)", cmd);
 	} else {
 		snprintf(buf, len, "system-wide");
 	}
@@ -105,9 +105,12 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 
 	print_count(res->events, a, sizeof(a));
 	print_count(res->lost, b, sizeof(b));
-	fprintf(stderr, "%s: %s %s in %.1f s on %d %s, %s lost\n", cmd_name, a,
-		plural((double)res->events, "event", "events"), elapsed, res->nr_cpus,
-		plural(res->nr_cpus, "CPU", "CPUs"), b);
+	/* Recovered, the recording's time is its events' span, not this run's. */
+	if (recovered && res->last_ts > res->first_ts)
+		elapsed = (double)(res->last_ts - res->first_ts) / 1e9;
+	fprintf(stderr, "%s: %s %s in %s on %d %s, %s lost\n", cmd_name, a,
+		plural((double)res->events, "event", "events"), human_duration((uint64_t)(elapsed * 1e9), hb, sizeof(hb)),
+		res->nr_cpus, plural(res->nr_cpus, "CPU", "CPUs"), b);
 	if (!recovered) {
 		struct rec_budget bg;
 
@@ -215,6 +218,21 @@ void ui_took(const struct kmt_recover_result *rr, bool quiet)
 	if (!quiet)
 		fprintf(stderr, "%s: took %s unread events from instance %s, left by the dead recorder; "
 			"instance removed\n", cmd_name, a, rr->instance);
+	if (rr->died_ns) {
+		time_t t = (time_t)(rr->died_ns / 1000000000ULL);
+		struct tm tm;
+		char when[64];
+
+		if (localtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm))
+			fprintf(stderr, "%s: the recorder died at %s; its watchdog stopped the instance's "
+				"tracing then\n", cmd_name, when);
+	}
+	if (rr->dropped_after) {
+		print_count(rr->dropped_after, a, sizeof(a));
+		fprintf(stderr, "%s: %s events were dropped by the instance after the recorder died (nobody "
+			"read its full buffer): marked lost where they were, not the recording's losses\n",
+			cmd_name, a);
+	}
 	if (rr->lost) {
 		print_count(rr->lost, a, sizeof(a));
 		fprintf(stderr, "%s: %s events the recorder had read were not in its spool (in its memory "

@@ -79,6 +79,7 @@ struct rec {
 	struct kmt_sampler *sampler;	/* --stack-sample: stacks on in slices of time */
 	struct kmt_sampler_stats sampled;	/* what it did, once stopped */
 	struct child child;
+	struct kmt_watchdog *dog;	/* stops the instances' tracing if we are killed */
 	int sigfd;
 	bool tracing;
 	struct timespec t0;
@@ -179,7 +180,7 @@ int child_exit_code(const struct child *c);
 int child_exec_code(int err);
 
 /* record-ui.c */
-/* Whose events are recorded: "system-wide (-F: only make and its children)", into @buf. */
+/* Whose events are recorded: "system-wide (use -F for only make and its children)", into @buf. */
 const char *ui_scope(const struct rec_opts *o, char *buf, size_t len);
 /* Once, before the status line: how to stop, when nothing else will (no command, no -d). */
 void ui_hint(const struct rec_opts *o);

@@ -393,6 +393,10 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
 	rec_mark(rc, "mkdir");
+	/* Before any thread opens a file: killed, we leave no kernel tracing for nobody. */
+	if (!ret && !(rc->dog = kmt_watchdog_start(rc->root, d)))
+		ret = d->err ? d->err : -EIO;
+	ret = ret ?: kmt_watchdog_guard(rc->dog, rc->in.name);
 	/* Killed, this recorder leaves its events to the spool noted here. */
 	if (!ret && rc->spool && (n = kmt_instance_note_spool(&rc->in, kmt_spool_dir(rc->spool))) &&
 	    !rc->o.quiet)
@@ -720,6 +724,8 @@ out:
 	if (started && h->stop)
 		h->stop(rc, h->arg);
 	rec_teardown(rc, false, &d);
+	kmt_watchdog_stop(rc->dog);
+	rc->dog = NULL;
 	/* A command still running when recording stopped gets our signal. */
 	if (rc->child.pid > 0 && rc->child.released && !rc->child.exited) {
 		kill(rc->child.pid, stop_sig ? stop_sig : SIGTERM);

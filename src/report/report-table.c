@@ -176,18 +176,6 @@ size_t rtable_limit(const struct report *r, size_t n, bool machine)
 	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
 }
 
-static const char *duration(uint64_t ns, char *out, size_t len)
-{
-	if (ns < 1000)
-		snprintf(out, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(out, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(out, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(out, len, "%.2f s", (double)ns / 1e9);
-	return out;
-}
 
 const char *rval_names(const struct rval *v, char *buf, size_t len)
 {
@@ -227,7 +215,7 @@ const char *rval_text(const struct rcol *c, const struct rval *v, char *buf, siz
 			return buf;
 		}
 		if (c->unit == RU_NS)
-			return duration(v->u, buf, len);
+			return human_duration(v->u, buf, len);
 		if (c->unit == RU_COUNT)
 			return fmt_count((double)v->u, false, buf, len);
 		snprintf(buf, len, "%" PRIu64, v->u);

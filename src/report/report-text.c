@@ -34,17 +34,7 @@ static const char *bytes(double v)
 
 static const char *dur(uint64_t ns)
 {
-	char *out = slot();
-
-	if (ns < 1000)
-		snprintf(out, 48, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(out, 48, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(out, 48, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(out, 48, "%.2f s", (double)ns / 1e9);
-	return out;
+	return human_duration(ns, slot(), 48);
 }
 
 static const char *pct(uint64_t part, uint64_t whole)
@@ -256,6 +246,9 @@ SUM_TEXT(s_lost)
 			o += (size_t)snprintf(b + o, n - o, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
 	if (s->lost_gaps && o < n)
 		o += (size_t)snprintf(b + o, n - o, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
+	if (s->lost_after_death && o < n)
+		o += (size_t)snprintf(b + o, n - o, "; %s dropped by the instance after its recorder died "
+				      "(nobody read it): not the recording's", num(s->lost_after_death));
 	if (s->lost_by_ring && o < n)
 		snprintf(b + o, n - o, " (the ring buffer's count)");
 	else if (s->lost_pages_unknown && o < n)
@@ -284,7 +277,7 @@ static void s_affected(const struct report *r, const struct kmt_summary *s, FILE
 	     s->truncated_cpus || s->damaged_gaps ? "MISSING EVENTS" : "LOST EVENTS",
 	     nouns(s->uncertain_objects, "object", "objects"),
 	     nouns(s->uncertain_misuse, "misuse finding", "misuse findings"),
-	     s->lost_events || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
+	     s->lost_events > s->lost_after_death || s->lost_pages_unknown ? " Record with a larger buffer (-b)." : "");
 }
 #undef SUM_TEXT
 #undef FI

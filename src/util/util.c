@@ -2,6 +2,7 @@
 /*
  * Helpers shared by the subcommands: messages, usage, units.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,19 @@ const char *fmt_count(double v, bool plus, char *buf, size_t len)
 		buf[o++] = digits[i];
 	}
 	buf[o] = '\0';
+	return buf;
+}
+
+const char *human_duration(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 	return buf;
 }
 

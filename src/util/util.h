@@ -69,6 +69,8 @@ void output_guard_files(void);
 /* Does @path hold a trace file (never to be overwritten by an output)? */
 bool output_is_trace(const char *path);
 
+/* A duration in the unit that fits: "712 ns", "3.4 us", "420.3 ms", "2.51 s"; returns @buf. */
+const char *human_duration(uint64_t ns, char *buf, size_t len);
 /* Human units: "12.3 MiB", "456 B". @buf must hold 32 bytes. */
 const char *human_bytes(double bytes, char *buf);
 /*

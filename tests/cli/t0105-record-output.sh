@@ -184,15 +184,15 @@ test_expect_success '--recover of a spool that is not there: one line, no advice
 
 test_expect_success 'record says whose events it records: system-wide unless -F or -p, like the seed, unlike perf' '
 	$KMT record -o sw.dat -- $WL/kmt-gt -g 2 $F > /dev/null 2> sw.err &&
-	grep -qx "  tasks: system-wide (-F: only kmt-gt and its children)" sw.err &&
-	$KMT info sw.dat | grep -q "^settings: .*tasks: system-wide (-F: only kmt-gt and its children);" &&
+	grep -qx "  tasks: system-wide (use -F for only kmt-gt and its children)" sw.err &&
+	$KMT info sw.dat | grep -q "^settings: .*tasks: system-wide (use -F for only kmt-gt and its children);" &&
 	$KMT record -F -o f.dat -- $WL/kmt-gt -g 2 $F > /dev/null 2> f.err &&
 	grep -qx "  tasks: only kmt-gt and its children (-F)" f.err &&
 	$KMT record -p $$ -d 0.2 -o p.dat > /dev/null 2> p.err &&
 	grep -qx "  tasks: only pid $$ and their children (-p)" p.err &&
 	if command -v script > /dev/null; then
 		script -qec "$KMT record -o st.dat -- sleep 1.3" /dev/null > st.tty 2>&1 &&
-		tr "\r" "\n" < st.tty | grep -q " 1\.[0-9]s  system-wide (-F: only sleep and its children) .* events"
+		tr "\r" "\n" < st.tty | grep -q " 1\.[0-9]s  system-wide (use -F for only sleep and its children) .* events"
 	fi
 '
 

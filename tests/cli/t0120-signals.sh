@@ -3,9 +3,10 @@
 # The recorder stopped by signals: SIGINT, SIGTERM and SIGHUP end the
 # recording with a valid file and no instance left. SIGKILL loses nothing
 # the kernel still holds: the instance left behind keeps the events not yet
-# read, --recover takes them into the file with the spool's, and so does
-# the next recorder (into the spool, saying so) before it removes the
-# instance; with -m 0 the spool is never more than a second behind.
+# read, its tracing stopped at once by the recorder's watchdog, --recover
+# takes them into the file with the spool's, and so does the next recorder
+# (into the spool, saying so) before it removes the instance; with -m 0
+# the spool is never more than a second behind.
 . "$(dirname "$0")/lib.sh"
 need_tracing
 tracefs_snapshot
@@ -65,6 +66,21 @@ cleanup_gt() {	# name
 # SIGKILL, as the OOM killer sends it: no clean-up at all.
 kill_recorder() {	# name
 	kill -KILL $(cat $1.pid) && { wait $(cat $1.pid) 2> /dev/null || true; }
+}
+
+# Process PID has exited (a zombie is: its parent has not asked yet).
+gone() {	# pid
+	! kill -0 $1 2> /dev/null || awk "{ exit \$3 != \"Z\" }" /proc/$1/stat 2> /dev/null
+}
+
+# The watchdog of recorder PID stopped its instance: tracing off, within 2 s.
+wait_stopped() {	# pid
+	local i d=$T/instances/kmemtrace-$1
+	for i in $(seq 40); do
+		[ "$(cat $d/tracing_on 2> /dev/null)" = 0 ] && [ -e /run/kmemtrace/kmemtrace-$1.died ] && return 0
+		sleep 0.05
+	done
+	echo "instance kmemtrace-$1: tracing_on $(cat $d/tracing_on), no death noted"; return 1
 }
 
 # A field of the per-CPU stats of instance directory $1, summed over CPUs.
@@ -155,7 +171,7 @@ test_expect_success 'record -m 0: a second later, everything recorded is in the 
 test_expect_success 'SIGKILL: --recover takes what the instance still held, and removes it' '
 	trap "cleanup_gt k1" EXIT &&
 	start_gt_recorder k1 11 && kill_recorder k1 &&
-	inst=$T/instances/kmemtrace-$(cat k1.pid) && [ "$(cat $inst/tracing_on)" = 1 ] &&
+	inst=$T/instances/kmemtrace-$(cat k1.pid) && wait_stopped $(cat k1.pid) &&
 	unread=$(stat_sum $inst entries) && read=$(stat_sum $inst "read events") &&
 	echo "unread $unread, read $read" && [ $unread -gt 0 ] &&
 	$KMT record --recover k1.dat.spool 2> err; cat err &&
@@ -210,13 +226,15 @@ test_expect_success 'a dead recorder'"'"'s instance whose spool is gone: the los
 	[ "$(said_unread $p)" = $unread ] && [ ! -d $T/instances/kmemtrace-$p ]
 '
 
-# As in the issue: system-wide, the instance left behind goes on tracing
-# the whole system until someone stops it.
-test_expect_success 'SIGKILL leaves an instance, still tracing, and a spool behind' '
+# System-wide, the instance left behind went on tracing the whole system
+# until someone stopped it; the recorder's watchdog stops it now, keeping
+# what it holds.
+test_expect_success 'SIGKILL leaves an instance, its tracing stopped by the watchdog, and a spool behind' '
 	start_recorder k.dat &&
 	$WL/kmt-gt -g 11 $F > /dev/null && sleep 0.3 &&
 	kill -KILL $(cat k.dat.pid); wait $(cat k.dat.pid) || true;
-	[ "$(cat $T/instances/kmemtrace-$(cat k.dat.pid)/tracing_on)" = 1 ] && [ -d k.dat.spool ]
+	wait_stopped $(cat k.dat.pid) && [ -d k.dat.spool ] &&
+	[ "$(stat_sum $T/instances/kmemtrace-$(cat k.dat.pid) entries)" -gt 0 ]
 '
 
 test_expect_success 'the next recorder says what the dead one'"'"'s instance held, moves it, removes it' '
@@ -224,6 +242,47 @@ test_expect_success 'the next recorder says what the dead one'"'"'s instance hel
 	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events: moved into its spool" err &&
 	said_unread $p > k.unread && [ $(cat k.unread) -gt 0 ] &&
 	! ls $T/instances | grep -qx "kmemtrace-$p" && [ ! -e /run/kmemtrace/kmemtrace-$p ]
+'
+
+# With --stack every allocation's trigger unwinds a stack, with tracing on
+# or off: the watchdog removes the triggers and disables the events too.
+test_expect_success 'SIGKILL with --stack: the watchdog switches off tracing, triggers and events; --recover says when it died' '
+	trap "cleanup_gt ks" EXIT &&
+	start_gt_recorder ks 17 --stack && p=$(cat ks.pid) && inst=$T/instances/kmemtrace-$p &&
+	grep -q "^stacktrace" $inst/events/kmem/kmalloc/trigger &&
+	w=$(pgrep -x kmt-watchdog | while read -r x; do [ "$(ps -o ppid= -p $x | tr -d " ")" = $p ] && echo $x; done) &&
+	[ -n "$w" ] && kill_recorder ks && wait_stopped $p &&
+	! grep -v "^#" $inst/events/kmem/kmalloc/trigger | grep -q . &&
+	[ "$(cat $inst/events/kmem/kmalloc/enable)" = 0 ] && [ "$(cat $inst/events/kmem/enable)" = 0 ] &&
+	for i in $(seq 20); do gone $w && break; sleep 0.05; done && gone $w &&
+	$KMT record --recover ks.dat.spool 2> err; cat err &&
+	grep -q "^kmemtrace record: the recorder died at $(date +%Y-%m-%d) [0-9:]* [A-Z]*; its watchdog stopped the instance.s tracing then$" err &&
+	$KMT info ks.dat | grep -q "^settings: .*recorder died $(date -u +%Y-%m-%d) [0-9:]* UTC (its watchdog stopped the tracing)" &&
+	span=$(sed -n "s/.* events in \(.*\) on [0-9]* CPUs.*/\1/p" err) && echo "span: $span" &&
+	[ -n "$span" ] && [ "$span" != "0 ns" ] && ! echo "$span" | grep -q "^0\.0" &&
+	n=$($KMT dump ks.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 17 ]
+'
+
+# Without its watchdog (killed first), a dead recorder's instance goes on
+# tracing into a buffer nobody reads: what it drops then is said apart,
+# not as the recording's loss (no advice to record with a larger buffer).
+test_expect_success 'SIGKILL without the watchdog: what the full instance dropped after the death is counted apart' '
+	trap "cleanup_gt kd" EXIT
+	$KMT record -q -b 64 -o kd.dat -- sh -c "echo \$\$ > kd.child; exec sleep 60" > /dev/null 2> kd.err &
+	echo $! > kd.pid && p=$(cat kd.pid) && inst=$T/instances/kmemtrace-$p && wait_tracing $p &&
+	w=$(pgrep -x kmt-watchdog | while read -r x; do [ "$(ps -o ppid= -p $x | tr -d " ")" = $p ] && echo $x; done) &&
+	kill -KILL $w && kill_recorder kd && [ "$(cat $inst/tracing_on)" = 1 ] &&
+	$WL/kmt-gt -g 3000 $F > /dev/null &&
+	echo 0 > $inst/tracing_on && dropped=$(($(stat_sum $inst "dropped events") + $(stat_sum $inst overrun))) &&
+	echo "dropped after the death: $dropped" && [ $dropped -gt 0 ] &&
+	$KMT record --recover kd.dat.spool 2> err; cat err &&
+	said=$(sed -n "s/.*: \([0-9,]*\) events were dropped by the instance after the recorder died.*/\1/p" err | tr -d ,) &&
+	[ "$said" = $dropped ] &&
+	$KMT report --wide --sections summary kd.dat > rep && grep -A3 "events lost" rep &&
+	n=$(echo $dropped | sed ":a;s/\B[0-9]\{3\}\>/,&/;ta") &&
+	tr -s "\n " "  " < rep | grep -q "$n dropped by the instance after its recorder died (nobody read it): not the recording.s" &&
+	$KMT info kd.dat | grep -q "dropped by the instance after the recorder died" &&
+	if [ "$(info_died kd.dat)" = 0 ]; then ! grep -q "larger buffer" rep; fi
 '
 
 test_expect_success 'a spool left behind blocks a new recording to the same file, clearly' '

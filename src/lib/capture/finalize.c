@@ -149,6 +149,9 @@ static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
 
 			fc->events++;
 			fc->stacks += k == KMT_EV_STACK;
+			if (!fc->first_ts || rec.ts < fc->first_ts)
+				fc->first_ts = rec.ts;
+			fc->last_ts = MAX(fc->last_ts, rec.ts);
 			if (k == KMT_EV_NONE || (!to->keep && (k < KMT_EV_FORK || k > KMT_EV_NEWTASK)) ||
 			    kmt_decode(dec, &rec, cpu, &ev) <= 0)
 				continue;
@@ -719,6 +722,9 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 
 		res->events += fc->events;
 		res->stacks += fc->stacks;
+		if (fc->first_ts && (!res->first_ts || fc->first_ts < res->first_ts))
+			res->first_ts = fc->first_ts;
+		res->last_ts = MAX(res->last_ts, fc->last_ts);
 		res->lost += kmt_finalize_cpu_lost(fc);
 	}
 out:

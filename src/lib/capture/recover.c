@@ -39,14 +39,23 @@ struct take {
 	struct kmt_instance in;
 	struct take_cpu {
 		uint64_t read;		/* events the recorder read (the stats) */
+		uint64_t ring_dropped;	/* what its ring buffer dropped in all (overrun, dropped events) */
+		uint64_t spooled_dropped;	/* of them, counted on the recorder's pages */
+		uint64_t spooled_unknown;	/* its pages flagged with no count */
+		uint64_t dropped_after;	/* the rest: dropped after the recorder died, nobody reading */
 		uint64_t kept;		/* of them, in the spool's pages */
 		uint64_t end;		/* the spool file's whole pages, before */
 		uint64_t moved, moved_end;
 	} *cpu;
 };
 
-/* Events in pages @n bytes at @buf; false at a page that is not whole (torn). */
-static bool count_pages(const struct take *t, const uint8_t *buf, size_t n, uint64_t *events)
+/*
+ * Events in pages @n bytes at @buf, and those the kernel says it dropped
+ * before them (@dropped; @unknown: pages flagged with no count); false at
+ * a page that is not whole (torn).
+ */
+static bool count_pages(const struct take *t, const uint8_t *buf, size_t n, uint64_t *events,
+			uint64_t *dropped, uint64_t *unknown)
 {
 	uint32_t subbuf = t->m->subbuf_size;
 	size_t off;
@@ -59,6 +68,10 @@ static bool count_pages(const struct take *t, const uint8_t *buf, size_t n, uint
 
 		if (kmt_page_load(&pg, buf + off, subbuf, &t->layout, false, NULL))
 			return false;
+		if (pg.missed && pg.lost > 0)
+			*dropped += (uint64_t)pg.lost;
+		else if (pg.missed)
+			(*unknown)++;
 		kmt_page_iter_init(&it, &pg);
 		while ((ret = kmt_page_next(&it, &rec, NULL)) > 0)
 			(*events)++;
@@ -73,8 +86,8 @@ static bool count_pages(const struct take *t, const uint8_t *buf, size_t n, uint
  * failed write freed what it had written) up to its last whole page, and
  * where that is (@end). A file never created has none.
  */
-static int count_file(const struct take *t, int i, uint64_t from, uint64_t *events,
-		      uint64_t *end, struct kmt_diag *d)
+static int count_file(const struct take *t, int i, uint64_t from, uint64_t *events, uint64_t *dropped,
+		      uint64_t *unknown, uint64_t *end, struct kmt_diag *d)
 {
 	uint32_t subbuf = t->m->subbuf_size;
 	int fd = spool_cpu_open(t->s, KMT_SPOOL_MAIN, t->m->cpus[i], d), ret = 0;
@@ -113,7 +126,7 @@ static int count_file(const struct take *t, int i, uint64_t from, uint64_t *even
 			kmt_diag_set(d, ret, "reading CPU %d's spool file: %s", t->m->cpus[i], strerror(-ret));
 			break;
 		}
-		if (!count_pages(t, buf, n, events))
+		if (!count_pages(t, buf, n, events, dropped, unknown))
 			break;	/* finalising stops there too */
 		off += n;
 	}
@@ -214,15 +227,22 @@ static int take_before(struct take *t, struct kmt_recover_result *res, struct km
 	sbuf_release(&hp);
 	for (i = 0; !ret && i < t->m->nr_cpus; i++) {
 		struct take_cpu *c = &t->cpu[i];
-
 		struct kmt_cpustat st;
 
 		c->read = 0;
 		if (!kmt_instance_stat(&t->in, t->m->cpus[i], &st)) {
 			c->read = st.read;
+			c->ring_dropped = st.overrun + st.dropped;	/* tracing is off: final */
 			res->unread += st.entries;
 		}
-		ret = count_file(t, i, 0, &c->kept, &c->end, d);
+		ret = count_file(t, i, 0, &c->kept, &c->spooled_dropped, &c->spooled_unknown, &c->end, d);
+		/*
+		 * The recorder read until it died: what its pages do not count
+		 * was dropped after (unless a page of its had no count: then
+		 * which side a loss fell on cannot be told).
+		 */
+		if (!c->spooled_unknown && c->ring_dropped > c->spooled_dropped)
+			c->dropped_after = c->ring_dropped - c->spooled_dropped;
 	}
 	return ret;
 }
@@ -256,11 +276,14 @@ static int save_stats(struct take *t, struct kmt_diag *d)
 		struct take_cpu *c = &t->cpu[i];
 		struct sbuf sb = { 0 };
 
-		if (c->read <= c->kept)
+		if (c->read <= c->kept && !c->dropped_after)
 			continue;
 		ret = spool_get_stats(t->s, KMT_SPOOL_MAIN, t->m->cpus[i], &sb);
-		ret = ret ?: sbuf_printf(&sb, "kmemtrace lost when the recorder died: %" PRIu64 "\n",
-					 c->read - c->kept);
+		if (!ret && c->read > c->kept)
+			ret = sbuf_printf(&sb, "kmemtrace lost when the recorder died: %" PRIu64 "\n",
+					  c->read - c->kept);
+		if (!ret && c->dropped_after)
+			ret = sbuf_printf(&sb, KMT_CPUSTAT_AFTER_DEATH ": %" PRIu64 "\n", c->dropped_after);
 		if (ret)
 			ret = kmt_diag_set(d, ret, "cannot add to CPU %d's stats: %s", t->m->cpus[i],
 					   strerror(-ret));
@@ -279,11 +302,12 @@ static int take_after(struct take *t, struct kmt_recover_result *res, struct kmt
 
 	for (i = 0; !ret && i < t->m->nr_cpus; i++) {
 		struct take_cpu *c = &t->cpu[i];
-		uint64_t lost = c->read > c->kept ? c->read - c->kept : 0;
+		uint64_t lost = c->read > c->kept ? c->read - c->kept : 0, dropped = 0, unknown = 0;
 
-		ret = count_file(t, i, c->end, &c->moved, &c->moved_end, d);
+		ret = count_file(t, i, c->end, &c->moved, &dropped, &unknown, &c->moved_end, d);
 		if (ret)
 			break;
+		res->dropped_after += c->dropped_after;
 		res->taken += c->moved;
 		res->lost += lost;
 		if (lost && c->moved_end > c->end)
@@ -303,6 +327,20 @@ static int take_after(struct take *t, struct kmt_recover_result *res, struct kmt
 		sbuf_release(&old);
 	}
 	return ret;
+}
+
+/* The recording's settings say when its recorder died, if its watchdog noted it (kmemtrace info). */
+static void note_death(struct kmt_spool_meta *m, const struct kmt_recover_result *res)
+{
+	time_t t = (time_t)(res->died_ns / 1000000000ULL);
+	size_t n = strlen(m->settings);
+	struct tm tm;
+	char when[64];
+
+	if (!res->died_ns || !gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		return;
+	snprintf(m->settings + n, sizeof(m->settings) - n, "%srecorder died %s (its watchdog stopped the tracing)",
+		 n ? "; " : "", when);
 }
 
 int kmt_recover_take(struct kmt_spool *s, const char *root, struct kmt_recover_result *res,
@@ -325,6 +363,7 @@ int kmt_recover_take(struct kmt_spool *s, const char *root, struct kmt_recover_r
 		return 0;
 	}
 	res->found = true;
+	res->died_ns = kmt_instance_noted_death(m->instance);
 	t.cpu = calloc((size_t)m->nr_cpus, sizeof(*t.cpu));
 	if (!t.cpu)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
@@ -336,6 +375,7 @@ int kmt_recover_take(struct kmt_spool *s, const char *root, struct kmt_recover_r
 	if (!ret) {
 		nm = *m;
 		nm.drained = (int64_t)time(NULL);
+		note_death(&nm, res);
 		ret = kmt_spool_set_meta(s, &nm, d);
 	}
 	free(t.cpu);

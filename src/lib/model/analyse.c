@@ -335,8 +335,10 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 		const struct kmt_buffer *b = kmt_file_buffer(f, buffer);
 
 		for (i = 0; b && i < b->nr_stats; i++)
-			if (b->stats[i].valid)
+			if (b->stats[i].valid) {
 				kmt_model_ring_lost(m, b->stats[i].cpu, kmt_cpustat_lost(&b->stats[i], 0));
+				kmt_model_lost_after_death(m, b->stats[i].after_death);
+			}
 	}
 	if (!ret) {
 		/* The window's end if the trace goes on past it, else the trace's. */

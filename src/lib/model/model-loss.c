@@ -49,6 +49,11 @@ void kmt_model_ring_lost(struct kmt_model *m, int cpu, uint64_t lost)
 		m->sum.nr_cpus = cpu + 1;
 }
 
+void kmt_model_lost_after_death(struct kmt_model *m, uint64_t n)
+{
+	m->sum.lost_after_death += n;
+}
+
 void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts)
 {
 	gap_opens(m, cpu);

@@ -43,6 +43,7 @@ bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len)
 	st->dropped = stat_value(text, len, "dropped events", &found);
 	st->read = stat_value(text, len, "read events", &found);
 	st->died = stat_value(text, len, "kmemtrace lost when the recorder died", &found);
+	st->after_death = stat_value(text, len, KMT_CPUSTAT_AFTER_DEATH, &found);
 	found = false;
 	stat_value(text, len, "kmemtrace truncated", &found);
 	if (found) {

@@ -137,6 +137,133 @@ static void forget_note(const char *name)
 
 	note_path(name, path, sizeof(path));
 	unlink(path);
+	strncat(path, ".died", sizeof(path) - strlen(path) - 1);
+	unlink(path);
+}
+
+void kmt_instance_note_death(const char *name, uint64_t ns)
+{
+	char path[512], text[64];
+	int fd, n;
+
+	note_path(name, path, sizeof(path));
+	strncat(path, ".died", sizeof(path) - strlen(path) - 1);
+	mkdir(KMT_INSTANCE_NOTES, 0700);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)ns);
+	if (write(fd, text, (size_t)n) != n)
+		unlink(path);
+	close(fd);
+}
+
+uint64_t kmt_instance_noted_death(const char *name)
+{
+	char path[512], text[64];
+	ssize_t n;
+	int fd;
+
+	note_path(name, path, sizeof(path));
+	strncat(path, ".died", sizeof(path) - strlen(path) - 1);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	return strtoull(text, NULL, 10);
+}
+
+/* Remove every trigger of event directory @dir ("!name" for each "name[:n] [if ...]" line). */
+static int untrigger(const char *dir)
+{
+	char path[1500], text[4096], cmd[80];
+	int ret = 0;
+	char *line, *save = NULL;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trigger", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t w = strcspn(line, ": \t");
+
+		if (line[0] == '#' || !w || w >= sizeof(cmd) - 2)
+			continue;
+		snprintf(cmd, sizeof(cmd), "!%.*s", (int)w, line);
+		if ((n = write_str_file(path, cmd)) && !ret)
+			ret = (int)n;
+	}
+	return ret;
+}
+
+/*
+ * Does event directory @dir stay on for triggers ("0*" in its enable file:
+ * soft mode), or system @dir have such events ("X": its events differ)?
+ */
+static bool soft_enabled(const char *dir)
+{
+	char path[1500], text[16];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/enable", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;	/* cannot tell: look */
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	return n <= 0 || memchr(text, '*', (size_t)n) || memchr(text, 'X', (size_t)n);
+}
+
+int kmt_instance_quiesce(const struct kmt_instance *in)
+{
+	char path[768], sys[1100];
+	struct dirent *s, *e;
+	DIR *ds, *de;
+	int ret, r;
+
+	/* First what stops the cost at once; then the triggers, of systems that still have some. */
+	ret = kmt_instance_write(in, "tracing_on", "0", NULL);
+	if ((r = kmt_instance_write(in, "events/enable", "0", NULL)) && !ret)
+		ret = r;
+	if (kmt_instance_has(in, "options/stacktrace") &&
+	    (r = kmt_instance_write(in, "options/stacktrace", "0", NULL)) && !ret)
+		ret = r;
+	snprintf(path, sizeof(path), "%s/events", in->path);
+	ds = opendir(path);
+	while (ds && (s = readdir(ds))) {
+		if (s->d_name[0] == '.' || (s->d_type != DT_DIR && s->d_type != DT_UNKNOWN))
+			continue;
+		snprintf(sys, sizeof(sys), "%s/%s", path, s->d_name);
+		if (!soft_enabled(sys))
+			continue;
+		de = opendir(sys);
+		while (de && (e = readdir(de))) {
+			char ev[1400];
+
+			if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+				continue;
+			snprintf(ev, sizeof(ev), "%s/%s", sys, e->d_name);
+			if (soft_enabled(ev) && (r = untrigger(ev)) && !ret)
+				ret = r;
+		}
+		if (de)
+			closedir(de);
+	}
+	if (ds)
+		closedir(ds);
+	return ret;
 }
 
 /* rmdir @path (instance @name), which stops its tracing first; its note goes with it. */
@@ -174,14 +301,34 @@ int kmt_instance_remove(struct kmt_instance *in)
 	return ret;
 }
 
-/* Is @pid a live process that is kmemtrace (not a recycled pid, not this one)? */
+/* Is @pid a zombie (dead, its parent not told yet)? */
+static bool zombie(pid_t pid)
+{
+	char path[64], text[512], *r;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	r = strrchr(text, ')');		/* the name may hold anything */
+	return r && r[1] == ' ' && (r[2] == 'Z' || r[2] == 'X');
+}
+
+/* Is @pid a live process that is kmemtrace (not a recycled pid, not this one, not a zombie)? */
 static bool live_kmemtrace(pid_t pid)
 {
 	char path[64], comm[32] = "";
 	int fd;
 	ssize_t n;
 
-	if (pid == getpid() || (kill(pid, 0) && errno == ESRCH))
+	if (pid == getpid() || (kill(pid, 0) && errno == ESRCH) || zombie(pid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -734,3 +734,8 @@ void kmt_watcher_free(struct kmt_watcher *w)
 	free(w->acc_lost);
 	free(w);
 }
+
+const char *kmt_watcher_ctl_name(const struct kmt_watcher *w)
+{
+	return w->ctl.name;
+}
