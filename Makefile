@@ -10,6 +10,9 @@
 #                         make golden-update rewrites the expected outputs
 #   make bench            run the benchmarks (writes bench/RESULTS.md)
 #   make fuzz             build the libFuzzer targets and run each briefly
+#   make kernels          boot Debian's stock kernels (5.10 to 6.12, x86-64 and
+#                         arm64) under qemu and run kmemtrace's checks in each
+#                         (tests/kernels/README.md; root, downloads them once)
 #   DEVELOPER=1           warnings are errors
 #   SANITIZE=address,undefined   build with sanitizers
 #   V=1                   show the commands
@@ -187,6 +190,9 @@ fuzz:
 DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
 	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux \
 	bash-completion debhelper lintian
+# The kernel matrix (make kernels): qemu for both guests' architectures and
+# cpio for their initramfs.
+DEPS += qemu-system-x86 qemu-system-arm cpio
 # A cross build (CROSS_COMPILE) installs only its toolchain, the target's
 # libraries (a foreign dpkg architecture) and qemu's user mode, which runs
 # the target's binary to write the bash completion.
@@ -202,6 +208,15 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CROSS_DEPS)
 endif
+
+# The kernel matrix: Debian's stock kernels booted under qemu (TCG), the
+# checks of tests/kernels/guest/checks.sh in each, a table kernel x check and
+# "N passed, N failed". The arm64 guests run a cross build in $(O)-arm64.
+# Kernels are cached in KMT_KERNEL_CACHE (/var/cache/kmemtrace-kernels);
+# KMT_KERNELS="ID ..." runs only some (tests/kernels/kernels.list).
+kernels: $(BIN) $(WORKLOAD_BIN)
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 all
+	$(Q)KMT_BUILD=$(O) KMT_BUILD_ARM64=$(O)-arm64 tests/kernels/run.sh $(KMT_KERNELS)
 
 # Record kmt-gt (known xattr allocations on a tmpfs file) and report on it.
 DEMO_OUT ?= demo.dat
@@ -222,7 +237,7 @@ uninstall:
 clean:
 	rm -rf $(O)
 
-.PHONY: all tests check golden golden-update bench fuzz install uninstall clean deps demo
+.PHONY: all tests check golden golden-update bench fuzz install uninstall clean deps demo kernels
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:$(O)/tests/%=$(O)/tests/unit/%.d) \
