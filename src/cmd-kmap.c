@@ -519,6 +519,9 @@ int cmd_kmap(int argc, char **argv)
 		js_init(&k.js, k.out, false, false);
 		js_lines(&k.js, 1);
 		js_open(&k.js, NULL, '[');
+	} else {
+		/* The columns, as check and dump begin with a "#" line. */
+		fprintf(k.out, "# " OBJCOLS_KMAP "\n");
 	}
 	ret = analysis_run(&a, o.an.buffer, &o.an.mo, &h, MAX(o.an.window[0], 0), o.an.window[1]);
 	out0 = analysis_thread_cpu_ns();

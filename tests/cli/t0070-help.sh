@@ -131,7 +131,7 @@ test_expect_success 'a name that matches nothing: a warning, no output, exit 0 (
 		echo "$args: $rc $(cat err)"
 		[ $rc = 0 ] && [ $(wc -l < err) = 1 ] && grep -q "warning: real.dat: no .* is in the trace: nothing to report" err ||
 			exit 1
-		case $args in kmap*json) [ "$(cat out)" = "[]" ] ;; kmap*) [ ! -s out ] ;; esac || exit 1
+		case $args in kmap*json) [ "$(cat out)" = "[]" ] ;; kmap*) [ "$(grep -vc "^#" out)" = 0 ] ;; esac || exit 1
 	done &&
 	$KMT kmap --callsite do_getxattr real.dat > out 2> err && [ -s out ] && [ ! -s err ] &&
 	$KMT kmap --callsite do_getxattr --live real.dat > out 2> err && [ ! -s err ] &&
