@@ -79,8 +79,38 @@ need_tracing() {
 }
 
 # What a test must leave as it found: instances, enabled events, triggers.
+# What a test made, and only that (another recorder may run meanwhile):
+# the instances of its recorders, which have KMT_TEST_RUN in their
+# environment (alive) or their spool in the work directory (the note of a
+# dead one), and its own kmt-test-*-PID ones; and the top-level instance,
+# which kmemtrace never touches.
+export KMT_TEST_RUN=$WORK
+own_instance() {	# name
+	local p note
+	case $1 in
+	kmt-test-*-$$) return 0 ;;
+	kmemtrace-*) ;;
+	*) return 1 ;;
+	esac
+	p=${1#kmemtrace-}; p=${p%%-*}
+	tr "\0" "\n" < /proc/$p/environ 2> /dev/null | grep -qx "KMT_TEST_RUN=$WORK" && return 0
+	note=$(readlink /run/kmemtrace/$1 2> /dev/null) || return 1
+	case $note in "$WORK"/*|"$(realpath "$WORK")"/*) return 0 ;; esac
+	return 1
+}
+# No instance of this test's is there (another recorder's may be).
+no_own_instances() {
+	local i
+	for i in $(ls $T/instances 2>/dev/null); do
+		own_instance $i && { echo "left: instance $i"; return 1; }
+	done
+	return 0
+}
 tracefs_state() {
-	ls $T/instances 2>/dev/null | sort
+	local i
+	for i in $(ls $T/instances 2>/dev/null | sort); do
+		own_instance $i && echo $i
+	done
 	grep -l 1 $T/events/kmem/*/enable $T/events/percpu/*/enable 2>/dev/null
 	grep -lv '^#' $T/events/kmem/*/trigger 2>/dev/null
 	cat $T/tracing_on $T/buffer_size_kb $T/set_event 2>/dev/null

@@ -11,7 +11,7 @@ test_expect_success 'record a command: file written, mode 0600, instance gone' '
 	$KMT record -q -o gt.dat -- $WL/kmt-gt -g 10 $F > out &&
 	grep -q "kmt-gt pid" out &&
 	[ "$(stat -c %a gt.dat)" = 600 ] &&
-	! ls $T/instances | grep -q kmemtrace- &&
+	no_own_instances &&
 	[ ! -e gt.dat.spool ]
 '
 
@@ -42,7 +42,7 @@ test_expect_success 'the command exit status is passed on' '
 test_expect_success 'a command that cannot run: clear error, exit 127, nothing left' '
 	rm -f x.dat; rc=0; $KMT record -q -o x.dat -- /no/such/cmd 2> err || rc=$?;
 	cat err; [ $rc -eq 127 ] && grep -q "cannot run ./no/such/cmd." err &&
-	[ ! -e x.dat ] && [ ! -e x.dat.spool ] && ! ls $T/instances | grep -q kmemtrace-
+	[ ! -e x.dat ] && [ ! -e x.dat.spool ] && no_own_instances
 '
 
 test_expect_success '-d records for a while without a command' '
@@ -66,7 +66,7 @@ test_expect_success '-e with a wildcard and a system name' '
 test_expect_success 'an event the kernel lacks: one clear line, exit 1, nothing left' '
 	rc=0; $KMT record -q -e kmem:no_such_event -o n.dat -- true 2> err || rc=$?;
 	[ $rc -eq 1 ] && grep -q "no event .kmem:no_such_event." err &&
-	[ ! -e n.dat ] && [ ! -e n.dat.spool ] && ! ls $T/instances | grep -q kmemtrace-
+	[ ! -e n.dat ] && [ ! -e n.dat.spool ] && no_own_instances
 '
 
 test_expect_success '--filter keeps only matching allocations' '
@@ -78,7 +78,7 @@ test_expect_success '--filter keeps only matching allocations' '
 
 test_expect_success 'a filter no event can take is refused' '
 	rc=0; $KMT record -q --filter "nonsense_field > 1" -o f2.dat -- true 2> err || rc=$?;
-	[ $rc -eq 1 ] && grep -q "names fields" err && ! ls $T/instances | grep -q kmemtrace-
+	[ $rc -eq 1 ] && grep -q "names fields" err && no_own_instances
 '
 
 test_expect_success '-p restricts to a process and its children' '

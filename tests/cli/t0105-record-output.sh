@@ -52,7 +52,7 @@ test_expect_success 'under sudo, an output where the user cannot write is refuse
 		[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "Permission denied" err || exit 1
 	done &&
 	[ "$(ls rootonly)" = old.dat ] && cmp s.dat rootonly/old.dat &&
-	! ls $T/instances | grep -q kmemtrace- &&
+	no_own_instances &&
 	SUDO_UID=65534 SUDO_GID=65534 $KMT record -q -o nb/y.dat -- true && [ "$(stat -c %u nb/y.dat)" = 65534 ] &&
 	$KMT record -q -o rootonly/z.dat -- true && [ "$(stat -c %u rootonly/z.dat)" = 0 ]
 '
@@ -91,7 +91,7 @@ test_expect_success '-o DIR: refused before recording, nothing left behind' '
 	mkdir outdir && rc=0; $KMT record -o outdir -- $WL/kmt-gt -g 1 $F > out 2> err || rc=$?;
 	cat err; [ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "is a directory" err &&
 	! grep -q "kmt-gt pid" out && [ -z "$(ls outdir)" ] && [ ! -e outdir.spool ] &&
-	! ls $T/instances | grep -q kmemtrace-
+	no_own_instances
 '
 
 test_expect_success 'a file that is not a trace is never overwritten; a trace is kept as .old' '

@@ -19,7 +19,7 @@ test_expect_success 'disk full: clear error, recording stops, file valid and mar
 	rc=0; $KMT check $SMALL/f.dat > chk || rc=$?; cat chk; [ $rc -eq 0 ] &&
 	grep -q "recording truncated: .*No space left" chk &&
 	trace-cmd report $SMALL/f.dat > /dev/null 2>&1 &&
-	[ "$(ls $SMALL)" = f.dat ] && ! ls $T/instances | grep -q kmemtrace-
+	[ "$(ls $SMALL)" = f.dat ] && no_own_instances
 '
 
 # The idle flusher may fill the disk during the run (~24 MiB of spool seen
@@ -48,7 +48,7 @@ test_expect_success 'the file does not fit: a clear error, no file, the rest kep
 	cat err; [ $rc -eq 1 ] && grep -q "j.dat: cannot write trace: File too large" err &&
 	grep -q "MiB of pages were read and freed when writing the file failed" err &&
 	grep -q -- "--recover fz/j.dat.spool" err &&
-	[ "$(ls fz)" = j.dat.spool ] && ! ls $T/instances | grep -q kmemtrace- &&
+	[ "$(ls fz)" = j.dat.spool ] && no_own_instances &&
 	$KMT record --recover fz/j.dat.spool 2> err; cat err &&
 	check_whole fz/j.dat && $KMT info fz/j.dat | tr -d , > info &&
 	grep -q "recording truncated: .* MiB of pages were read and freed" info &&
@@ -60,7 +60,7 @@ test_expect_success 'no room even for the metadata: refused up front' '
 	umount $SMALL && mount -t tmpfs -o size=6m tmpfs $SMALL &&
 	rc=0; $KMT record -o $SMALL/h.dat -- true 2> err || rc=$?; cat err;
 	[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && [ -z "$(ls $SMALL)" ] &&
-	! ls $T/instances | grep -q kmemtrace-
+	no_own_instances
 '
 
 test_expect_success 'not root: one clear line, exit 1, nothing left' '

@@ -55,7 +55,7 @@ test_expect_success 'where watchpoints never fire: one clear line, exit 1, nothi
 	grep -q "^kmemtrace watch: hardware watchpoints are accepted here but never fire (CPU [0-9]* counted 0 of [0-9]* writes" err &&
 	grep -q "record, report and kmap still work$" err &&
 	! grep -q kmt-watch-gt out && [ ! -e no.dat ] && [ ! -e no.dat.spool ] &&
-	! ls $T/instances | grep -q "^kmemtrace-"
+	no_own_instances
 '
 
 test_expect_success 'watch --self-test and record --list say whether watchpoints fire' '
