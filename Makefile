@@ -190,9 +190,9 @@ fuzz:
 DEPS = build-essential libzstd-dev zlib1g-dev libsqlite3-dev libcmocka-dev trace-cmd rt-tests \
 	linux-perf clang procps jq chromium fonts-dejavu-core golang-go protobuf-compiler sqlite3 tmux \
 	bash-completion debhelper lintian
-# The kernel matrix (make kernels): qemu for both guests' architectures and
-# cpio for their initramfs.
-DEPS += qemu-system-x86 qemu-system-arm cpio
+# The kernel matrix (make kernels): qemu for both guests' architectures,
+# cpio for their initramfs and xz for the kernels' modules.
+DEPS += qemu-system-x86 qemu-system-arm cpio xz-utils
 # A cross build (CROSS_COMPILE) installs only its toolchain, the target's
 # libraries (a foreign dpkg architecture) and qemu's user mode, which runs
 # the target's binary to write the bash completion.
