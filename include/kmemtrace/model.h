@@ -225,6 +225,7 @@ struct kmt_summary {
 					   its end): allocs = frees + live_objects +
 					   uncertain_allocs + unseen_frees */
 	uint64_t unseen_frees;		/* objects freed where the trace shows no free */
+	uint64_t unseen_bytes;		/* their allocated bytes: in net, not freed in the trace */
 	uint64_t uncertain_bytes;	/* allocated bytes of those allocated in the trace */
 	uint64_t uncertain_misuse;	/* misuse findings a loss may explain */
 	uint64_t failures;		/* allocations that returned NULL */

@@ -51,12 +51,8 @@ static size_t cache_rows(const struct report *r, const void ***out)
 {
 	size_t n;
 	const struct kmt_cache *v = kmt_model_caches(r->m, &n);
-	size_t i, k = rtable_ptrs(v, n, sizeof(*v), out), w = 0;
 
-	for (i = 0; i < k; i++)
-		if (!kmt_cache_emptied((const struct kmt_cache *)(*out)[i]))
-			(*out)[w++] = (*out)[i];
-	return w;
+	return rtable_ptrs(v, n, sizeof(*v), out);
 }
 
 static size_t proc_rows(const struct report *r, const void ***out)
@@ -477,6 +473,8 @@ static const struct rcol summary_cols[] = {
 	  "uncertain_allocs + unseen_frees"),
 	U("unseen_frees", S, unseen_frees, RU_COUNT, NULL, 0, NULL,
 	  "objects freed where the trace shows no free (their address was allocated again)"),
+	U("unseen_bytes", S, unseen_bytes, RU_BYTES, NULL, 0, NULL,
+	  "their allocated bytes: part of net_bytes, freed where the trace shows no free"),
 	U("uncertain_bytes", S, uncertain_bytes, RU_BYTES, NULL, 0, NULL,
 	  "allocated bytes of the uncertain objects allocated in the trace (live at its end)"),
 	U("uncertain_misuse", S, uncertain_misuse, RU_COUNT, NULL, 0, NULL,

@@ -178,7 +178,14 @@ SUM_TEXT(s_frees)
 SUM_TEXT(s_req) { return bytes((double)s->bytes_req); }
 SUM_TEXT(s_alloc) { return bytes((double)s->bytes_alloc); }
 SUM_TEXT(s_freed) { return sum(b, n, "%s (of objects allocated in the trace)", bytes((double)s->bytes_freed)); }
-SUM_TEXT(s_net) { return bytes((double)s->bytes_alloc - (double)s->bytes_freed); }
+SUM_TEXT(s_net)
+{
+	if (!s->unseen_bytes)
+		return bytes((double)s->bytes_alloc - (double)s->bytes_freed);
+	return sum(b, n, "%s, of it %s freed where the trace shows no free (the kernel's untraced frees: "
+		   "unseen in the caches' table)", bytes((double)s->bytes_alloc - (double)s->bytes_freed),
+		   bytes((double)s->unseen_bytes));
+}
 SUM_TEXT(s_frag)
 {
 	uint64_t waste = kmt_waste(s->bytes_req, s->bytes_alloc);

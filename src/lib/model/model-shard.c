@@ -69,6 +69,7 @@ void model_summary_add(struct kmt_summary *d, const struct kmt_summary *s)
 	d->now_bytes += s->now_bytes;
 	d->uncertain_objects += s->uncertain_objects;
 	d->unseen_frees += s->unseen_frees;
+	d->unseen_bytes += s->unseen_bytes;
 	d->uncertain_misuse += s->uncertain_misuse;
 	d->failures += s->failures;
 	d->kmalloc_large_merged += s->kmalloc_large_merged;

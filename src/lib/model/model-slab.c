@@ -55,6 +55,7 @@ static void gone_unseen(struct kmt_model *m, const struct obj *o)
 
 	s->unseen_frees++;
 	m->sum.unseen_frees++;
+	m->sum.unseen_bytes += o->alloc;
 	GONE(s, o);
 	if (o->cache != NONE) {
 		m->reg.caches.v[o->cache].unseen_frees++;
