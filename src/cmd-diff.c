@@ -33,7 +33,7 @@ static const struct opt diff_opts[] = {
 	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
 	  "allocs, frees, req, waste, live, objects (live ones), pages", 0, diff_sort_keys },
 	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
-	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's numbers by its own span" },
+	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's counts by its own span (what is\nlive at the end stays as it is)" },
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
 	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM | AN_JOBS, "allocations by"),

@@ -66,15 +66,15 @@ static const struct dcol order_keys[] = {
  * Each a column of the report's tables, by the same name; this order is
  * the -s keys' (--help, the error message, completion).
  */
-#define F(n, t, l, s) { .name = n, .title = t, .label = l, .width = 12, .sort = s }
+#define F(n, t, l, s, ...) { .name = n, .title = t, .label = l, .width = 12, .sort = s, __VA_ARGS__ }
 const struct dcol diff_fields[] = {
 	F("bytes_alloc", "bytes allocated", "allocated", "bytes"),
 	F("allocs", "allocations", "allocs", "allocs"),
 	F("frees", "frees", "frees", "frees"),
 	F("bytes_req", "requested", "requested", "req"),
 	F("waste", "waste", "waste", "waste"),
-	F("live_bytes", "live bytes", "live bytes", "live"),
-	F("live_objects", "live objects", "live", "objects"),
+	F("live_bytes", "live bytes", "live bytes", "live", .flags = DC_LEVEL),
+	F("live_objects", "live objects", "live", "objects", .flags = DC_LEVEL),
 	F("pages", "pages", "pages", "pages"),
 	{ 0 },
 };
@@ -102,8 +102,8 @@ const struct dspec diff_specs[DIFF_TABLES + 1] = {
 const struct dcol diff_total_cols[DIFF_TOTALS + 1] = {
 	T("bytes_alloc", "slab bytes allocated", 0),
 	T("allocs", "slab objects allocated", 0),
-	T("live_bytes", "slab bytes live at the end", 0),
-	T("live_objects", "slab objects live at the end", 0),
+	T("live_bytes", "slab bytes live at the end", DC_LEVEL),
+	T("live_objects", "slab objects live at the end", DC_LEVEL),
 	T("pages_allocated", "pages allocated", DC_PAGES),
 	{ 0 },
 };

@@ -192,14 +192,14 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 		fputc(' ', out);
 		term_cell(out, &tc[0], r->label ? r->label : r->key);
 		for (f = 0; f < t->nfields; f++) {
-			double o = diff_value(d, r, 0, f), v = diff_value(d, r, 1, f);
+			double o = diff_value(t, r, 0, f), v = diff_value(t, r, 1, f);
 
 			if (!tc[1 + f].shown)
 				continue;
 			if (f < t->spec->full)
 				fprintf(out, "  %10s %10s %10s %7s", fmt(d, t->src[f], o, false, b[0]),
 					fmt(d, t->src[f], v, false, b[1]), fmt(d, t->src[f], v - o, true, b[2]),
-					pct(diff_pct(d, r, f), r, b[3]));
+					pct(diff_pct(t, r, f), r, b[3]));
 			else
 				fprintf(out, " %*s", t->cols[f]->width, fmt(d, t->src[f], v - o, true, b[2]));
 		}
@@ -302,16 +302,16 @@ static void json_row(struct js *j, const struct diff *d, const struct dtable *t,
 	for (s = 0; s < 2; s++) {
 		js_open(j, sides[s], '{');
 		for (f = 0; f < t->nfields; f++)
-			num(j, d, t->cols[f]->name, diff_value(d, r, s, f));
+			num(j, d, t->cols[f]->name, diff_value(t, r, s, f));
 		js_close(j, '}');
 	}
 	js_open(j, "delta", '{');
 	for (f = 0; f < t->nfields; f++)
-		num(j, d, t->cols[f]->name, diff_value(d, r, 1, f) - diff_value(d, r, 0, f));
+		num(j, d, t->cols[f]->name, diff_value(t, r, 1, f) - diff_value(t, r, 0, f));
 	js_close(j, '}');
 	js_open(j, "pct", '{');
 	for (f = 0; f < t->nfields; f++) {
-		double p = diff_pct(d, r, f);
+		double p = diff_pct(t, r, f);
 
 		if (isnan(p)) {
 			js_key(j, t->cols[f]->name);
@@ -428,7 +428,7 @@ int diff_csv(const struct diff *d, const char *name, FILE *out)
 			csv_key_col(out, c, r);
 		}
 		for (f = 0; f < t->nfields; f++) {
-			double o = diff_value(d, r, 0, f), n = diff_value(d, r, 1, f), p = diff_pct(d, r, f);
+			double o = diff_value(t, r, 0, f), n = diff_value(t, r, 1, f), p = diff_pct(t, r, f);
 
 			if (d->per_second)
 				fprintf(out, ",%.3f,%.3f,%.3f", o, n, n - o);

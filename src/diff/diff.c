@@ -323,9 +323,8 @@ static int cmp_drow(const void *a, const void *b, void *arg)
 {
 	const struct drow *x = a, *y = b;
 	const struct dtable *t = arg;
-	const struct diff *d = t->diff;
-	double dx = fabs(diff_value(d, x, 1, t->sort) - diff_value(d, x, 0, t->sort));
-	double dy = fabs(diff_value(d, y, 1, t->sort) - diff_value(d, y, 0, t->sort));
+	double dx = fabs(diff_value(t, x, 1, t->sort) - diff_value(t, x, 0, t->sort));
+	double dy = fabs(diff_value(t, y, 1, t->sort) - diff_value(t, y, 0, t->sort));
 
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
@@ -448,11 +447,13 @@ int diff_build(struct diff *d)
 	return EXIT_OK;
 }
 
-double diff_value(const struct diff *d, const struct drow *row, int side, int field)
+double diff_value(const struct dtable *t, const struct drow *row, int side, int field)
 {
+	const struct diff *d = t->diff;
 	double v = (double)row->v[side][field];
 
-	if (d->per_second)
+	/* A level (what is live at the end) is not a rate: never divided by the span. */
+	if (d->per_second && !(t->cols[field]->flags & DC_LEVEL))
 		return d->side[side].span > 0 ? v / d->side[side].span : 0;
 	return v;
 }
@@ -463,7 +464,7 @@ double diff_total(const struct diff *d, int side, int field)
 
 	if (!d->total.recorded[side][field])
 		return NAN;
-	if (d->per_second)
+	if (d->per_second && !(diff_total_cols[field].flags & DC_LEVEL))
 		return d->side[side].span > 0 ? v / d->side[side].span : 0;
 	return v;
 }
@@ -487,16 +488,16 @@ bool diff_differs(const struct diff *d)
 			if (!t->rows[i].in[0] || !t->rows[i].in[1])
 				return true;
 			for (f = 0; f < t->nfields; f++)
-				if (diff_value(d, &t->rows[i], 0, f) != diff_value(d, &t->rows[i], 1, f))
+				if (diff_value(t, &t->rows[i], 0, f) != diff_value(t, &t->rows[i], 1, f))
 					return true;
 		}
 	}
 	return false;
 }
 
-double diff_pct(const struct diff *d, const struct drow *row, int field)
+double diff_pct(const struct dtable *t, const struct drow *row, int field)
 {
-	double o = diff_value(d, row, 0, field), n = diff_value(d, row, 1, field);
+	double o = diff_value(t, row, 0, field), n = diff_value(t, row, 1, field);
 
 	return o > 0 ? 100.0 * (n - o) / o : NAN;
 }

@@ -57,6 +57,8 @@ struct dcol {
 #define DC_JSON_FIRST 2u		/* JSON: before the key (kmemtrace_diff 1's order) */
 #define DC_BARE 4u			/* CSV: a word, unquoted; NULL: empty */
 #define DC_PAGES 8u			/* TOTAL: counts page events (else slab ones) */
+#define DC_LEVEL 16u			/* a level at the end (live), not a count over the
+					   span: --per-second leaves it as it is */
 
 /* One compared table: which report table, its key columns and compared columns. */
 struct dspec {
@@ -159,10 +161,10 @@ int diff_open(struct diff *d, const char *old, const char *new_, struct kmt_mode
 int diff_build(struct diff *d);
 void diff_close(struct diff *d);
 
-/* A value as printed: per second when asked. */
-double diff_value(const struct diff *d, const struct drow *row, int side, int field);
+/* A value of a row of @t as printed: per second when asked (not a level: DC_LEVEL). */
+double diff_value(const struct dtable *t, const struct drow *row, int side, int field);
 /* The change in percent of @field, or NAN where OLD is 0. */
-double diff_pct(const struct diff *d, const struct drow *row, int field);
+double diff_pct(const struct dtable *t, const struct drow *row, int field);
 /* A total as printed (per second when asked), or NAN where the file does not record it. */
 double diff_total(const struct diff *d, int side, int field);
 /* Do the two files differ in anything the diff compares? */

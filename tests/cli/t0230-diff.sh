@@ -93,6 +93,18 @@ test_expect_success '--per-second: each side divided by its own span' '
 		print g, w; exit !(d <= 0.001 * w + 0.002) }"
 '
 
+# What is live at the end is a level, not a count over the span.
+test_expect_success '--per-second: live bytes and objects are left as they are' '
+	$KMT diff --json -n 0 --per-second a.dat b.dat > ps2.json && $KMT diff --json -n 0 a.dat b.dat > pl.json &&
+	for k in live_bytes live_objects; do
+		for s in old new; do
+			[ "$(jq ".total.$s.$k" ps2.json)" = "$(jq ".total.$s.$k" pl.json)" ] || exit 1
+		done
+		[ "$(jq "[.callsites[] | .old.$k] | add" ps2.json)" = "$(jq "[.callsites[] | .old.$k] | add" pl.json)" ] || exit 1
+	done &&
+	[ "$(jq ".total.old.allocs" ps2.json)" != "$(jq ".total.old.allocs" pl.json)" ]
+'
+
 test_expect_success 'text and CSV: the same rows' '
 	$KMT diff -n 0 --comm kmt-gt a.dat b.dat > ab.txt &&
 	grep -q "call sites matched by function+offset" ab.txt &&
