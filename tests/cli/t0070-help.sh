@@ -100,7 +100,7 @@ test_expect_success 'report --columns: every [-s KEY] closed; x-cpu one name, ti
 # The per-object record's columns (src/export/objcols.c) as the docs name them.
 test_expect_success 'kmap: its line in --help, docs/kmap.md and the manual; every --json key in docs/kmap.md' '
 	$KMT kmap --help | sed -n "/KMAP format:\$/{n;p}" | tr -d " " > line && cat line &&
-	grep -q "^alloc_ip,pid,obj_va_ptr," line && grep -qxF "$(cat line)" $ROOT/docs/kmap.md &&
+	grep -q "^alloc_ip,pid,obj_va_ptr," line && grep -qxF "# $(cat line)" $ROOT/docs/kmap.md &&
 	man_section kmap | grep -qF "$(cat line)" &&
 	for f in $(tr , " " < line); do
 		grep -q "^| \`$f\` |" $ROOT/docs/kmap.md || { echo "$f is not in docs/kmap.md"; exit 1; }
