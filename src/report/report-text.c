@@ -643,7 +643,10 @@ void text_outstanding(const struct report *r, FILE *out)
 	kmt_model_outstanding(r->m, &n);
 	fprintf(out, "\nOUTSTANDING (live at the end of the trace: leak candidates)\n");
 	text_table(r, rtable_find("outstanding"), out);
-	if (n)
+	if (n && (s->partial_allocs || s->partial_frees))
+		para(r, out, 3, "  (untraced?: not known here: a recording that leaves events out (-F, -p, "
+		     "--filter) cannot tell the kernel's untraced frees from those it left out)");
+	else if (n)
 		para(r, out, 3, "  (untraced?: in caches the kernel also frees without an event: may be gone)");
 	para(r, out, 2, "  %s freed in the trace %s older than it%s (pre-existing, not errors)",
 	     nouns(s->preexisting_frees, "object", "objects"), plural((double)s->preexisting_frees, "was", "were"),

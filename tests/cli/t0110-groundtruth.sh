@@ -118,5 +118,16 @@ test_expect_success "$P anonymous pages unmapped: each page free counted once, n
 	[ "$(jq ".[0]" got)" -ge $P ]
 '
 
+# -F leaves other tasks' events out: whether an object outstanding at the
+# end was freed untraced is then not known, and said so, not left blank.
+test_expect_success '-F: outstanding objects'"'"' untraced? is said to be unknown' '
+	rm -f $F.u && touch $F.u &&
+	$KMT record -q -F -o u.dat -- $WL/kmt-gt -g 1 -x 3 $F.u > /dev/null && rm -f $F.u &&
+	$KMT report --wide --sections outstanding u.dat > u.txt && grep -q "simple_xattr_alloc" u.txt &&
+	tr -s "\n " "  " < u.txt | grep -q "(untraced?: not known here: a recording that leaves events out" &&
+	$KMT report --wide --sections outstanding real.dat 2> /dev/null | grep -q "untraced?: in caches" ||
+	$KMT report --wide --sections outstanding gt.dat | tr -s "\n " "  " | grep -q "(untraced?: in caches the kernel"
+'
+
 tracefs_check
 test_done
