@@ -15,7 +15,7 @@
 #
 # Files (traces, reports, logs, the kernel's log) go to /out, which the
 # host reads back.
-# kmt.sabotage=1 on the kernel command line makes every check expect one
+# kmt.sabotage=1 on the kernel command line makes every check expect 1000
 # more than it should: each must then FAIL (tests/kernels/README.md).
 set -u
 K=/kmt/kmemtrace WL=/kmt/workloads T=/sys/kernel/tracing OUT=/out
@@ -23,7 +23,7 @@ CHECKS="gt gt-F gt-stack gt-sample outputs caches check top watch recover tracef
 G=137	# getxattr calls of 1337 bytes: as many kmallocs, freed at once
 N=300	# opens of /dev/null: a struct filename and a struct file each
 SAB=$(sed -n 's/.*kmt\.sabotage=\([0-9]*\).*/\1/p' /proc/cmdline)
-SAB=${SAB:-0}
+SAB=$((${SAB:-0} * 1000))
 # kmt.checks=a,b: only those checks. kmt.settle=S: seconds a recording goes
 # on after kmt-gt, for the frees deferred to RCU (default 2).
 ONLY=$(sed -n 's/.*kmt\.checks=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
