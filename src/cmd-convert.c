@@ -29,6 +29,7 @@ static const struct opt convert_opts[] = {
 	{ O_STRIP, 0, "strip-kallsyms", NULL, "keep only the symbols of functions the events name\n"
 	  "(as record does by default; they name them alike)" },
 	{ 'B', 'B', "buffer", "NAME", "the buffer to keep (default: the main one)" },
+	{ 'o', 'o', "output", "OUT", "the file to write (as every command writes; OUT after\nIN says the same)" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -36,7 +37,7 @@ static const struct opt convert_opts[] = {
 const struct cmd_help convert_help = {
 	.name = "convert",
 	.summary = "rewrite a trace: another version or compression, smaller kallsyms",
-	.usage = "[options] IN OUT",
+	.usage = "[options] -o OUT IN, or [options] IN OUT",
 	.about =
 	"Rewrite the trace file IN as OUT (trace.dat v6 or v7), keeping every event of one\n"
 	"buffer and the metadata that describes them. For sharing (smaller files) or for\n"
@@ -170,6 +171,7 @@ struct convert_args {
 	struct kmt_writer_opts wo;
 	bool strip, level_set, zalg_set;
 	const char *buffer;
+	const char *output;		/* -o */
 };
 
 static int convert_opt(void *arg, int id, const char *value)
@@ -196,6 +198,7 @@ static int convert_opt(void *arg, int id, const char *value)
 		break;
 	case O_STRIP: a->strip = true; break;
 	case 'B': a->buffer = value; break;
+	case 'o': a->output = value; break;
 	}
 	return -1;
 }
@@ -207,14 +210,16 @@ int cmd_convert(int argc, char **argv)
 	const struct cmd_help *H = &convert_help;
 	struct conv c = { 0 };
 	struct kmt_diag d = { 0 };
+	const char *in, *out;
 	int ret, code, i;
 
 	code = opt_parse(H, argc, argv, convert_opt, &a, &i);
 	if (code >= 0)
 		return code;
-	if (argc - i != 2)
-		return usage_error(H, "need IN and OUT");
-	argv += i;
+	if (a.output ? argc - i != 1 : argc - i != 2)
+		return usage_error(H, a.output ? "need IN (and OUT once: -o OUT, or after IN)" : "need IN and OUT");
+	in = argv[i];
+	out = a.output ? a.output : argv[i + 1];
 	if (wo->version == 6 && a.zalg_set && wo->zalg != KMT_Z_NONE)
 		return usage_error(H, "trace.dat v6 has no compression: use --file-version 7, or "
 				   "--compression none");
@@ -224,7 +229,7 @@ int cmd_convert(int argc, char **argv)
 		warning("trace-cmd 3.1.6 (Debian 12) cannot read zlib-compressed files; zstd ones it can");
 	if (wo->zalg == KMT_Z_ZLIB && !a.level_set)
 		wo->level = 9;
-	if (kmt_file_open(&c.f, argv[0], &d))
+	if (kmt_file_open(&c.f, in, &d))
 		return error("%s", d.msg);
 	{
 		/* A copy would look whole; what it lacks would be said nowhere. */
@@ -232,27 +237,30 @@ int cmd_convert(int argc, char **argv)
 		const struct kmt_damage *dm = kmt_file_damage(c.f, &n);
 
 		if (n) {
-			error("%s: %s", argv[0], dm[0].what);
+			error("%s: %s", in, dm[0].what);
 			kmt_file_close(c.f);
 			return error("%s is damaged: not converting it (kmemtrace check lists the damage)",
-				     argv[0]);
+				     in);
 		}
 	}
-	if (output_prepare(argv[1], false, false)) {
+	if (output_prepare(out, false, false)) {
 		kmt_file_close(c.f);
 		return EXIT_FAIL;
 	}
 	c.buffer = a.buffer ? kmt_file_find_buffer(c.f, a.buffer) : kmt_file_main_buffer(c.f);
 	if (c.buffer < 0) {
 		kmt_file_close(c.f);
-		return error("%s: %s", argv[0], a.buffer ? "no such buffer" : "no event data");
+		return error("%s: %s", in, a.buffer ? "no such buffer" : "no event data");
 	}
 	if (a.strip && !(c.keep = kmt_symkeep_new())) {
 		kmt_file_close(c.f);
 		return error("out of memory");
 	}
-	ret = convert(&c, argv[1], wo, &d);
+	ret = convert(&c, out, wo, &d);
 	kmt_symkeep_free(c.keep);
 	kmt_file_close(c.f);
-	return ret ? error("%s", d.msg) : EXIT_OK;
+	if (ret)
+		return error("%s", d.msg);
+	fprintf(stderr, "%s: wrote %s\n", cmd_name, out);	/* as export says it */
+	return EXIT_OK;
 }

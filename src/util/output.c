@@ -211,6 +211,7 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 	struct kmt_outfile of;
 	struct kmt_diag d = { 0 };
 	FILE *out;
+	bool direct;
 	int ret;
 
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
@@ -231,5 +232,10 @@ int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg)
 		kmt_outfile_abort(&of);
 		return ret;
 	}
-	return kmt_outfile_commit(&of, &d) ? error("%s", d.msg) : EXIT_OK;
+	direct = of.direct;
+	if (kmt_outfile_commit(&of, &d))
+		return error("%s", d.msg);
+	if (!direct)	/* a file made, as export says it; a pipe or a device is not */
+		fprintf(stderr, "%s: wrote %s\n", cmd_name, path);
+	return EXIT_OK;
 }

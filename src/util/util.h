@@ -56,7 +56,8 @@ int output_owner_sudo(void);
 /*
  * Run @print(@arg, out) on standard output (@path NULL), or on the file
  * @path, written whole or not at all (outfile.c), mode 0600 (it may hold
- * kernel addresses) and, under sudo, the invoking user's. EXIT_OK, or what
+ * kernel addresses) and, under sudo, the invoking user's; a file made is said
+ * ("wrote FILE", as export says it). EXIT_OK, or what
  * @print returned, or EXIT_FAIL after one line.
  */
 int output_to(const char *path, int (*print)(void *arg, FILE *out), void *arg);
