@@ -166,6 +166,33 @@ static void test_symbols_damaged_line(void **state)
 }
 
 /*
+ * A module's local label may hold a control byte (".L14472\x021" in the
+ * ext4 module of Debian's arm64 6.12): a kallsyms line all the same, not
+ * damage; outside a module's line such a byte still is.
+ */
+static void test_symbols_module_label(void **state)
+{
+	const char ks[] = "ffffffff81000000 T _stext\n"
+			  "ffffffffc0000000 r .L14472\x02" "1\t[ext4]\n"
+			  "ffffffffc0001000 t ext4_thing\t[ext4]\n";
+	const char bad[] = "ffffffff81000000 T _stext\n"
+			   "ffffffff81001000 t x\x01y\n";
+	struct kmt_symbols *s = kmt_symbols_parse(ks, sizeof(ks) - 1);
+	const char *first;
+	size_t off;
+	uint64_t o;
+
+	assert_non_null(s);
+	assert_int_equal(kmt_symbols_bad_lines(s, &off, &first), 0);
+	assert_string_equal(kmt_symbols_lookup(s, 0xffffffffc0001010ULL, &o), "ext4_thing");
+	kmt_symbols_free(s);
+	s = kmt_symbols_parse(bad, sizeof(bad) - 1);
+	assert_non_null(s);
+	assert_int_equal(kmt_symbols_bad_lines(s, &off, &first), 1);
+	kmt_symbols_free(s);
+}
+
+/*
  * kallsyms cut down to some addresses' functions: each with its aliases
  * and the symbol after it, its namesakes too, module lines as they were;
  * every lookup and find of theirs gives what the whole text gives. The
@@ -724,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_siphash),
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_symbols_damaged_line),
+		cmocka_unit_test(test_symbols_module_label),
 		cmocka_unit_test(test_symbols_cut),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_comms),

@@ -51,10 +51,15 @@ static bool is_text(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
-/* "ADDR T name[\t[module]]", any type letter; an empty line is fine too. */
+/*
+ * "ADDR T name[\t[module]]", any type letter; an empty line is fine too.
+ * A module's name may hold any byte but NUL: compilers leave local labels
+ * such as ".L14472\x021" in modules (seen in Debian's arm64 ext4).
+ */
 static bool line_ok(const char *p, const char *nl)
 {
-	const char *q = p;
+	const char *q = p, *tab;
+	bool module;
 
 	if (p == nl)
 		return true;
@@ -62,8 +67,10 @@ static bool line_ok(const char *p, const char *nl)
 		q++;
 	if (q == p || nl - q < 4 || q[0] != ' ' || !isalpha((unsigned char)q[1]) || q[2] != ' ')
 		return false;
+	tab = memrchr(q + 3, '\t', (size_t)(nl - q - 3));
+	module = tab && nl - tab >= 3 && tab[1] == '[' && nl[-1] == ']';
 	for (q += 3; q < nl; q++)
-		if ((unsigned char)*q < 0x20 ? *q != '\t' : (unsigned char)*q >= 0x7f)
+		if (module && q < tab ? !*q : (unsigned char)*q < 0x20 ? *q != '\t' : (unsigned char)*q >= 0x7f)
 			return false;
 	return true;
 }
