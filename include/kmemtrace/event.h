@@ -323,6 +323,9 @@ size_t kmt_slab_caches_count(const struct kmt_slab_aliases *a);
 /* The one cache of these sizes, or NULL (@n: how many have them); @a may be NULL. */
 const struct kmt_slab_cache *kmt_slab_cache_of_size(const struct kmt_slab_aliases *a, uint64_t object_size,
 						    uint64_t size, size_t *n);
+/* The caches of these sizes, the first @max into @out; returns how many there are. */
+size_t kmt_slab_caches_of_size(const struct kmt_slab_aliases *a, uint64_t object_size, uint64_t size,
+				const struct kmt_slab_cache **out, size_t max);
 
 /*
  * kmalloc size classes: "kmalloc-64", "kmalloc-2k" and "kmalloc-2048" name

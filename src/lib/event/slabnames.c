@@ -251,6 +251,20 @@ size_t kmt_slab_caches_count(const struct kmt_slab_aliases *a)
 	return a ? a->nr_caches : 0;
 }
 
+size_t kmt_slab_caches_of_size(const struct kmt_slab_aliases *a, uint64_t object_size, uint64_t size,
+				const struct kmt_slab_cache **out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; a && i < a->nr_caches; i++)
+		if (a->caches[i].object_size == object_size && a->caches[i].size == size) {
+			if (n < max)
+				out[n] = &a->caches[i];
+			n++;
+		}
+	return n;
+}
+
 const struct kmt_slab_cache *kmt_slab_cache_of_size(const struct kmt_slab_aliases *a, uint64_t object_size,
 						    uint64_t size, size_t *n)
 {

@@ -54,6 +54,26 @@ struct kmt_site *model_site_of(struct kmt_model *m, struct kmt_map *map, void *v
 	return &vec->v[i];
 }
 
+/*
+ * A cache no event names: "cache(size=N)", and where the recording's slab
+ * list has several caches of the sizes, which (as many as fit, "..." for
+ * the rest): "cache(size=4096: biovec-max|names_cache)" (kernels before
+ * 5.12 name no cache at all).
+ */
+static void by_size_name(const struct kmt_model *m, const struct kmt_event *ev, char *buf, size_t len)
+{
+	const struct kmt_slab_cache *c[8];
+	size_t n = kmt_slab_caches_of_size(m->o.slab_aliases, ev->bytes_req, ev->bytes_alloc, c, 8), i, o;
+
+	o = (size_t)snprintf(buf, len, "cache(size=%u", (unsigned)ev->bytes_alloc);
+	for (i = 0; n >= 2 && i < MIN(n, 8) && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "|" : ": ", c[i]->name);
+	if (o + 1 < len)
+		snprintf(buf + o, len - o, ")");
+	else if (len > 4)
+		memcpy(buf + len - 5, "...)", 5);
+}
+
 /* The cache of allocation or free @ev as named @name (@len bytes; 0: by size), made if new. */
 static uint32_t cache_entry(struct kmt_model *m, const struct kmt_event *ev, const char *name, size_t len)
 {
@@ -65,8 +85,8 @@ static uint32_t cache_entry(struct kmt_model *m, const struct kmt_event *ev, con
 		key = kmt_hash64(ev->bytes_alloc) ^ 0x6b6d616c6c6f63ULL;
 	else if (len)
 		key = kmt_hash_str(name, len);
-	else
-		key = kmt_hash64(ev->bytes_alloc) ^ 0x6361636865ULL;	/* no name: by size */
+	else	/* no name: by its sizes */
+		key = kmt_hash64(ev->bytes_alloc) ^ 0x6361636865ULL ^ kmt_hash64(ev->bytes_req << 32);
 	i = kmt_map_get(&m->reg.cache_map, key);
 	if (i != NONE) {
 		/* Named first by a free: its size comes with its first allocation. */
@@ -91,7 +111,7 @@ static uint32_t cache_entry(struct kmt_model *m, const struct kmt_event *ev, con
 		else if (len)
 			snprintf(c->name, sizeof(c->name), "%.*s", (int)MIN(len, 47u), name);
 		else
-			snprintf(c->name, sizeof(c->name), "cache(size=%u)", (unsigned)sz);
+			by_size_name(m, ev, c->name, sizeof(c->name));
 		c->by_size = !km && !len;
 		c->name_len = (uint32_t)strlen(c->name);
 		if (km && sz > 8192)
