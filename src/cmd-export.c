@@ -65,7 +65,8 @@ static const struct opt export_opts[] = {
 	{ 'f', 'f', "format", "FORMAT", "one of the formats above (required)", 0, format_names },
 	{ 'o', 'o', "output", "FILE", "where to write (default: beside the trace, its name\n"
 	  "with the format's extension; -: standard output,\nnot for sqlite); mode 0600, complete or not at all" },
-	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes" },
+	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes of slab\n"
+	  "allocations; page-bytes or pages of page allocations" },
 	OPT_GROUP(analysis_group, struct export_args, an, 0, "allocations by"),
 	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses (object pointers, call sites,\n"
 	  "stack addresses) as report's keyed hashes, so the\noutput can be shared; symbols stay "
@@ -105,14 +106,17 @@ static int export_opt(void *arg, int id, const char *value)
 		break;
 	case 'o': a->x.path = value; break;
 	case O_VALUE:
-		if (!strcmp(value, "bytes"))
-			a->x.value = FV_BYTES;
-		else if (!strcmp(value, "objects"))
-			a->x.value = FV_OBJECTS;
-		else if (!strcmp(value, "live-bytes"))
-			a->x.value = FV_LIVE;
-		else
-			return usage_error(H, "bad --value '%s' (bytes, objects, live-bytes)", value);
+		for (i = 0; i < FV_NR && strcmp(value, flame_value_names[i]); i++)
+			;
+		if (i == FV_NR) {
+			size_t n = 0;
+
+			for (i = 0; i < FV_NR; i++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+						      flame_value_names[i]);
+			return usage_error(H, "bad --value '%s' (%s)", value, names);
+		}
+		a->x.value = (int)i;
 		break;
 	case O_HASH:
 		if (kmt_hashptr_init(&a->hash, value))

@@ -5,10 +5,15 @@
  * of Go's runtime, so go tool pprof, Pyroscope and Parca read kernel
  * allocations as they read heap profiles: alloc_objects, alloc_space (every
  * slab allocation of the window), inuse_objects, inuse_space (those live
- * at its end, as report's live_objects and live_bytes). One sample per
- * call site, stack, cache and task name; its locations are the call site
- * then its callers (--stack recordings), leaf first, in one
- * [kernel.kallsyms] mapping; labels cache and comm. Samples come in the
+ * at its end, as report's live_objects and live_bytes); and four more of
+ * the page allocator's, page_alloc_objects, page_alloc_space,
+ * page_inuse_objects, page_inuse_space (allocations and their bytes, the
+ * page size << order), where most of a process's kernel memory often is.
+ * One sample per call site, stack, cache and task name; its locations are
+ * the call site then its callers (--stack recordings), leaf first, in one
+ * [kernel.kallsyms] mapping; labels cache and comm. A page allocation's
+ * location is the function that asked, named from its stack (--stack),
+ * else "(page allocation, no stack)"; its cache label "pages". Samples come in the
  * order of call site, stack, cache and comm, the strings numbered as
  * met in them: the same bytes whatever order the objects came in (-j:
  * each shard adds up its own objects, folded at the end).
@@ -41,12 +46,25 @@ enum {
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
-/* A sample: call site, stack, cache and comm (string ids); its four values. */
+/* The sample types: the heap profile's four, then the page allocator's four. */
+#define NV 8
+static const char *const value_types[NV][2] = {
+	{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+	{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+	{ "page_alloc_objects", "count" }, { "page_alloc_space", "bytes" },
+	{ "page_inuse_objects", "count" }, { "page_inuse_space", "bytes" },
+};
+enum { V_SLAB = 0, V_PAGE = 4 };
+
+/* A page allocation no stack named a function for: its pseudo-location (not a kernel address). */
+#define PAGE_NOSITE 1ULL
+
+/* A sample: call site, stack, cache and comm (string ids); its values. */
 struct sample {
 	uint64_t site;
 	uint32_t stack;
 	int64_t cache, comm;		/* string ids, 0: none */
-	uint64_t v[4];			/* alloc_objects, alloc_space, inuse_objects, inuse_space */
+	uint64_t v[NV];
 };
 
 struct pprof {
@@ -109,20 +127,26 @@ static void on_object(void *arg, const struct kmt_object *o)
 	struct export *x = arg;
 	struct pprof *p = x->priv;
 	struct sample k = { .site = o->alloc_site, .stack = o->stack }, *s;
+	bool page = o->kind == KMT_EV_PAGE_ALLOC;
+	int base = page ? V_PAGE : V_SLAB;
 
-	if (o->fate == KMT_FATE_PREEXISTING || o->kind == KMT_EV_PAGE_ALLOC)
-		return;		/* not allocated in the window; pages are not slab */
-	k.cache = o->cache ? intern_id(&p->str, o->cache) : 0;
+	if (o->fate == KMT_FATE_PREEXISTING)
+		return;		/* not allocated in the window */
+	if (page) {
+		k.site = o->alloc_site ? o->alloc_site : PAGE_NOSITE;
+		k.stack = UINT32_MAX;
+	}
+	k.cache = page ? intern_id(&p->str, "pages") : o->cache ? intern_id(&p->str, o->cache) : 0;
 	k.comm = o->comm ? intern_id(&p->str, o->comm) : 0;
 	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
 		x->failed = true;
 		return;
 	}
-	s->v[0]++;
-	s->v[1] += o->bytes_alloc;
+	s->v[base]++;
+	s->v[base + 1] += o->bytes_alloc;
 	if (o->fate == KMT_FATE_LIVE && !o->uncertain) {
-		s->v[2]++;
-		s->v[3] += o->bytes_alloc;
+		s->v[base + 2]++;
+		s->v[base + 3] += o->bytes_alloc;
 	}
 }
 
@@ -235,7 +259,7 @@ static void fold(void *arg, void *cl, const struct kmt_model *m)
 			x->failed = true;
 			break;
 		}
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < NV; k++)
 			s->v[k] += q->s[i].v[k];
 	}
 	release(c);
@@ -250,6 +274,7 @@ static int begin(struct export *x)
 		return error("out of memory");
 	x->priv = p;
 	x->hooks.object = on_object;
+	x->hooks.pages = true;
 	x->hooks.arg = x;
 	x->hooks.clone = clone;
 	x->hooks.fold = fold;
@@ -367,10 +392,8 @@ static int end(struct export *x)
 		qsort_r(p->s, p->n, sizeof(*p->s), cmp_sample, &p->str);
 	if (intern_id(t, "") != 0)
 		oom = true;
-	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_objects", "count");
-	value_type(&b, PROFILE_SAMPLE_TYPE, t, "alloc_space", "bytes");
-	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_objects", "count");
-	value_type(&b, PROFILE_SAMPLE_TYPE, t, "inuse_space", "bytes");
+	for (i = 0; i < NV; i++)
+		value_type(&b, PROFILE_SAMPLE_TYPE, t, value_types[i][0], value_types[i][1]);
 	if (!(ids = malloc(130 * sizeof(*ids))))
 		oom = true;
 	for (i = 0; i < p->n && !oom; i++) {
@@ -385,7 +408,7 @@ static int end(struct export *x)
 			ids[k + 1] = loc_id(&l, f[k], &oom);
 		m = pb_begin(&b, PROFILE_SAMPLE);
 		pb_packed(&b, SAMPLE_LOCATION_ID, ids, nf + 1);
-		pb_packed(&b, SAMPLE_VALUE, s->v, 4);
+		pb_packed(&b, SAMPLE_VALUE, s->v, NV);
 		if (s->cache)
 			label(&b, t, "cache", intern_id(t, intern_str(&p->str, (size_t)s->cache)));
 		if (s->comm)
@@ -407,7 +430,8 @@ static int end(struct export *x)
 	if (!oom && !(fnid = malloc((l.n + 1) * sizeof(*fnid))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++)
-		if ((fnid[i] = intern_id(t, site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
+		if ((fnid[i] = intern_id(t, l.addr[i] == PAGE_NOSITE ? "(page allocation, no stack)" :
+					 site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
 			oom = true;
 	if (!oom && !(done = calloc(intern_count(t) + 1, sizeof(*done))))
 		oom = true;
@@ -443,7 +467,7 @@ static int end(struct export *x)
 			 " (record --stack-sample): a stack's values count the allocations of its call "
 			 "site that have none", sum->stack_sample);
 	snprintf(comment, sizeof(comment), "kmemtrace export of %s: %s%s", x->r.path,
-		 sum->stack_sample > 1 ? sampled : "every slab allocation, not sampled",
+		 sum->stack_sample > 1 ? sampled : "every slab and page allocation, not sampled",
 		 sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
 		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
 	pb_int(&b, PROFILE_COMMENT, intern_id(t, comment));
@@ -481,7 +505,9 @@ static void release(struct export *x)
 const struct export_format export_pprof = {
 	.name = "pprof", .ext = ".pb.gz",
 	.about = "gzipped profile.proto, heap-profile sample types alloc_objects,\n"
-		 "alloc_space, inuse_objects, inuse_space: go tool pprof, Pyroscope,\n"
-		 "Parca (stacks of --stack recordings, labels cache and comm)",
+		 "alloc_space, inuse_objects, inuse_space, and page_alloc_objects,\n"
+		 "page_alloc_space, page_inuse_objects, page_inuse_space of the page\n"
+		 "allocator: go tool pprof, Pyroscope, Parca (stacks of --stack\n"
+		 "recordings, labels cache and comm)",
 	.binary = true, .stream = true, .begin = begin, .end = end, .release = release,
 };

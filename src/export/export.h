@@ -33,7 +33,7 @@ struct export {
 	const char *path;		/* the output's final name; "-": standard output */
 	const char *tmp;		/* where it is written meanwhile (not for "-") */
 	FILE *out;			/* the output stream (formats that write one) */
-	int value;			/* folded: FV_BYTES, FV_OBJECTS or FV_LIVE */
+	int value;			/* folded: an FV_* (flame.h) */
 	bool failed;			/* a hook could not write: end() says so */
 	void *priv;			/* the format's own state */
 };

@@ -2,7 +2,9 @@
 /* ===================================================== 7. flame ===== */
 
 /*
- * An icicle graph of flame.root ({n, v: [bytes, objects, live bytes], c}):
+ * An icicle graph of flame.root ({n, v: [bytes, objects, live bytes, page
+ * bytes, pages], c}): slab allocations and, under "page allocations", the
+ * page allocator's;
  * root on top, a node's children below it, widths by the chosen metric.
  * Click a node to zoom into it (its ancestors stay above: click one, or
  * Reset, to zoom out); search highlights names that contain the text.
@@ -12,6 +14,8 @@ const METRICS = [
   {key: 'bytes', label: 'bytes allocated', fmt: fmtBytes, hue: 204},
   {key: 'objects', label: 'objects allocated', fmt: v => fmtCount(v) + ' objects', hue: 204},
   {key: 'live', label: 'live bytes at the end', fmt: fmtBytes, hue: 268},
+  {key: 'page-bytes', label: 'page bytes allocated', fmt: fmtBytes, hue: 28},
+  {key: 'pages', label: 'pages allocated', fmt: v => fmtCount(v) + ' pages', hue: 28},
 ];
 
 function flameGraph(host, flame) {
@@ -21,7 +25,7 @@ function flameGraph(host, flame) {
     n.p = parent;
     n.d = depth;
     n.n = n.n == null ? '' : String(n.n);
-    n.v = [0, 1, 2].map(k => (Array.isArray(n.v) && n.v[k]) || 0);
+    n.v = METRICS.map((x, k) => (Array.isArray(n.v) && n.v[k]) || 0);
     nodes.push(n);
     for (const c of n.c || []) prep(c, n, depth + 1);
   })(flame.root, null, 0);

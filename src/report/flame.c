@@ -172,18 +172,56 @@ static bool from_sites(struct flame *t, const struct report *r)
 	return true;
 }
 
+/*
+ * Page allocations by the function that asked (a page site: the first
+ * frame of its stack that is not the allocator's), the rest "(no stack)".
+ */
+static bool from_pages(struct flame *t, const struct report *r)
+{
+	const struct kmt_summary *sum = kmt_model_summary(r->m);
+	uint32_t psize = kmt_file_info(r->f)->page_size ? kmt_file_info(r->f)->page_size : 4096;
+	size_t n, i;
+	const struct kmt_site *s = kmt_model_page_sites(r->m, &n);
+	uint64_t rest[FV_NR] = { 0 }, named = 0, named_bytes = 0;
+	const char *path[2] = { "page allocations", NULL };
+	char name[256];
+
+	for (i = 0; i < n; i++) {
+		uint64_t v[FV_NR] = { 0 };
+
+		if (!s[i].allocs)
+			continue;
+		v[FV_PAGE_BYTES] = s[i].bytes_alloc;
+		v[FV_PAGES] = s[i].bytes_alloc / psize;
+		named += v[FV_PAGES];
+		named_bytes += v[FV_PAGE_BYTES];
+		path[1] = site_function(r, s[i].addr, name, sizeof(name));
+		if (!add(t, path, 2, v))
+			return false;
+	}
+	rest[FV_PAGES] = sum->pages_allocated - MIN(sum->pages_allocated, named);
+	rest[FV_PAGE_BYTES] = sum->pages_allocated * psize - MIN(sum->pages_allocated * psize, named_bytes);
+	path[1] = "(no stack)";
+	return !rest[FV_PAGES] || add(t, path, 2, rest);
+}
+
+const char *const flame_value_names[FV_NR] = {
+	[FV_BYTES] = "bytes", [FV_OBJECTS] = "objects", [FV_LIVE] = "live-bytes",
+	[FV_PAGE_BYTES] = "page-bytes", [FV_PAGES] = "pages",
+};
+
 struct flame *flame_build(const struct report *r)
 {
 	struct flame *t = calloc(1, sizeof(*t));
 	size_t n;
 
-	if (!t || !(t->root = node_new("all slab allocations"))) {
+	if (!t || !(t->root = node_new("all allocations"))) {
 		flame_free(t);
 		return NULL;
 	}
 	kmt_model_stacks(r->m, &n);
 	t->stacks = n > 0;
-	if (!(t->stacks ? from_stacks(t, r) : from_sites(t, r))) {
+	if (!(t->stacks ? from_stacks(t, r) : from_sites(t, r)) || !from_pages(t, r)) {
 		flame_free(t);
 		return NULL;
 	}

@@ -3,8 +3,11 @@
  * The tree behind the flame graph (report --html) and folded stacks
  * (export --format folded): slab allocations by the path from the
  * outermost caller down to the call site (--stack recordings), or by call
- * site, cache and task name otherwise. Each node holds bytes allocated,
- * objects and live bytes; a node's values are its own plus its children's.
+ * site, cache and task name otherwise; beside them, under "page
+ * allocations", the page allocator's by the function that asked (named
+ * from --stack stacks; "(no stack)" for the rest). Each node holds bytes
+ * allocated, objects and live bytes of slab objects, and bytes and pages
+ * of page allocations; a node's values are its own plus its children's.
  */
 #ifndef KMT_FLAME_H
 #define KMT_FLAME_H
@@ -14,7 +17,9 @@
 
 #include "report.h"
 
-enum { FV_BYTES, FV_OBJECTS, FV_LIVE, FV_NR };
+enum { FV_BYTES, FV_OBJECTS, FV_LIVE, FV_PAGE_BYTES, FV_PAGES, FV_NR };
+/* Their names, as export --value takes them: "bytes", "objects", "live-bytes", "page-bytes", "pages". */
+extern const char *const flame_value_names[FV_NR];
 
 struct flame_node {
 	const char *name;

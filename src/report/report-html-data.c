@@ -214,8 +214,11 @@ static void node_write(struct js *j, const char *key, struct flame_node *f, cons
 		for (i = 0; i < f->nkids; i++) {
 			struct flame_node *c = f->kids[i];
 
-			if (c->v[FV_BYTES] < min[FV_BYTES] && c->v[FV_OBJECTS] < min[FV_OBJECTS] &&
-			    c->v[FV_LIVE] < min[FV_LIVE]) {
+			bool small = true;
+
+			for (k = 0; k < FV_NR; k++)
+				small &= c->v[k] < min[k];
+			if (small) {
 				for (k = 0; k < FV_NR; k++)
 					other[k] += c->v[k];
 				nother++;
