@@ -106,16 +106,24 @@ static void stacks_text(const struct report *r, const void *row, FILE *out)
 	const struct kmt_site *s = row;
 	const void **rows = NULL;
 	size_t n = rtable_rows_of(r, &t_callsite_stacks, row, &rows), i;
+	uint64_t one_in = r->m ? kmt_model_summary(r->m)->stack_sample : 1, stacked = 0, stacked_bytes = 0;
 	char buf[4096], line[4200], num[32], by[32];
 
+	/* Sampled stacks: each stands for the allocations like it (stack_weight), as pprof and folded count. */
+	for (i = 0; i < n; i++) {
+		stacked += ((const struct kmt_site_stack *)rows[i])->allocs;
+		stacked_bytes += ((const struct kmt_site_stack *)rows[i])->bytes_alloc;
+	}
 	for (i = 0; i < n && i < (size_t)r->stacks_per_site; i++) {
 		const struct kmt_site_stack *k = rows[i];
+		uint64_t a = stack_weight(k->allocs, stacked, s->allocs, one_in);
+		uint64_t b = stack_weight(k->bytes_alloc, stacked_bytes, s->bytes_alloc, one_in);
 
 		join(r, k, " <- ", buf, sizeof(buf));
 		snprintf(line, sizeof(line), "      %5.1f%% %9s %10s  <- %s",
-			 s->allocs ? 100.0 * (double)k->allocs / (double)s->allocs : 0.0,
-			 fmt_count((double)k->allocs, false, num, sizeof(num)),
-			 human_bytes((double)k->bytes_alloc, by), *buf ? buf : "(no frames above the call site)");
+			 s->allocs ? 100.0 * (double)a / (double)s->allocs : 0.0,
+			 fmt_count((double)a, false, num, sizeof(num)),
+			 human_bytes((double)b, by), *buf ? buf : "(no frames above the call site)");
 		line_out(r, line, out);
 	}
 	if (n > i)

@@ -525,12 +525,14 @@ void text_callsites(const struct report *r, FILE *out)
 
 		if (s->stack_slices)
 			para(r, out, 2, "  stacks are sampled: about 1 allocation in %" PRIu64 " has one, those "
-			     "made in short slices of time (record --stack-sample), so a site's stacks count "
-			     "those, not all its allocations", s->stack_sample);
+			     "made in short slices of time (record --stack-sample); each stack's share, "
+			     "allocations and bytes are estimates, its sampled allocations scaled to its "
+			     "site's, as pprof and folded count them", s->stack_sample);
 		else
 			para(r, out, 2, "  stacks are sampled: only allocations in 1 slab page of %" PRIu64 " have "
-			     "one (record --stack-sample), so a site's stacks count those, not all its "
-			     "allocations", s->stack_sample);
+			     "one (record --stack-sample); each stack's share, allocations and bytes are "
+			     "estimates, its sampled allocations scaled to its site's, as pprof and folded "
+			     "count them", s->stack_sample);
 	}
 	text_table(r, rtable_find("callsites"), out);
 }

@@ -162,6 +162,19 @@ test_expect_success '--stack-sample: folded, pprof and the page count each stack
 	$KMT report --html -o os1.html os1.dat && grep -q "stack_sample\":16" os1.html
 '
 
+# One estimate everywhere: the text's stack lines count what folded counts
+# for the same path (the sampled allocations scaled to their site's).
+test_expect_success '--stack-sample: the text report gives each stack the allocations folded gives it' '
+	$KMT report --wide -n 0 --stacks 50 --sections callsites os1.dat > os1.txt &&
+	tr -s "\n " "  " < os1.txt | grep -q "each stack.s share, allocations and bytes are estimates" &&
+	fn=$(head -n 1 hot1 | cut -d" " -f1) &&
+	awk -v f="$fn" "/^  [^ ]/ { on = index(\$1, f \"+\") == 1 }
+		on && /^ +[0-9.]+% / { gsub(/,/, \"\", \$2); s += \$2 } END { print s + 0 }" os1.txt > text.sum &&
+	set -- $(folded_site os1.folded $fn) &&
+	echo "$fn: stacks in the text $(cat text.sum), folded $1 of which (no stack) $2" &&
+	[ "$(cat text.sum)" = $(($1 - $2)) ]
+'
+
 test_expect_success 'a bad --stack-sample is one line and a usage error' '
 	for n in 0 3 131072 x; do
 		{ $KMT record --stack-sample $n -o bad.dat -- true 2> err; [ $? = 2 ]; } &&
