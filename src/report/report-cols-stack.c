@@ -47,19 +47,52 @@ static void g_frames(const struct report *r, const void *row, struct rval *v, ch
 	v->n = (int)n;
 }
 
-/* The frames of @row's stack, innermost first, joined by @sep into @buf. */
-static const char *join(const struct report *r, const struct kmt_site_stack *row, const char *sep,
-			char *buf, size_t len)
+/*
+ * The frames of @row's stack, innermost first, joined by @sep into @buf;
+ * frames @elide_from to @elide_to (excluded; equal: none) as one "...".
+ */
+static const char *join_eliding(const struct report *r, const struct kmt_site_stack *row, const char *sep,
+				char *buf, size_t len, size_t elide_from, size_t elide_to)
 {
 	size_t n, i, o = 0;
 	const uint64_t *f = kmt_model_stack(r->m, row->stack, &n);
 	char name[256];
 
 	buf[0] = '\0';
-	for (i = 0; i < n && o + 1 < len; i++)
+	for (i = 0; i < n && o + 1 < len; i++) {
+		if (i >= elide_from && i < elide_to) {
+			if (i == elide_from)
+				o += (size_t)snprintf(buf + o, len - o, "%s...", i ? sep : "");
+			continue;
+		}
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? sep : "",
 				      site_name(r, f[i], name, sizeof(name)));
+	}
 	return buf;
+}
+
+static const char *join(const struct report *r, const struct kmt_site_stack *row, const char *sep,
+			char *buf, size_t len)
+{
+	return join_eliding(r, row, sep, buf, len, 0, 0);
+}
+
+/* How many innermost frames the first @n stacks of @rows share (the site's common path). */
+static size_t common_frames(const struct report *r, const void **rows, size_t n)
+{
+	size_t k, i, c = SIZE_MAX, n0, nk;
+	const uint64_t *f0, *fk;
+
+	if (n < 2)
+		return 0;
+	f0 = kmt_model_stack(r->m, ((const struct kmt_site_stack *)rows[0])->stack, &n0);
+	for (k = 1; k < n; k++) {
+		fk = kmt_model_stack(r->m, ((const struct kmt_site_stack *)rows[k])->stack, &nk);
+		for (i = 0; i < n0 && i < nk && i < c && f0[i] == fk[i]; i++)
+			;
+		c = i;
+	}
+	return c == SIZE_MAX ? 0 : c;
 }
 
 static void g_stack(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -107,6 +140,7 @@ static void stacks_text(const struct report *r, const void *row, FILE *out)
 	const void **rows = NULL;
 	size_t n = rtable_rows_of(r, &t_callsite_stacks, row, &rows), i;
 	uint64_t one_in = r->m ? kmt_model_summary(r->m)->stack_sample : 1, stacked = 0, stacked_bytes = 0;
+	size_t shown = MIN(n, (size_t)MAX(r->stacks_per_site, 0)), common = common_frames(r, rows, shown);
 	char buf[4096], line[4200], num[32], by[32];
 
 	/* Sampled stacks: each stands for the allocations like it (stack_weight), as pprof and folded count. */
@@ -124,6 +158,15 @@ static void stacks_text(const struct report *r, const void *row, FILE *out)
 			 s->allocs ? 100.0 * (double)a / (double)s->allocs : 0.0,
 			 fmt_count((double)a, false, num, sizeof(num)),
 			 human_bytes((double)b, by), *buf ? buf : "(no frames above the call site)");
+		/*
+		 * Too wide: the frames the site's stacks share (but the first) go,
+		 * not the outer ones where they differ, so that they do not look alike.
+		 */
+		if (common > 1 && r->width && !r->wide && term_cols(line) > r->width) {
+			join_eliding(r, k, " <- ", buf, sizeof(buf), 1, common);
+			snprintf(line, sizeof(line), "      %5.1f%% %9s %10s  <- %s",
+				 s->allocs ? 100.0 * (double)a / (double)s->allocs : 0.0, num, by, buf);
+		}
 		line_out(r, line, out);
 	}
 	if (n > i)

@@ -21,6 +21,15 @@ on_tty() {
 	script -qec "stty cols $w rows 50; $TTY_ENV $KMT $*" /dev/null < /dev/null | tr -d '\r' > "$out"
 }
 
+# A site's stacks that share their inner callers: cut to fit, they keep
+# where they differ (the shared middle goes, as "..."), not look alike.
+test_expect_success 'stacks that share their inner callers lose the shared middle, not where they differ' '
+	$SYNTH deep deep.dat && COLUMNS=80 $KMT report --stacks 5 --sections callsites deep.dat > deep.txt &&
+	grep "<- \.\.\. <-" deep.txt && [ "$(grep -c "^ *33\.3% .* <- \.\.\. <- " deep.txt)" = 3 ] &&
+	for f in do_sys_open load_elf_bi sock_alloc_; do grep -q "<- \.\.\. <- $f" deep.txt || exit 1; done &&
+	$KMT report --stacks 5 --sections callsites deep.dat | grep -q "<- __x64_sys_openat+0x18 <- do_syscall_64"
+'
+
 test_expect_success 'the inputs: a synthetic trace with stacks, a real one, a trace-cmd one' '
 	$SYNTH full synth.dat &&
 	cp $ROOT/fuzz/corpus/file/real-v7-zstd.dat real.dat &&

@@ -39,6 +39,8 @@
  *                         list), 3 more on a node, all freed; 2 order-1
  *                         page allocations, freed once each (a batched free
  *                         too); one per-CPU area; the task named by exec
+ *   kmt-synth deep FILE   one call site with three stacks that share their
+ *                         four innermost callers and differ further out
  *   kmt-synth churn FILE LIVE STEPS
  *                         two CPUs: LIVE objects allocated and kept, then
  *                         STEPS allocations each freed a step later (to
@@ -377,6 +379,24 @@ static void unnamed(struct tb *tb)
 	unnamed_alloc(tb, 1, 50 * MS, FN(3) + 0x40, SLAB(51, 0, 256), 256, 256);	/* nothing names it */
 }
 
+/* One site, three stacks sharing their inner callers (the usage above). */
+static void deep(struct tb *tb)
+{
+	static const int outer[3] = { 3, 6, 8 };
+	int i, k;
+
+	tb_kallsyms(tb, ksyms);
+	tb_cmdlines(tb, "100 bash\n");
+	for (i = 0; i < 30; i++) {
+		uint64_t f[8] = { FN(0) + 0x10, FN(1) + 0x20, FN(5) + 0x40, FN(10) + 0x18, FN(9) + 0x18,
+				  FN(11) + 0x18, FN(12) + 0x18, FN(outer[i % 3]) + 0x18 };
+
+		k = i % 2;
+		tb_kmalloc(tb, k, (uint64_t)(i + 1) * MS, 100, FN(5) + 0x40, OBJ(i), 100, 128);
+		kstack(tb, k, (uint64_t)(i + 1) * MS + 1, 100, f, 8);
+	}
+}
+
 /* The known workload of kernel @version's formats (the usage above). */
 static void kernel(struct tb *tb)
 {
@@ -474,7 +494,7 @@ static bool args_ok(int argc, char **argv)
 	if (!strcmp(argv[1], "kernel"))
 		return argc == 4;
 	return argc == 3 && (!strcmp(argv[1], "full") || !strcmp(argv[1], "arch") || !strcmp(argv[1], "idle") ||
-			     !strcmp(argv[1], "shards") || !strcmp(argv[1], "unnamed"));
+			     !strcmp(argv[1], "shards") || !strcmp(argv[1], "unnamed") || !strcmp(argv[1], "deep"));
 }
 
 int main(int argc, char **argv)
@@ -483,7 +503,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (!args_ok(argc, argv)) {
-		fprintf(stderr, "usage: kmt-synth full|arch|idle|shards|unnamed FILE, kmt-synth wide FILE [STEPS], "
+		fprintf(stderr, "usage: kmt-synth full|arch|idle|shards|unnamed|deep FILE, kmt-synth wide FILE [STEPS], "
 			"kmt-synth churn FILE LIVE STEPS, kmt-synth kernel VERSION FILE\n");
 		return 2;
 	}
@@ -502,6 +522,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "unnamed")) {
 		unnamed(tb);
+	} else if (!strcmp(argv[1], "deep")) {
+		deep(tb);
 	} else if (!strcmp(argv[1], "kernel")) {
 		kernel(tb);
 	} else if (!strcmp(argv[1], "full")) {
