@@ -7,6 +7,7 @@
  * recording's wait loop, and the terminal is put back on every exit path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,13 +30,15 @@
 #define PUMP_BUDGET_S 0.05		/* a pump's wall time at most, behind a busy machine */
 #define TICK_PUMP_S 0.01		/* the last pump before a snapshot, at most */
 
-enum { O_BATCH = 256, O_JSON, O_COMM, O_CACHE, O_VIEW, O_PREFAULT };
+enum { O_BATCH = 256, O_JSON, O_COMM, O_CACHE, O_VIEW, O_PREFAULT, O_SNAPSHOTS };
 
 static const struct opt top_opts[] = {
 	{ 'i', 'i', "interval", "SEC", "refresh every SEC seconds (default 1)" },
 	{ 'n', 'n', "count", "N", "stop after N snapshots (default: until q, Ctrl-C or\nthe command's end)" },
 	{ O_BATCH, 0, "batch", NULL, "plain text snapshots on standard output, as top -b" },
 	{ O_JSON, 0, "json", NULL, "snapshots as JSON lines (counts in each interval)" },
+	{ O_SNAPSHOTS, 0, "snapshots", "FILE", "batch or JSON snapshots into FILE, not standard output\n"
+	  "(where a COMMAND's own output goes)" },
 	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process", 0, top_view_keys },
 	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name", 0,
 	  top_sort_keys },
@@ -96,6 +99,7 @@ static int top_opt(void *arg, int id, const char *value)
 		break;
 	case O_BATCH: t->batch = true; break;
 	case O_JSON: t->json = true; break;
+	case O_SNAPSHOTS: t->snapshots_path = value; break;
 	case O_VIEW:
 		for (k = 0; k < VIEW_NR; k++) {
 			size_t n = strlen(top_views[k].key);
@@ -174,14 +178,38 @@ static double cpu_seconds(void)
 
 static void show(struct top *t)
 {
-	if (t->json)
-		show_json(t, stdout);
-	else if (t->batch) {
-		show_text(t, stdout, t->rows > 0 ? t->rows : -1, 1000, HEAD_FULL);
-		fputc('\n', stdout);
-		fflush(stdout);
-	} else
+	FILE *out = t->snapshots ? t->snapshots : stdout;
+
+	if (t->json) {
+		show_json(t, out);
+	} else if (t->batch) {
+		show_text(t, out, t->rows > 0 ? t->rows : -1, 1000, HEAD_FULL);
+		fputc('\n', out);
+		fflush(out);
+	} else {
 		screen_draw(t);
+	}
+}
+
+/* --snapshots FILE: made as an output (mode 0600; under sudo, the invoking user's), written as it goes. */
+static int open_snapshots(struct top *t)
+{
+	struct kmt_diag d = { 0 };
+	int fd;
+
+	if (kmt_outfile_check(t->snapshots_path, &d))
+		return error("%s", d.msg);
+	if (output_is_trace(t->snapshots_path))
+		return error("'%s' is a trace file: not overwriting it", t->snapshots_path);
+	kmt_owner_enter();
+	fd = open(t->snapshots_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	kmt_owner_leave();
+	if (fd < 0 || !(t->snapshots = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return error("cannot write '%s': %s", t->snapshots_path, strerror(errno));
+	}
+	return EXIT_OK;
 }
 
 static void snapshot(struct top *t)
@@ -424,6 +452,10 @@ int cmd_top(int argc, char **argv)
 		return usage_error(H, "-F and -p cannot be combined");
 	if (t.json && t.batch)
 		return usage_error(H, "--batch and --json exclude each other");
+	if (t.snapshots_path && !t.json && !t.batch)
+		return usage_error(H, "--snapshots is for --batch or --json");
+	if (t.snapshots_path && open_snapshots(&t))
+		return EXIT_FAIL;
 	if (!t.batch && !t.json && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return error("the full-screen view needs a terminal: use --batch or --json");
 	if (t.cache) {
@@ -466,6 +498,8 @@ int cmd_top(int argc, char **argv)
 	sigaddset(&winch, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &winch, NULL);
 	code = rec_run(&t.rc, &h);
+	if (t.snapshots && fclose(t.snapshots) && code == EXIT_OK)
+		code = error("writing '%s': %s", t.snapshots_path, strerror(errno));
 	tick_stop(&t);
 	screen_close(&t);
 	feed_release(&t);

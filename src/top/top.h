@@ -127,6 +127,8 @@ struct top {
 	bool editing;				/* typing a filter after / */
 	char edit[64];
 	FILE *out;
+	const char *snapshots_path;		/* --snapshots */
+	FILE *snapshots;			/* its stream; NULL: standard output */
 	/* the loop */
 	int pump_fd, winch_fd;			/* a timerfd, and SIGWINCH's signalfd */
 	/* the ticker (top-tick.c) */

@@ -279,6 +279,17 @@ test_expect_success 'tmux: every key the help line shows has its effect' '
 '
 rm -f $WORK/wl.run
 
+# A command's output and top's snapshots apart: --snapshots FILE.
+test_expect_success '--batch -- CMD with --snapshots: the command'"'"'s output alone on stdout, the snapshots in the file' '
+	$KMT top --batch -i 0.3 --snapshots snaps.txt -- sh -c "echo the command says hello; sleep 1" > cmd.out &&
+	[ "$(cat cmd.out)" = "the command says hello" ] &&
+	grep -c "^kmemtrace top " snaps.txt && [ "$(grep -c "^kmemtrace top " snaps.txt)" -ge 2 ] &&
+	[ "$(stat -c %a snaps.txt)" = 600 ] &&
+	$KMT top --json -n 1 -i 0.2 --snapshots snaps.json > none.out && [ ! -s none.out ] &&
+	jq -e .rows snaps.json > /dev/null &&
+	rc=0; $KMT top --snapshots x.txt -n 1 2> err || rc=$?; [ $rc = 2 ] && grep -q "for --batch or --json" err
+'
+
 test_expect_success 'bad input: usage errors, and no terminal without --batch' '
 	rc=0; $KMT top -i 0 2> err || rc=$?; [ $rc = 2 ] && grep -q "bad interval" err &&
 	rc=0; $KMT top --batch -F 2> err || rc=$?; [ $rc = 2 ] && grep -q "needs a COMMAND" err &&
