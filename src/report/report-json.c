@@ -183,6 +183,17 @@ void report_json_members(const struct report *r, struct js *j)
 			js_close(j, ']');
 		}
 	}
+	{
+		/* record --filter: what the recording kept ("filter X" of its settings; none: left out). */
+		const char *f = strstr(fi->recinfo.settings, "; filter ");
+		char filter[512];
+
+		if (f && strncmp(f + 9, "none", 4)) {
+			f += 9;
+			snprintf(filter, sizeof(filter), "%.*s", (int)strcspn(f, ";"), f);
+			js_str(j, "recording_filter", filter);
+		}
+	}
 	js_str(j, "clock", fi->clock ? fi->clock : "");
 	js_u64(j, "cpus", (uint64_t)fi->cpu_count);
 	for (k = 0; report_tables[k]; k++) {

@@ -171,9 +171,15 @@ static void s_not_recorded(const struct report *r, const struct kmt_summary *s, 
 SUM_TEXT(s_allocs) { return sum(b, n, "%s (%s failed)", num(s->allocs), num(s->failures)); }
 SUM_TEXT(s_frees)
 {
-	return sum(b, n, "%s of them; %s of objects allocated before the trace%s%s", num(s->frees),
+	char more[128] = "";
+
+	/* A recording that left allocations out: a free of a freed address (allocated unseen between). */
+	if (s->unseen_allocs)
+		snprintf(more, sizeof(more), "; %s of addresses freed again, allocated where the recording did "
+			 "not look", num(s->unseen_allocs));
+	return sum(b, n, "%s of them; %s of objects allocated before the trace%s%s%s", num(s->frees),
 		   num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
-		   s->partial_allocs ? " or excluded by the recording's filter" : "");
+		   s->partial_allocs ? " or excluded by the recording's filter" : "", more);
 }
 SUM_TEXT(s_req) { return bytes((double)s->bytes_req); }
 SUM_TEXT(s_alloc) { return bytes((double)s->bytes_alloc); }

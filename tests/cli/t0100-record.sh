@@ -155,4 +155,18 @@ test_expect_success 'another reader names a task by its latest name in time, not
 '
 
 tracefs_check
+# A recording's own --filter is said in JSON (the analysis's -p/--comm is
+# summary.filtered), and the frees of what it left out are accounted for.
+test_expect_success 'record --filter: JSON says what the recording kept; frees of what it left out are counted apart' '
+	rm -f $F.rf && touch $F.rf &&
+	$KMT record -q --filter "bytes_req > 4096" -o rf.dat -- $WL/kmt-gt -g 5 -l 3 $F.rf > /dev/null && rm -f $F.rf &&
+	$KMT report --json rf.dat > rf.json &&
+	[ "$(jq -r .recording_filter rf.json)" = "bytes_req > 4096" ] &&
+	[ "$(jq .summary.filtered rf.json)" = false ] && [ "$(jq .summary.partial_allocs rf.json)" = true ] &&
+	[ "$(jq ".summary.frees + .summary.preexisting_frees + .summary.unseen_allocs" rf.json)" = "$(jq ".summary.events_by_kind.kfree + .summary.events_by_kind.kmem_cache_free - .summary.null_frees" rf.json)" ] &&
+	$KMT report --wide --sections summary rf.dat | tr -s "\n " "  " | grep -q "slab frees [0-9,]* of them; [0-9,]* of objects allocated before the trace or excluded by the recording.s filter; [0-9,]* of addresses freed again, allocated where the recording did not look" &&
+	$KMT report --json rf.dat | jq -e ".callsites | all(.allocs == .frees + .live_objects + .uncertain + .unseen_frees)" > /dev/null &&
+	[ "$($KMT report --json gt.dat 2> /dev/null | jq .recording_filter)" = null ] || [ ! -e gt.dat ]
+'
+
 test_done
