@@ -40,6 +40,19 @@ test_expect_success 'its version is the program'"'"'s; its manual and completion
 	$KMT completion bash | cmp - root/usr/share/bash-completion/completions/kmemtrace
 '
 
+# For arm64 too, cross-built (the cross build's deps: make CROSS_COMPILE=... deps).
+if [ "$ARCH" != arm64 ] && command -v aarch64-linux-gnu-gcc > /dev/null &&
+   dpkg -s libzstd-dev:arm64 zlib1g-dev:arm64 libsqlite3-dev:arm64 > /dev/null 2>&1; then
+	test_expect_success 'dpkg-buildpackage -aarm64 -Pnocheck: an arm64 package of an aarch64 binary' '
+		(cd kmemtrace && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -aarm64 -Pnocheck -us -uc -b) \
+			> arm.log 2>&1 || { tail -n 30 arm.log; exit 1; }
+		[ "$(dpkg-deb -f kmemtrace_${VERSION}_arm64.deb Architecture)" = arm64 ] &&
+		dpkg-deb -x kmemtrace_${VERSION}_arm64.deb arm && readelf -h arm/usr/bin/kmemtrace | grep -q "Machine: *AArch64"
+	'
+else
+	test_skip 'dpkg-buildpackage -aarm64' "no cross toolchain and arm64 libraries (make CROSS_COMPILE=aarch64-linux-gnu- deps)"
+fi
+
 if command -v lintian > /dev/null; then
 	test_expect_success 'lintian: no error, no warning, on the binary package or the source' '
 		rc=0; lintian --fail-on error,warning kmemtrace_${VERSION}_$ARCH.changes kmemtrace_${VERSION}.dsc \
