@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # kmemtrace — plain GNU make.
 #
 #   make deps             install the Debian packages it needs (root)

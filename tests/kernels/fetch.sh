@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetch the matrix's kernels (tests/kernels/kernels.list) into the cache,
 # once: each kernel's package is unpacked under $KMT_KERNEL_CACHE/ID/
 # (vmlinuz, the modules under root/, the package's name in "package"), and

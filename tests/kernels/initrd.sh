@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the initramfs of one guest: busybox and jq (their arch's, from the
 # cache), kmemtrace and the ground-truth workloads of a build of that arch
 # with the shared libraries they need, the modules the guest loads (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The kernel matrix: boot Debian's stock kernels (tests/kernels/kernels.list)
 # under qemu with kmemtrace, run the guest's checks (guest/checks.sh) in
 # each, analyse each guest's trace files again here, on x86-64, and end

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The checks each guest runs on its kernel (busybox sh, jq): kmemtrace
 # recording the ground-truth workload kmt-gt with record's modes, check on
 # a system-wide recording, the outputs, cache names, top, watch's
