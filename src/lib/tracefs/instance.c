@@ -18,6 +18,22 @@
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
 
+/* The text of file @path into @buf (NUL-terminated, cut to @len): its length, or -errno. */
+static ssize_t read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
 int kmt_instance_create(struct kmt_instance *in, const char *root, const char *name,
 			struct kmt_diag *d)
 {
@@ -161,20 +177,10 @@ void kmt_instance_note_death(const char *name, uint64_t ns)
 uint64_t kmt_instance_noted_death(const char *name)
 {
 	char path[512], text[64];
-	ssize_t n;
-	int fd;
 
 	note_path(name, path, sizeof(path));
 	strncat(path, ".died", sizeof(path) - strlen(path) - 1);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
-	return strtoull(text, NULL, 10);
+	return read_text(path, text, sizeof(text)) > 0 ? strtoull(text, NULL, 10) : 0;
 }
 
 /* Remove every trigger of event directory @dir ("!name" for each "name[:n] [if ...]" line). */
@@ -184,17 +190,10 @@ static int untrigger(const char *dir)
 	int ret = 0;
 	char *line, *save = NULL;
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/trigger", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text(path, text, sizeof(text)) <= 0)
 		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t w = strcspn(line, ": \t");
 
@@ -214,16 +213,10 @@ static int untrigger(const char *dir)
 static bool soft_enabled(const char *dir)
 {
 	char path[1500], text[16];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/enable", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;	/* cannot tell: look */
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	return n <= 0 || memchr(text, '*', (size_t)n) || memchr(text, 'X', (size_t)n);
+	/* Cannot tell: look. */
+	return read_text(path, text, sizeof(text)) <= 0 || strchr(text, '*') || strchr(text, 'X');
 }
 
 int kmt_instance_quiesce(const struct kmt_instance *in)
@@ -305,18 +298,10 @@ int kmt_instance_remove(struct kmt_instance *in)
 static bool zombie(pid_t pid)
 {
 	char path[64], text[512], *r;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text(path, text, sizeof(text)) <= 0)
 		return false;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	text[n] = '\0';
 	r = strrchr(text, ')');		/* the name may hold anything */
 	return r && r[1] == ' ' && (r[2] == 'Z' || r[2] == 'X');
 }
@@ -325,21 +310,11 @@ static bool zombie(pid_t pid)
 static bool live_kmemtrace(pid_t pid)
 {
 	char path[64], comm[32] = "";
-	int fd;
-	ssize_t n;
 
 	if (pid == getpid() || (kill(pid, 0) && errno == ESRCH) || zombie(pid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	comm[n] = '\0';
-	return !strncmp(comm, "kmemtrace", 9);
+	return read_text(path, comm, sizeof(comm)) > 0 && !strncmp(comm, "kmemtrace", 9);
 }
 
 bool kmt_instance_stale(const char *name)
