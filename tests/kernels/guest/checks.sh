@@ -220,26 +220,29 @@ check_outputs() {
 	return $bad
 }
 
-# Every slab cache of the workload (gt.json: kmt-gt's pid) has its name,
-# where the kernel names caches on some event (kmem_cache_alloc names none
-# before 6.18, its free from 5.12: a free, the object's slab page or its
-# sizes name it). Before 5.12 no event does: a cache is named by its sizes
-# where only one cache has them, and where several do, they are listed
-# ("cache(size=4096: biovec-max|names_cache)"), never a bare
-# "cache(size=N)" with nothing said. The whole file's unnamed ones (objects
-# of others, never freed, in pages no free named) are shown, not counted.
+# Every slab cache of the workload (gt.json: kmt-gt's pid) is named, or
+# where nothing can name it, its candidates are: kmem_cache_alloc names
+# none before 6.18, its free from 5.12, so a free, the object's slab page
+# or its sizes name it, and an object never freed, of sizes several caches
+# have, in a page nothing named, is "cache(size=960: mm_struct|...)" —
+# never a bare "cache(size=N)" with nothing said. Where frees name caches
+# (6.x), the workload's own: every struct filename in names_cache and every
+# struct file in filp, by name.
 check_caches() {
-	local j=$OUT/gt.json all=$OUT/gt.all.json n bare names
+	local j=$OUT/gt.json all=$OUT/gt.all.json bare names nc fc
 	[ -s $j ] || { echo "no gt.json: the gt check did not get that far"; return 1; }
 	names=$(jq -r '.kernel_lacks // [] | join(" ")' $j)
-	n=$(jq '[.caches[] | select(.name | test("^cache\\(size="))] | length' $j)
 	bare=$(jq '[.caches[] | select(.name | test("^cache\\(size=[0-9]*\\)$"))] | length' $j)
 	detail "kmt-gt's caches: $(jq -r '[.caches[] | "\(.name) x\(.allocs)"][:8] | join(", ")' $j)"
-	detail "the whole file's unnamed: $(jq -r '[.caches[] | select(.name | test("^cache\\(size=")) |
+	detail "the whole file's by size: $(jq -r '[.caches[] | select(.name | test("^cache\\(size=")) |
 		"\(.name) x\(.allocs)"][:6] | join(", ")' $all)"
+	want "kmt-gt's caches by size with nothing said" $bare 0 || return 1
 	case $names in
-	*"no event names a cache"*) want "kmt-gt's caches by size with nothing said" $bare 0 ;;
-	*) want "kmt-gt's caches unnamed" $n 0 ;;
+	*"no event names a cache"*) ;;
+	*)	nc=$(jq '[.caches[] | select(.name == "names_cache") | .allocs] | add // 0' $j)
+		fc=$(jq '[.caches[] | select(.name == "filp") | .allocs] | add // 0' $j)
+		want_ge "names_cache allocations (every path)" $nc $((N + G)) &&
+			want_ge "filp allocations (every open)" $fc $N ;;
 	esac
 }
 
