@@ -8,8 +8,8 @@
  * the checker (with the model) and the kallsyms/cmdlines parsers run on
  * the same file. Prefetch threads stay off: one thread, deterministic.
  *
- * Seeds: fuzz/corpus/file/ (small real recordings, v6 and v7, none/zstd/
- * zlib, and a trace-cmd extract).
+ * Seeds: tests/data/traces/ (small real recordings, v6 and v7, none/zstd/
+ * zlib, and a trace-cmd extract: the tests' own files).
  */
 #include <stddef.h>
 #include <stdint.h>

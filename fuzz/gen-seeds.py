@@ -3,7 +3,7 @@
 """Write the hand-made seed inputs of fuzz/corpus/decode and fuzz/corpus/model.
 
 Run from the repository root: python3 fuzz/gen-seeds.py
-(fuzz/corpus/file holds real recordings and is not touched.)
+(fuzz-file's seeds are the real recordings of tests/data/traces.)
 The input layouts are described at the top of fuzz/fuzz-decode.c and
 fuzz/fuzz-model.c. Every seed stays under 2 KB.
 """

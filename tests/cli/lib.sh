@@ -1,7 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Test library for the CLI tests, after git's t/test-lib.sh: each test is
 #   test_expect_success 'what it checks' 'shell commands'
-# run in a subshell with errexit; output is TAP. Sourced by tests/cli/t*.sh.
+# run in a subshell with errexit and pipefail, so that every command of a
+# pipeline counts: "$KMT report x | has y" fails when kmemtrace does.
+# Output is TAP. Sourced by tests/cli/t*.sh.
+#
+# What follows kmemtrace in a pipeline reads all of its input (has, not
+# grep -q; sed -n 1p, not head -1): a reader that leaves early kills the
+# writer with SIGPIPE, which pipefail would count as its failure. A negated
+# test of kmemtrace's output is written with a file between them
+# ("$KMT report x > r && ! grep y r"): "! $KMT ... | grep y" passes when
+# kmemtrace crashes.
 set -u
 TEST_NAME=$(basename "$0" .sh)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +42,7 @@ test_skip_all() {
 test_expect_success() {
 	local desc=$1 body=$2 out rc
 	test_count=$((test_count + 1))
-	out=$( (cd "$WORK" && set -e && eval "$body") 2>&1 )
+	out=$( (cd "$WORK" && set -e -o pipefail && eval "$body") 2>&1 )
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		echo "ok $test_count - $desc"
@@ -44,6 +53,28 @@ test_expect_success() {
 		printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
 	fi
 	return 0
+}
+
+# grep -q that reads to the end of its input: "... | has [-x|-v|-F] PATTERN".
+has() {
+	grep "$@" > /dev/null
+}
+
+# The commands "kmemtrace --help" lists, one a line; fails when it fails or
+# lists none (a loop over $(commands) would pass on a crash).
+commands() {
+	local out
+	out=$($KMT --help | awk '/^commands:/ { on = 1; next } on && !NF { on = 0 } on { print $1 }') &&
+		[ -n "$out" ] && printf '%s\n' "$out"
+}
+
+# As git's: run a command, succeed if it exits with CODE (and say what it
+# did otherwise). "test_expect_code 2 $KMT report -s x 2> err && grep ..."
+test_expect_code() {	# code command...
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	[ $rc -eq "$want" ] || { echo "$1 exited $rc, not $want"; return 1; }
 }
 
 test_skip() {
@@ -93,7 +124,7 @@ own_instance() {	# name
 	*) return 1 ;;
 	esac
 	p=${1#kmemtrace-}; p=${p%%-*}
-	tr "\0" "\n" < /proc/$p/environ 2> /dev/null | grep -qx "KMT_TEST_RUN=$WORK" && return 0
+	tr "\0" "\n" < /proc/$p/environ 2> /dev/null | has -x "KMT_TEST_RUN=$WORK" && return 0
 	note=$(readlink /run/kmemtrace/$1 2> /dev/null) || return 1
 	case $note in "$WORK"/*|"$(realpath "$WORK")"/*) return 0 ;; esac
 	return 1
@@ -236,7 +267,7 @@ cut_at() {	# file fraction out
 # sections "u16 id, u16 flags, u32 string, u64 size" follow each other.
 section_offset() {	# file id
 	local off id size
-	off=$((18 + $(tail -c +19 "$1" | head -c 64 | tr '\0' '\n' | head -2 | wc -c) + 8))
+	off=$((18 + $(head -c 82 "$1" | tail -c 64 | tr '\0' '\n' | sed -n 1,2p | wc -c) + 8))
 	while id=$(od -An -tu2 -j $off -N 2 "$1" | tr -d ' ') && [ -n "$id" ]; do
 		[ "$id" = "$2" ] && { echo $off; return 0; }
 		size=$(od -An -tu8 -j $((off + 8)) -N 8 "$1" | tr -d ' ')

@@ -9,14 +9,14 @@ test_expect_success 'kmemtrace --help lists the commands' '
 '
 
 test_expect_success 'every command has --help, exit 0, on stdout' '
-	for c in $($KMT --help | awk "/^commands:/ { on = 1; next } on && !NF { exit } on { print \$1 }"); do
+	cmds=$(commands) && for c in $cmds; do
 		$KMT $c --help > out 2> err && grep -q "^usage: kmemtrace $c" out && [ ! -s err ] ||
 			{ echo "bad --help for $c"; exit 1; }
 	done
 '
 
 test_expect_success '--version prints the version' '
-	$KMT --version | grep -q "^kmemtrace [0-9]"
+	$KMT --version | has "^kmemtrace [0-9]"
 '
 
 test_expect_success 'an unknown command is a usage error (exit 2)' '
@@ -25,7 +25,7 @@ test_expect_success 'an unknown command is a usage error (exit 2)' '
 '
 
 test_expect_success 'an unknown option: one line and a hint (exit 2), for every command' '
-	for c in $($KMT --help | awk "/^commands:/ { on = 1; next } on && !NF { exit } on { print \$1 }"); do
+	cmds=$(commands) && for c in $cmds; do
 		rc=0; $KMT $c --frob 2> err || rc=$?; cat err
 		[ $rc -eq 2 ] && [ $(wc -l < err) -eq 2 ] &&
 		grep -qx "kmemtrace $c: unknown option .--frob." err &&
@@ -73,16 +73,17 @@ test_expect_success 'shared options: one declaration, the same help, errors and 
 			grep -q -- "budget over the CPUs, 64 to 16384; see above)$" ||
 			{ echo "$c: no default rule in the help"; exit 1; }
 	done &&
-	$KMT record --help | grep -A 1 -- "--rt-prio N" | grep -q "scheduling (default 1)$" &&
-	$KMT top --help | grep -A 1 -- "--buffer-percent N" | grep -q "this full (default 25)$"
+	$KMT record --help | grep -A 1 -- "--rt-prio N" | has "scheduling (default 1)$" &&
+	$KMT top --help | grep -A 1 -- "--buffer-percent N" | has "this full (default 25)$"
 '
 
 test_expect_success 'the manual documents every option of every command' '
-	for c in $($KMT --help | awk "/^commands:/ { on = 1; next } on && !NF { exit } on { print \$1 }"); do
+	cmds=$(commands) && for c in $cmds; do
 		sed "s/\\\\-/-/g" $ROOT/docs/kmemtrace.1 |
 			awk -v c="$c" "/^\\.S[SH] / { on = (\$0 == \".SS \" c) } on" > man.$c
 		[ -s man.$c ] || { echo "no section for $c"; bad=1; }
-		for o in $($KMT $c --help | grep -E "^  (-., )?--|^      --" | grep -o -- "--[a-z][a-z-]*" | sort -u); do
+		opts=$($KMT $c --help | grep -E "^  (-., )?--|^      --" | grep -o -- "--[a-z][a-z-]*" | sort -u) || exit 1
+		for o in $opts; do
 			[ "$o" = --help ] && continue
 			grep -q -- "$o" man.$c || { echo "$c $o is not in its section of docs/kmemtrace.1"; bad=1; }
 		done

@@ -61,11 +61,11 @@ includes() {
 test_expect_success 'every folder of src/ has a rule, every public header is a stage' '
 	for d in $(files "src/*" | sed "s|/[^/]*\$||" | sort -u); do
 		f=$(folder "$d/x.c")
-		printf "%s\n" "$rules" | grep -q "^$f\b" || { echo "no rule for $d ($f)"; exit 1; }
+		printf "%s\n" "$rules" | has "^$f\b" || { echo "no rule for $d ($f)"; exit 1; }
 	done &&
 	for h in $(files "include/kmemtrace/*.h"); do
 		s=$(basename "$h" .h)
-		printf "%s\n" "$rules" | grep -q "^lib/$s\b" || { echo "$h is no stage"; exit 1; }
+		printf "%s\n" "$rules" | has "^lib/$s\b" || { echo "$h is no stage"; exit 1; }
 	done
 '
 

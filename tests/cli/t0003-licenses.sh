@@ -13,7 +13,7 @@ test_expect_success 'every source file has an SPDX line, with its part'"'"'s lic
 	[ "$(wc -l < files)" -gt 200 ] &&
 	while read -r f; do
 		case $f in include/kmemtrace/*|src/lib/*) want=LGPL-2.1-or-later ;; *) want=GPL-2.0-only ;; esac
-		head -n 3 "$ROOT/$f" | grep -q "SPDX-License-Identifier: $want\( \|\*\|$\)" ||
+		head -n 3 "$ROOT/$f" | has "SPDX-License-Identifier: $want\( \|\*\|$\)" ||
 			{ echo "$f: no SPDX line for $want"; exit 1; }
 	done < files &&
 	[ -s "$ROOT/LICENSES/GPL-2.0-only.txt" ] && [ -s "$ROOT/LICENSES/LGPL-2.1-or-later.txt" ] &&

@@ -20,7 +20,6 @@ offers() {	# words...
 		_kmemtrace || exit 1
 		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' "$COMPLETION" "$@" | sort -u
 }
-commands() { $KMT --help | awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }'; }
 # The options a command's --help lists: the labels ("  -o, --output FILE",
 # "      --stack"), not their help text.
 help_options() {	# command
@@ -41,12 +40,12 @@ test_expect_success 'make install DESTDIR: binary, built manual, completion unde
 		"./usr/local/share/bash-completion/completions/kmemtrace 644" \
 		"./usr/local/share/man/man1/kmemtrace.1 644" > expect &&
 	diff -u expect files &&
-	cmp "$KMT" $LOCAL/bin/kmemtrace && $LOCAL/bin/kmemtrace --version | grep -qx "kmemtrace $VERSION"
+	cmp "$KMT" $LOCAL/bin/kmemtrace && $LOCAL/bin/kmemtrace --version | has -x "kmemtrace $VERSION"
 '
 
 test_expect_success 'the manual installed is the built one: this version, no placeholder' '
 	cmp "$B/kmemtrace.1" $LOCAL/share/man/man1/kmemtrace.1 &&
-	grep -v "^\.\\\\\"" $LOCAL/share/man/man1/kmemtrace.1 | head -n 1 | grep -q "^\.TH KMEMTRACE 1 [0-9-]* \"kmemtrace $VERSION\"" &&
+	grep -v "^\.\\\\\"" $LOCAL/share/man/man1/kmemtrace.1 | sed -n 1p | has "^\.TH KMEMTRACE 1 [0-9-]* \"kmemtrace $VERSION\"" &&
 	! grep -n "@[A-Z]*@" $LOCAL/share/man/man1/kmemtrace.1
 '
 
@@ -87,7 +86,7 @@ test_expect_success 'the completion offers every command, and nothing else but -
 
 test_expect_success 'every option of every command'"'"'s --help, and only those' '
 	bad=0
-	for c in $(commands); do
+	cmds=$(commands) && for c in $cmds; do
 		help_options $c > expect.$c && [ -s expect.$c ] &&
 		offers $c - > got.$c && diff -u expect.$c got.$c || bad=1
 	done
@@ -95,7 +94,8 @@ test_expect_success 'every option of every command'"'"'s --help, and only those'
 '
 
 test_expect_success 'report --sort: exactly the keys report accepts' '
-	$KMT report -s no-such-key 2>&1 | sed -n "s/.*(keys: \(.*\))$/\1/p" | tr , "\n" | sort > expect &&
+	test_expect_code 2 $KMT report -s no-such-key 2> err &&
+	sed -n "s/.*(keys: \(.*\))$/\1/p" err | tr , "\n" | sort > expect &&
 	[ $(wc -l < expect) -ge 10 ] && offers report --sort "" > got && diff -u expect got &&
 	offers report -s "" | diff -u expect - &&
 	for k in $(cat got); do accepted report --sort $k || exit 1; done
@@ -111,7 +111,8 @@ test_expect_success 'report --sections: every section its --help names, and all;
 '
 
 test_expect_success 'export --format: the formats export knows; each accepted' '
-	$KMT export -f no-such-format 2>&1 | sed -n "s/.*unknown format .* (\(.*\))$/\1/p" | tr -d " " |
+	test_expect_code 2 $KMT export -f no-such-format 2> err &&
+	sed -n "s/.*unknown format .* (\(.*\))$/\1/p" err | tr -d " " |
 		tr , "\n" | sort > expect && [ $(wc -l < expect) -eq 4 ] &&
 	offers export --format "" > got && diff -u expect got && offers export -f "" | diff -u expect - &&
 	for f in $(cat got); do accepted export --format $f || exit 1; done
@@ -130,7 +131,7 @@ test_expect_success 'no candidates where a file, a number or a name goes (bash t
 	[ -z "$(offers report -o "")" ] && [ -z "$(offers report -n "")" ] &&
 	[ -z "$(offers report "")" ] && [ -z "$(offers no-such-command -)" ] &&
 	[ -z "$(offers report --hash-pointers "")" ] &&
-	offers record -- ec | grep -qx echo && [ -z "$(offers record -- make -)" ]
+	offers record -- ec | has -x echo && [ -z "$(offers record -- make -)" ]
 '
 
 test_expect_success 'debian/changelog says the version kmemtrace says' '

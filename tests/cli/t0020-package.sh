@@ -29,13 +29,13 @@ test_expect_success 'it holds the binary, the manual and the completion under /u
 	printf "%s\n" ./usr/bin/kmemtrace ./usr/share/bash-completion/completions/kmemtrace \
 		./usr/share/doc/kmemtrace/changelog.gz ./usr/share/doc/kmemtrace/copyright \
 		./usr/share/man/man1/kmemtrace.1.gz > expect &&
-	sort files | diff -u expect - && dpkg-deb -c $DEB | grep -q "/usr/share/doc/kmemtrace/README.md"
+	sort files | diff -u expect - && dpkg-deb -c $DEB | has "/usr/share/doc/kmemtrace/README.md"
 '
 
 test_expect_success 'its version is the program'"'"'s; its manual and completion are this version'"'"'s' '
 	[ "$(dpkg-deb -f $DEB Package Version | tr "\n" " ")" = "Package: kmemtrace Version: $VERSION " ] &&
-	dpkg-deb -x $DEB root && root/usr/bin/kmemtrace --version | grep -qx "kmemtrace $VERSION" &&
-	zcat root/usr/share/man/man1/kmemtrace.1.gz | grep -v "^\.\\\\\"" | head -n 1 | grep -q "\"kmemtrace $VERSION\"" &&
+	dpkg-deb -x $DEB root && root/usr/bin/kmemtrace --version | has -x "kmemtrace $VERSION" &&
+	zcat root/usr/share/man/man1/kmemtrace.1.gz | grep -v "^\.\\\\\"" | sed -n 1p | has "\"kmemtrace $VERSION\"" &&
 	root/usr/bin/kmemtrace completion bash | cmp - root/usr/share/bash-completion/completions/kmemtrace &&
 	$KMT completion bash | cmp - root/usr/share/bash-completion/completions/kmemtrace
 '
@@ -47,7 +47,7 @@ if [ "$ARCH" != arm64 ] && command -v aarch64-linux-gnu-gcc > /dev/null &&
 		(cd kmemtrace && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -aarm64 -Pnocheck -us -uc -b) \
 			> arm.log 2>&1 || { tail -n 30 arm.log; exit 1; }
 		[ "$(dpkg-deb -f kmemtrace_${VERSION}_arm64.deb Architecture)" = arm64 ] &&
-		dpkg-deb -x kmemtrace_${VERSION}_arm64.deb arm && readelf -h arm/usr/bin/kmemtrace | grep -q "Machine: *AArch64"
+		dpkg-deb -x kmemtrace_${VERSION}_arm64.deb arm && readelf -h arm/usr/bin/kmemtrace | has "Machine: *AArch64"
 	'
 else
 	test_skip 'dpkg-buildpackage -aarm64' "no cross toolchain and arm64 libraries (make CROSS_COMPILE=aarch64-linux-gnu- deps)"

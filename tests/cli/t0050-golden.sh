@@ -10,8 +10,8 @@ G=$ROOT/tests/golden
 
 test_expect_success 'the golden inputs' '
 	$SYNTH full synth.dat && $SYNTH idle idle.dat && $SYNTH arch arch.dat && $SYNTH unnamed unnamed.dat &&
-	cp $ROOT/fuzz/corpus/file/real-v7-zstd.dat real.dat &&
-	cp $ROOT/fuzz/corpus/file/tracecmd-extract-v7.dat tc.dat
+	cp $ROOT/tests/data/traces/real-v7-zstd.dat real.dat &&
+	cp $ROOT/tests/data/traces/tracecmd-extract-v7.dat tc.dat
 '
 
 # Run case $1 (kmemtrace $2...) in the work directory, into $1.out.

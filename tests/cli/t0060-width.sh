@@ -27,13 +27,13 @@ test_expect_success 'stacks that share their inner callers lose the shared middl
 	$SYNTH deep deep.dat && COLUMNS=80 $KMT report --stacks 5 --sections callsites deep.dat > deep.txt &&
 	grep "<- \.\.\. <-" deep.txt && [ "$(grep -c "^ *33\.3% .* <- \.\.\. <- " deep.txt)" = 3 ] &&
 	for f in do_sys_open load_elf_bi sock_alloc_; do grep -q "<- \.\.\. <- $f" deep.txt || exit 1; done &&
-	$KMT report --stacks 5 --sections callsites deep.dat | grep -q "<- __x64_sys_openat+0x18 <- do_syscall_64"
+	$KMT report --stacks 5 --sections callsites deep.dat | has "<- __x64_sys_openat+0x18 <- do_syscall_64"
 '
 
 test_expect_success 'the inputs: a synthetic trace with stacks, a real one, a trace-cmd one' '
 	$SYNTH full synth.dat &&
-	cp $ROOT/fuzz/corpus/file/real-v7-zstd.dat real.dat &&
-	cp $ROOT/fuzz/corpus/file/tracecmd-extract-v7.dat tc.dat
+	cp $ROOT/tests/data/traces/real-v7-zstd.dat real.dat &&
+	cp $ROOT/tests/data/traces/tracecmd-extract-v7.dat tc.dat
 '
 
 test_expect_success 'into a pipe without COLUMNS: every column at its usual width' '
@@ -50,7 +50,7 @@ test_expect_success 'COLUMNS=80: every line fits, and the last says what gave' '
 	! grep -q " unseen$" c80.txt &&
 	grep -q "^      100.0% .*<- .*…$" c80.txt &&
 	tail -n 2 c80.txt > last && cat last &&
-	tr -s "\n " "  " < last | grep -q "^(cut to fit 80 columns: some columns left out, names cut, stacks cut; --wide shows everything) $"
+	tr -s "\n " "  " < last | has "^(cut to fit 80 columns: some columns left out, names cut, stacks cut; --wide shows everything) $"
 '
 
 test_expect_success 'COLUMNS=120 and 60: the same, more or fewer columns' '
@@ -116,7 +116,7 @@ test_expect_success 'diff: a TOTAL first, the lower bound said once, no mark on 
 test_expect_success 'diff: a file against itself is one line' '
 	$KMT diff real.dat real.dat > same.txt && cat same.txt &&
 	[ $(wc -l < same.txt) = 1 ] && grep -q "^real.dat and real.dat do not differ: " same.txt &&
-	$KMT diff --json real.dat real.dat | grep -q "\"differs\": false"
+	$KMT diff --json real.dat real.dat | has "\"differs\": false"
 '
 
 test_done

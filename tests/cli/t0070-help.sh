@@ -27,7 +27,7 @@ words() {
 }
 
 test_expect_success 'the inputs' '
-	$SYNTH full synth.dat && cp $ROOT/fuzz/corpus/file/real-v7-zstd.dat real.dat
+	$SYNTH full synth.dat && cp $ROOT/tests/data/traces/real-v7-zstd.dat real.dat
 '
 
 test_expect_success 'record --help lists the events it records by default, the manual too' '
@@ -44,7 +44,8 @@ test_expect_success 'record --help lists the events it records by default, the m
 test_expect_success 'report -s: the keys of --help, the manual, the error message, all accepted' '
 	opt_help report "--sort" | sed "s/.*keys it has://" | words > help.keys &&
 	man_section report | sed "s/.*Sort every table by the keys it has://; s/\.TP.*//" | words > man.keys &&
-	{ $KMT report -s nosuch synth.dat 2>&1 || true; } | sed -n "s/.*(keys: \(.*\))/\1/p" | words > err.keys &&
+	test_expect_code 2 $KMT report -s nosuch synth.dat 2> err &&
+	sed -n "s/.*(keys: \(.*\))/\1/p" err | words > err.keys &&
 	cat help.keys | tr "\n" " " && diff -u help.keys man.keys && diff -u help.keys err.keys &&
 	grep -qx x-cpu help.keys && ! grep -qx pingpong help.keys &&
 	for k in $(cat help.keys); do
@@ -80,7 +81,8 @@ test_expect_success 'docs/diff-json.md names every table and column diff --colum
 test_expect_success 'diff -s: the keys of --help, the manual, the error message, all accepted' '
 	opt_help diff "--sort" | sed "s/.*change in://" | words > dhelp.keys &&
 	man_section diff | sed "s/.*Sort by the size of the change in://; s/\.TP.*//" | words > dman.keys &&
-	{ $KMT diff -s nosuch real.dat real.dat 2>&1 || true; } | sed -n "s/.*(keys: \(.*\))/\1/p" | words > derr.keys &&
+	test_expect_code 2 $KMT diff -s nosuch real.dat real.dat 2> derr &&
+	sed -n "s/.*(keys: \(.*\))/\1/p" derr | words > derr.keys &&
 	diff -u dhelp.keys dman.keys && diff -u dhelp.keys derr.keys &&
 	for k in $(cat dhelp.keys); do
 		$KMT diff -s $k synth.dat real.dat > /dev/null || { echo "-s $k refused"; exit 1; }
@@ -91,7 +93,7 @@ test_expect_success 'report --columns: every [-s KEY] closed; x-cpu one name, ti
 	$KMT report --columns > cols &&
 	[ "$(grep -c "\[-s " cols)" -gt 20 ] && [ "$(grep -c "\[-s [a-z-]*\]$" cols)" = "$(grep -c "\[-s " cols)" ] &&
 	grep -q "^  cross_cpu_frees .*\[-s x-cpu\]$" cols && ! grep -q pingpong cols &&
-	$KMT report --sections callsites synth.dat | grep -q "^  call site .* x-cpu " &&
+	$KMT report --sections callsites synth.dat | has "^  call site .* x-cpu " &&
 	$KMT report -s x-cpu --csv callsites synth.dat > x.csv &&
 	awk -F, "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"cross_cpu_frees\") c = i; next }
 		{ if (prev != \"\" && \$c > prev) exit 1; prev = \$c }" x.csv
@@ -101,7 +103,7 @@ test_expect_success 'report --columns: every [-s KEY] closed; x-cpu one name, ti
 test_expect_success 'kmap: its line in --help, docs/kmap.md and the manual; every --json key in docs/kmap.md' '
 	$KMT kmap --help | sed -n "/KMAP format:\$/{n;p}" | tr -d " " > line && cat line &&
 	grep -q "^alloc_ip,pid,obj_va_ptr," line && grep -qxF "# $(cat line)" $ROOT/docs/kmap.md &&
-	man_section kmap | grep -qF "$(cat line)" &&
+	man_section kmap | has -F "$(cat line)" &&
 	for f in $(tr , " " < line); do
 		grep -q "^| \`$f\` |" $ROOT/docs/kmap.md || { echo "$f is not in docs/kmap.md"; exit 1; }
 	done &&
@@ -119,7 +121,7 @@ test_expect_success 'export sqlite: every column of the view objects in docs/exp
 '
 
 test_expect_success 'dump: stacks with -a only, as its help says' '
-	$KMT dump --help | grep -q -- "-a, --all .*stacks" &&
+	$KMT dump --help | has -- "-a, --all .*stacks" &&
 	$KMT dump synth.dat > plain && ! grep -q "=>\|kernel_stack" plain &&
 	$KMT dump -a synth.dat > all && grep -q "=>" all && grep -q " kernel_stack of " all
 '
@@ -135,7 +137,7 @@ test_expect_success 'a name that matches nothing: a warning, no output, exit 0 (
 	done &&
 	$KMT kmap --callsite do_getxattr real.dat > out 2> err && [ -s out ] && [ ! -s err ] &&
 	$KMT kmap --callsite do_getxattr --live real.dat > out 2> err && [ ! -s err ] &&
-	sed -n "/^\.SH EXIT STATUS/,/^\.SH/p" $ROOT/docs/kmemtrace.1 | tr "\n" " " | grep -q "matches nothing"
+	sed -n "/^\.SH EXIT STATUS/,/^\.SH/p" $ROOT/docs/kmemtrace.1 | tr "\n" " " | has "matches nothing"
 '
 
 test_done

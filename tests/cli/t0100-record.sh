@@ -23,7 +23,7 @@ test_expect_success 'the file is trace.dat v7 with zstd, our reader reads it' '
 
 test_expect_success 'trace-cmd reads it and finds it valid' '
 	command -v trace-cmd > /dev/null || { echo "trace-cmd missing"; exit 1; }
-	trace-cmd dump -v gt.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
+	trace-cmd dump -v gt.dat 2>&1 | has "is a valid trace-cmd file" &&
 	trace-cmd report gt.dat > report 2>&1 &&
 	grep -q "kmt-gt-.*kmalloc:.*do_getxattr" report
 '
@@ -46,7 +46,7 @@ test_expect_success 'a command that cannot run: clear error, exit 127, nothing l
 '
 
 test_expect_success '-d records for a while without a command' '
-	$KMT record -q -d 0.5 -o d.dat && $KMT info d.dat | grep -q "trace.dat v7"
+	$KMT record -q -d 0.5 -o d.dat && $KMT info d.dat | has "trace.dat v7"
 '
 
 test_expect_success '-e chooses events; naming events are added' '
@@ -59,8 +59,8 @@ test_expect_success '-e chooses events; naming events are added' '
 
 test_expect_success '-e with a wildcard and a system name' '
 	$KMT record -q -e "vmalloc,kmem:kmalloc*" -o w.dat -- true &&
-	$KMT info w.dat | grep -q "formats:" &&
-	trace-cmd dump --events w.dat 2>/dev/null | grep -q "alloc_vmap_area"
+	$KMT info w.dat | has "formats:" &&
+	trace-cmd dump --events w.dat 2>/dev/null | has "alloc_vmap_area"
 '
 
 test_expect_success 'an event the kernel lacks: one clear line, exit 1, nothing left' '
@@ -87,7 +87,7 @@ test_expect_success '-p restricts to a process and its children' '
 	rc=0; $KMT record -q -p $p -o p.dat -- sh -c "echo > go; for i in \$(seq 600); do [ -e gt.done ] && break; sleep 0.05; done" || rc=$?;
 	[ $rc -eq 0 ] || timeout 2 sh -c "echo > go";
 	wait $p && [ $rc -eq 0 ] &&
-	$KMT dump p.dat > dump && grep -c "do_getxattr+.*req=1337" dump | grep -qx 7 &&
+	$KMT dump p.dat > dump && grep -c "do_getxattr+.*req=1337" dump | has -x 7 &&
 	! grep -q " sleep-" dump
 '
 
@@ -98,13 +98,13 @@ test_expect_success '-F follows only the command and its children' '
 '
 
 test_expect_success 'a filtered recording says so, and the report draws no wrong conclusion from it' '
-	$KMT info ff.dat | grep -q "^recorder: *kmemtrace .* (partial: allocations frees)" &&
+	$KMT info ff.dat | has "^recorder: *kmemtrace .* (partial: allocations frees)" &&
 	$KMT report --json ff.dat > ff.json &&
 	[ "$(jq .summary.partial_allocs ff.json)" = true ] && [ "$(jq .summary.partial_frees ff.json)" = true ] &&
 	[ "$(jq "[.misuse[] | select(.kind == \"double_free\")] | length" ff.json)" = 0 ] &&
-	$KMT record -q -o full.dat -- true && $KMT info full.dat | grep "^recorder:" | grep -vq partial &&
+	$KMT record -q -o full.dat -- true && $KMT info full.dat | grep "^recorder:" | has -v partial &&
 	$KMT record -q -e kmem:kmalloc -o nofree.dat -- true &&
-	$KMT info nofree.dat | grep -q "(partial: frees)"
+	$KMT info nofree.dat | has "(partial: frees)"
 '
 
 test_expect_success '--stack names who allocated pages: each large getxattr buffer in do_getxattr' '
@@ -116,15 +116,15 @@ test_expect_success '--stack names who allocated pages: each large getxattr buff
 
 test_expect_success '--stack adds kernel stacks to allocations' '
 	$KMT record -q --stack -e kmem:kmalloc -o s.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
-	$KMT info s.dat | grep -q "ftrace:kernel_stack" &&
-	$KMT dump -a s.dat | grep -A9 "do_getxattr+.*req=1337" | grep -q "=> filename_getxattr" &&
-	! $KMT dump s.dat | grep -q "=>"
+	$KMT info s.dat | has "ftrace:kernel_stack" &&
+	$KMT dump -a s.dat | grep -A9 "do_getxattr+.*req=1337" | has "=> filename_getxattr" &&
+	$KMT dump s.dat > plain && ! grep "=>" plain
 '
 
 test_expect_success '--no-compress writes raw pages that trace-cmd reads' '
 	$KMT record -q --no-compress -o raw.dat -- $WL/kmt-gt -g 3 $F > /dev/null &&
-	$KMT info raw.dat | grep -q "compression none" &&
-	trace-cmd report raw.dat 2>/dev/null | grep -q "do_getxattr"
+	$KMT info raw.dat | has "compression none" &&
+	trace-cmd report raw.dat 2>/dev/null | has "do_getxattr"
 '
 
 test_expect_success '--list shows the memory events and their fields' '
@@ -142,7 +142,7 @@ test_expect_success 'KMT_TIMES=1: each step of the recording and its wall time, 
 
 test_expect_success 'the recorder excludes its own threads' '
 	$KMT record -q -o self.dat -- $WL/kmt-gt -g 1 $F > /dev/null &&
-	! $KMT dump -a self.dat | grep -q "kmemtrace/"
+	$KMT dump -a self.dat > all && ! grep "kmemtrace/" all
 '
 
 test_expect_success 'another reader names a task by its latest name in time, not in the file'"'"'s order' '
@@ -164,7 +164,7 @@ test_expect_success 'record --filter: JSON says what the recording kept; frees o
 	[ "$(jq -r .recording_filter rf.json)" = "bytes_req > 4096" ] &&
 	[ "$(jq .summary.filtered rf.json)" = false ] && [ "$(jq .summary.partial_allocs rf.json)" = true ] &&
 	[ "$(jq ".summary.frees + .summary.preexisting_frees + .summary.unseen_allocs" rf.json)" = "$(jq ".summary.events_by_kind.kfree + .summary.events_by_kind.kmem_cache_free - .summary.null_frees" rf.json)" ] &&
-	$KMT report --wide --sections summary rf.dat | tr -s "\n " "  " | grep -q "slab frees [0-9,]* of them; [0-9,]* of objects allocated before the trace or excluded by the recording.s filter; [0-9,]* of addresses freed again, allocated where the recording did not look" &&
+	$KMT report --wide --sections summary rf.dat | tr -s "\n " "  " | has "slab frees [0-9,]* of them; [0-9,]* of objects allocated before the trace or excluded by the recording.s filter; [0-9,]* of addresses freed again, allocated where the recording did not look" &&
 	$KMT report --json rf.dat | jq -e ".callsites | all(.allocs == .frees + .live_objects + .uncertain + .unseen_frees)" > /dev/null &&
 	[ "$($KMT report --json gt.dat 2> /dev/null | jq .recording_filter)" = null ] || [ ! -e gt.dat ]
 '

@@ -83,7 +83,7 @@ test_expect_success 'record --list without root says to use sudo (tracefs is roo
 		rc=0; $NOBODY $KMT record --list > out 2> err || rc=$?; cat err;
 		[ $rc -eq 1 ] && [ $(wc -l < err) -eq 1 ] && grep -q "run with sudo" err
 	else
-		$NOBODY $KMT record --list | grep -q "kmem:kmalloc"
+		$NOBODY $KMT record --list | has "kmem:kmalloc"
 	fi
 '
 
@@ -111,7 +111,7 @@ test_expect_success 'convert follows the same rules' '
 '
 
 test_expect_success 'report, export -o a pipe, a device or a link of one'"'"'s own: written through, never replaced' '
-	$KMT report --html -o /dev/stdout s.dat > page.html && head -c 15 page.html | grep -q "<!DOCTYPE html>" &&
+	$KMT report --html -o /dev/stdout s.dat > page.html && head -c 15 page.html | has "<!DOCTYPE html>" &&
 	[ -L /dev/stdout ] && $KMT report --json -o - s.dat | jq -e .summary > /dev/null &&
 	mkfifo fifo && { cat fifo > fifo.out & } && $KMT report -o fifo s.dat && wait &&
 	grep -q "SUMMARY" fifo.out && [ -p fifo ] &&
@@ -174,7 +174,7 @@ test_expect_success 'convert: v6 has no compression; zlib is not for Debian 12'"
 	rc=0; $KMT convert --file-version 6 --compression zstd s.dat v6.dat 2> err || rc=$?;
 	cat err; [ $rc -eq 2 ] && grep -q "v6 has no compression" err && [ ! -e v6.dat ] &&
 	$KMT convert --compression zlib s.dat z.dat 2> err && cat err && grep -q "cannot read zlib" err &&
-	$KMT convert --file-version 6 s.dat v6.dat && $KMT info v6.dat | grep -q "trace.dat v6"
+	$KMT convert --file-version 6 s.dat v6.dat && $KMT info v6.dat | has "trace.dat v6"
 '
 
 test_expect_success '--recover of a spool that is not there: one line, no advice to do the same' '
@@ -185,14 +185,14 @@ test_expect_success '--recover of a spool that is not there: one line, no advice
 test_expect_success 'record says whose events it records: system-wide unless -F or -p, like the seed, unlike perf' '
 	$KMT record -o sw.dat -- $WL/kmt-gt -g 2 $F > /dev/null 2> sw.err &&
 	grep -qx "  tasks: system-wide (use -F for only kmt-gt and its children)" sw.err &&
-	$KMT info sw.dat | grep -q "^settings: .*tasks: system-wide (use -F for only kmt-gt and its children);" &&
+	$KMT info sw.dat | has "^settings: .*tasks: system-wide (use -F for only kmt-gt and its children);" &&
 	$KMT record -F -o f.dat -- $WL/kmt-gt -g 2 $F > /dev/null 2> f.err &&
 	grep -qx "  tasks: only kmt-gt and its children (-F)" f.err &&
 	$KMT record -p $$ -d 0.2 -o p.dat > /dev/null 2> p.err &&
 	grep -qx "  tasks: only pid $$ and their children (-p)" p.err &&
 	if command -v script > /dev/null; then
 		script -qec "$KMT record -o st.dat -- sleep 1.3" /dev/null > st.tty 2>&1 &&
-		tr "\r" "\n" < st.tty | grep -q " 1\.[0-9]s  system-wide (use -F for only sleep and its children) .* events"
+		tr "\r" "\n" < st.tty | has " 1\.[0-9]s  system-wide (use -F for only sleep and its children) .* events"
 	fi
 '
 
@@ -225,7 +225,7 @@ test_expect_success 'vmalloc is recorded by default: the ground truth, exactly' 
 	[ "$(jq -c "[.vmalloc.functions[] | select(.function == \"__bpf_map_area_alloc\") | [.allocs, .frees, .bytes]]" v.json)" = "[[$M,$M,$((M * 139264))]]" ] &&
 	n=$(trace-cmd report v.dat 2>/dev/null | grep -c "kmt-gt-$pid .* alloc_vmap_area: .* size=139264 ") &&
 	echo "trace-cmd: $n" && [ "$n" -eq $M ] &&
-	$KMT report --sections vmalloc v.dat | grep -q "__bpf_map_area_alloc  *$M  *$M "
+	$KMT report --sections vmalloc v.dat | has "__bpf_map_area_alloc  *$M  *$M "
 '
 
 tracefs_check

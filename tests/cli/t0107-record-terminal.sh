@@ -25,7 +25,7 @@ on_tty() {
 test_expect_success 'no command, no -d: Ctrl-C stops it, said first; the status line has separators' '
 	( for i in $(seq 300); do /bin/true; done ) &
 	on_tty 200 st.txt record -o s.dat && wait && cat st.txt &&
-	head -n 1 st.txt | grep -qx "kmemtrace record: recording system-wide; Ctrl-C to stop" &&
+	head -n 1 st.txt | has -x "kmemtrace record: recording system-wide; Ctrl-C to stop" &&
 	grep -q "^ *[0-9.]*s  system-wide  .* events .* written .* lost$" st.txt &&
 	grep -q "  [0-9]\{1,3\}\(,[0-9]\{3\}\)\+ events " st.txt &&
 	! grep -q "[0-9]\{4\} events" st.txt && [ -s s.dat ]

@@ -42,8 +42,8 @@ for k in $kernels; do
 		else
 			grep -q "^per-CPU allocations carry no call site or gfp flags (before 5.19)$" lacks
 		fi &&
-		$KMT report --sections summary k.dat | grep -q "^  kernel lacks  " &&
-		$KMT info k.dat | grep -q "^lacks: "
+		$KMT report --sections summary k.dat | has "^  kernel lacks  " &&
+		$KMT info k.dat | has "^lacks: "
 	'
 	if [ -n "$have_tc" ]; then
 		test_expect_success "$k: trace-cmd reads the same events and names the same gfp flags" '

@@ -131,13 +131,13 @@ for sig in INT TERM HUP; do
 		{ kill -$sig $(cat $sig.dat.pid) || { echo "the recorder was gone"; cat $sig.dat.err; false; }; } &&
 		rc=0 && { wait $(cat $sig.dat.pid) || rc=$?; } &&
 		echo "recorder exit $rc" && cat $sig.dat.err && [ $rc -eq 0 ] &&
-		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.dat.pid)" &&
+		! ls $T/instances | has "kmemtrace-$(cat $sig.dat.pid)" &&
 		[ ! -e $sig.dat.spool ] &&
 		n=$($KMT dump $sig.dat | grep -c "do_getxattr+.*req=1337" || true) && echo "getxattr events $n" &&
 		{ [ "$n" = 5 ] || { $KMT info $sig.dat; $KMT check $sig.dat | tail -n 3;
 			$KMT dump $sig.dat | grep -E "getxattr|lost" | tail -n 12; false; }; } &&
 		check_whole $sig.dat &&
-		trace-cmd dump -v $sig.dat 2>&1 | grep -q "is a valid trace-cmd file" &&
+		trace-cmd dump -v $sig.dat 2>&1 | has "is a valid trace-cmd file" &&
 		trace-cmd report $sig.dat > /dev/null 2>&1
 	'
 done
@@ -178,7 +178,7 @@ test_expect_success 'SIGKILL: --recover takes what the instance still held, and 
 	[ "$(said_took $(cat k1.pid))" = $unread ] &&
 	[ ! -d $inst ] && [ ! -e /run/kmemtrace/kmemtrace-$(cat k1.pid) ] &&
 	[ "$(info_all k1.dat)" = "$((unread + read)) 0" ] && all_accounted k1.dat &&
-	! $KMT info k1.dat | grep -q truncated && check_whole k1.dat &&
+	$KMT info k1.dat > i1 && ! grep truncated i1 && check_whole k1.dat &&
 	n=$($KMT dump k1.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 11 ] &&
 	n=$(trace-cmd report -i k1.dat 2> /dev/null | count "call_site=do_getxattr.*bytes_req=1337") &&
 	echo "trace-cmd: getxattr $n" && [ $n -eq 11 ]
@@ -213,7 +213,7 @@ test_expect_success 'a new recorder moves a dead one'"'"'s instance into its spo
 	[ "$(said_unread $p)" = $unread ] &&
 	[ ! -d $T/instances/kmemtrace-$p ] && [ ! -e /run/kmemtrace/kmemtrace-$p ] &&
 	$KMT record -q --recover k3.dat.spool && all_accounted k3.dat &&
-	! $KMT info k3.dat | grep -q truncated &&
+	$KMT info k3.dat > i3 && ! grep truncated i3 &&
 	n=$($KMT dump k3.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 13 ]
 '
 
@@ -241,7 +241,7 @@ test_expect_success 'the next recorder says what the dead one'"'"'s instance hel
 	$KMT record -o next.dat -- true 2> err; cat err && p=$(cat k.dat.pid) &&
 	grep -q "instance kmemtrace-$p of a dead recorder held [0-9,]* unread events: moved into its spool" err &&
 	said_unread $p > k.unread && [ $(cat k.unread) -gt 0 ] &&
-	! ls $T/instances | grep -qx "kmemtrace-$p" && [ ! -e /run/kmemtrace/kmemtrace-$p ]
+	! ls $T/instances | has -x "kmemtrace-$p" && [ ! -e /run/kmemtrace/kmemtrace-$p ]
 '
 
 # With --stack every allocation's trigger unwinds a stack, with tracing on
@@ -252,14 +252,14 @@ test_expect_success 'SIGKILL with --stack: the watchdog switches off tracing, tr
 	grep -q "^stacktrace" $inst/events/kmem/kmalloc/trigger &&
 	w=$(pgrep -x kmt-watchdog | while read -r x; do [ "$(ps -o ppid= -p $x | tr -d " ")" = $p ] && echo $x; done) &&
 	[ -n "$w" ] && kill_recorder ks && wait_stopped $p &&
-	! grep -v "^#" $inst/events/kmem/kmalloc/trigger | grep -q . &&
+	! grep -v "^#" $inst/events/kmem/kmalloc/trigger | has . &&
 	[ "$(cat $inst/events/kmem/kmalloc/enable)" = 0 ] && [ "$(cat $inst/events/kmem/enable)" = 0 ] &&
 	for i in $(seq 20); do gone $w && break; sleep 0.05; done && gone $w &&
 	$KMT record --recover ks.dat.spool 2> err; cat err &&
 	grep -q "^kmemtrace record: the recorder died at $(date +%Y-%m-%d) [0-9:]* [A-Z]*; its watchdog stopped the instance.s tracing then$" err &&
-	$KMT info ks.dat | grep -q "^settings: .*recorder died $(date -u +%Y-%m-%d) [0-9:]* UTC (its watchdog stopped the tracing)" &&
+	$KMT info ks.dat | has "^settings: .*recorder died $(date -u +%Y-%m-%d) [0-9:]* UTC (its watchdog stopped the tracing)" &&
 	span=$(sed -n "s/.* events in \(.*\) on [0-9]* CPUs.*/\1/p" err) && echo "span: $span" &&
-	[ -n "$span" ] && [ "$span" != "0 ns" ] && ! echo "$span" | grep -q "^0\.0" &&
+	[ -n "$span" ] && [ "$span" != "0 ns" ] && ! echo "$span" | has "^0\.0" &&
 	n=$($KMT dump ks.dat | count "do_getxattr+.*req=1337") && echo "getxattr $n" && [ $n -eq 17 ]
 '
 
@@ -280,8 +280,8 @@ test_expect_success 'SIGKILL without the watchdog: what the full instance droppe
 	[ "$said" = $dropped ] &&
 	$KMT report --wide --sections summary kd.dat > rep && grep -A3 "events lost" rep &&
 	n=$(echo $dropped | sed ":a;s/\B[0-9]\{3\}\>/,&/;ta") &&
-	tr -s "\n " "  " < rep | grep -q "$n dropped by the instance after its recorder died (nobody read it): not the recording.s" &&
-	$KMT info kd.dat | grep -q "dropped by the instance after the recorder died" &&
+	tr -s "\n " "  " < rep | has "$n dropped by the instance after its recorder died (nobody read it): not the recording.s" &&
+	$KMT info kd.dat | has "dropped by the instance after the recorder died" &&
 	if [ "$(info_died kd.dat)" = 0 ]; then ! grep -q "larger buffer" rep; fi
 '
 
@@ -294,14 +294,14 @@ test_expect_success '--recover turns the spool into a valid trace, with every ev
 	$KMT record --recover k.dat.spool 2> err; cat err &&
 	[ -e k.dat ] && [ "$(stat -c %a k.dat)" = 600 ] && all_accounted k.dat &&
 	set -- $(info_all k.dat) && [ $1 -ge $(cat k.unread) ] &&
-	! $KMT info k.dat | grep -q "recording truncated" && check_whole k.dat &&
-	trace-cmd dump -v k.dat 2>&1 | grep -q "is a valid trace-cmd file"
+	$KMT info k.dat > i && ! grep "recording truncated" i && check_whole k.dat &&
+	trace-cmd dump -v k.dat 2>&1 | has "is a valid trace-cmd file"
 '
 
 test_expect_success 'a running recorder'"'"'s instance is never reaped' '
 	start_recorder live.dat &&
 	$KMT record -q -o other.dat -- true &&
-	ls $T/instances | grep -q "kmemtrace-$(cat live.dat.pid)" &&
+	ls $T/instances | has "kmemtrace-$(cat live.dat.pid)" &&
 	kill -INT $(cat live.dat.pid) && wait $(cat live.dat.pid)
 '
 
@@ -309,8 +309,8 @@ test_expect_success 'two recorders at once both get complete data' '
 	start_recorder a.dat &&
 	$KMT record -q -o b.dat -- $WL/kmt-gt -g 13 $F > /dev/null &&
 	kill -INT $(cat a.dat.pid) && wait $(cat a.dat.pid) &&
-	$KMT dump a.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 13 &&
-	$KMT dump b.dat | grep -c "do_getxattr+.*req=1337" | grep -qx 13
+	$KMT dump a.dat | grep -c "do_getxattr+.*req=1337" | has -x 13 &&
+	$KMT dump b.dat | grep -c "do_getxattr+.*req=1337" | has -x 13
 '
 
 tracefs_check

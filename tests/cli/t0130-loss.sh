@@ -30,7 +30,7 @@ test_expect_success 'info: per CPU, the events the ring buffer counted lost, and
 '
 
 test_expect_success 'the dump shows where on each CPU the events were lost' '
-	$KMT dump l.dat | grep -q "^CPU [0-9]*: LOST"
+	$KMT dump l.dat | has "^CPU [0-9]*: LOST"
 '
 
 test_expect_success 'trace-cmd sees the same gaps; the ring buffer counted at least what they say' '

@@ -48,14 +48,14 @@ test_expect_success 'record: the ring buffers and hold of the budget; the summar
 	$KMT record -o r.dat -- sh -c "cat \$T/instances/kmemtrace-\$PPID/per_cpu/cpu*/buffer_size_kb | sort -u > kb" 2> r.err &&
 	cat r.err && echo "per CPU: $(cat kb)" && [ "$(cat kb)" = "$shown" ] &&
 	grep -qx "  memory: ring buffers $ncpu x $ring KiB, hold $hold MiB (budget $((total >> 20)) MiB: 1/32 of RAM, at most 1 GiB)" r.err &&
-	$KMT info r.dat | grep "^settings:" | grep -q "; buffer $ring KiB per CPU; hold $hold MiB;"
+	$KMT info r.dat | grep "^settings:" | has "; buffer $ring KiB per CPU; hold $hold MiB;"
 '
 
 test_expect_success 'record -b and -m override: the instance, the summary and info' '
 	$KMT record -b 1024 -m 100 -o o.dat -- sh -c "cat \$T/instances/kmemtrace-\$PPID/per_cpu/cpu*/buffer_size_kb | sort -u > kb" 2> o.err &&
 	[ "$(cat kb)" = $(( (1024 * 1024 + 4079) / 4080 * 4080 / 1024 )) ] &&
 	grep -qx "  memory: ring buffers $ncpu x 1024 KiB, hold 100 MiB (budget $((total >> 20)) MiB: 1/32 of RAM, at most 1 GiB)" o.err &&
-	$KMT info o.dat | grep "^settings:" | grep -q "; buffer 1024 KiB per CPU; hold 100 MiB;"
+	$KMT info o.dat | grep "^settings:" | has "; buffer 1024 KiB per CPU; hold 100 MiB;"
 '
 
 test_expect_success 'top: the same ring buffers, half the rest faulted in before tracing, the rest its queue' '
@@ -69,7 +69,7 @@ test_expect_success 'top: the same ring buffers, half the rest faulted in before
 	# Not the whole hold: the prefault and what the queue and the model took
 	# since tracing started (7-20 MiB here, 68 once after a busy test).
 	[ "$r" -lt $(( prefault * ncpu + (128 << 20) )) ] && [ $(( prefault * ncpu + (128 << 20) )) -lt $(( hold << 20 )) ] &&
-	$KMT info t.dat | grep "^settings:" | grep -q "; buffer $ring KiB per CPU; queue $hold MiB;"
+	$KMT info t.dat | grep "^settings:" | has "; buffer $ring KiB per CPU; queue $hold MiB;"
 '
 
 test_expect_success 'watch: the same ring buffers; its control instance and sample rings come out of its hold' '
@@ -79,7 +79,7 @@ test_expect_success 'watch: the same ring buffers; its control instance and samp
 	echo "watch: $(cat kb) KiB per CPU, control $(cat ctl) KiB per CPU, hold $whold MiB" &&
 	[ "$(cat kb)" = "$shown" ] && [ "$(cat ctl)" = $(( (ctlpages - 1) * 4080 / 1024 )) ] &&
 	[ $(( pages * 4096 * ncpu + (ctlpages + 65) * 4096 * ncpu + (whold << 20) )) -le $total ] &&
-	$KMT info w.dat | grep "^settings:" | grep -q "; buffer $ring KiB per CPU; hold $whold MiB;"
+	$KMT info w.dat | grep "^settings:" | has "; buffer $ring KiB per CPU; hold $whold MiB;"
 '
 
 tracefs_check

@@ -5,7 +5,7 @@
 # Damaged files (cut short, a chunk that does not inflate, a broken
 # kallsyms section) are read as far as they can be, as report reads them.
 . "$(dirname "$0")/lib.sh"
-SEEDS=$ROOT/fuzz/corpus/file
+SEEDS=$ROOT/tests/data/traces
 
 test_expect_success 'the seed files are clean (ours v6/v7 none/zstd/zlib, trace-cmd v7)' '
 	for f in $SEEDS/*.dat; do $KMT check -q $f || exit 1; done

@@ -70,9 +70,9 @@ test_expect_success 'text report: sections, --csv, --raw-ip, sorting, -n' '
 	$KMT report --sections callsites -s allocs -n 3 gt.dat > cs && ! grep -q SUMMARY cs &&
 	[ $(grep -c "+0x" cs) -le 3 ] &&
 	$KMT report --csv callsites --comm kmt-gt gt.dat > cs.csv &&
-	head -n 1 cs.csv | grep -q "^callsite,function,address,allocs,frees," &&
+	head -n 1 cs.csv | has "^callsite,function,address,allocs,frees," &&
 	grep -q "^\"do_getxattr+0x[0-9a-f]*\",\"do_getxattr\",\"0x[0-9a-f]*\",$((G + L))," cs.csv &&
-	$KMT report --raw-ip --csv callsites gt.dat | grep -q "^\"0xffffffff"
+	$KMT report --raw-ip --csv callsites gt.dat | has "^\"0xffffffff"
 '
 
 test_expect_success '--time past the end of the trace: one clear line, exit 1' '
@@ -122,7 +122,7 @@ test_expect_success 'trace-cmd v7 file: same allocations per call site as trace-
 '
 
 test_expect_success 'trace-cmd v6 file: the same numbers' '
-	$KMT info tc6.dat | grep -q "trace.dat v6" &&
+	$KMT info tc6.dat | has "trace.dat v6" &&
 	our_sites tc6.dat > ours6 && diff -u ours ours6
 '
 
@@ -152,7 +152,7 @@ test_expect_success 'a cut file: the report of what is left, "truncated at byte 
 		rc=0; $KMT report cut.dat > out 2> err || rc=$?; cat err;
 		[ $rc = 1 ] && grep -q "^SUMMARY" out && grep -q "^MISUSE" out || exit 1;
 		grep -q "warning: cut.dat: truncated at byte $n of [0-9]* (section " err || exit 1;
-		tail -n 1 err | grep -q "^kmemtrace report: cut.dat is damaged: the output above leaves out" || exit 1;
+		tail -n 1 err | has "^kmemtrace report: cut.dat is damaged: the output above leaves out" || exit 1;
 	done &&
 	head -c 100 s.dat > cut.dat &&
 	rc=0; $KMT report cut.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] && [ ! -s out ] &&

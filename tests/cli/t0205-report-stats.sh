@@ -50,14 +50,14 @@ test_expect_success 'with --json: the same document, stats on stderr only' '
 '
 
 test_expect_success 'report --help lists --stats' '
-	$KMT report --help | grep -q -- "--stats"
+	$KMT report --help | has -- "--stats"
 '
 
 test_expect_success 'check --stats: the same findings, the one pass'"'"'s stages and records' '
 	{ $KMT check s.dat > c1 || true; } && { $KMT check --stats s.dat > c2 2> cerr || true; } &&
-	cmp c1 c2 && cat cerr && head -n 1 cerr | grep -q "^stats: $(cat events) events in " &&
+	cmp c1 c2 && cat cerr && head -n 1 cerr | has "^stats: $(cat events) events in " &&
 	sed -n "3,\$p" cerr | cut -c 1-15 | sed "s/ *\$//" > cnames && cmp want cnames &&
-	$KMT check --help | grep -q -- "--stats"
+	$KMT check --help | has -- "--stats"
 '
 
 test_expect_success 'check --stats --no-model: nothing timed, and says so' '

@@ -126,8 +126,8 @@ test_expect_success '-j takes 1 to 1024, and says so' '
 '
 
 test_expect_success 'every analysing command takes -j; dump and info do not' '
-	for c in report check kmap export diff; do $KMT $c --help | grep -q -- "-j, --jobs N" || exit 1; done &&
-	for c in dump info; do ! $KMT $c --help | grep -q -- "--jobs" || exit 1; done
+	for c in report check kmap export diff; do $KMT $c --help | has -- "-j, --jobs N" || exit 1; done &&
+	for c in dump info; do $KMT $c --help > h && ! grep -- "--jobs" h || exit 1; done
 '
 
 # A long read says how far it is, on a terminal only (script(1) gives one);
@@ -139,7 +139,7 @@ test_expect_success 'on a terminal: "reading FILE: N%" on stderr, erased at the 
 	KMT_PROGRESS_AFTER_MS=0 script -qec "$KMT report -j 1 -o tty.txt big.dat" /dev/null > pty &&
 	cmp plain.txt tty.txt &&
 	grep -q "kmemtrace report: reading big.dat: [0-9]*%" pty &&
-	tr -d "\n" < pty | od -An -c | tr -d " \n" | grep -qF "033[Kkmemtracereport:wrotetty.txt"
+	tr -d "\n" < pty | od -An -c | tr -d " \n" | has -F "033[Kkmemtracereport:wrotetty.txt"
 '
 
 test_expect_success 'check shows it with -q, not between findings on the terminal' '

@@ -70,7 +70,7 @@ test_expect_success '-s sorts every table that has the key, in every format' '
 	$KMT report --csv processes -s pages gt.dat > procs.csv && csvcol procs.csv pages > k && sorted_desc k &&
 	$KMT report --json -s pages gt.dat | jq ".processes[].pages" > k && sorted_desc k &&
 	$KMT report -s pages --sections processes -n 1 gt.dat > t && cat t &&
-	[ "$(awk "/^  comm  *pid/ { getline; print \$2; exit }" t)" = "$(head -n 1 k | xargs -I{} sh -c "jq -r \".processes[] | select(.pages == {}) | .pid\" all.json" | head -n 1)" ] &&
+	[ "$(awk "/^  comm  *pid/ { getline; print \$2; exit }" t)" = "$(head -n 1 k | xargs -I{} sh -c "jq -r \".processes[] | select(.pages == {}) | .pid\" all.json" | sed -n 1p)" ] &&
 	rc=0; $KMT report -s nosuch gt.dat 2> err || rc=$?; [ $rc -eq 2 ] && grep -q "keys: .*pages" err
 '
 
@@ -96,19 +96,19 @@ test_expect_success 'one time base: the trace'"'"'s first event, its own time st
 	[ "$(jq .kmemtrace_report all.json)" = 3 ] &&
 	[ "$(jq .summary.first_ts_ns all.json)" = 0 ] && [ "$(jq .summary.start_ts_ns all.json)" -gt 0 ] &&
 	[ "$(jq .summary.last_ts_ns all.json)" = "$(jq .summary.span_ns all.json)" ] &&
-	head -n 2 dump | sed -n 1p | grep -q "^# gt.dat: times are seconds from the trace.s first event, at [0-9.]* s of the local clock$" &&
-	sed -n 2p dump | grep -q "^ *0\.000000 " &&
+	head -n 2 dump | sed -n 1p | has "^# gt.dat: times are seconds from the trace.s first event, at [0-9.]* s of the local clock$" &&
+	sed -n 2p dump | has "^ *0\.000000 " &&
 	$KMT report --sections summary gt.dat > sum.txt &&
 	grep -q "^  trace span  *[0-9.]* [mu]*s, from 0.000000 to [0-9.]* s$" sum.txt &&
 	grep -q "^  trace start  *[0-9.]* s of the local clock (times count from it)$" sum.txt &&
-	$KMT check gt.dat | head -n 1 | grep -q "^# times count from the trace.s first event" &&
+	$KMT check gt.dat | sed -n 1p | has "^# times count from the trace.s first event" &&
 	$KMT dump --time 0,0.000001 gt.dat | tail -n +2 | awk "{ if (\$1 > 0.000001) exit 1 }"
 '
 
 test_expect_success 'a --filter recording: frees of objects it left out are not called pre-existing only' '
 	$KMT record -q --filter "bytes_req > 1000" -o f.dat -- $WL/kmt-gt -g 5 $F > /dev/null &&
 	$KMT report --sections summary,outstanding f.dat > t && cat t &&
-	tr -s "\n " "  " < t | grep -q "allocated before the trace or excluded by the recording.s filter" &&
+	tr -s "\n " "  " < t | has "allocated before the trace or excluded by the recording.s filter" &&
 	! grep -q "; *$" t
 '
 
@@ -123,7 +123,7 @@ test_expect_success 'a --filter recording: one line names the events it could no
 
 test_expect_success 'what was not recorded is not zero: -e kmem:kmalloc,kmem:kfree has no pages or vmalloc' '
 	$KMT record -q -e kmem:kmalloc,kmem:kfree -o km.dat -- $WL/kmt-gt -g $G $F > /dev/null &&
-	$KMT report km.dat > km.txt && cat km.txt | head -n 30 &&
+	$KMT report km.dat > km.txt && cat km.txt | sed -n 1,30p &&
 	tr -s "\n " "  " < km.txt > km.flat &&
 	grep -q " not recorded .*kmem_cache_alloc .*mm_page_alloc" km.flat &&
 	grep -q "sections left out: pages vmalloc" km.flat &&
@@ -143,14 +143,14 @@ test_expect_success 'what was not recorded is not zero: -e kmem:kmalloc,kmem:kfr
 test_expect_success 'what was not recorded is not zero: -e vmalloc has no slab sections' '
 	$KMT record -q -e vmalloc -o vm.dat -- $WL/kmt-gt -g 2 $F > /dev/null &&
 	$KMT report vm.dat > vm.txt &&
-	tr -s "\n " "  " < vm.txt | grep -q "sections left out: callsites caches processes pages lifetimes outstanding misuse" &&
+	tr -s "\n " "  " < vm.txt | has "sections left out: callsites caches processes pages lifetimes outstanding misuse" &&
 	! grep -q "^  slab allocations" vm.txt && ! grep -q "^CALL SITES\|^CACHES\|^MISUSE" vm.txt &&
 	! grep -q "partial recording" vm.txt && grep -q "^VMALLOC" vm.txt &&
 	$KMT report --json vm.dat | jq -e ".callsites == null and .caches == null and .misuse == null and .vmalloc != null" > /dev/null &&
 	$KMT export -f sqlite -o vm.db vm.dat &&
 	if command -v sqlite3 > /dev/null; then
 		[ "$(sqlite3 vm.db "SELECT count(*) FROM callsites")" = 0 ] &&
-		sqlite3 vm.db "SELECT value FROM meta WHERE key = '"'"'not_recorded'"'"'" | grep -q "kmalloc kfree"
+		sqlite3 vm.db "SELECT value FROM meta WHERE key = '"'"'not_recorded'"'"'" | has "kmalloc kfree"
 	fi
 '
 
@@ -164,7 +164,7 @@ test_expect_success 'what the kernel allocates or frees untraced is one line per
 	n=$(jq ".untraced | length" fork.json) &&
 	[ "$(sed -n "/^  UNTRACED/,\$p" fork.txt | tail -n +5 | wc -l)" = "$n" ] &&
 	$KMT check fork.dat > check.out; cat check.out | tail -n 3 &&
-	tail -n 1 check.out | grep -q ": 0 errors, 0 warnings$" &&
+	tail -n 1 check.out | has ": 0 errors, 0 warnings$" &&
 	[ "$(grep -c "^info .* allocated or freed without an event" check.out)" = "$n" ]
 '
 

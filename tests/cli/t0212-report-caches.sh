@@ -49,8 +49,8 @@ test_expect_success 'text, CSV, kmap and the exports: "NAME (+ALIAS, ...)"' '
 	$KMT report --sections caches -n 0 tcp.dat > tcp.txt &&
 	grep -qxF "    $(cat label)" tcp.txt &&
 	$KMT report --csv caches tcp.dat > tcp.csv &&
-	grep -F "\"$(cat label)\"" tcp.csv | grep -q ",\"$(grep -vx "$(cat name)" names | paste -sd " ")\"," &&
-	$KMT kmap tcp.dat | grep -qF "\"$(cat label)\"" &&
+	grep -F "\"$(cat label)\"" tcp.csv | has ",\"$(grep -vx "$(cat name)" names | paste -sd " ")\"," &&
+	$KMT kmap tcp.dat | has -F "\"$(cat label)\"" &&
 	$KMT export -f folded -o tcp.folded tcp.dat && grep -qF ";$(cat label);" tcp.folded &&
 	$KMT export -f sqlite -o tcp.db tcp.dat &&
 	if command -v sqlite3 > /dev/null; then

@@ -58,7 +58,7 @@ test_expect_success '--stack-depth 1: one caller per stack, the same totals, few
 
 test_expect_success 'CSV callsite_stacks: the same rows and numbers as JSON' '
 	$KMT report --comm kmt-gt --csv callsite_stacks st.dat > st.csv &&
-	head -1 st.csv | grep -qx "callsite,function,stack,allocs,frees,bytes_req,bytes_alloc,live_objects,live_bytes" &&
+	head -1 st.csv | has -x "callsite,function,stack,allocs,frees,bytes_req,bytes_alloc,live_objects,live_bytes" &&
 	[ $(($(wc -l < st.csv) - 1)) = "$(jq "[.callsites[].stacks[]] | length" st.json)" ] &&
 	awk -F, "NR > 1 && \$2 == \"\\\"do_getxattr\\\"\" { n += \$(NF - 5) } END { print n }" st.csv > n &&
 	[ "$(cat n)" = $((G + L)) ]
@@ -127,14 +127,14 @@ test_expect_success '--stack-sample 16: every hot call site gets 1/32 to 1/8 of 
 '
 
 test_expect_success '--stack-sample: the file, the report and the dump agree on what was sampled' '
-	$KMT info os1.dat | grep -q "stacks 1 in 16 (time slices)" &&
+	$KMT info os1.dat | has "stacks 1 in 16 (time slices)" &&
 	[ "$(jq .summary.stack_sample os1.json)" = 16 ] && [ "$(jq .summary.stack_sample st.json)" = 1 ] &&
-	$KMT report --sections callsites os1.dat | grep -q "stacks are sampled: about 1 allocation in 16" &&
+	$KMT report --sections callsites os1.dat | has "stacks are sampled: about 1 allocation in 16" &&
 	r=$(jq "[.callsites[].stacks[]?.allocs] | add // 0" os1.json) &&
 	set -- $(claims os1.dat) && d=$2 &&
 	echo "stacked slab allocations: report $r, dump $d" && [ "$r" = "$d" ] &&
-	$KMT dump -a os1.dat | grep -q " kernel_stack of no allocation$" &&
-	! $KMT dump os1.dat | grep -q kernel_stack
+	$KMT dump -a os1.dat | has " kernel_stack of no allocation$" &&
+	$KMT dump os1.dat > plain && ! grep kernel_stack plain
 '
 
 # Folded lines whose call site (the last frame) is in FUNCTION: "ALL NOSTACK".
@@ -166,7 +166,7 @@ test_expect_success '--stack-sample: folded, pprof and the page count each stack
 # for the same path (the sampled allocations scaled to their site's).
 test_expect_success '--stack-sample: the text report gives each stack the allocations folded gives it' '
 	$KMT report --wide -n 0 --stacks 50 --sections callsites os1.dat > os1.txt &&
-	tr -s "\n " "  " < os1.txt | grep -q "each stack.s share, allocations and bytes are estimates" &&
+	tr -s "\n " "  " < os1.txt | has "each stack.s share, allocations and bytes are estimates" &&
 	fn=$(head -n 1 hot1 | cut -d" " -f1) &&
 	awk -v f="$fn" "/^  [^ ]/ { on = index(\$1, f \"+\") == 1 }
 		on && /^ +[0-9.]+% / { gsub(/,/, \"\", \$2); s += \$2 } END { print s + 0 }" os1.txt > text.sum &&

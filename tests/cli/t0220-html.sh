@@ -110,12 +110,12 @@ EOF
 }
 
 # A check's value: got or want.
-check() { sed -n "s/.*data-check=\"$2\"[^>]*data-$3=\"\([^\"]*\)\".*/\1/p" "$1.checks" | head -1; }
+check() { sed -n "s/.*data-check=\"$2\"[^>]*data-$3=\"\([^\"]*\)\".*/\1/p" "$1.checks" | sed -n 1p; }
 # The data-value of column $3 in the row keyed $2 of table $1 in page $4.
 cell() {
 	tr '\n' ' ' < "$4.dom" | grep -o "<table[^>]*data-table=\"$1\".*" | sed 's|</table>.*||' |
 		grep -o "<tr[^>]*data-key=\"$2\"[^>]*>.*" | sed 's|</tr>.*||' |
-		grep -o "<td[^>]*data-col=\"$3\"[^>]*>" | grep -o 'data-value="[^"]*"' | head -1 | cut -d'"' -f2
+		grep -o "<td[^>]*data-col=\"$3\"[^>]*>" | grep -o 'data-value="[^"]*"' | sed -n 1p | cut -d'"' -f2
 }
 # The page's data document.
 data() { sed -n 's/.*<script type="application\/json" id="kmt-data">\(.*\)<\/script>/\1/p' "$1"; }

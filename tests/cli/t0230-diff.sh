@@ -26,7 +26,7 @@ want() { v=$(fn "$@"); echo "$1.$2.$3 = $v (want $5)"; [ "$v" = "$5" ]; }
 
 test_expect_success 'the same kernel: call sites matched by function+offset' '
 	[ "$(jq -r .match ab.json)" = function+offset ] &&
-	jq -r .match_reason ab.json | grep -q "the same kernel build"
+	jq -r .match_reason ab.json | has "the same kernel build"
 '
 
 test_expect_success 'do_getxattr: old, new and delta exact' '
@@ -110,7 +110,7 @@ test_expect_success 'text and CSV: the same rows' '
 	grep -q "call sites matched by function+offset" ab.txt &&
 	grep -E "^  do_getxattr\+0x[0-9a-f]+ " ab.txt &&
 	$KMT diff -n 0 --comm kmt-gt --csv callsites a.dat b.dat > ab.csv &&
-	head -1 ab.csv | grep -q "^callsite,function,only_in,bytes_alloc_old,bytes_alloc_new,bytes_alloc_delta,bytes_alloc_pct,allocs_old," &&
+	head -1 ab.csv | has "^callsite,function,only_in,bytes_alloc_old,bytes_alloc_new,bytes_alloc_delta,bytes_alloc_pct,allocs_old," &&
 	[ $(($(wc -l < ab.csv) - 1)) = "$(jq ".callsites | length" ab.json)" ] &&
 	$KMT diff -o out.txt a.dat b.dat && [ -s out.txt ] && ! ls out.txt.tmp* 2> /dev/null
 '

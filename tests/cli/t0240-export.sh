@@ -91,7 +91,7 @@ test_expect_success 'pprof: go tool pprof shows exactly the report (alloc and in
 
 test_expect_success 'pprof: stacks leaf first (the call site, then its callers), labels cache and comm' '
 	go tool pprof -traces -sample_index=alloc_objects st.pb.gz 2>/dev/null > traces &&
-	awk "/^ +[1-9][0-9]* +do_getxattr\$/ { getline; print; exit }" traces | grep -q "^ *[a-z_.]*getxattr" &&
+	awk "/^ +[1-9][0-9]* +do_getxattr\$/ { getline; print; exit }" traces | has "^ *[a-z_.]*getxattr" &&
 	grep -Eq "^ +cache: +kmalloc-2k\$" traces && grep -Eq "^ +comm: +kmt-gt\$" traces
 '
 
@@ -141,7 +141,7 @@ pf_events() {
 test_expect_success 'perfetto: track events by name, their function and cache interned and referred to' '
 	pid=$(jq "[.processes[] | select(.comm == \"kmt-gt\")][0].pid" sta.json) && echo "kmt-gt pid $pid" &&
 	pf_events st.pf.txt > ev.tsv 2> dup && ! [ -s dup ] &&
-	awk -F"\t" "\$1 ~ / do_getxattr\$/ && \$2 == 65536 + $pid" ev.tsv | sort | uniq -c | sort -rn | head &&
+	awk -F"\t" "\$1 ~ / do_getxattr\$/ && \$2 == 65536 + $pid" ev.tsv | sort | uniq -c | sort -rn | sed -n 1,10p &&
 	n=$(awk -F"\t" "\$1 == \"kmalloc do_getxattr\" && \$2 == 65536 + $pid && \$3 ~ /^do_getxattr\\+0x/ && \$4 == \"kmalloc-2k\" && \$5 == 2048" ev.tsv | wc -l) &&
 	echo "kmalloc do_getxattr in kmalloc-2k: $n (want $G)" && [ "$n" = $G ] &&
 	n=$(awk -F"\t" "\$1 == \"kmalloc simple_xattr_alloc\" && \$2 == 65536 + $pid && \$4 ~ /^kmalloc-/" ev.tsv | wc -l) &&
@@ -153,7 +153,7 @@ test_expect_success 'perfetto: track events by name, their function and cache in
 	grep -q "^      str: \"do_getxattr+0x[0-9a-f]*\"\$" st.pf.txt &&
 	grep -q "^      str: \"GFP_KERNEL" st.pf.txt &&
 	awk "/^  track_descriptor \\{/ { d = 1 } d && /^      tid: $pid\$/ { found = 1 } END { exit !found }" st.pf.txt &&
-	awk "/^  trusted_packet_sequence_id: 2000\$/ { s = 1 } s && /^  sequence_flags:/ { print \$2; exit }" st.pf.txt | grep -qx 3 &&
+	awk "/^  trusted_packet_sequence_id: 2000\$/ { s = 1 } s && /^  sequence_flags:/ { print \$2; exit }" st.pf.txt | has -x 3 &&
 	[ "$(cut -f1 ev.tsv | grep -c "^kmalloc ")" = "$(jq ".summary.events_by_kind.kmalloc" sta.json)" ]
 '
 
@@ -176,8 +176,8 @@ test_expect_success 'sqlite: one row per object, the report'"'"'s numbers by SQL
 	[ "$(q "select allocs from callsites where function = \"vmemdup_user\"")" = $X ] &&
 	[ "$(q "select value from meta where key = \"objects\"")" -ge "$(jq .summary.allocs st.json)" ] &&
 	[ "$(q "select value from meta where key = \"lost_events\"")" = 0 ] &&
-	q "select count(*) from caches where name = \"kmalloc-2k\"" | grep -qx 1 &&
-	q "PRAGMA integrity_check" | grep -qx ok
+	q "select count(*) from caches where name = \"kmalloc-2k\"" | has -x 1 &&
+	q "PRAGMA integrity_check" | has -x ok
 '
 
 # --- --hash-pointers ---
@@ -219,7 +219,7 @@ test_expect_success '--hash-pointers: no kernel address left, the hashes report 
 test_expect_success 'a file trace-cmd extracted: every format, the same counts' '
 	tc_extract_gt $INST tc.dat -g 37 &&
 	$KMT report --json --comm kmt-gt tc.dat > tc.json &&
-	$KMT export -f folded --comm kmt-gt --value objects -o - tc.dat | awk "/^do_getxattr/ { s += \$NF } END { print s }" | grep -qx 37 &&
+	$KMT export -f folded --comm kmt-gt --value objects -o - tc.dat | awk "/^do_getxattr/ { s += \$NF } END { print s }" | has -x 37 &&
 	$KMT export -f pprof --comm kmt-gt -o tc.pb.gz tc.dat && [ "$(pp tc.pb.gz alloc_objects do_getxattr)" = 37 ] &&
 	$KMT export -f sqlite --comm kmt-gt -o tc.sqlite tc.dat &&
 	[ "$(sqlite3 tc.sqlite "select count(*) from objects where alloc_function = \"do_getxattr\" and kind != \"page\"")" = 37 ] &&
@@ -288,7 +288,7 @@ test_expect_success 'a damaged trace: exported from every intact chunk, the skip
 	$KMT export -f folded -o clean.folded s.dat &&
 	rc=0; $KMT export -f folded -o bad.folded bad.dat 2> err || rc=$?; cat err; [ $rc = 1 ] &&
 	grep -q "warning: bad.dat: CPU 1 data: skipped 1 chunk at bytes $off-" err &&
-	tail -n 1 err | grep -q "bad.dat is damaged: the output above leaves out what could not be read" &&
+	tail -n 1 err | has "bad.dat is damaged: the output above leaves out what could not be read" &&
 	sum() { awk "{ s += \$NF } END { print s }" "$1"; } &&
 	echo "bytes: $(sum bad.folded) of $(sum clean.folded)" &&
 	[ "$(sum bad.folded)" -lt "$(sum clean.folded)" ] && [ "$(sum bad.folded)" -gt 0 ] || exit 1

@@ -48,7 +48,7 @@ test_expect_success 'setxattr: values copied and freed, xattrs kept unless remov
 
 test_expect_success 'records are well formed: 9 fields, times ordered, sizes as allocated' '
 	$KMT kmap gt.dat > all &&
-	head -n 1 all | grep -qx "# alloc_ip,pid,obj_va_ptr,size,alloc_time,free_time,free_ip,comm,cache" &&
+	head -n 1 all | has -x "# alloc_ip,pid,obj_va_ptr,size,alloc_time,free_time,free_ip,comm,cache" &&
 	sed "1d; s/\"[^\"]*\"/Q/g" all | awk -F, "NF != 9 { print \"bad: \" \$0; bad = 1 }
 		\$6 != 0 && \$6 < \$5 { print \"freed before allocated: \" \$0; bad = 1 }
 		END { exit bad }"
@@ -80,7 +80,7 @@ test_expect_success '--time keeps the window: no object outside it' '
 '
 
 test_expect_success '--raw-ip and --hash-pointers hide what they should' '
-	$KMT kmap gt.dat --raw-ip --callsite do_getxattr | sed -n 2p | grep -q "^0xffff" &&
+	$KMT kmap gt.dat --raw-ip --callsite do_getxattr | sed -n 2p | has "^0xffff" &&
 	$KMT kmap gt.dat --hash-pointers=k --callsite do_getxattr > h &&
 	! grep -q ",0xffff" h && grep -q ",h:" h
 '
@@ -96,7 +96,7 @@ test_expect_success 'one chunk that does not inflate: the records of every other
 	$KMT kmap s.dat > clean.txt &&
 	rc=0; $KMT kmap bad.dat > out 2> err || rc=$?; cat err; [ $rc = 1 ] &&
 	grep -q "warning: bad.dat: CPU 1 data: skipped 1 chunk at bytes $off-" err &&
-	tail -n 1 err | grep -q "bad.dat is damaged: the output above leaves out what could not be read" &&
+	tail -n 1 err | has "bad.dat is damaged: the output above leaves out what could not be read" &&
 	n=$(grep -c "^0x\|^[a-z_]*+0x" out) && all=$(grep -c "^0x\|^[a-z_]*+0x" clean.txt) &&
 	echo "records: $n of $all" && [ "$n" -lt "$all" ] && [ "$n" -gt $((all * 3 / 4)) ] || exit 1
 	rc=0; $KMT kmap --json bad.dat > out.json 2>/dev/null || rc=$?; [ $rc = 1 ] && jq -e length out.json > /dev/null

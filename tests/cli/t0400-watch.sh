@@ -62,11 +62,11 @@ test_expect_success 'watch --self-test and record --list say whether watchpoints
 	rc=0; KMT_TEST_HWBP=$refuse_env $KMT watch --self-test > out 2> err || rc=$?
 	cat out err && [ $rc -eq 1 ] && grep -q "never fire" err &&
 	KMT_TEST_HWBP=$refuse_env $KMT record --list > list && tail -n 1 list &&
-	tail -n 1 list | grep -q "^kmemtrace watch cannot work here: hardware watchpoints are accepted here but never fire" &&
+	tail -n 1 list | has "^kmemtrace watch cannot work here: hardware watchpoints are accepted here but never fire" &&
 	if [ $fire = yes ]; then
 		KMT_TEST_HWBP= $KMT watch --self-test > out && cat out &&
 		grep -q "^hardware watchpoints fire on this machine: $(nproc) CPUs*, [0-9]* of [0-9]* writes counted$" out &&
-		KMT_TEST_HWBP= $KMT record --list | tail -n 1 | grep -q "^kmemtrace watch can work here"
+		KMT_TEST_HWBP= $KMT record --list | tail -n 1 | has "^kmemtrace watch can work here"
 	fi
 '
 
@@ -158,7 +158,7 @@ start_watch() {	# name
 		> /dev/null 2> "$1.err" &
 	echo $! > "$1.pid"
 	for i in $(seq 1 100); do
-		ls $T/instances | grep -q "kmemtrace-$(cat "$1.pid")-ctl" && return 0
+		ls $T/instances | has "kmemtrace-$(cat "$1.pid")-ctl" && return 0
 		sleep 0.05
 	done
 	echo "watch did not start"; cat "$1.err"; return 1
@@ -169,7 +169,7 @@ for sig in INT TERM; do
 		start_watch $sig && $GT -n 20 -s 0 > /dev/null && sleep 0.3 &&
 		kill -$sig $(cat $sig.pid) && rc=0 && { wait $(cat $sig.pid) || rc=$?; } &&
 		cat $sig.err && [ $rc -eq 0 ] &&
-		! ls $T/instances | grep -q "kmemtrace-$(cat $sig.pid)" &&
+		! ls $T/instances | has "kmemtrace-$(cat $sig.pid)" &&
 		check_whole $sig.dat &&
 		$KMT watch -o again.dat --callsite do_eventfd --offset eventfd_ctx.count -F -- $GT -n 1 -s 0 \
 			> /dev/null 2> again.err && grep -q "2 words at a time" again.err
@@ -178,11 +178,11 @@ done
 
 test_expect_success 'SIGKILL: the next watch moves the dead one'"'"'s events to its spool, removes both instances' '
 	start_watch k && kill -KILL $(cat k.pid); wait $(cat k.pid) || true;
-	ls $T/instances | grep -q "kmemtrace-$(cat k.pid)-ctl" &&
+	ls $T/instances | has "kmemtrace-$(cat k.pid)-ctl" &&
 	$KMT watch -o next.dat --callsite do_eventfd -F -- true 2> err; cat err &&
 	grep -q "instance kmemtrace-$(cat k.pid) of a dead recorder held .* moved into its spool" err &&
 	grep -q "instance kmemtrace-$(cat k.pid)-ctl of a dead recorder held .*instance removed" err &&
-	! ls $T/instances | grep -q "kmemtrace-$(cat k.pid)" &&
+	! ls $T/instances | has "kmemtrace-$(cat k.pid)" &&
 	$KMT record -q --recover k.dat.spool && check_whole k.dat
 '
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Corrupt files: real small recordings (fuzz/corpus/file: v6, v7 without,
+ * Corrupt files: real small recordings (tests/data/traces: v6, v7 without,
  * with zstd and with zlib compression, and a trace-cmd extract) truncated
  * at every section boundary and with bytes flipped in every section. Every
  * reader path runs on each (open, stream, decode, model, census, check):
@@ -163,7 +163,7 @@ static void corrupt_one(const char *path)
 
 static void test_corpus(void **state)
 {
-	const char *dir = getenv("KMT_CORPUS") ? getenv("KMT_CORPUS") : "fuzz/corpus/file";
+	const char *dir = getenv("KMT_CORPUS") ? getenv("KMT_CORPUS") : "tests/data/traces";
 	struct dirent *de;
 	DIR *dp = opendir(dir);
 	int files = 0;
@@ -227,7 +227,7 @@ static void check_with_tail(const uint8_t *file, size_t len, const uint8_t *tail
 /* The section walk the checker relies on: what follows the last section. */
 static void test_sections(void **state)
 {
-	const char *dir = getenv("KMT_CORPUS") ? getenv("KMT_CORPUS") : "fuzz/corpus/file";
+	const char *dir = getenv("KMT_CORPUS") ? getenv("KMT_CORPUS") : "tests/data/traces";
 	uint8_t unknown[16] = { 99, 0 }, past[16] = { 21, 0 }, odd[5] = { 1, 2, 3, 4, 5 };
 	struct findings fs;
 	struct sbuf sb = { 0 };
