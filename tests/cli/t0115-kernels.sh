@@ -54,7 +54,8 @@ for k in $kernels; do
 				[ "$(grep -c ": kmalloc_node: " tc)" = 5 ] && [ "$(grep -c ": kmem_cache_alloc_node: " tc)" = 3 ]
 			fi &&
 			theirs=$(grep -m1 ": kmalloc: " tc | sed "s/.*gfp_flags=\([^ ]*\).*/\1/") &&
-			ours=$($KMT dump k.dat | grep -m1 " kmalloc " | sed "s/.*gfp=\([^ ]*\).*/\1/") &&
+			$KMT dump k.dat > d &&
+			ours=$(grep -m1 " kmalloc " d | sed "s/.*gfp=\([^ ]*\).*/\1/") &&
 			echo "gfp: ours $ours, trace-cmd $theirs" && [ -n "$ours" ] && [ "$ours" = "$theirs" ]
 		'
 	fi

@@ -22,7 +22,7 @@ N=100 G=30
 target=$(readlink /sys/kernel/slab/skbuff_fclone_cache)
 group() {
 	for l in /sys/kernel/slab/*; do
-		[ -L "$l" ] && [ "$(readlink "$l")" = "$target" ] && basename "$l"
+		if [ -L "$l" ] && [ "$(readlink "$l")" = "$target" ]; then basename "$l"; fi
 	done | sort
 }
 reported() { group | while read n; do if grep -q "^$n " /proc/slabinfo; then echo "$n"; fi; done; }

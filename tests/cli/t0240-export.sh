@@ -201,8 +201,8 @@ test_expect_success '--hash-pointers: no kernel address left, the hashes report 
 	$KMT export -f perfetto "$K" -o h.pftrace st.dat &&
 	protoc --decode=perfetto.protos.Trace -I $ROOT/proto $ROOT/proto/perfetto_trace.proto < h.pftrace > h.pf.txt &&
 	for f in ptr call_site page pfn; do
-		grep -o "^ *$f: [0-9]*" st.pf.txt | awk "{ print \$2 }" | sort -u > raw.$f &&
-		grep -o "^ *$f: [0-9]*" h.pf.txt | awk "{ print \$2 }" | sort -u > h.$f &&
+		awk -v f=$f: "\$1 == f { print \$2 }" st.pf.txt | sort -u > raw.$f &&
+		awk -v f=$f: "\$1 == f { print \$2 }" h.pf.txt | sort -u > h.$f &&
 		echo "perfetto $f: $(wc -l < raw.$f) values, $(wc -l < h.$f) hashed" &&
 		[ "$(wc -l < raw.$f)" = "$(wc -l < h.$f)" ] && [ -z "$(comm -12 raw.$f h.$f)" ] || exit 1
 	done &&
