@@ -22,17 +22,18 @@
 enum { O_RAWIP = 256, O_HASH };
 
 struct dump {
+	struct analysis a;		/* the file, its symbols, task names and decoder */
+	struct kmt_file *f;
 	struct kmt_hashptr hash;
 	struct kmt_flags *gfp_names;	/* from the file's formats, or NULL */
 	struct analysis_opts an;	/* -p, --comm, --time */
 	uint64_t lo, hi;		/* the same in the trace clock */
-	struct kmt_symbols *syms;
-	struct kmt_comms *comms;
 	bool raw_ip, all;
 	uint64_t t0;
 	bool started;
+	bool *shown;			/* per CPU: was its last event shown? Its stack follows it */
 	/*
-	 * With -a: the allocation model, fed every event, says which
+	 * The allocation model, fed every event: with -a it says which
 	 * allocation each stack was given to (the rules are its own).
 	 */
 	struct kmt_model *m;
@@ -75,13 +76,23 @@ static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
 static const char *site_str(const struct dump *dp, uint64_t a, char *buf, size_t len)
 {
 	uint64_t off;
-	const char *fn = dp->raw_ip ? NULL : kmt_symbols_lookup(dp->syms, a, &off);
+	const char *fn = dp->raw_ip ? NULL : kmt_symbols_lookup(dp->a.syms, a, &off);
 
 	if (fn)
 		snprintf(buf, len, "%s+0x%" PRIx64, fn, off);
 	else
 		kmt_hashptr_fmt(&dp->hash, a, buf, len);
 	return buf;
+}
+
+/* The names of gfp flags, from the file's own print format: mm_page_alloc's, else kmalloc's (NULL: none). */
+static struct kmt_flags *gfp_names_of(const struct kmt_formats *fs)
+{
+	const struct kmt_format *fmt = kmt_formats_find(fs, "kmem", "mm_page_alloc");
+
+	if (!fmt)
+		fmt = kmt_formats_find(fs, "kmem", "kmalloc");
+	return fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
 }
 
 /* gfp=GFP_KERNEL|__GFP_ZERO, named from the file's own print format. */
@@ -111,7 +122,7 @@ static void stack_claim(const struct dump *dp, const struct kmt_event *ev)
 
 static void print_event(const struct dump *dp, const struct kmt_event *ev)
 {
-	const char *comm = kmt_comm_name(dp->comms, ev->pid);
+	const char *comm = kmt_comm_name(dp->a.comms, ev->pid);
 	char site[256], p[32], g[512];
 	uint64_t t = since(dp->t0, ev->ts);
 	uint32_t i;
@@ -163,7 +174,7 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 		printf(" cache=%.*s", (int)ev->name_len, ev->name);
 	if (ev->node >= 0 && ev->kind != KMT_EV_PAGE_ALLOC)
 		printf(" node=%d", ev->node);
-	if (ev->kind == KMT_EV_STACK && dp->m)
+	if (ev->kind == KMT_EV_STACK && dp->all)
 		stack_claim(dp, ev);
 	putchar('\n');
 	for (i = 0; i < ev->nr_stack; i++) {
@@ -182,155 +193,102 @@ static bool wanted(const struct dump *dp, const struct kmt_event *ev)
 		return false;
 	if (dp->an.mo.pid && ev->pid != dp->an.mo.pid)
 		return false;
-	if (dp->an.mo.comm && strcmp(kmt_comm_name(dp->comms, ev->pid), dp->an.mo.comm))
+	if (dp->an.mo.comm && strcmp(kmt_comm_name(dp->a.comms, ev->pid), dp->an.mo.comm))
 		return false;
 	return true;
 }
 
-/* What the stream says of losses and damage, to the model as the analysis says it. */
-static void feed_marker(struct dump *dp, const struct kmt_srec *sr, int mb)
+/*
+ * The first thing of the trace: the trace's own start, once; every time
+ * printed counts from it (kmt_analyse() has set dp->t0 by then).
+ */
+static void start(struct dump *dp)
 {
-	if (sr->buffer != mb)
-		return;
-	if (sr->skip)
-		kmt_model_gap(dp->m, sr->cpu, sr->skip->ts_from, sr->skip->ts_to);
-	else if (sr->lost_marker && sr->truncated)
-		kmt_model_truncated(dp->m, sr->cpu, sr->rec.ts);
-	else if (sr->lost_marker)
-		kmt_model_lost(dp->m, sr->cpu, sr->lost, sr->rec.ts);
+	const struct kmt_file_info *fi = kmt_file_info(dp->f);
+
+	dp->started = true;
+	dp->lo = dp->an.window[0] > 0 ? dp->t0 + (uint64_t)(dp->an.window[0] * 1e9) : 0;
+	dp->hi = dp->an.window[1] >= 0 ? dp->t0 + (uint64_t)(dp->an.window[1] * 1e9) : UINT64_MAX;
+	printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
+	       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
 }
 
-static int run(struct dump *dp, struct kmt_file *f)
+/* A loss, a cut end or damaged data passed over, where the stream meets it. */
+static void show_marker(void *arg, const struct kmt_marker *mk, const struct kmt_skip *skip)
 {
-	const struct kmt_file_info *fi = kmt_file_info(f);
-	struct kmt_decoder *dec;
-	struct kmt_stream *s;
+	struct dump *dp = arg;
+
+	if (!dp->started)
+		start(dp);
+	if (skip && skip->cpu < 0)
+		printf("OTHER CPUS: DATA MISSING (the file ends at byte %" PRIu64 ")\n", skip->from);
+	else if (skip)
+		printf("CPU %d: DAMAGED DATA SKIPPED HERE (bytes %" PRIu64 "-%" PRIu64 "%s)\n",
+		       mk->cpu, skip->from, skip->to, skip->to_end ? ", to its end" : "");
+	else if (mk->kind == KMT_MARK_TRUNCATED)
+		printf("CPU %d: RECORDING TRUNCATED HERE\n", mk->cpu);
+	else if (mk->lost > 0)
+		printf("CPU %d: LOST %" PRId64 " %s\n", mk->cpu, mk->lost,
+		       mk->kind == KMT_MARK_LOST ? "EVENTS" : "ACCESS SAMPLES");
+	else
+		printf("CPU %d: LOST %s\n", mk->cpu, mk->kind == KMT_MARK_LOST ? "EVENTS" : "ACCESS SAMPLES");
+}
+
+/* An event, after the model took it. A stack follows its event on that CPU (-a shows them, and whose they are). */
+static void show_event(void *arg, const struct kmt_event *ev)
+{
+	struct dump *dp = arg;
+	bool *shown = &dp->shown[ev->cpu >= 0 && ev->cpu < KMT_MAX_CPUS ? ev->cpu : KMT_MAX_CPUS];
+
+	if (!dp->started)
+		start(dp);
+	note_task(dp->a.comms, ev);
+	if (ev->kind == KMT_EV_STACK) {
+		if (*shown && dp->all)
+			print_event(dp, ev);
+		return;
+	}
+	if (ev->kind == KMT_EV_ACCESS) {
+		/* Of the samples' buffer: no stack follows it. */
+		if (wanted(dp, ev))
+			print_event(dp, ev);
+		return;
+	}
+	*shown = wanted(dp, ev);
+	if (*shown)
+		print_event(dp, ev);
+}
+
+/*
+ * The trace, through the analysis's own pipeline (kmt_analyse(): the
+ * model of every event, the window left to wanted()), printed as it goes.
+ */
+static int run(struct dump *dp, const char *path)
+{
+	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1, .each = show_event, .marker = show_marker,
+				       .arg = dp, .t0 = &dp->t0 };
+	struct kmt_model_opts mo = { 0 };
 	struct kmt_diag d = { 0 };
-	struct kmt_srec sr;
-	struct kmt_event ev;
-	struct kmt_skip *lost = NULL;
-	size_t len, nr_lost = 0;
-	const char *text;
-	int bufs[2] = { kmt_file_main_buffer(f), kmt_file_access_buffer(f) };
-	int mb = bufs[0], nb = bufs[1] >= 0 ? 2 : 1, ncpu, ret;
-	bool *shown;
+	int mb;
 
-	text = kmt_file_kallsyms(f, &len);
-	dp->syms = kmt_symbols_parse(text, len);
-	dp->comms = kmt_comms_new();
-	text = kmt_file_cmdlines(f, &len);
-	if (dp->comms)
-		kmt_comms_parse(dp->comms, text, len);
-	dec = kmt_decoder_new(kmt_file_formats(f), fi->big_endian, fi->kernel_long_size);
-	if (!dp->syms || !dp->comms || !dec)
-		return error("out of memory");
-	if (dp->all) {
-		struct kmt_model_opts mo = { .syms = dp->syms, .cmdlines = dp->comms };
-
-		kmt_model_opts_from_file(&mo, f);
-		if (!(dp->m = kmt_model_new(&mo)))
-			return error("out of memory");
-	}
-	{
-		const struct kmt_format *fmt = kmt_formats_find(kmt_file_formats(f), "kmem", "mm_page_alloc");
-
-		if (!fmt)
-			fmt = kmt_formats_find(kmt_file_formats(f), "kmem", "kmalloc");
-		dp->gfp_names = fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
-	}
-	if (mb < 0) {
-		kmt_decoder_free(dec);
-		kmt_model_free(dp->m);
+	if (analysis_open(&dp->a, path, 0))
+		return EXIT_FAIL;
+	dp->f = dp->a.f;
+	dp->gfp_names = gfp_names_of(kmt_file_formats(dp->f));
+	mb = kmt_file_main_buffer(dp->f);
+	if (mb < 0)
 		return EXIT_OK;
-	}
-	s = kmt_stream_open_buffers(f, bufs, nb, 0, 1, &d);
-	/* Per CPU: was the last event shown? Its stack follows it there. */
-	ncpu = kmt_file_buffer(f, mb)->nr_cpus + (nb > 1 ? kmt_file_buffer(f, bufs[1])->nr_cpus : 0);
-	shown = calloc((size_t)ncpu + 1, sizeof(*shown));
-	if (!s || !shown) {
-		kmt_decoder_free(dec);
-		kmt_model_free(dp->m);
-		kmt_stream_close(s);
-		free(shown);
-		return error("%s", s ? "out of memory" : d.msg);
-	}
-	while ((ret = kmt_stream_next(s, &sr, &d)) > 0) {
-		if (!dp->started) {
-			/* The trace's own start, once; every time printed counts from it. */
-			dp->started = true;
-			dp->t0 = sr.rec.ts;
-			dp->lo = dp->an.window[0] > 0 ? dp->t0 + (uint64_t)(dp->an.window[0] * 1e9) : 0;
-			dp->hi = dp->an.window[1] >= 0 ? dp->t0 + (uint64_t)(dp->an.window[1] * 1e9) : UINT64_MAX;
-			printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
-			       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
-		}
-		if (dp->m)
-			feed_marker(dp, &sr, mb);
-		if (sr.skip) {
-			struct kmt_skip *v = realloc(lost, sizeof(*v) * (nr_lost + 1));
-
-			if (!v) {
-				ret = kmt_diag_set(&d, -ENOMEM, "out of memory");
-				break;
-			}
-			lost = v;
-			lost[nr_lost++] = *sr.skip;
-			if (sr.cpu < 0)
-				printf("OTHER CPUS: DATA MISSING (the file ends at byte %" PRIu64 ")\n",
-				       sr.skip->from);
-			else
-				printf("CPU %d: DAMAGED DATA SKIPPED HERE (bytes %" PRIu64 "-%" PRIu64 "%s)\n",
-				       sr.cpu, sr.skip->from, sr.skip->to, sr.skip->to_end ? ", to its end" : "");
-			continue;
-		}
-		if (sr.lost_marker) {
-			const char *what = sr.buffer == mb ? "EVENTS" : "ACCESS SAMPLES";
-
-			if (sr.truncated)
-				printf("CPU %d: RECORDING TRUNCATED HERE\n", sr.cpu);
-			else if (sr.lost > 0)
-				printf("CPU %d: LOST %" PRId64 " %s\n", sr.cpu, sr.lost, what);
-			else
-				printf("CPU %d: LOST %s\n", sr.cpu, what);
-			continue;
-		}
-		ret = kmt_decode(dec, &sr.rec, sr.cpu, &ev);
-		if (ret < 0) {
-			error("%s: CPU %d, page at offset %" PRIu64 ": a record (time %" PRIu64
-			      ") does not fit its format", fi->path, sr.cpu,
-			      kmt_stream_offset(s, sr.idx), sr.rec.ts);
-			ret = KMT_EFORMAT;
-			d.msg[0] = '\0';	/* said already */
-			break;
-		}
-		if (ret == 0)
-			continue;
-		note_task(dp->comms, &ev);
-		if (dp->m && kmt_model_event(dp->m, &ev)) {
-			ret = kmt_diag_set(&d, -ENOMEM, "out of memory");
-			break;
-		}
-		/* A stack follows its event on that CPU (-a shows them, and whose they are). */
-		if (ev.kind == KMT_EV_STACK) {
-			if (shown[sr.idx] && dp->all)
-				print_event(dp, &ev);
-			continue;
-		}
-		shown[sr.idx] = wanted(dp, &ev);
-		if (shown[sr.idx])
-			print_event(dp, &ev);
-	}
-	if (ret < 0 && d.msg[0])
-		error("%s", d.msg);
-	kmt_stream_close(s);
-	kmt_decoder_free(dec);
-	kmt_model_free(dp->m);
-	free(shown);
+	mo.syms = dp->a.syms;
+	mo.cmdlines = dp->a.comms;
+	kmt_model_opts_from_file(&mo, dp->f);
+	dp->m = dp->a.m = kmt_model_new(&mo);
+	dp->shown = calloc(KMT_MAX_CPUS + 1, sizeof(*dp->shown));
+	if (!dp->m || !dp->shown)
+		return error("out of memory");
+	if (kmt_analyse(dp->f, mb, dp->a.dec, dp->m, &ao, &dp->a.res, &d))
+		return error("%s", d.msg);
 	/* Every event that could be read, then what a damaged file lost. */
-	if (ret >= 0 && file_damage(f, dp->syms, lost, nr_lost))
-		ret = KMT_EFORMAT;
-	free(lost);
-	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+	return file_damage(dp->f, dp->a.syms, dp->a.res.skipped, dp->a.res.nr_skipped) ? EXIT_FAIL : EXIT_OK;
 }
 
 static int dump_opt(void *arg, int id, const char *value)
@@ -352,20 +310,15 @@ int cmd_dump(int argc, char **argv)
 {
 	struct dump dp = { .an = ANALYSIS_OPTS_INIT };
 	const char *path = "kmemtrace.dat";
-	struct kmt_diag d = { 0 };
-	struct kmt_file *f;
 	int ret, code, i;
 
 	code = opt_parse(&dump_help, argc, argv, dump_opt, &dp, &i);
 	code = code >= 0 ? code : opt_file(&dump_help, argc, argv, i, &path);
 	if (code >= 0)
 		return code;
-	if (kmt_file_open(&f, path, &d))
-		return error("%s", d.msg);
-	ret = run(&dp, f);
-	kmt_symbols_free(dp.syms);
-	kmt_comms_free(dp.comms);
+	ret = run(&dp, path);
+	free(dp.shown);
 	kmt_flags_free(dp.gfp_names);
-	kmt_file_close(f);
+	analysis_close(&dp.a);
 	return ret;
 }

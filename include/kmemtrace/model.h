@@ -437,6 +437,28 @@ void kmt_model_truncated(struct kmt_model *m, int cpu, uint64_t ts);
  * missing. Every event up to @to is judged as after a loss of unknown size.
  */
 void kmt_model_gap(struct kmt_model *m, int cpu, uint64_t from, uint64_t to);
+
+/*
+ * What a marker of the stream (kmt_srec: lost_marker or skip) is to the
+ * model: the one mapping for every reader of a stream (kmt_analyse(),
+ * dump -a, top). A part of the model's buffer passed over is a gap
+ * (kmt_model_gap()) from the CPU's last record before it to its first
+ * after; a CPU's recording cut short, a truncation; lost events, a loss;
+ * any marker of another buffer (the watchpoint samples'), lost samples.
+ */
+enum kmt_marker_kind { KMT_MARK_LOST, KMT_MARK_TRUNCATED, KMT_MARK_GAP, KMT_MARK_ACCESS_LOST };
+struct kmt_marker {
+	enum kmt_marker_kind kind;
+	int cpu;
+	int64_t lost;			/* LOST, ACCESS_LOST: how many, -1 unknown */
+	uint64_t ts, to;		/* where; a gap: from @ts to @to */
+};
+/* @sr's marker, for a model of @buffer's events. */
+void kmt_marker_of(const struct kmt_srec *sr, int buffer, struct kmt_marker *mk);
+/* Does @mk count for a model of the window [@lo, @hi] (0, UINT64_MAX: all)? */
+bool kmt_marker_in(const struct kmt_marker *mk, uint64_t lo, uint64_t hi);
+/* @mk into the model (kmt_model_lost(), _truncated(), _gap() or _access_lost()). */
+void kmt_model_marker(struct kmt_model *m, const struct kmt_marker *mk);
 /*
  * Only the naming in a fork, exec, rename or new-task event (one before
  * the analysed window): not counted as an event.
@@ -635,8 +657,18 @@ uint64_t kmt_life_bucket_ns(int b);
 
 struct kmt_analyse_opts {
 	double t_start, t_end;		/* seconds from the first event; < 0: open */
-	/* Called for every decoded event in the window, after the model. */
+	/*
+	 * Called for every decoded event in the window, after the model took
+	 * it (and no later event: the model can be asked of it, as
+	 * kmt_model_stack_claim()), on one thread, in the stream's order.
+	 */
 	void (*each)(void *arg, const struct kmt_event *ev);
+	/*
+	 * Called for every marker in the window (kmt_marker_in()), after the
+	 * model, in order with the events: what it is to the model, and the
+	 * part of a damaged file passed over (NULL if none).
+	 */
+	void (*marker)(void *arg, const struct kmt_marker *mk, const struct kmt_skip *skip);
 	void *arg;
 	/* If set, receives the first record's time as soon as it is read. */
 	uint64_t *t0;

@@ -42,12 +42,12 @@
 #define RING 8				/* batches between the feed thread and top's */
 #define WAIT_NS 5000000L		/* top's thread looks at the clock and the ticker this often */
 
-/* What an item of the stream is to the model. */
-enum item { IT_NONE, IT_EVENT, IT_LOST, IT_UNREAD, IT_MISFIT };
+/* What an item of the stream is to the model: an event, a marker, a record that does not fit its format. */
+enum item { IT_NONE, IT_EVENT, IT_MARKER, IT_MISFIT };
 
 struct batch {
-	struct kmt_event ev[BATCH];	/* markers: their cpu and ts */
-	int64_t lost[BATCH];		/* IT_LOST: the count (-1: unknown) */
+	struct kmt_event ev[BATCH];	/* IT_MISFIT: its cpu and ts */
+	struct kmt_marker mk[BATCH];	/* IT_MARKER: what it is (kmt_marker_of()) */
 	uint8_t what[BATCH];
 	unsigned int n;
 	struct kmt_live_page *held;	/* read to the end as it filled: back once it is fed */
@@ -346,10 +346,10 @@ uint64_t feed_queued(const struct top *t)
 }
 
 /*
- * The stream's next item, decoded into @ev (markers: its cpu and ts, the
- * loss in @lost): IT_*, 0 at the safe time or the end, < 0 error.
+ * The stream's next item, decoded into @ev, or a marker into @mk: IT_*, 0
+ * at the safe time or the end, < 0 error.
  */
-static int next_item(struct top *t, struct kmt_event *ev, int64_t *lost, struct kmt_diag *d)
+static int next_item(struct top *t, struct kmt_event *ev, struct kmt_marker *mk, struct kmt_diag *d)
 {
 	struct kmt_srec sr;
 	int ret;
@@ -358,20 +358,17 @@ static int next_item(struct top *t, struct kmt_event *ev, int64_t *lost, struct 
 		ret = kmt_stream_next(t->stream, &sr, d);
 		if (ret <= 0)
 			return ret == -EAGAIN ? 0 : ret;
-		if (sr.lost_marker) {
-			ev->cpu = sr.cpu;
-			ev->ts = sr.rec.ts;
-			*lost = sr.skip ? -1 : sr.lost;
+		if (sr.lost_marker || sr.skip) {
+			kmt_marker_of(&sr, sr.buffer, mk);	/* one buffer: every marker is of it */
 			if (sr.skip && !*t->why)
 				/* Said when the model gets there, if nothing was said before. */
 				snprintf(t->why, sizeof(t->why), "%s", sr.skip->why);
-			return sr.skip ? IT_UNREAD : IT_LOST;
+			return IT_MARKER;
 		}
 		ret = kmt_decode(t->dec, &sr.rec, sr.cpu, ev);
 		if (ret < 0) {
 			ev->cpu = sr.cpu;
 			ev->ts = sr.rec.ts;
-			*lost = -1;
 			return IT_MISFIT;
 		}
 		if (ret)
@@ -381,18 +378,24 @@ static int next_item(struct top *t, struct kmt_event *ev, int64_t *lost, struct 
 
 /*
  * A marker, into the model; the first page that could not be read, or
- * record that does not fit its format, is said (once: the events are
- * counted as lost).
+ * record that does not fit its format (its event counted as lost, of an
+ * unknown number), is said once.
  */
-static void marker(struct top *t, enum item what, const struct kmt_event *ev, int64_t lost)
+static void marker(struct top *t, enum item what, const struct kmt_event *ev, const struct kmt_marker *mk)
 {
-	if (what == IT_UNREAD && !t->failed)
-		warning("CPU %d: a page cannot be read (%s): its events are counted as lost", ev->cpu, t->why);
-	if (what == IT_MISFIT && !t->failed)
-		warning("CPU %d: a record does not fit its format: its event is counted as lost", ev->cpu);
-	if (what != IT_LOST)
+	if (what == IT_MISFIT) {
+		if (!t->failed)
+			warning("CPU %d: a record does not fit its format: its event is counted as lost", ev->cpu);
 		t->failed = true;
-	kmt_model_lost(t->m, ev->cpu, lost, ev->ts);
+		kmt_model_lost(t->m, ev->cpu, -1, ev->ts);
+		return;
+	}
+	if (mk->kind == KMT_MARK_GAP) {
+		if (!t->failed)
+			warning("CPU %d: a page cannot be read (%s): its events are counted as lost", mk->cpu, t->why);
+		t->failed = true;
+	}
+	kmt_model_marker(t->m, mk);
 }
 
 /* Is a snapshot due, or the pump's time up? */
@@ -430,7 +433,7 @@ static int feed_round(struct feed *f, bool all, struct kmt_diag *d)
 		return ret;
 	for (;;) {
 		b = &f->b[f->prod % RING];
-		ret = next_item(t, &b->ev[b->n], &b->lost[b->n], d);
+		ret = next_item(t, &b->ev[b->n], &b->mk[b->n], d);
 		if (ret <= 0)
 			break;
 		b->what[b->n++] = (uint8_t)ret;
@@ -494,7 +497,7 @@ static int feed_batch(struct top *t, struct batch *b)
 			__builtin_prefetch(b->ev[k].name);
 	while (i < b->n) {
 		if (b->what[i] != IT_EVENT) {
-			marker(t, b->what[i], &b->ev[i], b->lost[i]);
+			marker(t, b->what[i], &b->ev[i], &b->mk[i]);
 			i++;
 			continue;
 		}
@@ -591,7 +594,7 @@ int feed_pump(struct top *t, bool all)
 {
 	struct kmt_diag d = { 0 };
 	struct kmt_event ev;
-	int64_t lost;
+	struct kmt_marker mk;
 	uint64_t n = 0;
 	int ret;
 
@@ -601,9 +604,9 @@ int feed_pump(struct top *t, bool all)
 	else {
 		if (take_all(t, all, &d))
 			return error("%s", d.msg);
-		while ((ret = next_item(t, &ev, &lost, &d)) > 0) {
+		while ((ret = next_item(t, &ev, &mk, &d)) > 0) {
 			if (ret != IT_EVENT) {
-				marker(t, ret, &ev, lost);
+				marker(t, ret, &ev, &mk);
 				continue;
 			}
 			if (kmt_model_event(t->m, &ev))

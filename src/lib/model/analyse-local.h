@@ -24,7 +24,7 @@
  * sleeps until the ring has job.low batches (consumer) or has only that
  * many left (producer): fewer wake-ups than at every batch. The one model
  * takes 16 and 2: at -j 2 on two cores 0.90-0.94x the wall time of 8 and
- * 4, a stage seldom idle for long (design notes); in shards, whose
+ * 4, a stage seldom idle for long (bench/results/stages.md); in shards, whose
  * batches stay in flight longer, 8 and 4 (16 cost them 2-5%).
  */
 #define NB 16
@@ -41,9 +41,10 @@
 
 /*
  * What an item of a batch is: an event for the model, a task's name
- * before the window (only names matter there), a marker, or nothing.
+ * before the window (only names matter there), nothing, or a marker
+ * (IT_MARK + its enum kmt_marker_kind: batch_marker()).
  */
-enum item { IT_EVENT, IT_LOST, IT_TRUNCATED, IT_ACCESS_LOST, IT_NAME, IT_GAP, IT_SKIP };
+enum item { IT_EVENT, IT_NAME, IT_SKIP, IT_MARK };
 
 /* The bytes a batch's events point to: their strings and stacks, copied out of the records. */
 struct arena {
@@ -58,7 +59,7 @@ static inline size_t ev_bytes(const struct kmt_event *ev)
 }
 
 struct batch {
-	/* markers: cpu, ts, lost in bytes_req; a gap's end in bytes_alloc */
+	/* markers: cpu, ts, lost in bytes_req, a gap's end in bytes_alloc (batch_marker()) */
 	struct kmt_event ev[BATCH];
 	/*
 	 * item i's event: &ev[i], or (in parts) the part's own, which the
@@ -72,6 +73,20 @@ struct batch {
 	unsigned int n;
 	struct arena ar;		/* (in parts: the parts' arenas) */
 };
+
+/*
+ * Item @i of @b, a marker (b->what[i] >= IT_MARK), and the part of a
+ * damaged file it passed over (a copy in the batch's arena), or NULL.
+ */
+static inline struct kmt_marker batch_marker(const struct batch *b, unsigned int i,
+					     const struct kmt_skip **skip)
+{
+	const struct kmt_event *ev = b->evp[i];
+
+	*skip = (const struct kmt_skip *)(const void *)ev->str2;
+	return (struct kmt_marker){ .kind = (enum kmt_marker_kind)(b->what[i] - IT_MARK), .cpu = ev->cpu,
+				    .lost = (int64_t)ev->bytes_req, .ts = ev->ts, .to = ev->bytes_alloc };
+}
 
 /*
  * What a record kmt_decode() returned @ret for is to the model: nothing
@@ -269,8 +284,8 @@ bool hand(struct job *j);
 struct batch *room(struct job *j, size_t need);
 /* @ev (and copies of what it points to) as @what; false: stop. */
 bool put_event(struct job *j, const struct kmt_event *ev, enum item what);
-int take_marker(struct job *j, const struct kmt_skip *skip, bool other, int cpu, int64_t lost,
-		bool truncated, uint64_t ts);
+/* A marker of the stream (a part of a damaged file passed over is also kept in the result). */
+int take_marker(struct job *j, const struct kmt_srec *sr);
 int take_record(struct job *j, uint64_t ts);
 int analyse_misfit(const struct job *j, struct kmt_diag *d, int ret, const struct kmt_stream *s,
 		   const struct kmt_srec *sr);

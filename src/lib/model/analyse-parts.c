@@ -277,9 +277,15 @@ static int take_part(struct job *j, struct part *p, const struct part_item *it)
 	ev = &p->b[p->taken % NBP].s[p->cur].ev;
 	switch (it->what) {
 	case P_SKIP:
-	case P_LOST:
-		return take_marker(j, (const struct kmt_skip *)(const void *)ev->name, it->other, ev->cpu,
-				   (int64_t)ev->bytes_req, it->truncated, it->ts);
+	case P_LOST: {
+		/* The marker as the part's stream gave it. */
+		struct kmt_srec sr = { .rec.ts = it->ts, .cpu = ev->cpu, .lost = (int64_t)ev->bytes_req,
+				       .buffer = it->other ? kmt_file_access_buffer(j->f) : j->buffer,
+				       .lost_marker = true, .truncated = it->truncated,
+				       .skip = (const struct kmt_skip *)(const void *)ev->name };
+
+		return take_marker(j, &sr);
+	}
 	case P_END:
 		j->ret = p->ret;
 		j->d = p->d;

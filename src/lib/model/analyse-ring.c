@@ -114,23 +114,27 @@ bool put_event(struct job *j, const struct kmt_event *ev, enum item what)
 	return true;
 }
 
-static bool put_marker(struct job *j, enum item what, int cpu, int64_t lost, uint64_t ts)
+/* @mk (and @skip, may be NULL) as the batch's next item (batch_marker() reads it back). */
+static bool put_marker(struct job *j, const struct kmt_marker *mk, const struct kmt_skip *skip)
 {
-	struct batch *b = room(j, 0);
+	struct batch *b = room(j, skip ? sizeof(*skip) + 7 : 0);
 
 	if (!b)
 		return false;
-	b->ev[b->n] = (struct kmt_event){ .cpu = cpu, .ts = ts, .bytes_req = (uint64_t)lost };
+	b->ev[b->n] = (struct kmt_event){ .cpu = mk->cpu, .ts = mk->ts, .bytes_req = (uint64_t)mk->lost,
+					  .bytes_alloc = mk->to };
+	if (skip) {
+		/* A struct: on its alignment, after strings of any length. */
+		b->ar.used = ALIGN_UP(b->ar.used, 8);
+		b->ev[b->n].str2 = arena_keep(&b->ar, skip, sizeof(*skip));
+	}
 	b->evp[b->n] = &b->ev[b->n];
-	b->what[b->n++] = (uint8_t)what;
+	b->what[b->n++] = (uint8_t)(IT_MARK + mk->kind);
 	return true;
 }
 
-/*
- * A part of a damaged file passed over: kept for the caller, and a gap for
- * the model where it meets the window.
- */
-static bool put_skip(struct job *j, const struct kmt_skip *g, bool other, int cpu)
+/* A part of a damaged file passed over, kept for the caller. */
+static bool keep_skip(struct job *j, const struct kmt_skip *g)
 {
 	struct kmt_skip *v = realloc(j->res.skipped, sizeof(*v) * (j->res.nr_skipped + 1));
 
@@ -140,13 +144,6 @@ static bool put_skip(struct job *j, const struct kmt_skip *g, bool other, int cp
 	}
 	j->res.skipped = v;
 	v[j->res.nr_skipped++] = *g;
-	if (other)
-		return put_marker(j, IT_ACCESS_LOST, cpu, -1, 0);
-	if (g->ts_from > j->hi || g->ts_to < j->lo)
-		return true;
-	if (!put_marker(j, IT_GAP, cpu, -1, g->ts_from))
-		return false;
-	filling(j)->ev[filling(j)->n - 1].bytes_alloc = g->ts_to;
 	return true;
 }
 
@@ -183,25 +180,19 @@ static void start_at(struct job *j, uint64_t ts)
 		j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
 }
 
-/*
- * A marker at @ts on @cpu (of the job's buffer, or @other): a part passed
- * over (@skip), events lost (@lost, -1 unknown), or the end of a CPU's
- * recording cut short (@truncated).
- */
-int take_marker(struct job *j, const struct kmt_skip *skip, bool other, int cpu, int64_t lost,
-		       bool truncated, uint64_t ts)
+/* A marker, to the model where it meets the window (kmt_marker_in()). */
+int take_marker(struct job *j, const struct kmt_srec *sr)
 {
+	struct kmt_marker mk;
+
 	if (!j->started)
-		start_at(j, ts);
-	if (skip)
-		return put_skip(j, skip, other, cpu) ? T_GO : T_FAIL;
-	if (other)
-		return put_marker(j, IT_ACCESS_LOST, cpu, lost, 0) ? T_GO : T_FAIL;
-	if (truncated && ts <= j->hi)
-		return put_marker(j, IT_TRUNCATED, cpu, -1, ts) ? T_GO : T_FAIL;
-	if (ts >= j->lo && ts <= j->hi)
-		return put_marker(j, IT_LOST, cpu, lost, ts) ? T_GO : T_FAIL;
-	return T_GO;
+		start_at(j, sr->rec.ts);
+	if (sr->skip && !keep_skip(j, sr->skip))
+		return T_FAIL;
+	kmt_marker_of(sr, j->buffer, &mk);
+	if (!kmt_marker_in(&mk, j->lo, j->hi))
+		return T_GO;
+	return put_marker(j, &mk, sr->skip) ? T_GO : T_FAIL;
 }
 
 /* A record at @ts: counted, and the end of the window found. */

@@ -46,32 +46,33 @@ static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
 		case IT_EVENT:
 			for (k = i + 1; k < b->n && b->what[k] == IT_EVENT; k++)
 				;
-			if (consume_run(j, m, b, i, k)) {
+			if (j->o && j->o->each) {
+				/* One at a time: the callback may ask the model about its event. */
+				for (; i < k && !consume_run(j, m, b, i, i + 1); i++, j->fed++)
+					j->o->each(j->o->arg, b->evp[i]);
+			} else if (!consume_run(j, m, b, i, k)) {
+				if (m == j->m)
+					j->fed += k - i;
+				i = k;
+			}
+			if (i < k) {
 				j->mret = -ENOMEM;
 				return;
 			}
-			if (m == j->m)
-				j->fed += k - i;
-			for (; j->o && j->o->each && i < k; i++)
-				j->o->each(j->o->arg, b->evp[i]);
-			i = k;
 			continue;
-		case IT_LOST:
-			kmt_model_lost(m, ev->cpu, (int64_t)ev->bytes_req, ev->ts);
-			break;
-		case IT_TRUNCATED:
-			kmt_model_truncated(m, ev->cpu, ev->ts);
-			break;
-		case IT_ACCESS_LOST:
-			kmt_model_access_lost(m, (int64_t)ev->bytes_req);
-			break;
-		case IT_GAP:
-			kmt_model_gap(m, ev->cpu, ev->ts, ev->bytes_alloc);
-			break;
 		case IT_NAME:
 			b->route[i].pos = model_pos(m);
 			kmt_model_name_event(m, ev);
 			break;
+		default: {
+			const struct kmt_skip *skip;
+			struct kmt_marker mk = batch_marker(b, i, &skip);
+
+			kmt_model_marker(m, &mk);
+			if (j->o && j->o->marker)
+				j->o->marker(j->o->arg, &mk, skip);
+			break;
+		}
 		}
 		i++;
 	}
@@ -208,7 +209,7 @@ unsigned int make_shards(struct job *j)
 	unsigned int n = kmt_model_shards_for(kmt_file_threads(j->f)), k;
 
 	j->ms[0] = j->m;
-	if (n < 2 || !j->threaded || (j->o && j->o->each) || kmt_file_access_buffer(j->f) >= 0 ||
+	if (n < 2 || !j->threaded || (j->o && (j->o->each || j->o->marker)) || kmt_file_access_buffer(j->f) >= 0 ||
 	    !kmt_model_shardable(j->m))
 		return 1;
 	for (k = 1; k < n; k++)

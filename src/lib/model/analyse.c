@@ -59,8 +59,7 @@ static int take(struct job *j, struct kmt_stream *s, const struct kmt_srec *sr)
 	int ret;
 
 	if (sr->skip || sr->lost_marker)
-		return take_marker(j, sr->skip, sr->buffer != j->buffer, sr->cpu, sr->lost, sr->truncated,
-				   sr->rec.ts);
+		return take_marker(j, sr);
 	if ((ret = take_record(j, sr->rec.ts)) != T_GO)
 		return ret;
 	/* Decoded in place, into the batch's next slot: no copy of the event. */

@@ -5,7 +5,8 @@
  * damaged file that could not be read. Each starts a new "loss epoch":
  * an object whose allocation or free may lie in the gap is uncertain,
  * never a leak or misuse. A gap with an end in time stays open until
- * then: every event in it is judged as after a loss.
+ * then: every event in it is judged as after a loss. What a stream's
+ * marker is to them is said here once (kmt_marker_of()), for every reader.
  */
 #include <kmemtrace/model.h>
 #include "model-local.h"
@@ -68,4 +69,55 @@ void kmt_model_gap(struct kmt_model *m, int cpu, uint64_t from, uint64_t to)
 	m->sum.damaged_gaps++;
 	m->gap_until = MAX(m->gap_until, to);
 	model_detail_gap(m, cpu, -1, from, to == UINT64_MAX);
+}
+
+void kmt_marker_of(const struct kmt_srec *sr, int buffer, struct kmt_marker *mk)
+{
+	*mk = (struct kmt_marker){ .kind = KMT_MARK_LOST, .cpu = sr->cpu, .lost = sr->lost, .ts = sr->rec.ts };
+	if (sr->buffer != buffer) {
+		mk->kind = KMT_MARK_ACCESS_LOST;
+		if (sr->skip)
+			mk->lost = -1;
+	} else if (sr->skip) {
+		mk->kind = KMT_MARK_GAP;
+		mk->lost = -1;
+		mk->ts = sr->skip->ts_from;
+		mk->to = sr->skip->ts_to;
+	} else if (sr->truncated) {
+		mk->kind = KMT_MARK_TRUNCATED;
+		mk->lost = -1;
+	}
+}
+
+bool kmt_marker_in(const struct kmt_marker *mk, uint64_t lo, uint64_t hi)
+{
+	switch (mk->kind) {
+	case KMT_MARK_LOST:
+		return mk->ts >= lo && mk->ts <= hi;
+	case KMT_MARK_TRUNCATED:
+		return mk->ts <= hi;		/* the CPU's events after it are missing */
+	case KMT_MARK_GAP:
+		return mk->ts <= hi && mk->to >= lo;
+	case KMT_MARK_ACCESS_LOST:
+		break;
+	}
+	return true;
+}
+
+void kmt_model_marker(struct kmt_model *m, const struct kmt_marker *mk)
+{
+	switch (mk->kind) {
+	case KMT_MARK_LOST:
+		kmt_model_lost(m, mk->cpu, mk->lost, mk->ts);
+		break;
+	case KMT_MARK_TRUNCATED:
+		kmt_model_truncated(m, mk->cpu, mk->ts);
+		break;
+	case KMT_MARK_GAP:
+		kmt_model_gap(m, mk->cpu, mk->ts, mk->to);
+		break;
+	case KMT_MARK_ACCESS_LOST:
+		kmt_model_access_lost(m, mk->lost);
+		break;
+	}
 }
