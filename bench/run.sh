@@ -3,7 +3,9 @@
 # Run benchmarks and rebuild bench/RESULTS.md. Each benchmark writes its own
 # section to bench/results/NAME.md (stamped with date, machine, versions);
 # RESULTS.md is those sections in a fixed order, so one benchmark can be
-# re-run without losing the others. Needs root (tracefs), hackbench, perf.
+# re-run without losing the others; what follows a line "<!-- kept by hand -->"
+# in a section's file is carried over when it is rewritten. Needs root
+# (tracefs), hackbench, perf.
 #   bench/run.sh [record] [record-ab (KMT_A=OLD_BINARY)] [defaults] [bufsize] [percpu] [wcpus] [stack] [report] [stages] [jobs] [shards] [kmap] [outputs] [top] [memflat] [watch] [house]  (default: record report outputs)
 #   (house: OLD=/path/to/old/kmemtrace, the binary before a change that should change nothing)
 #   bench/run.sh --assemble                             (only rebuild RESULTS.md)
@@ -25,6 +27,8 @@ for b in $which; do
 			echo
 			echo "_Run $(date -u '+%Y-%m-%d %H:%M UTC'); $(machine); kmemtrace $("$KMT" --version | awk '{ print $2 }'), $(perf --version 2>/dev/null || echo 'no perf')._"
 		} >> "$tmp"
+		# What follows the marker in the old file is kept by hand: carried over.
+		[ -f "$here/results/$b.md" ] && sed -n '/^<!-- kept by hand -->$/,$p' "$here/results/$b.md" >> "$tmp"
 		mv "$tmp" "$here/results/$b.md"
 	else
 		echo "bench/run.sh: $b failed; results/$b.md left as it was" >&2
