@@ -224,25 +224,21 @@ void kmt_analyse_result_release(struct kmt_analyse_result *res)
 	res->nr_skipped = 0;
 }
 
-int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
-		struct kmt_model *m, const struct kmt_analyse_opts *o,
-		struct kmt_analyse_result *res, struct kmt_diag *d)
+/*
+ * The job: the model's shards, the ring's size, the stream in parts or
+ * not; NULL on ENOMEM.
+ */
+static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
+			   struct kmt_model *m, const struct kmt_analyse_opts *o)
 {
 	struct job *j = line_alloc(sizeof(*j));
-	struct shard_arg sa[MAX_SHARDS];
-	pthread_t th, sth[MAX_SHARDS];
-	uint64_t inflated[2];
-	unsigned int k, started = 1;
-	int ret, i;
+	unsigned int k;
+	int i;
 
-	memset(res, 0, sizeof(*res));
 	if (!j)
-		return kmt_diag_set(d, -ENOMEM, "out of memory");
+		return NULL;
 	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
 			   .stats = o && o->stats, .wake_at = { UINT64_MAX, UINT64_MAX } };
-	inflated[0] = kmt_file_inflate_ns(f, true);
-	inflated[1] = kmt_file_inflate_ns(f, false);
-	j->pool_waited = kmt_file_wait_ns(f);
 	pthread_mutex_init(&j->mu, NULL);
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_init(&j->cv[i], NULL);
@@ -271,41 +267,67 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	for (k = 0; k < j->nms; k++)
 		j->ms[k]->seq_given = j->seq_in_parts;
 	j->parts_wake_at = PARTS_FAR;
-	if (j->threaded && pthread_create(&th, NULL, produce_main, j)) {
-		j->threaded = false;
-		j->nparts = 0;
-		j->seq_in_parts = m->seq_given = false;
-		sink_end(j);
-		sink_fold(j);
-		for (k = 1; k < j->nms; k++)
-			kmt_model_free(j->ms[k]);
-		j->nms = 1;
-		kmt_model_shard(m, 0, 1);
-	}
-	if (j->threaded) {
-		/* Shards 1.. on threads of their own, shard 0 on this one. */
-		for (k = 1; k < j->nms && !j->mret; k++, started++) {
-			sa[k] = (struct shard_arg){ j, k };
-			if (pthread_create(&sth[k], NULL, consume_main, &sa[k])) {
-				kmt_lock(&j->mu);
-				j->mret = -ENOMEM;
-				j->stop = true;
-				pthread_mutex_unlock(&j->mu);
-			}
-		}
-		if (!j->mret)
-			consume_all(j, 0);
-		/* Done, or stopped: the others see it. */
-		for (k = 1; k < started; k++)
-			pthread_join(sth[k], NULL);
-		kmt_lock(&j->mu);
-		j->stop = true;		/* the producer may wait for room */
-		wake(j, CV_ALL);
-		pthread_mutex_unlock(&j->mu);
-		pthread_join(th, NULL);
-	} else {
+	return j;
+}
+
+/* No thread for the producer after all: the one model, on this thread. */
+static void job_unthread(struct job *j)
+{
+	unsigned int k;
+
+	j->threaded = false;
+	j->nparts = 0;
+	j->seq_in_parts = j->m->seq_given = false;
+	sink_end(j);
+	sink_fold(j);
+	for (k = 1; k < j->nms; k++)
+		kmt_model_free(j->ms[k]);
+	j->nms = 1;
+	kmt_model_shard(j->m, 0, 1);
+}
+
+/*
+ * The stages: the producer on a thread, shard 0 on this one, the other
+ * shards on threads of their own; or all on this one.
+ */
+static void job_run(struct job *j)
+{
+	struct shard_arg sa[MAX_SHARDS];
+	pthread_t th, sth[MAX_SHARDS];
+	unsigned int k, started = 1;
+
+	if (j->threaded && pthread_create(&th, NULL, produce_main, j))
+		job_unthread(j);
+	if (!j->threaded) {
 		produce(j);
+		return;
 	}
+	for (k = 1; k < j->nms && !j->mret; k++, started++) {
+		sa[k] = (struct shard_arg){ j, k };
+		if (pthread_create(&sth[k], NULL, consume_main, &sa[k])) {
+			kmt_lock(&j->mu);
+			j->mret = -ENOMEM;
+			j->stop = true;
+			pthread_mutex_unlock(&j->mu);
+		}
+	}
+	if (!j->mret)
+		consume_all(j, 0);
+	/* Done, or stopped: the others see it. */
+	for (k = 1; k < started; k++)
+		pthread_join(sth[k], NULL);
+	kmt_lock(&j->mu);
+	j->stop = true;		/* the producer may wait for room */
+	wake(j, CV_ALL);
+	pthread_mutex_unlock(&j->mu);
+	pthread_join(th, NULL);
+}
+
+/* The shards folded into the model, the clones into the consumer. */
+static void job_merge(struct job *j)
+{
+	unsigned int k;
+
 	/* The shards' last writings out, before the live objects (kmt_model_finish()). */
 	sink_end(j);
 	if (j->nms > 1) {
@@ -316,45 +338,78 @@ int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 	}
 	/* The consumer's clones, with the stack ids of the merged model. */
 	sink_fold(j);
-	if (j->stats)
-		stage_stats(j, inflated);
+}
+
+/* What the job ends with: 0, or an error in @d. */
+static int job_result(struct job *j, struct kmt_analyse_result *res, struct kmt_diag *d)
+{
+	const char *path = kmt_file_info(j->f)->path;
+	const struct kmt_analyse_opts *o = j->o;
+	int ret = j->ret, i;
+
 	*res = j->res;
-	ret = j->ret;
 	if (j->mret)
 		ret = kmt_diag_set(d, -ENOMEM, "%s: out of memory in the allocation model after %" PRIu64
-				   " events; the results would be incomplete", kmt_file_info(f)->path, j->fed);
+				   " events; the results would be incomplete", path, j->fed);
 	else if (ret < 0)
 		*d = j->d;
 	else if (j->started && j->lo > j->seen && !j->past_hi)
 		ret = kmt_diag_set(d, -ERANGE, "%s: the window starts at %.6f s, but the trace ends at %.6f s",
-				   kmt_file_info(f)->path, (double)(j->lo - res->t0) / 1e9,
-				   (double)(j->seen - res->t0) / 1e9);
+				   path, (double)(j->lo - res->t0) / 1e9, (double)(j->seen - res->t0) / 1e9);
 	if (!ret && (!o || (o->t_start <= 0 && o->t_end < 0))) {
 		/* The whole trace: its losses are what the ring buffers counted. */
-		const struct kmt_buffer *b = kmt_file_buffer(f, buffer);
+		const struct kmt_buffer *b = kmt_file_buffer(j->f, j->buffer);
 
 		for (i = 0; b && i < b->nr_stats; i++)
 			if (b->stats[i].valid) {
-				kmt_model_ring_lost(m, b->stats[i].cpu, kmt_cpustat_lost(&b->stats[i], 0));
-				kmt_model_lost_after_death(m, b->stats[i].after_death);
+				kmt_model_ring_lost(j->m, b->stats[i].cpu, kmt_cpustat_lost(&b->stats[i], 0));
+				kmt_model_lost_after_death(j->m, b->stats[i].after_death);
 			}
 	}
 	if (!ret) {
 		/* The window's end if the trace goes on past it, else the trace's. */
 		res->t_end = j->past_hi ? j->hi : j->seen;
-		if (kmt_model_finish(m, res->t_end))
+		if (kmt_model_finish(j->m, res->t_end))
 			ret = kmt_diag_set(d, -ENOMEM, "%s: out of memory in the allocation model; the "
-					   "results would be incomplete", kmt_file_info(f)->path);
+					   "results would be incomplete", path);
 	}
 	if (ret)
 		kmt_analyse_result_release(res);
+	return ret;
+}
+
+static void job_free(struct job *j)
+{
+	int i;
+
 	for (i = 0; i < NB; i++)
 		free(j->b[i].ar.p);
 	parts_free(j);
-	kmt_file_set_threads(f, kmt_file_threads(f));	/* its readers from now on inflate as -j says */
+	kmt_file_set_threads(j->f, kmt_file_threads(j->f));	/* its readers from now on inflate as -j says */
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_destroy(&j->cv[i]);
 	pthread_mutex_destroy(&j->mu);
 	line_free(j, sizeof(*j));
+}
+
+int kmt_analyse(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
+		struct kmt_model *m, const struct kmt_analyse_opts *o,
+		struct kmt_analyse_result *res, struct kmt_diag *d)
+{
+	uint64_t inflated[2] = { kmt_file_inflate_ns(f, true), kmt_file_inflate_ns(f, false) };
+	uint64_t pool_waited = kmt_file_wait_ns(f);
+	struct job *j;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!(j = job_new(f, buffer, dec, m, o)))
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	j->pool_waited = pool_waited;
+	job_run(j);
+	job_merge(j);
+	if (j->stats)
+		stage_stats(j, inflated);
+	ret = job_result(j, res, d);
+	job_free(j);
 	return ret;
 }
