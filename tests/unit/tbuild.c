@@ -107,6 +107,11 @@ static char *data_path(const char *file)
 	return path;
 }
 
+const char *tb_data_path(const char *file)
+{
+	return data_path(file);
+}
+
 void tb_format_file(struct tb *tb, const char *system, const char *file)
 {
 	struct sbuf sb = { 0 };
@@ -317,6 +322,14 @@ const uint8_t *tb_cpu_data(struct tb *tb, int cpu, uint64_t *size)
 {
 	*size = tb->cpu[cpu].data.len;
 	return (const uint8_t *)tb->cpu[cpu].data.buf;
+}
+
+const uint8_t *tb_access_data(struct tb *tb, int cpu, uint64_t *size)
+{
+	if (tb->acc)
+		kmt_pagew_flush(&tb->acc[cpu].w);
+	*size = tb->acc ? tb->acc[cpu].data.len : 0;
+	return tb->acc ? (const uint8_t *)tb->acc[cpu].data.buf : NULL;
 }
 
 static const char header_page_6_18[] =

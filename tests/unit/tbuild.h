@@ -69,6 +69,8 @@ void tb_access_lost(struct tb *tb, int cpu, int64_t lost);
 int tb_write(struct tb *tb, const char *path, int version, enum kmt_zalg zalg);
 /* Raw data of @cpu (whole pages so far), for page-level tests. */
 const uint8_t *tb_cpu_data(struct tb *tb, int cpu, uint64_t *size);
+/* The same of @cpu's kmemtrace watch samples, its page closed (no sample yet: NULL, *@size 0). */
+const uint8_t *tb_access_data(struct tb *tb, int cpu, uint64_t *size);
 
 /* Short forms for the common memory events. */
 void tb_kmalloc(struct tb *tb, int cpu, uint64_t ts, int pid, uint64_t site, uint64_t ptr,
@@ -78,6 +80,9 @@ void tb_cache_alloc(struct tb *tb, int cpu, uint64_t ts, int pid, uint64_t site,
 		    const char *cache, uint64_t req, uint64_t alloc);
 void tb_cache_free(struct tb *tb, int cpu, uint64_t ts, int pid, uint64_t site, uint64_t ptr,
 		   const char *cache);
+
+/* The path of @file under tests/data (or $KMT_TESTDATA), valid until the next call. */
+const char *tb_data_path(const char *file);
 
 /* A temporary file name, removed by tb_cleanup(). */
 const char *tb_tmpname(const char *tag);
