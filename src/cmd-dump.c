@@ -29,6 +29,7 @@ struct dump {
 	struct analysis_opts an;	/* -p, --comm, --time */
 	uint64_t lo, hi;		/* the same in the trace clock */
 	bool raw_ip, all;
+	bool matched;			/* an event of the task asked for, in the window */
 	uint64_t t0;
 	bool started;
 	bool *shown;			/* per CPU: was its last event shown? Its stack follows it */
@@ -185,17 +186,17 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 	}
 }
 
-static bool wanted(const struct dump *dp, const struct kmt_event *ev)
+/* Is @ev in the window and of the task asked for (any task: dp->matched says one was)? */
+static bool wanted(struct dump *dp, const struct kmt_event *ev)
 {
-	if (!dp->all && (ev->kind >= KMT_EV_FORK && ev->kind <= KMT_EV_STACK))
-		return false;
 	if (ev->ts < dp->lo || ev->ts > dp->hi)
 		return false;
 	if (dp->an.mo.pid && ev->pid != dp->an.mo.pid)
 		return false;
 	if (dp->an.mo.comm && strcmp(kmt_comm_name(dp->a.comms, ev->pid), dp->an.mo.comm))
 		return false;
-	return true;
+	dp->matched = true;
+	return dp->all || ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_STACK;
 }
 
 /*
@@ -207,8 +208,8 @@ static void start(struct dump *dp)
 	const struct kmt_file_info *fi = kmt_file_info(dp->f);
 
 	dp->started = true;
-	dp->lo = dp->an.window[0] > 0 ? dp->t0 + (uint64_t)(dp->an.window[0] * 1e9) : 0;
-	dp->hi = dp->an.window[1] >= 0 ? dp->t0 + (uint64_t)(dp->an.window[1] * 1e9) : UINT64_MAX;
+	dp->lo = dp->an.window[0] > 0 ? kmt_window_at(dp->t0, dp->an.window[0]) : 0;
+	dp->hi = dp->an.window[1] >= 0 ? kmt_window_at(dp->t0, dp->an.window[1]) : UINT64_MAX;
 	printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
 	       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
 }
@@ -273,6 +274,7 @@ static int run(struct dump *dp, const char *path)
 
 	if (analysis_open(&dp->a, path, 0))
 		return EXIT_FAIL;
+	analysis_tuning(&ao.shards, &ao.parts);
 	dp->f = dp->a.f;
 	dp->gfp_names = gfp_names_of(kmt_file_formats(dp->f));
 	mb = kmt_file_main_buffer(dp->f);
@@ -287,6 +289,11 @@ static int run(struct dump *dp, const char *path)
 		return error("out of memory");
 	if (kmt_analyse(dp->f, mb, dp->a.dec, dp->m, &ao, &dp->a.res, &d))
 		return error("%s", d.msg);
+	if (dp->started && dp->lo > dp->a.res.t_end)
+		return error("%s: the window starts at %.6f s, but the trace ends at %.6f s", path,
+			     dp->an.window[0], (double)(dp->a.res.t_end - dp->t0) / 1e9);
+	if ((dp->an.mo.pid || dp->an.mo.comm) && !dp->matched)
+		analysis_unmatched(path, &dp->an.mo, dp->an.window[0] > 0 || dp->an.window[1] >= 0);
 	/* Every event that could be read, then what a damaged file lost. */
 	return file_damage(dp->f, dp->a.syms, dp->a.res.skipped, dp->a.res.nr_skipped) ? EXIT_FAIL : EXIT_OK;
 }

@@ -490,7 +490,7 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n);
 /*
  * How many shards -j @jobs gives the model (1: one model): from 4 on,
  * @jobs less 2 (the thread that reads and the one that routes), at most
- * 32; $KMT_MODEL_SHARDS says it for tests and benchmarks (1 to 64).
+ * 32 (kmt_analyse_opts.shards says otherwise, up to 64).
  */
 unsigned int kmt_model_shards_for(int jobs);
 
@@ -655,8 +655,14 @@ uint64_t kmt_life_bucket_ns(int b);
  * kmemtrace kmap are thin layers over this.
  */
 
+/* The trace-clock time @s seconds after @t0: a window's end, to the nearest nanosecond. */
+static inline uint64_t kmt_window_at(uint64_t t0, double s)
+{
+	return t0 + (uint64_t)(s * 1e9 + 0.5);
+}
+
 struct kmt_analyse_opts {
-	double t_start, t_end;		/* seconds from the first event; < 0: open */
+	double t_start, t_end;		/* seconds from the first event (kmt_window_at()); < 0: open */
 	/*
 	 * Called for every decoded event in the window, after the model took
 	 * it (and no later event: the model can be asked of it, as
@@ -674,6 +680,12 @@ struct kmt_analyse_opts {
 	uint64_t *t0;
 	/* Measure the CPU time of each stage into the result's stats. */
 	bool stats;
+	/*
+	 * The model in @shards shards (1 to 64) and the stream read in @parts
+	 * parts (1: none, at most 16), where they can be; 0: as the file's
+	 * threads say (kmt_model_shards_for()). For tests and benchmarks.
+	 */
+	unsigned int shards, parts;
 };
 
 /*
@@ -755,6 +767,7 @@ typedef void (*kmt_finding_fn)(void *arg, const struct kmt_finding *f);
 struct kmt_check_opts {
 	bool model;			/* run the allocation model too */
 	bool stats;			/* time its stages (kmt_check_result.stats) */
+	unsigned int shards, parts;	/* the model's (kmt_analyse_opts) */
 	kmt_finding_fn fn;
 	/*
 	 * Once, before the first finding: the time of the trace's first

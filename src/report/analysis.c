@@ -40,6 +40,15 @@ int analysis_jobs(int jobs)
 	return cpus > ANALYSIS_MAX_JOBS ? ANALYSIS_MAX_JOBS : cpus;
 }
 
+void analysis_tuning(unsigned int *shards, unsigned int *parts)
+{
+	const char *s = getenv("KMT_MODEL_SHARDS"), *p = getenv("KMT_PARTS");
+
+	*shards = s && *s ? (unsigned int)MAX(atoi(s), 1) : 0;
+	if (parts)
+		*parts = p && *p ? (unsigned int)MAX(atoi(p), 1) : 0;
+}
+
 int analysis_open(struct analysis *a, const char *path, int jobs)
 {
 	const struct kmt_file_info *fi;
@@ -91,6 +100,7 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 
 	if (buffer && b < 0)
 		return error("%s: no buffer '%s'", a->path, buffer);
+	analysis_tuning(&ao.shards, &ao.parts);
 	mo->cmdlines = a->comms;
 	mo->syms = a->syms;
 	mo->slab_aliases = a->aliases;
@@ -114,17 +124,20 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 	if (mo->cache && !kmt_model_summary(a->m)->cache_matched)
 		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
 			mo->cache, t_start > 0 || t_end >= 0 ? " window" : "");
-	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched) {
-		char what[64];
-
-		if (mo->pid)
-			snprintf(what, sizeof(what), "with pid %d", (int)mo->pid);
-		else
-			snprintf(what, sizeof(what), "named '%.40s'", mo->comm);
-		warning("%s: no task %s is in the trace%s: nothing to report", a->path, what,
-			t_start > 0 || t_end >= 0 ? " window" : "");
-	}
+	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched)
+		analysis_unmatched(a->path, mo, t_start > 0 || t_end >= 0);
 	return EXIT_OK;
+}
+
+void analysis_unmatched(const char *path, const struct kmt_model_opts *mo, bool window)
+{
+	char what[64];
+
+	if (mo->pid)
+		snprintf(what, sizeof(what), "with pid %d", (int)mo->pid);
+	else
+		snprintf(what, sizeof(what), "named '%.40s'", mo->comm);
+	warning("%s: no task %s is in the trace%s: nothing to report", path, what, window ? " window" : "");
 }
 
 struct progress {

@@ -57,6 +57,14 @@ int analysis_jobs(int jobs);
  */
 int analysis_open(struct analysis *a, const char *path, int jobs);
 /*
+ * How many shards the model and parts the stream take (kmt_analyse_opts):
+ * $KMT_MODEL_SHARDS and $KMT_PARTS, for tests and benchmarks; 0: as -j
+ * says. @parts may be NULL.
+ */
+void analysis_tuning(unsigned int *shards, unsigned int *parts);
+/* -p or --comm (@mo) matched no task of the trace (its @window): say so, once. */
+void analysis_unmatched(const char *path, const struct kmt_model_opts *mo, bool window);
+/*
  * Build the model from @mo (and @hooks, may be NULL) and run @buffer (NULL:
  * the main one) through it within [t_start, t_end] seconds (< 0: open).
  * EXIT_OK, or EXIT_FAIL with the message printed.

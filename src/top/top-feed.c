@@ -34,6 +34,7 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefs.h>
 
+#include "report/analysis.h"
 #include "util/util.h"
 #include "top.h"
 
@@ -157,6 +158,7 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	struct kmt_comms *comms;
 	struct kmt_model_opts mo = { .comm = t->comm };
 	char ev[160];
+	unsigned int n;
 	int i, ret;
 
 	/* Merged slab caches, named as report names them (none if sysfs does not say). */
@@ -217,7 +219,8 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	if (t->jobs < 2)
 		return 0;
 	/* Only with the feed thread: its batches keep the events until every shard has taken them. */
-	t->shards = kmt_model_shards_new(t->m, kmt_model_shards_for(t->jobs));
+	analysis_tuning(&n, NULL);
+	t->shards = kmt_model_shards_new(t->m, n ? n : kmt_model_shards_for(t->jobs));
 	return feed_start(t, d);
 }
 

@@ -37,15 +37,14 @@
 unsigned int parts_wanted(const struct job *j)
 {
 	int bufs[2] = { j->buffer, kmt_file_access_buffer(j->f) }, k, n = 0;
-	const char *env = getenv("KMT_PARTS");
 	int p = MIN(MAX(kmt_file_threads(j->f) / 4, 2), MAX_PARTS);
 
 	if (!j->threaded || j->nms < 2)
 		return 0;
 	for (k = 0; k < (bufs[1] >= 0 && bufs[1] != j->buffer ? 2 : 1); k++)
 		n += kmt_file_buffer(j->f, bufs[k]) ? kmt_file_buffer(j->f, bufs[k])->nr_cpus : 0;
-	if (env && *env)
-		p = MIN(MAX(atoi(env), 1), MAX_PARTS);
+	if (j->o && j->o->parts)
+		p = (int)MIN(j->o->parts, MAX_PARTS);
 	p = MIN(p, n);
 	return p >= 2 ? (unsigned int)p : 0;
 }

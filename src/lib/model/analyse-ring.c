@@ -175,9 +175,9 @@ static void start_at(struct job *j, uint64_t ts)
 	if (o && o->t0)
 		*o->t0 = j->res.t0;
 	if (o && o->t_start > 0)
-		j->lo = j->res.t0 + (uint64_t)(o->t_start * 1e9);
+		j->lo = kmt_window_at(j->res.t0, o->t_start);
 	if (o && o->t_end >= 0)
-		j->hi = j->res.t0 + (uint64_t)(o->t_end * 1e9);
+		j->hi = kmt_window_at(j->res.t0, o->t_end);
 }
 
 /* A marker, to the model where it meets the window (kmt_marker_in()). */

@@ -203,10 +203,13 @@ void *consume_main(void *arg)
 	return NULL;
 }
 
-/* The model's shards where it can be sharded (kmt_model_shards_for(): how many). */
+/* The model's shards where it can be sharded (kmt_analyse_opts.shards, or kmt_model_shards_for(): how many). */
 unsigned int make_shards(struct job *j)
 {
 	unsigned int n = kmt_model_shards_for(kmt_file_threads(j->f)), k;
+
+	if (j->o && j->o->shards)
+		n = MIN(j->o->shards, MAX_SHARDS);
 
 	j->ms[0] = j->m;
 	if (n < 2 || !j->threaded || (j->o && (j->o->each || j->o->marker)) || kmt_file_access_buffer(j->f) >= 0 ||

@@ -66,19 +66,13 @@ struct kmt_model_shards {
  * (bench/RESULTS.md), kmap's and pprof's too (2 shards at -j 2 on two
  * cores: kmap 0.98-1.08x the wall time and a third more CPU, pprof
  * 1.4x). Every shard looks at every batch: each costs about 2-3 ns of
- * CPU per event of the stream (measured, design notes), so past 32,
+ * CPU per event of the stream (bench/results/shards.md), so past 32,
  * where each shard's share of a stack-heavy trace is already under the
- * merge's time, more shards add CPU and no speed. $KMT_MODEL_SHARDS says
- * how many (up to MODEL_SHARDS_MAX), for tests and benchmarks.
+ * merge's time, more shards add CPU and no speed.
  */
 unsigned int kmt_model_shards_for(int jobs)
 {
-	const char *env = getenv("KMT_MODEL_SHARDS");
-	unsigned int n = jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1;
-
-	if (env && *env)
-		n = (unsigned int)MIN(MAX(atoi(env), 1), MODEL_SHARDS_MAX);
-	return n;
+	return jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1;
 }
 
 static void *shard_main(void *arg)
