@@ -246,6 +246,7 @@ struct readback {
 	uint64_t events[8];
 	uint64_t first_ts[8], last_ts[8];
 	int markers[8];
+	uint64_t marked_at[8];		/* the CPU's records before its first marker */
 	int64_t lost[8][4];		/* the markers' counts, in order */
 	bool truncated[8];		/* its last marker said so */
 	uint64_t total;
@@ -272,6 +273,8 @@ static void read_back(const char *path, bool access, struct readback *rb)
 	while ((ret = kmt_stream_next(st, &sr, &d)) > 0) {
 		assert_true(sr.cpu >= 0 && sr.cpu < 8);
 		if (sr.lost_marker) {
+			if (!rb->markers[sr.cpu])
+				rb->marked_at[sr.cpu] = rb->events[sr.cpu];
 			if (rb->markers[sr.cpu] < 4)
 				rb->lost[sr.cpu][rb->markers[sr.cpu]] = sr.lost;
 			rb->markers[sr.cpu]++;
@@ -752,9 +755,12 @@ static void set_commit(uint8_t *page, uint64_t commit)
 /*
  * A recorder killed mid-write leaves a torn last page: it is cut off, at
  * finalising and when a recovery appends to the file. A page whose header
- * cannot be right (commit beyond the page) ends the CPU's data there: the
- * pages before it are kept and counted, nothing crashes, and the file
- * reads back with exactly those events.
+ * cannot be right (commit beyond the page) is a gap of unknown size where
+ * it is, and only that: the pages after it are kept (the readers pass over
+ * a bad page and go on), the file has it as an empty page flagged with
+ * events lost and no count, timed at the CPU's last event before it (not
+ * at its header's nonsense: the stream stays in order), and the result
+ * counts what the file holds, the census and the stream alike.
  */
 static void test_finalize_torn_and_damaged(void **state)
 {
@@ -763,7 +769,9 @@ static void test_finalize_torn_and_damaged(void **state)
 	struct kmt_finalize_result res;
 	struct tb *tb = tb_new(2, 0);
 	struct kmt_diag d = { 0 };
+	struct kmt_census c;
 	struct kmt_spool *s;
+	struct kmt_file *f;
 	struct readback rb;
 	uint8_t *copy, junk[100];
 	const uint8_t *data;
@@ -785,7 +793,8 @@ static void test_finalize_torn_and_damaged(void **state)
 	data = tb_cpu_data(tb, 1, &size);
 	assert_int_equal(size, 10 * 4096);
 	memcpy(copy, data, size);
-	set_commit(copy + 3 * 4096, 5000);	/* page 4: commit past its 4080 data bytes */
+	set_commit(copy + 3 * 4096, 5000);	/* page 4: commit past its 4080 data bytes, */
+	memcpy(copy + 3 * 4096, &(uint64_t){ 1ULL << 50 }, 8);	/* its time nonsense */
 	put_cpu(s, KMT_SPOOL_MAIN, 1, copy, size);
 	free(copy);
 
@@ -793,17 +802,38 @@ static void test_finalize_torn_and_damaged(void **state)
 	assert_int_equal(res.cpus[0].events, 10 * PER_PAGE);
 	assert_int_equal(res.cpus[0].pages, 10);
 	assert_int_equal(res.cpus[0].bytes, 10 * 4096);
-	assert_int_equal(res.cpus[1].events, 3 * PER_PAGE);
-	assert_int_equal(res.cpus[1].pages, 3);
-	assert_int_equal(res.cpus[1].bytes, 3 * 4096);
-	assert_int_equal(res.cpus[1].last_ts, 1000 + 3 * PER_PAGE - 1);
-	assert_int_equal(res.events, 13 * PER_PAGE);
-	assert_int_equal(res.raw_bytes, 13 * 4096);
+	assert_int_equal(res.cpus[0].lost_pages, 0);
+	assert_int_equal(res.cpus[1].events, 9 * PER_PAGE);	/* 648: all but page 4's */
+	assert_int_equal(res.cpus[1].pages, 10);
+	assert_int_equal(res.cpus[1].bytes, 10 * 4096);
+	assert_int_equal(res.cpus[1].first_ts, 1000);
+	assert_int_equal(res.cpus[1].last_ts, 1000 + 10 * PER_PAGE - 1);	/* 1719 */
+	assert_int_equal(res.cpus[1].lost_pages, 1);
+	assert_int_equal(res.cpus[1].lost_unknown, 1);
+	assert_int_equal(res.cpus[1].lost, 0);
+	assert_int_equal(res.events, 19 * PER_PAGE);
+	assert_int_equal(res.raw_bytes, 20 * 4096);
 	read_back(tpath("out.dat"), false, &rb);
 	assert_int_equal(rb.events[0], 10 * PER_PAGE);
-	assert_int_equal(rb.events[1], 3 * PER_PAGE);
-	assert_int_equal(rb.last_ts[1], 1000 + 3 * PER_PAGE - 1);
-	assert_int_equal(rb.markers[0] + rb.markers[1], 0);
+	assert_int_equal(rb.events[1], 9 * PER_PAGE);
+	assert_int_equal(rb.last_ts[1], 1000 + 10 * PER_PAGE - 1);
+	assert_int_equal(rb.markers[0], 0);
+	assert_int_equal(rb.markers[1], 1);
+	assert_int_equal(rb.lost[1][0], -1);
+	assert_int_equal(rb.marked_at[1], 3 * PER_PAGE);	/* after page 3, where page 4 was */
+	if (kmt_file_open(&f, tpath("out.dat"), &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(kmt_census_run(&c, f, 0, &d), 0);
+	assert_int_equal(c.nr_skipped, 0);	/* nothing a reader must pass over */
+	assert_int_equal(c.cpus[1].events, res.cpus[1].events);
+	assert_int_equal(c.cpus[1].pages, res.cpus[1].pages);
+	assert_int_equal(c.cpus[1].lost_pages, res.cpus[1].lost_pages);
+	assert_int_equal(c.cpus[1].lost_unknown, res.cpus[1].lost_unknown);
+	assert_int_equal(c.cpus[1].last_ts, res.cpus[1].last_ts);
+	assert_int_equal(c.events, res.events);
+	assert_int_equal(c.lost, res.lost);
+	kmt_census_release(&c);
+	kmt_file_close(f);
 
 	/* Appending (a recovery) cuts the torn page off and goes on at the last whole one. */
 	fd = kmt_spool_cpu_append(s, KMT_SPOOL_MAIN, 0, 4096, &d);
@@ -823,6 +853,145 @@ static void test_finalize_torn_and_damaged(void **state)
 	assert_int_equal(kmt_spool_cpu_create(s, KMT_SPOOL_MAIN, 0, &d), -EEXIST);
 	assert_non_null(strstr(d.msg, "cannot create"));
 	kmt_spool_close(s);
+	tb_free(tb);
+}
+
+/*
+ * A page whose events go wrong part way (page 4 of 10: nine kmallocs, then
+ * half an event header) keeps the events before the bad one, as the
+ * readers do, and is a gap of unknown size: 3 x 72 + 9 + 6 x 72 = 657
+ * events up to 1719, in the result as in the file (the stream, the
+ * census), the gap marked where page 4 starts (after the 216th: a page's
+ * flag says events were lost before it). The page is mended on its way
+ * into the file: the spool stays as it was, and finalising it again
+ * (uncompressed, freeing the spool as it goes) gives the same.
+ */
+static void test_finalize_bad_event(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct kmt_finalize_opts o = { .zalg = KMT_Z_ZSTD, .level = 1 };
+	struct kmt_finalize_result res;
+	struct tb *tb = tb_new(1, 0);
+	struct kmt_diag d = { 0 };
+	struct kmt_census c;
+	struct kmt_spool *s;
+	struct kmt_file *f;
+	struct readback rb;
+	const uint8_t *data;
+	uint8_t *copy, *now;
+	uint64_t size;
+	char path[64];
+	int k, fd, rfd;
+
+	tb_formats_6_18(tb);
+	ten_pages(tb, 0);
+	s = spool_make(tpath("spool"), cpus, 1);
+	data = tb_cpu_data(tb, 0, &size);
+	copy = malloc(size);
+	now = malloc(size);
+	memcpy(copy, data, size);
+	set_commit(copy + 3 * 4096, 9 * 56 + 2);	/* page 4: 9 events, then half a header */
+	put_cpu(s, KMT_SPOOL_MAIN, 0, copy, size);
+	for (k = 0; k < 2; k++) {
+		const char *out = tpath(k ? "again.dat" : "out.dat");
+
+		if (k) {
+			o.zalg = KMT_Z_NONE;
+			o.punch = true;
+		}
+		finalize(s, out, &o, &res);
+		/* The spool's file as it was; or, freed, all hole. */
+		fd = kmt_spool_cpu_append(s, KMT_SPOOL_MAIN, 0, 4096, &d);
+		assert_true(fd >= 0);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);	/* @fd: write-only */
+		rfd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(rfd >= 0);
+		assert_int_equal(pread(rfd, now, size, 0), size);
+		if (!k)
+			assert_memory_equal(now, copy, size);
+		else
+			assert_int_equal(lseek(rfd, 0, SEEK_DATA), -1);
+		close(rfd);
+		close(fd);
+		assert_int_equal(res.cpus[0].events, 3 * PER_PAGE + 9 + 6 * PER_PAGE);
+		assert_int_equal(res.cpus[0].pages, 10);
+		assert_int_equal(res.cpus[0].bytes, 10 * 4096);
+		assert_int_equal(res.cpus[0].first_ts, 1000);
+		assert_int_equal(res.cpus[0].last_ts, 1000 + 10 * PER_PAGE - 1);
+		assert_int_equal(res.cpus[0].lost_pages, 1);
+		assert_int_equal(res.cpus[0].lost_unknown, 1);
+		assert_int_equal(res.events, 657);
+		assert_int_equal(res.last_ts, 1719);
+		assert_int_equal(res.lost, 0);
+
+		read_back(out, false, &rb);
+		assert_int_equal(rb.events[0], res.cpus[0].events);
+		assert_int_equal(rb.last_ts[0], res.cpus[0].last_ts);
+		assert_int_equal(rb.markers[0], 1);
+		assert_int_equal(rb.lost[0][0], -1);
+		assert_int_equal(rb.marked_at[0], 3 * PER_PAGE);
+		if (kmt_file_open(&f, out, &d))
+			fail_msg("%s", d.msg);
+		assert_int_equal(kmt_census_run(&c, f, 0, &d), 0);
+		assert_int_equal(c.nr_skipped, 0);
+		assert_int_equal(c.events, res.events);
+		assert_int_equal(c.cpus[0].pages, res.cpus[0].pages);
+		assert_int_equal(c.cpus[0].last_ts, res.cpus[0].last_ts);
+		assert_int_equal(c.cpus[0].lost_pages, res.cpus[0].lost_pages);
+		assert_int_equal(c.cpus[0].lost_unknown, res.cpus[0].lost_unknown);
+		assert_int_equal(c.lost, res.lost);
+		kmt_census_release(&c);
+		kmt_file_close(f);
+	}
+	kmt_spool_close(s);
+	free(copy);
+	free(now);
+	tb_free(tb);
+}
+
+/*
+ * Events that died with a recorder (a recovery's line in the stats) are
+ * lost like those the ring buffer counted: 3 overrun + 7 died = 10 for
+ * CPU 0, in the result as in the file's census (kmemtrace record --recover
+ * and kmemtrace info say the same).
+ */
+static void test_finalize_died(void **state)
+{
+	static const int cpus[] = { 0 };
+	static const char stats[] = "CPU: 0\nentries: 0\noverrun: 3\ncommit overrun: 0\nbytes: 0\n"
+				    "dropped events: 0\nread events: 17\n"
+				    "kmemtrace lost when the recorder died: 7\n";
+	struct kmt_finalize_opts o = { .zalg = KMT_Z_ZSTD, .level = 1, .recovered = true };
+	struct kmt_finalize_result res;
+	struct tb *tb = tb_new(1, 0);
+	struct kmt_diag d = { 0 };
+	struct kmt_census c;
+	struct kmt_spool *s;
+	struct kmt_file *f;
+	int i;
+
+	tb_formats_6_18(tb);
+	for (i = 0; i < 10; i++)
+		tb_kmalloc(tb, 0, 100 + (uint64_t)i, 1, SITE, 0x1000 + (uint64_t)i * 8, 8, 8);
+	s = spool_make(tpath("spool"), cpus, 1);
+	put_tb_cpu(s, tb, 0, 0);
+	assert_int_equal(kmt_spool_put_stats(s, KMT_SPOOL_MAIN, 0, stats, strlen(stats), &d), 0);
+	finalize(s, tpath("out.dat"), &o, &res);
+	kmt_spool_close(s);
+	assert_int_equal(res.events, 10);
+	assert_true(res.cpus[0].has_stats);
+	assert_int_equal(kmt_finalize_cpu_lost(&res.cpus[0]), 10);
+	assert_int_equal(res.lost, 10);
+
+	if (kmt_file_open(&f, tpath("out.dat"), &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(kmt_buffer_cpustat(kmt_file_buffer(f, 0), 0)->died, 7);
+	assert_int_equal(kmt_census_run(&c, f, 0, &d), 0);
+	assert_int_equal(c.events, 10);
+	assert_int_equal(c.cpus[0].lost, kmt_finalize_cpu_lost(&res.cpus[0]));
+	assert_int_equal(c.lost, res.lost);
+	kmt_census_release(&c);
+	kmt_file_close(f);
 	tb_free(tb);
 }
 
@@ -1248,6 +1417,150 @@ static void test_recover_take(void **state)
 	kmt_file_close(f);
 }
 
+/* Cut page @page's data (layout @pl) after its @n-th record and 2 bytes: half a header. */
+static void cut_after(uint8_t *page, const struct kmt_page_layout *pl, int n)
+{
+	struct kmt_page pg;
+	struct kmt_page_iter it;
+	struct kmt_rec rec;
+	uint64_t commit;
+	int i;
+
+	assert_int_equal(kmt_page_load(&pg, page, 4096, pl, false, NULL), 0);
+	kmt_page_iter_init(&it, &pg);
+	for (i = 0; i < n; i++)
+		assert_int_equal(kmt_page_next(&it, &rec, NULL), 1);
+	commit = it.pos + 2;
+	assert_true(pl->commit_size == 8 || pl->commit_size == 4);
+	memcpy(page + pl->commit_offset, &commit, pl->commit_size);	/* little-endian */
+}
+
+/*
+ * A recorder died with a damaged page in its spool: its first page read
+ * (k1 markers) goes bad after 9, its second (k2) is whole, its third (l)
+ * died with it. The damaged page is a gap of unknown size and the pages
+ * after it count: kmt_recover_take() counts 9 + k2 kept, so k1 - 9 + l
+ * lost, marked on the first page moved; the file finalised from it holds
+ * 9 + k2 and all that was moved, the markers in order, its two gaps where
+ * they are (the first before the damaged page's 9), the result, the
+ * census and the stream agreeing.
+ */
+static void test_recover_damaged(void **state)
+{
+	struct kmt_finalize_opts o = { .zalg = KMT_Z_ZSTD, .level = 1, .recovered = true };
+	struct kmt_finalize_result fres;
+	struct kmt_recover_result res;
+	struct kmt_page_layout pl;
+	struct kmt_diag d = { 0 };
+	struct kmt_census c;
+	struct kmt_spool *s;
+	struct kmt_file *f;
+	struct kmt_stream *st;
+	struct kmt_srec sr;
+	struct sbuf hp = { 0 };
+	char name[64], path[512];
+	uint8_t page[3][4096];
+	uint64_t k1, k2, l, got = 0;
+	int cpus[KMT_MAX_CPUS], nr_cpus, fd, next = 0, nmark = 0, ret;
+	const struct kmt_field *bf;
+	cpu_set_t one;
+	pid_t dead;
+
+	if (!have_tracefs())
+		skip();
+	nr_cpus = kmt_tracefs_cpus(cpus, KMT_MAX_CPUS);
+	assert_true(nr_cpus > 0);
+	snprintf(path, sizeof(path), "%s/events/header_page", troot);
+	assert_int_equal(read_file(path, &hp), 0);
+	assert_int_equal(kmt_page_layout_parse(&pl, hp.buf, hp.len, &d), 0);
+	sbuf_release(&hp);
+	dead = dead_pid();
+	instance_name(name, sizeof(name), dead);
+	s = recover_spool(tpath("spool"), name, dead, cpus, nr_cpus);
+	if (kmt_instance_create(&tin, troot, name, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(kmt_instance_note_spool(&tin, tpath("spool")), 0);
+	if (kmt_instance_has(&tin, "buffer_subbuf_size_kb")) {
+		char kb[16];
+
+		assert_true(kmt_instance_read(&tin, "buffer_subbuf_size_kb", kb, sizeof(kb)) > 0);
+		if (atoi(kb) != 4)
+			skip();
+	}
+	CPU_ZERO(&one);
+	CPU_SET(cpus[0], &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	markers(&tin, 0, 600);
+	fd = kmt_instance_open_cpu(tin.path, cpus[0], "trace_pipe_raw", O_RDONLY | O_NONBLOCK, &d);
+	assert_true(fd >= 0);
+	for (ret = 0; ret < 3; ret++)
+		assert_int_equal(read(fd, page[ret], 4096), 4096);
+	close(fd);
+	k1 = page_events(page[0], 4096, &pl);
+	k2 = page_events(page[1], 4096, &pl);
+	l = page_events(page[2], 4096, &pl);
+	assert_true(k1 > 9 && k2 > 0 && l > 0 && k1 + k2 + l < 600);
+	cut_after(page[0], &pl, 9);
+	put_cpu(s, KMT_SPOOL_MAIN, cpus[0], page, 2 * 4096);
+	markers(&tin, 600, 100);
+
+	assert_int_equal(kmt_recover_take(s, troot, &res, &d), 0);
+	assert_true(res.found);
+	assert_int_equal(res.taken, 700 - k1 - k2 - l);
+	assert_int_equal(res.lost, k1 - 9 + l);
+	assert_int_equal(res.lost_at_end, 0);
+	assert_true(res.removed);
+	tin.created = false;
+
+	finalize(s, tpath("out.dat"), &o, &fres);
+	kmt_spool_close(s);
+	assert_false(fres.truncated);
+	assert_int_equal(fres.cpus[0].events, 700 - (k1 - 9) - l);
+	assert_int_equal(fres.cpus[0].lost, k1 - 9 + l);
+	assert_int_equal(fres.cpus[0].lost_pages, 2);
+	assert_int_equal(fres.cpus[0].lost_unknown, 1);
+	assert_int_equal(kmt_finalize_cpu_lost(&fres.cpus[0]), k1 - 9 + l);
+	assert_int_equal(fres.events, 700 - (k1 - 9) - l);
+
+	if (kmt_file_open(&f, tpath("out.dat"), &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(kmt_buffer_cpustat(kmt_file_buffer(f, 0), cpus[0])->died, k1 - 9 + l);
+	assert_int_equal(kmt_census_run(&c, f, 0, &d), 0);
+	assert_int_equal(c.nr_skipped, 0);
+	assert_int_equal(c.events, fres.events);
+	assert_int_equal(c.cpus[0].lost_pages, 2);
+	assert_int_equal(c.cpus[0].lost_unknown, 1);
+	assert_int_equal(c.lost, fres.lost);
+	kmt_census_release(&c);
+	bf = kmt_format_field(kmt_formats_find(kmt_file_formats(f), "ftrace", "print"), "buf");
+	assert_non_null(bf);
+	st = kmt_stream_open(f, 0, &d);
+	assert_non_null(st);
+	while ((ret = kmt_stream_next(st, &sr, &d)) > 0) {
+		assert_int_equal(sr.cpu, cpus[0]);
+		if (sr.lost_marker) {
+			/* Before the damaged page's first record; on the first page moved. */
+			assert_int_equal(got, nmark ? 9 + k2 : 0);
+			assert_int_equal(sr.lost, nmark ? (int64_t)(k1 - 9 + l) : -1);
+			nmark++;
+			continue;
+		}
+		if (got == 9)
+			next = (int)k1;		/* the rest of the damaged page */
+		if (got == 9 + k2)
+			next = (int)(k1 + k2 + l);	/* the page that died */
+		assert_int_equal(atoi((const char *)sr.rec.data + bf->offset + 1), next);
+		next++;
+		got++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(nmark, 2);
+	assert_int_equal(next, 700);
+	assert_int_equal(got, fres.events);
+	kmt_stream_close(st);
+	kmt_file_close(f);
+}
+
 static void released(void *arg)
 {
 	(*(int *)arg)++;
@@ -1356,6 +1669,102 @@ static void test_recorder(void **state)
 		kmt_file_close(f);
 		assert_int_equal(unlink(tpath("out.dat")), 0);
 	}
+}
+
+/*
+ * Finalising from held pages, a page of the spool file's part damaged
+ * (its commit past the page; the recorder halted): the pages after it
+ * are kept, the damaged one is a gap of unknown size where it was, and
+ * the result counts what the file holds (census, stream), every byte
+ * consumed as ever.
+ */
+static void test_finalize_held_damaged(void **state)
+{
+	struct kmt_finalize_opts o = { .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 4 };
+	struct kmt_recorder_opts ro = { .subbuf_size = 4096, .hold_bytes = 32 << 10 };
+	struct kmt_finalize_result res;
+	struct kmt_page_layout pl;
+	struct kmt_diag d = { 0 };
+	struct kmt_census c;
+	struct kmt_recorder *r;
+	struct kmt_spool *s;
+	struct kmt_file *f;
+	struct readback rb;
+	struct sbuf hp = { 0 };
+	char name[64], path[512];
+	uint8_t page[2][4096];
+	uint64_t e0, e1, commit = 5000;
+	int cpus[KMT_MAX_CPUS], nr_cpus, fd, rfd;
+	cpu_set_t one;
+
+	if (!have_tracefs())
+		skip();
+	nr_cpus = kmt_tracefs_cpus(cpus, KMT_MAX_CPUS);
+	snprintf(path, sizeof(path), "%s/events/header_page", troot);
+	assert_int_equal(read_file(path, &hp), 0);
+	assert_int_equal(kmt_page_layout_parse(&pl, hp.buf, hp.len, &d), 0);
+	sbuf_release(&hp);
+	snprintf(name, sizeof(name), "%sunit-%d", KMT_INSTANCE_PREFIX, (int)getpid());
+	if (kmt_instance_create(&tin, troot, name, &d))
+		fail_msg("%s", d.msg);
+	s = recover_spool(tpath("spool"), name, getpid(), cpus, nr_cpus);
+	ro.instance_path = tin.path;
+	ro.spool = s;
+	ro.cpus = cpus;
+	ro.nr_cpus = nr_cpus;
+	r = trec = kmt_recorder_start(&ro, &d);
+	if (!r)
+		fail_msg("%s", d.msg);
+	CPU_ZERO(&one);
+	CPU_SET(cpus[0], &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	markers(&tin, 0, 3000);
+	assert_int_equal(kmt_instance_write(&tin, "tracing_on", "0", &d), 0);
+	assert_int_equal(kmt_recorder_halt(r, &d), 0);
+	/* Past the 32 KiB hold, pages went to the spool file: damage its second. */
+	assert_true(kmt_recorder_bytes(r, 0) - kmt_recorder_held_bytes(r, 0) >= 2 * 4096);
+	fd = kmt_spool_cpu_append(s, KMT_SPOOL_MAIN, cpus[0], 4096, &d);
+	assert_true(fd >= 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);	/* @fd: write-only */
+	rfd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	assert_int_equal(pread(rfd, page, sizeof(page), 0), sizeof(page));
+	close(rfd);
+	e0 = page_events(page[0], 4096, &pl);
+	e1 = page_events(page[1], 4096, &pl);
+	assert_true(e0 > 0 && e1 > 0);
+	assert_int_equal(pwrite(fd, &commit, pl.commit_size, 4096 + pl.commit_offset),
+			 pl.commit_size);
+	close(fd);
+	o.held = r;
+	finalize(s, tpath("out.dat"), &o, &res);
+	assert_int_equal(res.consumed, res.raw_bytes);
+	assert_int_equal(kmt_recorder_stop(r, &d), 0);
+	kmt_recorder_free(r);
+	trec = NULL;
+	kmt_spool_close(s);
+	assert_int_equal(kmt_instance_remove(&tin), 0);
+
+	assert_int_equal(res.cpus[0].events, 3000 - e1);
+	assert_int_equal(res.cpus[0].lost_pages, 1);
+	assert_int_equal(res.cpus[0].lost_unknown, 1);
+	assert_int_equal(res.events, 3000 - e1);
+	assert_int_equal(res.lost, 0);
+	read_back(tpath("out.dat"), false, &rb);
+	assert_int_equal(rb.events[cpus[0]], res.cpus[0].events);
+	assert_int_equal(rb.last_ts[cpus[0]], res.cpus[0].last_ts);
+	assert_int_equal(rb.markers[cpus[0]], 1);
+	assert_int_equal(rb.lost[cpus[0]][0], -1);
+	assert_int_equal(rb.marked_at[cpus[0]], e0);
+	if (kmt_file_open(&f, tpath("out.dat"), &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(kmt_census_run(&c, f, 0, &d), 0);
+	assert_int_equal(c.nr_skipped, 0);
+	assert_int_equal(c.events, res.events);
+	assert_int_equal(c.cpus[0].pages, res.cpus[0].pages);
+	assert_int_equal(c.cpus[0].lost_unknown, 1);
+	kmt_census_release(&c);
+	kmt_file_close(f);
 }
 
 /*
@@ -1612,10 +2021,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finalize_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finalize_access, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finalize_torn_and_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finalize_bad_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finalize_died, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spool_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finalize_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_take, setup_instance, teardown_instance),
+		cmocka_unit_test_setup_teardown(test_recover_damaged, setup_instance, teardown_instance),
 		cmocka_unit_test_setup_teardown(test_recorder, setup_instance, teardown_instance),
+		cmocka_unit_test_setup_teardown(test_finalize_held_damaged, setup_instance, teardown_instance),
 		cmocka_unit_test_setup_teardown(test_recover_busy, setup_instance, teardown_instance),
 		cmocka_unit_test_setup_teardown(test_session, setup_instance, teardown_instance),
 		cmocka_unit_test_setup_teardown(test_owner, setup, teardown),

@@ -6,6 +6,11 @@
  * keep only their symbols of kallsyms); then the writer builds the file
  * under a temporary name, which is synced and renamed into place. What the
  * spool holds is read through spool-local.h, never by file name.
+ *
+ * A page that is not right (damage, a torn write) is a gap of unknown size,
+ * the pages after it kept (kmt_page_run's rule, recover.c's too): mended
+ * on its way into the file, the spool left as it was, so that the file
+ * holds what the result counts and every reader sees the gap there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +27,23 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/capture.h>
 #include "base/kmt-local.h"
+#include "tracefile/tf-local.h"	/* kmt_page_run */
 #include "spool-local.h"
 
 #define SCAN_WINDOW (16u << 20)	/* bytes of a spool file mapped at once */
+
+/*
+ * A spool file with pages that are not right, read for the writer with
+ * them mended; it frees what it copied (opts.punch) only of files it
+ * reads itself: mend_seen() does.
+ */
+struct mend_src {
+	uint64_t bad;			/* pages not right, found by the scan */
+	int fd;
+	uint64_t start;
+	bool punch;
+	struct kmt_page_run run;
+};
 
 /* What finalising works on: the spool's contents, loaded. */
 struct fin {
@@ -41,6 +60,7 @@ struct fin {
 		int *fd;
 		uint64_t *start;	/* past the holes of a spool partly written */
 		uint64_t *size;
+		struct mend_src *mend;	/* per CPU */
 	} buf[KMT_SPOOL_NR_BUFFERS];
 	int nbuf;
 };
@@ -94,7 +114,8 @@ static int fin_load(struct fin *s, struct kmt_diag *d)
 		fb->fd = malloc((size_t)m->nr_cpus * sizeof(*fb->fd));
 		fb->start = calloc((size_t)m->nr_cpus, sizeof(*fb->start));
 		fb->size = calloc((size_t)m->nr_cpus, sizeof(*fb->size));
-		if (!fb->stats || !fb->fd || !fb->start || !fb->size)
+		fb->mend = calloc((size_t)m->nr_cpus, sizeof(*fb->mend));
+		if (!fb->stats || !fb->fd || !fb->start || !fb->size || !fb->mend)
 			return kmt_diag_set(d, -ENOMEM, "out of memory");
 		for (i = 0; i < m->nr_cpus; i++)
 			fb->fd[i] = -1;
@@ -122,56 +143,52 @@ struct scan_to {
 	struct kmt_symkeep *keep;
 };
 
-/*
- * Count @len bytes of CPU @cpu's pages and collect names and addresses
- * from them. Returns the bytes of whole valid pages from the start: a
- * recorder killed mid-write may leave a torn last page.
- */
-static uint64_t scan_pages(const struct fin *s, const struct kmt_decoder *dec,
-			   const struct scan_to *to, struct kmt_finalize_cpu *fc, int cpu,
-			   const uint8_t *map, uint64_t len)
+/* One CPU's scan: its pages counted (kmt_page_run), its records' names and addresses taken. */
+struct scan {
+	const struct kmt_decoder *dec;
+	const struct scan_to *to;
+	struct kmt_finalize_cpu *fc;
+	int cpu;
+	struct kmt_page_run run;
+};
+
+static void scan_rec(void *arg, const struct kmt_rec *rec)
 {
-	uint32_t subbuf = s->meta->subbuf_size;
-	uint64_t off;
+	struct scan *sc = arg;
+	enum kmt_kind k = kmt_decoder_kind(sc->dec, ld16(rec->data, false));
+	struct kmt_event ev;
 
-	for (off = 0; off + subbuf <= len; off += subbuf) {
-		struct kmt_page pg;
-		struct kmt_page_iter it;
-		struct kmt_rec rec;
-		struct kmt_event ev;
-		int ret;
+	sc->fc->stacks += k == KMT_EV_STACK;
+	if (k == KMT_EV_NONE || (!sc->to->keep && (k < KMT_EV_FORK || k > KMT_EV_NEWTASK)) ||
+	    kmt_decode(sc->dec, rec, sc->cpu, &ev) <= 0)
+		return;
+	if (k >= KMT_EV_FORK && k <= KMT_EV_NEWTASK)
+		note_comm(sc->to->comms, &ev);
+	else if (sc->to->keep)
+		kmt_symkeep_event(sc->to->keep, &ev);
+}
 
-		if (kmt_page_load(&pg, map + off, subbuf, &s->layout, false, NULL))
-			break;
-		kmt_page_iter_init(&it, &pg);
-		while ((ret = kmt_page_next(&it, &rec, NULL)) > 0) {
-			enum kmt_kind k = kmt_decoder_kind(dec, ld16(rec.data, false));
+/* @sc, for CPU @cpu's pages, counted into @fc by scan_done() (@sc stays where it is). */
+static void scan_init(struct scan *sc, const struct fin *s, const struct kmt_decoder *dec,
+		      const struct scan_to *to, struct kmt_finalize_cpu *fc, int cpu)
+{
+	*sc = (struct scan){ .dec = dec, .to = to, .fc = fc, .cpu = cpu };
+	kmt_page_run_init(&sc->run, &s->layout, s->meta->subbuf_size);
+	sc->run.each = scan_rec;
+	sc->run.arg = sc;
+}
 
-			fc->events++;
-			fc->stacks += k == KMT_EV_STACK;
-			if (!fc->first_ts || rec.ts < fc->first_ts)
-				fc->first_ts = rec.ts;
-			fc->last_ts = MAX(fc->last_ts, rec.ts);
-			if (k == KMT_EV_NONE || (!to->keep && (k < KMT_EV_FORK || k > KMT_EV_NEWTASK)) ||
-			    kmt_decode(dec, &rec, cpu, &ev) <= 0)
-				continue;
-			if (k >= KMT_EV_FORK && k <= KMT_EV_NEWTASK)
-				note_comm(to->comms, &ev);
-			else if (to->keep)
-				kmt_symkeep_event(to->keep, &ev);
-		}
-		if (ret < 0)
-			break;
-		fc->pages++;
-		if (pg.missed) {
-			fc->lost_pages++;
-			if (pg.lost > 0)
-				fc->lost += (uint64_t)pg.lost;
-			else
-				fc->lost_unknown++;
-		}
-	}
-	return off;
+static void scan_done(const struct scan *sc)
+{
+	struct kmt_finalize_cpu *fc = sc->fc;
+
+	fc->events = sc->run.events;
+	fc->pages = sc->run.pages;
+	fc->lost = sc->run.lost;
+	fc->lost_unknown = sc->run.lost_unknown;
+	fc->lost_pages = sc->run.lost_pages;
+	fc->first_ts = sc->run.first_ts;
+	fc->last_ts = sc->run.last_ts;
 }
 
 /*
@@ -203,8 +220,8 @@ static int cpu_file(struct fin *s, enum kmt_spool_buffer which, int i, uint64_t 
 }
 
 /*
- * Walk CPU @i's spool file: count, collect names, and find where the
- * valid data ends.
+ * Walk CPU @i's spool file: count, collect names, and find the pages that
+ * are not right (to mend on their way into the file).
  */
 static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 		    const struct kmt_decoder *dec, const struct scan_to *to,
@@ -216,6 +233,7 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 	char path[4200];
 	uint8_t *map;
 	uint64_t off, size, start = 0;
+	struct scan sc;
 	off_t data;
 	int ret = cpu_file(s, which, i, &size, d);
 
@@ -241,24 +259,38 @@ static int scan_cpu(struct fin *s, enum kmt_spool_buffer which, int i,
 		return kmt_diag_set(d, ret, "cannot map '%s': %s", path, strerror(-ret));
 	}
 	madvise(map, size, MADV_SEQUENTIAL);
+	scan_init(&sc, s, dec, to, fc, cpu);
 	/* A window at a time, to keep the resident set small on long recordings. */
 	for (off = 0; off < size; off += SCAN_WINDOW) {
-		uint64_t len = MIN((uint64_t)SCAN_WINDOW, size - off);
-		uint64_t good = scan_pages(s, dec, to, fc, cpu, map + off, len);
-
+		kmt_page_run_count(&sc.run, map + off, (size_t)MIN(SCAN_WINDOW, size - off));
 		if (off)
 			madvise(map + off - SCAN_WINDOW, SCAN_WINDOW, MADV_DONTNEED);
-		if (good < len) {
-			off += good;
-			break;
-		}
 	}
-	if (off > size)
-		off = size;
 	munmap(map, size);
-	b->size[i] = off;
-	fc->bytes = off;
+	scan_done(&sc);
+	b->mend[i].bad = sc.run.bad;
+	b->size[i] = size;
+	fc->bytes = size;
 	return 0;
+}
+
+static int mend_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct mend_src *m = arg;
+	int ret = pread_all(m->fd, buf, len, (off_t)(m->start + off));
+
+	if (!ret)
+		kmt_page_run_mend(&m->run, buf, len);
+	return ret;
+}
+
+static void mend_seen(void *arg, const void *buf, size_t len, uint64_t off)
+{
+	struct mend_src *m = arg;
+
+	if (m->punch)
+		fallocate(m->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)(m->start + off), (off_t)len);
 }
 
 uint64_t kmt_finalize_cpu_lost(const struct kmt_finalize_cpu *fc)
@@ -268,13 +300,14 @@ uint64_t kmt_finalize_cpu_lost(const struct kmt_finalize_cpu *fc)
 	return kmt_cpustat_lost(&st, fc->lost);
 }
 
+/* Those that died with a recorder count as dropped (kmt_cpustat_lost() counts them too). */
 static void parse_stats(const char *text, struct kmt_finalize_cpu *fc)
 {
 	struct kmt_cpustat st;
 
 	kmt_cpustat_parse(&st, text, strlen(text));
 	fc->overrun = st.overrun;
-	fc->dropped = st.dropped;
+	fc->dropped = st.dropped + st.died;
 	fc->has_stats = true;
 }
 
@@ -318,6 +351,7 @@ static void fin_release(struct fin *s)
 		free(s->buf[j].stats);
 		free(s->buf[j].start);
 		free(s->buf[j].size);
+		free(s->buf[j].mend);
 	}
 	for (i = 0; i < s->nwf; i++)
 		free((char *)s->wf[i].system);
@@ -351,6 +385,8 @@ struct stream {
 		uint64_t fsize;		/* from the spool file; the rest is held */
 		uint64_t held_read;	/* by the reading worker of the moment */
 		uint64_t freed;		/* of the spool file, by the writer's thread */
+		struct kmt_page_run mend;	/* by the reading worker: bad pages mended */
+		struct scan scan;	/* by the writer's thread, once written */
 	} *cpu;
 	int err;
 	struct kmt_diag d;		/* why a read failed */
@@ -361,6 +397,7 @@ static int stream_read(void *arg, void *buf, size_t len, uint64_t off)
 	struct stream_cpu *c = arg;
 	struct stream *st = c->st;
 	int fd = st->s->buf[KMT_SPOOL_MAIN].fd[c->i], ret = 0;
+	size_t all = len;
 	char *p = buf;
 
 	if (off < c->fsize) {
@@ -378,6 +415,8 @@ static int stream_read(void *arg, void *buf, size_t len, uint64_t off)
 		if (!ret)
 			c->held_read += len;
 	}
+	if (!ret)
+		kmt_page_run_mend(&c->mend, buf, all);	/* @off and @len are whole pages */
 	if (ret && !st->err)
 		st->err = ret;
 	return ret;
@@ -387,9 +426,8 @@ static void stream_seen(void *arg, const void *buf, size_t len, uint64_t off)
 {
 	struct stream_cpu *c = arg;
 	struct stream *st = c->st;
-	struct kmt_finalize_cpu *fc = &st->res->cpus[c->i];
 
-	scan_pages(st->s, st->dec, st->to, fc, fc->cpu, buf, len);
+	kmt_page_run_count(&c->scan.run, buf, len);
 	/*
 	 * The spool's part is in the file now: its room goes to the file
 	 * (the held pages read are gone already; the spool is no longer whole).
@@ -464,6 +502,8 @@ static int stream_cpu(struct stream *st, int i, struct kmt_diag *d)
 	int ret;
 
 	st->cpu[i] = (struct stream_cpu){ .st = st, .i = i };
+	kmt_page_run_init(&st->cpu[i].mend, &s->layout, subbuf);
+	scan_init(&st->cpu[i].scan, s, st->dec, st->to, &st->res->cpus[i], cpu);
 	ret = cpu_file(s, KMT_SPOOL_MAIN, i, &st->cpu[i].fsize, d);
 	if (ret)
 		return ret;
@@ -636,6 +676,15 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 				c[i].read = stream_read;
 				c[i].seen = stream_seen;
 				c[i].arg = &st->cpu[i];
+			} else if (s->buf[j].mend[i].bad) {
+				struct mend_src *mc = &s->buf[j].mend[i];
+
+				*mc = (struct mend_src){ .bad = mc->bad, .fd = c[i].fd,
+							 .start = c[i].start, .punch = o->punch };
+				kmt_page_run_init(&mc->run, &s->layout, sm->subbuf_size);
+				c[i].read = mend_read;
+				c[i].seen = mend_seen;
+				c[i].arg = mc;
 			}
 		}
 	}
@@ -720,6 +769,8 @@ int kmt_spool_finalize(struct kmt_spool *spool, const char *output,
 	for (i = 0; i < s.meta->nr_cpus; i++) {
 		struct kmt_finalize_cpu *fc = &res->cpus[i];
 
+		if (o->held)
+			scan_done(&st.cpu[i].scan);
 		res->events += fc->events;
 		res->stacks += fc->stacks;
 		if (fc->first_ts && (!res->first_ts || fc->first_ts < res->first_ts))

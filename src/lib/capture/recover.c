@@ -14,7 +14,9 @@
  * on the first page moved, as the kernel marks events it drops (the
  * MISSED_EVENTS flag and the count after the data), so every reader,
  * trace-cmd included, sees the loss where it happened. Counting the spool
- * reads it once (it is in the page cache for the file written next).
+ * reads it once (it is in the page cache for the file written next), by
+ * finalising's rule (kmt_page_run): a page that is not right keeps only
+ * its events before the bad one, and the pages after it count.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/capture.h>
 #include "base/kmt-local.h"
+#include "tracefile/tf-local.h"	/* kmt_page_run */
 #include "spool-local.h"
 
 #define COUNT_CHUNK (1u << 20)	/* bytes of a spool file read at once */
@@ -41,7 +44,7 @@ struct take {
 		uint64_t read;		/* events the recorder read (the stats) */
 		uint64_t ring_dropped;	/* what its ring buffer dropped in all (overrun, dropped events) */
 		uint64_t spooled_dropped;	/* of them, counted on the recorder's pages */
-		uint64_t spooled_unknown;	/* its pages flagged with no count */
+		uint64_t spooled_unknown;	/* its pages flagged with no count, or not right */
 		uint64_t dropped_after;	/* the rest: dropped after the recorder died, nobody reading */
 		uint64_t kept;		/* of them, in the spool's pages */
 		uint64_t end;		/* the spool file's whole pages, before */
@@ -50,44 +53,14 @@ struct take {
 };
 
 /*
- * Events in pages @n bytes at @buf, and those the kernel says it dropped
- * before them (@dropped; @unknown: pages flagged with no count); false at
- * a page that is not whole (torn).
+ * CPU index @i's spool file counted into @run from byte @from (holes
+ * skipped: a failed write freed what it had written) up to its last whole
+ * page, and where that is (@end): its events, and those the kernel says
+ * it dropped before them (lost; lost_unknown: pages flagged with no
+ * count, or not right). A file never created has none.
  */
-static bool count_pages(const struct take *t, const uint8_t *buf, size_t n, uint64_t *events,
-			uint64_t *dropped, uint64_t *unknown)
-{
-	uint32_t subbuf = t->m->subbuf_size;
-	size_t off;
-
-	for (off = 0; off + subbuf <= n; off += subbuf) {
-		struct kmt_page pg;
-		struct kmt_page_iter it;
-		struct kmt_rec rec;
-		int ret;
-
-		if (kmt_page_load(&pg, buf + off, subbuf, &t->layout, false, NULL))
-			return false;
-		if (pg.missed && pg.lost > 0)
-			*dropped += (uint64_t)pg.lost;
-		else if (pg.missed)
-			(*unknown)++;
-		kmt_page_iter_init(&it, &pg);
-		while ((ret = kmt_page_next(&it, &rec, NULL)) > 0)
-			(*events)++;
-		if (ret < 0)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Events in CPU index @i's spool file from byte @from (holes skipped: a
- * failed write freed what it had written) up to its last whole page, and
- * where that is (@end). A file never created has none.
- */
-static int count_file(const struct take *t, int i, uint64_t from, uint64_t *events, uint64_t *dropped,
-		      uint64_t *unknown, uint64_t *end, struct kmt_diag *d)
+static int count_file(const struct take *t, int i, uint64_t from, struct kmt_page_run *run,
+		      uint64_t *end, struct kmt_diag *d)
 {
 	uint32_t subbuf = t->m->subbuf_size;
 	int fd = spool_cpu_open(t->s, KMT_SPOOL_MAIN, t->m->cpus[i], d), ret = 0;
@@ -96,7 +69,8 @@ static int count_file(const struct take *t, int i, uint64_t from, uint64_t *even
 	uint64_t off;
 	off_t data;
 
-	*events = *end = 0;
+	kmt_page_run_init(run, &t->layout, subbuf);
+	*end = 0;
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
@@ -126,8 +100,7 @@ static int count_file(const struct take *t, int i, uint64_t from, uint64_t *even
 			kmt_diag_set(d, ret, "reading CPU %d's spool file: %s", t->m->cpus[i], strerror(-ret));
 			break;
 		}
-		if (!count_pages(t, buf, n, events, dropped, unknown))
-			break;	/* finalising stops there too */
+		kmt_page_run_count(run, buf, n);
 		off += n;
 	}
 out:
@@ -227,6 +200,7 @@ static int take_before(struct take *t, struct kmt_recover_result *res, struct km
 	sbuf_release(&hp);
 	for (i = 0; !ret && i < t->m->nr_cpus; i++) {
 		struct take_cpu *c = &t->cpu[i];
+		struct kmt_page_run run;
 		struct kmt_cpustat st;
 
 		c->read = 0;
@@ -235,7 +209,10 @@ static int take_before(struct take *t, struct kmt_recover_result *res, struct km
 			c->ring_dropped = st.overrun + st.dropped;	/* tracing is off: final */
 			res->unread += st.entries;
 		}
-		ret = count_file(t, i, 0, &c->kept, &c->spooled_dropped, &c->spooled_unknown, &c->end, d);
+		ret = count_file(t, i, 0, &run, &c->end, d);
+		c->kept = run.events;
+		c->spooled_dropped = run.lost;
+		c->spooled_unknown = run.lost_unknown;
 		/*
 		 * The recorder read until it died: what its pages do not count
 		 * was dropped after (unless a page of its had no count: then
@@ -302,11 +279,13 @@ static int take_after(struct take *t, struct kmt_recover_result *res, struct kmt
 
 	for (i = 0; !ret && i < t->m->nr_cpus; i++) {
 		struct take_cpu *c = &t->cpu[i];
-		uint64_t lost = c->read > c->kept ? c->read - c->kept : 0, dropped = 0, unknown = 0;
+		uint64_t lost = c->read > c->kept ? c->read - c->kept : 0;
+		struct kmt_page_run run;
 
-		ret = count_file(t, i, c->end, &c->moved, &dropped, &unknown, &c->moved_end, d);
+		ret = count_file(t, i, c->end, &run, &c->moved_end, d);
 		if (ret)
 			break;
+		c->moved = run.events;
 		res->dropped_after += c->dropped_after;
 		res->taken += c->moved;
 		res->lost += lost;

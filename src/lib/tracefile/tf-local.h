@@ -62,6 +62,25 @@ void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *o
  */
 void kmt_stream_undecoded(struct kmt_stream *s, const struct kmt_srec *sr);
 
+/*
+ * page-run.c: one CPU's spooled pages counted in order, a bad page as a
+ * gap of unknown size (its events before the bad one kept), for
+ * finalising and recovering a spool. _mend() also rewrites bad pages in
+ * @buf into what they count for. @each, if set, gets every record counted.
+ */
+struct kmt_page_run {
+	const struct kmt_page_layout *pl;
+	uint32_t subbuf;
+	void (*each)(void *arg, const struct kmt_rec *rec);
+	void *arg;
+	uint64_t pages, events, lost, lost_unknown, lost_pages;	/* as kmt_census_cpu */
+	uint64_t first_ts, last_ts;	/* of its events, 0: none */
+	uint64_t bad;			/* pages not right (among lost_unknown) */
+};
+void kmt_page_run_init(struct kmt_page_run *r, const struct kmt_page_layout *pl, uint32_t subbuf);
+void kmt_page_run_count(struct kmt_page_run *r, const void *buf, size_t len);
+void kmt_page_run_mend(struct kmt_page_run *r, void *buf, size_t len);
+
 /* A bounded cursor over bytes of the file (or of a decompressed section). */
 struct cur {
 	const uint8_t *p;
