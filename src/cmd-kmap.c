@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <kmemtrace/base.h>
+#include "base/grow.h"
 #include "report/analysis.h"
 #include "cmd.h"
 #include "util/util.h"
@@ -103,7 +104,7 @@ struct kmap {
 
 static uint64_t objkey(uint64_t ptr, uint64_t ts)
 {
-	return ptr ^ (ts * 0x9e3779b97f4a7c15ULL);
+	return kmt_hash_combine(ptr, ts);
 }
 
 struct obj_key {
@@ -129,15 +130,8 @@ static struct hits *hits_find(struct kmap *k, uint64_t ptr, uint64_t ts, bool cr
 		i = k->free_head;
 		k->free_head = (uint32_t)k->tab[i].n;
 	} else {
-		if (k->n == k->alloc) {
-			size_t na = k->alloc ? k->alloc * 2 : 64;
-			struct hits *nt = realloc(k->tab, na * sizeof(*nt));
-
-			if (!nt)
-				return NULL;
-			k->tab = nt;
-			k->alloc = na;
-		}
+		if (ALLOC_GROW(k->tab, k->n + 1, k->alloc, 64))
+			return NULL;
 		i = (uint32_t)k->n++;
 	}
 	if (kmt_map_add(&k->by_obj, objkey(ptr, ts), i))
@@ -172,15 +166,8 @@ static void on_access(void *arg, const struct kmt_object *o, const struct kmt_ev
 		if (h->v[i].ip == ev->call_site && h->v[i].pid == ev->pid && h->v[i].offset == ev->offset)
 			break;
 	if (i == h->n) {
-		if (h->n == h->alloc) {
-			size_t na = h->alloc ? h->alloc * 2 : 4;
-			struct hit *nv = realloc(h->v, na * sizeof(*nv));
-
-			if (!nv)
-				return;
-			h->v = nv;
-			h->alloc = na;
-		}
+		if (ALLOC_GROW(h->v, h->n + 1, h->alloc, 4))
+			return;
 		memset(&h->v[i], 0, sizeof(h->v[i]));
 		h->v[i].ip = ev->call_site;
 		h->v[i].pid = ev->pid;

@@ -206,15 +206,10 @@ static int do_recover(struct rec *rc, const char *dir)
 	struct kmt_diag d = { 0 };
 	struct kmt_spool *spool;
 	char out[4096];
-	size_t n = strlen(dir);
 
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
 	if (!rc->o.output) {
-		if (n > 6 && !strncmp(dir + n - 6, ".spool", 6))
-			snprintf(out, sizeof(out), "%.*s", (int)(n - 6), dir);
-		else
-			snprintf(out, sizeof(out), "%.*s.dat", (int)n, dir);
+		if (kmt_spool_output_name(dir, out, sizeof(out)))
+			return error("spool name too long: %s", dir);
 		rc->o.output = out;
 	}
 	spool = kmt_spool_open(dir, &d);

@@ -119,22 +119,22 @@ static int watch_probe(bool report)
 
 /* ---- what to watch ---- */
 
-/* [lo, hi) of function @name in /proc/kallsyms. */
+/* [lo, hi) of function @name in the running kernel's symbols. */
 static int resolve_function(const char *name, uint64_t *lo, uint64_t *hi, struct kmt_diag *d)
 {
-	struct kmt_symbols *syms = kmt_symbols_load("/proc/kallsyms");
+	struct kmt_symbols *syms = kmt_symbols_load_kernel();
 	int n;
 
 	if (!syms)
-		return kmt_diag_set(d, -errno, "cannot read /proc/kallsyms: %s", strerror(errno));
+		return kmt_diag_set(d, -errno, "cannot read " KMT_KALLSYMS ": %s", strerror(errno));
 	n = kmt_symbols_find(syms, name, lo, hi);
 	if (!n && !kmt_symbols_count(syms)) {
 		kmt_symbols_free(syms);
-		return kmt_diag_set(d, -EPERM, "/proc/kallsyms shows no addresses (kptr_restrict): run as root");
+		return kmt_diag_set(d, -EPERM, KMT_KALLSYMS " shows no addresses (kptr_restrict): run as root");
 	}
 	kmt_symbols_free(syms);
 	if (!n)
-		return kmt_diag_set(d, -ENOENT, "the kernel has no function '%s' (see /proc/kallsyms)", name);
+		return kmt_diag_set(d, -ENOENT, "the kernel has no function '%s' (see " KMT_KALLSYMS ")", name);
 	if (n > 1)
 		warning("%d functions are called '%s'; watching the first", n, name);
 	return 0;

@@ -79,8 +79,10 @@ const char *kmt_escape(char *buf, size_t size, const void *s, size_t len);
  * The one hash map and the one string interner: open addressing with
  * linear probing, a power-of-two size grown at half load, so a lookup is
  * one or two cache lines. Every table of the project that finds a record
- * by key is one of these (the model's object table, which also stores the
- * objects, is the exception: model-tab.c).
+ * by key is one of these, but two, each on a path taken for every event:
+ * the model's object table, which also stores the objects (model-tab.c),
+ * and the set of code addresses a trace names, one word a slot, hashed in
+ * line (symkeep.c: a kmt_map there notes addresses at half the speed).
  */
 
 #define KMT_MAP_NONE UINT32_MAX		/* no value; never stored */
@@ -92,6 +94,16 @@ static inline uint64_t kmt_hash64(uint64_t x)
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 33;
 	return x;
+}
+
+/*
+ * A key of several parts: part @v folded into the hash @h of those before
+ * it (boost's hash_combine, @v mixed first). Order counts: (a, b) and
+ * (b, a) differ.
+ */
+static inline uint64_t kmt_hash_combine(uint64_t h, uint64_t v)
+{
+	return h ^ (kmt_hash64(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
 /* FNV-1a of the first @len bytes of @s, up to a NUL (@len SIZE_MAX: the whole string). */

@@ -76,6 +76,15 @@ struct kmt_spool_meta {
 struct kmt_spool;
 
 /*
+ * The spool's name, the one rule: a recording into OUTPUT spools into
+ * OUTPUT.spool (kmt_spool_name()), and a spool DIR becomes DIR without
+ * .spool, or DIR.dat if it has no such end (kmt_spool_output_name(),
+ * trailing slashes ignored). Into @buf; 0, or -ENAMETOOLONG if it does
+ * not fit @len.
+ */
+int kmt_spool_name(const char *output, char *buf, size_t len);
+int kmt_spool_output_name(const char *dir, char *buf, size_t len);
+/*
  * Create the spool directory @dir (0700) for a recording by this process.
  * NULL with -EEXIST and an explanation in @d if it exists (in use by a
  * live recorder, or left by one that died: then --recover is suggested).

@@ -215,8 +215,16 @@ struct kmt_symbols;
 
 /* Parse /proc/kallsyms text (copied). NULL + errno on failure. */
 struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len);
-/* Read and parse a kallsyms file (/proc/kallsyms). NULL + errno on failure. */
+/* Read and parse a kallsyms file. NULL + errno on failure. */
 struct kmt_symbols *kmt_symbols_load(const char *path);
+/*
+ * The running kernel's symbols, KMT_KALLSYMS, which only these two read:
+ * its text into *@text (malloc'ed, NUL-terminated, *@len bytes without
+ * the NUL; the caller frees it), 0 or -errno; or parsed, NULL + errno.
+ */
+#define KMT_KALLSYMS "/proc/kallsyms"
+int kmt_symbols_read_kernel(char **text, size_t *len);
+struct kmt_symbols *kmt_symbols_load_kernel(void);
 void kmt_symbols_free(struct kmt_symbols *s);
 size_t kmt_symbols_count(const struct kmt_symbols *s);
 /*

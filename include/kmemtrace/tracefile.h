@@ -111,7 +111,16 @@ void kmt_page_layout_default(struct kmt_page_layout *pl, int long_size);
 #define KMT_RB_MISSED_STORED (1ULL << 30)
 #define KMT_RB_COMMIT_MASK ((1U << 27) - 1)
 
-/* The event header's type_len values above data lengths, and its delta. */
+/*
+ * The event header: type_len in the low KMT_RB_TYPE_LEN_BITS bits and the
+ * time delta above them (little-endian; a big-endian file has type_len in
+ * the top bits). type_len 1 .. KMT_RB_TYPE_DATA_MAX is a data event of
+ * type_len * 4 bytes; 0 a data event whose length follows; the values
+ * above data lengths are padding, time extend and absolute time stamp.
+ */
+#define KMT_RB_TYPE_LEN_BITS 5
+#define KMT_RB_TYPE_LEN_MASK ((1U << KMT_RB_TYPE_LEN_BITS) - 1)
+#define KMT_RB_TYPE_DATA_MAX 28
 #define KMT_RB_TYPE_PADDING 29
 #define KMT_RB_TYPE_TIME_EXTEND 30
 #define KMT_RB_TYPE_TIME_STAMP 31
@@ -171,7 +180,7 @@ int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
  * Next data event into @rec. Returns 1 for an event, 0 at the end of the
  * page, KMT_EFORMAT (reason in @d, may be NULL) when an event header points
  * outside the committed data. Inline for the common case: a little-endian
- * page and a small data event (type_len 1..28).
+ * page and a small data event (type_len 1 .. KMT_RB_TYPE_DATA_MAX).
  */
 static inline int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
 				struct kmt_diag *d)
@@ -181,11 +190,11 @@ static inline int kmt_page_next(struct kmt_page_iter *it, struct kmt_rec *rec,
 
 	if (pos + 4 <= pg->data_len && !pg->be) {
 		__builtin_memcpy(&hdr, pg->data + pos, 4);
-		tl = hdr & 31;
+		tl = hdr & KMT_RB_TYPE_LEN_MASK;
 		len = tl * 4;
-		if (tl - 1 < 28 && len <= pg->data_len - pos - 4) {
-			it->ts += hdr >> 5;
-			it->last_delta = hdr >> 5;
+		if (tl - 1 < KMT_RB_TYPE_DATA_MAX && len <= pg->data_len - pos - 4) {
+			it->ts += hdr >> KMT_RB_TYPE_LEN_BITS;
+			it->last_delta = hdr >> KMT_RB_TYPE_LEN_BITS;
 			it->pos = pos + 4 + len;
 			rec->ts = it->ts;
 			rec->data = pg->data + pos + 4;

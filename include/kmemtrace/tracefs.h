@@ -76,6 +76,15 @@ int kmt_instance_create(struct kmt_instance *in, const char *root, const char *n
 /* Write @val to the instance file @rel (e.g. "events/kmem/kmalloc/enable"). */
 int kmt_instance_write(const struct kmt_instance *in, const char *rel, const char *val,
 		       struct kmt_diag *d);
+/*
+ * Write @val to @file ("enable", "filter", "trigger") of event @ev
+ * ("kmem:kmalloc") in the instance, as kmt_instance_write() does: the one
+ * place that knows where an instance keeps its events' files.
+ */
+int kmt_instance_event_write(const struct kmt_instance *in, const char *ev, const char *file,
+			     const char *val, struct kmt_diag *d);
+/* Size every CPU's ring buffer of the instance to @kb KiB (buffer_size_kb); 0 or -errno with @d. */
+int kmt_instance_set_buffer_kb(const struct kmt_instance *in, unsigned int kb, struct kmt_diag *d);
 /* Read the instance file @rel into @buf (NUL-terminated, truncated to @len). */
 int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len);
 /* Does the instance have the file or directory @rel? */

@@ -186,7 +186,8 @@ static void on_event(void *arg, const struct kmt_event *ev)
 	struct pb *b;
 	size_t e, m;
 
-	if (ev->kind == KMT_EV_STACK || ev->cpu < 0 || ev->cpu >= 4096 || !(b = bundle(x, ev->cpu)))
+	if (ev->kind == KMT_EV_STACK || ev->cpu < 0 || ev->cpu >= KMT_MAX_CPUS ||
+	    !(b = bundle(x, ev->cpu)))
 		return;
 	perfetto_names_event(((struct perfetto *)x->priv)->names, ev);
 	if (event_in_place(x, b, ev))
@@ -270,7 +271,7 @@ static void queue_event(void *arg, const struct kmt_event *ev)
 {
 	struct export *x = arg;
 
-	if (ev->kind != KMT_EV_STACK && ev->cpu >= 0 && ev->cpu < 4096)
+	if (ev->kind != KMT_EV_STACK && ev->cpu >= 0 && ev->cpu < KMT_MAX_CPUS)
 		hookpipe_event(((struct perfetto *)x->priv)->pipe, ev);
 }
 

@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include <kmemtrace/base.h>
+#include "base/grow.h"
 #include "util/util.h"
 #include "export.h"
 #include "intern.h"
@@ -77,11 +78,10 @@ struct pprof {
 
 static uint64_t sample_hash(const struct sample *s)
 {
-	uint64_t h = s->site * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = kmt_hash_combine(kmt_hash64(s->site), s->stack);
 
-	h ^= (uint64_t)s->stack * 0xc2b2ae3d27d4eb4fULL;
-	h ^= (uint64_t)s->cache << 40 ^ (uint64_t)s->comm << 20;
-	return h ^ (h >> 31);
+	h = kmt_hash_combine(h, (uint64_t)s->cache);
+	return kmt_hash_combine(h, (uint64_t)s->comm);
 }
 
 struct sample_key {
@@ -106,15 +106,8 @@ static struct sample *sample_of(struct pprof *p, const struct sample *k)
 
 	if (i != KMT_MAP_NONE)
 		return &p->s[i];
-	if (p->n == p->alloc) {
-		size_t na = p->alloc ? p->alloc * 2 : 1024;
-		struct sample *ns = realloc(p->s, na * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		p->s = ns;
-		p->alloc = na;
-	}
+	if (ALLOC_GROW(p->s, p->n + 1, p->alloc, 1024))
+		return NULL;
 	if (kmt_map_add(&p->by_key, h, (uint32_t)p->n))
 		return NULL;
 	p->s[p->n] = *k;
@@ -310,16 +303,9 @@ static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
 
 	if (id != KMT_MAP_NONE)
 		return id;
-	if (l->n == l->alloc) {
-		size_t na = l->alloc ? l->alloc * 2 : 1024;
-		uint64_t *nv = realloc(l->addr, na * sizeof(*nv));
-
-		if (!nv) {
-			*oom = true;
-			return 0;
-		}
-		l->addr = nv;
-		l->alloc = na;
+	if (ALLOC_GROW(l->addr, l->n + 1, l->alloc, 1024)) {
+		*oom = true;
+		return 0;
 	}
 	if (kmt_map_put(&l->by_addr, addr, (uint32_t)l->n + 1)) {
 		*oom = true;

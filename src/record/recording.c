@@ -161,7 +161,7 @@ static void *shrink_main(void *arg)
 {
 	struct rec *rc = arg;
 
-	kmt_instance_write(&rc->in, "buffer_size_kb", "4", NULL);
+	kmt_instance_set_buffer_kb(&rc->in, 4, NULL);
 	return NULL;
 }
 
@@ -328,7 +328,7 @@ static void describe_settings(const struct rec *rc, const struct kmt_session_opt
  */
 struct sizing {
 	const struct kmt_instance *in;
-	char kb[24];
+	unsigned int kb;
 	struct kmt_diag d;
 	int ret;
 	pthread_t th;
@@ -339,14 +339,14 @@ static void *sizing_main(void *arg)
 {
 	struct sizing *s = arg;
 
-	s->ret = kmt_instance_write(s->in, "buffer_size_kb", s->kb, &s->d);
+	s->ret = kmt_instance_set_buffer_kb(s->in, s->kb, &s->d);
 	return NULL;
 }
 
 static void sizing_start(struct sizing *s, const struct kmt_instance *in, unsigned int kb)
 {
 	s->in = in;
-	snprintf(s->kb, sizeof(s->kb), "%u", kb);
+	s->kb = kb;
 	s->started = !pthread_create(&s->th, NULL, sizing_main, s);
 	if (!s->started)
 		sizing_main(s);
@@ -627,7 +627,8 @@ int rec_prepare(struct rec *rc, struct kmt_diag *d)
 	rc->nr_cpus = kmt_tracefs_cpus(rc->cpus, KMT_MAX_CPUS);
 	if (!rc->o.output)
 		return 0;	/* live, nothing kept: no spool */
-	snprintf(rc->spool_dir, sizeof(rc->spool_dir), "%s.spool", rc->o.output);
+	if (kmt_spool_name(rc->o.output, rc->spool_dir, sizeof(rc->spool_dir)))
+		return kmt_diag_set(d, -ENAMETOOLONG, "output name too long: %s", rc->o.output);
 	rc->spool = kmt_spool_create(rc->spool_dir, d);
 	return rc->spool ? 0 : d->err;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "util/util.h"
 #include "top.h"
 
@@ -99,15 +100,8 @@ static struct top_prev *prev_of(struct top *t, enum top_view v, size_t i)
 
 static struct top_row *row_add(struct top_snap *s, enum top_view v)
 {
-	if (s->nrows[v] == s->alloc[v]) {
-		size_t n = s->alloc[v] ? s->alloc[v] * 2 : 256;
-		struct top_row *r = realloc(s->rows[v], n * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		s->rows[v] = r;
-		s->alloc[v] = n;
-	}
+	if (ALLOC_GROW(s->rows[v], s->nrows[v] + 1, s->alloc[v], 256))
+		return NULL;
 	memset(&s->rows[v][s->nrows[v]], 0, sizeof(s->rows[v][0]));
 	return &s->rows[v][s->nrows[v]++];
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <kmemtrace/base.h>
+#include "grow.h"
 
 struct key {
 	const struct kmt_intern *t;
@@ -24,7 +25,7 @@ static bool same(const void *ctx, uint32_t val)
 
 static uint64_t hash_of(uint64_t tag, const char *s)
 {
-	return kmt_hash_str(s, SIZE_MAX) ^ kmt_hash64(tag + 0x9e3779b97f4a7c15ULL);
+	return kmt_hash_combine(kmt_hash_str(s, SIZE_MAX), tag);
 }
 
 int64_t kmt_intern_find(const struct kmt_intern *t, uint64_t tag, const char *s)
@@ -40,24 +41,14 @@ int64_t kmt_intern_id(struct kmt_intern *t, uint64_t tag, const char *s)
 	uint64_t h = hash_of(tag, s);
 	struct key k = { t, tag, s };
 	uint32_t v = kmt_map_find(&t->by_hash, h, same, &k);
+	size_t tag_alloc = t->alloc;
 	char *copy;
 
 	if (v != KMT_MAP_NONE)
 		return v;
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 256;
-		char **ns = realloc(t->str, na * sizeof(*ns));
-		uint64_t *nt;
-
-		if (!ns)
-			return -ENOMEM;
-		t->str = ns;
-		nt = realloc(t->tag, na * sizeof(*nt));
-		if (!nt)
-			return -ENOMEM;
-		t->tag = nt;
-		t->alloc = na;
-	}
+	/* tag grows beside str, to the same size, before str's count moves. */
+	if (ALLOC_GROW(t->tag, t->n + 1, tag_alloc, 256) || ALLOC_GROW(t->str, t->n + 1, t->alloc, 256))
+		return -ENOMEM;
 	copy = strdup(s);
 	if (!copy || kmt_map_add(&t->by_hash, h, (uint32_t)t->n)) {
 		free(copy);

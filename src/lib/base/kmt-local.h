@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private helpers shared by the library's modules: byte order, a growable
- * buffer, whole-file reads. Nothing here is part of the public API.
+ * buffer, growing arrays (grow.h), whole-file reads. Nothing here is part
+ * of the public API.
  */
 #ifndef KMT_LOCAL_H
 #define KMT_LOCAL_H
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 
 #include <kmemtrace/base.h>
+#include "grow.h"
 
 /* Private to the library: hidden from its users (see the Makefile). */
 #pragma GCC visibility push(hidden)

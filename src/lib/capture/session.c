@@ -62,16 +62,6 @@ static bool filter_fits(const char *root, const char *ev, const char *filter)
 	return fits;
 }
 
-static int event_file(const struct kmt_instance *in, const char *ev, const char *file,
-		      const char *val, struct kmt_diag *d)
-{
-	char rel[512];
-	const char *colon = strchr(ev, ':');
-
-	snprintf(rel, sizeof(rel), "events/%.*s/%s/%s", (int)(colon - ev), ev, colon + 1, file);
-	return kmt_instance_write(in, rel, val, d);
-}
-
 unsigned int kmt_session_partial(const char *root, const struct kmt_session_opts *o)
 {
 	unsigned int p = 0;
@@ -166,10 +156,8 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 	if (notes_len)
 		notes[0] = '\0';
 	ret = kmt_session_tracing(in, false, d);
-	if (!ret && o->buffer_kb) {
-		snprintf(val, sizeof(val), "%u", o->buffer_kb);
-		ret = kmt_instance_write(in, "buffer_size_kb", val, d);
-	}
+	if (!ret && o->buffer_kb)
+		ret = kmt_instance_set_buffer_kb(in, o->buffer_kb, d);
 	if (!ret && kmt_instance_has(in, "buffer_percent")) {
 		snprintf(val, sizeof(val), "%u", o->buffer_percent);
 		ret = kmt_instance_write(in, "buffer_percent", val, d);
@@ -190,13 +178,13 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 			if (!strcmp(o->event_filters[k].event, ev))
 				ef = o->event_filters[k].filter;
 		if (ef) {
-			ret = event_file(in, ev, "filter", ef, d);
+			ret = kmt_instance_event_write(in, ev, "filter", ef, d);
 			filt = true;
 			filtered++;
 		} else if (o->filter && !kmt_events_is_naming(ev)) {
 			filt = filter_fits(in->root, ev, o->filter);
 			if (filt) {
-				ret = event_file(in, ev, "filter", o->filter, d);
+				ret = kmt_instance_event_write(in, ev, "filter", o->filter, d);
 				filtered++;
 			} else if (nl < notes_len) {
 				nl += (size_t)snprintf(notes + nl, notes_len - nl, "%s%s", nl ? ", " : "", ev);
@@ -206,10 +194,10 @@ int kmt_session_configure(const struct kmt_instance *in, const struct kmt_sessio
 			char trig[4400];
 
 			stack_trigger(trig, sizeof(trig), filt ? ef ? ef : o->filter : NULL);
-			ret = event_file(in, ev, "trigger", trig, d);
+			ret = kmt_instance_event_write(in, ev, "trigger", trig, d);
 		}
 		if (!ret)
-			ret = event_file(in, ev, "enable", "1", d);
+			ret = kmt_instance_event_write(in, ev, "enable", "1", d);
 	}
 	if (!ret && o->filter && !filtered)
 		ret = kmt_diag_set(d, -EINVAL, "filter '%s' names fields that none of the recorded events has",
@@ -326,7 +314,8 @@ static int save_formats(const char *root, const struct kmt_events *events, struc
 }
 
 struct kallsyms_read {
-	struct sbuf sb;
+	char *text;
+	size_t len;
 	int err;
 	bool started;
 };
@@ -335,7 +324,7 @@ static void *read_kallsyms(void *arg)
 {
 	struct kallsyms_read *k = arg;
 
-	k->err = read_file("/proc/kallsyms", &k->sb);
+	k->err = kmt_symbols_read_kernel(&k->text, &k->len);
 	return NULL;
 }
 
@@ -378,9 +367,9 @@ int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *
 	if (ks.started)
 		pthread_join(th, NULL);
 	if (!ret && ks.err)
-		ret = kmt_diag_set(d, ks.err, "cannot read /proc/kallsyms: %s", strerror(-ks.err));
-	ret = ret ?: kmt_spool_put(sp, KMT_SPOOL_KALLSYMS, ks.sb.buf, ks.sb.len, d);
-	sbuf_release(&ks.sb);
+		ret = kmt_diag_set(d, ks.err, "cannot read " KMT_KALLSYMS ": %s", strerror(-ks.err));
+	ret = ret ?: kmt_spool_put(sp, KMT_SPOOL_KALLSYMS, ks.text, ks.len, d);
+	free(ks.text);
 	return ret;
 }
 

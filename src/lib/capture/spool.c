@@ -374,6 +374,28 @@ const char *kmt_spool_dir(const struct kmt_spool *s)
 	return s->dir;
 }
 
+#define SPOOL_END ".spool"
+
+int kmt_spool_name(const char *output, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s" SPOOL_END, output);
+
+	return n < len ? 0 : -ENAMETOOLONG;
+}
+
+int kmt_spool_output_name(const char *dir, char *buf, size_t len)
+{
+	size_t n = strlen(dir), end = strlen(SPOOL_END);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n > end && !strncmp(dir + n - end, SPOOL_END, end))
+		n = (size_t)snprintf(buf, len, "%.*s", (int)(n - end), dir);
+	else
+		n = (size_t)snprintf(buf, len, "%.*s.dat", (int)n, dir);
+	return n < len ? 0 : -ENAMETOOLONG;
+}
+
 /* ---- contents ---- */
 
 int kmt_spool_put(struct kmt_spool *s, enum kmt_spool_blob b, const void *data, size_t len,

@@ -129,14 +129,8 @@ static int parse(struct kmt_btf *b, const char *name, struct kmt_diag *d)
 			return kmt_diag_set(d, KMT_EFORMAT, "%s: type %u at offset %u: %s",
 					    name, b->n, hdr_len + type_off + pos,
 					    extra < 0 ? "unknown kind" : "runs past the type section");
-		if (b->n == cap) {
-			uint32_t *no = realloc(b->off, (size_t)cap * 2 * sizeof(*no));
-
-			if (!no)
-				return kmt_diag_set(d, -ENOMEM, "out of memory");
-			b->off = no;
-			cap *= 2;
-		}
+		if (ALLOC_GROW(b->off, (size_t)b->n + 1, cap, 1024))
+			return kmt_diag_set(d, -ENOMEM, "out of memory");
 		b->off[b->n++] = pos;
 		pos += 12 + (uint32_t)extra;
 	}

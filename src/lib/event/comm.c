@@ -58,15 +58,8 @@ static struct centry *entry(struct kmt_comms *c, int32_t pid)
 
 	if (i != KMT_MAP_NONE)
 		return &c->v[i];
-	if (c->n == c->alloc) {
-		size_t na = c->alloc ? c->alloc * 2 : 256;
-		struct centry *nv = realloc(c->v, na * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		c->v = nv;
-		c->alloc = na;
-	}
+	if (ALLOC_GROW(c->v, c->n + 1, c->alloc, 256))
+		return NULL;
 	if (kmt_map_put(&c->by_pid, (uint32_t)pid, (uint32_t)c->n))
 		return NULL;
 	memset(&c->v[c->n], 0, sizeof(c->v[c->n]));

@@ -194,15 +194,8 @@ struct kmt_flags *kmt_flags_from_format(const struct kmt_format *fmt, const char
 		x.p = q + 1;
 		if (!eat(&x, "}"))
 			break;
-		if (f->n == cap) {
-			struct flag *nv;
-
-			cap = cap ? cap * 2 : 32;
-			nv = realloc(f->v, cap * sizeof(*nv));
-			if (!nv)
-				break;
-			f->v = nv;
-		}
+		if (ALLOC_GROW(f->v, f->n + 1, cap, 32))
+			break;
 		f->v[f->n].mask = v;
 		snprintf(f->v[f->n].name, sizeof(f->v[f->n].name), "%.*s", (int)(q - name), name);
 		f->n++;

@@ -401,14 +401,9 @@ struct kmt_slab_aliases *kmt_slab_aliases_read_from(const char *slab_dir, const 
 		}
 		target[tl] = '\0';
 		base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-		if (n == cap) {
-			struct link *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
-
-			if (!nv) {
-				err = ENOMEM;
-				goto out;
-			}
-			v = nv;
+		if (ALLOC_GROW(v, n + 1, cap, 256)) {
+			err = ENOMEM;
+			goto out;
 		}
 		if (!(v[n].name = strdup(de->d_name))) {
 			err = ENOMEM;

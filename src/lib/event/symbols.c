@@ -131,17 +131,10 @@ struct kmt_symbols *kmt_symbols_parse(const char *text, size_t len)
 			if (tab)
 				*tab = '\0';
 			if (*name) {
-				if (s->n == cap) {
-					struct sym *nv;
-
-					cap = cap ? cap * 2 : 4096;
-					nv = realloc(s->v, cap * sizeof(*nv));
-					if (!nv) {
-						kmt_symbols_free(s);
-						errno = ENOMEM;
-						return NULL;
-					}
-					s->v = nv;
+				if (ALLOC_GROW(s->v, s->n + 1, cap, 4096)) {
+					kmt_symbols_free(s);
+					errno = ENOMEM;
+					return NULL;
 				}
 				if (s->n && addr < s->v[s->n - 1].addr)
 					sorted = false;
@@ -243,6 +236,25 @@ struct kmt_symbols *kmt_symbols_load(const char *path)
 	s = kmt_symbols_parse(sb.buf, sb.len);
 	sbuf_release(&sb);
 	return s;
+}
+
+int kmt_symbols_read_kernel(char **text, size_t *len)
+{
+	struct sbuf sb = { 0 };
+	int ret = read_file(KMT_KALLSYMS, &sb);
+
+	if (ret) {
+		sbuf_release(&sb);
+		return ret;
+	}
+	*text = sb.buf;
+	*len = sb.len;
+	return 0;
+}
+
+struct kmt_symbols *kmt_symbols_load_kernel(void)
+{
+	return kmt_symbols_load(KMT_KALLSYMS);
 }
 
 int kmt_symbols_find(const struct kmt_symbols *s, const char *name, uint64_t *lo, uint64_t *hi)

@@ -6,7 +6,8 @@
  * against the last address noted (a call site repeats), stays in cache.
  * (hackbench --stack: 48 M stack frames and call sites in 12.7 M events,
  * 1,533 distinct addresses; noting them all takes 0.16 s, decoding the
- * events 0.10 s.)
+ * events 0.10 s.) Not a kmt_map, on purpose (base.h names the exception):
+ * with one, 62 M addresses took 0.45 s to note instead of 0.24 s.
  */
 #include <errno.h>
 #include <stdbool.h>

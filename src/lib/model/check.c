@@ -479,7 +479,7 @@ static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_d
 				    struct ck_pass *p)
 {
 	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1, .stats = c->o && c->o->stats };
-	struct kmt_page_observer ob = { observe, getenv("NOW") ? NULL : walked, p };
+	struct kmt_page_observer ob = { observe, walked, p };
 	struct kmt_analyse_result ar;
 	struct kmt_model_opts mo = { 0 };
 	struct kmt_model *m;

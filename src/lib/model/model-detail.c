@@ -178,19 +178,13 @@ static size_t bucket(struct kmt_model *m, uint64_t ts)
 /* Make room for @need series in @tab (NULL entries); false on ENOMEM. */
 static bool grow(struct kmt_model *m, int64_t ***tab, size_t *cap, size_t need)
 {
-	size_t nc = MAX(need, *cap * 2);
-	int64_t **nt;
+	size_t old = *cap;
 
-	if (need <= *cap)
-		return true;
-	nt = realloc(*tab, nc * sizeof(*nt));
-	if (!nt) {
+	if (ALLOC_GROW(*tab, need, *cap, 0)) {
 		m->oom = true;
 		return false;
 	}
-	memset(nt + *cap, 0, (nc - *cap) * sizeof(*nt));
-	*tab = nt;
-	*cap = nc;
+	memset(*tab + old, 0, (*cap - old) * sizeof(**tab));
 	return true;
 }
 
@@ -225,24 +219,38 @@ static struct hint *hint_of(struct kmt_model *m, const struct obj *o)
 	struct kmt_detail *d = m->detail;
 
 	if (o->site >= d->hint_n) {
-		size_t n = MAX((size_t)o->site + 1, d->hint_n * 2);
-		struct hint *h = realloc(d->hint, n * sizeof(*h));
+		size_t old = d->hint_n;
 
-		if (!h) {
+		if (ALLOC_GROW(d->hint, (size_t)o->site + 1, d->hint_n, 0)) {
 			m->oom = true;
 			return NULL;
 		}
-		memset(h + d->hint_n, 0xff, (n - d->hint_n) * sizeof(*h));
-		d->hint = h;
-		d->hint_n = n;
+		memset(d->hint + old, 0xff, (d->hint_n - old) * sizeof(*d->hint));
 	}
 	return &d->hint[o->site];
+}
+
+#define NO_IDX24 0xffffffu		/* no task in a group's key; sites stay below it */
+
+/*
+ * The key of group (@site, @cache, @proc) in group_map: site:24 cache:16
+ * proc:24, no cache NO_CACHE16 and no task NO_IDX24. False when an index
+ * does not fit (or would read as none): such allocations are not grouped.
+ */
+static bool group_key(uint32_t site, uint32_t cache, uint32_t proc, uint64_t *key)
+{
+	uint64_t c = cache == NONE ? NO_CACHE16 : cache, p = proc == NONE ? NO_IDX24 : proc;
+
+	if (site >= NO_IDX24 || (cache != NONE && cache >= NO_CACHE16) ||
+	    (proc != NONE && proc >= NO_IDX24))
+		return false;
+	*key = (uint64_t)site << 40 | c << 24 | p;
+	return true;
 }
 
 static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hint *h)
 {
 	struct kmt_detail *d = m->detail;
-	uint64_t cache = o->cache == NONE ? 0xffff : o->cache, proc = o->proc == NONE ? 0xffffff : o->proc;
 	uint64_t key;
 	uint32_t i;
 
@@ -251,9 +259,8 @@ static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hin
 		o->group = h->group;
 		return &d->groups.v[h->group];
 	}
-	if (o->site >= 0xffffff || cache > 0xffff || proc > 0xffffff)
-		return NULL;	/* indices too large for the key: not grouped */
-	key = (uint64_t)o->site << 40 | cache << 24 | proc;
+	if (!group_key(o->site, o->cache, o->proc, &key))
+		return NULL;
 	i = kmt_map_get(&d->group_map, key);
 	if (i == NONE) {
 		uint32_t k = VEC_PUSH(d->group_born, m->oom);
@@ -564,8 +571,11 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 			g.site = site_map[e[i].shard][g.site];
 			g.cache = g.cache != NONE ? cache_map[e[i].shard][g.cache] : NONE;
 			g.proc = g.proc != NONE ? proc_map[e[i].shard][g.proc] : NONE;
-			key = (uint64_t)g.site << 40 | (uint64_t)(g.cache == NONE ? 0xffff : g.cache) << 24 |
-			      (g.proc == NONE ? 0xffffff : g.proc);
+			if (!group_key(g.site, g.cache, g.proc, &key)) {
+				/* Renumbered past the key: not grouped, as in one model. */
+				group_map[e[i].shard][e[i].idx] = NONE;
+				continue;
+			}
 			j = kmt_map_get(&map, key);
 			if (j == NONE) {
 				j = VEC_PUSH(ng, m->oom);

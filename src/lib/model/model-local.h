@@ -39,6 +39,8 @@ struct obj {
 _Static_assert(sizeof(struct obj) == 64, "one object, one cache line");
 
 #define NONE UINT32_MAX
+/* "No cache" where a cache index has 16 bits (a freed address's slot, a group's key). */
+#define NO_CACHE16 0xffffu
 #define SLOT_LIVE 0x80000000u
 #define SLOT_NOSITE 0x7fffffffu		/* freed, allocation site unknown */
 
@@ -54,7 +56,7 @@ struct islot {
 	uint64_t key;			/* 0: empty (keys are stored mixed) */
 	uint32_t val;
 	uint16_t loss;			/* losses seen when freed (low 16 bits) */
-	uint16_t cache;			/* cache of the freed object, or 0xffff */
+	uint16_t cache;			/* cache of the freed object, or NO_CACHE16 */
 };
 
 struct otab {
@@ -115,17 +117,6 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
 /* ---- the model itself, shared by model.c and model-object.c ---- */
 
 #define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
-
-/* A growable array of structs. */
-#define VEC(type) struct { type *v; size_t n, alloc; }
-#define VEC_PUSH(vec, oom) ({						\
-	if ((vec).n == (vec).alloc) {					\
-		size_t na_ = (vec).alloc ? (vec).alloc * 2 : 64;	\
-		void *nv_ = realloc((vec).v, na_ * sizeof(*(vec).v));	\
-		if (nv_) { (vec).v = nv_; (vec).alloc = na_; }		\
-	}								\
-	(vec).n < (vec).alloc ? (memset(&(vec).v[(vec).n], 0, sizeof(*(vec).v)), \
-				 (uint32_t)(vec).n++) : ((oom) = true, NONE); })
 
 /*
  * A CPU's last slab allocations still awaiting their stacks. A

@@ -136,7 +136,7 @@ void model_emit_live(struct kmt_model *m)
 
 static uint64_t akey(uint64_t site, uint32_t offset, uint64_t ip)
 {
-	return kmt_hash64(ip) ^ kmt_hash64((site ^ (uint64_t)offset << 48) + 0x9e3779b97f4a7c15ULL);
+	return kmt_hash_combine(kmt_hash64(ip), site ^ (uint64_t)offset << 48);
 }
 
 struct access_key {
@@ -171,15 +171,8 @@ static struct kmt_access_stat *access_slot(struct kmt_model *m, const struct obj
 	i = kmt_map_find(&a->by_key, h, same_access, &k);
 	if (i != NONE)
 		return &a->v[i];
-	if (a->n == a->alloc) {
-		size_t na = a->alloc ? a->alloc * 2 : 64;
-		struct kmt_access_stat *nv = realloc(a->v, na * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		a->v = nv;
-		a->alloc = na;
-	}
+	if (ALLOC_GROW(a->v, a->n + 1, a->alloc, 64))
+		return NULL;
 	if (kmt_map_add(&a->by_key, h, (uint32_t)a->n))
 		return NULL;
 	memset(&a->v[a->n], 0, sizeof(a->v[a->n]));

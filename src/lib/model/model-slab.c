@@ -251,11 +251,11 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		if (sl && m->o.partial_allocs) {
 			/* Allocated again where the recording did not look. */
 			m->sum.unseen_allocs++;
-			otab_kill(&m->slab, sl, NONE, sl->cache != 0xffff ? sl->cache : NONE, m->loss_seq);
+			otab_kill(&m->slab, sl, NONE, sl->cache != NO_CACHE16 ? sl->cache : NONE, m->loss_seq);
 			return;
 		}
 		if (sl) {
-			uint32_t cache = sl->cache != 0xffff ? sl->cache : ev->name_len ? model_cache_of(m, ev) : NONE;
+			uint32_t cache = sl->cache != NO_CACHE16 ? sl->cache : ev->name_len ? model_cache_of(m, ev) : NONE;
 
 			if (lost_since(m, sl->loss))
 				m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */

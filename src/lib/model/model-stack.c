@@ -56,11 +56,11 @@ void model_stack_release(struct kmt_model *m)
 
 static uint64_t hash_frames(const uint64_t *f, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	uint64_t h = n;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		h = kmt_hash64(h ^ f[i]) + i;
+		h = kmt_hash_combine(h, f[i]);
 	return h;
 }
 

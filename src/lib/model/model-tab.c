@@ -109,7 +109,7 @@ struct islot *otab_get(struct otab *t, uint64_t key)
 	s->key = k;
 	s->val = NONE;
 	s->loss = 0;
-	s->cache = 0xffff;
+	s->cache = NO_CACHE16;
 	return s;
 }
 
@@ -205,7 +205,7 @@ void otab_kill(struct otab *t, struct islot *s, uint32_t site, uint32_t cache, u
 		t->dead++;
 	s->val = site == NONE ? SLOT_NOSITE : site & ~SLOT_LIVE;
 	s->loss = (uint16_t)loss;
-	s->cache = cache < 0xffff ? (uint16_t)cache : 0xffff;
+	s->cache = cache < NO_CACHE16 ? (uint16_t)cache : NO_CACHE16;
 }
 
 void otab_remove(struct otab *t, struct islot *s)

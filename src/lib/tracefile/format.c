@@ -308,15 +308,8 @@ int kmt_formats_add(struct kmt_formats *fs, struct kmt_format *fmt)
 {
 	if (kmt_formats_by_id(fs, fmt->id))
 		return -EEXIST;
-	if (fs->nr == fs->alloc) {
-		int n = fs->alloc ? fs->alloc * 2 : 32;
-		struct kmt_format *v = realloc(fs->v, sizeof(*v) * (size_t)n);
-
-		if (!v)
-			return -ENOMEM;
-		fs->v = v;
-		fs->alloc = n;
-	}
+	if (ALLOC_GROW(fs->v, (size_t)fs->nr + 1, fs->alloc, 32))
+		return -ENOMEM;
 	fs->v[fs->nr++] = *fmt;
 	memset(fmt, 0, sizeof(*fmt));
 	/* by_id points into v, which may have moved: rebuild it. */

@@ -72,7 +72,9 @@ int kmt_pagew_lost(struct kmt_pagew *w, int64_t lost)
 
 int kmt_pagew_add(struct kmt_pagew *w, uint64_t ts, const void *payload, uint32_t len)
 {
-	uint32_t plen = (len + 3) & ~3u, need = (plen <= 112 ? 4 : 8) + plen, hdr;
+	uint32_t plen = (len + 3) & ~3u, hdr;
+	bool small = plen <= KMT_RB_TYPE_DATA_MAX * 4;	/* its length in type_len */
+	uint32_t need = (small ? 4 : 8) + plen;
 	uint32_t room = w->size - HDR - 8;	/* keep room for a lost count */
 	uint64_t delta;
 	int ret;
@@ -96,22 +98,23 @@ int kmt_pagew_add(struct kmt_pagew *w, uint64_t ts, const void *payload, uint32_
 	}
 	delta = ts - w->last_ts;
 	if (delta > KMT_RB_DELTA_MASK) {
-		uint32_t ext[2] = { KMT_RB_TYPE_TIME_EXTEND | (uint32_t)((delta & KMT_RB_DELTA_MASK) << 5),
+		uint32_t ext[2] = { KMT_RB_TYPE_TIME_EXTEND |
+					(uint32_t)((delta & KMT_RB_DELTA_MASK) << KMT_RB_TYPE_LEN_BITS),
 				    (uint32_t)(delta >> KMT_RB_DELTA_BITS) };
 
 		memcpy(w->page + HDR + w->used, ext, 8);
 		w->used += 8;
 		delta = 0;
 	}
-	if (plen <= 112) {
-		hdr = (plen / 4) | (uint32_t)(delta << 5);
+	if (small) {
+		hdr = (plen / 4) | (uint32_t)(delta << KMT_RB_TYPE_LEN_BITS);
 		memcpy(w->page + HDR + w->used, &hdr, 4);
 		memcpy(w->page + HDR + w->used + 4, payload, len);
 		w->used += 4 + plen;
 	} else {
 		uint32_t a0 = plen + 4;
 
-		hdr = (uint32_t)(delta << 5);
+		hdr = (uint32_t)(delta << KMT_RB_TYPE_LEN_BITS);
 		memcpy(w->page + HDR + w->used, &hdr, 4);
 		memcpy(w->page + HDR + w->used + 4, &a0, 4);
 		memcpy(w->page + HDR + w->used + 8, payload, len);

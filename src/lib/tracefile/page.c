@@ -59,13 +59,13 @@ int kmt_page_next_slow(struct kmt_page_iter *it, struct kmt_rec *rec,
 			return kmt_diag_set(d, KMT_EFORMAT, "event header cut by commit at %u", pos);
 		hdr = ld32(data + pos, be);
 		if (be) {
-			type_len = hdr >> 27;
+			type_len = hdr >> KMT_RB_DELTA_BITS;
 			delta = hdr & KMT_RB_DELTA_MASK;
 		} else {
-			type_len = hdr & 31;
-			delta = hdr >> 5;
+			type_len = hdr & KMT_RB_TYPE_LEN_MASK;
+			delta = hdr >> KMT_RB_TYPE_LEN_BITS;
 		}
-		if (type_len >= 1 && type_len <= 28) {
+		if (type_len >= 1 && type_len <= KMT_RB_TYPE_DATA_MAX) {
 			len = type_len * 4;
 			if (len > end - pos - 4)
 				return kmt_diag_set(d, KMT_EFORMAT, "event of %u bytes at %u runs past commit %u",

@@ -338,16 +338,9 @@ static bool pool_join(struct kmt_file *f, struct kmt_cpu_reader *r)
 		f->pool = p;
 	}
 	pthread_mutex_lock(&p->mu);
-	if (p->n == p->alloc) {
-		int na = p->alloc ? 2 * p->alloc : 16;
-		struct kmt_cpu_reader **nr = realloc(p->r, (size_t)na * sizeof(*nr));
-
-		if (!nr) {
-			pthread_mutex_unlock(&p->mu);
-			return false;
-		}
-		p->r = nr;
-		p->alloc = na;
+	if (ALLOC_GROW(p->r, (size_t)p->n + 1, p->alloc, 16)) {
+		pthread_mutex_unlock(&p->mu);
+		return false;
 	}
 	/* A thread per reader up to the pool's size: no more threads than rings. */
 	if (p->started < p->threads && p->started < p->n + 1 &&

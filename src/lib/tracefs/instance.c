@@ -84,6 +84,26 @@ int kmt_instance_write(const struct kmt_instance *in, const char *rel, const cha
 			    strerror(-ret), *why ? "\n" : "", why);
 }
 
+int kmt_instance_event_write(const struct kmt_instance *in, const char *ev, const char *file,
+			     const char *val, struct kmt_diag *d)
+{
+	const char *colon = strchr(ev, ':');
+	char rel[512];
+
+	if (!colon)
+		return kmt_diag_set(d, -EINVAL, "'%s' is no event name (system:name)", ev);
+	snprintf(rel, sizeof(rel), "events/%.*s/%s/%s", (int)(colon - ev), ev, colon + 1, file);
+	return kmt_instance_write(in, rel, val, d);
+}
+
+int kmt_instance_set_buffer_kb(const struct kmt_instance *in, unsigned int kb, struct kmt_diag *d)
+{
+	char val[16];
+
+	snprintf(val, sizeof(val), "%u", kb);
+	return kmt_instance_write(in, "buffer_size_kb", val, d);
+}
+
 int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len)
 {
 	char path[640];

@@ -134,15 +134,6 @@ const char *kmt_watch_alloc_filter(const struct kmt_watch_target *t, const char 
 
 /* ---- the control instance ---- */
 
-static void ev_filter(struct kmt_watcher *w, const char *ev, const char *f)
-{
-	char rel[256];
-	const char *colon = strchr(ev, ':');
-
-	snprintf(rel, sizeof(rel), "events/%.*s/%s/filter", (int)(colon - ev), ev, colon + 1);
-	kmt_instance_write(&w->ctl, rel, f, NULL);
-}
-
 /* The frees the control instance passes: those of the watched objects. */
 static void set_free_filter(struct kmt_watcher *w)
 {
@@ -158,7 +149,7 @@ static void set_free_filter(struct kmt_watcher *w)
 		return;
 	snprintf(w->free_filter, sizeof(w->free_filter), "%s", f);
 	for (i = 0; i < 2; i++)
-		ev_filter(w, free_events[i], f);
+		kmt_instance_event_write(&w->ctl, free_events[i], "filter", f, NULL);
 }
 
 static int ctl_start(struct kmt_watcher *w, struct kmt_diag *d)
