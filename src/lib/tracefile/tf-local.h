@@ -152,7 +152,7 @@ struct kmt_file {
 	bool mapped;			/* map came from mmap() */
 	int threads;			/* -j: threads to read with (> 1: kmt_analyse() has stages) */
 	int inflaters;			/* ... of which inflate chunks (0: the readers themselves) */
-	struct tf_pool *pool;		/* those threads, made on first use (tf-data.c) */
+	struct tf_pool *pool;		/* those threads, made on first use (cpu-reader.c) */
 	struct kmt_page_observer observer;	/* sees every reader's pages */
 	uint64_t data_read;		/* bytes of CPU data read so far (atomic) */
 	/* CPU ns spent inflating chunks: [0] on worker threads, [1] in the readers */
@@ -189,7 +189,7 @@ struct kmt_file {
 };
 
 /* tf-meta.c: payload parsers shared by v6 and v7. */
-/* The inflating threads (tf-data.c): stopped and freed at the file's close. */
+/* The inflating threads (cpu-reader.c): stopped and freed at the file's close. */
 void tf_pool_free(struct tf_pool *p);
 int tf_pool_threads(const struct tf_pool *p);
 int tf_parse_header_info(struct kmt_file *f, struct cur *c, struct kmt_diag *d);
@@ -209,7 +209,7 @@ int tf_fail(struct kmt_file *f, struct kmt_diag *d, const char *section,
 	    uint64_t offset);
 
 /*
- * tf-data.c: could a chunk "u32 @csize, u32 @usize, @data" of pages of
+ * cpu-reader.c: could a chunk "u32 @csize, u32 @usize, @data" of pages of
  * @psize bytes start here (sizes that make sense, the algorithm's magic)?
  */
 /* Could a chunk of @csize bytes hold @usize bytes of pages of @psize? */

@@ -4,7 +4,7 @@
  * fixed sequence of metadata, options, flyrecord table) or the v7 layout
  * (a chain of OPTIONS sections pointing at sections anywhere in the file).
  * Everything is checked against the file size before it is used; the
- * per-CPU data itself is left to tf-data.c, and what a damaged file lost
+ * per-CPU data itself is left to cpu-reader.c, and what a damaged file lost
  * to tf-damage.c.
  */
 #include <errno.h>
