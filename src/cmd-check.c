@@ -13,11 +13,12 @@
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
 #include "report/analysis.h"
+#include "report/report.h"
 #include "util/util.h"
 #include "util/json.h"
 #include "util/opt.h"
 
-enum { O_JSON = 256, O_NOMODEL, O_STRICT, O_STATS };
+enum { O_JSON = 256, O_NOMODEL, O_STRICT };
 
 struct out {
 	bool json, quiet;
@@ -31,6 +32,7 @@ struct out {
 static void on_start(void *arg, uint64_t t0)
 {
 	struct out *o = arg;
+	char ts[32];
 
 	o->t0 = t0;
 	o->started = true;
@@ -38,8 +40,8 @@ static void on_start(void *arg, uint64_t t0)
 		js_u64(&o->j, "start_ts_ns", o->t0);
 		js_open(&o->j, "findings", '[');
 	} else if (!o->quiet) {
-		printf("# times count from the trace's first event, at %.6f s of the trace clock\n",
-		       (double)o->t0 / 1e9);
+		printf("# times count from the trace's first event, at %s s of the trace clock\n",
+		       fmt_secs(0, o->t0, ts, sizeof(ts)));
 	}
 }
 
@@ -55,7 +57,7 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 	else if (fd->offset)
 		snprintf(where, sizeof(where), "0x%" PRIx64, fd->offset);
 	if (fd->ts)
-		snprintf(ts, sizeof(ts), "%.6f", (double)(since(o->t0, fd->ts)) / 1e9);
+		fmt_secs(o->t0, fd->ts, ts, sizeof(ts));
 	if (o->json) {
 		js_open(&o->j, NULL, '{');
 		js_str(&o->j, "severity", kmt_severity_name(fd->severity));
@@ -84,8 +86,7 @@ static const struct opt check_opts[] = {
 	{ O_NOMODEL, 0, "no-model", NULL, "skip the allocation/free consistency pass" },
 	{ O_STRICT, 0, "strict", NULL, "warnings count as errors" },
 	{ 'q', 'q', "quiet", NULL, "only the summary line" },
-	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the one pass (as report\n"
-	  "--stats), to standard error" },
+	OPT_GROUP(stats_group, struct check_args, co.stats, 0, NULL),
 	OPT_GROUP(analysis_group, struct check_args, an, AN_JOBS, "the file"),
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -115,7 +116,6 @@ static int check_opt(void *arg, int id, const char *value)
 	case O_NOMODEL: a->co.model = false; break;
 	case O_STRICT: a->strict = true; break;
 	case 'q': a->o.quiet = true; break;
-	case O_STATS: a->co.stats = true; break;
 	}
 	return -1;
 }
@@ -161,6 +161,7 @@ int cmd_check(int argc, char **argv)
 	}
 	/* Findings may come while reading: no progress line between them on a terminal. */
 	pr = o->quiet || !isatty(STDOUT_FILENO) ? progress_start(path, f) : NULL;
+	tuning_from_env(&a.co.shards, &a.co.parts);
 	ret = kmt_check_file(f, &a.co, &res, &d);
 	progress_stop(pr);
 	if (!ret && a.co.stats) {

@@ -4,9 +4,10 @@
  * program's own tables, so that it cannot drift from them: the commands
  * (src/main.c), each command's option table (src/util/opt.h), and the values
  * an option names through its table's values() hook (report's sort keys
- * and sections, export's formats). The build writes it once
- * ($(O)/kmemtrace.bash) and make install puts it where bash-completion
- * looks. Not a listed command: it is for the build, not for users.
+ * and sections, export's formats) or its choices (diff --match, opt_values()).
+ * The build writes it once ($(O)/kmemtrace.bash) and make install puts it
+ * where bash-completion looks. Not a listed command: it is for the build,
+ * not for users.
  */
 #include <string.h>
 
@@ -57,6 +58,7 @@ static void value_table(FILE *out, const struct cmd *cmds, size_t n)
 {
 	const struct opt *all[64], *o;
 	char buf[1024];
+	const char *values;
 	size_t i;
 	int k, no;
 
@@ -65,7 +67,7 @@ static void value_table(FILE *out, const struct cmd *cmds, size_t n)
 	for (i = 0; i < n; i++)
 		for (no = opt_list(cmds[i].help, all, 64), k = 0; k < no; k++) {
 			o = all[k];
-			if (!o->values)
+			if (!(values = opt_values(o, buf, sizeof(buf))))
 				continue;
 			fputc('\t', out);
 			if (o->short_name)
@@ -74,7 +76,7 @@ static void value_table(FILE *out, const struct cmd *cmds, size_t n)
 			if (o->long_name)
 				fprintf(out, "%s:--%s", cmds[i].help->name, o->long_name);
 			fprintf(out, ") values='");
-			words(out, o->values(buf, sizeof(buf)));
+			words(out, values);
 			fprintf(out, "'%s ;;\n", o->flags & OPT_LIST ? "; list=1" : "");
 		}
 	fprintf(out, "\tesac\n}\n\n");

@@ -22,9 +22,19 @@
 
 enum { O_VERSION = 256, O_COMPRESSION, O_LEVEL, O_STRIP };
 
+struct convert_args {
+	struct kmt_writer_opts wo;
+	bool strip, level_set;
+	int zalg;			/* --compression: a KMT_Z_*, -1: not given */
+	const char *buffer;
+	const char *output;		/* -o */
+};
+
 static const struct opt convert_opts[] = {
 	{ O_VERSION, 0, "file-version", "N", "6 or 7 (default 7)" },
-	{ O_COMPRESSION, 0, "compression", "ALG", "none, zstd or zlib (default zstd; v6: none)" },
+	{ O_COMPRESSION, 0, "compression", "ALG", "%s (default zstd; v6: none)", .type = OT_CHOICE,
+	  .choices = kmt_zalg_names, .what = "compression",
+	  .off = offsetof(struct convert_args, zalg) },
 	{ O_LEVEL, 0, "level", "N", "compression level (default: zstd 1, zlib 9)" },
 	{ O_STRIP, 0, "strip-kallsyms", NULL, "keep only the symbols of functions the events name\n"
 	  "(as record does by default; they name them alike)" },
@@ -167,29 +177,14 @@ out:
 	return ret;
 }
 
-struct convert_args {
-	struct kmt_writer_opts wo;
-	bool strip, level_set, zalg_set;
-	const char *buffer;
-	const char *output;		/* -o */
-};
-
 static int convert_opt(void *arg, int id, const char *value)
 {
 	struct convert_args *a = arg;
-	int alg;
 
 	switch (id) {
 	case O_VERSION:
 		if (!opt_int(value, 6, 7, &a->wo.version))
 			return usage_error(&convert_help, "bad file version '%s' (6 or 7)", value);
-		break;
-	case O_COMPRESSION:
-		alg = kmt_zalg_from_name(value);
-		if (alg < 0)
-			return usage_error(&convert_help, "unknown compression '%s' (none, zstd, zlib)", value);
-		a->wo.zalg = (enum kmt_zalg)alg;
-		a->zalg_set = true;
 		break;
 	case O_LEVEL:
 		if (!opt_int(value, -7, 22, &a->wo.level))
@@ -205,7 +200,10 @@ static int convert_opt(void *arg, int id, const char *value)
 
 int cmd_convert(int argc, char **argv)
 {
-	struct convert_args a = { .wo = { .version = 7, .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 64 } };
+	struct convert_args a = {
+		.wo = { .version = 7, .zalg = KMT_Z_ZSTD, .level = 1, .chunk_pages = 64 },
+		.zalg = -1,
+	};
 	struct kmt_writer_opts *wo = &a.wo;
 	const struct cmd_help *H = &convert_help;
 	struct conv c = { 0 };
@@ -220,7 +218,9 @@ int cmd_convert(int argc, char **argv)
 		return usage_error(H, a.output ? "need IN (and OUT once: -o OUT, or after IN)" : "need IN and OUT");
 	in = argv[i];
 	out = a.output ? a.output : argv[i + 1];
-	if (wo->version == 6 && a.zalg_set && wo->zalg != KMT_Z_NONE)
+	if (a.zalg >= 0)
+		wo->zalg = (enum kmt_zalg)a.zalg;
+	if (wo->version == 6 && a.zalg > KMT_Z_NONE)
 		return usage_error(H, "trace.dat v6 has no compression: use --file-version 7, or "
 				   "--compression none");
 	if (wo->version == 6)

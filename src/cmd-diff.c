@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -32,10 +31,12 @@ static const char *csv_names(char *buf, size_t len)
 static const struct opt diff_opts[] = {
 	{ 's', 's', "sort", "KEY", "sort by the size of the change in: bytes (default),\n"
 	  "allocs, frees, req, waste, live, objects (live ones), pages", 0, diff_sort_keys },
-	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
+	OPT_GROUP(tables_group, struct diff_args, d.tables, 0, NULL),
 	{ O_PER_SECOND, 0, "per-second", NULL, "divide each trace's counts by its own span (what is\nlive at the end stays as it is)" },
 	{ O_MATCH, 0, "match", "HOW", "call sites by 'offset' (function+offset), 'function'\n"
-	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)" },
+	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)",
+	  .type = OT_CHOICE, .choices = diff_match_names, .what = "--match",
+	  .off = offsetof(struct diff_args, d.match) },
 	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM | AN_JOBS, "allocations by"),
 	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
 	  "(default: fit the terminal, or $COLUMNS)" },
@@ -80,23 +81,8 @@ static int diff_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad sort key '%s' (keys: %s)", value, diff_sort_keys(keys, sizeof(keys)));
 		a->d.sort = value;
 		break;
-	case 'n':
-		if (!opt_int(value, 0, INT32_MAX, &a->d.top))
-			return usage_error(H, "bad row count '%s'", value);
-		a->d.top_set = true;
-		break;
 	case O_PER_SECOND: a->d.per_second = true; break;
 	case O_WIDE: a->d.wide = true; break;
-	case O_MATCH:
-		if (!strcmp(value, "auto"))
-			a->d.match = MATCH_AUTO;
-		else if (!strcmp(value, "offset"))
-			a->d.match = MATCH_OFFSET;
-		else if (!strcmp(value, "function"))
-			a->d.match = MATCH_FUNCTION;
-		else
-			return usage_error(H, "bad --match '%s' (auto, offset, function)", value);
-		break;
 	case O_JSON: a->json = true; break;
 	case O_CSV: a->csv = value; break;
 	case O_HTML: a->html = true; break;
@@ -125,7 +111,7 @@ static int print(void *arg, FILE *out)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { .d = { .top = 20 }, .an = ANALYSIS_OPTS_INIT };
+	struct diff_args a = { .d = { .tables = TABLE_OPTS_INIT }, .an = ANALYSIS_OPTS_INIT };
 	const struct cmd_help *H = &diff_help;
 	char names[128];
 	int code, i, ret;

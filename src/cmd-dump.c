@@ -15,20 +15,19 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefile.h>
 #include "report/analysis.h"
+#include "report/report.h"
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
 
-enum { O_RAWIP = 256, O_HASH };
-
 struct dump {
 	struct analysis a;		/* the file, its symbols, task names and decoder */
 	struct kmt_file *f;
-	struct kmt_hashptr hash;
+	struct addr_opts addr;		/* --raw-ip, --hash-pointers */
 	struct kmt_flags *gfp_names;	/* from the file's formats, or NULL */
 	struct analysis_opts an;	/* -p, --comm, --time */
 	uint64_t lo, hi;		/* the same in the trace clock */
-	bool raw_ip, all;
+	bool all;
 	bool matched;			/* an event of the task asked for, in the window */
 	uint64_t t0;
 	bool started;
@@ -42,8 +41,7 @@ struct dump {
 
 static const struct opt dump_opts[] = {
 	OPT_GROUP(analysis_group, struct dump, an, AN_PID | AN_COMM | AN_TIME, "events of"),
-	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
-	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses and pfns as keyed hashes", OPT_OPTARG },
+	OPT_GROUP(addresses_group, struct dump, addr, 0, "kernel addresses and pfns"),
 	{ 'a', 'a', "all", NULL, "also process-naming events and stacks" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -77,23 +75,13 @@ static void note_task(struct kmt_comms *comms, const struct kmt_event *ev)
 static const char *site_str(const struct dump *dp, uint64_t a, char *buf, size_t len)
 {
 	uint64_t off;
-	const char *fn = dp->raw_ip ? NULL : kmt_symbols_lookup(dp->a.syms, a, &off);
+	const char *fn = dp->addr.raw_ip ? NULL : kmt_symbols_lookup(dp->a.syms, a, &off);
 
 	if (fn)
 		snprintf(buf, len, "%s+0x%" PRIx64, fn, off);
 	else
-		kmt_hashptr_fmt(&dp->hash, a, buf, len);
+		kmt_hashptr_fmt(&dp->addr.hash, a, buf, len);
 	return buf;
-}
-
-/* The names of gfp flags, from the file's own print format: mm_page_alloc's, else kmalloc's (NULL: none). */
-static struct kmt_flags *gfp_names_of(const struct kmt_formats *fs)
-{
-	const struct kmt_format *fmt = kmt_formats_find(fs, "kmem", "mm_page_alloc");
-
-	if (!fmt)
-		fmt = kmt_formats_find(fs, "kmem", "kmalloc");
-	return fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
 }
 
 /* gfp=GFP_KERNEL|__GFP_ZERO, named from the file's own print format. */
@@ -112,7 +100,7 @@ static void stack_claim(const struct dump *dp, const struct kmt_event *ev)
 	enum kmt_kind k = kmt_model_stack_claim(dp->m, &ptr);
 	char p[32];
 
-	kmt_hashptr_fmt(&dp->hash, ptr, p, sizeof(p));
+	kmt_hashptr_fmt(&dp->addr.hash, ptr, p, sizeof(p));
 	if (k == KMT_EV_NONE)
 		printf(" of no allocation");
 	else if (k == KMT_EV_PAGE_ALLOC)
@@ -132,7 +120,7 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 	       comm, ev->pid, kmt_kind_name(ev->kind));
 	if (ev->call_site)
 		printf(" %s", site_str(dp, ev->call_site, site, sizeof(site)));
-	kmt_hashptr_fmt(&dp->hash, ev->ptr, p, sizeof(p));
+	kmt_hashptr_fmt(&dp->addr.hash, ev->ptr, p, sizeof(p));
 	switch (ev->kind) {
 	case KMT_EV_KMALLOC:
 	case KMT_EV_CACHE_ALLOC:
@@ -274,9 +262,9 @@ static int run(struct dump *dp, const char *path)
 
 	if (analysis_open(&dp->a, path, 0))
 		return EXIT_FAIL;
-	analysis_tuning(&ao.shards, &ao.parts);
+	tuning_from_env(&ao.shards, &ao.parts);
 	dp->f = dp->a.f;
-	dp->gfp_names = gfp_names_of(kmt_file_formats(dp->f));
+	dp->gfp_names = kmt_flags_gfp(kmt_file_formats(dp->f));
 	mb = kmt_file_main_buffer(dp->f);
 	if (mb < 0)
 		return EXIT_OK;
@@ -303,11 +291,6 @@ static int dump_opt(void *arg, int id, const char *value)
 	struct dump *dp = arg;
 
 	switch (id) {
-	case O_RAWIP: dp->raw_ip = true; break;
-	case O_HASH:
-		if (kmt_hashptr_init(&dp->hash, value))
-			return error("cannot get a random key");
-		break;
 	case 'a': dp->all = true; break;
 	}
 	return -1;

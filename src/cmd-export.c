@@ -14,13 +14,13 @@
 #include "report/flame.h"
 #include "util/opt.h"
 
-enum { O_VALUE = 256, O_HASH, O_STATS };
+enum { O_VALUE = 256 };
 
 struct export_args {
 	struct export x;
 	const struct export_format *fmt;
 	struct analysis_opts an;
-	struct kmt_hashptr hash;	/* --hash-pointers */
+	struct addr_opts addr;		/* --hash-pointers */
 	bool named;			/* the output's name is ours, not -o's */
 	bool stats;
 };
@@ -53,11 +53,11 @@ static void print_formats(FILE *out)
 /* What --format takes, comma-separated, into @buf. */
 static const char *format_names(char *buf, size_t len)
 {
-	size_t i, n = 0;
+	size_t i;
 
 	buf[0] = '\0';
-	for (i = 0; i < NR_FORMATS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", formats[i]->name);
+	for (i = 0; i < NR_FORMATS; i++)
+		opt_join(buf, len, ",", formats[i]->name);
 	return buf;
 }
 
@@ -66,14 +66,12 @@ static const struct opt export_opts[] = {
 	{ 'o', 'o', "output", "FILE", "where to write (default: beside the trace, its name\n"
 	  "with the format's extension; -: standard output,\nnot for sqlite); mode 0600, complete or not at all" },
 	{ O_VALUE, 0, "value", "WHAT", "folded: bytes (default), objects or live-bytes of slab\n"
-	  "allocations; page-bytes or pages of page allocations" },
+	  "allocations; page-bytes or pages of page allocations", .type = OT_CHOICE,
+	  .choices = flame_value_names, .what = "--value",
+	  .off = offsetof(struct export_args, x.value) },
 	OPT_GROUP(analysis_group, struct export_args, an, 0, "allocations by"),
-	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses (object pointers, call sites,\n"
-	  "stack addresses) as report's keyed hashes, so the\noutput can be shared; symbols stay "
-	  "readable. Same\nKEY, same hashes; no KEY: a random one", OPT_OPTARG },
-	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the analysis\n"
-	  "(as report --stats; output: the format's writing\nafter it), to standard error",
-	  .type = OT_FLAG, .off = offsetof(struct export_args, stats) },
+	OPT_GROUP(addresses_group, struct export_args, addr, ADDR_HASH, "kernel addresses"),
+	OPT_GROUP(stats_group, struct export_args, stats, 0, NULL),
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -105,23 +103,6 @@ static int export_opt(void *arg, int id, const char *value)
 			return usage_error(H, "unknown format '%s' (%s)", value, format_names(names, sizeof(names)));
 		break;
 	case 'o': a->x.path = value; break;
-	case O_VALUE:
-		for (i = 0; i < FV_NR && strcmp(value, flame_value_names[i]); i++)
-			;
-		if (i == FV_NR) {
-			size_t n = 0;
-
-			for (i = 0; i < FV_NR; i++)
-				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
-						      flame_value_names[i]);
-			return usage_error(H, "bad --value '%s' (%s)", value, names);
-		}
-		a->x.value = (int)i;
-		break;
-	case O_HASH:
-		if (kmt_hashptr_init(&a->hash, value))
-			return error("cannot get a random key: %s", strerror(errno));
-		break;
 	}
 	return -1;
 }
@@ -163,8 +144,9 @@ static int run(struct export_args *a, const char *in)
 	if (analysis_open(&x->a, in, a->an.jobs))
 		return EXIT_FAIL;
 	x->a.stats = a->stats;
-	x->r = (struct report){ .path = in, .sections = SEC_ALL, .t_start = a->an.window[0],
-				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms, .hash = a->hash };
+	x->r = (struct report){ .path = in, .sections = section_all(), .t_start = a->an.window[0],
+				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms,
+				.addr = a->addr };
 	report_recorded(&x->r, x->a.dec, x->mo.cache);
 	x->mo.detail = a->fmt->detail;
 	if (to_stdout) {
@@ -180,7 +162,11 @@ static int run(struct export_args *a, const char *in)
 			return error("%s: %s", x->path, strerror(errno));
 		}
 	}
-	ret = a->fmt->begin(x);
+	/* The format's state is the driver's to make and to free (cmd_export()). */
+	if (a->fmt->priv_size && !(x->priv = calloc(1, a->fmt->priv_size)))
+		ret = error("out of memory");
+	else
+		ret = a->fmt->begin(x);
 	if (!ret)
 		ret = analysis_run(&x->a, a->an.buffer, &x->mo, &x->hooks, a->an.window[0], a->an.window[1]);
 	if (!ret) {
@@ -189,6 +175,8 @@ static int run(struct export_args *a, const char *in)
 		x->r.m = x->a.m;
 		x->r.t0 = x->a.t0;
 		ret = a->fmt->end(x);
+		if (!ret && x->out && ferror(x->out))
+			ret = error("cannot write %s: %s", x->path, strerror(errno ? errno : EIO));
 		if (!ret && a->stats)
 			analysis_print_stats(&x->a, analysis_thread_cpu_ns() - out0);
 	}
@@ -230,8 +218,9 @@ int cmd_export(int argc, char **argv)
 		return error("out of memory");
 	a.named = path;
 	ret = run(&a, in);
-	if (a.fmt->release)
+	if (a.x.priv && a.fmt->release)
 		a.fmt->release(&a.x);
+	free(a.x.priv);
 	analysis_close(&a.x.a);
 	free(path);
 	return ret;

@@ -33,21 +33,12 @@ const struct cmd_help info_help = {
 	.opts = info_opts,
 };
 
-/* @v with thousands separators, in one of the rotating buffers (several fit in one printf). */
-static const char *num(uint64_t v)
-{
-	static char bufs[8][32];
-	static int i;
-
-	return fmt_count((double)v, false, bufs[i++ % 8], sizeof(bufs[0]));
-}
-
 /* One row of the CPU table. */
 static void census_row(const char *cpu, uint64_t events, uint64_t pages, uint64_t bytes, uint64_t lost,
 		       uint64_t gaps)
 {
-	printf("%-5s %12s %9s %10.1f %10s %8s\n", cpu, num(events), num(pages), (double)bytes / 1048576,
-	       num(lost), num(gaps));
+	printf("%-5s %12s %9s %10.1f %10s %8s\n", cpu, fmt_num(events), fmt_num(pages),
+	       (double)bytes / 1048576, fmt_num(lost), fmt_num(gaps));
 }
 
 static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
@@ -73,7 +64,7 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 	census_row("all", c->events, pages, bytes, c->lost, c->lost_pages);
 	if (c->lost && !b->nr_stats && c->lost_unknown)
 		printf("(the file has no ring-buffer stats: %s of the gaps %s no count, so more were lost)\n",
-		       num(c->lost_unknown), plural((double)c->lost_unknown, "has", "have"));
+		       fmt_num(c->lost_unknown), plural((double)c->lost_unknown, "has", "have"));
 	printf("\n%-40s %12s\n", "event", "records");
 	for (id = 0; id < c->nr_ids; id++) {
 		const struct kmt_format *fmt;
@@ -86,7 +77,7 @@ static void print_census(const struct kmt_file *f, const struct kmt_buffer *b,
 			snprintf(name, sizeof(name), "%s:%s", fmt->system, fmt->name);
 		else
 			snprintf(name, sizeof(name), "unknown id %u", id);
-		printf("%-40s %12s\n", name, num(c->per_id[id]));
+		printf("%-40s %12s\n", name, fmt_num(c->per_id[id]));
 	}
 }
 
@@ -164,19 +155,22 @@ int cmd_info(int argc, char **argv)
 				printf("            the data of any other CPU: missing (the file ends before it)\n");
 			else if (cd->cut)
 				printf("            CPU %d data: offset 0x%" PRIx64 ", %s bytes of %s"
-				       " (the file ends inside)\n", cd->cpu, cd->offset, num(cd->size), num(cd->want));
+				       " (the file ends inside)\n", cd->cpu, cd->offset,
+				       fmt_num(cd->size), fmt_num(cd->want));
 			else
 				printf("            CPU %d data: offset 0x%" PRIx64 ", %s %s\n",
-				       cd->cpu, cd->offset, num(cd->size), plural((double)cd->size, "byte", "bytes"));
+				       cd->cpu, cd->offset, fmt_num(cd->size),
+				       plural((double)cd->size, "byte", "bytes"));
 		}
 		for (j = 0; j < b->nr_stats; j++) {
 			if (b->stats[j].died)
 				printf("            CPU %d: %s %s lost when the recorder died "
-				       "(recovered)\n", b->stats[j].cpu, num(b->stats[j].died),
+				       "(recovered)\n", b->stats[j].cpu, fmt_num(b->stats[j].died),
 				       plural((double)b->stats[j].died, "event", "events"));
 			if (b->stats[j].after_death)
 				printf("            CPU %d: %s %s dropped by the instance after the recorder "
-				       "died (nobody read it)\n", b->stats[j].cpu, num(b->stats[j].after_death),
+				       "died (nobody read it)\n", b->stats[j].cpu,
+				       fmt_num(b->stats[j].after_death),
 				       plural((double)b->stats[j].after_death, "event", "events"));
 			if (b->stats[j].truncated)
 				printf("            CPU %d: recording truncated: %s\n",
@@ -205,10 +199,12 @@ int cmd_info(int argc, char **argv)
 		if (kmt_census_run(&c, f, ab, &d)) {
 			ret = error("%s", d.msg);
 		} else {
-			printf("\nwatchpoint samples: %s, lost %s%s (", num(c.events), num(c.lost),
+			printf("\nwatchpoint samples: %s, lost %s%s (", fmt_num(c.events),
+			       fmt_num(c.lost),
 			       c.lost_unknown && !kmt_file_buffer(f, ab)->nr_stats ? "+" : "");
 			for (j = 0; j < c.nr_cpus; j++)
-				printf("%sCPU %d: %s", j ? ", " : "", c.cpus[j].cpu, num(c.cpus[j].events));
+				printf("%sCPU %d: %s", j ? ", " : "", c.cpus[j].cpu,
+				       fmt_num(c.cpus[j].events));
 			printf(")\n");
 		}
 		if (c.nr_skipped) {

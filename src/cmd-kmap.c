@@ -21,12 +21,13 @@
 #include "report/report.h"
 #include "export/objcols.h"
 
-enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_RAWIP, O_HASH, O_JSON, O_STATS };
+enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_JSON };
 
 struct kmap_args {
 	struct kmap *k;
 	struct kmt_model_hooks *h;
 	struct analysis_opts an;
+	struct addr_opts *addr;		/* --raw-ip, --hash-pointers: k->names.addr */
 	bool stats;
 };
 
@@ -38,13 +39,9 @@ static const struct opt kmap_opts[] = {
 	{ O_ACCESSED, 0, "accessed", NULL, "only objects with watchpoint samples" },
 	{ O_PAGES, 0, "pages", NULL, "page allocations too (obj_va_ptr: pfn:N)" },
 	{ O_PREEX, 0, "preexisting", NULL, "also objects freed in the trace but allocated before" },
-	{ O_RAWIP, 0, "raw-ip", NULL, "instruction addresses instead of symbol+offset" },
-	{ O_HASH, 0, "hash-pointers", "KEY", "object and instruction addresses as keyed hashes",
-	  OPT_OPTARG },
+	OPT_GROUP_AT(addresses_group, struct kmap_args, addr, 0, "kernel addresses"),
 	{ O_JSON, 0, "json", NULL, "one JSON array (schema: docs/kmap.md)" },
-	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the analysis\n"
-	  "(as report --stats; the model writes the records), to\nstandard error",
-	  .type = OT_FLAG, .off = offsetof(struct kmap_args, stats) },
+	OPT_GROUP(stats_group, struct kmap_args, stats, 0, NULL),
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -238,25 +235,9 @@ static const char *site_text(struct kmap *k, uint64_t addr, bool function, char 
 	return s;
 }
 
-/* A CSV field: quoted if it holds a comma or a quote. */
-static void csv_min(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs_unlocked(s, out);
-		return;
-	}
-	putc_unlocked('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc_unlocked('"', out);
-		putc_unlocked(*s == '\n' ? ' ' : *s, out);
-	}
-	putc_unlocked('"', out);
-}
-
 /*
  * One field of the line: a number as it is (a time not in the trace is
- * 0, an unknown pid -1), a name quoted if need be, any other string
+ * 0, an unknown pid -1), a name quoted (csv_field()), any other string
  * empty when unknown.
  */
 static void text_field(struct kmap *k, const struct objcol *c, const struct kmt_object *o)
@@ -273,7 +254,7 @@ static void text_field(struct kmap *k, const struct objcol *c, const struct kmt_
 		fput_u64(k->out, v.u);
 		break;
 	case OT_NAME:
-		csv_min(k->out, v.s);
+		csv_field(k->out, v.s);
 		break;
 	case OT_SITE: case OT_FUNC:
 		if (has)
@@ -462,11 +443,6 @@ static int kmap_opt(void *arg, int id, const char *value)
 	case O_ACCESSED: a->k->accessed_only = true; break;
 	case O_PAGES: a->h->pages = true; break;
 	case O_PREEX: a->k->preexisting = true; break;
-	case O_RAWIP: a->k->names.raw_ip = true; break;
-	case O_HASH:
-		if (kmt_hashptr_init(&a->k->names.hash, value))
-			return error("cannot get a random key: %s", strerror(errno));
-		break;
 	case O_JSON: a->k->json = true; break;
 	}
 	return -1;
@@ -477,7 +453,7 @@ int cmd_kmap(int argc, char **argv)
 	struct kmap k = { .out = stdout, .free_head = KMT_MAP_NONE };
 	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k,
 				     .clone = kmap_clone, .fold = kmap_fold, .out = stdout };
-	struct kmap_args o = { .k = &k, .h = &h, .an = ANALYSIS_OPTS_INIT };
+	struct kmap_args o = { .k = &k, .h = &h, .an = ANALYSIS_OPTS_INIT, .addr = &k.names.addr };
 	const char *path = "kmemtrace.dat";
 	struct analysis a;
 	uint64_t out0;

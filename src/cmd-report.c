@@ -5,7 +5,6 @@
  * the per-CPU streams by time, feeds the allocation model, and prints
  * sections as text tables, one JSON document or one section as CSV.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,7 @@
 #include "util/opt.h"
 #include "report/report.h"
 
-enum { O_SECTIONS = 256, O_RAWIP, O_JSON, O_CSV, O_HASH, O_COLUMNS, O_STACKS, O_HTML, O_STATS, O_WIDE };
+enum { O_SECTIONS = 256, O_JSON, O_CSV, O_COLUMNS, O_STACKS, O_HTML, O_WIDE };
 
 struct report_args {
 	struct report r;
@@ -27,30 +26,24 @@ struct report_args {
 };
 
 static const struct opt report_opts[] = {
-	{ O_SECTIONS, 0, "sections", "LIST", "summary,callsites,caches,processes,pages,vmalloc,\n"
-	  "lifetimes,outstanding,misuse,access, or all (default:\nall; access: watchpoint samples of "
-	  "kmemtrace watch,\nper object offset and instruction)", OPT_LIST, report_section_names },
+	{ O_SECTIONS, 0, "sections", "LIST", "%s (default: all; access: watchpoint samples of "
+	  "kmemtrace watch, per object offset and instruction)", OPT_LIST, report_section_names },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
 	  "default), allocs, frees, req, waste, frag, x-cpu,\nlive, pages, callsite, name, comm, pid",
 	  OPT_LIST, report_sort_keys },
-	{ 'n', 'n', "top", "N", "rows per table (default 20; 0: all)" },
+	OPT_GROUP(tables_group, struct report_args, r.tables, 0, NULL),
 	OPT_GROUP(analysis_group, struct report_args, an, 0, "allocations by"),
 	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },
 	{ O_WIDE, 0, "wide", NULL, "text: every column, whole names and stacks, however\n"
 	  "wide (default: fit the terminal, or $COLUMNS)" },
-	{ O_RAWIP, 0, "raw-ip", NULL, "call sites as addresses" },
-	{ O_HASH, 0, "hash-pointers", "KEY", "kernel addresses as keyed hashes (h:...), so the\n"
-	  "report can be shared without revealing the kernel's\nlayout; symbols stay readable. Same "
-	  "KEY, same hashes;\nno KEY: a random one", OPT_OPTARG },
+	OPT_GROUP(addresses_group, struct report_args, r.addr, 0, "kernel addresses"),
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/report-json.md)" },
 	{ O_CSV, 0, "csv", "NAME", "one section or table as CSV (names: --columns)" },
 	{ O_HTML, 0, "html", NULL, "one self-contained page: time series, tables, flame\n"
 	  "graph (tables: -n rows, default 100)" },
 	{ 'o', 'o', "output", "FILE", "write to FILE instead of standard output: mode\n"
 	  "0600, complete or not at all" },
-	{ O_STATS, 0, "stats", NULL, "print the CPU time of each stage of the analysis\n"
-	  "(reading, merge, decode, model, output), per event\ntoo, to standard error",
-	  .type = OT_FLAG, .off = offsetof(struct report_args, stats) },
+	OPT_GROUP(stats_group, struct report_args, stats, 0, NULL),
 	{ O_COLUMNS, 0, "columns", NULL, "list every table and column of the report, and exit" },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
@@ -76,7 +69,7 @@ static int parse_sections(struct report *r, const char *arg)
 
 	r->sections = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned int b = !strcmp(tok, "all") ? SEC_ALL : section_bit(tok);
+		unsigned int b = !strcmp(tok, "all") ? section_all() : section_bit(tok);
 
 		if (!b) {
 			free(copy);
@@ -128,7 +121,6 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 	       const char *csv, const char *path, struct kmt_model_opts *mo, bool stats, int jobs)
 {
 	uint64_t out0;
-	const struct kmt_format *fmt;
 	int ret;
 
 	ret = analysis_open(a, r->path, jobs);
@@ -139,10 +131,7 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 	r->syms = a->syms;
 	r->skipped = a->skipped;
 	report_recorded(r, a->dec, mo->cache);
-	fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "mm_page_alloc");
-	if (!fmt)
-		fmt = kmt_formats_find(kmt_file_formats(r->f), "kmem", "kmalloc");
-	r->gfp_names = fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
+	r->gfp_names = kmt_flags_gfp(kmt_file_formats(r->f));
 	ret = analysis_run(a, buffer, mo, NULL, r->t_start, r->t_end);
 	if (ret)
 		return ret;
@@ -186,6 +175,7 @@ static int print_columns(void)
 	for (k = 0; report_tables[k]; k++) {
 		const struct rtable *t = report_tables[k];
 		const struct rcol *c;
+		char doc[512];
 
 		if (t->parent)
 			printf("%s (JSON: %s.%s): %s\n", t->name, t->parent, t->json_key ? t->json_key : t->name,
@@ -196,8 +186,9 @@ static int print_columns(void)
 		       t->json_only ? "" : t->csv_only ? "CSV" : " and CSV",
 		       section_name(t->section & -t->section), t->single ? "; one row" : "");
 		for (c = t->cols; c->name; c++)
-			printf("  %-22s %-16s %s%s%s%s\n", c->name, type_name(c), c->doc,
-			       c->sort ? "  [-s " : "", c->sort ? c->sort : "", c->sort ? "]" : "");
+			printf("  %-22s %-16s %s%s%s%s\n", c->name, type_name(c),
+			       rcol_doc(c, doc, sizeof(doc)), c->sort ? "  [-s " : "",
+			       c->sort ? c->sort : "", c->sort ? "]" : "");
 		printf("\n");
 	}
 	return EXIT_OK;
@@ -222,21 +213,11 @@ static int report_opt(void *arg, int id, const char *value)
 					   report_sort_keys(keys, sizeof(keys)));
 		}
 		break;
-	case 'n':
-		if (!opt_int(value, 0, INT32_MAX, &a->r.top))
-			return usage_error(H, "bad row count '%s'", value);
-		a->r.top_set = true;
-		break;
 	case O_STACKS:
 		if (!opt_int(value, 0, INT32_MAX, &a->r.stacks_per_site))
 			return usage_error(H, "bad stack count '%s'", value);
 		break;
 	case O_WIDE: a->r.wide = true; break;
-	case O_RAWIP: a->r.raw_ip = true; break;
-	case O_HASH:
-		if (kmt_hashptr_init(&a->r.hash, value))
-			return error("cannot get a random key: %s", strerror(errno));
-		break;
 	case O_JSON: a->json = true; break;
 	case O_CSV: a->csv = value; break;
 	case O_HTML: a->html = true; break;
@@ -248,8 +229,11 @@ static int report_opt(void *arg, int id, const char *value)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args o = { .r = { .path = "kmemtrace.dat", .sections = SEC_ALL, .all_sections = true,
-					.top = 20, .stacks_per_site = 3 }, .an = ANALYSIS_OPTS_INIT };
+	struct report_args o = {
+		.r = { .path = "kmemtrace.dat", .sections = section_all(), .all_sections = true,
+		       .tables = TABLE_OPTS_INIT, .stacks_per_site = 3 },
+		.an = ANALYSIS_OPTS_INIT,
+	};
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
 	struct analysis a;
@@ -273,9 +257,9 @@ int cmd_report(int argc, char **argv)
 	if (o.html) {
 		/* A page stays small: bounded tables, a few stacks per call site. */
 		o.an.mo.detail = true;
-		if (!r->top_set)
-			r->top = 100;
-		r->top_set = true;
+		if (!r->tables.top_set)
+			r->tables.top = 100;
+		r->tables.top_set = true;
 		r->nested_top = 10;
 	}
 	ret = run(r, &a, o.an.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,

@@ -54,9 +54,12 @@ static const struct opt top_opts[] = {
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
 	  "take, faulted in before tracing starts (default:\nhalf of what the ring buffers leave of "
 	  "the\nmemory budget, over the CPUs; 0: none; see above)" },
+	/* The analysis group's range (analysis.c), its own help: top's threads are not report's. */
 	{ 'j', 'j', "jobs", "N", "threads for the analysis: from 2, taking, merging and\n"
 	  "decoding the pages run on one of their own, the model\non top's; from 4, the model in N-2 "
-	  "shards (at most\n32); 1: all on top's (default: the CPUs it may run\non, as nproc counts)" },
+	  "shards (at most\n32); 1: all on top's (default: the CPUs it may run\non, as nproc counts)",
+	  .type = OT_INT, .min = 1, .max = 1024, .what = "number of jobs",
+	  .off = offsetof(struct top, jobs) },
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -127,10 +130,6 @@ static int top_opt(void *arg, int id, const char *value)
 	case O_COMM: t->comm = value; break;
 	case O_CACHE: t->cache = value; break;
 	case 'o': o->output = value; break;
-	case 'j':
-		if (!opt_int(value, 1, 1024, &t->jobs))
-			return usage_error(H, "bad number of jobs '%s' (1 to 1024)", value);
-		break;
 	case O_PREFAULT:
 		if (!opt_int(value, 0, 1 << 20, &t->prefault_mb))
 			return usage_error(H, "bad prefault size '%s' (MB per CPU, 0 to 1048576)", value);
@@ -483,7 +482,7 @@ int cmd_top(int argc, char **argv)
 	 * readers do not fault in fresh memory at the workload's expense.
 	 * hackbench -g 4 -l 1000 on 2 CPUs: top peaks at 315 MB, and the
 	 * workload ran 1.05-1.11x the floor with 160 MB per CPU faulted in
-	 * first, 1.15-1.21x with none (paired rounds, docs/design.md). The
+	 * first, 1.15-1.21x with none (paired rounds, bench/results/top.md). The
 	 * queue's limit and the prefault are the memory budget's (budget.c);
 	 * --prefault never goes past the queue's own limit.
 	 */

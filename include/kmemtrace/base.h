@@ -31,7 +31,7 @@
  *  - who frees what is written next to each function.
  */
 
-#define KMT_VERSION "0.1.0"
+#define KMT_VERSION "0.1.1"
 
 /* CPUs a recording or a trace file may have, numbered 0 .. KMT_MAX_CPUS - 1. */
 #define KMT_MAX_CPUS 4096
@@ -313,7 +313,9 @@ enum kmt_zalg {
 	KMT_Z_ZLIB,
 };
 
-/* The algorithm called @name ("none", "zstd", "zlib"), or -1. */
+/* Their names by enum kmt_zalg, "none", "zstd", "zlib"; NULL-terminated. */
+extern const char *const kmt_zalg_names[];
+/* The algorithm called @name, or -1. */
 int kmt_zalg_from_name(const char *name);
 const char *kmt_zalg_name(enum kmt_zalg alg);
 /* The library version string written next to the name in a file. */

@@ -154,6 +154,11 @@ struct kmt_flags;
 
 /* The flag table of @field in @fmt's print format; NULL if none. */
 struct kmt_flags *kmt_flags_from_format(const struct kmt_format *fmt, const char *field);
+/*
+ * The gfp flags' names of a file's formats @fs, as every output names them:
+ * mm_page_alloc's gfp_flags table, else kmalloc's; NULL if neither has one.
+ */
+struct kmt_flags *kmt_flags_gfp(const struct kmt_formats *fs);
 /* "GFP_KERNEL|__GFP_ZERO" (or "none", or hex for unknown bits). */
 const char *kmt_flags_format(const struct kmt_flags *f, uint64_t val, char *buf, size_t len);
 size_t kmt_flags_count(const struct kmt_flags *f);

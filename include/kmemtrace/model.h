@@ -639,6 +639,8 @@ const struct kmt_group *kmt_model_groups(const struct kmt_model *m, size_t *n);
 const struct kmt_size_count *kmt_model_sizes(const struct kmt_model *m, size_t *n);
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k);
+/* What kind @k means, in a line ("an object freed twice"). */
+const char *kmt_misuse_doc(enum kmt_misuse_kind k);
 /* Why the kernel allocates or frees objects of cache @name untraced, in words (static). */
 const char *kmt_untraced_why(const char *name);
 enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k);

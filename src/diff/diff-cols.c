@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/opt.h"
 #include "diff.h"
 
 /* ---- the key columns: how a row is named, and which file has it ---- */
@@ -157,23 +158,21 @@ bool diff_sort_known(const char *key)
 const char *diff_sort_keys(char *buf, size_t len)
 {
 	const struct dcol *c;
-	size_t n = 0;
 
 	buf[0] = '\0';
-	for (c = diff_fields; c->name && n < len; c++)
+	for (c = diff_fields; c->name; c++)
 		if (c->sort)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", c->sort);
+			opt_join(buf, len, ",", c->sort);
 	return buf;
 }
 
 const char *diff_table_names(char *buf, size_t len, const char *sep)
 {
 	const struct dspec *s;
-	size_t n = 0;
 
 	buf[0] = '\0';
-	for (s = diff_specs; s->name && n < len; s++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", s == diff_specs ? "" : sep, s->name);
+	for (s = diff_specs; s->name; s++)
+		opt_join(buf, len, sep, s->name);
 	return buf;
 }
 

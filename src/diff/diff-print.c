@@ -55,13 +55,6 @@ static const char *pct(double p, const struct drow *row, char *buf)
 	return buf;
 }
 
-static size_t limit(const struct diff *d, size_t n, bool machine)
-{
-	if (machine && !d->top_set)
-		return n;
-	return d->top && (size_t)d->top < n ? (size_t)d->top : n;
-}
-
 static void side_line(const struct diff *d, int s, FILE *out)
 {
 	const struct dside *x = &d->side[s];
@@ -126,7 +119,7 @@ static void total_text(const struct diff *d, FILE *out)
  */
 static void layout(const struct diff *d, const struct dtable *t, struct term_col *tc, unsigned int *fitted)
 {
-	size_t i, n = limit(d, t->n, false);
+	size_t i, n = table_limit(&d->tables, t->n, false);
 	int f;
 
 	tc[0] = (struct term_col){ .width = dspec_key(t->spec)->width, .longest = 8 };
@@ -144,7 +137,7 @@ static void layout(const struct diff *d, const struct dtable *t, struct term_col
 static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out, unsigned int *fitted)
 {
 	struct term_col tc[1 + DIFF_FIELDS];
-	size_t i, n = limit(d, t->n, false);
+	size_t i, n = table_limit(&d->tables, t->n, false);
 	char b[4][48];
 	int f;
 
@@ -371,7 +364,7 @@ void diff_json_members(const struct diff *d, struct js *j)
 			continue;
 		}
 		js_open(j, t->spec->name, '[');
-		for (i = 0; i < limit(d, t->n, true); i++)
+		for (i = 0; i < table_limit(&d->tables, t->n, true); i++)
 			json_row(j, d, t, &t->rows[i]);
 		js_close(j, ']');
 	}
@@ -419,7 +412,7 @@ int diff_csv(const struct diff *d, const char *name, FILE *out)
 		fprintf(out, ",%s_old,%s_new,%s_delta,%s_pct", t->cols[f]->name, t->cols[f]->name,
 			t->cols[f]->name, t->cols[f]->name);
 	fputc('\n', out);
-	for (i = 0; i < limit(d, t->n, true); i++) {
+	for (i = 0; i < table_limit(&d->tables, t->n, true); i++) {
 		const struct drow *r = &t->rows[i];
 
 		for (c = t->spec->keys; c->name; c++) {

@@ -14,6 +14,10 @@
 #include "util/util.h"
 #include "diff.h"
 
+const char *const diff_match_names[] = {
+	[MATCH_AUTO] = "auto", [MATCH_OFFSET] = "offset", [MATCH_FUNCTION] = "function", NULL,
+};
+
 /* The machine a uname names: its last word ("x86_64"). */
 static const char *machine(const char *uname)
 {
@@ -29,7 +33,8 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 	size_t len = 0;
 
 	s->path = path;
-	s->r = (struct report){ .path = path, .sections = SEC_ALL, .t_start = t_start, .t_end = t_end };
+	s->r = (struct report){ .path = path, .sections = section_all(), .t_start = t_start,
+				.t_end = t_end };
 	if (analysis_open(&s->a, path, jobs))
 		return EXIT_FAIL;
 	s->opened = true;

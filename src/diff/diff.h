@@ -130,6 +130,8 @@ struct dside {
 };
 
 enum dmatch { MATCH_AUTO, MATCH_OFFSET, MATCH_FUNCTION };
+/* What --match takes, by enum dmatch: "auto", "offset", "function"; NULL-terminated. */
+extern const char *const diff_match_names[];
 
 /* The totals: one row, a field per line of the text's TOTAL (diff_total_cols). */
 struct dtotal {
@@ -144,8 +146,7 @@ struct diff {
 	char match_why[400];
 	bool per_second;
 	const char *sort;		/* -s: the key to sort by ("allocs"), or NULL */
-	int top;			/* rows per table, 0: all */
-	bool top_set;
+	struct table_opts tables;	/* -n */
 	struct dtable t[DIFF_TABLES];
 	int nt;
 	struct dtotal total;

@@ -6,10 +6,8 @@
  * objects or live bytes; lines with 0 are left out. The values add up to
  * the report's summary (bytes_alloc, allocs, live_bytes).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/util.h"
 #include "export.h"
@@ -56,7 +54,7 @@ static int end(struct export *x)
 		return error("out of memory");
 	walk(x->out, flame_root(f), path, 0, x->value);
 	flame_free(f);
-	return ferror(x->out) ? error("cannot write %s: %s", x->path, strerror(errno ? errno : EIO)) : EXIT_OK;
+	return EXIT_OK;	/* an error writing is the driver's to say */
 }
 
 static int begin(struct export *x)

@@ -91,8 +91,6 @@ struct perfetto_names {
 struct perfetto_names *perfetto_names_new(struct export *x)
 {
 	struct perfetto_names *n = calloc(1, sizeof(*n));
-	const struct kmt_formats *fs = kmt_file_formats(x->a.f);
-	const struct kmt_format *fmt;
 
 	if (!n)
 		return NULL;
@@ -102,11 +100,7 @@ struct perfetto_names *perfetto_names_new(struct export *x)
 		perfetto_names_free(n);
 		return NULL;
 	}
-	/* As report names them: mm_page_alloc's flags, else kmalloc's. */
-	fmt = kmt_formats_find(fs, "kmem", "mm_page_alloc");
-	if (!fmt)
-		fmt = kmt_formats_find(fs, "kmem", "kmalloc");
-	n->gfp = fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
+	n->gfp = kmt_flags_gfp(kmt_file_formats(x->a.f));	/* as report names them */
 	return n;
 }
 

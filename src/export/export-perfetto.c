@@ -297,11 +297,8 @@ static void write_freed(void *arg, const void *fr)
 
 static int begin(struct export *x)
 {
-	struct perfetto *f = calloc(1, sizeof(*f));
+	struct perfetto *f = x->priv;
 
-	if (!f)
-		return error("out of memory");
-	x->priv = f;
 	if (!(f->names = perfetto_names_new(x)))
 		return error("out of memory");
 	x->hooks.event = on_event;
@@ -483,8 +480,6 @@ static void release(struct export *x)
 	struct perfetto *f = x->priv;
 	int c;
 
-	if (!f)
-		return;
 	hookpipe_free(f->pipe);		/* its thread gone before what it writes with */
 	for (c = 0; c < f->ncpu; c++)
 		pb_release(&f->cpu[c]);
@@ -492,8 +487,6 @@ static void release(struct export *x)
 	free(f->mark);
 	pb_release(&f->pkt);
 	perfetto_names_free(f->names);
-	free(f);
-	x->priv = NULL;
 }
 
 const struct export_format export_perfetto = {
@@ -501,5 +494,6 @@ const struct export_format export_perfetto = {
 	.about = "a Perfetto trace: the memory events as Perfetto's ftrace events,\n"
 		 "processes and threads, counters of live bytes (ui.perfetto.dev,\n"
 		 "trace_processor)",
-	.binary = true, .stream = true, .detail = true, .begin = begin, .end = end, .release = release,
+	.binary = true, .stream = true, .detail = true, .priv_size = sizeof(struct perfetto),
+	.begin = begin, .end = end, .release = release,
 };

@@ -203,16 +203,19 @@ static int weigh_sampled(struct pprof *p, uint64_t one_in)
 
 static void release(struct export *x);
 
-static struct pprof *pprof_new(void)
+/* @p (zeroed) ready: string 0 is "", as profile.proto wants. */
+static int pprof_init(struct pprof *p)
 {
-	struct pprof *p = calloc(1, sizeof(*p));
+	return intern_id(&p->str, "") ? -1 : 0;
+}
 
-	if (p && intern_id(&p->str, "") != 0) {
-		intern_release(&p->str);
-		free(p);
-		return NULL;
-	}
-	return p;
+/* A shard's export and its state (clone()'s), gone. */
+static void shard_free(struct export *c)
+{
+	if (c->priv)
+		release(c);
+	free(c->priv);
+	free(c);
 }
 
 /* Shard @shard's export (-j, kmt_model_hooks.clone): its own samples; it writes nothing. */
@@ -226,8 +229,8 @@ static void *clone(void *arg, FILE *fp, unsigned int shard)
 		return NULL;
 	*c = *x;
 	c->failed = false;
-	if (!(c->priv = pprof_new())) {
-		free(c);
+	if (!(c->priv = calloc(1, sizeof(struct pprof))) || pprof_init(c->priv)) {
+		shard_free(c);
 		return NULL;
 	}
 	((struct pprof *)c->priv)->shard = shard;
@@ -255,17 +258,13 @@ static void fold(void *arg, void *cl, const struct kmt_model *m)
 		for (k = 0; k < NV; k++)
 			s->v[k] += q->s[i].v[k];
 	}
-	release(c);
-	free(c);
+	shard_free(c);
 }
 
 static int begin(struct export *x)
 {
-	struct pprof *p = pprof_new();
-
-	if (!p)
+	if (pprof_init(x->priv))
 		return error("out of memory");
-	x->priv = p;
 	x->hooks.object = on_object;
 	x->hooks.pages = true;
 	x->hooks.arg = x;
@@ -479,13 +478,9 @@ static void release(struct export *x)
 {
 	struct pprof *p = x->priv;
 
-	if (!p)
-		return;
 	intern_release(&p->str);
 	free(p->s);
 	kmt_map_release(&p->by_key);
-	free(p);
-	x->priv = NULL;
 }
 
 const struct export_format export_pprof = {
@@ -495,5 +490,6 @@ const struct export_format export_pprof = {
 		 "page_alloc_space, page_inuse_objects, page_inuse_space of the page\n"
 		 "allocator: go tool pprof, Pyroscope, Parca (stacks of --stack\n"
 		 "recordings, labels cache and comm)",
-	.binary = true, .stream = true, .begin = begin, .end = end, .release = release,
+	.binary = true, .stream = true, .priv_size = sizeof(struct pprof),
+	.begin = begin, .end = end, .release = release,
 };

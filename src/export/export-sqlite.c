@@ -7,9 +7,9 @@
  * Both are made from the per-object record's columns (objcols.c).
  * The rows go in on a thread of their own, in batches (see struct sq).
  * accesses has a row per watchpoint sample; callsites, caches, processes,
- * pages and the rest are the report's own tables, their columns from
- * report-cols.c; meta says what the trace is. One transaction, prepared
- * statements, indexes made last.
+ * page_orders and the rest are the report's own tables (those marked sql),
+ * their names and columns from report-cols.c; meta says what the trace is.
+ * One transaction, prepared statements, indexes made last.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -457,14 +457,11 @@ static const char *insert_sql(char *buf, int n, int cols)
 
 static int begin(struct export *x)
 {
-	struct sq *s = calloc(1, sizeof(*s));
+	struct sq *s = x->priv;
 	char sql[4096 + ROWS * (COLS * 2 + 2)];
 	const struct objcol *c;
 	int i, err;
 
-	if (!s)
-		return error("out of memory");
-	x->priv = s;
 	for (i = 0; i < BATCHES; i++)
 		if (!(s->b[i] = malloc(sizeof(*s->b[i]))))
 			return error("out of memory");
@@ -517,11 +514,10 @@ static int begin(struct export *x)
 	return EXIT_OK;
 }
 
-/* A report table as an SQL table: its scalar columns, every row. */
-static int table(struct export *x, const char *name, const char *as)
+/* A report table as an SQL table of its name: its scalar columns, every row. */
+static int table(struct export *x, const struct rtable *t)
 {
 	struct sq *s = x->priv;
-	const struct rtable *t = rtable_find(name);
 	const struct rcol *c;
 	const void **rows = NULL;
 	sqlite3_stmt *st = NULL;
@@ -529,7 +525,7 @@ static int table(struct export *x, const char *name, const char *as)
 	size_t o, n, i;
 	int k, ret = EXIT_OK;
 
-	o = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE %s (", as);
+	o = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE %s (", t->name);
 	for (c = t->cols, k = 0; c->name; c++) {
 		const char *type = c->type == RT_PCT ? "REAL" : c->type == RT_STR || c->type == RT_NAMES ? "TEXT" :
 				   c->type == RT_U64 || c->type == RT_I64 || c->type == RT_BOOL ? "INTEGER" : NULL;
@@ -540,7 +536,7 @@ static int table(struct export *x, const char *name, const char *as)
 	snprintf(sql + o, sizeof(sql) - o, ")");
 	if (exec(x, sql))
 		return EXIT_FAIL;
-	o = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (", as);
+	o = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (", t->name);
 	for (i = 0; i < (size_t)k; i++)
 		o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s?", i ? "," : "");
 	snprintf(sql + o, sizeof(sql) - o, ")");
@@ -598,7 +594,7 @@ static int meta(struct export *x)
 		{ "damaged_gaps", sum->damaged_gaps },
 		{ "partial_allocs", sum->partial_allocs }, { "partial_frees", sum->partial_frees },
 		{ "filtered", sum->filtered }, { "objects", (uint64_t)s->objects },
-		{ "accesses", (uint64_t)s->accesses }, { "hashed_pointers", x->r.hash.on },
+		{ "accesses", (uint64_t)s->accesses }, { "hashed_pointers", x->r.addr.hash.on },
 	};
 	size_t i;
 
@@ -621,20 +617,13 @@ static int meta(struct export *x)
 
 static int end(struct export *x)
 {
-	static const char *const tables[][2] = {
-		{ "callsites", "callsites" }, { "callsite_stacks", "callsite_stacks" }, { "caches", "caches" },
-		{ "processes", "processes" }, { "comms", "comms" }, { "page_orders", "pages" },
-		{ "gfp", "page_gfp" }, { "page_functions", "page_functions" }, { "outstanding", "outstanding" },
-		{ "misuse", "misuse" }, { "vmalloc_sizes", "vmalloc_sizes" },
-		{ "vmalloc_functions", "vmalloc_functions" }, { "vmalloc_live", "vmalloc_live" },
-	};
 	struct sq *s = x->priv;
 	size_t i;
 
 	stop_inserter(s);
 	stacks(x);
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (table(x, tables[i][0], tables[i][1]))
+	for (i = 0; report_tables[i]; i++)
+		if (report_tables[i]->sql && table(x, report_tables[i]))
 			return EXIT_FAIL;
 	if (meta(x))
 		return EXIT_FAIL;
@@ -659,8 +648,6 @@ static void release(struct export *x)
 	struct sq *s = x->priv;
 	int i;
 
-	if (!s)
-		return;
 	stop_inserter(s);
 	sqlite3_finalize(s->obj);
 	sqlite3_finalize(s->objs);
@@ -674,13 +661,11 @@ static void release(struct export *x)
 	for (i = 0; i < BATCHES; i++)
 		free(s->b[i]);
 	kmt_handoff_free(s->h);
-	free(s);
-	x->priv = NULL;
 }
 
 const struct export_format export_sqlite = {
 	.name = "sqlite", .ext = ".sqlite",
 	.about = "a database: objects (one row each), callsites, caches, processes,\n"
-		 "pages, misuse, accesses, meta (schema: docs/export.md)",
-	.begin = begin, .end = end, .release = release,
+		 "page_orders, misuse, accesses, meta (schema: docs/export.md)",
+	.priv_size = sizeof(struct sq), .begin = begin, .end = end, .release = release,
 };

@@ -35,7 +35,7 @@ struct export {
 	FILE *out;			/* the output stream (formats that write one) */
 	int value;			/* folded: an FV_* (flame.h) */
 	bool failed;			/* a hook could not write: end() says so */
-	void *priv;			/* the format's own state */
+	void *priv;			/* the format's own state (export_format.priv_size) */
 };
 
 struct export_format {
@@ -45,10 +45,19 @@ struct export_format {
 	bool binary;			/* never to a terminal */
 	bool stream;			/* writes to x->out; else to the file x->tmp itself */
 	bool detail;			/* needs the model's detail (groups, time series) */
+	/*
+	 * The format's own state, x->priv: the driver (cmd-export.c) allocates
+	 * it zeroed before begin() and frees it after release(); 0: none.
+	 */
+	size_t priv_size;
 	/* Before the analysis: hooks and model options. EXIT_OK or an error said. */
 	int (*begin)(struct export *x);
-	/* After it: the rest of the output. EXIT_OK or an error said. */
+	/*
+	 * After it: the rest of the output. EXIT_OK or an error said; an
+	 * error writing x->out the driver finds and says.
+	 */
 	int (*end)(struct export *x);
+	/* What x->priv holds, once begin() was called (whether it ran to the end or not); NULL: none. */
 	void (*release)(struct export *x);
 };
 
@@ -58,7 +67,7 @@ struct export_format {
  */
 static inline uint64_t export_addr(const struct export *x, uint64_t addr)
 {
-	return x->r.hash.on ? kmt_hashptr_value(&x->r.hash, addr) : addr;
+	return x->r.addr.hash.on ? kmt_hashptr_value(&x->r.addr.hash, addr) : addr;
 }
 
 extern const struct export_format export_pprof, export_perfetto, export_folded, export_sqlite;

@@ -397,15 +397,6 @@ function outstandingSection(sec) {
   if (rows.some(r => r.in_untraced_caches)) sec.appendChild(note('untraced?: objects of caches the kernel also frees without tracing: they may be gone.', 'muted'));
 }
 
-const MISUSE_DOC = {
-  double_free: 'an object freed twice',
-  alloc_over_live: 'an allocation at the address of a live object: a free the kernel did not trace',
-  cache_free_of_kmalloc: 'kmem_cache_free of a kmalloc object',
-  cache_mismatch: 'freed to another cache than the one it came from',
-  kfree_of_cache_object: 'kfree of a cache object (legal on current kernels)',
-  untraced_alloc: 'a free of a freed object where the kernel allocates without tracing (bulk paths)',
-};
-
 function misuseSection(sec) {
   const rows = R.misuse || [];
   const count = k => sum(rows.filter(r => r.severity === k).map(r => r.count));
@@ -419,8 +410,10 @@ function misuseSection(sec) {
     cellClass: (c, r) => c.name === 'severity' ? 'sev sev-' + r.severity : null,
     none: 'No misuse found.',
   }));
-  const kinds = [...new Set(rows.map(r => r.kind))].filter(k => MISUSE_DOC[k]);
-  if (kinds.length) sec.appendChild(h('dl', {class: 'glossary'}, kinds.map(k => [h('dt', null, k), h('dd', null, MISUSE_DOC[k])])));
+  /* What each kind means: the data's, from report-cols-misuse.c. */
+  const doc = D.misuse_kinds || {};
+  const kinds = [...new Set(rows.map(r => r.kind))].filter(k => doc[k]);
+  if (kinds.length) sec.appendChild(h('dl', {class: 'glossary'}, kinds.map(k => [h('dt', null, k), h('dd', null, doc[k])])));
   const U = R.untraced || [];
   if (U.length) {
     sec.appendChild(h('h3', null, 'Untraced: the kernel\'s design, not misuse'));

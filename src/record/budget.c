@@ -17,7 +17,7 @@
  * What the readers need to stay lossless is ring buffer: hackbench -g 4
  * -l 1000 on this project's 2-CPU VM, shared with other users, lost
  * events in some rounds at 8 MiB per CPU and below and in none from 16
- * MiB up (bench/bufsize.sh; docs/design.md), so the ring buffers take
+ * MiB up (bench/bufsize.sh, bench/results/bufsize.md), so the ring buffers take
  * half the budget and at most 16 MiB per CPU, where more stopped helping.
  * The rest keeps the spool's writes (or top's analysis) off the
  * workload's way; it takes memory only as pages come.

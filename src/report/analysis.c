@@ -40,15 +40,6 @@ int analysis_jobs(int jobs)
 	return cpus > ANALYSIS_MAX_JOBS ? ANALYSIS_MAX_JOBS : cpus;
 }
 
-void analysis_tuning(unsigned int *shards, unsigned int *parts)
-{
-	const char *s = getenv("KMT_MODEL_SHARDS"), *p = getenv("KMT_PARTS");
-
-	*shards = s && *s ? (unsigned int)MAX(atoi(s), 1) : 0;
-	if (parts)
-		*parts = p && *p ? (unsigned int)MAX(atoi(p), 1) : 0;
-}
-
 int analysis_open(struct analysis *a, const char *path, int jobs)
 {
 	const struct kmt_file_info *fi;
@@ -100,7 +91,7 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 
 	if (buffer && b < 0)
 		return error("%s: no buffer '%s'", a->path, buffer);
-	analysis_tuning(&ao.shards, &ao.parts);
+	tuning_from_env(&ao.shards, &ao.parts);
 	mo->cmdlines = a->comms;
 	mo->syms = a->syms;
 	mo->slab_aliases = a->aliases;

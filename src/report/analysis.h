@@ -56,12 +56,6 @@ int analysis_jobs(int jobs);
  * EXIT_FAIL with the message printed.
  */
 int analysis_open(struct analysis *a, const char *path, int jobs);
-/*
- * How many shards the model and parts the stream take (kmt_analyse_opts):
- * $KMT_MODEL_SHARDS and $KMT_PARTS, for tests and benchmarks; 0: as -j
- * says. @parts may be NULL.
- */
-void analysis_tuning(unsigned int *shards, unsigned int *parts);
 /* -p or --comm (@mo) matched no task of the trace (its @window): say so, once. */
 void analysis_unmatched(const char *path, const struct kmt_model_opts *mo, bool window);
 /*

@@ -205,9 +205,9 @@ static bool from_pages(struct flame *t, const struct report *r)
 	return !rest[FV_PAGES] || add(t, path, 2, rest);
 }
 
-const char *const flame_value_names[FV_NR] = {
+const char *const flame_value_names[FV_NR + 1] = {
 	[FV_BYTES] = "bytes", [FV_OBJECTS] = "objects", [FV_LIVE] = "live-bytes",
-	[FV_PAGE_BYTES] = "page-bytes", [FV_PAGES] = "pages",
+	[FV_PAGE_BYTES] = "page-bytes", [FV_PAGES] = "pages", [FV_NR] = NULL,
 };
 
 struct flame *flame_build(const struct report *r)

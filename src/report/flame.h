@@ -18,8 +18,11 @@
 #include "report.h"
 
 enum { FV_BYTES, FV_OBJECTS, FV_LIVE, FV_PAGE_BYTES, FV_PAGES, FV_NR };
-/* Their names, as export --value takes them: "bytes", "objects", "live-bytes", "page-bytes", "pages". */
-extern const char *const flame_value_names[FV_NR];
+/*
+ * Their names, as export --value takes them: "bytes", "objects",
+ * "live-bytes", "page-bytes", "pages"; NULL-terminated.
+ */
+extern const char *const flame_value_names[FV_NR + 1];
 
 struct flame_node {
 	const char *name;

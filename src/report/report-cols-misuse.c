@@ -6,8 +6,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/util.h"
+#include "util/opt.h"
 #include "report-cols.h"
 
 static size_t misuse_rows(const struct report *r, const void ***out)
@@ -128,9 +130,34 @@ static const char *t_mis_first(const struct report *r, const struct rcol *c, con
 			       size_t len)
 {
 	const struct kmt_misuse *m = row;
+	char t[32];
 
-	snprintf(buf, len, "%.6f %d%s%s", (double)since(r->t0, m->first_ts) / 1e9, m->first_pid,
+	snprintf(buf, len, "%s %d%s%s", fmt_secs(r->t0, m->first_ts, t, sizeof(t)), m->first_pid,
 		 *m->detail ? "  " : "", m->detail);
+	return buf;
+}
+
+/* ---- the kinds ---- */
+
+/*
+ * What each kind of misuse means, by enum kmt_misuse_kind (its name is
+ * kmt_misuse_name()'s): the page shows them under its misuse table.
+ */
+/*
+ * The kind column's doc: the kinds the misuse table has, those the
+ * untraced table does not count in a column of their name.
+ */
+static const char *d_mis_kind(char *buf, size_t len)
+{
+	size_t n;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < KMT_MISUSE_NR; k++)
+		if (!rtable_col(&t_untraced, kmt_misuse_name(k)))
+			opt_join(buf, len, ", ", kmt_misuse_name(k));
+	n = strlen(buf);
+	snprintf(buf + n, len - n, " (what the kernel allocates or frees untraced is in untraced)");
 	return buf;
 }
 
@@ -138,8 +165,8 @@ static const char *t_mis_first(const struct report *r, const struct rcol *c, con
 
 #define M struct kmt_misuse
 static const struct rcol misuse_cols[] = {
-	G("kind", RT_STR, RU_NONE, NULL, 0, NULL, "double_free, cache_free_of_kmalloc, cache_mismatch, "
-	  "kfree_of_cache_object (what the kernel allocates or frees untraced is in untraced)", g_mis_kind),
+	{ .name = "kind", .type = RT_STR, .unit = RU_NONE, .get = g_mis_kind,
+	  .doc_text = d_mis_kind },
 	G("severity", RT_STR, RU_NONE, NULL, 0, NULL, "error or info", g_mis_severity),
 	U("count", M, count, RU_COUNT, NULL, 0, "allocs", "occurrences with this kind, call site and allocation site"),
 	G("callsite", RT_STR, RU_NONE, NULL, 0, "callsite", "where it happened (the free, or the allocation)", g_mis_site),
@@ -198,7 +225,7 @@ const struct rtable t_misuse = {
 	.name = "misuse", .section = SEC_MISUSE, .cols = misuse_cols, .rows = misuse_rows,
 	.doc = "what the model finds contradictory", .text = &misuse_text,
 	/* In a narrow width: first when and why, then where it came from, the severity, the cache. */
-	.narrow = "first alloc_callsite severity cache",
+	.narrow = "first alloc_callsite severity cache", .sql = true,
 };
 const struct rtable t_untraced = {
 	.name = "untraced", .section = SEC_MISUSE, .cols = untraced_cols, .rows = untraced_rows,

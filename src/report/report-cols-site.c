@@ -250,6 +250,7 @@ const struct rtable t_callsites = {
 	.rows = site_rows, .keep = site_keep, .text_keep = site_text_keep, .default_sort = "bytes",
 	.narrow = "unseen_frees cross_cpu_frees live_objects waste frag_pct frees bytes_req",
 	.doc = "allocation sites, and sites that only free (allocs 0, free_calls > 0; not in the text)",
+	.sql = true,
 };
 const struct rtable t_lifetimes = {
 	.name = "lifetimes", .section = SEC_LIFETIMES, .cols = lifetime_cols, .rows = site_rows,
@@ -261,9 +262,10 @@ const struct rtable t_page_functions = {
 	.name = "page_functions", .json_key = "functions", .section = SEC_PAGES, .parent = "pages", .cols = page_site_cols,
 	.rows = page_site_rows, .default_sort = "bytes",
 	.doc = "page allocations by the first non-allocator function of their stack (record --stack)",
+	.sql = true,
 };
 const struct rtable t_outstanding = {
 	.name = "outstanding", .section = SEC_OUTSTANDING, .cols = outstanding_cols,
 	.rows = outstanding_rows, .narrow = "age_min_ns age_median_ns in_untraced_caches",
-	.doc = "objects live at the end, by allocation site, largest first",
+	.doc = "objects live at the end, by allocation site, largest first", .sql = true,
 };

@@ -180,5 +180,5 @@ const struct rtable t_callsite_stacks = {
 	.cols = stack_cols, .rows = stack_rows, .rows_of = stack_rows_of, .text_after = stacks_text,
 	.default_sort = "bytes",
 	.doc = "slab allocations by call site and the stack of its callers (record --stack; in JSON: "
-	       "each call site's stacks)",
+	       "each call site's stacks)", .sql = true,
 };

@@ -133,15 +133,16 @@ const struct rtable t_vmalloc = {
 const struct rtable t_vmalloc_sizes = {
 	.name = "vmalloc_sizes", .json_key = "sizes", .parent = "vmalloc", .section = SEC_VMALLOC,
 	.cols = size_cols, .rows = size_rows, .default_sort = "allocs", .doc = "vmalloc areas by size",
+	.sql = true,
 };
 const struct rtable t_vmalloc_functions = {
 	.name = "vmalloc_functions", .json_key = "functions", .parent = "vmalloc",
 	.section = SEC_VMALLOC, .cols = function_cols, .rows = function_rows, .default_sort = "bytes",
 	.narrow = "live frees",
-	.doc = "vmalloc areas by allocating function (record --stack)",
+	.doc = "vmalloc areas by allocating function (record --stack)", .sql = true,
 };
 const struct rtable t_vmalloc_live = {
 	.name = "vmalloc_live", .json_key = "live_areas", .parent = "vmalloc", .section = SEC_VMALLOC,
 	.cols = area_cols, .rows = area_rows, .narrow = "address pid age_ns",
-	.doc = "areas allocated in the window and live at its end, largest first",
+	.doc = "areas allocated in the window and live at its end, largest first", .sql = true,
 };

@@ -664,43 +664,44 @@ static const struct rcol access_text_cols[] = {
 
 static const struct rtext access_text = { .cols = access_text_cols, .group = acc_group };
 
-static const struct rtable t_summary = {
+const struct rtable t_summary = {
 	.name = "summary", .section = SEC_SUMMARY, .single = true, .cols = summary_cols,
 	.rows = summary_rows, .doc = "the analysed window in totals",
 };
-static const struct rtable t_caches = {
+const struct rtable t_caches = {
 	.name = "caches", .section = SEC_CACHES, .cols = cache_cols, .rows = cache_rows,
 	.keep = cache_keep, .default_sort = "bytes",
 	.narrow = "live_objects frag_pct object_size frees bytes_req", .doc = "slab caches by name, kmalloc by size class",
+	.sql = true,
 };
-static const struct rtable t_processes = {
+const struct rtable t_processes = {
 	.name = "processes", .section = SEC_PROCESSES, .cols = proc_cols, .rows = proc_rows,
 	.keep = proc_keep, .default_sort = "bytes", .narrow = "live_objects pages frees",
-	.doc = "one row per task id and name",
+	.doc = "one row per task id and name", .sql = true,
 };
 static const struct rtable t_comms = {
 	.name = "comms", .section = SEC_PROCESSES, .cols = comm_cols, .rows = comm_rows,
 	.keep = proc_keep, .default_sort = "bytes", .narrow = "live_objects pids pages frees",
-	.doc = "processes by name: every pid of a name together",
+	.doc = "processes by name: every pid of a name together", .sql = true,
 };
 static const struct rtable t_pages = {
 	.name = "pages", .section = SEC_PAGES, .single = true, .cols = pages_cols, .rows = summary_rows,
 	.json_only = true, .doc = "the page allocator",
 };
-static const struct rtable t_page_orders = {
+const struct rtable t_page_orders = {
 	.name = "page_orders", .section = SEC_PAGES, .cols = order_cols, .rows = order_rows,
 	.csv_only = true, .doc = "page allocations by order and migrate type (the cells of order_migratetype)",
-	.text = &order_text,
+	.text = &order_text, .sql = true,
 };
 static const struct rtable t_gfp = {
 	.name = "gfp", .section = SEC_PAGES, .parent = "pages", .cols = gfp_cols, .rows = gfp_rows,
-	.default_sort = "allocs", .doc = "page allocations by gfp flags",
+	.default_sort = "allocs", .doc = "page allocations by gfp flags", .sql = true,
 };
 static const struct rtable t_access = {
 	.name = "access", .section = SEC_ACCESS, .single = true, .cols = access_cols,
 	.rows = summary_rows, .json_only = true, .doc = "watchpoint samples (files of kmemtrace watch)",
 };
-static const struct rtable t_access_rows = {
+const struct rtable t_access_rows = {
 	.name = "access_rows", .json_key = "rows", .section = SEC_ACCESS, .parent = "access", .cols = access_row_cols,
 	.rows = access_rows, .doc = "samples per allocation site, offset and instruction",
 	.text = &access_text, .narrow = "field",
@@ -711,20 +712,3 @@ const struct rtable *const report_tables[] = {
 	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_untraced, &t_access, &t_access_rows,
 	&t_vmalloc, &t_vmalloc_sizes, &t_vmalloc_functions, &t_vmalloc_live, NULL,
 };
-
-const struct rtable *rtable_of_section(unsigned int bit)
-{
-	switch (bit) {
-	case SEC_SUMMARY: return &t_summary;
-	case SEC_CALLSITES: return &t_callsites;
-	case SEC_LIFETIMES: return &t_lifetimes;
-	case SEC_CACHES: return &t_caches;
-	case SEC_PROCESSES: return &t_processes;
-	case SEC_PAGES: return &t_page_orders;
-	case SEC_OUTSTANDING: return &t_outstanding;
-	case SEC_MISUSE: return &t_misuse;
-	case SEC_ACCESS: return &t_access_rows;
-	case SEC_VMALLOC: return &t_vmalloc_live;
-	}
-	return NULL;
-}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Shared by the report-cols*.c files: shorthand for column definitions,
- * row helpers, and the tables one file gives report-cols.c's list.
+ * row helpers, and the tables one file gives report-cols.c's list (or
+ * report_sections[], report-common.c, as a section's main table).
  */
 #ifndef KMT_REPORT_COLS_H
 #define KMT_REPORT_COLS_H
@@ -22,6 +23,8 @@ size_t rtable_ptrs(const void *v, size_t n, size_t size, const void ***out);
 /* An array of the one row @row. */
 size_t rtable_one(const void *row, const void ***out);
 
+/* report-cols.c: sections' main tables (report_sections[]) */
+extern const struct rtable t_summary, t_caches, t_processes, t_page_orders, t_access_rows;
 /* report-cols-site.c */
 extern const struct rtable t_callsites, t_lifetimes, t_page_functions, t_outstanding;
 /* report-cols-misuse.c */

@@ -10,19 +10,20 @@
 #include <kmemtrace/event.h>
 
 #include "util/util.h"
-#include "report.h"
+#include "util/opt.h"
+#include "report-cols.h"
 
 const struct report_section report_sections[] = {
-	{ SEC_SUMMARY, "summary", 0, text_summary },
-	{ SEC_CALLSITES, "callsites", NEEDS_SLAB, text_callsites },
-	{ SEC_CACHES, "caches", NEEDS_SLAB, text_caches },
-	{ SEC_PROCESSES, "processes", NEEDS_SLAB_OR_PAGES, text_processes },
-	{ SEC_PAGES, "pages", NEEDS_PAGES, text_pages },
-	{ SEC_VMALLOC, "vmalloc", NEEDS_VMALLOC, text_vmalloc },
-	{ SEC_LIFETIMES, "lifetimes", NEEDS_SLAB, text_lifetimes },
-	{ SEC_OUTSTANDING, "outstanding", NEEDS_SLAB, text_outstanding },
-	{ SEC_MISUSE, "misuse", NEEDS_SLAB, text_misuse },
-	{ SEC_ACCESS, "access", 0, text_access },
+	{ SEC_SUMMARY, "summary", 0, text_summary, &t_summary },
+	{ SEC_CALLSITES, "callsites", NEEDS_SLAB, text_callsites, &t_callsites },
+	{ SEC_CACHES, "caches", NEEDS_SLAB, text_caches, &t_caches },
+	{ SEC_PROCESSES, "processes", NEEDS_SLAB_OR_PAGES, text_processes, &t_processes },
+	{ SEC_PAGES, "pages", NEEDS_PAGES, text_pages, &t_page_orders },
+	{ SEC_VMALLOC, "vmalloc", NEEDS_VMALLOC, text_vmalloc, &t_vmalloc_live },
+	{ SEC_LIFETIMES, "lifetimes", NEEDS_SLAB, text_lifetimes, &t_lifetimes },
+	{ SEC_OUTSTANDING, "outstanding", NEEDS_SLAB, text_outstanding, &t_outstanding },
+	{ SEC_MISUSE, "misuse", NEEDS_SLAB, text_misuse, &t_misuse },
+	{ SEC_ACCESS, "access", 0, text_access, &t_access_rows },
 	{ 0 },
 };
 
@@ -70,14 +71,24 @@ void report_recorded(struct report *r, const struct kmt_decoder *dec, const char
 			r->unrecorded |= s->bit;
 }
 
-const char *section_name(unsigned int bit)
+static const struct report_section *section_of(unsigned int bit)
 {
 	const struct report_section *s;
 
 	for (s = report_sections; s->bit; s++)
 		if (s->bit == bit)
-			return s->name;
-	return "?";
+			return s;
+	return NULL;
+}
+
+const char *section_name(unsigned int bit)
+{
+	return section_of(bit) ? section_of(bit)->name : "?";
+}
+
+const struct rtable *rtable_of_section(unsigned int bit)
+{
+	return section_of(bit) ? section_of(bit)->table : NULL;
 }
 
 unsigned int section_bit(const char *name)
@@ -90,22 +101,29 @@ unsigned int section_bit(const char *name)
 	return 0;
 }
 
+unsigned int section_all(void)
+{
+	const struct report_section *s;
+	unsigned int all = 0;
+
+	for (s = report_sections; s->bit; s++)
+		all |= s->bit;
+	return all;
+}
+
 const char *report_section_names(char *buf, size_t len)
 {
 	const struct report_section *s;
-	size_t n = 0;
 
 	buf[0] = '\0';
-	for (s = report_sections; s->bit && n < len; s++)
-		n += (size_t)snprintf(buf + n, len - n, "%s,", s->name);
-	if (n < len)
-		snprintf(buf + n, len - n, "all");
-	return buf;
+	for (s = report_sections; s->bit; s++)
+		opt_join(buf, len, ",", s->name);
+	return opt_join(buf, len, ",", "all");
 }
 
 const char *addr_str(const struct report *r, uint64_t addr, char *buf, size_t len)
 {
-	return kmt_hashptr_fmt(&r->hash, addr, buf, len);
+	return kmt_hashptr_fmt(&r->addr.hash, addr, buf, len);
 }
 
 const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t len)
@@ -115,7 +133,7 @@ const char *site_name(const struct report *r, uint64_t addr, char *buf, size_t l
 
 	if (!addr)
 		snprintf(buf, len, "(unknown)");
-	else if (r->raw_ip)
+	else if (r->addr.raw_ip)
 		addr_str(r, addr, buf, len);
 	else if ((fn = kmt_symbols_lookup(r->syms, addr, &off)))
 		snprintf(buf, len, "%s+0x%" PRIx64, fn, off);

@@ -3,7 +3,7 @@
  * kmemtrace report --csv NAME: one table, printed from the report's tables
  * (report-cols.c): a header line and one row per item, or "key,value"
  * lines for a one-row table (summary). Plain numbers (bytes, nanoseconds),
- * strings quoted; histograms and per-CPU arrays are JSON's only.
+ * strings quoted (csv_field()); histograms and per-CPU arrays are JSON's only.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,17 +11,6 @@
 
 #include "util/util.h"
 #include "report.h"
-
-void csv_field(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 static bool scalar(const struct rcol *c)
 {
@@ -95,7 +84,7 @@ int report_csv(const struct report *r, const char *name, FILE *out)
 			first = false;
 		}
 	fputc('\n', out);
-	for (i = 0; i < rtable_limit(r, n, true); i++) {
+	for (i = 0; i < table_limit(&r->tables, n, true); i++) {
 		first = true;
 		for (c = t->cols; c->name; c++) {
 			if (!scalar(c))

@@ -330,12 +330,13 @@ void html_column(struct js *j, const struct rcol *c)
 		[RT_BOOL] = "bool", [RT_HIST] = "hist", [RT_ARRAY] = "array", [RT_KINDS] = "kinds",
 		[RT_MATRIX] = "matrix", [RT_FRAMES] = "frames", [RT_NAMES] = "names",
 	};
+	char doc[512];
 
 	js_str(j, "name", c->name);
 	js_str(j, "title", c->title ? c->title : "");
 	js_str(j, "type", types[c->type]);
 	js_str(j, "unit", unit_names[c->unit]);
-	js_str(j, "doc", c->doc);
+	js_str(j, "doc", rcol_doc(c, doc, sizeof(doc)));
 }
 
 static void columns(struct js *j)
@@ -376,12 +377,24 @@ static void totals(struct js *j, const struct report *r)
 	js_close(j, '}');
 }
 
+/* What each misuse kind means, by name: the page's glossary under its misuse table. */
+static void misuse_kinds(struct js *j)
+{
+	int k;
+
+	js_open(j, "misuse_kinds", '{');
+	for (k = 0; k < KMT_MISUSE_NR; k++)
+		js_str(j, kmt_misuse_name(k), kmt_misuse_doc(k));
+	js_close(j, '}');
+}
+
 void html_data(const struct report *r, struct js *j)
 {
 	js_open(j, "report", '{');
 	report_json_members(r, j);
 	js_close(j, '}');
 	columns(j);
+	misuse_kinds(j);
 	totals(j, r);
 	timeline(j, r);
 	flame(j, r);

@@ -112,7 +112,7 @@ static void json_list(struct js *j, const struct report *r, const struct rtable 
 	if (r->nested_top)
 		n = MIN(n, (size_t)r->nested_top);
 	js_open(j, t->json_key ? t->json_key : t->name, '[');
-	for (i = 0; i < rtable_limit(r, n, true); i++) {
+	for (i = 0; i < table_limit(&r->tables, n, true); i++) {
 		js_open(j, NULL, '{');
 		json_fields(j, r, t, rows[i]);
 		js_close(j, '}');
@@ -149,7 +149,7 @@ static void json_table(struct js *j, const struct report *r, const struct rtable
 			    any_rows(r, report_tables[k]))
 				sub[nsub++] = report_tables[k];
 		js_open(j, name, '[');
-		for (i = 0; i < rtable_limit(r, n, true); i++) {
+		for (i = 0; i < table_limit(&r->tables, n, true); i++) {
 			js_open(j, NULL, '{');
 			json_fields(j, r, t, rows[i]);
 			for (k = 0; k < nsub; k++)
@@ -169,7 +169,7 @@ void report_json_members(const struct report *r, struct js *j)
 
 	js_u64(j, "kmemtrace_report", 3);
 	js_str(j, "file", r->path);
-	js_bool(j, "hashed_pointers", r->hash.on);
+	js_bool(j, "hashed_pointers", r->addr.hash.on);
 	js_u64(j, "file_version", (uint64_t)fi->version);
 	js_str(j, "kernel", fi->uname ? fi->uname : "");
 	{

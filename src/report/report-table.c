@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/opt.h"
 #include "report.h"
 
 const struct rtable *rtable_find(const char *name)
@@ -41,6 +42,11 @@ void rcol_value(const struct report *r, const struct rcol *c, const void *row, s
 		memcpy(&v->u, (const char *)row + c->off, sizeof(v->u));
 }
 
+const char *rcol_doc(const struct rcol *c, char *buf, size_t len)
+{
+	return c->doc_text ? c->doc_text(buf, len) : c->doc;
+}
+
 static const struct rcol *col_by_sort(const struct rtable *t, const char *key)
 {
 	const struct rcol *c;
@@ -61,32 +67,16 @@ bool report_sort_key_known(const char *key)
 	return false;
 }
 
-static bool has_token(const char *list, const char *tok)
-{
-	size_t n = strlen(tok);
-	const char *p = list;
-
-	while ((p = strstr(p, tok))) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 const char *report_sort_keys(char *buf, size_t len)
 {
-	size_t n = 0;
+	const struct rcol *c;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; report_tables[i]; i++) {
-		const struct rcol *c;
-
+	for (i = 0; report_tables[i]; i++)
 		for (c = report_tables[i]->cols; c->name; c++)
-			if (c->sort && !has_token(buf, c->sort) && n < len)
-				n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", c->sort);
-	}
+			if (c->sort)
+				opt_join(buf, len, ",", c->sort);
 	return buf;
 }
 
@@ -168,14 +158,6 @@ size_t rtable_rows_of(const struct report *r, const struct rtable *t, const void
 	*out = p;
 	return p ? keep_and_sort(r, t, p, n) : 0;
 }
-
-size_t rtable_limit(const struct report *r, size_t n, bool machine)
-{
-	if (machine && !r->top_set)
-		return n;
-	return r->top && (size_t)r->top < n ? (size_t)r->top : n;
-}
-
 
 const char *rval_names(const struct rval *v, char *buf, size_t len)
 {

@@ -13,33 +13,26 @@
 #include "util/util.h"
 #include "report.h"
 
-/* Formatting into rotating static buffers, so several fit in one printf. */
-static char *slot(void)
-{
-	static char bufs[16][48];
-	static int i;
-
-	return bufs[i++ % 16];
-}
-
-static const char *num(uint64_t v)
-{
-	return fmt_count((double)v, false, slot(), 48);
-}
-
+/* Formatting into util's rotating buffers (fmt_slot()), so several fit in one printf. */
 static const char *bytes(double v)
 {
-	return human_bytes(v, slot());
+	return human_bytes(v, fmt_slot());
 }
 
 static const char *dur(uint64_t ns)
 {
-	return human_duration(ns, slot(), 48);
+	return human_duration(ns, fmt_slot(), 48);
+}
+
+/* Seconds from @t0, "12.000345". */
+static const char *secs(uint64_t t0, uint64_t ts)
+{
+	return fmt_secs(t0, ts, fmt_slot(), 48);
 }
 
 static const char *pct(uint64_t part, uint64_t whole)
 {
-	char *out = slot();
+	char *out = fmt_slot();
 
 	snprintf(out, 48, "%.1f%%", whole ? 100.0 * (double)part / (double)whole : 0.0);
 	return out;
@@ -64,9 +57,9 @@ para(const struct report *r, FILE *out, int indent, const char *fmt, ...)
 /* "1 object", "2,048 objects". */
 static const char *nouns(uint64_t v, const char *one, const char *many)
 {
-	char *out = slot();
+	char *out = fmt_slot();
 
-	snprintf(out, 48, "%s %s", num(v), plural((double)v, one, many));
+	snprintf(out, 48, "%s %s", fmt_num(v), plural((double)v, one, many));
 	return out;
 }
 
@@ -90,7 +83,7 @@ static void not_recorded(const struct report *r, FILE *out)
 	if (r->cache)
 		item(r, out, "selected", "objects of cache %s only (--cache): no page, per-CPU or vmalloc "
 		     "events", r->cache);
-	for (i = 0, n = 0; (1u << i) <= SEC_ALL && n < sizeof(list); i++)
+	for (i = 0, n = 0; left >> i && n < sizeof(list); i++)
 		if (left & (1u << i))
 			n += (size_t)snprintf(list + n, sizeof(list) - n, " %s", section_name(1u << i));
 	if (left)
@@ -134,15 +127,15 @@ SUM_TEXT(s_kernel)
 /* Times count from the trace's first event; its own time is stated here, once. */
 SUM_TEXT(s_span)
 {
-	return sum(b, n, "%s, from %.6f to %.6f s", dur(kmt_summary_span(s)),
-		   (double)(since(r->t0, s->first_ts)) / 1e9, (double)(since(r->t0, s->last_ts)) / 1e9);
+	return sum(b, n, "%s, from %s to %s s", dur(kmt_summary_span(s)), secs(r->t0, s->first_ts),
+		   secs(r->t0, s->last_ts));
 }
 SUM_TEXT(s_start)
 {
-	return sum(b, n, "%.6f s of the %s clock (times count from it)", (double)r->t0 / 1e9,
+	return sum(b, n, "%s s of the %s clock (times count from it)", secs(0, r->t0),
 		   FI->clock ? FI->clock : "trace");
 }
-SUM_TEXT(s_events) { return num(s->events); }
+SUM_TEXT(s_events) { return fmt_num(s->events); }
 
 /* What the recording's kernel could not trace that 6.18 does, a line each (kmt_decode_lacks()). */
 static void s_lacks(const struct report *r, const struct kmt_summary *s, FILE *out)
@@ -160,7 +153,7 @@ static void s_by_kind(const struct report *r, const struct kmt_summary *s, FILE 
 
 	for (k = 1; k < KMT_EV_NR; k++)
 		if (s->by_kind[k])
-			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), num(s->by_kind[k]));
+			fprintf(out, "    %-22s %s\n", kmt_kind_name(k), fmt_num(s->by_kind[k]));
 }
 
 static void s_not_recorded(const struct report *r, const struct kmt_summary *s, FILE *out)
@@ -168,7 +161,7 @@ static void s_not_recorded(const struct report *r, const struct kmt_summary *s, 
 	not_recorded(r, out);
 }
 
-SUM_TEXT(s_allocs) { return sum(b, n, "%s (%s failed)", num(s->allocs), num(s->failures)); }
+SUM_TEXT(s_allocs) { return sum(b, n, "%s (%s failed)", fmt_num(s->allocs), fmt_num(s->failures)); }
 SUM_TEXT(s_frees)
 {
 	char more[128] = "";
@@ -176,9 +169,9 @@ SUM_TEXT(s_frees)
 	/* A recording that left allocations out: a free of a freed address (allocated unseen between). */
 	if (s->unseen_allocs)
 		snprintf(more, sizeof(more), "; %s of addresses freed again, allocated where the recording did "
-			 "not look", num(s->unseen_allocs));
-	return sum(b, n, "%s of them; %s of objects allocated before the trace%s%s%s", num(s->frees),
-		   num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
+			 "not look", fmt_num(s->unseen_allocs));
+	return sum(b, n, "%s of them; %s of objects allocated before the trace%s%s%s", fmt_num(s->frees),
+		   fmt_num(s->preexisting_frees), s->filtered ? " or by other tasks" : "",
 		   s->partial_allocs ? " or excluded by the recording's filter" : "", more);
 }
 SUM_TEXT(s_req) { return bytes((double)s->bytes_req); }
@@ -198,7 +191,7 @@ SUM_TEXT(s_frag)
 
 	return sum(b, n, "%s (%s of allocated)", bytes((double)waste), pct(waste, s->bytes_alloc));
 }
-SUM_TEXT(s_cross) { return sum(b, n, "%s (%s of frees)", num(s->cross_cpu_frees), pct(s->cross_cpu_frees, s->frees)); }
+SUM_TEXT(s_cross) { return sum(b, n, "%s (%s of frees)", fmt_num(s->cross_cpu_frees), pct(s->cross_cpu_frees, s->frees)); }
 SUM_TEXT(s_live)
 {
 	return sum(b, n, "%s, %s", nouns(s->live_objects, "object", "objects"), bytes((double)s->live_bytes));
@@ -222,13 +215,13 @@ SUM_TEXT(s_partial)
 SUM_TEXT(s_large)
 {
 	return !s->kmalloc_large_merged ? NULL :
-	       sum(b, n, "%s traced twice by the kernel, counted once", num(s->kmalloc_large_merged));
+	       sum(b, n, "%s traced twice by the kernel, counted once", fmt_num(s->kmalloc_large_merged));
 }
 SUM_TEXT(s_pages)
 {
 	return sum(b, n, "%s (%s), %s (%s), %s failed", nouns(s->page_allocs, "allocation", "allocations"),
 		   nouns(s->pages_allocated, "page", "pages"), nouns(s->page_frees, "free", "frees"),
-		   nouns(s->pages_freed, "page", "pages"), num(s->page_failures));
+		   nouns(s->pages_freed, "page", "pages"), fmt_num(s->page_failures));
 }
 SUM_TEXT(s_pcpu)
 {
@@ -240,7 +233,7 @@ SUM_TEXT(s_vmalloc)
 {
 	return !(s->vmap_allocs || s->vmap_frees) ? NULL :
 	       sum(b, n, "%s (%s), %s, %s live at the end (%s)", nouns(s->vmap_allocs, "area", "areas"),
-		   bytes((double)s->vmap_bytes), nouns(s->vmap_frees, "free", "frees"), num(s->vmap_live),
+		   bytes((double)s->vmap_bytes), nouns(s->vmap_frees, "free", "frees"), fmt_num(s->vmap_live),
 		   bytes((double)s->vmap_live_bytes));
 }
 
@@ -253,19 +246,19 @@ SUM_TEXT(s_lost)
 	if (!s->affected_by_loss)
 		return "0";
 	n = MIN(n, (size_t)1024);	/* as long as the line always was */
-	o += (size_t)snprintf(b + o, n - o, "%s", num(s->lost_events));
+	o += (size_t)snprintf(b + o, n - o, "%s", fmt_num(s->lost_events));
 	for (i = 0; i < s->nr_cpus && o < n; i++)
 		if (s->lost_by_cpu[i])
-			o += (size_t)snprintf(b + o, n - o, ", CPU %d: %s", i, num(s->lost_by_cpu[i]));
+			o += (size_t)snprintf(b + o, n - o, ", CPU %d: %s", i, fmt_num(s->lost_by_cpu[i]));
 	if (s->lost_gaps && o < n)
 		o += (size_t)snprintf(b + o, n - o, ", in %s", nouns(s->lost_gaps, "gap", "gaps"));
 	if (s->lost_after_death && o < n)
 		o += (size_t)snprintf(b + o, n - o, "; %s dropped by the instance after its recorder died "
-				      "(nobody read it): not the recording's", num(s->lost_after_death));
+				      "(nobody read it): not the recording's", fmt_num(s->lost_after_death));
 	if (s->lost_by_ring && o < n)
 		snprintf(b + o, n - o, " (the ring buffer's count)");
 	else if (s->lost_pages_unknown && o < n)
-		snprintf(b + o, n - o, " (%s of the gaps had no count: more were lost)", num(s->lost_pages_unknown));
+		snprintf(b + o, n - o, " (%s of the gaps had no count: more were lost)", fmt_num(s->lost_pages_unknown));
 	return b;
 }
 SUM_TEXT(s_damaged)
@@ -277,8 +270,8 @@ SUM_TEXT(s_damaged)
 SUM_TEXT(s_truncated)
 {
 	return !s->affected_by_loss || !s->truncated_cpus ? NULL :
-	       sum(b, n, "on %s, from %.6f s on (e.g. the disk was full): events after that are missing",
-		   nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"), (double)since(s->first_ts, s->truncated_ts) / 1e9);
+	       sum(b, n, "on %s, from %s s on (e.g. the disk was full): events after that are missing",
+		   nouns((uint64_t)s->truncated_cpus, "CPU", "CPUs"), secs(s->first_ts, s->truncated_ts));
 }
 
 static void s_affected(const struct report *r, const struct kmt_summary *s, FILE *out)
@@ -389,7 +382,7 @@ void report_fit(const struct report *r, struct term_col *c, int n, int indent)
 void text_more(FILE *out, size_t left)
 {
 	if (left)
-		fprintf(out, "  (%s more %s; -n 0 shows all)\n", num(left), plural((double)left, "row", "rows"));
+		fprintf(out, "  (%s more %s; -n 0 shows all)\n", fmt_num(left), plural((double)left, "row", "rows"));
 }
 
 #define MAX_COLS 32
@@ -472,7 +465,7 @@ size_t text_table(const struct report *r, const struct rtable *t, FILE *out)
 	const void **rows = NULL, *prev = NULL;
 	size_t n = x && x->rows ? x->rows(r, &rows) : rtable_rows(r, t, &rows), i, k, left = 0;
 	/* A matrix (whole) shows every row, whatever -n. */
-	size_t lim = r->top && !(x && x->whole) ? (size_t)r->top : n;
+	size_t lim = r->tables.top && !(x && x->whole) ? (size_t)r->tables.top : n;
 	const struct rtable *sub = NULL;
 	struct tcols tc;
 	int j;
@@ -554,7 +547,7 @@ void text_caches(const struct report *r, FILE *out)
 	text_table(r, t, out);
 	/* Merged caches in the table, whole: the kernel names all their objects by the first name. */
 	n = rtable_rows(r, t, &rows);
-	lim = r->top ? MIN(n, (size_t)r->top) : n;
+	lim = r->tables.top ? MIN(n, (size_t)r->tables.top) : n;
 	for (i = 0; i < lim; i++) {
 		const struct kmt_cache *c = rows[i];
 
@@ -613,9 +606,9 @@ void text_vmalloc(const struct report *r, FILE *out)
 		return;
 	}
 	para(r, out, 2, "  %s (%s), %s failed; %s (%s), and %s of areas older than the trace",
-	     nouns(s->vmap_allocs, "area", "areas"), bytes((double)s->vmap_bytes), num(s->vmap_failures),
+	     nouns(s->vmap_allocs, "area", "areas"), bytes((double)s->vmap_bytes), fmt_num(s->vmap_failures),
 	     nouns(s->vmap_frees - s->vmap_preexisting_frees, "free", "frees"), bytes((double)s->vmap_bytes_freed),
-	     num(s->vmap_preexisting_frees));
+	     fmt_num(s->vmap_preexisting_frees));
 	para(r, out, 2, "  live at the end: %s, %s", nouns(s->vmap_live, "area", "areas"),
 	     bytes((double)s->vmap_live_bytes));
 	if (!s->vmap_allocs)
@@ -679,7 +672,7 @@ void text_misuse(const struct report *r, FILE *out)
 	for (i = 0; i < n; i++)
 		by[kmt_misuse_severity(v[i].kind)] += v[i].count;
 	fprintf(out, "\nMISUSE (%s, %s info)\n", nouns(by[KMT_SEV_ERROR], "error", "errors"),
-		num(by[KMT_SEV_INFO]));
+		fmt_num(by[KMT_SEV_INFO]));
 	text_more(out, text_table(r, rtable_find("misuse"), out));
 	if (s->uncertain_misuse)
 		para(r, out, 2, "  %s more %s uncertain (events were lost in between) and not counted",
@@ -708,7 +701,7 @@ void text_access(const struct report *r, FILE *out)
 	para(r, out, 2, "ACCESSES (watchpoint samples: %s and %s in %s; %s dropped: no live object at that "
 	     "address then; %s lost)", nouns(s->access_writes, "write", "writes"),
 	     nouns(s->access_reads, "read", "reads"), nouns(s->access_objects, "object", "objects"),
-	     num(s->access_dropped), num(s->access_lost));
+	     fmt_num(s->access_dropped), fmt_num(s->access_lost));
 	if (kmt_model_access(r->m, &n), !n) {
 		fprintf(out, "  none (record them with kmemtrace watch)\n");
 		return;

@@ -13,6 +13,7 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/model.h>
 #include <kmemtrace/tracefile.h>
+#include "util/opt.h"
 #include "util/term.h"
 
 enum {
@@ -26,8 +27,35 @@ enum {
 	SEC_MISUSE = 1 << 7,
 	SEC_ACCESS = 1 << 8,		/* watchpoint samples (kmemtrace watch) */
 	SEC_VMALLOC = 1 << 9,
-	SEC_ALL = (1 << 10) - 1,
 };
+
+/*
+ * The option groups of the commands that print the report's names and
+ * tables (report-opts.c), beside the analysis group (analysis.h); in a
+ * command's table, e.g.
+ *   OPT_GROUP(addresses_group, struct x, addr, 0, "kernel addresses")
+ * addresses: --raw-ip and --hash-pointers (the noun: what is hashed);
+ * tables: -n, rows per table (into a struct table_opts, TABLE_OPTS_INIT);
+ * stats: --stats, into a bool (the noun unused).
+ */
+struct addr_opts {
+	bool raw_ip;			/* --raw-ip: code addresses, not symbol+offset */
+	struct kmt_hashptr hash;	/* --hash-pointers */
+};
+enum { ADDR_RAW_IP = 1, ADDR_HASH = 2 };
+extern const struct opt_group addresses_group;
+
+#define TABLES_TOP 20			/* -n's default */
+struct table_opts {
+	int top;			/* -n: rows per table, 0: all */
+	bool top_set;			/* -n given (JSON and CSV: all rows otherwise) */
+};
+#define TABLE_OPTS_INIT { .top = TABLES_TOP }
+extern const struct opt_group tables_group;
+/* How many of @n rows to print: -n for text, and for JSON/CSV (@machine) if given. */
+size_t table_limit(const struct table_opts *t, size_t n, bool machine);
+
+extern const struct opt_group stats_group;
 
 struct report {
 	const char *path;
@@ -35,10 +63,8 @@ struct report {
 	const char *sort[8];		/* -s keys, most significant first */
 	char sort_text[256];		/* what they point into */
 	int nr_sort;
-	int top;			/* rows per table, 0: all */
-	bool top_set;			/* -n given (JSON and CSV: all rows otherwise) */
-	bool raw_ip;
-	struct kmt_hashptr hash;	/* --hash-pointers */
+	struct table_opts tables;	/* -n */
+	struct addr_opts addr;		/* --raw-ip, --hash-pointers */
 	double t_start, t_end;		/* seconds from the first event, < 0: open */
 	int stacks_per_site;		/* text: stacks shown under each call site */
 	int nested_top;			/* JSON: rows of lists in rows (stacks), 0: as -n */
@@ -80,17 +106,21 @@ void report_recorded(struct report *r, const struct kmt_decoder *dec, const char
  * section out, as not recorded) and the text printer of each.
  */
 enum { NEEDS_SLAB = 1, NEEDS_PAGES = 2, NEEDS_SLAB_OR_PAGES = 4, NEEDS_VMALLOC = 8 };
+struct rtable;
 struct report_section {
 	unsigned int bit;		/* SEC_* */
 	const char *name;		/* --sections, --csv, the JSON keys' section */
 	unsigned int needs;		/* NEEDS_*, 0: always there */
 	void (*text)(const struct report *r, FILE *out);	/* report-text.c */
+	const struct rtable *table;	/* its main table: --csv SECTION (report-cols*.c) */
 };
 extern const struct report_section report_sections[];	/* ends with bit 0 */
 
 /* The section name of a bit, and the bit of a name (0 if none). */
 const char *section_name(unsigned int bit);
 unsigned int section_bit(const char *name);
+/* The bits of every section ("all"). */
+unsigned int section_all(void);
 /* The text printers of the sections (report-text.c). */
 void text_summary(const struct report *r, FILE *out);
 void text_callsites(const struct report *r, FILE *out);
@@ -166,7 +196,9 @@ struct rcol {
 	const char *title;		/* text header; NULL: not in the text table */
 	int width;			/* text: > 0 right-aligned, < 0 left-aligned */
 	const char *sort;		/* the -s key that sorts by it, or NULL */
-	const char *doc;
+	const char *doc;		/* read it with rcol_doc() */
+	/* The doc, where a table of names gives it (into @buf); NULL: doc. */
+	const char *(*doc_text)(char *buf, size_t len);
 	size_t off;			/* a uint64_t field of the row, if get is NULL */
 	void (*get)(const struct report *r, const void *row, struct rval *v, char *buf, size_t len);
 	/*
@@ -231,6 +263,7 @@ struct rtable {
 	size_t (*rows_of)(const struct report *r, const void *parent, const void ***out);
 	void (*text_after)(const struct report *r, const void *row, FILE *out);
 	bool json_only, csv_only;	/* shown in one of the machine formats only */
+	bool sql;			/* export --format sqlite writes it, by its name */
 	/*
 	 * Text in a narrow terminal: the titled columns that may be left
 	 * out, by name, the first first (never the -s key's); names joined
@@ -245,7 +278,7 @@ extern const struct rtable *const report_tables[];	/* NULL-terminated */
 const struct rtable *rtable_find(const char *name);
 /* The column @name of @t, or NULL. */
 const struct rcol *rtable_col(const struct rtable *t, const char *name);
-/* A section's main table ("callsites"), or NULL. */
+/* A section's main table ("callsites": its report_sections[] entry's), or NULL. */
 const struct rtable *rtable_of_section(unsigned int bit);
 /*
  * The rows to show, kept and sorted by the report's -s keys that @t has
@@ -255,10 +288,10 @@ size_t rtable_rows(const struct report *r, const struct rtable *t, const void **
 /* Likewise, the rows of @t nested in the row @parent (t->rows_of). */
 size_t rtable_rows_of(const struct report *r, const struct rtable *t, const void *parent,
 		      const void ***out);
-/* How many of @n rows to print: -n for text, and for JSON/CSV if given. */
-size_t rtable_limit(const struct report *r, size_t n, bool machine);
 void rcol_value(const struct report *r, const struct rcol *c, const void *row, struct rval *v,
 		char *buf, size_t len);
+/* @c's line of documentation (--columns, the page), into @buf if it is made. */
+const char *rcol_doc(const struct rcol *c, char *buf, size_t len);
 /* Is @key a -s key of any table? */
 bool report_sort_key_known(const char *key);
 /* The -s keys, comma-separated, into @buf (for messages and help). */
@@ -285,8 +318,6 @@ struct js;
 /* The members of report_json's document, into the object @j has open. */
 void report_json_members(const struct report *r, struct js *j);
 int report_csv(const struct report *r, const char *section, FILE *out);
-/* A CSV string field, quoted. */
-void csv_field(FILE *out, const char *s);
 /* The running sum of @net[0..n) into @out (a time series' live bytes); its peak. */
 int64_t running_sum(const int64_t *net, size_t n, int64_t *out);
 

@@ -34,7 +34,6 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefs.h>
 
-#include "report/analysis.h"
 #include "util/util.h"
 #include "top.h"
 
@@ -182,7 +181,7 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	if (ret)
 		return ret;
 	t->dec = kmt_decoder_new(&t->formats, false, (int)sizeof(long));
-	t->syms = kmt_symbols_load("/proc/kallsyms");
+	t->syms = kmt_symbols_load_kernel();
 	comms = kmt_comms_new();
 	if (!t->dec || !t->syms || !comms) {
 		kmt_comms_free(comms);
@@ -219,7 +218,7 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	if (t->jobs < 2)
 		return 0;
 	/* Only with the feed thread: its batches keep the events until every shard has taken them. */
-	analysis_tuning(&n, NULL);
+	tuning_from_env(&n, NULL);
 	t->shards = kmt_model_shards_new(t->m, n ? n : kmt_model_shards_for(t->jobs));
 	return feed_start(t, d);
 }

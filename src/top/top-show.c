@@ -296,17 +296,27 @@ static int head_lines(int lines, size_t match)
 	return head;
 }
 
-/* The help line: exactly the keys that work now (a test presses each). */
+/*
+ * The help line: exactly the keys that work now (a test presses each),
+ * the views' from top_views[]: " c call sites  k caches ...", or narrow
+ * " c/k/p view".
+ */
 static void help_line(const struct top *t, char *foot, size_t len)
 {
-	const char *pause = t->paused ? "resume" : "pause";
+	const struct top_view_def *v;
+	bool wide = t->width >= 78;
+	size_t n = 0;
 
-	if (t->editing)
+	if (t->editing) {
 		snprintf(foot, len, "filter: %s_   Enter apply  Esc clear  ^U erase", t->edit);
-	else if (t->width >= 78)
-		snprintf(foot, len, " c call sites  k caches  p processes  s sort  / filter  space %s  q quit ", pause);
-	else
-		snprintf(foot, len, " c/k/p view  s sort  / filter  space %s  q quit ", pause);
+		return;
+	}
+	for (v = top_views; v < top_views + VIEW_NR && n < len; v++)
+		n += (size_t)(wide ? snprintf(foot + n, len - n, " %c %s ", v->hotkey, v->rows) :
+			      snprintf(foot + n, len - n, "%s%c", v == top_views ? " " : "/", v->hotkey));
+	if (n < len)
+		snprintf(foot + n, len - n, "%s s sort  / filter  space %s  q quit ", wide ? "" : " view ",
+			 t->paused ? "resume" : "pause");
 }
 
 void screen_draw(struct top *t)

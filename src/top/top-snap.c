@@ -10,6 +10,7 @@
 
 #include "base/grow.h"
 #include "util/util.h"
+#include "util/opt.h"
 #include "top.h"
 
 static int64_t get_allocs(const struct top_row *r) { return (int64_t)r->allocs; }
@@ -22,9 +23,9 @@ static int64_t get_live(const struct top_row *r) { return (int64_t)r->live_bytes
 static int64_t get_growth(const struct top_row *r) { return r->growth; }
 
 const struct top_view_def top_views[VIEW_NR] = {
-	[VIEW_SITES] = { "callsite", "call site", 'c' },
-	[VIEW_CACHES] = { "cache", "cache", 'k' },
-	[VIEW_PROCS] = { "process", "process", 'p' },
+	[VIEW_SITES] = { "callsite", "call site", 'c', "call sites" },
+	[VIEW_CACHES] = { "cache", "cache", 'k', "caches" },
+	[VIEW_PROCS] = { "process", "process", 'p', "processes" },
 };
 
 const struct top_sort_key top_sorts[SORT_NR] = {
@@ -62,23 +63,21 @@ const char *sort_name(enum top_sort s)
 
 const char *top_sort_keys(char *buf, size_t len)
 {
-	size_t n = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < SORT_NR && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", top_sorts[i].key);
+	for (i = 0; i < SORT_NR; i++)
+		opt_join(buf, len, ",", top_sorts[i].key);
 	return buf;
 }
 
 const char *top_view_keys(char *buf, size_t len)
 {
-	size_t n = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < VIEW_NR && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", top_views[i].key);
+	for (i = 0; i < VIEW_NR; i++)
+		opt_join(buf, len, ",", top_views[i].key);
 	return buf;
 }
 

@@ -177,7 +177,8 @@ void snap_release(struct top *t);
 struct top_view_def {
 	const char *key;			/* --view KEY (KEYs too; "process": processes) */
 	const char *label;			/* in the header: "by call site" */
-	char hotkey;
+	char hotkey;				/* the key that shows it (in the footer) */
+	const char *rows;			/* in the footer: "c call sites" */
 };
 extern const struct top_view_def top_views[VIEW_NR];
 

@@ -12,6 +12,7 @@
 #include "opt.h"
 
 #define HELP_COL 27		/* where the help of an option starts */
+#define HELP_WIDTH (80 - HELP_COL)	/* a help's lines, where they are wrapped */
 
 enum { OPT_DONE = -1, OPT_HELP = -2, OPT_BAD = -3 };
 
@@ -63,6 +64,60 @@ int opt_list(const struct cmd_help *h, const struct opt **out, int max)
 	for (i = 0; i < n && i < max; i++)
 		out[i] = flat[i].o;
 	return MIN(n, max);
+}
+
+/* Does the @sep-separated list @list hold @name? */
+static bool listed(const char *list, const char *sep, const char *name)
+{
+	size_t n = strlen(name), k = strlen(sep);
+	const char *p = list;
+
+	while ((p = strstr(p, name))) {
+		if ((p == list || (p - list >= (ptrdiff_t)k && !strncmp(p - k, sep, k))) &&
+		    (!p[n] || !strncmp(p + n, sep, k)))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+const char *opt_join(char *buf, size_t len, const char *sep, const char *name)
+{
+	size_t n = strlen(buf);
+
+	if (n < len && !listed(buf, sep, name))
+		snprintf(buf + n, len - n, "%s%s", n ? sep : "", name);
+	return buf;
+}
+
+const char *opt_values(const struct opt *o, char *buf, size_t len)
+{
+	const char *const *c;
+
+	if (o->values)
+		return o->values(buf, len);
+	if (!o->choices)
+		return NULL;
+	buf[0] = '\0';
+	for (c = o->choices; *c; c++)
+		opt_join(buf, len, ",", *c);
+	return buf;
+}
+
+/* The names of the comma-separated @list as words, "a, b or c", into @buf. */
+static const char *or_list(const char *list, char *buf, size_t len)
+{
+	const char *p, *comma;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (p = list; *p && n < len; p = comma ? comma + 1 : p + strlen(p)) {
+		comma = strchr(p, ',');
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s",
+				      p == list ? "" : comma ? ", " : " or ",
+				      comma ? (int)(comma - p) : (int)strlen(p), p);
+	}
+	return buf;
 }
 
 static int opt_begin(struct opt_parser *p, const struct cmd_help *h, int argc, char **argv)
@@ -149,9 +204,17 @@ static void opt_end(struct opt_parser *p)
 	p->lopts = NULL;
 }
 
-/* "bad WHAT 'ARG'", with the range of a number. */
+/* "bad WHAT 'ARG'", with the range of a number, the names of a choice. */
 static int bad_value(const struct cmd_help *h, const struct opt *o, const char *value)
 {
+	const char *const *c;
+	char names[512] = "";
+
+	if (o->type == OT_CHOICE) {
+		for (c = o->choices; *c; c++)
+			opt_join(names, sizeof(names), ", ", *c);
+		return usage_error(h, "bad %s '%s' (%s)", o->what, value, names);
+	}
 	if (o->type == OT_INT || o->type == OT_UINT)
 		return usage_error(h, "bad %s '%s' (%lld to %lld)", o->what, value, o->min, o->max);
 	if (o->type == OT_WINDOW)
@@ -192,6 +255,13 @@ static int store(const struct cmd_help *h, const struct flat *f, void *arg, cons
 		return -1;
 	case OT_WINDOW:
 		return opt_window(value, (double *)at, (double *)at + 1) ? bad_value(h, o, value) : -1;
+	case OT_CHOICE:
+		for (v = 0; o->choices[v] && strcmp(value, o->choices[v]); v++)
+			;
+		if (!o->choices[v])
+			return bad_value(h, o, value);
+		*(int *)at = (int)v;
+		return -1;
 	}
 	return -1;
 }
@@ -247,16 +317,54 @@ static int opt_label(const struct opt *o, char *buf, size_t len)
 			arg, opt ? "]" : "");
 }
 
-/* @f's help: its group's noun put in, its default added. */
+/* @text's words into @buf, in lines of HELP_WIDTH at most (its own breaks undone): the length. */
+static size_t wrap(const char *text, char *buf, size_t len)
+{
+	const char *p = text, *end;
+	size_t n = 0, line = 0, w;
+
+	buf[0] = '\0';
+	while (*p) {
+		while (*p == ' ' || *p == '\n')
+			p++;
+		end = p + strcspn(p, " \n");
+		w = (size_t)(end - p);
+		if (!w)
+			break;
+		if (n && n + 1 < len) {
+			buf[n++] = line + 1 + w > HELP_WIDTH ? '\n' : ' ';
+			line = buf[n - 1] == '\n' ? 0 : line + 1;
+		}
+		n += (size_t)snprintf(buf + MIN(n, len), len - MIN(n, len), "%.*s", (int)w, p);
+		line += w;
+		p = end;
+	}
+	return MIN(n, len - 1);
+}
+
+/*
+ * @f's help: with a "%s", its group's noun or the values it takes put in,
+ * and the whole wrapped as one paragraph; its default added.
+ */
 static void help_text(const struct flat *f, char *buf, size_t len)
 {
 	const struct opt *o = f->o;
-	size_t n = (size_t)snprintf(buf, len, o->help, f->noun ? f->noun : "");
-	const char *last = strrchr(buf, '\n') ? strrchr(buf, '\n') + 1 : buf;
+	char values[512], list[640], text[1024];
+	const char *put = f->noun ? f->noun : "", *last;
+	size_t n;
 
+	if (!f->g && opt_values(o, values, sizeof(values)))
+		put = or_list(values, list, sizeof(list));
+	if (strstr(o->help, "%s")) {
+		snprintf(text, sizeof(text), o->help, put);
+		n = wrap(text, buf, len);
+	} else {
+		n = (size_t)snprintf(buf, len, "%s", o->help);
+	}
+	last = strrchr(buf, '\n') ? strrchr(buf, '\n') + 1 : buf;
 	if (o->def && n < len)
 		snprintf(buf + n, len - n, "%s(default %s)",
-			 strlen(last) + strlen(o->def) + 11 > 80 - HELP_COL ? "\n" : " ", o->def);
+			 strlen(last) + strlen(o->def) + 11 > HELP_WIDTH ? "\n" : " ", o->def);
 }
 
 void help_print(FILE *out, const struct cmd_help *h)

@@ -13,10 +13,13 @@
  *
  * An option may store its value itself, as perf's OPT_INTEGER() does:
  * a type, the field's offset in the command's argument struct, a range,
- * and a default that the parser sets first and the help prints. Options
- * several commands share are a group (the analysis options, the
- * recording options), declared once by the stage that owns their values
- * and brought into a command's table by one entry, OPT_GROUP().
+ * and a default that the parser sets first and the help prints. A choice
+ * (OT_CHOICE) is one table of names, which gives its parsing, its error
+ * message, its completion and, where the help says "%s", its help's list.
+ * Options several commands share are a group (the analysis options, the
+ * recording options, report's addresses, tables and stats), declared once
+ * by the stage that owns their values and brought into a command's table
+ * by one entry, OPT_GROUP().
  *
  * Usage errors print one line and a hint ("see 'kmemtrace record
  * --help'"), as git does; numbers are range-checked.
@@ -41,6 +44,7 @@ enum opt_type {
 	OT_INT,			/* int in [min, max] */
 	OT_UINT,		/* unsigned int in [min, max] */
 	OT_WINDOW,		/* double[2]: "START,END" seconds, < 0 open (opt_window()) */
+	OT_CHOICE,		/* int (or an enum): the argument's index in @choices */
 };
 
 struct opt_group;
@@ -51,7 +55,12 @@ struct opt {
 	char short_name;	/* 0: none */
 	const char *long_name;	/* NULL: none */
 	const char *arg;	/* the argument's name, NULL for a flag; a group: its noun */
-	const char *help;	/* lines separated by '\n'; in a group "%s" is the noun */
+	/*
+	 * Lines separated by '\n'; or with a "%s", one paragraph wrapped to
+	 * fit, the "%s" being in a group the group's noun, else the values the
+	 * option takes ("a, b or c", opt_values()).
+	 */
+	const char *help;
 	unsigned int flags;
 	/*
 	 * The values the argument may take, comma-separated into @buf, from
@@ -63,6 +72,7 @@ struct opt {
 	long long min, max;	/* OT_INT, OT_UINT */
 	const char *what;	/* typed: "bad WHAT 'ARG'" */
 	const char *def;	/* typed: the default, set before parsing and shown in the help */
+	const char *const *choices;	/* OT_CHOICE: the names it takes, NULL-terminated */
 	const struct opt_group *group;	/* OPT_GROUP(): the group's options come here */
 	unsigned int pick;	/* OPT_GROUP(): bit i takes the group's i-th option; 0: all */
 };
@@ -111,6 +121,17 @@ int opt_file(const struct cmd_help *h, int argc, char **argv, int operands, cons
 
 /* @h's options, its groups' among them, into @out (up to @max): how many. */
 int opt_list(const struct cmd_help *h, const struct opt **out, int max);
+/*
+ * The values @o takes, comma-separated into @buf (its values() hook, or
+ * its choices), for completion and help; NULL if it takes any.
+ */
+const char *opt_values(const struct opt *o, char *buf, size_t len);
+/*
+ * Names joined, as the lists of values are: @name appended to the list in
+ * @buf (@len bytes, "" at first), after @sep unless it is the first, and
+ * left out if the list holds it already; cut to fit. Returns @buf.
+ */
+const char *opt_join(char *buf, size_t len, const char *sep, const char *name);
 /* The help text, generated from @h. */
 void help_print(FILE *out, const struct cmd_help *h);
 /* "kmemtrace CMD: MESSAGE" and "see 'kmemtrace CMD --help'" on stderr; EXIT_USAGE. */

@@ -106,6 +106,36 @@ void fput_i64(FILE *out, int64_t v)
 	fput_u64(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
+void csv_field(FILE *out, const char *s)
+{
+	putc_unlocked('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc_unlocked('"', out);
+		putc_unlocked(*s, out);
+	}
+	putc_unlocked('"', out);
+}
+
+char *fmt_slot(void)
+{
+	static char bufs[16][48];
+	static unsigned int i;
+
+	return bufs[i++ % 16];
+}
+
+const char *fmt_num(uint64_t v)
+{
+	return fmt_count((double)v, false, fmt_slot(), 48);
+}
+
+const char *fmt_secs(uint64_t t0, uint64_t ts, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.6f", (double)since(t0, ts) / 1e9);
+	return buf;
+}
+
 const char *fmt_count(double v, bool plus, char *buf, size_t len)
 {
 	char digits[32];
@@ -153,4 +183,13 @@ const char *human_bytes(double bytes, char *buf)
 	else
 		snprintf(buf, 32, "%s%.1f %s", bytes < 0 ? "-" : "", v, units[u]);
 	return buf;
+}
+
+void tuning_from_env(unsigned int *shards, unsigned int *parts)
+{
+	const char *s = getenv("KMT_MODEL_SHARDS"), *p = getenv("KMT_PARTS");
+
+	*shards = s && *s ? (unsigned int)MAX(atoi(s), 1) : 0;
+	if (parts)
+		*parts = p && *p ? (unsigned int)MAX(atoi(p), 1) : 0;
 }

@@ -80,12 +80,31 @@ const char *human_bytes(double bytes, char *buf);
  */
 const char *fmt_count(double v, bool plus, char *buf, size_t len);
 /*
+ * Rotating buffers, so that several values fit in one printf: each call
+ * hands out the next of 16 (48 bytes each), the 16 latest stay valid.
+ * The main thread's: not for a worker.
+ */
+char *fmt_slot(void);
+/* fmt_count(@v) in a slot: "1,234,567". */
+const char *fmt_num(uint64_t v);
+/*
+ * Time @ts as seconds from @t0 (0 for an earlier one; @t0 0: @ts itself)
+ * to the microsecond, "12.000345", into @buf; returns @buf.
+ */
+const char *fmt_secs(uint64_t t0, uint64_t ts, char *buf, size_t len);
+/*
  * @v in decimal on @out, without printf (a record per object is mostly
  * numbers); unlocked: the caller holds the stream (flockfile()), or no
  * other thread writes to it.
  */
 void fput_u64(FILE *out, uint64_t v);
 void fput_i64(FILE *out, int64_t v);
+/*
+ * @s as one CSV field (RFC 4180), unlocked as fput_u64(): always in double
+ * quotes (a name is never read as a number), a quote doubled, a newline
+ * kept inside the quotes. The one CSV writer: report, diff and kmap.
+ */
+void csv_field(FILE *out, const char *s);
 /* @one if @n is 1, else @many: "1 object", "2 objects". */
 static inline const char *plural(double n, const char *one, const char *many)
 {
@@ -96,5 +115,12 @@ static inline uint64_t since(uint64_t t0, uint64_t ts)
 {
 	return ts - MIN(t0, ts);
 }
+
+/*
+ * How many shards the model and parts the stream take (kmt_analyse_opts):
+ * $KMT_MODEL_SHARDS and $KMT_PARTS, for tests and benchmarks; 0: as -j
+ * says. @parts may be NULL. The library reads no environment: the program does.
+ */
+void tuning_from_env(unsigned int *shards, unsigned int *parts);
 
 #endif

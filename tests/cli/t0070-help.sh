@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Help, manual and behaviour agree: the events record records by default,
-# the sort keys and sections report and diff take (what --help lists, what
-# the manual lists, what the error message lists and what is accepted are
-# one list), --columns' brackets, the x-cpu column and its key, dump's -a,
-# the per-object record's columns (kmap's line and --json, the SQLite view
-# objects) as the docs name them, and a name that matches nothing (a
-# warning, exit 0, as report does). No root, no tracefs.
+# the sort keys and sections report and diff take and the choices of diff,
+# export and convert (what --help lists, what the manual lists, what the
+# error message lists and what is accepted are one list), --columns'
+# brackets, the x-cpu column and its key, the per-object record's columns
+# (kmap's line and --json, the SQLite view objects) as the docs name them,
+# and a name that matches nothing (a warning, exit 0, as report does). No
+# root, no tracefs.
 . "$(dirname "$0")/lib.sh"
 
 # Command $1's section of the manual, roff dashes made plain, on one line.
@@ -59,6 +60,30 @@ test_expect_success 'report --sections: the names of --help, the manual, all acc
 	diff -u help.sec man.sec && grep -qx vmalloc help.sec &&
 	for s in $(cat help.sec); do
 		[ "$s" = all ] || $KMT report --sections $s synth.dat > /dev/null || { echo "$s refused"; exit 1; }
+	done
+'
+
+# A choice (OT_CHOICE) is one table of names: its error message lists them,
+# the completion offers them, its --help and its section of the manual name
+# each, and each is accepted.
+test_expect_success 'choices (diff --match, export --value, convert --compression): one list everywhere' '
+	$KMT completion bash > compl &&
+	for co in "diff match" "export value" "convert compression"; do
+		set -- $co
+		rc=0; $KMT $1 --$2 nosuch a b 2> err || rc=$?; cat err
+		[ $rc = 2 ] && sed -n "s/.* .nosuch. (\(.*\))$/\1/p" err | tr -d " " | tr "," "\n" > names &&
+		[ $(wc -l < names) -ge 3 ] && grep "^	$1:--$2) values=" compl > line &&
+		[ $(wc -w < line) = $(( $(wc -l < names) + 2 )) ] &&
+		opt_help $1 "--$2" > help && man_section $1 > man || exit 1
+		for v in $(cat names); do
+			grep -qw -- "$v" line && grep -qw -- "$v" help && grep -qw -- "$v" man ||
+				{ echo "$1 --$2 $v: not in the completion, --help and the manual"; exit 1; }
+			case $1 in
+			diff) $KMT diff --match $v synth.dat real.dat ;;
+			export) $KMT export -f folded --value $v -o - synth.dat ;;
+			convert) $KMT convert --compression $v synth.dat c-$v.dat 2> /dev/null ;;
+			esac > /dev/null || { echo "$1 --$2 $v refused"; exit 1; }
+		done
 	done
 '
 
@@ -118,12 +143,6 @@ test_expect_success 'export sqlite: every column of the view objects in docs/exp
 	sqlite3 o.sqlite "SELECT name FROM pragma_table_info('"'"'objects'"'"')" > vcols &&
 	[ $(wc -l < vcols) -ge 22 ] && grep "^| \`objects\`" $ROOT/docs/export.md > row &&
 	for c in $(cat vcols); do grep -q "\`$c\`" row || { echo "objects.$c is not in docs/export.md"; exit 1; }; done
-'
-
-test_expect_success 'dump: stacks with -a only, as its help says' '
-	$KMT dump --help | has -- "-a, --all .*stacks" &&
-	$KMT dump synth.dat > plain && ! grep -q "=>\|kernel_stack" plain &&
-	$KMT dump -a synth.dat > all && grep -q "=>" all && grep -q " kernel_stack of " all
 '
 
 test_expect_success 'a name that matches nothing: a warning, no output, exit 0 (kmap as report)' '

@@ -25,7 +25,7 @@ for k in $kernels; do
 		[ "$(jq -c "[.processes[] | .comm] | unique" k.json)" = "[\"worker\"]" ] &&
 		[ "$(jq ".misuse | length" k.json)" = 0 ] &&
 		$KMT check k.dat > ck && grep -q ": 0 errors, 0 warnings$" ck &&
-		[ "$($KMT kmap k.dat | grep -c ",worker,")" = 22 ] &&
+		[ "$($KMT kmap k.dat | grep -c ",\"worker\",")" = 22 ] &&
 		$KMT dump -a k.dat > d && [ "$(grep -vc "^#" d)" = 52 ] &&
 		! grep -q "undecoded\|?" d
 	'

@@ -19,7 +19,7 @@ test_expect_success 'dump names pid 0 <idle>, and --comm takes that name' '
 test_expect_success 'report, kmap and the exports name it <idle> too' '
 	$KMT report --json idle.dat > r.json &&
 	[ "$(jq -r ".processes[] | select(.pid == 0) | \"\(.comm) \(.allocs) \(.frees)\"" r.json)" = "<idle> 3 3" ] &&
-	$KMT kmap idle.dat > kmap && [ "$(grep -c ",0,0x.*,<idle>,bio-184$" kmap)" = 3 ] &&
+	$KMT kmap idle.dat > kmap && [ "$(grep -c ",0,0x.*,\"<idle>\",\"bio-184\"$" kmap)" = 3 ] &&
 	$KMT export -f sqlite -o idle.db idle.dat &&
 	if command -v sqlite3 > /dev/null; then
 		[ "$(sqlite3 idle.db "SELECT count(*) FROM objects WHERE comm = '"'"'<idle>'"'"'")" = 3 ]

@@ -17,9 +17,11 @@ test_expect_success 'record the ground-truth workload' '
 	sed -n "s/^kmt-gt pid \([0-9]*\):.*/\1/p" out > pid && [ -s pid ]
 '
 
-# "SIZE FATE FREE_FUNCTION PID COMM CACHE" per object of one allocating function.
+# "SIZE FATE FREE_FUNCTION PID COMM CACHE" per object of one allocating function
+# (the names are CSV strings: quoted).
 objects() {
 	$KMT kmap gt.dat --callsite "$1" | awk -F, '/^#/ { next } { f = $7; sub(/\+0x[0-9a-f]+$/, "", f)
+		gsub(/"/, "", $8); gsub(/"/, "", $9)
 		print $4, ($6 == 0 ? "live" : "freed"), (f == "" ? "-" : f), $2, $8, $9 }' | sort | uniq -c |
 		awk '{ $1 = $1; print }' | sort
 }

@@ -118,7 +118,7 @@ test_expect_fire 'kmap: the eventfd context with its accesses, per instruction' 
 	p=$(cat pid) &&
 	$KMT kmap --accessed gt.dat > kmap && cat kmap &&
 	[ "$(grep -vc "^  \|^#" kmap)" = 1 ] &&
-	grep -q "^do_eventfd+0x[0-9a-f]*,$p,0x[0-9a-f]*,64,[0-9]*,[1-9][0-9]*,[a-z_]*+0x[0-9a-f]*,kmt-watch-gt,kmalloc-64$" kmap &&
+	grep -q "^do_eventfd+0x[0-9a-f]*,$p,0x[0-9a-f]*,64,[0-9]*,[1-9][0-9]*,[a-z_]*+0x[0-9a-f]*,\"kmt-watch-gt\",\"kmalloc-64\"$" kmap &&
 	awk -F, -v n=$N "/^  eventfd_write/ { w += \$3; r += \$4 } END { exit !(w == n && r == n) }" kmap &&
 	$KMT kmap --accessed --json gt.dat > kmap.json &&
 	[ "$(jq "[.[0].accesses[] | select(.field == \"flags\") | .reads] | add" kmap.json)" = $N ]

@@ -362,6 +362,51 @@ static void test_gfp_names(void **state)
 	sbuf_release(&sb);
 }
 
+/* A file's formats @names (tests/data/formats/6.18-kmem_NAME.format) into @fs. */
+static void formats_of(struct kmt_formats *fs, const char *const *names)
+{
+	char path[128];
+
+	kmt_formats_init(fs);
+	for (; *names; names++) {
+		struct sbuf sb = { 0 };
+		struct kmt_format fmt;
+		struct kmt_diag d;
+
+		snprintf(path, sizeof(path), "tests/data/formats/6.18-kmem_%s.format", *names);
+		assert_int_equal(read_file(path, &sb), 0);
+		assert_int_equal(kmt_format_parse(&fmt, "kmem", sb.buf, sb.len, &d), 0);
+		assert_int_equal(kmt_formats_add(fs, &fmt), 0);
+		sbuf_release(&sb);
+	}
+}
+
+/* kmt_flags_gfp(): mm_page_alloc's names, else kmalloc's, else none. */
+static void test_gfp_of_file(void **state)
+{
+	static const char *const both[] = { "kmalloc", "mm_page_alloc", NULL };
+	static const char *const slab[] = { "kmalloc", NULL }, *const none[] = { "kfree", NULL };
+	const char *const *files[] = { both, slab, none };
+	struct kmt_formats fs;
+	struct kmt_flags *fl;
+	char buf[256];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		formats_of(&fs, files[i]);
+		fl = kmt_flags_gfp(&fs);
+		if (files[i] == none) {
+			assert_null(fl);
+		} else {
+			assert_non_null(fl);
+			assert_string_equal(kmt_flags_format(fl, 0xdc0, buf, sizeof(buf)),
+					    "GFP_KERNEL|__GFP_ZERO");
+		}
+		kmt_flags_free(fl);
+		kmt_formats_release(&fs);
+	}
+}
+
 /* The source of the zpool test: a pattern that differs in every chunk. */
 struct zsrc {
 	const uint8_t *data;		/* every segment reads the same bytes */
@@ -771,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),
+		cmocka_unit_test(test_gfp_of_file),
 		cmocka_unit_test(test_zpool),
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_handoff),

@@ -19,24 +19,23 @@ struct kmt_zctx {
 	ZSTD_DCtx *dctx;
 };
 
+const char *const kmt_zalg_names[] = {
+	[KMT_Z_NONE] = "none", [KMT_Z_ZSTD] = "zstd", [KMT_Z_ZLIB] = "zlib", NULL,
+};
+
 int kmt_zalg_from_name(const char *name)
 {
-	if (!strcmp(name, "none"))
-		return KMT_Z_NONE;
-	if (!strcmp(name, "zstd"))
-		return KMT_Z_ZSTD;
-	if (!strcmp(name, "zlib"))
-		return KMT_Z_ZLIB;
+	int i;
+
+	for (i = 0; kmt_zalg_names[i]; i++)
+		if (!strcmp(name, kmt_zalg_names[i]))
+			return i;
 	return -1;
 }
 
 const char *kmt_zalg_name(enum kmt_zalg alg)
 {
-	switch (alg) {
-	case KMT_Z_ZSTD: return "zstd";
-	case KMT_Z_ZLIB: return "zlib";
-	default: return "none";
-	}
+	return alg <= KMT_Z_ZLIB ? kmt_zalg_names[alg] : kmt_zalg_names[KMT_Z_NONE];
 }
 
 const char *kmt_zalg_version(enum kmt_zalg alg)

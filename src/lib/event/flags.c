@@ -208,6 +208,16 @@ struct kmt_flags *kmt_flags_from_format(const struct kmt_format *fmt, const char
 	return f;
 }
 
+struct kmt_flags *kmt_flags_gfp(const struct kmt_formats *fs)
+{
+	/* The page allocator's and kmalloc's print formats name the same flags alike. */
+	const struct kmt_format *fmt = kmt_formats_find(fs, "kmem", "mm_page_alloc");
+
+	if (!fmt)
+		fmt = kmt_formats_find(fs, "kmem", "kmalloc");
+	return fmt ? kmt_flags_from_format(fmt, "gfp_flags") : NULL;
+}
+
 const char *kmt_flags_format(const struct kmt_flags *f, uint64_t val, char *buf, size_t len)
 {
 	size_t o = 0, i;

@@ -478,7 +478,8 @@ static void walked(void *arg, struct kmt_cpu_reader *r, const struct kmt_walk_no
 static struct kmt_model *model_pass(struct ck *c, int buffer, const struct kmt_decoder *dec,
 				    struct ck_pass *p)
 {
-	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1, .stats = c->o && c->o->stats };
+	struct kmt_analyse_opts ao = { .t_start = -1, .t_end = -1, .stats = c->o && c->o->stats,
+				       .shards = c->o ? c->o->shards : 0, .parts = c->o ? c->o->parts : 0 };
 	struct kmt_page_observer ob = { observe, walked, p };
 	struct kmt_analyse_result ar;
 	struct kmt_model_opts mo = { 0 };

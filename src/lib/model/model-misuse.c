@@ -14,13 +14,18 @@
 
 #include "model-local.h"
 
-static const char *const misuse_names[KMT_MISUSE_NR] = {
-	[KMT_MISUSE_DOUBLE_FREE] = "double_free",
-	[KMT_MISUSE_ALLOC_LIVE] = "alloc_over_live",
-	[KMT_MISUSE_CACHE_FREE_KMALLOC] = "cache_free_of_kmalloc",
-	[KMT_MISUSE_CACHE_MISMATCH] = "cache_mismatch",
-	[KMT_MISUSE_KFREE_CACHE] = "kfree_of_cache_object",
-	[KMT_MISUSE_UNTRACED_ALLOC] = "untraced_alloc",
+/* Each kind's name and what it means. */
+static const struct {
+	const char *name, *doc;
+} misuse_kinds[KMT_MISUSE_NR] = {
+	[KMT_MISUSE_DOUBLE_FREE] = { "double_free", "an object freed twice" },
+	[KMT_MISUSE_ALLOC_LIVE] = { "alloc_over_live", "an allocation at the address of a live object: "
+				    "a free the kernel did not trace" },
+	[KMT_MISUSE_CACHE_FREE_KMALLOC] = { "cache_free_of_kmalloc", "kmem_cache_free of a kmalloc object" },
+	[KMT_MISUSE_CACHE_MISMATCH] = { "cache_mismatch", "freed to another cache than the one it came from" },
+	[KMT_MISUSE_KFREE_CACHE] = { "kfree_of_cache_object", "kfree of a cache object (legal on current kernels)" },
+	[KMT_MISUSE_UNTRACED_ALLOC] = { "untraced_alloc", "a free of a freed object where the kernel "
+					"allocates without tracing (bulk paths)" },
 };
 
 /* Why the kernel allocates or frees a cache's objects untraced: the known cases, then in general. */
@@ -39,7 +44,12 @@ static const struct {
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k)
 {
-	return k < KMT_MISUSE_NR ? misuse_names[k] : "?";
+	return k < KMT_MISUSE_NR ? misuse_kinds[k].name : "?";
+}
+
+const char *kmt_misuse_doc(enum kmt_misuse_kind k)
+{
+	return k < KMT_MISUSE_NR ? misuse_kinds[k].doc : "";
 }
 
 enum kmt_severity kmt_misuse_severity(enum kmt_misuse_kind k)
