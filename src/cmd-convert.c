@@ -229,6 +229,8 @@ int cmd_convert(int argc, char **argv)
 		warning("trace-cmd 3.1.6 (Debian 12) cannot read zlib-compressed files; zstd ones it can");
 	if (wo->zalg == KMT_Z_ZLIB && !a.level_set)
 		wo->level = 9;
+	if (wo->zalg == KMT_Z_ZLIB && (wo->level < 0 || wo->level > 9))
+		return usage_error(H, "bad level '%d' (zstd -7 to 22, zlib 0 to 9)", wo->level);
 	if (kmt_file_open(&c.f, in, &d))
 		return error("%s", d.msg);
 	{

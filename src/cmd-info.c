@@ -107,9 +107,10 @@ int cmd_info(int argc, char **argv)
 		return error("%s", d.msg);
 	fi = kmt_file_info(f);
 	printf("file:       %s (%s)\n", path, human_bytes((double)fi->file_size, hb));
-	printf("format:     trace.dat v%d, %s endian, %d-bit kernel, page %u, compression %s %s\n",
+	printf("format:     trace.dat v%d, %s endian, %d-bit kernel, page %u, compression %s%s%s\n",
 	       fi->version, fi->big_endian ? "big" : "little", fi->kernel_long_size * 8,
-	       fi->page_size, fi->compression, fi->compression_version);
+	       fi->page_size, fi->compression,
+	       *fi->compression_version ? " " : "", fi->compression_version);
 	if (fi->recorder) {
 		const struct kmt_recinfo *ri = &fi->recinfo;
 

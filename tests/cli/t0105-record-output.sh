@@ -3,7 +3,7 @@
 # Where a recording goes and whose it is: sudo hands the file to the
 # invoking user; -o DIR, an unwritable place or a non-trace file are refused
 # before anything is recorded; a trace already there is kept as FILE.old
-# (record, --recover and convert alike); what the file says about how it
+# (record and --recover alike; convert: t0264); what the file says about how it
 # was recorded (info); vmalloc recorded by default, with an exact ground
 # truth (kmt-gt -m: BPF array maps, one 139264-byte vmalloc area each).
 . "$(dirname "$0")/lib.sh"
@@ -103,13 +103,6 @@ test_expect_success 'a file that is not a trace is never overwritten; a trace is
 	[ $rc -eq 1 ] && grep -q "cannot write in ./nonexistent/dir." err
 '
 
-test_expect_success 'convert follows the same rules' '
-	$KMT convert s.dat c.dat && $KMT convert r.dat c.dat 2> err && cat err &&
-	grep -q "kept as c.dat.old" err && cmp <($KMT dump c.dat.old | tail -n +2) <($KMT dump s.dat | tail -n +2) &&
-	rc=0; $KMT convert s.dat notes.txt 2> err || rc=$?; [ $rc -eq 1 ] && grep -q "not a trace file" err &&
-	rc=0; $KMT convert s.dat outdir 2> err || rc=$?; [ $rc -eq 1 ] && grep -q "is a directory" err
-'
-
 test_expect_success 'report, export -o a pipe, a device or a link of one'"'"'s own: written through, never replaced' '
 	$KMT report --html -o /dev/stdout s.dat > page.html && head -c 15 page.html | has "<!DOCTYPE html>" &&
 	[ -L /dev/stdout ] && $KMT report --json -o - s.dat | jq -e .summary > /dev/null &&
@@ -168,13 +161,6 @@ test_expect_success 'a link of one'"'"'s own, or of the directory'"'"'s owner ou
 	mkdir theirs && chown 65534 theirs && $NOBODY touch theirs/t.json &&
 	$NOBODY ln -s $PWD/theirs/t.json theirs/link.json &&
 	$KMT report --json -o theirs/link.json s.dat && [ -L theirs/link.json ] && jq -e .summary theirs/t.json > /dev/null
-'
-
-test_expect_success 'convert: v6 has no compression; zlib is not for Debian 12'"'"'s trace-cmd' '
-	rc=0; $KMT convert --file-version 6 --compression zstd s.dat v6.dat 2> err || rc=$?;
-	cat err; [ $rc -eq 2 ] && grep -q "v6 has no compression" err && [ ! -e v6.dat ] &&
-	$KMT convert --compression zlib s.dat z.dat 2> err && cat err && grep -q "cannot read zlib" err &&
-	$KMT convert --file-version 6 s.dat v6.dat && $KMT info v6.dat | has "trace.dat v6"
 '
 
 test_expect_success '--recover of a spool that is not there: one line, no advice to do the same' '

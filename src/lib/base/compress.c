@@ -94,7 +94,7 @@ long kmt_zcompress(struct kmt_zctx *z, void *dst, size_t cap,
 	if (z->alg == KMT_Z_ZLIB) {
 		uLongf out = cap;
 
-		if (compress2(dst, &out, src, len, z->level > 0 ? z->level : Z_BEST_COMPRESSION) != Z_OK)
+		if (compress2(dst, &out, src, len, z->level) != Z_OK)	/* 0 (stored) to 9 */
 			return KMT_ECOMPRESS;
 		return (long)out;
 	}
