@@ -7,7 +7,7 @@
  * Decodes the first EVENTS events of FILE (default 4,000,000) into memory,
  * then, ROUNDS times (default 7), runs them through the model with 1, 2,
  * ... MAXSHARDS shards (default: the CPUs online), in turn, each shard on
- * a thread as kmemtrace does (model-shard.c): shard 0 takes every batch
+ * a thread as kmemtrace does (model-merge.c): shard 0 takes every batch
  * and routes the others' events, shard k takes a batch once shard 0 has
  * (waiting with sched_yield: with fewer cores than shards they contend).
  * With "route", shard 0 runs alone: what it costs per event with N

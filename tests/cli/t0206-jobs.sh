@@ -201,7 +201,7 @@ test_expect_success 'in shards: caches named by frees and pages (kmt-synth unnam
 '
 
 # A filter is applied where each event is taken: a slab event by its
-# object's shard, the rest by shard 0 (model-shard.c). kmt-synth shards has
+# object's shard, the rest by shard 0 (model-merge.c). kmt-synth shards has
 # tasks renamed and forked, frees by other tasks and stacks claimed past
 # other caches' events.
 test_expect_success 'in shards: filters by task, name, cache and window the same for 1 to 8 shards' '

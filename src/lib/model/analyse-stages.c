@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The stages of kmt_analyse() after the producer (analyse-local.h): shard
- * 0 and the other shards (model-shard.c), each a consumer of the ring of
+ * 0 and the other shards (model-merge.c), each a consumer of the ring of
  * batches, each waiting for the stage before it:
  *
  *   producer (or the parts' merge: analyse-parts.c) -> shard 0 -> shards 1..N-1
@@ -36,7 +36,7 @@ static void consume_batch(struct job *j, struct kmt_model *m, struct batch *b)
 			continue;
 		}
 		if (m != j->m && b->what[i] != IT_EVENT) {
-			/* Another shard: task names only; losses are shard 0's (model-shard.c). */
+			/* Another shard: task names only; losses are shard 0's (model-merge.c). */
 			if (b->what[i] == IT_NAME)
 				model_name_at(m, ev, b->route[i].pos);
 			i++;

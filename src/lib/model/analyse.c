@@ -8,7 +8,7 @@
  *             and stacks copied into the batch's arena, loss markers)
  *   consumer: batch -> kmt_model_events (no copies) -> o->each
  *
- * With -j 4 and more the model is in shards (model-shard.c), a consumer
+ * With -j 4 and more the model is in shards (model-merge.c), a consumer
  * each (analyse-stages.c), and on a file of two CPUs and more the stream
  * is read and decoded in parts, a thread each, that the producer merges
  * (analyse-parts.c): parts -> producer -> shard 0 -> the other shards.

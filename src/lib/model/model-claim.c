@@ -27,7 +27,7 @@
  *  - no allocation.
  * The stack event itself does not count in a CPU's sequence of events.
  * Only the CPU's own events decide, never the table of objects, so it can
- * be decided apart from the objects (model-shard.c); the object's part
+ * be decided apart from the objects (model-merge.c); the object's part
  * checks that the claimed object is still the one allocated then. (So a
  * vmalloc's stack takes the caller its vmap_area allocation's stack named
  * whether or not the area is still live: it is, unless freed by another

@@ -273,7 +273,7 @@ struct model_registry {
 	/*
 	 * Beside sites, caches and tasks, by index: the stream position of
 	 * the event that made each (kmt_model.pos), and its key in the map
-	 * (model-shard.c merges shards in that order, by those keys).
+	 * (model-merge.c merges shards in that order, by those keys).
 	 */
 	VEC(struct reg_meta) site_meta, cache_meta, proc_meta;
 	uint32_t *cache_hint;		/* per site: the cache it last used */
@@ -332,7 +332,7 @@ struct kmt_model {
 	struct kmt_detail *detail;	/* time series etc., if asked for (model-detail.c) */
 	uint32_t loss_seq;
 	/*
-	 * Sharded (-j, model-shard.c): this model is shard @shard of
+	 * Sharded (-j, model-merge.c): this model is shard @shard of
 	 * @nshards. Shard 0 is shown every event and routes the slab objects
 	 * of the others (model_shard_of()) to them; they take only those.
 	 * @pos is the stream position (events and names), shard 0's or as it
@@ -555,7 +555,7 @@ void model_access_finish(struct kmt_model *m);
 void model_access_release(struct kmt_model *m);
 
 /*
- * model-shard.c: a sharded model's parts merged, each registry in the order
+ * model-merge.c: a sharded model's parts merged, each registry in the order
  * its entries were first made (kmt_model.pos), whichever shard made them.
  * A registry's entries in a shard: how many, and when each was made.
  */

@@ -285,7 +285,7 @@ static uint64_t misuse_born(const struct kmt_model *m, size_t i)
 	return m->fnd.misuse_meta.v[i].born;
 }
 
-/* Shards' findings into @sh[0]'s (model-shard.c): by first occurrence, their caches renumbered. */
+/* Shards' findings into @sh[0]'s (model-merge.c): by first occurrence, their caches renumbered. */
 int model_misuse_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *cache_map)
 {
 	struct kmt_model *m = sh[0];

@@ -197,7 +197,7 @@ void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size
 	uint32_t i;
 
 	m->reg.comm_gen++;
-	m->pos++;	/* a name made here comes after the event before (model-shard.c) */
+	m->pos++;	/* a name made here comes after the event before (model-merge.c) */
 	len = strnlen(comm, len);
 	i = proc_index(m, pid, comm, len);
 	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
@@ -311,7 +311,7 @@ void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 		kmt_model_set_comm(m, ev->pid2, name, len);
 }
 
-/* ---- merging a sharded model's registries (model-shard.c) ---- */
+/* ---- merging a sharded model's registries (model-merge.c) ---- */
 
 static int cmp_ent(const void *a, const void *b)
 {

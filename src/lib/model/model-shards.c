@@ -5,7 +5,7 @@
  * and routes the other shards' (model.c: model_route_events()), as
  * kmt_analyse() does for a file; shards 1..N-1 each take the runs on a
  * thread of their own, in order, after it (model_routed_events()). The
- * rules of who takes what are model-shard.c's and model.c's, the same for
+ * rules of who takes what are model-merge.c's and model.c's, the same for
  * a file and for top.
  *
  * Between the caller and the shards: a ring of slots handed over in order

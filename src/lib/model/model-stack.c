@@ -297,7 +297,7 @@ static uint64_t rows_born(const struct kmt_model *m, size_t i)
 static const struct shard_list head_list = { heads_n, heads_born }, row_list = { model_stack_rows, rows_born };
 
 /*
- * Shards' stacks and rows into @m's (model-shard.c), in the order they
+ * Shards' stacks and rows into @m's (model-merge.c), in the order they
  * were first seen; @site_map[k] maps shard @k's call sites to @m's,
  * @row_map[k] is filled with its rows' new indexes.
  */

@@ -122,7 +122,7 @@ static void stack_taken(struct kmt_model *m, const struct kmt_event *ev, struct 
 }
 
 /*
- * Sharded (model-shard.c), shard 0 sees every event and keeps each CPU's
+ * Sharded (model-merge.c), shard 0 sees every event and keeps each CPU's
  * sequence; an event of another shard's object goes to it with what that
  * decided (its stream position, the loss epoch, a stack's claim, whether
  * an allocation came right after one at the same address on its CPU).
@@ -148,7 +148,7 @@ static void route(struct kmt_model *m, uint32_t to, uint64_t pos, const struct c
  * so a claimed stack is in scope; one of no allocation is its own task's,
  * never a cache's. With a stack of every event (--stack-sample) it is the
  * stack of the event right before it, and as much in scope (the model is
- * then not in shards: model-shard.c). Shard 0 decides it alone.
+ * then not in shards: model-merge.c). Shard 0 decides it alone.
  */
 static bool stack_scope(struct kmt_model *m, const struct cpu_state *cs, const struct kmt_event *ev,
 			struct claim c)
