@@ -87,25 +87,12 @@ static int no_opt(void *arg, int id, const char *value)
 	return -1;
 }
 
-int cmd_info(int argc, char **argv)
+/* The header: the file, its format, how and where it was recorded. */
+static void print_header(struct kmt_file *f, const char *path)
 {
-	const char *path = "kmemtrace.dat";
-	const struct kmt_file_info *fi;
-	struct kmt_census c;
-	struct kmt_diag d = { 0 };
-	struct kmt_file *f;
-	struct kmt_skip *lost = NULL;
-	size_t nr_lost = 0;
+	const struct kmt_file_info *fi = kmt_file_info(f);
 	char hb[32];
-	int i, ret = EXIT_OK, code;
 
-	code = opt_parse(&info_help, argc, argv, no_opt, NULL, &i);
-	code = code >= 0 ? code : opt_file(&info_help, argc, argv, i, &path);
-	if (code >= 0)
-		return code;
-	if (kmt_file_open(&f, path, &d))
-		return error("%s", d.msg);
-	fi = kmt_file_info(f);
 	printf("file:       %s (%s)\n", path, human_bytes((double)fi->file_size, hb));
 	printf("format:     trace.dat v%d, %s endian, %d-bit kernel, page %u, compression %s%s%s\n",
 	       fi->version, fi->big_endian ? "big" : "little", fi->kernel_long_size * 8,
@@ -141,9 +128,15 @@ int cmd_info(int argc, char **argv)
 	printf("clock:      %s\n", fi->clock ? fi->clock : "(unknown)");
 	printf("CPUs:       %d\n", fi->cpu_count);
 	printf("formats:    %d %s\n", kmt_file_formats(f)->nr, plural(kmt_file_formats(f)->nr, "event", "events"));
+}
+
+/* Each buffer: its CPUs' data, and what its stats say was lost with the recorder. */
+static void print_buffers(struct kmt_file *f)
+{
+	int i, j;
+
 	for (i = 0; i < kmt_file_nr_buffers(f); i++) {
 		const struct kmt_buffer *b = kmt_file_buffer(f, i);
-		int j;
 
 		printf("buffer:     \"%s\"%s: %d %s, sub-buffer %u%s\n", b->name,
 		       i == kmt_file_main_buffer(f) ? " (main)" : "", b->nr_cpus, plural(b->nr_cpus, "CPU", "CPUs"),
@@ -178,48 +171,92 @@ int cmd_info(int argc, char **argv)
 				       b->stats[j].cpu, b->stats[j].note);
 		}
 	}
-	if (kmt_file_main_buffer(f) >= 0) {
-		int mb = kmt_file_main_buffer(f);
+}
 
-		if (kmt_census_run(&c, f, mb, &d))
-			ret = error("%s", d.msg);
-		else
-			print_census(f, kmt_file_buffer(f, mb), &c);
-		/* What a damaged file lost comes after the rest. */
-		lost = c.skipped;
-		nr_lost = c.nr_skipped;
-		c.skipped = NULL;
-		kmt_census_release(&c);
-	} else {
+/* What could not be read, for file_damage() at the end: @c's appended to @lost. */
+static int keep_skipped(struct kmt_census *c, struct kmt_skip **lost, size_t *nr_lost)
+{
+	struct kmt_skip *v;
+
+	if (!c->nr_skipped)
+		return EXIT_OK;
+	v = realloc(*lost, sizeof(*v) * (*nr_lost + c->nr_skipped));
+	if (!v)
+		return error("out of memory");
+	memcpy(v + *nr_lost, c->skipped, sizeof(*v) * c->nr_skipped);
+	*lost = v;
+	*nr_lost += c->nr_skipped;
+	return EXIT_OK;
+}
+
+/* The main buffer's census. */
+static int print_events(struct kmt_file *f, struct kmt_skip **lost, size_t *nr_lost)
+{
+	int mb = kmt_file_main_buffer(f), ret = EXIT_OK;
+	struct kmt_diag d = { 0 };
+	struct kmt_census c;
+
+	if (mb < 0) {
 		printf("\nno event data\n");
+		return EXIT_OK;
 	}
-	if (kmt_file_access_buffer(f) >= 0) {
-		/* kmemtrace watch's samples, per CPU. */
-		int ab = kmt_file_access_buffer(f), j;
+	if (kmt_census_run(&c, f, mb, &d))
+		ret = error("%s", d.msg);
+	else
+		print_census(f, kmt_file_buffer(f, mb), &c);
+	/* What a damaged file lost comes after the rest. */
+	if (keep_skipped(&c, lost, nr_lost))
+		ret = EXIT_FAIL;
+	kmt_census_release(&c);
+	return ret;
+}
 
-		if (kmt_census_run(&c, f, ab, &d)) {
-			ret = error("%s", d.msg);
-		} else {
-			printf("\nwatchpoint samples: %s, lost %s%s (", fmt_num(c.events),
-			       fmt_num(c.lost),
-			       c.lost_unknown && !kmt_file_buffer(f, ab)->nr_stats ? "+" : "");
-			for (j = 0; j < c.nr_cpus; j++)
-				printf("%sCPU %d: %s", j ? ", " : "", c.cpus[j].cpu,
-				       fmt_num(c.cpus[j].events));
-			printf(")\n");
-		}
-		if (c.nr_skipped) {
-			struct kmt_skip *v = realloc(lost, sizeof(*v) * (nr_lost + c.nr_skipped));
+/* kmemtrace watch's samples, per CPU. */
+static int print_samples(struct kmt_file *f, struct kmt_skip **lost, size_t *nr_lost)
+{
+	int ab = kmt_file_access_buffer(f), ret = EXIT_OK, j;
+	struct kmt_diag d = { 0 };
+	struct kmt_census c;
 
-			if (!v)
-				ret = error("out of memory");
-			else
-				memcpy(v + nr_lost, c.skipped, sizeof(*v) * c.nr_skipped);
-			lost = v ? v : lost;
-			nr_lost += v ? c.nr_skipped : 0;
-		}
-		kmt_census_release(&c);
+	if (ab < 0)
+		return EXIT_OK;
+	if (kmt_census_run(&c, f, ab, &d)) {
+		ret = error("%s", d.msg);
+	} else {
+		printf("\nwatchpoint samples: %s, lost %s%s (", fmt_num(c.events),
+		       fmt_num(c.lost),
+		       c.lost_unknown && !kmt_file_buffer(f, ab)->nr_stats ? "+" : "");
+		for (j = 0; j < c.nr_cpus; j++)
+			printf("%sCPU %d: %s", j ? ", " : "", c.cpus[j].cpu,
+			       fmt_num(c.cpus[j].events));
+		printf(")\n");
 	}
+	if (keep_skipped(&c, lost, nr_lost))
+		ret = EXIT_FAIL;
+	kmt_census_release(&c);
+	return ret;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	const char *path = "kmemtrace.dat";
+	struct kmt_diag d = { 0 };
+	struct kmt_file *f;
+	struct kmt_skip *lost = NULL;
+	size_t nr_lost = 0;
+	int i, ret, code;
+
+	code = opt_parse(&info_help, argc, argv, no_opt, NULL, &i);
+	code = code >= 0 ? code : opt_file(&info_help, argc, argv, i, &path);
+	if (code >= 0)
+		return code;
+	if (kmt_file_open(&f, path, &d))
+		return error("%s", d.msg);
+	print_header(f, path);
+	print_buffers(f);
+	ret = print_events(f, &lost, &nr_lost);
+	if (print_samples(f, &lost, &nr_lost))
+		ret = EXIT_FAIL;
 	if (!ret) {
 		size_t len;
 		const char *text = kmt_file_kallsyms(f, &len);

@@ -460,7 +460,7 @@ void model_detail_finish(struct kmt_model *m)
 		qsort(d->sizes.v, d->sizes.n, sizeof(*d->sizes.v), cmp_size);
 }
 
-/* ---- a sharded model's details merged (model-shard.c) ---- */
+/* ---- a sharded model's details merged (model-merge.c) ---- */
 
 size_t model_detail_groups(const struct kmt_model *m)
 {
@@ -491,19 +491,14 @@ static bool add_series(struct kmt_model *m, int64_t ***to, size_t *to_cap, int64
 	return true;
 }
 
-int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
-		       uint32_t *const *cache_map, uint32_t *const *proc_map, uint32_t **group_map)
+/* Every shard's intervals as wide as the widest's, as one model's would be, and summed into shard 0's. */
+static void merge_timeline(struct kmt_model **sh, unsigned int n)
 {
-	static const struct shard_list list = { model_detail_groups, group_born };
-	struct kmt_model *m = sh[0];
-	struct kmt_detail *d = m->detail;
-	int64_t **cache_net = NULL, **site_net = NULL, **proc_net = NULL;
-	size_t cache_cap = 0, site_cap = 0, proc_cap = 0, i, b, total;
+	struct kmt_detail *d = sh[0]->detail;
 	unsigned int shift = d->shift, k;
-	struct shard_ent *e;
+	size_t b;
 	int o;
 
-	/* Every shard's intervals as wide as the widest's, as one model's would be. */
 	for (k = 1; k < n; k++)
 		shift = MAX(shift, sh[k]->detail->shift);
 	for (k = 0; k < n; k++)
@@ -530,7 +525,18 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 			d->started = true;
 		}
 	}
-	/* Series by cache, site and task: renumbered. */
+}
+
+/* The series by cache, site and task, renumbered into shard 0's. */
+static void merge_series(struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
+			 uint32_t *const *cache_map, uint32_t *const *proc_map)
+{
+	struct kmt_model *m = sh[0];
+	struct kmt_detail *d = m->detail;
+	int64_t **cache_net = NULL, **site_net = NULL, **proc_net = NULL;
+	size_t cache_cap = 0, site_cap = 0, proc_cap = 0;
+	unsigned int k;
+
 	for (k = 0; k < n; k++) {
 		const struct kmt_detail *x = sh[k]->detail;
 
@@ -546,63 +552,76 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 	d->cache_cap = cache_cap;
 	d->site_cap = site_cap;
 	d->proc_cap = proc_cap;
-	/* Groups by when first made; sizes by size (they are sorted by it). */
-	e = model_shard_order(sh, n, &list, &total);
-	if (!e || m->oom) {
-		free(e);
+}
+
+/*
+ * The groups, in the order they were first made (@e, @total: every
+ * shard's), renumbered and keyed again; @group_map says where each
+ * shard's went. False: out of memory (m->oom).
+ */
+static bool merge_groups(struct kmt_model **sh, struct shard_ent *e, size_t total, uint32_t *const *site_map,
+			 uint32_t *const *cache_map, uint32_t *const *proc_map, uint32_t **group_map)
+{
+	struct kmt_model *m = sh[0];
+	struct kmt_detail *d = m->detail;
+	VEC(struct kmt_group) ng = { 0 };
+	VEC(uint64_t) nb = { 0 };
+	struct kmt_map map;
+	size_t i;
+
+	if (kmt_map_init(&map, 1 << 10)) {
 		m->oom = true;
-		return -1;
+		return false;
 	}
-	{
-		VEC(struct kmt_group) ng = { 0 };
-		VEC(uint64_t) nb = { 0 };
-		struct kmt_map map;
+	for (i = 0; i < total && !m->oom; i++) {
+		struct kmt_group g = sh[e[i].shard]->detail->groups.v[e[i].idx];
+		uint64_t key;
+		uint32_t j, q;
 
-		if (kmt_map_init(&map, 1 << 10)) {
-			free(e);
-			m->oom = true;
-			return -1;
+		g.site = site_map[e[i].shard][g.site];
+		g.cache = g.cache != NONE ? cache_map[e[i].shard][g.cache] : NONE;
+		g.proc = g.proc != NONE ? proc_map[e[i].shard][g.proc] : NONE;
+		if (!group_key(g.site, g.cache, g.proc, &key)) {
+			/* Renumbered past the key: not grouped, as in one model. */
+			group_map[e[i].shard][e[i].idx] = NONE;
+			continue;
 		}
-		for (i = 0; i < total && !m->oom; i++) {
-			struct kmt_group g = sh[e[i].shard]->detail->groups.v[e[i].idx];
-			uint64_t key;
-			uint32_t j, q;
-
-			g.site = site_map[e[i].shard][g.site];
-			g.cache = g.cache != NONE ? cache_map[e[i].shard][g.cache] : NONE;
-			g.proc = g.proc != NONE ? proc_map[e[i].shard][g.proc] : NONE;
-			if (!group_key(g.site, g.cache, g.proc, &key)) {
-				/* Renumbered past the key: not grouped, as in one model. */
-				group_map[e[i].shard][e[i].idx] = NONE;
-				continue;
+		j = kmt_map_get(&map, key);
+		if (j == NONE) {
+			j = VEC_PUSH(ng, m->oom);
+			q = VEC_PUSH(nb, m->oom);
+			if (j == NONE || q == NONE || kmt_map_put(&map, key, j)) {
+				m->oom = true;
+				break;
 			}
-			j = kmt_map_get(&map, key);
-			if (j == NONE) {
-				j = VEC_PUSH(ng, m->oom);
-				q = VEC_PUSH(nb, m->oom);
-				if (j == NONE || q == NONE || kmt_map_put(&map, key, j)) {
-					m->oom = true;
-					break;
-				}
-				ng.v[j] = g;
-				nb.v[q] = e[i].born;
-			} else {
-				ng.v[j].allocs += g.allocs;
-				ng.v[j].bytes_req += g.bytes_req;
-				ng.v[j].bytes_alloc += g.bytes_alloc;
-				ng.v[j].live_objects += g.live_objects;
-				ng.v[j].live_bytes += g.live_bytes;
-			}
-			group_map[e[i].shard][e[i].idx] = j;
+			ng.v[j] = g;
+			nb.v[q] = e[i].born;
+		} else {
+			ng.v[j].allocs += g.allocs;
+			ng.v[j].bytes_req += g.bytes_req;
+			ng.v[j].bytes_alloc += g.bytes_alloc;
+			ng.v[j].live_objects += g.live_objects;
+			ng.v[j].live_bytes += g.live_bytes;
 		}
-		free(e);
-		free(d->groups.v);
-		free(d->group_born.v);
-		kmt_map_release(&d->group_map);
-		memcpy(&d->groups, &ng, sizeof(ng));
-		memcpy(&d->group_born, &nb, sizeof(nb));
-		d->group_map = map;
+		group_map[e[i].shard][e[i].idx] = j;
 	}
+	free(d->groups.v);
+	free(d->group_born.v);
+	kmt_map_release(&d->group_map);
+	memcpy(&d->groups, &ng, sizeof(ng));
+	memcpy(&d->group_born, &nb, sizeof(nb));
+	d->group_map = map;
+	return !m->oom;
+}
+
+/* The sizes of the other shards added into shard 0's, by (requested, allocated). */
+static void merge_sizes(struct kmt_model **sh, unsigned int n)
+{
+	struct kmt_model *m = sh[0];
+	struct kmt_detail *d = m->detail;
+	unsigned int k;
+	size_t i;
+
 	for (k = 1; k < n && !m->oom; k++) {
 		const struct kmt_detail *x = sh[k]->detail;
 
@@ -623,6 +642,29 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 			}
 		}
 	}
+}
+
+int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *site_map,
+		       uint32_t *const *cache_map, uint32_t *const *proc_map, uint32_t **group_map)
+{
+	static const struct shard_list list = { model_detail_groups, group_born };
+	struct kmt_model *m = sh[0];
+	struct kmt_detail *d = m->detail;
+	struct shard_ent *e;
+	size_t total;
+
+	merge_timeline(sh, n);
+	merge_series(sh, n, site_map, cache_map, proc_map);
+	/* Groups by when first made; sizes by size (they are sorted by it). */
+	e = model_shard_order(sh, n, &list, &total);
+	if (!e || m->oom) {
+		free(e);
+		m->oom = true;
+		return -1;
+	}
+	merge_groups(sh, e, total, site_map, cache_map, proc_map, group_map);
+	free(e);
+	merge_sizes(sh, n);
 	/* The hints pointed at the old rows. */
 	free(d->hint);
 	d->hint = NULL;

@@ -220,85 +220,76 @@ static enum kmt_misuse_kind free_misuse(const struct kmt_model *m, const struct 
 	return KMT_MISUSE_NR;
 }
 
-void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
+/*
+ * A free of no live object (@sl: its slot, freed, or NULL): a double free
+ * or one more of an object allocated untraced, an object allocated again
+ * where the recording did not look, or one allocated before the trace.
+ */
+static void free_unknown(struct kmt_model *m, const struct kmt_event *ev, struct islot *sl)
 {
-	enum kmt_misuse_kind mk;
-	struct kmt_site *fsite, *asite;
-	struct islot *sl;
-	struct obj *o;
-	uint64_t life;
+	struct kmt_site *fsite;
 
-	if (!ev->ptr) {
-		if (m->filtering && (m->o.cache || !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid))))
-			return;
-		m->scope = true;
-		m->sum.null_frees++;
+	/*
+	 * Not ours to judge when filtering by task: another task's
+	 * allocations are not seen, so its frees say nothing.
+	 */
+	if (m->filtering && (!model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)) ||
+			     (m->o.cache && (!ev->name_len || !model_cache_wanted(m, model_cache_of(m, ev))))))
+		return;
+	m->scope = true;
+	fsite = model_alloc_site(m, ev->call_site);
+	if (fsite)
+		fsite->free_calls++;
+	if (sl && m->o.partial_allocs) {
+		/* Allocated again where the recording did not look. */
+		m->sum.unseen_allocs++;
+		otab_kill(&m->slab, sl, NONE, sl->cache != NO_CACHE16 ? sl->cache : NONE, m->loss_seq);
 		return;
 	}
-	sl = otab_find(&m->slab, ev->ptr);
-	if (!sl || !slot_live(sl)) {
-		/*
-		 * Not ours to judge when filtering by task: another task's
-		 * allocations are not seen, so its frees say nothing.
-		 */
-		if (m->filtering && (!model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid)) ||
-				     (m->o.cache && (!ev->name_len || !model_cache_wanted(m, model_cache_of(m, ev))))))
-			return;
-		m->scope = true;
-		fsite = model_alloc_site(m, ev->call_site);
-		if (fsite)
-			fsite->free_calls++;
-		if (sl && m->o.partial_allocs) {
-			/* Allocated again where the recording did not look. */
-			m->sum.unseen_allocs++;
-			otab_kill(&m->slab, sl, NONE, sl->cache != NO_CACHE16 ? sl->cache : NONE, m->loss_seq);
-			return;
-		}
-		if (sl) {
-			uint32_t cache = sl->cache != NO_CACHE16 ? sl->cache : ev->name_len ? model_cache_of(m, ev) : NONE;
+	if (sl) {
+		uint32_t cache = sl->cache != NO_CACHE16 ? sl->cache : ev->name_len ? model_cache_of(m, ev) : NONE;
 
-			if (lost_since(m, sl->loss))
-				m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
-			else if (sl->val == SLOT_NOSITE)
-				/*
-				 * Its first free was of an object never seen
-				 * allocated: its allocations are not in the trace
-				 * (before it, or by a task left out, such as the
-				 * recorder's own threads, whose files RCU frees
-				 * later), so this is one more: not a double free.
-				 */
-				model_note_misuse(m, KMT_MISUSE_UNTRACED_ALLOC, ev, 0, cache, NULL);
-			else
-				model_note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev, m->reg.sites.v[sl->val].addr, cache, NULL);
-			return;
-		}
-		/* Allocated before the trace (or in a gap, if one came first). */
-		model_emit_preexisting(m, ev);
-		if (m->loss_seq)
-			m->sum.uncertain_objects++;
+		if (lost_since(m, sl->loss))
+			m->sum.uncertain_misuse++;	/* a new allocation may be in a gap */
+		else if (sl->val == SLOT_NOSITE)
+			/*
+			 * Its first free was of an object never seen
+			 * allocated: its allocations are not in the trace
+			 * (before it, or by a task left out, such as the
+			 * recorder's own threads, whose files RCU frees
+			 * later), so this is one more: not a double free.
+			 */
+			model_note_misuse(m, KMT_MISUSE_UNTRACED_ALLOC, ev, 0, cache, NULL);
 		else
-			m->sum.preexisting_frees++;
-		sl = otab_get(&m->slab, ev->ptr);
-		if (!sl) {
-			m->oom = true;
-			return;
-		}
-		otab_kill(&m->slab, sl, NONE, ev->name_len ? model_cache_of(m, ev) : NONE, m->loss_seq);
-		if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && m->o.unnamed_cache_allocs)
-			learn_page(m, ev->ptr, model_cache_of(m, ev));
+			model_note_misuse(m, KMT_MISUSE_DOUBLE_FREE, ev, m->reg.sites.v[sl->val].addr, cache, NULL);
 		return;
 	}
-	o = slot_obj(&m->slab, sl);
-	m->scope = true;	/* a chosen task's object */
-	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && m->o.unnamed_cache_allocs) {
-		uint32_t c = model_cache_named(m, ev, ev->name, ev->name_len);
-
-		learn_page(m, ev->ptr, c);
-		if (o->guessed)
-			recache(m, o, c);
+	/* Allocated before the trace (or in a gap, if one came first). */
+	model_emit_preexisting(m, ev);
+	if (m->loss_seq)
+		m->sum.uncertain_objects++;
+	else
+		m->sum.preexisting_frees++;
+	sl = otab_get(&m->slab, ev->ptr);
+	if (!sl) {
+		m->oom = true;
+		return;
 	}
-	asite = &m->reg.sites.v[o->site];
-	mk = free_misuse(m, o, ev);
+	otab_kill(&m->slab, sl, NONE, ev->name_len ? model_cache_of(m, ev) : NONE, m->loss_seq);
+	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && m->o.unnamed_cache_allocs)
+		learn_page(m, ev->ptr, model_cache_of(m, ev));
+}
+
+/*
+ * What the free of live object @o says of misuse: noted (unless a gap may
+ * explain it); false if it was no free at all, but the unseen free of a
+ * partial recording, the object then gone as such.
+ */
+static bool free_judged(struct kmt_model *m, const struct kmt_event *ev, struct islot *sl, struct obj *o)
+{
+	enum kmt_misuse_kind mk = free_misuse(m, o, ev);
+	const struct kmt_site *asite = &m->reg.sites.v[o->site];
+
 	if (m->o.partial_frees && (mk == KMT_MISUSE_CACHE_MISMATCH || mk == KMT_MISUSE_CACHE_FREE_KMALLOC)) {
 		/*
 		 * The recording left frees out: the object was freed unseen
@@ -309,7 +300,7 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 		gone_unseen(m, o);
 		otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
 		m->sum.unseen_allocs++;
-		return;
+		return false;
 	}
 	if (mk != KMT_MISUSE_NR && o->loss_seq != m->loss_seq) {
 		/* Freed and allocated again in a gap, maybe. */
@@ -323,6 +314,15 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	} else if (mk != KMT_MISUSE_NR) {
 		model_note_misuse(m, mk, ev, asite->addr, o->cache, NULL);
 	}
+	return true;
+}
+
+/* Live object @o freed: its site's, cache's, task's and the summary's counts, then gone. */
+static void free_live(struct kmt_model *m, const struct kmt_event *ev, struct islot *sl, struct obj *o)
+{
+	struct kmt_site *fsite, *asite;
+	uint64_t life;
+
 	fsite = model_alloc_site(m, ev->call_site);
 	asite = &m->reg.sites.v[o->site];	/* the lookup may have moved the array */
 	if (fsite)
@@ -355,4 +355,34 @@ void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
 	model_detail_gone(m, o, ev->ts, true);
 	model_emit(m, o, KMT_FATE_FREED, ev);
 	otab_kill(&m->slab, sl, o->site, o->cache, m->loss_seq);
+}
+
+void model_slab_free(struct kmt_model *m, const struct kmt_event *ev)
+{
+	struct islot *sl;
+	struct obj *o;
+
+	if (!ev->ptr) {
+		if (m->filtering && (m->o.cache || !model_task_wanted(m, ev->pid, model_proc_of(m, ev->pid))))
+			return;
+		m->scope = true;
+		m->sum.null_frees++;
+		return;
+	}
+	sl = otab_find(&m->slab, ev->ptr);
+	if (!sl || !slot_live(sl)) {
+		free_unknown(m, ev, sl);
+		return;
+	}
+	o = slot_obj(&m->slab, sl);
+	m->scope = true;	/* a chosen task's object */
+	if (ev->kind == KMT_EV_CACHE_FREE && ev->name_len && m->o.unnamed_cache_allocs) {
+		uint32_t c = model_cache_named(m, ev, ev->name, ev->name_len);
+
+		learn_page(m, ev->ptr, c);
+		if (o->guessed)
+			recache(m, o, c);
+	}
+	if (free_judged(m, ev, sl, o))
+		free_live(m, ev, sl, o);
 }
