@@ -719,6 +719,12 @@ static void test_find_stale(void **state)
 		seen_dead |= !strcmp(names[i], dead_name);
 	}
 	assert_true(seen_dead);
+	/* A death noted of an instance that is gone is forgotten too, not only a spool's note. */
+	snprintf(dead_name, sizeof(dead_name), "%s%d", KMT_INSTANCE_PREFIX, (int)dead);
+	kmt_instance_note_death(dead_name, 123);
+	assert_int_equal(kmt_instance_noted_death(dead_name), 123);
+	assert_true(kmt_instance_find_stale(troot, names, 64) >= 1);
+	assert_int_equal(kmt_instance_noted_death(dead_name), 0);
 	assert_int_equal(kmt_instance_find_stale(troot, names, 0), 0);
 	assert_int_equal(kmt_instance_find_stale(tmpdir, names, 64), -ENOENT);
 	free(names);

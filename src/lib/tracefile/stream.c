@@ -194,8 +194,9 @@ static void page_broken(struct cpu_cur *c, struct kmt_diag *d)
 
 	c->odd = true;		/* watched: said by page_done() */
 	s.from = s.to = src->offset(src->arg, c->i);
-	snprintf(s.why, sizeof(s.why), "%s at +%" PRIu64 ": %.120s; the rest of the page is skipped",
-		 src->where(src->arg, c->i), src->in_chunk(src->arg, c->i), d ? d->msg : "");
+	/* As tf_fail() says where: a compressed page's place in its chunk is in where(). */
+	snprintf(s.why, sizeof(s.why), "%s at offset %" PRIu64 ": %.120s; the rest of the page is skipped",
+		 src->where(src->arg, c->i), s.from, d ? d->msg : "");
 	add_skip(c, &s);
 }
 

@@ -436,11 +436,18 @@ static void forget_gone_notes(const char *root)
 	DIR *dp = opendir(KMT_INSTANCE_NOTES);
 
 	while (dp && (de = readdir(dp))) {
-		if (!kmt_instance_stale(de->d_name))
+		char name[256];
+		size_t len = strlen(de->d_name);
+
+		/* A spool's note is the instance's name, a death's that and ".died". */
+		if (len > 5 && !strcmp(de->d_name + len - 5, ".died"))
+			len -= 5;
+		snprintf(name, sizeof(name), "%.*s", (int)len, de->d_name);
+		if (!kmt_instance_stale(name))
 			continue;
-		snprintf(path, sizeof(path), "%s/instances/%s", root, de->d_name);
+		snprintf(path, sizeof(path), "%s/instances/%s", root, name);
 		if (access(path, F_OK) && errno == ENOENT)
-			forget_note(de->d_name);
+			forget_note(name);
 	}
 	if (dp)
 		closedir(dp);
