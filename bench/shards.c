@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include <kmemtrace/event.h>
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
 #include "model/model-local.h"
 

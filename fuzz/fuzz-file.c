@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include <kmemtrace/tracefile.h>
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/event.h>
 #include "touch.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
 #include "report/analysis.h"

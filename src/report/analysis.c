@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include "analysis.h"
 #include "util/util.h"
 #include "util/term.h"

@@ -7,7 +7,7 @@
 #ifndef KMT_ANALYSIS_H
 #define KMT_ANALYSIS_H
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
 #include "util/opt.h"

@@ -26,7 +26,7 @@
 #include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/capture.h>
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 
 #include "record/record.h"
 

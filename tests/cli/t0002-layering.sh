@@ -14,17 +14,18 @@ lib/base
 lib/tracefile	lib/base
 lib/event	lib/base lib/tracefile
 lib/model	lib/base lib/tracefile lib/event
+lib/analyse	lib/base lib/tracefile lib/event lib/model
 lib/tracefs	lib/base lib/tracefile
 lib/capture	lib/base lib/tracefile lib/event lib/tracefs
 lib/watch	lib/base lib/tracefile lib/event lib/tracefs lib/capture
 util	lib/base
-report	util lib/base lib/tracefile lib/event lib/model
-diff	report util lib/base lib/tracefile lib/event lib/model
-export	report util lib/base lib/tracefile lib/event lib/model
+report	util lib/base lib/tracefile lib/event lib/model lib/analyse
+diff	report util lib/base lib/tracefile lib/event lib/model lib/analyse
+export	report util lib/base lib/tracefile lib/event lib/model lib/analyse
 record	util lib/base lib/tracefile lib/event lib/tracefs lib/capture lib/watch
-top	record util lib/base lib/tracefile lib/event lib/model lib/tracefs lib/capture
+top	record util lib/base lib/tracefile lib/event lib/model lib/analyse lib/tracefs lib/capture
 html
-commands	diff export record report top util lib/base lib/tracefile lib/event lib/model lib/tracefs lib/capture lib/watch
+commands	diff export record report top util lib/base lib/tracefile lib/event lib/model lib/analyse lib/tracefs lib/capture lib/watch
 '
 
 # The folder of a file: lib/STAGE, a program folder, or "commands" (src/ itself).
@@ -46,7 +47,7 @@ includes() {
 			"<kmemtrace/"*) t=${inc#<kmemtrace/}; echo "$f lib/${t%.h}" ;;
 			'"'*/*) p=${inc#\"}; d=${p%/*}
 				case $d in
-				base|tracefile|event|model|tracefs|capture|watch) echo "$f lib/$d" ;;
+				base|tracefile|event|model|analyse|tracefs|capture|watch) echo "$f lib/$d" ;;
 				*) echo "$f $d" ;;
 				esac ;;
 			'"'*) case $f in

@@ -262,8 +262,8 @@ test_expect_success '-p, --comm matching nothing: a warning, exit 0, as report s
 '
 
 # An event 32,185 ns after the first: 0.000032185 * 1e9 is 32184.999...,
-# which the window's end is cut to (src/cmd-dump.c, and the model's
-# src/lib/model/analyse-ring.c): the event is left out.
+# which a window's end cut to the nanosecond would leave the event out of
+# (kmt_window_at() rounds it).
 test_expect_success '--time: an END given to the nanosecond of an event keeps it in (seconds rounded, not cut, to ns)' '
 	trace-cmd report -t real.dat 2> /dev/null | sed -n 14p | has "\[000\] *4153.938824217: mm_page_alloc: " &&
 	trace-cmd report -t real.dat 2> /dev/null | sed -n 2p | has "\[000\] *4153.938792032: " &&

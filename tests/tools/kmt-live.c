@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include <kmemtrace/event.h>
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
 
 struct item {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/event.h>
 #include "base/kmt-local.h"

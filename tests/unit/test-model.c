@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
 #include "tbuild.h"

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
 #include "tbuild.h"
 

@@ -2,7 +2,7 @@
 /*
  * Private state of an open trace file, shared by the reader's modules;
  * and the observer of its readers, for the library's other stages
- * (kmemtrace check's one pass, src/lib/model/check.c).
+ * (kmemtrace check's one pass, src/lib/analyse/check.c).
  */
 #ifndef TF_LOCAL_H
 #define TF_LOCAL_H

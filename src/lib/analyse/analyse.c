@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Stream -> decoder -> model (include/kmemtrace/model.h).
+ * Stream -> decoder -> model (include/kmemtrace/analyse.h).
  *
  * Two stages, on threads where the file inflates on threads too:
  *

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
-#include "model-local.h"
+#include "model/model-local.h"
 
 #pragma GCC visibility push(hidden)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * kmemtrace check (include/kmemtrace/model.h): the file's structure, then
+ * kmemtrace check (include/kmemtrace/analyse.h): the file's structure, then
  * every CPU's pages one by one, then (optionally) the allocation model.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <kmemtrace/model.h>
+#include <kmemtrace/analyse.h>
 #include <kmemtrace/event.h>
 #include "tracefile/tf-local.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An object hook in shards (analyse-local.h; kmt_model_hooks.clone in
- * include/kmemtrace/model.h): kmemtrace kmap writes its records on every
+ * include/kmemtrace/analyse.h): kmemtrace kmap writes its records on every
  * shard's thread, and they come out in the one model's order.
  *
  * Shard k's model calls sink_object() with shard k's struct sink, which

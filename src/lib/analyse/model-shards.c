@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The model in shards, fed live (include/kmemtrace/model.h; kmemtrace top):
+ * The model in shards, fed live (include/kmemtrace/analyse.h; kmemtrace top):
  * the caller's thread is shard 0, which takes every run of events first
  * and routes the other shards' (model.c: model_route_events()), as
  * kmt_analyse() does for a file; shards 1..N-1 each take the runs on a
@@ -26,7 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model-local.h"
+#include <kmemtrace/analyse.h>
+#include "model/model-local.h"
 
 #define SLOT 1024			/* events in a slot */
 #define SLOTS 16			/* slots in the ring */
