@@ -106,7 +106,8 @@ test_expect_success 'bytes of the file quoted in a message are escaped' '
 pages_then_model() {	# file
 	rc1=0; $KMT check --no-model "$1" > pages || rc1=$?
 	rc2=0; $KMT check "$1" > all || rc2=$?
-	[ $rc1 != 2 ] || [ $rc2 = 2 ] || { echo "$1: exit $rc1 without the model, $rc2 with"; return 1; }
+	case $rc1$rc2 in [012][012]) ;; *) echo "$1: exit $rc1 without the model, $rc2 with"; return 1 ;; esac
+	[ -s pages ] && [ $rc1 != 2 ] || [ $rc2 = 2 ] || { echo "$1: exit $rc1 without the model, $rc2 with"; return 1; }
 	sed '$d' pages > pages.body && n=$(wc -l < pages.body) &&
 	head -n "$n" all > all.head && cmp pages.body all.head || { echo "$1"; diff pages.body all.head | head; return 1; }
 	# The same events and pages in the summary line.
