@@ -339,47 +339,6 @@ unsigned int kmt_partial_parse(const char *words, size_t len);
  * is said: kmt_file_damage() at open, struct kmt_skip while reading.
  */
 
-/* Section and option ids of trace.dat v7 (trace-cmd.dat.v7(5)). */
-enum {
-	KMT_OPT_DONE = 0,
-	KMT_OPT_DATE = 1,
-	KMT_OPT_CPUSTAT = 2,
-	KMT_OPT_BUFFER = 3,
-	KMT_OPT_TRACECLOCK = 4,
-	KMT_OPT_UNAME = 5,
-	KMT_OPT_HOOK = 6,
-	KMT_OPT_OFFSET = 7,
-	KMT_OPT_CPUCOUNT = 8,
-	KMT_OPT_VERSION = 9,
-	KMT_OPT_PROCMAPS = 10,
-	KMT_OPT_TRACEID = 11,
-	KMT_OPT_TIME_SHIFT = 12,
-	KMT_OPT_GUEST = 13,
-	KMT_OPT_TSC2NSEC = 14,
-	KMT_OPT_STRINGS = 15,
-	KMT_OPT_HEADER_INFO = 16,
-	KMT_OPT_FTRACE_EVENTS = 17,
-	KMT_OPT_EVENT_FORMATS = 18,
-	KMT_OPT_KALLSYMS = 19,
-	KMT_OPT_PRINTK = 20,
-	KMT_OPT_CMDLINES = 21,
-	KMT_OPT_BUFFER_TEXT = 22,
-	/*
-	 * kmemtrace's own, from 0x4b00 ('K'), which other readers skip as
-	 * unknown: the merged slab caches and the kernel's caches with their
-	 * sizes (event.h), text.
-	 */
-	KMT_OPT_SLAB_ALIASES = 0x4b01,
-	KMT_OPT_SLAB_CACHES = 0x4b02,
-};
-
-/* Section ids beyond the options above (trace-cmd 3.x). */
-#define KMT_SEC_BTF 23
-#define KMT_SEC_MODULES 25
-#define KMT_SEC_LAST_ID 25		/* the highest id a section may have */
-#define KMT_SEC_COMPRESSED 1		/* flags: the payload is compressed */
-#define KMT_SECTION_HEADER 16		/* u16 id, u16 flags, u32 string id, u64 size */
-
 struct kmt_cpu_data {
 	int cpu;			/* -1: unknown (a salvaged file's missing data) */
 	uint64_t offset;		/* file offset of the data */

@@ -103,9 +103,9 @@ test_expect_success 'no two files include each other in a circle' '
 '
 
 
-test_expect_success 'no C or JS file over 800 lines' '
+test_expect_success 'no C, header or JS file over 800 lines' '
 	bad=0 &&
-	for f in $(files "src/*.c" "src/*.js"); do
+	for f in $(files "src/*.c" "src/*.h" "include/*.h" "src/*.js"); do
 		n=$(wc -l < "$ROOT/$f"); [ "$n" -le 800 ] || { echo "$f: $n lines"; bad=1; }
 	done && [ $bad = 0 ]
 '

@@ -27,6 +27,7 @@
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
 #include "base/zpool.h"
+#include "tf-local.h"
 
 #define FLUSH_AT (1u << 20)
 
