@@ -27,10 +27,10 @@ static ssize_t read_text(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
+	n = n < 0 ? -errno : n;
 	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+	if (n >= 0)
+		buf[n] = '\0';
 	return n;
 }
 
@@ -107,19 +107,9 @@ int kmt_instance_set_buffer_kb(const struct kmt_instance *in, unsigned int kb, s
 int kmt_instance_read(const struct kmt_instance *in, const char *rel, char *buf, size_t len)
 {
 	char path[640];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", in->path, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return (int)n;
+	return (int)read_text(path, buf, len);
 }
 
 bool kmt_instance_has(const struct kmt_instance *in, const char *rel)
