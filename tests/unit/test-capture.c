@@ -1163,6 +1163,19 @@ static bool have_tracefs(void)
 	return true;
 }
 
+/* This kernel's ring-buffer page layout, from tracefs. */
+static void this_layout(struct kmt_page_layout *pl)
+{
+	struct kmt_diag d = { 0 };
+	struct sbuf hp = { 0 };
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/events/header_page", troot);
+	assert_int_equal(read_file(path, &hp), 0);
+	assert_int_equal(kmt_page_layout_parse(pl, hp.buf, hp.len, &d), 0);
+	sbuf_release(&hp);
+}
+
 static int setup_instance(void **state)
 {
 	memset(&tin, 0, sizeof(tin));
@@ -1295,7 +1308,6 @@ static void test_recover_take(void **state)
 	struct kmt_file *f;
 	struct kmt_stream *st;
 	struct kmt_srec sr;
-	struct sbuf hp = { 0 };
 	char name[64], path[512], note[4096];
 	uint8_t page[4096];
 	uint64_t kept, lost;
@@ -1310,10 +1322,7 @@ static void test_recover_take(void **state)
 		skip();
 	nr_cpus = kmt_tracefs_cpus(cpus, KMT_MAX_CPUS);
 	assert_true(nr_cpus > 0);
-	snprintf(path, sizeof(path), "%s/events/header_page", troot);
-	assert_int_equal(read_file(path, &hp), 0);
-	assert_int_equal(kmt_page_layout_parse(&pl, hp.buf, hp.len, &d), 0);
-	sbuf_release(&hp);
+	this_layout(&pl);
 	dead = dead_pid();
 	instance_name(name, sizeof(name), dead);
 	assert_true(kmt_instance_stale(name));
@@ -1457,8 +1466,7 @@ static void test_recover_damaged(void **state)
 	struct kmt_file *f;
 	struct kmt_stream *st;
 	struct kmt_srec sr;
-	struct sbuf hp = { 0 };
-	char name[64], path[512];
+	char name[64];
 	uint8_t page[3][4096];
 	uint64_t k1, k2, l, got = 0;
 	int cpus[KMT_MAX_CPUS], nr_cpus, fd, next = 0, nmark = 0, ret;
@@ -1470,10 +1478,7 @@ static void test_recover_damaged(void **state)
 		skip();
 	nr_cpus = kmt_tracefs_cpus(cpus, KMT_MAX_CPUS);
 	assert_true(nr_cpus > 0);
-	snprintf(path, sizeof(path), "%s/events/header_page", troot);
-	assert_int_equal(read_file(path, &hp), 0);
-	assert_int_equal(kmt_page_layout_parse(&pl, hp.buf, hp.len, &d), 0);
-	sbuf_release(&hp);
+	this_layout(&pl);
 	dead = dead_pid();
 	instance_name(name, sizeof(name), dead);
 	s = recover_spool(tpath("spool"), name, dead, cpus, nr_cpus);
@@ -1690,7 +1695,6 @@ static void test_finalize_held_damaged(void **state)
 	struct kmt_spool *s;
 	struct kmt_file *f;
 	struct readback rb;
-	struct sbuf hp = { 0 };
 	char name[64], path[512];
 	uint8_t page[2][4096];
 	uint64_t e0, e1, commit = 5000;
@@ -1700,10 +1704,7 @@ static void test_finalize_held_damaged(void **state)
 	if (!have_tracefs())
 		skip();
 	nr_cpus = kmt_tracefs_cpus(cpus, KMT_MAX_CPUS);
-	snprintf(path, sizeof(path), "%s/events/header_page", troot);
-	assert_int_equal(read_file(path, &hp), 0);
-	assert_int_equal(kmt_page_layout_parse(&pl, hp.buf, hp.len, &d), 0);
-	sbuf_release(&hp);
+	this_layout(&pl);
 	snprintf(name, sizeof(name), "%sunit-%d", KMT_INSTANCE_PREFIX, (int)getpid());
 	if (kmt_instance_create(&tin, troot, name, &d))
 		fail_msg("%s", d.msg);
