@@ -39,6 +39,7 @@
 #include <kmemtrace/tracefs.h>
 #include "base/kmt-local.h"
 #include "tbuild.h"
+#include "tinst.h"
 
 #define SITE 0xffffffff81100010ULL		/* in do_thing */
 #define KALLSYMS "ffffffff81000000 T _stext\n" \
@@ -1808,30 +1809,6 @@ static void test_recover_busy(void **state)
 	assert_false(res.found);
 	assert_true(kmt_instance_has(&tin, "trace"));
 	kmt_spool_close(s);
-}
-
-/* The text of instance file @rel (for exact comparisons). */
-static const char *inst_text(const struct kmt_instance *in, const char *rel)
-{
-	static char buf[4096];
-
-	if (kmt_instance_read(in, rel, buf, sizeof(buf)) < 0)
-		return "(unreadable)";
-	return buf;
-}
-
-/* Lines of @text that are not comments. */
-static int live_lines(const char *text)
-{
-	int n = 0;
-
-	while (*text) {
-		size_t l = strcspn(text, "\n");
-
-		n += l && *text != '#';
-		text += l + (text[l] == '\n');
-	}
-	return n;
 }
 
 /*

@@ -32,6 +32,7 @@
 #include <kmemtrace/tracefs.h>
 #include "base/kmt-local.h"
 #include "tbuild.h"
+#include "tinst.h"
 
 static char tmpdir[64];
 
@@ -561,30 +562,6 @@ static void test_instance_notes(void **state)
 	assert_int_equal(kmt_instance_noted_spool(tname, got, sizeof(got)), -ENOENT);
 	assert_int_equal(kmt_instance_noted_death(tname), 0);
 	assert_int_equal(kmt_instance_remove(&in), 0);	/* twice is fine */
-}
-
-/* The text of instance file @rel (for exact comparisons). */
-static const char *inst_text(const struct kmt_instance *in, const char *rel)
-{
-	static char buf[4096];
-
-	if (kmt_instance_read(in, rel, buf, sizeof(buf)) < 0)
-		return "(unreadable)";
-	return buf;
-}
-
-/* Lines of @text that are not comments. */
-static int live_lines(const char *text)
-{
-	int n = 0;
-
-	while (*text) {
-		size_t l = strcspn(text, "\n");
-
-		n += l && *text != '#';
-		text += l + (text[l] == '\n');
-	}
-	return n;
 }
 
 /*
