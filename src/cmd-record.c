@@ -19,7 +19,7 @@
 enum { O_STACK = 256, O_NOCOMPRESS, O_LEVEL, O_LIST, O_RECOVER, O_STACK_SAMPLE, O_FULLSYMS };
 
 struct record_args {
-	struct rec_opts *o;
+	struct recording_opts *o;
 	bool list, verbose, output_set;
 	const char *recover;
 };
@@ -74,7 +74,7 @@ static void print_default_events(FILE *out)
 static void about_more(FILE *out)
 {
 	print_default_events(out);
-	rec_budget_help(out);
+	budget_help(out);
 }
 
 const struct cmd_help record_help = {
@@ -96,7 +96,7 @@ const struct cmd_help record_help = {
 	.stop_at_operand = true,
 };
 
-static void add_events(struct rec_opts *o, const char *arg)
+static void add_events(struct recording_opts *o, const char *arg)
 {
 	size_t old = o->events_spec ? strlen(o->events_spec) : 0;
 	char *s = realloc(o->events_spec, old + strlen(arg) + 2);
@@ -113,7 +113,7 @@ static int record_opt(void *arg, int id, const char *value)
 {
 	const struct cmd_help *H = &record_help;
 	struct record_args *a = arg;
-	struct rec_opts *o = a->o;
+	struct recording_opts *o = a->o;
 	uint64_t v;
 
 	switch (id) {
@@ -146,13 +146,13 @@ static int record_opt(void *arg, int id, const char *value)
 }
 
 /* -1 to go on, or the exit code (help shown, or bad usage). */
-static int parse_options(struct rec *rc, int argc, char **argv, struct record_args *a)
+static int parse_options(struct recording *rc, int argc, char **argv, struct record_args *a)
 {
 	const struct cmd_help *H = &record_help;
-	struct rec_opts *o = &rc->o;
+	struct recording_opts *o = &rc->o;
 	int code, i;
 
-	rec_opts_defaults(o);
+	recording_opts_defaults(o);
 	o->cmdline = argv;
 	o->cmdline_n = argc;
 	a->o = o;
@@ -176,7 +176,7 @@ static int parse_options(struct rec *rc, int argc, char **argv, struct record_ar
  * (its recorder died and left it tracing): that needs tracefs, and root.
  * EXIT_OK, or the exit code after saying why (then nothing is written).
  */
-static int take_instance(struct rec *rc, struct kmt_spool *spool)
+static int take_instance(struct recording *rc, struct kmt_spool *spool)
 {
 	const struct kmt_spool_meta *m = kmt_spool_meta(spool);
 	struct kmt_recover_result rr;
@@ -201,7 +201,7 @@ static int take_instance(struct rec *rc, struct kmt_spool *spool)
 	return EXIT_OK;
 }
 
-static int do_recover(struct rec *rc, const char *dir)
+static int do_recover(struct recording *rc, const char *dir)
 {
 	struct kmt_diag d = { 0 };
 	struct kmt_spool *spool;
@@ -221,12 +221,12 @@ static int do_recover(struct rec *rc, const char *dir)
 		kmt_spool_close(spool);
 		return EXIT_FAIL;
 	}
-	return rec_finalize(rc, spool, rc->o.output, true, NULL);
+	return recording_finalize(rc, spool, rc->o.output, true, NULL);
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct rec *rc = calloc(1, sizeof(*rc));
+	struct recording *rc = calloc(1, sizeof(*rc));
 	struct record_args a = { 0 };
 	struct kmt_diag d = { 0 };
 	int ret, code;
@@ -242,7 +242,7 @@ int cmd_record(int argc, char **argv)
 	} else if (a.recover) {
 		code = do_recover(rc, a.recover);
 	} else {
-		code = rec_run(rc, NULL);
+		code = recording_run(rc, NULL);
 	}
 	free(rc->o.events_spec);
 	free(rc);

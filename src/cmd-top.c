@@ -77,7 +77,7 @@ const struct cmd_help top_help = {
 	"/ filters by name (Enter applies, Esc clears); space pauses; q quits. With\n"
 	"COMMAND, until it ends.\n",
 	.opts = top_opts,
-	.about_more = rec_budget_help,
+	.about_more = budget_help,
 	.stop_at_operand = true,
 };
 
@@ -87,7 +87,7 @@ static int top_opt(void *arg, int id, const char *value)
 {
 	const struct cmd_help *H = &top_help;
 	struct top *t = arg;
-	struct rec_opts *o = &t->rc.o;
+	struct recording_opts *o = &t->rc.o;
 	char keys[128];
 	int k;
 
@@ -213,12 +213,12 @@ static int open_snapshots(struct top *t)
 
 static void snapshot(struct top *t)
 {
-	snap_take(t, rec_now_since(&t->rc.t0), cpu_seconds());
+	snap_take(t, recording_now_since(&t->rc.t0), cpu_seconds());
 	t->shown++;
 	show(t);
 }
 
-static int start(struct rec *rc, void *arg, struct kmt_diag *d)
+static int start(struct recording *rc, void *arg, struct kmt_diag *d)
 {
 	struct top *t = arg;
 	sigset_t winch;
@@ -248,7 +248,7 @@ static int start(struct rec *rc, void *arg, struct kmt_diag *d)
 	return 0;
 }
 
-static int fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)
+static int fds(struct recording *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)
 {
 	struct top *t = arg;
 	int n = 0;
@@ -331,7 +331,7 @@ static ssize_t sequence_end(const unsigned char *b, ssize_t j, ssize_t k)
 /* Feed what was read, for PUMP_BUDGET_S at most, or until a snapshot is due. */
 static int pump(struct top *t)
 {
-	t->due = rec_now_since(&t->rc.t0) + PUMP_BUDGET_S;
+	t->due = recording_now_since(&t->rc.t0) + PUMP_BUDGET_S;
 	return feed_pump(t, false);
 }
 
@@ -344,7 +344,7 @@ static int tick(struct top *t)
 	int ret = 0;
 
 	atomic_store(&t->tick_now, false);
-	t->due = rec_now_since(&t->rc.t0) + TICK_PUMP_S;
+	t->due = recording_now_since(&t->rc.t0) + TICK_PUMP_S;
 	if (feed_pump(t, false))
 		ret = 1;
 	else if (!t->paused) {
@@ -358,7 +358,7 @@ static int tick(struct top *t)
 	return ret;
 }
 
-static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
+static int ready(struct recording *rc, void *arg, const struct pollfd *pf, int n)
 {
 	struct top *t = arg;
 	bool redraw = false, pumped = false;
@@ -404,14 +404,14 @@ static int ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
 }
 
 /* Capture stops: no more ticks (nor boosts) while the last pages are fed. */
-static void stop(struct rec *rc, void *arg)
+static void stop(struct recording *rc, void *arg)
 {
 	tick_stop(arg);
 	screen_close(arg);
 }
 
 /* Capture has stopped: the last pages, and the last snapshot (unless -n ended it). */
-static void drained(struct rec *rc, void *arg)
+static void drained(struct recording *rc, void *arg)
 {
 	struct top *t = arg;
 
@@ -427,7 +427,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top t = { .interval = 1.0, .rows = 20, .prefault_mb = -1, .tty_fd = STDIN_FILENO,
 			 .pump_fd = -1, .tick_fd = -1, .timer_fd = -1, .tick_stop_fd = -1, .winch_fd = -1 };
-	struct rec_hooks h = { .start = start, .fds = fds, .ready = ready, .stop = stop,
+	struct recording_hooks h = { .start = start, .fds = fds, .ready = ready, .stop = stop,
 			       .drained = drained, .arg = &t };
 	const struct cmd_help *H = &top_help;
 	struct kmt_event_filter filters[4];
@@ -435,7 +435,7 @@ int cmd_top(int argc, char **argv)
 	sigset_t winch;
 	int code, i;
 
-	rec_opts_defaults(&t.rc.o);
+	recording_opts_defaults(&t.rc.o);
 	t.rc.o.output = NULL;
 	t.rc.o.cmdline = argv;
 	t.rc.o.cmdline_n = argc;
@@ -496,7 +496,7 @@ int cmd_top(int argc, char **argv)
 	sigemptyset(&winch);
 	sigaddset(&winch, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &winch, NULL);
-	code = rec_run(&t.rc, &h);
+	code = recording_run(&t.rc, &h);
 	if (t.snapshots && fclose(t.snapshots) && code == EXIT_OK)
 		code = error("writing '%s': %s", t.snapshots_path, strerror(errno));
 	tick_stop(&t);

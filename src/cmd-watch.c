@@ -25,8 +25,8 @@ enum { O_CACHE = 256, O_CALLSITE, O_OFFSET, O_SCAN, O_TYPE, O_DWELL, O_SELFTEST 
 
 struct watch_args {
 	struct watch *w;
-	struct rec *rc;
-	struct rec_opts *o;		/* rc's */
+	struct recording *rc;
+	struct recording_opts *o;		/* rc's */
 	const char *cache, *callsite, *offsets;
 };
 
@@ -65,7 +65,7 @@ const struct cmd_help watch_help = {
 	"file: kmemtrace kmap lists each object with its accesses, kmemtrace report\n"
 	"--sections access the accesses per offset and function.\n",
 	.opts = watch_opts,
-	.about_more = rec_budget_help,
+	.about_more = budget_help,
 	.more =
 	"Coverage: x86 has four debug registers per CPU. A watched word takes two (one\n"
 	"fires on writes, one on reads and writes), so two words are watched at once,\n"
@@ -217,7 +217,7 @@ static int parse_offsets(struct watch *w, const char *arg, struct kmt_diag *d)
 }
 
 /* The recording's events and their filters: the target's allocations, every free. */
-static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter *ef, char bufs[][300])
+static void set_events(struct watch *w, struct recording *rc, struct kmt_event_filter *ef, char bufs[][300])
 {
 	static const char *const evs[] = { "kmem:kmalloc", "kmem:kmem_cache_alloc", "kmem:kfree",
 					   "kmem:kmem_cache_free" };
@@ -256,7 +256,7 @@ static void set_events(struct watch *w, struct rec *rc, struct kmt_event_filter 
 
 /* ---- the hooks into the recording ---- */
 
-static int w_start(struct rec *rc, void *arg, struct kmt_diag *d)
+static int w_start(struct recording *rc, void *arg, struct kmt_diag *d)
 {
 	struct watch *w = arg;
 
@@ -273,21 +273,21 @@ static int w_start(struct rec *rc, void *arg, struct kmt_diag *d)
 	return kmt_watchdog_guard(rc->dog, kmt_watcher_ctl_name(w->w));
 }
 
-static int w_fds(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)
+static int w_fds(struct recording *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms)
 {
 	struct watch *w = arg;
 
 	return kmt_watcher_fds(w->w, pf, max, timeout_ms);
 }
 
-static int w_ready(struct rec *rc, void *arg, const struct pollfd *pf, int n)
+static int w_ready(struct recording *rc, void *arg, const struct pollfd *pf, int n)
 {
 	struct watch *w = arg;
 
 	return kmt_watcher_poll(w->w);
 }
 
-static void w_stop(struct rec *rc, void *arg)
+static void w_stop(struct recording *rc, void *arg)
 {
 	struct watch *w = arg;
 
@@ -295,7 +295,7 @@ static void w_stop(struct rec *rc, void *arg)
 }
 
 /* The summary: what was watched, what was sampled, what the analysis keeps. */
-static void w_done(struct rec *rc, void *arg, const struct kmt_finalize_result *res)
+static void w_done(struct recording *rc, void *arg, const struct kmt_finalize_result *res)
 {
 	struct watch *w = arg;
 	const struct kmt_watcher_stats *st = kmt_watcher_stats(w->w);
@@ -367,7 +367,7 @@ static int watch_opt(void *arg, int id, const char *value)
 	const struct cmd_help *H = &watch_help;
 	struct watch_args *a = arg;
 	struct watch *w = a->w;
-	struct rec *rc = a->rc;
+	struct recording *rc = a->rc;
 
 	switch (id) {
 	case O_CACHE: a->cache = value; break;
@@ -414,13 +414,13 @@ static int parse_options(struct watch_args *a, int argc, char **argv)
 int cmd_watch(int argc, char **argv)
 {
 	struct watch *w = calloc(1, sizeof(*w));
-	struct rec *rc = calloc(1, sizeof(*rc));
+	struct recording *rc = calloc(1, sizeof(*rc));
 	struct watch_args a = { .w = w, .rc = rc, .o = &rc->o };
 	struct kmt_event_filter ef[4];
 	char fbufs[4][300];
 	struct kmt_diag d = { 0 };
-	struct rec_budget bg;
-	struct rec_hooks h = { .start = w_start, .fds = w_fds, .ready = w_ready, .stop = w_stop,
+	struct budget bg;
+	struct recording_hooks h = { .start = w_start, .fds = w_fds, .ready = w_ready, .stop = w_stop,
 			       .done = w_done, .arg = w };
 	int code;
 
@@ -429,8 +429,8 @@ int cmd_watch(int argc, char **argv)
 		free(rc);
 		return error("out of memory");
 	}
-	rec_opts_defaults(&rc->o);
-	rec_budget_here(&bg);
+	recording_opts_defaults(&rc->o);
+	budget_here(&bg);
 	rc->o.hold_mb = (size_t)(bg.watch_hold >> 20);
 	w->o.ctl_buffer_kb = bg.watch_ctl_kb;
 	rc->o.cmdline = argv;
@@ -470,7 +470,7 @@ int cmd_watch(int argc, char **argv)
 	if (code)
 		goto out;
 	set_events(w, rc, ef, fbufs);
-	code = rec_run(rc, &h);
+	code = recording_run(rc, &h);
 out:
 	kmt_watcher_free(w->w);
 	kmt_btf_close(w->btf);

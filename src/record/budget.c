@@ -44,7 +44,7 @@ static uint64_t ring_bytes(unsigned int kb)
 	return ((uint64_t)kb * 1024 + SUBBUF_DATA - 1) / SUBBUF_DATA * SUBBUF + SUBBUF;
 }
 
-void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus)
+void budget_for(struct budget *b, uint64_t ram, int nr_cpus)
 {
 	uint64_t ring_kb, watch;
 
@@ -63,20 +63,20 @@ void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus)
 	b->watch_hold = b->hold > watch ? b->hold - watch : 0;
 }
 
-void rec_budget_here(struct rec_budget *b)
+void budget_here(struct budget *b)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	rec_budget(b, pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 1ull << 30,
+	budget_for(b, pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 1ull << 30,
 		   cpus > 0 ? (int)cpus : 1);
 }
 
-void rec_budget_help(FILE *out)
+void budget_help(FILE *out)
 {
-	struct rec_budget b;
+	struct budget b;
 
-	rec_budget_here(&b);
+	budget_here(&b);
 	fprintf(out, "\nMemory: by default " REC_BUDGET_RULE ".\n"
 		"Here: %llu MiB of %llu MiB of RAM: ring buffers %d x %u KiB, the rest %llu MiB.\n",
 		(unsigned long long)(b.total >> 20), (unsigned long long)(b.ram >> 20), b.nr_cpus,

@@ -22,7 +22,7 @@ static void print_count(uint64_t v, char *buf, size_t len)
 	fmt_count((double)v, false, buf, len);
 }
 
-const char *ui_scope(const struct rec_opts *o, char *buf, size_t len)
+const char *ui_scope(const struct recording_opts *o, char *buf, size_t len)
 {
 	const char *cmd = o->argv && o->argv[0] ? o->argv[0] : NULL, *slash;
 	size_t n;
@@ -47,7 +47,7 @@ const char *ui_scope(const struct rec_opts *o, char *buf, size_t len)
 }
 
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
-	       const struct kmt_recorder *r, const struct rec_opts *o, double elapsed)
+	       const struct kmt_recorder *r, const struct recording_opts *o, double elapsed)
 {
 	uint64_t events = 0, lost = 0, bytes = 0;
 	char hb[32], ev[32], ls[32], scope[160], line[512], cut[512];
@@ -71,7 +71,7 @@ void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
 	fflush(stderr);
 }
 
-void ui_hint(const struct rec_opts *o)
+void ui_hint(const struct recording_opts *o)
 {
 	char scope[160];
 
@@ -97,7 +97,7 @@ void ui_progress(void *arg, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
-void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
+void ui_summary(const struct recording_opts *o, const struct kmt_finalize_result *res,
 		const struct kmt_sampler_stats *sampled, double elapsed, const char *output, bool recovered)
 {
 	char a[32], b[32], c[32], hb[32], scope[160];
@@ -112,9 +112,9 @@ void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
 		plural((double)res->events, "event", "events"), human_duration((uint64_t)(elapsed * 1e9), hb, sizeof(hb)),
 		res->nr_cpus, plural(res->nr_cpus, "CPU", "CPUs"), b);
 	if (!recovered) {
-		struct rec_budget bg;
+		struct budget bg;
 
-		rec_budget_here(&bg);
+		budget_here(&bg);
 		fprintf(stderr, "  tasks: %s\n", ui_scope(o, scope, sizeof(scope)));
 		fprintf(stderr, "  memory: ring buffers %d x %u KiB, hold %zu MiB (budget %llu MiB: 1/32 of "
 			"RAM, at most 1 GiB)\n", res->nr_cpus, o->buffer_kb, o->hold_mb,

@@ -20,7 +20,7 @@
 #include "util/opt.h"
 
 
-struct rec_opts {
+struct recording_opts {
 	const char *output;
 	char *events_spec;		/* -e, comma-joined; NULL: defaults */
 	pid_t pids[64];
@@ -62,8 +62,8 @@ struct child {
 	int status;
 };
 
-struct rec {
-	struct rec_opts o;
+struct recording {
+	struct recording_opts o;
 	const char *clock;		/* trace clock (default "local") */
 	const struct kmt_event_filter *event_filters;	/* per-event filters */
 	int nr_event_filters;
@@ -101,14 +101,14 @@ struct rec {
  * written; @done after it is (with NULL when there is no file).
  */
 #define REC_HOOK_FDS 300
-struct rec_hooks {
-	int (*start)(struct rec *rc, void *arg, struct kmt_diag *d);
-	int (*fds)(struct rec *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms);
-	int (*ready)(struct rec *rc, void *arg, const struct pollfd *pf, int n);
-	void (*stop)(struct rec *rc, void *arg);
-	void (*done)(struct rec *rc, void *arg, const struct kmt_finalize_result *res);
+struct recording_hooks {
+	int (*start)(struct recording *rc, void *arg, struct kmt_diag *d);
+	int (*fds)(struct recording *rc, void *arg, struct pollfd *pf, int max, int *timeout_ms);
+	int (*ready)(struct recording *rc, void *arg, const struct pollfd *pf, int n);
+	void (*stop)(struct recording *rc, void *arg);
+	void (*done)(struct recording *rc, void *arg, const struct kmt_finalize_result *res);
 	/* Live: the capture has stopped and the instance is going; the last pages wait. */
-	void (*drained)(struct rec *rc, void *arg);
+	void (*drained)(struct recording *rc, void *arg);
 	void *arg;
 };
 
@@ -118,7 +118,7 @@ struct rec_hooks {
 	"half of it for the ring buffers, over the CPUs (64 KiB to 16 MiB each),\n" \
 	"the rest for pages captured and not yet written (record: -m; watch)\n" \
 	"or not yet analysed (top: half of that faulted in first, --prefault)"
-struct rec_budget {
+struct budget {
 	uint64_t ram;			/* bytes */
 	int nr_cpus;
 	uint64_t total;			/* RAM / 32, at most 1 GiB */
@@ -131,19 +131,19 @@ struct rec_budget {
 };
 #define REC_WATCH_RING_PAGES 64		/* watch's perf sample ring per CPU, pages */
 /* The rule for @ram bytes and @nr_cpus CPUs. */
-void rec_budget(struct rec_budget *b, uint64_t ram, int nr_cpus);
+void budget_for(struct budget *b, uint64_t ram, int nr_cpus);
 /* For this machine: its RAM and online CPUs. */
-void rec_budget_here(struct rec_budget *b);
+void budget_here(struct budget *b);
 /* The rule and what it gives here, for a command's --help. */
-void rec_budget_help(FILE *out);
+void budget_help(FILE *out);
 
 /* recording.c */
 /* Defaults: kmemtrace.dat, the memory budget's ring buffer and hold, zstd 1, SCHED_FIFO 1. */
-void rec_opts_defaults(struct rec_opts *o);
+void recording_opts_defaults(struct recording_opts *o);
 /*
  * The recording options, one group for record, top and watch:
  * OPT_GROUP_AT(recording_group, struct x, o, REC_..., NULL) where o points
- * to the struct rec_opts. Their defaults are the group's.
+ * to the struct recording_opts. Their defaults are the group's.
  */
 enum { REC_PID = 1, REC_FOLLOW = 2, REC_DURATION = 4, REC_BUFFER = 8, REC_PERCENT = 16,
        REC_FILTER = 32, REC_RTPRIO = 64, REC_USER = 128 };
@@ -152,24 +152,24 @@ extern const struct opt_group recording_group;
  * Add "PID[,PID]" to @o's pids; -1 if malformed or too many, -ESRCH if a
  * process does not exist.
  */
-int rec_add_pids(struct rec_opts *o, const char *arg);
+int recording_add_pids(struct recording_opts *o, const char *arg);
 struct cmd_help;
 /* The same for an option parser: -1 to go on, or the exit code after saying why. */
-int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg);
+int recording_opt_pids(const struct cmd_help *h, struct recording_opts *o, const char *arg);
 /*
  * Find tracefs, move dead recorders' instances into their spools and
  * remove them, expand the events, create the spool.
  */
-int rec_prepare(struct rec *rc, struct kmt_diag *d);
-/* The whole recording, from rec_prepare() to the file; returns the exit code. */
-int rec_run(struct rec *rc, const struct rec_hooks *h);
+int recording_prepare(struct recording *rc, struct kmt_diag *d);
+/* The whole recording, from recording_prepare() to the file; returns the exit code. */
+int recording_run(struct recording *rc, const struct recording_hooks *h);
 /*
  * Turn @spool into the trace file, remove it, and print the summary. The
  * handle is consumed: on failure the files stay, for --recover.
  */
-int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
-		 const struct rec_hooks *h);
-double rec_now_since(const struct timespec *t0);
+int recording_finalize(struct recording *rc, struct kmt_spool *spool, const char *output, bool recovered,
+		 const struct recording_hooks *h);
+double recording_now_since(const struct timespec *t0);
 
 /* record-child.c */
 int child_spawn(struct child *c, char **argv, const char *user);
@@ -181,18 +181,18 @@ int child_exec_code(int err);
 
 /* record-ui.c */
 /* Whose events are recorded: "system-wide (use -F for only make and its children)", into @buf. */
-const char *ui_scope(const struct rec_opts *o, char *buf, size_t len);
+const char *ui_scope(const struct recording_opts *o, char *buf, size_t len);
 /* Once, before the status line: how to stop, when nothing else will (no command, no -d). */
-void ui_hint(const struct rec_opts *o);
+void ui_hint(const struct recording_opts *o);
 /*
  * The status line on stderr (a terminal), cut to its width: time, whose
  * events, events, bytes written, losses.
  */
 void ui_status(const struct kmt_instance *in, const int *cpus, int nr_cpus,
-	       const struct kmt_recorder *r, const struct rec_opts *o, double elapsed);
+	       const struct kmt_recorder *r, const struct recording_opts *o, double elapsed);
 void ui_status_clear(void);
 void ui_progress(void *arg, uint64_t done, uint64_t total);
-void ui_summary(const struct rec_opts *o, const struct kmt_finalize_result *res,
+void ui_summary(const struct recording_opts *o, const struct kmt_finalize_result *res,
 		const struct kmt_sampler_stats *sampled, double elapsed, const char *output, bool recovered);
 /* What became of a dead recorder's instance (with @quiet, only losses and leftovers). */
 void ui_stale(const struct kmt_stale *st, bool quiet);

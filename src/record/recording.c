@@ -6,7 +6,7 @@
  * released -> wait (signals, command exit, -d, a capture error, or a hook
  * saying so) -> tracing off, drain, stats -> instance removed -> spool
  * finalised into the trace file. Every exit path after the instance exists
- * goes through rec_teardown(), so the kernel is left as it was found.
+ * goes through recording_teardown(), so the kernel is left as it was found.
  */
 #include <errno.h>
 #include <poll.h>
@@ -28,7 +28,7 @@
 #include "util/opt.h"
 #include "record.h"
 
-int rec_add_pids(struct rec_opts *o, const char *arg)
+int recording_add_pids(struct recording_opts *o, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
 
@@ -50,9 +50,9 @@ int rec_add_pids(struct rec_opts *o, const char *arg)
 	return 0;
 }
 
-int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg)
+int recording_opt_pids(const struct cmd_help *h, struct recording_opts *o, const char *arg)
 {
-	switch (rec_add_pids(o, arg)) {
+	switch (recording_add_pids(o, arg)) {
 	case 0:
 		return -1;
 	case -ESRCH:
@@ -62,14 +62,14 @@ int rec_opt_pids(const struct cmd_help *h, struct rec_opts *o, const char *arg)
 	}
 }
 
-void rec_opts_defaults(struct rec_opts *o)
+void recording_opts_defaults(struct recording_opts *o)
 {
-	struct rec_budget b;
+	struct budget b;
 
 	o->output = "kmemtrace.dat";
 	o->compress = true;
 	o->level = 1;
-	rec_budget_here(&b);
+	budget_here(&b);
 	o->buffer_kb = b.buffer_kb;
 	o->hold_mb = (size_t)(b.hold >> 20);
 	o->live_max_bytes = (size_t)b.hold;
@@ -78,11 +78,11 @@ void rec_opts_defaults(struct rec_opts *o)
 
 static int recording_opt(const struct cmd_help *h, void *values, int id, const char *value)
 {
-	struct rec_opts *o = values;
+	struct recording_opts *o = values;
 
 	switch (id) {
 	case 'p':
-		return rec_opt_pids(h, o, value);
+		return recording_opt_pids(h, o, value);
 	case 'd':
 		if (!parse_duration(value, &o->duration) || o->duration <= 0)
 			return usage_error(h, "bad duration '%s'", value);
@@ -95,27 +95,27 @@ static int recording_opt(const struct cmd_help *h, void *values, int id, const c
 static const struct opt recording_opts[] = {
 	{ 'p', 'p', "pid", "PID[,PID]", "only these processes and their children" },
 	{ 'F', 'F', "follow", NULL, "only COMMAND and its children", .type = OT_FLAG,
-	  .off = offsetof(struct rec_opts, follow) },
+	  .off = offsetof(struct recording_opts, follow) },
 	{ 'd', 'd', "duration", "TIME", "stop after TIME (10, 2.5s, 500ms, 1m)" },
 	{ 'b', 'b', "buffer-size", "KB", "ring buffer per CPU (default: half the memory\n"
 	  "budget over the CPUs, 64 to 16384; see above)", .type = OT_UINT, .min = 4, .max = 64 << 20,
-	  .what = "buffer size", .off = offsetof(struct rec_opts, buffer_kb) },
+	  .what = "buffer size", .off = offsetof(struct recording_opts, buffer_kb) },
 	{ 0x1101, 0, "buffer-percent", "N", "wake the capture threads when a CPU's buffer is\nthis full",
 	  .type = OT_UINT, .min = 0, .max = 100, .what = "buffer percent", .def = "25",
-	  .off = offsetof(struct rec_opts, buffer_percent) },
+	  .off = offsetof(struct recording_opts, buffer_percent) },
 	{ 0x1102, 0, "filter", "EXPR", "kernel filter, e.g. 'bytes_req > 4096', applied to\n"
-	  "the events that have its fields", .type = OT_STR, .off = offsetof(struct rec_opts, filter) },
+	  "the events that have its fields", .type = OT_STR, .off = offsetof(struct recording_opts, filter) },
 	{ 0x1103, 0, "rt-prio", "N", "capture threads' SCHED_FIFO priority; 0: ordinary\nscheduling",
 	  .type = OT_INT, .min = 0, .max = 99, .what = "priority", .def = "1",
-	  .off = offsetof(struct rec_opts, rt_prio) },
+	  .off = offsetof(struct recording_opts, rt_prio) },
 	{ 0x1104, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)",
-	  .type = OT_STR, .off = offsetof(struct rec_opts, user) },
+	  .type = OT_STR, .off = offsetof(struct recording_opts, user) },
 	{ 0 },
 };
 
 const struct opt_group recording_group = { recording_opts, recording_opt };
 
-double rec_now_since(const struct timespec *t0)
+double recording_now_since(const struct timespec *t0)
 {
 	struct timespec t;
 
@@ -127,27 +127,27 @@ double rec_now_since(const struct timespec *t0)
  * KMT_TIMES=1 (after git's GIT_TRACE_PERFORMANCE): each step's wall time
  * since the previous one on stderr, for bench/percpu.sh.
  */
-static void rec_mark(struct rec *rc, const char *step)
+static void recording_mark(struct recording *rc, const char *step)
 {
 	const char *env = getenv("KMT_TIMES");
 
 	if (!env || !*env || !strcmp(env, "0"))
 		return;
 	if (rc->mark.tv_sec)
-		fprintf(stderr, "%s: time: %-10s %9.3f ms\n", cmd_name, step, rec_now_since(&rc->mark) * 1e3);
+		fprintf(stderr, "%s: time: %-10s %9.3f ms\n", cmd_name, step, recording_now_since(&rc->mark) * 1e3);
 	clock_gettime(CLOCK_MONOTONIC, &rc->mark);
 }
 
 static void *remove_main(void *arg)
 {
-	struct rec *rc = arg;
+	struct recording *rc = arg;
 
-	kmt_instance_remove(&rc->in);	/* on failure, rec_teardown() tries again and says why */
+	kmt_instance_remove(&rc->in);	/* on failure, recording_teardown() tries again and says why */
 	return NULL;
 }
 
 /* The instance goes on a thread (the kernel freeing the ring buffers, ~0.1 s). */
-static void remove_async(struct rec *rc)
+static void remove_async(struct recording *rc)
 {
 	if (rc->rm_started) {	/* its ring buffers were being shrunk */
 		pthread_join(rc->rm_th, NULL);
@@ -159,7 +159,7 @@ static void remove_async(struct rec *rc)
 
 static void *shrink_main(void *arg)
 {
-	struct rec *rc = arg;
+	struct recording *rc = arg;
 
 	kmt_instance_set_buffer_kb(&rc->in, 4, NULL);
 	return NULL;
@@ -170,7 +170,7 @@ static void *shrink_main(void *arg)
  * spliced into a pipe is the pipe's): the buffers can be freed while
  * the file is written, leaving the instance's removal little to do.
  */
-static void shrink_async(struct rec *rc)
+static void shrink_async(struct recording *rc)
 {
 	if (rc->in.created && !rc->rm_started && !pthread_create(&rc->rm_th, NULL, shrink_main, rc))
 		rc->rm_started = true;
@@ -179,13 +179,13 @@ static void shrink_async(struct rec *rc)
 /*
  * Stop tracing, drain the buffers, keep the stats, remove the instance.
  * With @async and a spool, the pages the recorder holds in memory stay
- * there for rec_finalize() to read, and the instance stays while they do
+ * there for recording_finalize() to read, and the instance stays while they do
  * (a held page goes back to its ring buffer when read; the buffer must
- * still be there): rec_released() frees the recorder and removes the instance on
+ * still be there): recording_released() frees the recorder and removes the instance on
  * a thread while the rest of the file is written. The next call waits for
  * that thread, and drains and removes whatever is left.
  */
-static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
+static int recording_teardown(struct recording *rc, bool async, struct kmt_diag *d)
 {
 	struct kmt_diag dd = { 0 };
 	int ret = 0, err;
@@ -247,7 +247,7 @@ static int rec_teardown(struct rec *rc, bool async, struct kmt_diag *d)
 }
 
 /* "kmemtrace record -F -- ./app 'a b'": how the recording was asked for. */
-static void describe_command(const struct rec_opts *o, char *buf, size_t len)
+static void describe_command(const struct recording_opts *o, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "kmemtrace");
 	int i;
@@ -263,7 +263,7 @@ static void describe_command(const struct rec_opts *o, char *buf, size_t len)
 }
 
 /* Did the recording ask for vmalloc events (the default) and the kernel have none (before 6.2)? */
-static bool no_vmalloc(const struct rec *rc)
+static bool no_vmalloc(const struct recording *rc)
 {
 	int i;
 
@@ -276,7 +276,7 @@ static bool no_vmalloc(const struct rec *rc)
 }
 
 /* What this kernel cannot trace that 6.18 does, said once before recording (kmt_decode_lacks()). */
-static void say_lacks(const struct rec *rc)
+static void say_lacks(const struct recording *rc)
 {
 	static const char *const evs[] = { "kmem:kmem_cache_alloc", "kmem:kmem_cache_alloc_node",
 					   "kmem:kmem_cache_free", "percpu:percpu_alloc_percpu" };
@@ -300,7 +300,7 @@ static void say_lacks(const struct rec *rc)
 }
 
 /* What is recorded and how, for kmemtrace info. */
-static void describe_settings(const struct rec *rc, const struct kmt_session_opts *so, char *buf,
+static void describe_settings(const struct recording *rc, const struct kmt_session_opts *so, char *buf,
 			      size_t len)
 {
 	char who[160], stacks[40];
@@ -360,7 +360,7 @@ static int sizing_join(struct sizing *s, struct kmt_diag *d)
 	return s->ret ? kmt_diag_set(d, s->ret, "%s", s->d.msg) : 0;
 }
 
-static int rec_setup(struct rec *rc, struct kmt_diag *d)
+static int recording_setup(struct recording *rc, struct kmt_diag *d)
 {
 	struct kmt_session_opts so = {
 		.events = &rc->events,
@@ -392,7 +392,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
-	rec_mark(rc, "mkdir");
+	recording_mark(rc, "mkdir");
 	/* Before any thread opens a file: killed, we leave no kernel tracing for nobody. */
 	if (!ret && !(rc->dog = kmt_watchdog_start(rc->root, d)))
 		ret = d->err ? d->err : -EIO;
@@ -408,7 +408,7 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 		free(meta);
 		return ret;
 	}
-	rec_mark(rc, "configure");
+	recording_mark(rc, "configure");
 	if (rc->o.buffer_kb)
 		sizing_start(&sz, &rc->in, rc->o.buffer_kb);
 	if (*notes && !rc->o.quiet)
@@ -425,10 +425,10 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 	memcpy(meta->cpus, rc->cpus, (size_t)rc->nr_cpus * sizeof(*rc->cpus));
 	ret = rc->spool ? kmt_session_capture(&rc->in, &rc->events, rc->spool, meta, d) : 0;
 	free(meta);
-	rec_mark(rc, "metadata");
+	recording_mark(rc, "metadata");
 	n = sizing_join(&sz, ret ? NULL : d);
 	ret = ret ?: n;
-	rec_mark(rc, "sized");
+	recording_mark(rc, "sized");
 	if (ret)
 		return ret;
 	/* Room to finalise on a full disk: the compressed metadata and a chunk. */
@@ -467,18 +467,18 @@ static int rec_setup(struct rec *rc, struct kmt_diag *d)
 			return d->err ? d->err : -EIO;
 		tids[++n] = kmt_sampler_tid(rc->sampler);
 	}
-	rec_mark(rc, "readers");
+	recording_mark(rc, "readers");
 	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
 	if (ret)
 		return ret;
 	ret = kmt_session_tracing(&rc->in, true, d);
 	rc->tracing = !ret;
-	rec_mark(rc, "tracing-on");
+	recording_mark(rc, "tracing-on");
 	return ret;
 }
 
 /* Wait for the end: the command, a signal, -d, a capture error, or the hook. */
-static int rec_wait(struct rec *rc, const struct rec_hooks *h)
+static int recording_wait(struct recording *rc, const struct recording_hooks *h)
 {
 	int errfd = rc->live ? kmt_live_error_fd(rc->live) : kmt_recorder_error_fd(rc->r), stop_sig = 0;
 	double shown = -1;
@@ -487,7 +487,7 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 		ui_hint(&rc->o);
 	for (;;) {
 		struct pollfd pf[2 + REC_HOOK_FDS] = { { rc->sigfd, POLLIN, 0 }, { errfd, POLLIN, 0 } };
-		double el = rec_now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
+		double el = recording_now_since(&rc->t0), left = rc->o.duration ? rc->o.duration - el : 1.0;
 		int timeout = (int)(MIN(left, 1.0) * 1000) + 1, n = 2, ht = -1;
 
 		if (rc->o.duration && left <= 0)
@@ -527,9 +527,9 @@ static int rec_wait(struct rec *rc, const struct rec_hooks *h)
 }
 
 /* Every held page is read: the recorder and then the instance can go. */
-static void rec_released(void *arg)
+static void recording_released(void *arg)
 {
-	struct rec *rc = arg;
+	struct recording *rc = arg;
 
 	kmt_recorder_free(rc->r);
 	rc->r = NULL;
@@ -540,7 +540,7 @@ static void rec_released(void *arg)
  * The file could not be written: what the recorder still holds goes to
  * the spool for --recover, and the spool says what is missing from it.
  */
-static void rec_keep_rest(struct rec *rc, struct kmt_spool *spool, uint64_t lost)
+static void recording_keep_rest(struct recording *rc, struct kmt_spool *spool, uint64_t lost)
 {
 	struct kmt_diag d = { 0 };
 	char why[200];
@@ -559,15 +559,15 @@ static void rec_keep_rest(struct rec *rc, struct kmt_spool *spool, uint64_t lost
 	}
 }
 
-int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bool recovered,
-		 const struct rec_hooks *h)
+int recording_finalize(struct recording *rc, struct kmt_spool *spool, const char *output, bool recovered,
+		 const struct recording_hooks *h)
 {
 	struct kmt_finalize_opts fo = {
 		.zalg = rc->o.compress ? KMT_Z_ZSTD : KMT_Z_NONE, .level = rc->o.level,
 		.chunk_pages = 64, .recovered = recovered, .punch = rc->capture_err == -ENOSPC,
 		.full_kallsyms = rc->o.full_kallsyms,
 		.progress = rc->o.status ? ui_progress : NULL, .progress_arg = (void *)output,
-		.held = recovered ? NULL : rc->r, .released = rec_released, .released_arg = rc,
+		.held = recovered ? NULL : rc->r, .released = recording_released, .released_arg = rc,
 	};
 	struct kmt_finalize_result *res = calloc(1, sizeof(*res));
 	struct kmt_diag d = { 0 };
@@ -576,13 +576,13 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 	if (!res)
 		return error("out of memory");
 	ret = kmt_spool_finalize(spool, output, &fo, res, &d);
-	rec_mark(rc, "file");
+	recording_mark(rc, "file");
 	if (rc->o.status)
 		ui_status_clear();
 	if (ret) {
 		error("%s", d.msg);
 		if (fo.held)
-			rec_keep_rest(rc, spool, res->consumed);
+			recording_keep_rest(rc, spool, res->consumed);
 		free(res);
 		if (recovered)
 			error("the spool '%s' is kept", kmt_spool_dir(spool));
@@ -603,12 +603,12 @@ int rec_finalize(struct rec *rc, struct kmt_spool *spool, const char *output, bo
 
 static void say_stale(void *arg, const struct kmt_stale *st)
 {
-	const struct rec *rc = arg;
+	const struct recording *rc = arg;
 
 	ui_stale(st, rc->o.quiet);
 }
 
-int rec_prepare(struct rec *rc, struct kmt_diag *d)
+int recording_prepare(struct recording *rc, struct kmt_diag *d)
 {
 	int ret;
 
@@ -633,7 +633,7 @@ int rec_prepare(struct rec *rc, struct kmt_diag *d)
 	return rc->spool ? 0 : d->err;
 }
 
-int rec_run(struct rec *rc, const struct rec_hooks *h)
+int recording_run(struct recording *rc, const struct recording_hooks *h)
 {
 	bool spooled = false, started = false;
 	struct kmt_diag d = { 0 };
@@ -642,15 +642,15 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 
 	rc->child.pid = -1;
 	rc->sigfd = -1;
-	rec_mark(rc, "start");
+	recording_mark(rc, "start");
 	/* The output's place, checked before anything is created or recorded. */
 	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, true))
 		return EXIT_FAIL;
-	if (rec_prepare(rc, &d)) {
+	if (recording_prepare(rc, &d)) {
 		kmt_events_release(&rc->events);
 		return error("%s", d.msg);
 	}
-	rec_mark(rc, "prepare");
+	recording_mark(rc, "prepare");
 	if (rc->o.output && output_prepare(rc->o.output, rc->o.quiet, false)) {
 		kmt_spool_remove(rc->spool);
 		rc->spool = NULL;
@@ -671,7 +671,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 		code = ret == -ESRCH ? 1 : error("cannot start '%s': %s", rc->o.argv[0], strerror(-ret));
 		goto out;
 	}
-	ret = rec_setup(rc, &d);
+	ret = recording_setup(rc, &d);
 	if (!ret && h && h->start) {
 		ret = h->start(rc, h->arg, &d);
 		started = !ret;
@@ -690,14 +690,14 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 			goto out;
 		}
 	}
-	stop_sig = rec_wait(rc, h);
-	rc->elapsed = rec_now_since(&rc->t0);
-	rec_mark(rc, "workload");
+	stop_sig = recording_wait(rc, h);
+	rc->elapsed = recording_now_since(&rc->t0);
+	recording_mark(rc, "workload");
 	if (started && h->stop)
 		h->stop(rc, h->arg);
 	started = false;
-	ret = rec_teardown(rc, true, &d);
-	rec_mark(rc, "drain");
+	ret = recording_teardown(rc, true, &d);
+	recording_mark(rc, "drain");
 	if (ret)
 		error("%s", d.msg);
 	if (h && h->drained)
@@ -708,7 +708,7 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 			kmt_spool_set_truncated(rc->spool, rc->capture_why, &d);
 	}
 	if (rc->spool) {
-		code = rec_finalize(rc, rc->spool, rc->o.output, false, h);
+		code = recording_finalize(rc, rc->spool, rc->o.output, false, h);
 	} else {
 		code = EXIT_OK;
 		if (h && h->done)
@@ -716,15 +716,15 @@ int rec_run(struct rec *rc, const struct rec_hooks *h)
 	}
 	rc->spool = NULL;	/* removed, or kept on purpose for --recover */
 	spooled = false;
-	if (!ret && (ret = rec_teardown(rc, false, &d)))
+	if (!ret && (ret = recording_teardown(rc, false, &d)))
 		error("%s", d.msg);
-	rec_mark(rc, "teardown");
+	recording_mark(rc, "teardown");
 	if (code == EXIT_OK && (ret || rc->capture_err))
 		code = EXIT_FAIL;
 out:
 	if (started && h->stop)
 		h->stop(rc, h->arg);
-	rec_teardown(rc, false, &d);
+	recording_teardown(rc, false, &d);
 	kmt_watchdog_stop(rc->dog);
 	rc->dog = NULL;
 	/* A command still running when recording stopped gets our signal. */
@@ -746,6 +746,6 @@ out:
 	if (code == EXIT_OK && rc->o.argv)
 		code = child_exit_code(&rc->child);
 	kmt_events_release(&rc->events);
-	rec_mark(rc, "exit");
+	recording_mark(rc, "exit");
 	return code;
 }

@@ -153,7 +153,7 @@ static void feed_stop(struct top *t)
 
 int feed_init(struct top *t, struct kmt_diag *d)
 {
-	struct rec *rc = &t->rc;
+	struct recording *rc = &t->rc;
 	struct kmt_comms *comms;
 	struct kmt_model_opts mo = { .comm = t->comm };
 	char ev[160];
@@ -403,7 +403,7 @@ static void marker(struct top *t, enum item what, const struct kmt_event *ev, co
 /* Is a snapshot due, or the pump's time up? */
 static bool pump_over(struct top *t)
 {
-	return atomic_load_explicit(&t->tick_now, memory_order_relaxed) || rec_now_since(&t->rc.t0) > t->due;
+	return atomic_load_explicit(&t->tick_now, memory_order_relaxed) || recording_now_since(&t->rc.t0) > t->due;
 }
 
 /* ---- the feed thread (-j 2 and more) ---- */

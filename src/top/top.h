@@ -76,7 +76,7 @@ struct top_snap {
 };
 
 struct top {
-	struct rec rc;
+	struct recording rc;
 	/* options */
 	double interval;			/* -i, seconds */
 	unsigned int count;			/* -n snapshots, 0: until stopped */

@@ -40,12 +40,12 @@ static void test_machines(void **state)
 		{ GiB, 64, 32 * MiB, 256, 15 },
 		{ 4 * GiB, 4096, 128 * MiB, 64, 0 },		/* the floor: 64 KiB a CPU, no hold */
 	};
-	struct rec_budget b;
+	struct budget b;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		rec_budget(&b, m[i].ram, m[i].cpus);
+		budget_for(&b, m[i].ram, m[i].cpus);
 		assert_int_equal(b.total, m[i].total);
 		assert_int_equal(b.buffer_kb, m[i].kb);
 		assert_int_equal(b.rings, kernel_bytes(m[i].kb) * (uint64_t)m[i].cpus);
@@ -60,14 +60,14 @@ static void test_machines(void **state)
 /* Wherever 64 KiB a CPU fits in half the budget: under 1/32 of RAM and 1 GiB in all. */
 static void test_promise(void **state)
 {
-	struct rec_budget b;
+	struct budget b;
 	uint64_t ram;
 	int cpus;
 
 	(void)state;
 	for (ram = 256 * MiB; ram <= 4096 * GiB; ram = ram * 3 / 2)
 		for (cpus = 1; cpus <= 8192; cpus += cpus < 8 ? 1 : cpus / 4) {
-			rec_budget(&b, ram, cpus);
+			budget_for(&b, ram, cpus);
 			assert_true(b.buffer_kb >= 64 && b.buffer_kb <= 16384 && b.buffer_kb % 4 == 0);
 			if ((uint64_t)cpus * kernel_bytes(64) > b.total / 2)
 				continue;
