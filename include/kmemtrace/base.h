@@ -118,6 +118,16 @@ uint64_t kmt_hash_str(const char *s, size_t len);
 struct kmt_handoff;
 struct kmt_handoff *kmt_handoff_new(unsigned int slots, unsigned int takers);
 void kmt_handoff_free(struct kmt_handoff *h);
+/*
+ * When a side that has to wait wakes (before the other threads start): a
+ * filler that found the ring full once @fill_low slots are free, a taker
+ * that found nothing once @take_low are given (or the end): one wake-up
+ * for several slots. Both 1 unless said. -EINVAL if 0, or if the slowest
+ * taker, which the filler waits for, would wait for more than a full ring
+ * holds (@take_low > slots - @fill_low + 1). While a thread waits in
+ * kmt_handoff_taken(), takers take what there is.
+ */
+int kmt_handoff_wake(struct kmt_handoff *h, unsigned int fill_low, unsigned int take_low);
 /* The filler: the number of the slot to fill next, once it is free. */
 uint64_t kmt_handoff_room(struct kmt_handoff *h);
 /* The filler: that slot goes over to the takers. */
@@ -130,6 +140,13 @@ uint64_t kmt_handoff_given(const struct kmt_handoff *h);
 bool kmt_handoff_taken(struct kmt_handoff *h, uint64_t n, bool wait);
 /* Taker @k (0 .. takers - 1): its next slot's number, once given; false at the end. */
 bool kmt_handoff_next(struct kmt_handoff *h, unsigned int k, uint64_t *slot);
+/*
+ * The same, waiting no later than @until (CLOCK_MONOTONIC, ns; 0: as long
+ * as it takes, KMT_HANDOFF_NOW: not at all): 1 and the slot's number in
+ * @slot, 0 at the end, -ETIMEDOUT if none was given by then.
+ */
+#define KMT_HANDOFF_NOW 1
+int kmt_handoff_next_by(struct kmt_handoff *h, unsigned int k, uint64_t *slot, uint64_t until);
 /* Taker @k is done with the slot kmt_handoff_next() gave it. */
 void kmt_handoff_took(struct kmt_handoff *h, unsigned int k);
 

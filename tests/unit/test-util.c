@@ -20,7 +20,7 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/base.h>
 #include "base/kmt-local.h"
-#include "base/zpool.h"
+#include "base/zparallel.h"
 
 /* Keys that collide on purpose: every value shares one of four keys. */
 static bool same_val(const void *ctx, uint32_t val)
@@ -407,7 +407,7 @@ static void test_gfp_of_file(void **state)
 	}
 }
 
-/* The source of the zpool test: a pattern that differs in every chunk. */
+/* The source of the zparallel test: a pattern that differs in every chunk. */
 struct zsrc {
 	const uint8_t *data;		/* every segment reads the same bytes */
 	uint64_t fail_at;		/* read error at this offset, or never */
@@ -479,7 +479,7 @@ static int task_count_is(int want)
 	return n;
 }
 
-static void test_zpool(void **state)
+static void test_zparallel(void **state)
 {
 	size_t total = (5u << 20) + 1234, i;	/* 80 chunks and a short one */
 	uint8_t *data = malloc(total);
@@ -490,13 +490,13 @@ static void test_zpool(void **state)
 	for (i = 0; i < total; i++)
 		data[i] = (uint8_t)((i * 2654435761u) >> (i % 7 + 8));
 	for (threads = 1; threads <= 3; threads++) {
-		struct zpool *p = zpool_new(KMT_Z_ZSTD, 1, 65536, threads);
+		struct kmt_zparallel *p = kmt_zparallel_new(KMT_Z_ZSTD, 1, 65536, threads);
 		struct zsrc z = { .data = data, .fail_at = UINT64_MAX };
 		uint64_t one[1] = { total };
 
 		assert_non_null(p);
 		z.dz = kmt_zctx_new(KMT_Z_ZSTD, 0);
-		assert_int_equal(zpool_run(p, 1, one, zsrc_read, zsrc_out, &z), 0);
+		assert_int_equal(kmt_zparallel_run(p, 1, one, zsrc_read, zsrc_out, &z), 0);
 		assert_int_equal(z.order_errors, 0);
 		assert_int_equal(z.out.len, total);
 		assert_memory_equal(z.out.buf, data, total);
@@ -504,7 +504,7 @@ static void test_zpool(void **state)
 		z.out.len = 0;
 		z.next_off = 0;
 		z.fail_at = 40 * 65536;
-		assert_int_equal(zpool_run(p, 1, one, zsrc_read, zsrc_out, &z), -EIO);
+		assert_int_equal(kmt_zparallel_run(p, 1, one, zsrc_read, zsrc_out, &z), -EIO);
 		assert_int_equal(z.out.len, 40 * 65536);
 		assert_int_equal(z.order_errors, 0);
 		/*
@@ -519,7 +519,7 @@ static void test_zpool(void **state)
 
 			z.out.len = 0;
 			z.next_off = 0;
-			assert_int_equal(zpool_run(p, 1, &len, zsrc_read, zsrc_out, &z), 0);
+			assert_int_equal(kmt_zparallel_run(p, 1, &len, zsrc_read, zsrc_out, &z), 0);
 			assert_int_equal(z.order_errors, 0);
 			assert_int_equal(z.out.len, len);
 			assert_memory_equal(z.out.buf, data, len);
@@ -538,7 +538,7 @@ static void test_zpool(void **state)
 				want += segs[k];
 			z.out.len = 0;
 			z.seg = -1;
-			assert_int_equal(zpool_run(p, 8, segs, zsrc_read, zsrc_out, &z), 0);
+			assert_int_equal(kmt_zparallel_run(p, 8, segs, zsrc_read, zsrc_out, &z), 0);
 			assert_int_equal(z.order_errors, 0);
 			assert_int_equal(z.seg, 7);
 			assert_int_equal(z.out.len, want);
@@ -549,7 +549,7 @@ static void test_zpool(void **state)
 		}
 		kmt_zctx_free(z.dz);
 		sbuf_release(&z.out);
-		zpool_free(p);
+		kmt_zparallel_free(p);
 	}
 	free(data);
 }
@@ -629,19 +629,18 @@ static void *ho_taker(void *arg)
 	return NULL;
 }
 
-static void test_handoff(void **state)
+/* ... with sides that wake for @fill_low free slots and @take_low given ones. */
+static void handoff_run(unsigned int fill_low, unsigned int take_low)
 {
 	struct ho_test *tp = &ho;
 	pthread_t th[HO_TAKERS];
 	uint64_t i, n;
 	unsigned int k;
 
-	(void)state;
 	memset(tp, 0, sizeof(*tp));
-	assert_null(kmt_handoff_new(0, 1));
-	assert_null(kmt_handoff_new(1, 0));
 	tp->h = kmt_handoff_new(HO_SLOTS, HO_TAKERS);
 	assert_non_null(tp->h);
+	assert_int_equal(kmt_handoff_wake(tp->h, fill_low, take_low), 0);
 	for (k = 0; k < HO_TAKERS; k++) {
 		tp->k[k] = k;
 		assert_int_equal(pthread_create(&th[k], NULL, ho_taker, &tp->k[k]), 0);
@@ -667,6 +666,55 @@ static void test_handoff(void **state)
 	assert_true(kmt_handoff_taken(tp->h, HO_N, false));
 	assert_false(kmt_handoff_taken(tp->h, HO_N + 1, false));
 	kmt_handoff_free(tp->h);
+}
+
+static void test_handoff(void **state)
+{
+	struct kmt_handoff *h;
+
+	(void)state;
+	assert_null(kmt_handoff_new(0, 1));
+	assert_null(kmt_handoff_new(1, 0));
+	h = kmt_handoff_new(HO_SLOTS, 1);
+	assert_int_equal(kmt_handoff_wake(h, 0, 1), -EINVAL);
+	assert_int_equal(kmt_handoff_wake(h, 1, HO_SLOTS + 1), -EINVAL);
+	assert_int_equal(kmt_handoff_wake(h, 2, 3), -EINVAL);	/* takers would wait for more than a full ring */
+	kmt_handoff_free(h);
+	handoff_run(1, 1);
+	handoff_run(HO_SLOTS, 1);	/* the filler waits for an empty ring */
+	handoff_run(2, 2);
+	handoff_run(1, HO_SLOTS);	/* takers wait for a full one (and take what there is in kmt_handoff_taken()) */
+}
+
+/*
+ * kmt_handoff_next_by(): nothing given yet times out (at once with
+ * KMT_HANDOFF_NOW, else not before the time given); a slot given is taken
+ * even if fewer than take_low are; the end says so.
+ */
+static void test_handoff_by(void **state)
+{
+	struct kmt_handoff *h = kmt_handoff_new(4, 1);
+	uint64_t n = 99, t0;
+
+	(void)state;
+	assert_non_null(h);
+	assert_int_equal(kmt_handoff_wake(h, 1, 3), 0);
+	assert_int_equal(kmt_handoff_next_by(h, 0, &n, KMT_HANDOFF_NOW), -ETIMEDOUT);
+	assert_int_equal(n, 0);
+	t0 = kmt_now_ns();
+	assert_int_equal(kmt_handoff_next_by(h, 0, &n, t0 + 20000000), -ETIMEDOUT);
+	assert_true(kmt_now_ns() - t0 >= 20000000);
+	assert_int_equal(kmt_handoff_room(h), 0);
+	kmt_handoff_give(h);
+	t0 = kmt_now_ns();
+	assert_int_equal(kmt_handoff_next_by(h, 0, &n, t0 + 20000000), 1);	/* one, after waiting for three */
+	assert_int_equal(n, 0);
+	assert_int_equal(kmt_handoff_next_by(h, 0, &n, KMT_HANDOFF_NOW), 1);	/* not taken yet: the same */
+	kmt_handoff_took(h, 0);
+	kmt_handoff_end(h);
+	assert_int_equal(kmt_handoff_next_by(h, 0, &n, 0), 0);
+	assert_int_equal(n, 1);
+	kmt_handoff_free(h);
 }
 
 /*
@@ -817,9 +865,10 @@ int main(void)
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_gfp_names),
 		cmocka_unit_test(test_gfp_of_file),
-		cmocka_unit_test(test_zpool),
+		cmocka_unit_test(test_zparallel),
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_handoff_by),
 		cmocka_unit_test(test_slab_aliases),
 		cmocka_unit_test(test_outfile_big),
 	};
