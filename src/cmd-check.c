@@ -12,7 +12,7 @@
 #include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
 #include "cmd.h"
-#include "report/analysis.h"
+#include "report/input.h"
 #include "report/report.h"
 #include "util/util.h"
 #include "util/json.h"
@@ -77,7 +77,7 @@ static void on_finding(void *arg, const struct kmt_finding *fd)
 struct check_args {
 	struct out o;
 	struct kmt_check_opts co;
-	struct analysis_opts an;	/* -j */
+	struct input_opts in;	/* -j */
 	bool strict;
 };
 
@@ -87,7 +87,7 @@ static const struct opt check_opts[] = {
 	{ O_STRICT, 0, "strict", NULL, "warnings count as errors" },
 	{ 'q', 'q', "quiet", NULL, "only the summary line" },
 	OPT_GROUP(stats_group, struct check_args, co.stats, 0, NULL),
-	OPT_GROUP(analysis_group, struct check_args, an, AN_JOBS, "the file"),
+	OPT_GROUP(input_group, struct check_args, in, INPUT_JOBS, "the file"),
 	{ 'h', 'h', "help", NULL, "this text" },
 	{ 0 },
 };
@@ -130,7 +130,7 @@ int cmd_check(int argc, char **argv)
 	struct kmt_diag d = { 0 };
 	struct kmt_file *f;
 	struct progress *pr;
-	uint64_t wall0 = analysis_wall_ns();
+	uint64_t wall0 = input_wall_ns();
 	int ret;
 	int code, i;
 
@@ -153,7 +153,7 @@ int cmd_check(int argc, char **argv)
 		error("%s", d.msg);
 		return 2;
 	}
-	kmt_file_set_threads(f, analysis_jobs(a.an.jobs));
+	kmt_file_set_threads(f, input_jobs(a.in.jobs));
 	if (o->json) {
 		js_open(&o->j, NULL, '{');
 		js_str(&o->j, "file", path);
@@ -166,7 +166,7 @@ int cmd_check(int argc, char **argv)
 	progress_stop(pr);
 	if (!ret && a.co.stats) {
 		if (res.timed)
-			analysis_print_stages(&res.stats, res.timed_records, wall0, 0, 0);
+			input_print_stages(&res.stats, res.timed_records, wall0, 0, 0);
 		else
 			fprintf(stderr, "stats: no one pass ran (%s): nothing timed\n",
 				a.co.model ? "the model's reading stopped early" : "--no-model");

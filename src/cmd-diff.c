@@ -17,7 +17,7 @@ enum { O_PER_SECOND = 256, O_MATCH, O_JSON, O_CSV, O_HTML, O_WIDE, O_COLUMNS };
 
 struct diff_args {
 	struct diff d;
-	struct analysis_opts an;	/* --time, --comm: for both traces */
+	struct input_opts in;	/* --time, --comm: for both traces */
 	const char *csv, *output;
 	bool json, html;
 };
@@ -37,7 +37,7 @@ static const struct opt diff_opts[] = {
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)",
 	  .type = OT_CHOICE, .choices = diff_match_names, .what = "--match",
 	  .off = offsetof(struct diff_args, d.match) },
-	OPT_GROUP(analysis_group, struct diff_args, an, AN_TIME | AN_COMM | AN_JOBS, "allocations by"),
+	OPT_GROUP(input_group, struct diff_args, in, INPUT_TIME | INPUT_COMM | INPUT_JOBS, "allocations by"),
 	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
 	  "(default: fit the terminal, or $COLUMNS)" },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },
@@ -111,7 +111,7 @@ static int print(void *arg, FILE *out)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { .d = { .tables = TABLE_OPTS_INIT }, .an = ANALYSIS_OPTS_INIT };
+	struct diff_args a = { .d = { .tables = TABLE_OPTS_INIT }, .in = INPUT_OPTS_INIT };
 	const struct cmd_help *H = &diff_help;
 	char names[128];
 	int code, i, ret;
@@ -128,14 +128,14 @@ int cmd_diff(int argc, char **argv)
 	if (code >= 0)
 		return code;
 	a.d.width = term_width(a.output ? -1 : STDOUT_FILENO);
-	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.an.mo, MAX(a.an.window[0], 0), a.an.window[1], a.an.jobs);
+	ret = diff_open(&a.d, argv[i], argv[i + 1], &a.in.mo, MAX(a.in.window[0], 0), a.in.window[1], a.in.jobs);
 	if (!ret)
 		ret = diff_build(&a.d);
 	if (!ret)
 		ret = output_to(a.output, print, &a);
 	/* Damaged files: the whole diff, then what it leaves out of each. */
 	for (i = 0; i < 2 && a.d.side[i].opened; i++)
-		if (analysis_damage(&a.d.side[i].a) && !ret)
+		if (input_damage(&a.d.side[i].a) && !ret)
 			ret = EXIT_FAIL;
 	diff_close(&a.d);
 	return ret;

@@ -14,18 +14,18 @@
 #include <kmemtrace/event.h>
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefile.h>
-#include "report/analysis.h"
+#include "report/input.h"
 #include "report/report.h"
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
 
 struct dump {
-	struct analysis a;		/* the file, its symbols, task names and decoder */
+	struct input a;		/* the file, its symbols, task names and decoder */
 	struct kmt_file *f;
 	struct addr_opts addr;		/* --raw-ip, --hash-pointers */
 	struct kmt_flags *gfp_names;	/* from the file's formats, or NULL */
-	struct analysis_opts an;	/* -p, --comm, --time */
+	struct input_opts in;	/* -p, --comm, --time */
 	uint64_t lo, hi;		/* the same in the trace clock */
 	bool all;
 	bool matched;			/* an event of the task asked for, in the window */
@@ -40,7 +40,7 @@ struct dump {
 };
 
 static const struct opt dump_opts[] = {
-	OPT_GROUP(analysis_group, struct dump, an, AN_PID | AN_COMM | AN_TIME, "events of"),
+	OPT_GROUP(input_group, struct dump, in, INPUT_PID | INPUT_COMM | INPUT_TIME, "events of"),
 	OPT_GROUP(addresses_group, struct dump, addr, 0, "kernel addresses and pfns"),
 	{ 'a', 'a', "all", NULL, "also process-naming events and stacks" },
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -179,9 +179,9 @@ static bool wanted(struct dump *dp, const struct kmt_event *ev)
 {
 	if (ev->ts < dp->lo || ev->ts > dp->hi)
 		return false;
-	if (dp->an.mo.pid && ev->pid != dp->an.mo.pid)
+	if (dp->in.mo.pid && ev->pid != dp->in.mo.pid)
 		return false;
-	if (dp->an.mo.comm && strcmp(kmt_comm_name(dp->a.comms, ev->pid), dp->an.mo.comm))
+	if (dp->in.mo.comm && strcmp(kmt_comm_name(dp->a.comms, ev->pid), dp->in.mo.comm))
 		return false;
 	dp->matched = true;
 	return dp->all || ev->kind < KMT_EV_FORK || ev->kind > KMT_EV_STACK;
@@ -196,8 +196,8 @@ static void start(struct dump *dp)
 	const struct kmt_file_info *fi = kmt_file_info(dp->f);
 
 	dp->started = true;
-	dp->lo = dp->an.window[0] > 0 ? kmt_window_at(dp->t0, dp->an.window[0]) : 0;
-	dp->hi = dp->an.window[1] >= 0 ? kmt_window_at(dp->t0, dp->an.window[1]) : UINT64_MAX;
+	dp->lo = dp->in.window[0] > 0 ? kmt_window_at(dp->t0, dp->in.window[0]) : 0;
+	dp->hi = dp->in.window[1] >= 0 ? kmt_window_at(dp->t0, dp->in.window[1]) : UINT64_MAX;
 	printf("# %s: times are seconds from the trace's first event, at %.6f s of the %s clock\n",
 	       fi->path, (double)dp->t0 / 1e9, fi->clock ? fi->clock : "trace");
 }
@@ -260,7 +260,7 @@ static int run(struct dump *dp, const char *path)
 	struct kmt_diag d = { 0 };
 	int mb;
 
-	if (analysis_open(&dp->a, path, 0))
+	if (input_open(&dp->a, path, 0))
 		return EXIT_FAIL;
 	tuning_from_env(&ao.shards, &ao.parts);
 	dp->f = dp->a.f;
@@ -279,9 +279,9 @@ static int run(struct dump *dp, const char *path)
 		return error("%s", d.msg);
 	if (dp->started && dp->lo > dp->a.res.t_end)
 		return error("%s: the window starts at %.6f s, but the trace ends at %.6f s", path,
-			     dp->an.window[0], (double)(dp->a.res.t_end - dp->t0) / 1e9);
-	if ((dp->an.mo.pid || dp->an.mo.comm) && !dp->matched)
-		analysis_unmatched(path, &dp->an.mo, dp->an.window[0] > 0 || dp->an.window[1] >= 0);
+			     dp->in.window[0], (double)(dp->a.res.t_end - dp->t0) / 1e9);
+	if ((dp->in.mo.pid || dp->in.mo.comm) && !dp->matched)
+		input_unmatched(path, &dp->in.mo, dp->in.window[0] > 0 || dp->in.window[1] >= 0);
 	/* Every event that could be read, then what a damaged file lost. */
 	return file_damage(dp->f, dp->a.syms, dp->a.res.skipped, dp->a.res.nr_skipped) ? EXIT_FAIL : EXIT_OK;
 }
@@ -298,7 +298,7 @@ static int dump_opt(void *arg, int id, const char *value)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump dp = { .an = ANALYSIS_OPTS_INIT };
+	struct dump dp = { .in = INPUT_OPTS_INIT };
 	const char *path = "kmemtrace.dat";
 	int ret, code, i;
 
@@ -309,6 +309,6 @@ int cmd_dump(int argc, char **argv)
 	ret = run(&dp, path);
 	free(dp.shown);
 	kmt_flags_free(dp.gfp_names);
-	analysis_close(&dp.a);
+	input_close(&dp.a);
 	return ret;
 }

@@ -19,7 +19,7 @@ enum { O_VALUE = 256 };
 struct export_args {
 	struct export x;
 	const struct export_format *fmt;
-	struct analysis_opts an;
+	struct input_opts in;
 	struct addr_opts addr;		/* --hash-pointers */
 	bool named;			/* the output's name is ours, not -o's */
 	bool stats;
@@ -69,7 +69,7 @@ static const struct opt export_opts[] = {
 	  "allocations; page-bytes or pages of page allocations", .type = OT_CHOICE,
 	  .choices = flame_value_names, .what = "--value",
 	  .off = offsetof(struct export_args, x.value) },
-	OPT_GROUP(analysis_group, struct export_args, an, 0, "allocations by"),
+	OPT_GROUP(input_group, struct export_args, in, 0, "allocations by"),
 	OPT_GROUP(addresses_group, struct export_args, addr, ADDR_HASH, "kernel addresses"),
 	OPT_GROUP(stats_group, struct export_args, stats, 0, NULL),
 	{ 'h', 'h', "help", NULL, "this text" },
@@ -141,11 +141,11 @@ static int run(struct export_args *a, const char *in)
 		return error("%s", d.msg);
 	if (!to_stdout && output_is_trace(x->path))
 		return error("'%s' is a trace file: not overwriting it with an export", x->path);
-	if (analysis_open(&x->a, in, a->an.jobs))
+	if (input_open(&x->a, in, a->in.jobs))
 		return EXIT_FAIL;
 	x->a.stats = a->stats;
-	x->r = (struct report){ .path = in, .sections = section_all(), .t_start = a->an.window[0],
-				.t_end = a->an.window[1], .f = x->a.f, .syms = x->a.syms,
+	x->r = (struct report){ .path = in, .sections = section_all(), .t_start = a->in.window[0],
+				.t_end = a->in.window[1], .f = x->a.f, .syms = x->a.syms,
 				.addr = a->addr };
 	report_recorded(&x->r, x->a.dec, x->mo.cache);
 	x->mo.detail = a->fmt->detail;
@@ -168,9 +168,9 @@ static int run(struct export_args *a, const char *in)
 	else
 		ret = a->fmt->begin(x);
 	if (!ret)
-		ret = analysis_run(&x->a, a->an.buffer, &x->mo, &x->hooks, a->an.window[0], a->an.window[1]);
+		ret = input_run(&x->a, a->in.buffer, &x->mo, &x->hooks, a->in.window[0], a->in.window[1]);
 	if (!ret) {
-		uint64_t out0 = analysis_thread_cpu_ns();
+		uint64_t out0 = input_thread_cpu_ns();
 
 		x->r.m = x->a.m;
 		x->r.t0 = x->a.t0;
@@ -178,11 +178,11 @@ static int run(struct export_args *a, const char *in)
 		if (!ret && x->out && ferror(x->out))
 			ret = error("cannot write %s: %s", x->path, strerror(errno ? errno : EIO));
 		if (!ret && a->stats)
-			analysis_print_stats(&x->a, analysis_thread_cpu_ns() - out0);
+			input_print_stats(&x->a, input_thread_cpu_ns() - out0);
 	}
 	if (to_stdout)
 		return ret || fflush(stdout) ? (ret ? ret : error("cannot write: %s", strerror(errno))) :
-		       analysis_damage(&x->a);
+		       input_damage(&x->a);
 	if (ret) {
 		kmt_outfile_abort(&of);
 		return ret;
@@ -192,12 +192,12 @@ static int run(struct export_args *a, const char *in)
 	if (a->named)	/* a name the user did not give: say where it went */
 		fprintf(stderr, "%s: wrote %s\n", cmd_name, x->path);
 	/* A damaged trace: the file holds what could be read, and that is said. */
-	return analysis_damage(&x->a);
+	return input_damage(&x->a);
 }
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args a = { .an = ANALYSIS_OPTS_INIT };
+	struct export_args a = { .in = INPUT_OPTS_INIT };
 	const struct cmd_help *H = &export_help;
 	const char *in = "kmemtrace.dat";
 	char *path = NULL, names[128];
@@ -211,9 +211,9 @@ int cmd_export(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(H, argc, argv, i, &in);
 	if (code >= 0)
 		return code;
-	if (a.an.window[0] < 0)
-		a.an.window[0] = 0;
-	a.x.mo = a.an.mo;
+	if (a.in.window[0] < 0)
+		a.in.window[0] = 0;
+	a.x.mo = a.in.mo;
 	if (!a.x.path && !(a.x.path = path = default_output(in, a.fmt->ext)))
 		return error("out of memory");
 	a.named = path;
@@ -221,7 +221,7 @@ int cmd_export(int argc, char **argv)
 	if (a.x.priv && a.fmt->release)
 		a.fmt->release(&a.x);
 	free(a.x.priv);
-	analysis_close(&a.x.a);
+	input_close(&a.x.a);
 	free(path);
 	return ret;
 }

@@ -11,7 +11,7 @@
 
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/event.h>
-#include "report/analysis.h"
+#include "report/input.h"
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"

@@ -13,7 +13,7 @@
 
 #include <kmemtrace/base.h>
 #include "base/grow.h"
-#include "report/analysis.h"
+#include "report/input.h"
 #include "cmd.h"
 #include "util/util.h"
 #include "util/json.h"
@@ -26,15 +26,15 @@ enum { O_CALLSITE = 256, O_LIVE, O_ACCESSED, O_PAGES, O_PREEX, O_JSON };
 struct kmap_args {
 	struct kmap *k;
 	struct kmt_model_hooks *h;
-	struct analysis_opts an;
+	struct input_opts in;
 	struct addr_opts *addr;		/* --raw-ip, --hash-pointers: k->names.addr */
 	bool stats;
 };
 
 static const struct opt kmap_opts[] = {
 	{ O_CALLSITE, 0, "callsite", "FUNC", "only objects allocated from FUNC (a function name)" },
-	OPT_GROUP(analysis_group, struct kmap_args, an, AN_CACHE | AN_PID | AN_COMM | AN_TIME | AN_BUFFER | AN_JOBS,
-		  "objects allocated by"),
+	OPT_GROUP(input_group, struct kmap_args, in,
+		  INPUT_CACHE | INPUT_PID | INPUT_COMM | INPUT_TIME | INPUT_BUFFER | INPUT_JOBS, "objects allocated by"),
 	{ O_LIVE, 0, "live", NULL, "only objects still live at the end" },
 	{ O_ACCESSED, 0, "accessed", NULL, "only objects with watchpoint samples" },
 	{ O_PAGES, 0, "pages", NULL, "page allocations too (obj_va_ptr: pfn:N)" },
@@ -453,9 +453,9 @@ int cmd_kmap(int argc, char **argv)
 	struct kmap k = { .out = stdout, .free_head = KMT_MAP_NONE };
 	struct kmt_model_hooks h = { .object = on_object, .access = on_access, .arg = &k,
 				     .clone = kmap_clone, .fold = kmap_fold, .out = stdout };
-	struct kmap_args o = { .k = &k, .h = &h, .an = ANALYSIS_OPTS_INIT, .addr = &k.names.addr };
+	struct kmap_args o = { .k = &k, .h = &h, .in = INPUT_OPTS_INIT, .addr = &k.names.addr };
 	const char *path = "kmemtrace.dat";
-	struct analysis a;
+	struct input a;
 	uint64_t out0;
 	int ret, code, n;
 	size_t i;
@@ -464,9 +464,9 @@ int cmd_kmap(int argc, char **argv)
 	code = code >= 0 ? code : opt_file(&kmap_help, argc, argv, n, &path);
 	if (code >= 0)
 		return code;
-	ret = analysis_open(&a, path, o.an.jobs);
+	ret = input_open(&a, path, o.in.jobs);
 	if (ret) {
-		analysis_close(&a);
+		input_close(&a);
 		return ret;
 	}
 	a.stats = o.stats;
@@ -486,8 +486,8 @@ int cmd_kmap(int argc, char **argv)
 		/* The columns, as check and dump begin with a "#" line. */
 		fprintf(k.out, "# " OBJCOLS_KMAP "\n");
 	}
-	ret = analysis_run(&a, o.an.buffer, &o.an.mo, &h, MAX(o.an.window[0], 0), o.an.window[1]);
-	out0 = analysis_thread_cpu_ns();
+	ret = input_run(&a, o.in.buffer, &o.in.mo, &h, MAX(o.in.window[0], 0), o.in.window[1]);
+	out0 = input_thread_cpu_ns();
 	if (k.json) {
 		js_close(&k.js, ']');
 		fputc('\n', k.out);
@@ -500,14 +500,14 @@ int cmd_kmap(int argc, char **argv)
 	if (fflush(stdout) || ferror(stdout))
 		ret = error("writing the output: %s", strerror(errno));
 	else if (!ret)
-		ret = analysis_damage(&a);
+		ret = input_damage(&a);
 	/* The records the model wrote are its stage's; the output, the main thread's after it. */
 	if (o.stats && !ret)
-		analysis_print_stats(&a, analysis_thread_cpu_ns() - out0);
+		input_print_stats(&a, input_thread_cpu_ns() - out0);
 	/* As report says of a cache or a task that is not there: a warning, and the empty output is right. */
 	if (!ret && k.callsite && !k.callsite_seen)
 		warning("%s: no object allocated in function '%.60s' is in the trace%s: nothing to report", path,
-			k.callsite, o.an.window[0] > 0 || o.an.window[1] >= 0 ? " window" : "");
-	analysis_close(&a);
+			k.callsite, o.in.window[0] > 0 || o.in.window[1] >= 0 ? " window" : "");
+	input_close(&a);
 	return ret;
 }

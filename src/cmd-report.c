@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/analysis.h"
+#include "report/input.h"
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
@@ -20,7 +20,7 @@ enum { O_SECTIONS = 256, O_JSON, O_CSV, O_COLUMNS, O_STACKS, O_HTML, O_WIDE };
 
 struct report_args {
 	struct report r;
-	struct analysis_opts an;
+	struct input_opts in;
 	const char *csv, *output;
 	bool json, html, stats;
 };
@@ -32,7 +32,7 @@ static const struct opt report_opts[] = {
 	  "default), allocs, frees, req, waste, frag, x-cpu,\nlive, pages, callsite, name, comm, pid",
 	  OPT_LIST, report_sort_keys },
 	OPT_GROUP(tables_group, struct report_args, r.tables, 0, NULL),
-	OPT_GROUP(analysis_group, struct report_args, an, 0, "allocations by"),
+	OPT_GROUP(input_group, struct report_args, in, 0, "allocations by"),
 	{ O_STACKS, 0, "stacks", "N", "text: stacks shown under each call site (default 3)" },
 	{ O_WIDE, 0, "wide", NULL, "text: every column, whole names and stacks, however\n"
 	  "wide (default: fit the terminal, or $COLUMNS)" },
@@ -117,13 +117,13 @@ static int print(void *arg, FILE *out)
 	return EXIT_OK;
 }
 
-static int run(struct report *r, struct analysis *a, const char *buffer, enum format format,
+static int run(struct report *r, struct input *a, const char *buffer, enum format format,
 	       const char *csv, const char *path, struct kmt_model_opts *mo, bool stats, int jobs)
 {
 	uint64_t out0;
 	int ret;
 
-	ret = analysis_open(a, r->path, jobs);
+	ret = input_open(a, r->path, jobs);
 	if (ret)
 		return ret;
 	a->stats = stats;
@@ -132,19 +132,19 @@ static int run(struct report *r, struct analysis *a, const char *buffer, enum fo
 	r->skipped = a->skipped;
 	report_recorded(r, a->dec, mo->cache);
 	r->gfp_names = kmt_flags_gfp(kmt_file_formats(r->f));
-	ret = analysis_run(a, buffer, mo, NULL, r->t_start, r->t_end);
+	ret = input_run(a, buffer, mo, NULL, r->t_start, r->t_end);
 	if (ret)
 		return ret;
 	r->m = a->m;
 	r->t0 = a->t0;
-	out0 = analysis_thread_cpu_ns();
+	out0 = input_thread_cpu_ns();
 	ret = output_to(path, print, &(struct printing){ r, format, csv });
 	if (stats)
-		analysis_print_stats(a, analysis_thread_cpu_ns() - out0);
+		input_print_stats(a, input_thread_cpu_ns() - out0);
 	if (*r->skipped && format == F_TEXT)
 		warning("events the report cannot use (their format lacks a field): %s", r->skipped);
 	/* A damaged file: the whole report, then what it leaves out. */
-	return ret ? ret : analysis_damage(a);
+	return ret ? ret : input_damage(a);
 }
 
 static const char *type_name(const struct rcol *c)
@@ -232,11 +232,11 @@ int cmd_report(int argc, char **argv)
 	struct report_args o = {
 		.r = { .path = "kmemtrace.dat", .sections = section_all(), .all_sections = true,
 		       .tables = TABLE_OPTS_INIT, .stacks_per_site = 3 },
-		.an = ANALYSIS_OPTS_INIT,
+		.in = INPUT_OPTS_INIT,
 	};
 	const struct cmd_help *H = &report_help;
 	struct report *r = &o.r;
-	struct analysis a;
+	struct input a;
 	unsigned int fitted = 0;
 	int ret, code, i;
 
@@ -252,19 +252,19 @@ int cmd_report(int argc, char **argv)
 	/* Text fits the terminal, or $COLUMNS (into a pipe or a file too). */
 	r->width = term_width(o.output ? -1 : STDOUT_FILENO);
 	r->fitted = &fitted;
-	r->t_start = o.an.window[0] < 0 ? 0 : o.an.window[0];
-	r->t_end = o.an.window[1];
+	r->t_start = o.in.window[0] < 0 ? 0 : o.in.window[0];
+	r->t_end = o.in.window[1];
 	if (o.html) {
 		/* A page stays small: bounded tables, a few stacks per call site. */
-		o.an.mo.detail = true;
+		o.in.mo.detail = true;
 		if (!r->tables.top_set)
 			r->tables.top = 100;
 		r->tables.top_set = true;
 		r->nested_top = 10;
 	}
-	ret = run(r, &a, o.an.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
-		  o.output, &o.an.mo, o.stats, o.an.jobs);
+	ret = run(r, &a, o.in.buffer, o.html ? F_HTML : o.json ? F_JSON : o.csv ? F_CSV : F_TEXT, o.csv,
+		  o.output, &o.in.mo, o.stats, o.in.jobs);
 	kmt_flags_free(r->gfp_names);
-	analysis_close(&a);
+	input_close(&a);
 	return ret;
 }

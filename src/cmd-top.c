@@ -23,7 +23,7 @@
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
-#include "report/analysis.h"
+#include "report/input.h"
 #include "top/top.h"
 
 #define PUMP_MS 100			/* pages taken and analysed this often */
@@ -54,7 +54,7 @@ static const struct opt top_opts[] = {
 	{ O_PREFAULT, 0, "prefault", "MB", "memory per CPU for pages the analysis has yet to\n"
 	  "take, faulted in before tracing starts (default:\nhalf of what the ring buffers leave of "
 	  "the\nmemory budget, over the CPUs; 0: none; see above)" },
-	/* The analysis group's range (analysis.c), its own help: top's threads are not report's. */
+	/* The input group's range (input.c), its own help: top's threads are not report's. */
 	{ 'j', 'j', "jobs", "N", "threads for the analysis: from 2, taking, merging and\n"
 	  "decoding the pages run on one of their own, the model\non top's; from 4, the model in N-2 "
 	  "shards (at most\n32); 1: all on top's (default: the CPUs it may run\non, as nproc counts)",
@@ -489,7 +489,7 @@ int cmd_top(int argc, char **argv)
 	if (t.prefault_mb >= 0)
 		t.rc.o.live_prefault = MIN((size_t)t.prefault_mb << 20,
 					   t.rc.o.live_max_bytes / (size_t)MAX(sysconf(_SC_NPROCESSORS_ONLN), 1));
-	t.jobs = analysis_jobs(t.jobs);
+	t.jobs = input_jobs(t.jobs);
 	t.rc.o.quiet = true;
 	t.rc.clock = "mono";
 	/* Every thread blocks SIGWINCH, so that its signalfd sees it. */

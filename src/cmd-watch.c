@@ -15,7 +15,7 @@
 
 #include <kmemtrace/event.h>
 #include <kmemtrace/watch.h>
-#include "report/analysis.h"
+#include "report/input.h"
 #include "cmd.h"
 #include "util/util.h"
 #include "util/opt.h"
@@ -300,7 +300,7 @@ static void w_done(struct recording *rc, void *arg, const struct kmt_finalize_re
 	struct watch *w = arg;
 	const struct kmt_watcher_stats *st = kmt_watcher_stats(w->w);
 	struct kmt_model_opts mo = { 0 };
-	struct analysis a = { 0 };
+	struct input a = { 0 };
 	char n1[32], n2[32], n3[32], n4[32];
 	uint32_t off;
 
@@ -342,8 +342,8 @@ static void w_done(struct recording *rc, void *arg, const struct kmt_finalize_re
 				"were watched (try other offsets, or --scan)\n", cmd_name);
 	}
 	/* What the analysis keeps: samples in a live object, per the recorded frees. */
-	if (analysis_open(&a, rc->o.output, 0) == EXIT_OK &&
-	    analysis_run(&a, NULL, &mo, NULL, -1, -1) == EXIT_OK) {
+	if (input_open(&a, rc->o.output, 0) == EXIT_OK &&
+	    input_run(&a, NULL, &mo, NULL, -1, -1) == EXIT_OK) {
 		const struct kmt_summary *sum = kmt_model_summary(a.m);
 
 		fprintf(stderr, "%s: %s %s and %s %s in %s %s; %s %s dropped (no live object there then: "
@@ -357,7 +357,7 @@ static void w_done(struct recording *rc, void *arg, const struct kmt_finalize_re
 			fmt_count((double)sum->access_dropped, false, n4, sizeof(n4)),
 			plural((double)sum->access_dropped, "sample", "samples"));
 	}
-	analysis_close(&a);
+	input_close(&a);
 }
 
 /* ---- the command ---- */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- *  * libkmemtrace, the tracefile stage (src/lib/tracefile/): trace.dat
- * read and written: event formats, ring-buffer pages, sections, per-CPU
- * data, one time-ordered stream, the census.
+ * libkmemtrace, the tracefile stage (src/lib/tracefile/): trace.dat read
+ * and written: event formats, ring-buffer pages, per-CPU data, one
+ * time-ordered stream, the census. The file format's internals (the
+ * section walk, the page writer, most of the ring-buffer encoding) are
+ * the library's own, in private headers beside its sources.
  */
 #ifndef KMEMTRACE_TRACEFILE_H
 #define KMEMTRACE_TRACEFILE_H
@@ -107,25 +109,17 @@ void kmt_page_layout_default(struct kmt_page_layout *pl, int long_size);
  * outside the page.
  */
 
-#define KMT_RB_MISSED_EVENTS (1ULL << 31)
-#define KMT_RB_MISSED_STORED (1ULL << 30)
-#define KMT_RB_COMMIT_MASK ((1U << 27) - 1)
-
 /*
  * The event header: type_len in the low KMT_RB_TYPE_LEN_BITS bits and the
  * time delta above them (little-endian; a big-endian file has type_len in
  * the top bits). type_len 1 .. KMT_RB_TYPE_DATA_MAX is a data event of
- * type_len * 4 bytes; 0 a data event whose length follows; the values
- * above data lengths are padding, time extend and absolute time stamp.
+ * type_len * 4 bytes, the case kmt_page_next() reads inline; the rest of
+ * the encoding (the commit word's flags, padding, time extend and stamp)
+ * is the library's own (src/lib/tracefile/page-local.h).
  */
 #define KMT_RB_TYPE_LEN_BITS 5
 #define KMT_RB_TYPE_LEN_MASK ((1U << KMT_RB_TYPE_LEN_BITS) - 1)
 #define KMT_RB_TYPE_DATA_MAX 28
-#define KMT_RB_TYPE_PADDING 29
-#define KMT_RB_TYPE_TIME_EXTEND 30
-#define KMT_RB_TYPE_TIME_STAMP 31
-#define KMT_RB_DELTA_BITS 27
-#define KMT_RB_DELTA_MASK ((1U << KMT_RB_DELTA_BITS) - 1)
 
 struct kmt_page {
 	const uint8_t *base;		/* the whole sub-buffer */
@@ -239,44 +233,6 @@ bool kmt_cpustat_parse(struct kmt_cpustat *st, const char *text, size_t len);
  * recorder took with it (--recover). @st may be NULL (no stats).
  */
 uint64_t kmt_cpustat_lost(const struct kmt_cpustat *st, uint64_t counted);
-
-/*
- * Writing ring-buffer pages the way the kernel packs them (64-bit layout:
- * u64 timestamp, u64 commit, 4-byte event headers, TIME_EXTEND for deltas
- * that do not fit 27 bits, type_len 0 for payloads over 112 bytes, a
- * missed-events flag and count). kmemtrace watch stores its synthesized
- * samples this way so every reader decodes them like kernel events; the
- * tests build traces with it.
- */
-
-/* Receives each finished page (@size bytes); returns 0 or -errno. */
-typedef int (*kmt_pagew_out)(void *arg, const uint8_t *page, uint32_t size);
-
-struct kmt_pagew {
-	uint8_t *page;
-	uint32_t size, used;
-	bool open;
-	uint64_t page_ts, last_ts;
-	bool lost_flag;
-	int64_t lost;
-	uint64_t clamped;		/* events whose time went back, given the last time */
-	kmt_pagew_out out;
-	void *arg;
-};
-
-/* Pages of @subbuf bytes (at least 64). 0, or -ENOMEM/-EINVAL. */
-int kmt_pagew_init(struct kmt_pagew *w, uint32_t subbuf, kmt_pagew_out out, void *arg);
-void kmt_pagew_release(struct kmt_pagew *w);
-/*
- * Append one event: @len payload bytes (the record, common fields first)
- * at time @ts. Returns 0, -E2BIG if it cannot fit a page, or the output's
- * error.
- */
-int kmt_pagew_add(struct kmt_pagew *w, uint64_t ts, const void *payload, uint32_t len);
-/* Events were lost here: the next page says so (@lost < 0: how many unknown). */
-int kmt_pagew_lost(struct kmt_pagew *w, int64_t lost);
-/* Finish the current page, if any, and hand it out. */
-int kmt_pagew_flush(struct kmt_pagew *w);
 
 /*
  * What a recording says about itself, typed: which recorder made it and
@@ -449,33 +405,6 @@ struct kmt_damage {
 
 /* The damage found at open, *@n entries (owned by the file); NULL if none. */
 const struct kmt_damage *kmt_file_damage(const struct kmt_file *f, int *n);
-
-/*
- * v7 files are a sequence of sections from the end of the file header to
- * the end of the file; checkers walk them with these (v6 has none).
- */
-struct kmt_section {
-	uint64_t offset;		/* of its header */
-	uint16_t id, flags;
-	uint64_t size;			/* payload bytes (KMT_ETRUNC: bytes left) */
-	bool known;			/* an id trace-cmd defines */
-	bool past_end;			/* the payload runs past the end of the file */
-	const char *name;		/* "kallsyms", "flyrecord", ... or NULL */
-};
-
-struct kmt_section_iter {
-	const struct kmt_file *f;
-	uint64_t off;
-};
-
-void kmt_section_iter_init(struct kmt_section_iter *it, const struct kmt_file *f);
-/*
- * The next section into @s: 1, or 0 after the last. KMT_ETRUNC if the
- * bytes left are too few for a section header (@s->offset, @s->size say
- * where and how many); after a section that runs past the end
- * (@s->past_end), the walk is over.
- */
-int kmt_section_next(struct kmt_section_iter *it, struct kmt_section *s);
 
 int kmt_file_nr_buffers(const struct kmt_file *f);
 const struct kmt_buffer *kmt_file_buffer(const struct kmt_file *f, int i);

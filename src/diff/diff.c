@@ -35,13 +35,13 @@ static int open_side(struct dside *s, const char *path, struct kmt_model_opts *m
 	s->path = path;
 	s->r = (struct report){ .path = path, .sections = section_all(), .t_start = t_start,
 				.t_end = t_end };
-	if (analysis_open(&s->a, path, jobs))
+	if (input_open(&s->a, path, jobs))
 		return EXIT_FAIL;
 	s->opened = true;
 	s->r.f = s->a.f;
 	s->r.syms = s->a.syms;
 	report_recorded(&s->r, s->a.dec, mo->cache);
-	if (analysis_run(&s->a, NULL, mo, NULL, t_start, t_end))
+	if (input_run(&s->a, NULL, mo, NULL, t_start, t_end))
 		return EXIT_FAIL;
 	s->r.m = s->a.m;
 	s->r.t0 = s->a.t0;
@@ -94,7 +94,7 @@ static void *side_main(void *arg)
 static int open_sides(struct diff *d, const char *old, const char *new_, struct kmt_model_opts *mo,
 		      struct kmt_model_opts *mo2, double t_start, double t_end, int jobs)
 {
-	int n = analysis_jobs(jobs), ret;
+	int n = input_jobs(jobs), ret;
 	struct side_job j = { &d->side[1], new_, mo2, t_start, t_end, MAX(n / 2, 1), 0, NULL, 0 };
 	pthread_t th;
 
@@ -148,7 +148,7 @@ void diff_close(struct diff *d)
 	}
 	for (s = 0; s < 2; s++)
 		if (d->side[s].opened)
-			analysis_close(&d->side[s].a);
+			input_close(&d->side[s].a);
 }
 
 static int cmp_str(const void *a, const void *b)

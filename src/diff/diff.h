@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/analysis.h"
+#include "report/input.h"
 #include "report/report.h"
 
 #define DIFF_FIELDS 8
@@ -121,7 +121,7 @@ struct dtable {
 
 struct dside {
 	const char *path;
-	struct analysis a;
+	struct input a;
 	struct report r;
 	bool opened;
 	double span;			/* seconds */

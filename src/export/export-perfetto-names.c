@@ -65,7 +65,7 @@ struct perfetto_names {
 	struct export *x;
 	struct pb pkt, te, idata;	/* a packet, its track event, its new interned entries */
 	/* number 0 of each is "": interning ids start at 1 */
-	struct intern names, cats, keys, strs;
+	struct strtab names, cats, keys, strs;
 	struct intern_map by_site[KMT_EV_NR];	/* call site -> the event's name id, per kind */
 	struct intern_map site_str;	/* call site -> the id of "function+0x5e" */
 	struct intern_map gfp_str;	/* gfp value -> the id of its names */
@@ -78,7 +78,7 @@ struct perfetto_names {
 	struct intern_map threads;	/* tid + 1 -> 1 once its track is described */
 	struct kmt_flags *gfp;		/* gfp flag names from the file's formats, or NULL */
 	struct literal_iid {		/* the program's own strings' ids, by address (literal_iid()) */
-		const struct intern *t;
+		const struct strtab *t;
 		const char *s;
 		uint64_t id;
 	} lit[256];
@@ -95,8 +95,8 @@ struct perfetto_names *perfetto_names_new(struct export *x)
 	if (!n)
 		return NULL;
 	n->x = x;
-	if (intern_id(&n->names, "") || intern_id(&n->cats, "") || intern_id(&n->keys, "") ||
-	    intern_id(&n->strs, "")) {
+	if (strtab_id(&n->names, "") || strtab_id(&n->cats, "") || strtab_id(&n->keys, "") ||
+	    strtab_id(&n->strs, "")) {
 		perfetto_names_free(n);
 		return NULL;
 	}
@@ -113,10 +113,10 @@ void perfetto_names_free(struct perfetto_names *n)
 	pb_release(&n->pkt);
 	pb_release(&n->te);
 	pb_release(&n->idata);
-	intern_release(&n->names);
-	intern_release(&n->cats);
-	intern_release(&n->keys);
-	intern_release(&n->strs);
+	strtab_release(&n->names);
+	strtab_release(&n->cats);
+	strtab_release(&n->keys);
+	strtab_release(&n->strs);
 	for (k = 0; k < KMT_EV_NR; k++)
 		intern_map_release(&n->by_site[k]);
 	intern_map_release(&n->site_str);
@@ -133,10 +133,10 @@ bool perfetto_names_failed(const struct perfetto_names *n)
 }
 
 /* The interning id of @s in @t; new, it goes into this packet's InternedData @field. 0 on ENOMEM. */
-static uint64_t iid(struct perfetto_names *n, struct intern *t, uint32_t field, const char *s)
+static uint64_t iid(struct perfetto_names *n, struct strtab *t, uint32_t field, const char *s)
 {
-	size_t before = intern_count(t);
-	int64_t id = intern_id(t, s);
+	size_t before = strtab_count(t);
+	int64_t id = strtab_id(t, s);
 	size_t m;
 
 	if (id <= 0) {
@@ -157,7 +157,7 @@ static uint64_t iid(struct perfetto_names *n, struct intern *t, uint32_t field, 
  * names: literals, whose address says which), remembered by address: a
  * few per event, each a hash and a compare otherwise.
  */
-static uint64_t literal_iid(struct perfetto_names *n, struct intern *t, uint32_t field, const char *s)
+static uint64_t literal_iid(struct perfetto_names *n, struct strtab *t, uint32_t field, const char *s)
 {
 	struct literal_iid *l = &n->lit[((uintptr_t)s >> 3 ^ (uintptr_t)t >> 6) % (sizeof(n->lit) / sizeof(n->lit[0]))];
 

@@ -69,7 +69,7 @@ struct sample {
 };
 
 struct pprof {
-	struct intern str;		/* the samples' cache and task names (index 0 is "") */
+	struct strtab str;		/* the samples' cache and task names (index 0 is "") */
 	struct sample *s;
 	size_t n, alloc;
 	struct kmt_map by_key;		/* sample_hash() -> index; samples may share a hash */
@@ -129,8 +129,8 @@ static void on_object(void *arg, const struct kmt_object *o)
 		k.site = o->alloc_site ? o->alloc_site : PAGE_NOSITE;
 		k.stack = UINT32_MAX;
 	}
-	k.cache = page ? intern_id(&p->str, "pages") : o->cache ? intern_id(&p->str, o->cache) : 0;
-	k.comm = o->comm ? intern_id(&p->str, o->comm) : 0;
+	k.cache = page ? strtab_id(&p->str, "pages") : o->cache ? strtab_id(&p->str, o->cache) : 0;
+	k.comm = o->comm ? strtab_id(&p->str, o->comm) : 0;
 	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
 		x->failed = true;
 		return;
@@ -206,7 +206,7 @@ static void release(struct export *x);
 /* @p (zeroed) ready: string 0 is "", as profile.proto wants. */
 static int pprof_init(struct pprof *p)
 {
-	return intern_id(&p->str, "") ? -1 : 0;
+	return strtab_id(&p->str, "") ? -1 : 0;
 }
 
 /* A shard's export and its state (clone()'s), gone. */
@@ -249,8 +249,8 @@ static void fold(void *arg, void *cl, const struct kmt_model *m)
 		struct sample key = q->s[i], *s;
 
 		key.stack = kmt_model_shard_stack(m, q->shard, key.stack);
-		key.cache = key.cache ? intern_id(&p->str, intern_str(&q->str, (size_t)key.cache)) : 0;
-		key.comm = key.comm ? intern_id(&p->str, intern_str(&q->str, (size_t)key.comm)) : 0;
+		key.cache = key.cache ? strtab_id(&p->str, strtab_str(&q->str, (size_t)key.cache)) : 0;
+		key.comm = key.comm ? strtab_id(&p->str, strtab_str(&q->str, (size_t)key.comm)) : 0;
 		if (key.cache < 0 || key.comm < 0 || !(s = sample_of(p, &key))) {
 			x->failed = true;
 			break;
@@ -277,16 +277,16 @@ static int begin(struct export *x)
 static int cmp_sample(const void *a, const void *b, void *arg)
 {
 	const struct sample *x = a, *y = b;
-	const struct intern *t = arg;
+	const struct strtab *t = arg;
 	int c;
 
 	if (x->site != y->site)
 		return x->site < y->site ? -1 : 1;
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
-	if ((c = strcmp(intern_str(t, (size_t)x->cache), intern_str(t, (size_t)y->cache))))
+	if ((c = strcmp(strtab_str(t, (size_t)x->cache), strtab_str(t, (size_t)y->cache))))
 		return c;
-	return strcmp(intern_str(t, (size_t)x->comm), intern_str(t, (size_t)y->comm));
+	return strcmp(strtab_str(t, (size_t)x->comm), strtab_str(t, (size_t)y->comm));
 }
 
 /* Locations (one per address) and functions (one per name), in the order met. */
@@ -314,20 +314,20 @@ static uint64_t loc_id(struct locs *l, uint64_t addr, bool *oom)
 	return ++l->n;
 }
 
-static void value_type(struct pb *b, uint32_t field, struct intern *t, const char *type, const char *unit)
+static void value_type(struct pb *b, uint32_t field, struct strtab *t, const char *type, const char *unit)
 {
 	size_t m = pb_begin(b, field);
 
-	pb_int(b, VALUETYPE_TYPE, intern_id(t, type));
-	pb_int(b, VALUETYPE_UNIT, intern_id(t, unit));
+	pb_int(b, VALUETYPE_TYPE, strtab_id(t, type));
+	pb_int(b, VALUETYPE_UNIT, strtab_id(t, unit));
 	pb_end(b, m);
 }
 
-static void label(struct pb *b, struct intern *t, const char *key, int64_t str)
+static void label(struct pb *b, struct strtab *t, const char *key, int64_t str)
 {
 	size_t m = pb_begin(b, SAMPLE_LABEL);
 
-	pb_int(b, LABEL_KEY, intern_id(t, key));
+	pb_int(b, LABEL_KEY, strtab_id(t, key));
 	pb_int(b, LABEL_STR, str);
 	pb_end(b, m);
 }
@@ -359,7 +359,7 @@ static int gzip_out(const struct pb *b, FILE *out)
 static int end(struct export *x)
 {
 	struct pprof *p = x->priv;
-	struct intern strs = { 0 }, *t = &strs;	/* the profile's string table, as met in writing */
+	struct strtab strs = { 0 }, *t = &strs;	/* the profile's string table, as met in writing */
 	const struct kmt_summary *sum = kmt_model_summary(x->r.m);
 	struct locs l = { 0 };
 	struct pb b = { 0 };
@@ -375,7 +375,7 @@ static int end(struct export *x)
 		oom = true;
 	if (p->n > 1)
 		qsort_r(p->s, p->n, sizeof(*p->s), cmp_sample, &p->str);
-	if (intern_id(t, "") != 0)
+	if (strtab_id(t, "") != 0)
 		oom = true;
 	for (i = 0; i < NV; i++)
 		value_type(&b, PROFILE_SAMPLE_TYPE, t, value_types[i][0], value_types[i][1]);
@@ -395,9 +395,9 @@ static int end(struct export *x)
 		pb_packed(&b, SAMPLE_LOCATION_ID, ids, nf + 1);
 		pb_packed(&b, SAMPLE_VALUE, s->v, NV);
 		if (s->cache)
-			label(&b, t, "cache", intern_id(t, intern_str(&p->str, (size_t)s->cache)));
+			label(&b, t, "cache", strtab_id(t, strtab_str(&p->str, (size_t)s->cache)));
 		if (s->comm)
-			label(&b, t, "comm", intern_id(t, intern_str(&p->str, (size_t)s->comm)));
+			label(&b, t, "comm", strtab_id(t, strtab_str(&p->str, (size_t)s->comm)));
 		pb_end(&b, m);
 	}
 	for (i = 0; i < l.n; i++) {
@@ -408,17 +408,17 @@ static int end(struct export *x)
 	pb_uint(&b, MAPPING_ID, 1);
 	pb_uint(&b, MAPPING_MEMORY_START, l.n ? lo : 0);
 	pb_uint(&b, MAPPING_MEMORY_LIMIT, l.n ? hi + 1 : 0);
-	pb_int(&b, MAPPING_FILENAME, intern_id(t, "[kernel.kallsyms]"));
+	pb_int(&b, MAPPING_FILENAME, strtab_id(t, "[kernel.kallsyms]"));
 	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
 	pb_end(&b, m);
 	/* A location per address, a function per name (its id: the name's string id). */
 	if (!oom && !(fnid = malloc((l.n + 1) * sizeof(*fnid))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++)
-		if ((fnid[i] = intern_id(t, l.addr[i] == PAGE_NOSITE ? "(page allocation, no stack)" :
+		if ((fnid[i] = strtab_id(t, l.addr[i] == PAGE_NOSITE ? "(page allocation, no stack)" :
 					 site_function(&x->r, l.addr[i], name, sizeof(name)))) < 0)
 			oom = true;
-	if (!oom && !(done = calloc(intern_count(t) + 1, sizeof(*done))))
+	if (!oom && !(done = calloc(strtab_count(t) + 1, sizeof(*done))))
 		oom = true;
 	for (i = 0; i < l.n && !oom; i++) {
 		size_t ml;
@@ -440,7 +440,7 @@ static int end(struct export *x)
 		pb_uint(&b, FUNCTION_ID, (uint64_t)fnid[i]);
 		pb_int(&b, FUNCTION_NAME, fnid[i]);
 		pb_int(&b, FUNCTION_SYSTEM_NAME, fnid[i]);
-		pb_int(&b, FUNCTION_FILENAME, intern_id(t, "[kernel.kallsyms]"));
+		pb_int(&b, FUNCTION_FILENAME, strtab_id(t, "[kernel.kallsyms]"));
 		pb_end(&b, m);
 	}
 	pb_int(&b, PROFILE_DURATION_NANOS, (int64_t)(kmt_summary_span(sum)));
@@ -455,11 +455,11 @@ static int end(struct export *x)
 		 sum->stack_sample > 1 ? sampled : "every slab and page allocation, not sampled",
 		 sum->damaged_gaps ? "; THE FILE IS DAMAGED: counts are lower bounds" :
 		 sum->affected_by_loss ? "; EVENTS WERE LOST: counts are lower bounds" : "");
-	pb_int(&b, PROFILE_COMMENT, intern_id(t, comment));
-	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, intern_id(t, "alloc_space"));
+	pb_int(&b, PROFILE_COMMENT, strtab_id(t, comment));
+	pb_int(&b, PROFILE_DEFAULT_SAMPLE_TYPE, strtab_id(t, "alloc_space"));
 	/* The string table last: every string is in it by now. */
-	for (i = 0; i < intern_count(t); i++)
-		pb_str(&b, PROFILE_STRING_TABLE, intern_str(t, i));
+	for (i = 0; i < strtab_count(t); i++)
+		pb_str(&b, PROFILE_STRING_TABLE, strtab_str(t, i));
 	if (oom || b.oom || t->oom)
 		ret = error("out of memory");
 	else if (gzip_out(&b, x->out))
@@ -467,7 +467,7 @@ static int end(struct export *x)
 	free(ids);
 	free(fnid);
 	free(done);
-	intern_release(&strs);
+	strtab_release(&strs);
 	free(l.addr);
 	kmt_map_release(&l.by_addr);
 	pb_release(&b);
@@ -478,7 +478,7 @@ static void release(struct export *x)
 {
 	struct pprof *p = x->priv;
 
-	intern_release(&p->str);
+	strtab_release(&p->str);
 	free(p->s);
 	kmt_map_release(&p->by_key);
 }

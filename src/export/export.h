@@ -22,12 +22,12 @@
 
 #include <kmemtrace/base.h>
 
-#include "report/analysis.h"
+#include "report/input.h"
 #include "report/report.h"
 
 struct export {
 	struct report r;		/* the model and the names, as report has them */
-	struct analysis a;
+	struct input a;
 	struct kmt_model_opts mo;
 	struct kmt_model_hooks hooks;	/* set by the format's begin() */
 	const char *path;		/* the output's final name; "-": standard output */

@@ -14,7 +14,7 @@
 
 #include <kmemtrace/base.h>
 
-#include "report/analysis.h"
+#include "report/input.h"
 #include "hookpipe.h"
 
 #define ITEMS 1024			/* items a batch */
@@ -77,7 +77,7 @@ static void *writer(void *arg)
 		write_batch(p, &p->b[n % NB]);
 		kmt_handoff_took(p->h, 0);
 	}
-	p->cpu_ns = analysis_thread_cpu_ns();
+	p->cpu_ns = input_thread_cpu_ns();
 	return NULL;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The exports' strings and numbers, over the one interner and map
- * (include/kmemtrace/base.h: kmt_intern, kmt_map): an id of -1 means out
- * of memory, and the table remembers it (->oom), so a writer can finish
- * and then say its output would be incomplete.
+ * The exports' interning: string tables (struct strtab: pprof's string
+ * table, Perfetto's interned names) and maps of keys to numbers, over the
+ * one interner and map (include/kmemtrace/base.h: kmt_intern, kmt_map). A
+ * string's id of -1 means out of memory, and the table remembers it
+ * (->oom), so a writer can finish and then say its output would be
+ * incomplete.
  */
 #ifndef KMT_INTERN_H
 #define KMT_INTERN_H
@@ -14,14 +16,14 @@
 
 #include <kmemtrace/base.h>
 
-/* Strings by number, from 0 in the order added; zero it to start. */
-struct intern {
+/* A string table: strings by number, from 0 in the order added; zero it to start. */
+struct strtab {
 	struct kmt_intern in;
 	bool oom;			/* a string could not be added: the output is incomplete */
 };
 
 /* The number of @s, @s added if new; -1 on ENOMEM (and then t->oom). */
-static inline int64_t intern_id(struct intern *t, const char *s)
+static inline int64_t strtab_id(struct strtab *t, const char *s)
 {
 	int64_t id = kmt_intern_id(&t->in, 0, s);
 
@@ -30,17 +32,17 @@ static inline int64_t intern_id(struct intern *t, const char *s)
 	return id < 0 ? -1 : id;
 }
 
-static inline size_t intern_count(const struct intern *t)
+static inline size_t strtab_count(const struct strtab *t)
 {
 	return t->in.n;
 }
 
-static inline const char *intern_str(const struct intern *t, size_t i)
+static inline const char *strtab_str(const struct strtab *t, size_t i)
 {
 	return t->in.str[i];
 }
 
-static inline void intern_release(struct intern *t)
+static inline void strtab_release(struct strtab *t)
 {
 	kmt_intern_release(&t->in);
 }

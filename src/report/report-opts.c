@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The option groups of the commands that print the report's names and
- * tables (src/report/report.h), beside the analysis group (analysis.c):
+ * tables (src/report/report.h), beside the input group (input.c):
  * how kernel addresses are written (--raw-ip, --hash-pointers), how many
  * rows a table has (-n), and the analysis's stages timed (--stats). Each
  * is declared once here and brought into a command by OPT_GROUP(), so its
@@ -15,7 +15,7 @@
 #include "util/opt.h"
 #include "report.h"
 
-enum { O_RAWIP = 0x2001, O_HASH, O_STATS };	/* beside the analysis group's 0x1001... */
+enum { O_RAWIP = 0x2001, O_HASH, O_STATS };	/* beside the input group's 0x1001... */
 
 /* In the order of the ADDR_ bits. */
 static const struct opt addresses_opts[] = {

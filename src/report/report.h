@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmemtrace report, shared between its files: the options, the model
- * with everything needed to print it, and the three printers.
+ * with everything needed to print it, and the four printers (text, JSON,
+ * CSV and the HTML page).
  */
 #ifndef KMT_REPORT_H
 #define KMT_REPORT_H
@@ -31,7 +32,7 @@ enum {
 
 /*
  * The option groups of the commands that print the report's names and
- * tables (report-opts.c), beside the analysis group (analysis.h); in a
+ * tables (report-opts.c), beside the input group (input.h); in a
  * command's table, e.g.
  *   OPT_GROUP(addresses_group, struct x, addr, 0, "kernel addresses")
  * addresses: --raw-ip and --hash-pointers (the noun: what is hashed);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Options as data, after perf's OPT_* arrays and tmux's cmd_entry: each
- * command declares one table, and its parser, its --help text and the
- * option lists of the manual are all read from it, so an option cannot
- * exist without its documentation.
+ * command declares one table, and its parser, its --help text and its bash
+ * completion are all read from it, so an option cannot exist without its
+ * help line. The manual (docs/kmemtrace.1) is written by hand; tests
+ * t0000 and t0070 check that it names every option and value the tables do.
  *
  *	static const struct opt record_opts[] = {
  *		{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat)" },
@@ -16,7 +17,7 @@
  * and a default that the parser sets first and the help prints. A choice
  * (OT_CHOICE) is one table of names, which gives its parsing, its error
  * message, its completion and, where the help says "%s", its help's list.
- * Options several commands share are a group (the analysis options, the
+ * Options several commands share are a group (the input options, the
  * recording options, report's addresses, tables and stats), declared once
  * by the stage that owns their values and brought into a command's table
  * by one entry, OPT_GROUP().

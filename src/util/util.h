@@ -36,7 +36,7 @@ void msg_capture(FILE *f);
 /* The name of the running subcommand, for messages. */
 extern const char *cmd_name;
 
-/* Parse "1.5", "10s", "2m", "500ms" into nanoseconds; false if bad. */
+/* Parse "1.5", "10s", "2m", "500ms", "1h" into *@seconds; false if bad. */
 bool parse_duration(const char *s, double *seconds);
 /* output.c */
 /*

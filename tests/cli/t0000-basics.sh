@@ -52,8 +52,9 @@ test_expect_success 'numbers are range-checked, never cut to fit' '
 	rc=0; $KMT report -p 99999999999 2> err || rc=$?; [ $rc -eq 2 ]
 '
 
-# Each command's section of the manual (roff dashes made plain) names every
-# long option its --help lists, which the option table generates.
+# The options several commands share are declared once, in a group (the
+# input group, src/report/input.c; the recording group, src/record/recording.c):
+# the same help, errors and defaults wherever a command takes them.
 test_expect_success 'shared options: one declaration, the same help, errors and defaults everywhere' '
 	for c in report export kmap dump diff; do
 		rc=0; $KMT $c --time 5,1 a b > out 2> err || rc=$?
@@ -98,6 +99,8 @@ test_expect_success 'report'"'"'s option groups: the same help and errors in eve
 	done
 '
 
+# Each command's section of the manual (roff dashes made plain) names every
+# long option its --help lists, which the option table generates.
 test_expect_success 'the manual documents every option of every command' '
 	cmds=$(commands) && for c in $cmds; do
 		sed "s/\\\\-/-/g" $ROOT/docs/kmemtrace.1 |

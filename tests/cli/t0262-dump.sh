@@ -253,7 +253,7 @@ test_expect_success 'a chunk that does not inflate: a line where it was, every o
 '
 
 # report, kmap and export, whose -p, --comm and --time are declared once
-# with dump's (src/report/analysis.h), warn of a filter that matches nothing
+# with dump's (src/report/input.h), warn of a filter that matches nothing
 # and refuse a window past the end, as the manual says (EXIT STATUS).
 test_expect_success '-p, --comm matching nothing: a warning, exit 0, as report says it' '
 	$KMT dump -p 99999 real.dat > out 2> err && cat err && [ "$(grep -vc "^#" out)" = 0 ] &&

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Test trace builder (see tbuild.h). Pages are packed like the kernel's
- * ring buffer by the library's page writer (kmemtrace/pagew.h).
+ * ring buffer by the library's page writer (tracefile/page-local.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <kmemtrace/event.h>
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
+#include "tracefile/page-local.h"
 #include "tbuild.h"
 
 struct tb_cpu {

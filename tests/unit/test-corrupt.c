@@ -25,6 +25,7 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/event.h>
 #include "base/kmt-local.h"
+#include "tracefile/section.h"
 #include "tracefile/tf-local.h"
 #include "tbuild.h"
 

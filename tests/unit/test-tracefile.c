@@ -156,7 +156,7 @@ static void test_v7_zlib(void **state) { roundtrip(7, KMT_Z_ZLIB, "zlib"); }
 /*
  * Many CPUs, some empty (first, between, last), each with several
  * compressed chunks: the writer compresses them in one run across CPUs
- * (zpool.h); every CPU's records come back whole and in order, the empty
+ * (zparallel.h); every CPU's records come back whole and in order, the empty
  * ones with no data, in every format.
  */
 static void test_sparse_cpus(void **state)

@@ -11,7 +11,9 @@
 
 #include <kmemtrace/analyse.h>
 #include <kmemtrace/event.h>
-#include "tracefile/tf-local.h"
+#include "tracefile/observe.h"
+#include "tracefile/section.h"
+#include "tracefile/tf-local.h"	/* struct kmt_file */
 
 struct ck {
 	const struct kmt_check_opts *o;

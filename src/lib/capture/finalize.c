@@ -27,7 +27,7 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/capture.h>
 #include "base/kmt-local.h"
-#include "tracefile/tf-local.h"	/* kmt_page_run */
+#include "tracefile/page-local.h"	/* kmt_page_run */
 #include "spool-local.h"
 
 #define SCAN_WINDOW (16u << 20)	/* bytes of a spool file mapped at once */

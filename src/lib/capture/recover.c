@@ -30,7 +30,7 @@
 #include <kmemtrace/tracefile.h>
 #include <kmemtrace/capture.h>
 #include "base/kmt-local.h"
-#include "tracefile/tf-local.h"	/* kmt_page_run */
+#include "tracefile/page-local.h"	/* kmt_page_run, KMT_RB_ */
 #include "spool-local.h"
 
 #define COUNT_CHUNK (1u << 20)	/* bytes of a spool file read at once */

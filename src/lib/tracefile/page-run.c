@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A run of one CPU's ring-buffer pages, as a recorder spools them: each
- * page validated and counted in order (tf-local.h), the one rule of what
+ * page validated and counted in order (page-local.h), the one rule of what
  * a page counts for, for finalising a spool and for recovering one alike.
  *
  * A page that is not right is a gap of unknown size where it is, and only
@@ -18,7 +18,7 @@
 
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
-#include "tf-local.h"
+#include "page-local.h"
 
 void kmt_page_run_init(struct kmt_page_run *r, const struct kmt_page_layout *pl, uint32_t subbuf)
 {

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Packing events into ring-buffer pages (include/kmemtrace/tracefile.h), the
- * inverse of page.c: what the kernel's rb_update_event() and
- * rb_add_time_stamp() produce.
+ * Packing events into ring-buffer pages (page-local.h), the inverse of
+ * page.c: what the kernel's rb_update_event() and rb_add_time_stamp()
+ * produce.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
+#include "page-local.h"
 
 #define HDR 16				/* u64 timestamp, u64 commit */
 

@@ -6,6 +6,7 @@
  */
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
+#include "page-local.h"
 
 #define TS_MSB (0xf8ULL << 56)
 

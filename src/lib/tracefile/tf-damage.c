@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "tf-local.h"
+#include "section.h"
 
 static const char *const section_names[] = {
 	[KMT_OPT_DONE] = "options",

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private state of an open trace file, shared by the reader's modules;
- * and the observer of its readers, for the library's other stages
- * (kmemtrace check's one pass, src/lib/analyse/check.c).
+ * Private state of an open trace file, shared by the reader's modules and
+ * the writer: trace.dat's section and option ids, the byte cursor, struct
+ * kmt_file and the helpers between tf-*.c and cpu-reader.c. The rest of
+ * tracefile/'s private side has headers of its own, for the library's
+ * other stages: observe.h (the readers' observer), section.h (the section
+ * walk), page-local.h (ring-buffer pages: encoding, writer, spooled runs).
  */
 #ifndef TF_LOCAL_H
 #define TF_LOCAL_H
@@ -10,6 +13,7 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
+#include "observe.h"		/* struct kmt_file keeps its observer */
 
 /* Private to the library: hidden from its users (see the Makefile). */
 #pragma GCC visibility push(hidden)
@@ -54,73 +58,6 @@ enum {
 #define KMT_SEC_LAST_ID 25		/* the highest id a section may have */
 #define KMT_SEC_COMPRESSED 1		/* flags: the payload is compressed */
 #define KMT_SECTION_HEADER 16		/* u16 id, u16 flags, u32 string id, u64 size */
-
-/*
- * Every kmt_cpu_reader_next() of the file's readers, whoever reads (a
- * stream, kmt_analyse()), in each reader's order and on its caller's
- * thread: what it returned, and the page it loaded (@ret 1) or why it
- * failed (@d; kmt_cpu_reader_skipped() says what it passed over). kmemtrace
- * check validates pages while the model reads them, in one pass.
- */
-/*
- * What a stream saw walking one of its reader's pages, in the reader's
- * order (kmt_page_observer.walked): only what is out of the ordinary.
- */
-enum kmt_walk_what {
-	KMT_WALK_PAGE_BACK,		/* the page starts before the previous record */
-	KMT_WALK_BACK,			/* a record's time goes back */
-	KMT_WALK_UNKNOWN_ID,		/* a record's event id no format describes */
-	KMT_WALK_BROKEN,		/* the rest of the page cannot be walked */
-};
-struct kmt_walk_note {
-	enum kmt_walk_what what;
-	uint64_t ts;			/* the record's; the page's; where the walk stopped */
-	uint64_t back;			/* PAGE_BACK, BACK: by how many ns */
-	uint32_t offset;		/* the record's, in the page's data */
-	uint32_t id;			/* UNKNOWN_ID */
-	const char *msg;		/* BROKEN: why */
-};
-struct kmt_page_observer {
-	void (*page)(void *arg, struct kmt_cpu_reader *r, int ret, const struct kmt_page *pg,
-		     const struct kmt_diag *d);
-	/*
-	 * Set: a stream opened from now on walks its readers' records for
-	 * the observer (one walk, not two), said between the page's page()
-	 * and the next's: a page's notes come once it is done, after the
-	 * stream handed out its last record, and all are said only if the
-	 * stream is read to its end. Readers outside a stream are not walked.
-	 */
-	void (*walked)(void *arg, struct kmt_cpu_reader *r, const struct kmt_walk_note *n);
-	void *arg;
-};
-/* Watch the pages of readers opened from now on; NULL: stop. */
-void kmt_file_set_observer(struct kmt_file *f, const struct kmt_page_observer *ob);
-/*
- * The last record handed out was not decoded (kmt_decode() 0): if its
- * event id has no format, the observer's walk says so (its
- * KMT_WALK_UNKNOWN_ID). Every reader of a watched stream asks, before
- * the next record.
- */
-void kmt_stream_undecoded(struct kmt_stream *s, const struct kmt_srec *sr);
-
-/*
- * page-run.c: one CPU's spooled pages counted in order, a bad page as a
- * gap of unknown size (its events before the bad one kept), for
- * finalising and recovering a spool. _mend() also rewrites bad pages in
- * @buf into what they count for. @each, if set, gets every record counted.
- */
-struct kmt_page_run {
-	const struct kmt_page_layout *pl;
-	uint32_t subbuf;
-	void (*each)(void *arg, const struct kmt_rec *rec);
-	void *arg;
-	uint64_t pages, events, lost, lost_unknown, lost_pages;	/* as kmt_census_cpu */
-	uint64_t first_ts, last_ts;	/* of its events, 0: none */
-	uint64_t bad;			/* pages not right (among lost_unknown) */
-};
-void kmt_page_run_init(struct kmt_page_run *r, const struct kmt_page_layout *pl, uint32_t subbuf);
-void kmt_page_run_count(struct kmt_page_run *r, const void *buf, size_t len);
-void kmt_page_run_mend(struct kmt_page_run *r, void *buf, size_t len);
 
 /* A bounded cursor over bytes of the file (or of a decompressed section). */
 struct cur {

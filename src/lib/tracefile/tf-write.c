@@ -26,7 +26,7 @@
 #include <kmemtrace/base.h>
 #include <kmemtrace/tracefile.h>
 #include "base/kmt-local.h"
-#include "base/zpool.h"
+#include "base/zparallel.h"
 #include "tf-local.h"
 
 #define FLUSH_AT (1u << 20)
@@ -38,8 +38,8 @@ struct wout {
 	int err;
 	const struct kmt_writer_opts *o;
 	struct kmt_zctx *z;
-	struct zpool *zp;		/* CPU data's compressing threads */
-	size_t zp_chunk;
+	struct kmt_zparallel *zpar;	/* CPU data's compressing threads */
+	size_t zpar_chunk;
 	struct sbuf strings;		/* v7 string table */
 	uint64_t sec_off[KMT_OPT_CMDLINES + 1];
 	uint64_t done, total;		/* CPU data progress */
@@ -279,8 +279,8 @@ struct cpu_place {
 };
 
 /*
- * A buffer's CPUs compressed in one run of the zpool, one segment each
- * (zpool.h), so that the workers go on into the next CPU while one's last
+ * A buffer's CPUs compressed in one run of kmt_zparallel_run(), one segment each
+ * (zparallel.h), so that the workers go on into the next CPU while one's last
  * chunks are written: the writer's thread lays out each CPU's section
  * (aligned, its chunk count patched after its chunks) as its first chunk
  * comes.
@@ -360,18 +360,18 @@ static int z_out(void *arg, int seg, const void *raw, const void *z, size_t n, s
 }
 
 /* The compressing threads for @chunk-byte chunks, made on first use. */
-static struct zpool *w_zpool(struct wout *w, size_t chunk)
+static struct kmt_zparallel *w_zparallel(struct wout *w, size_t chunk)
 {
-	if (w->zp && w->zp_chunk != chunk) {
-		zpool_free(w->zp);
-		w->zp = NULL;
+	if (w->zpar && w->zpar_chunk != chunk) {
+		kmt_zparallel_free(w->zpar);
+		w->zpar = NULL;
 	}
-	if (!w->zp) {
-		w->zp = zpool_new(w->o->zalg, w->o->level, chunk,
-				  w->o->threads > 0 ? w->o->threads : zpool_threads());
-		w->zp_chunk = chunk;
+	if (!w->zpar) {
+		w->zpar = kmt_zparallel_new(w->o->zalg, w->o->level, chunk, w->o->threads > 0 ?
+					    w->o->threads : kmt_zparallel_threads());
+		w->zpar_chunk = chunk;
 	}
-	return w->zp;
+	return w->zpar;
 }
 
 /* Every CPU of @b, compressed in one run. */
@@ -381,11 +381,11 @@ static void write_cpus_compressed(struct wout *w, const struct kmt_wbuffer *b,
 	size_t chunk = (size_t)b->subbuf_size * (w->o->chunk_pages ? w->o->chunk_pages : 64);
 	struct zsink zs = { .w = w, .cpus = b->cpus, .place = place, .cur = -1 };
 	uint64_t *sizes = calloc((size_t)b->nr_cpus + 1, sizeof(*sizes));
-	struct zpool *zp = w_zpool(w, chunk);
+	struct kmt_zparallel *zpar = w_zparallel(w, chunk);
 	int i, ret;
 
 	zs.next = calloc((size_t)b->nr_cpus + 1, sizeof(*zs.next));
-	if (!zp || !sizes || !zs.next) {
+	if (!zpar || !sizes || !zs.next) {
 		w->err = -ENOMEM;
 		free(sizes);
 		free(zs.next);
@@ -395,7 +395,7 @@ static void write_cpus_compressed(struct wout *w, const struct kmt_wbuffer *b,
 		sizes[i] = b->cpus[i].size;
 	pthread_mutex_init(&zs.mu, NULL);
 	pthread_cond_init(&zs.turn, NULL);
-	ret = zpool_run(zp, b->nr_cpus, sizes, z_read, z_out, &zs);
+	ret = kmt_zparallel_run(zpar, b->nr_cpus, sizes, z_read, z_out, &zs);
 	pthread_cond_destroy(&zs.turn);
 	pthread_mutex_destroy(&zs.mu);
 	if (ret && !w->err)
@@ -720,7 +720,7 @@ int kmt_write_trace(int fd, const struct kmt_writer_opts *o,
 	if (!ret)
 		ret = w.err;
 	kmt_zctx_free(w.z);
-	zpool_free(w.zp);
+	kmt_zparallel_free(w.zpar);
 	sbuf_release(&w.pend);
 	sbuf_release(&w.strings);
 	if (ret)

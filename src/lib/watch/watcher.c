@@ -25,6 +25,7 @@
 #include <kmemtrace/capture.h>
 #include <kmemtrace/watch.h>
 #include "base/kmt-local.h"
+#include "tracefile/page-local.h"	/* kmt_pagew: the access samples' pages */
 
 #define CTL_POLL_MS 2		/* how often the control instance is read */
 #define WATCH_CANDS 64		/* recent allocations to pick from */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Compressing long runs of bytes on every core, written in order
- * (zpool.h). Workers take chunks in turn (segment by segment: a run is
+ * (zparallel.h). Workers take chunks in turn (segment by segment: a run is
  * one ring of chunks across them all), read and compress each into a slot
  * of a small ring; the caller's thread hands the slots to @out strictly in
  * order and frees them. A worker waits only when the ring is full, the
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "kmt-local.h"
-#include "zpool.h"
+#include "zparallel.h"
 
 #define MAX_THREADS 16
 
@@ -27,17 +27,17 @@ struct slot {
 };
 
 struct worker {
-	struct zpool *p;
+	struct kmt_zparallel *p;
 	int i;
 };
 
-struct zpool {
+struct kmt_zparallel {
 	enum kmt_zalg alg;
 	int level, nthreads, nslots;
 	size_t chunk, cap;
 	struct kmt_zctx *z[MAX_THREADS];
 	struct slot *slot;
-	/* The workers, started by the first run that needs them, kept until zpool_free(). */
+	/* The workers, started by the first run that needs them, kept until kmt_zparallel_free(). */
 	pthread_t th[MAX_THREADS];
 	struct worker w[MAX_THREADS];
 	int started;
@@ -52,20 +52,20 @@ struct zpool {
 	uint64_t nchunks, next, written;
 	int busy;		/* workers filling a slot */
 	bool running, quit;
-	zpool_read_fn *read;
+	kmt_zparallel_read_fn *read;
 	void *arg;
 };
 
-int zpool_threads(void)
+int kmt_zparallel_threads(void)
 {
 	int n = kmt_cpus_usable();
 
 	return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
-struct zpool *zpool_new(enum kmt_zalg alg, int level, size_t chunk, int nthreads)
+struct kmt_zparallel *kmt_zparallel_new(enum kmt_zalg alg, int level, size_t chunk, int nthreads)
 {
-	struct zpool *p = calloc(1, sizeof(*p));
+	struct kmt_zparallel *p = calloc(1, sizeof(*p));
 	int i;
 
 	if (!p)
@@ -92,11 +92,11 @@ struct zpool *zpool_new(enum kmt_zalg alg, int level, size_t chunk, int nthreads
 			goto fail;
 	return p;
 fail:
-	zpool_free(p);
+	kmt_zparallel_free(p);
 	return NULL;
 }
 
-void zpool_free(struct zpool *p)
+void kmt_zparallel_free(struct kmt_zparallel *p)
 {
 	int i;
 
@@ -121,7 +121,7 @@ void zpool_free(struct zpool *p)
 }
 
 /* The next chunk's place into @s; under p->mu (or with no workers). */
-static void take(struct zpool *p, struct slot *s)
+static void take(struct kmt_zparallel *p, struct slot *s)
 {
 	while (p->hseg < p->nseg && p->hoff >= p->sizes[p->hseg]) {
 		p->hseg++;
@@ -135,7 +135,7 @@ static void take(struct zpool *p, struct slot *s)
 }
 
 /* Read and compress @s's chunk with @z. */
-static void fill(struct zpool *p, struct kmt_zctx *z, struct slot *s)
+static void fill(struct kmt_zparallel *p, struct kmt_zctx *z, struct slot *s)
 {
 	int ret = p->read(p->arg, s->seg, s->buf, s->len, s->off);
 
@@ -145,12 +145,12 @@ static void fill(struct zpool *p, struct kmt_zctx *z, struct slot *s)
 /*
  * A worker: waits for a run with a chunk to take and room in the ring,
  * fills it, and waits again; across runs (one per CPU of a trace file)
- * until zpool_free(), so a file of many CPUs starts its threads once.
+ * until kmt_zparallel_free(), so a file of many CPUs starts its threads once.
  */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct zpool *p = w->p;
+	struct kmt_zparallel *p = w->p;
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -176,7 +176,7 @@ static void *worker_main(void *arg)
 }
 
 /* Start the workers once: none for one core. */
-static void start_workers(struct zpool *p)
+static void start_workers(struct kmt_zparallel *p)
 {
 	int i;
 
@@ -188,8 +188,8 @@ static void start_workers(struct zpool *p)
 	}
 }
 
-int zpool_run(struct zpool *p, int nseg, const uint64_t *sizes, zpool_read_fn *read,
-	      zpool_out_fn *out, void *arg)
+int kmt_zparallel_run(struct kmt_zparallel *p, int nseg, const uint64_t *sizes,
+		      kmt_zparallel_read_fn *read, kmt_zparallel_out_fn *out, void *arg)
 {
 	int i, ret = 0;
 	uint64_t k;

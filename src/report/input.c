@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Opening and running a trace for analysis (src/report/analysis.h).
+ * A command's input: opening a trace and running it through a model
+ * (src/report/input.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +13,7 @@
 #include <unistd.h>
 
 #include <kmemtrace/analyse.h>
-#include "analysis.h"
+#include "input.h"
 #include "util/util.h"
 #include "util/term.h"
 
@@ -24,12 +25,12 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
-uint64_t analysis_thread_cpu_ns(void)
+uint64_t input_thread_cpu_ns(void)
 {
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-int analysis_jobs(int jobs)
+int input_jobs(int jobs)
 {
 	int cpus = kmt_cpus_usable();
 
@@ -37,10 +38,10 @@ int analysis_jobs(int jobs)
 		return 1;
 	if (jobs > 0)
 		return jobs;
-	return cpus > ANALYSIS_MAX_JOBS ? ANALYSIS_MAX_JOBS : cpus;
+	return cpus > INPUT_MAX_JOBS ? INPUT_MAX_JOBS : cpus;
 }
 
-int analysis_open(struct analysis *a, const char *path, int jobs)
+int input_open(struct input *a, const char *path, int jobs)
 {
 	const struct kmt_file_info *fi;
 	struct kmt_diag d = { 0 };
@@ -52,7 +53,7 @@ int analysis_open(struct analysis *a, const char *path, int jobs)
 	a->wall0 = clock_ns(CLOCK_MONOTONIC);
 	if (kmt_file_open(&a->f, path, &d))
 		return error("%s", d.msg);
-	kmt_file_set_threads(a->f, analysis_jobs(jobs));
+	kmt_file_set_threads(a->f, input_jobs(jobs));
 	fi = kmt_file_info(a->f);
 	text = kmt_file_kallsyms(a->f, &len);
 	a->syms = kmt_symbols_parse(text, len);
@@ -69,7 +70,7 @@ int analysis_open(struct analysis *a, const char *path, int jobs)
 }
 
 /* --cache NAME: say what it selects when that is not NAME alone. */
-static void cache_note(const struct analysis *a, const char *name)
+static void cache_note(const struct input *a, const char *name)
 {
 	const struct kmt_slab_group *g = kmt_slab_group_of(a->aliases, name, strlen(name));
 	char canon[64];
@@ -81,7 +82,7 @@ static void cache_note(const struct analysis *a, const char *name)
 		note("cache '%.60s' is the kernel's '%s'", name, canon);
 }
 
-int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *mo,
+int input_run(struct input *a, const char *buffer, struct kmt_model_opts *mo,
 		 const struct kmt_model_hooks *hooks, double t_start, double t_end)
 {
 	struct kmt_analyse_opts ao = { .t_start = t_start, .t_end = t_end, .t0 = &a->t0, .stats = a->stats };
@@ -116,11 +117,11 @@ int analysis_run(struct analysis *a, const char *buffer, struct kmt_model_opts *
 		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
 			mo->cache, t_start > 0 || t_end >= 0 ? " window" : "");
 	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched)
-		analysis_unmatched(a->path, mo, t_start > 0 || t_end >= 0);
+		input_unmatched(a->path, mo, t_start > 0 || t_end >= 0);
 	return EXIT_OK;
 }
 
-void analysis_unmatched(const char *path, const struct kmt_model_opts *mo, bool window)
+void input_unmatched(const char *path, const struct kmt_model_opts *mo, bool window)
 {
 	char what[64];
 
@@ -283,12 +284,12 @@ int file_damage(struct kmt_file *f, const struct kmt_symbols *syms,
 	return error("%s is damaged: the output above leaves out what could not be read", path);
 }
 
-int analysis_damage(const struct analysis *a)
+int input_damage(const struct input *a)
 {
 	return a->f ? file_damage(a->f, a->syms, a->res.skipped, a->res.nr_skipped) : EXIT_OK;
 }
 
-void analysis_close(struct analysis *a)
+void input_close(struct input *a)
 {
 	kmt_analyse_result_release(&a->res);
 	kmt_model_free(a->m);
@@ -300,33 +301,33 @@ void analysis_close(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* In the order of the AN_ bits. */
-static const struct opt analysis_opts[] = {
+/* In the order of the INPUT_ bits. */
+static const struct opt input_opts[] = {
 	{ 0x1001, 0, "time", "START,END", "only events in this window, seconds from the first\n"
 	  "event (either may be empty)", .type = OT_WINDOW, .what = "time window",
-	  .off = offsetof(struct analysis_opts, window) },
+	  .off = offsetof(struct input_opts, window) },
 	{ 'p', 'p', "pid", "PID", "only %s this task", .type = OT_INT, .min = 1, .max = INT32_MAX,
-	  .what = "pid", .off = offsetof(struct analysis_opts, mo.pid) },
+	  .what = "pid", .off = offsetof(struct input_opts, mo.pid) },
 	{ 0x1002, 0, "comm", "NAME", "only %s tasks with this name", .type = OT_STR,
-	  .off = offsetof(struct analysis_opts, mo.comm) },
+	  .off = offsetof(struct input_opts, mo.comm) },
 	{ 0x1003, 0, "cache", "NAME", "only objects of this slab cache (kmalloc-64: a\n"
 	  "kmalloc size; any name of a merged cache)", .type = OT_STR,
-	  .off = offsetof(struct analysis_opts, mo.cache) },
+	  .off = offsetof(struct input_opts, mo.cache) },
 	{ 0x1004, 0, "stack-depth", "N", "slab allocation stacks (--stack recordings): group\n"
 	  "by the first N callers of the call site (default: all)", .type = OT_UINT, .min = 1,
-	  .max = 1024, .what = "stack depth", .off = offsetof(struct analysis_opts, mo.stack_depth) },
+	  .max = 1024, .what = "stack depth", .off = offsetof(struct input_opts, mo.stack_depth) },
 	{ 'B', 'B', "buffer", "NAME", "the trace-cmd instance buffer to read (default: the\nmain one)",
-	  .type = OT_STR, .off = offsetof(struct analysis_opts, buffer) },
+	  .type = OT_STR, .off = offsetof(struct input_opts, buffer) },
 	{ 'j', 'j', "jobs", "N", "threads to read with: N inflate the CPUs' data,\n"
 	  "decoding and the model get one each, and from 4 the\n"
 	  "model runs in N-2 shards; 1: all on one\n"
 	  "(default: the CPUs it may run on, as nproc counts,\nat most 64)",
 	  .type = OT_INT, .min = 1, .max = 1024, .what = "number of jobs",
-	  .off = offsetof(struct analysis_opts, jobs) },
+	  .off = offsetof(struct input_opts, jobs) },
 	{ 0 },
 };
 
-const struct opt_group analysis_group = { analysis_opts, NULL };
+const struct opt_group input_group = { input_opts, NULL };
 
 static uint64_t process_cpu_ns(void)
 {
@@ -344,17 +345,17 @@ static void stats_line(const char *stage, uint64_t ns, uint64_t events, const ch
 		events ? (double)ns / (double)events : 0.0, where);
 }
 
-void analysis_print_stats(const struct analysis *a, uint64_t output_ns)
+void input_print_stats(const struct input *a, uint64_t output_ns)
 {
-	analysis_print_stages(&a->res.stats, a->res.records, a->wall0, a->writer_ns, output_ns);
+	input_print_stages(&a->res.stats, a->res.records, a->wall0, a->writer_ns, output_ns);
 }
 
-uint64_t analysis_wall_ns(void)
+uint64_t input_wall_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
-void analysis_print_stages(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0,
+void input_print_stages(const struct kmt_analyse_stats *st, uint64_t n, uint64_t wall0,
 			   uint64_t writer_ns, uint64_t output_ns)
 {
 	uint64_t wall_ns = clock_ns(CLOCK_MONOTONIC) - wall0;
