@@ -23,38 +23,65 @@
 unsigned int kmt_model_shards_for(int jobs);
 
 /*
- * The model in shards, fed live (kmemtrace top): @m, not yet fed, becomes
- * shard 0, which takes each run of events on the caller's thread and
- * routes the others' to @n - 1 shards, each on a thread of its own. NULL
- * if @m cannot be sharded (kmt_model_shardable()) or on ENOMEM: feed @m
- * alone. Losses (kmt_model_lost()) go to @m, between runs, in order.
+ * The pipeline in steps, over a stream that grows (kmemtrace top): a
+ * stream over a live page source (kmt_stream_open_source()) decoded into
+ * a model as kmt_analyse() decodes a file's, as far as the stream can go
+ * (its safe time: kmt_stream_set_safe()) at each kmt_analyse_live_pump().
+ * With 2 jobs and more the stream is read and decoded on a thread of its
+ * own, from 4 the model is in shards (kmt_model_shards_for()); after a
+ * pump the model's summary, call sites, caches and tasks are the whole
+ * stream's so far, in one model or in shards alike.
  */
-struct kmt_model_shards;
-struct kmt_model_shards *kmt_model_shards_new(struct kmt_model *m, unsigned int n);
-unsigned int kmt_model_shards_n(const struct kmt_model_shards *s);
+struct kmt_analyse_live;
+struct kmt_analyse_live_opts {
+	int jobs;
+	unsigned int shards;		/* 0: as @jobs says; 1: one model */
+	/*
+	 * At each pump's start, on the thread that reads the stream: take
+	 * what the page source has and set the stream's safe time (@all:
+	 * every page is there, none will come). 0, or an error in @d.
+	 */
+	int (*refill)(void *arg, bool all, struct kmt_diag *d);
+	/* Stop the pump now? Asked every 256 events, and every 5 ms of waiting. */
+	bool (*over)(void *arg);
+	/*
+	 * Every marker, after the model (kmt_model_marker()), in order with
+	 * the events; a record that does not fit its format is one too
+	 * (KMT_MARK_MISFIT). @skip: the page passed over, or NULL.
+	 */
+	void (*marker)(void *arg, const struct kmt_marker *mk, const struct kmt_skip *skip);
+	/* A list kmt_analyse_live_hold() gave, its events in the model: what they pointed into may go. */
+	void (*release)(void *arg, void *held);
+	void *arg;
+};
+/* @s and @dec stay the caller's; @m, not yet fed, is fed (not finished). NULL and an error in @d. */
+struct kmt_analyse_live *kmt_analyse_live_new(struct kmt_stream *s, const struct kmt_decoder *dec,
+					      struct kmt_model *m, const struct kmt_analyse_live_opts *o,
+					      struct kmt_diag *d);
 /*
- * A run of events, as kmt_model_events() would take it: the events (and
- * their strings and stacks) must stay valid until the shards have taken
- * them: kmt_model_shards_taken() of kmt_model_shards_posted() read after
- * this call. 0 or -ENOMEM (then, from any shard, the analysis stops).
+ * On the thread that reads the stream (the page source's next()): the
+ * head of a list of the caller's that goes with the events decoded now,
+ * handed back by opts->release() once they are in the model (a page read
+ * to the end is linked in: the events point into it).
  */
-int kmt_model_shards_events(struct kmt_model_shards *s, const struct kmt_event *ev, size_t n);
-uint64_t kmt_model_shards_posted(const struct kmt_model_shards *s);
-/* Have all shards taken the runs up to @ticket? With @wait, once they have. */
-bool kmt_model_shards_taken(struct kmt_model_shards *s, uint64_t ticket, bool wait);
+void **kmt_analyse_live_hold(struct kmt_analyse_live *a);
 /*
- * Wait until the shards have taken every run, then add up their call
- * sites, caches, tasks and summaries by key, as one model's are at this
- * point of the stream: what the accessors below return, until the next
- * call (an entry keeps its index from one call to the next). 0 or -ENOMEM.
+ * Every event up to the stream's safe time into the model (@all: to the
+ * stream's end), unless opts->over() stops it first (then @pending). 0,
+ * or an error in @d (the model ran out of memory, the page source failed).
  */
-int kmt_model_shards_sync(struct kmt_model_shards *s);
-const struct kmt_summary *kmt_model_shards_summary(const struct kmt_model_shards *s);
-const struct kmt_site *kmt_model_shards_sites(const struct kmt_model_shards *s, size_t *n);
-const struct kmt_cache *kmt_model_shards_caches(const struct kmt_model_shards *s, size_t *n);
-const struct kmt_proc *kmt_model_shards_procs(const struct kmt_model_shards *s, size_t *n);
-/* The shards' threads stopped, shards 1.. freed; @m then holds only shard 0's part (free it). */
-void kmt_model_shards_free(struct kmt_model_shards *s);
+int kmt_analyse_live_pump(struct kmt_analyse_live *a, bool all, bool *pending, struct kmt_diag *d);
+uint64_t kmt_analyse_live_events(const struct kmt_analyse_live *a);	/* into the model so far */
+unsigned int kmt_analyse_live_shards(const struct kmt_analyse_live *a);
+/* CPU seconds of the thread that reads the stream; < 0: none (one job). */
+double kmt_analyse_live_reader_seconds(const struct kmt_analyse_live *a);
+/* After a pump: the model can be read (with shards: their sums, through the model's getters). 0 or -ENOMEM. */
+int kmt_analyse_live_sync(struct kmt_analyse_live *a);
+/*
+ * Stopped, its threads gone; lists still held are not handed back. With
+ * shards, the model then holds only shard 0's part: free it.
+ */
+void kmt_analyse_live_free(struct kmt_analyse_live *a);
 
 /*
  * The report pipeline in one call: a buffer's per-CPU streams, merged by

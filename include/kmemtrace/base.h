@@ -114,6 +114,8 @@ uint64_t kmt_hash_str(const char *s, size_t len);
  * @takers threads that each take every slot (src/lib/base/handoff.c). The
  * slots are the caller's: a ring of @slots, slot number n at index
  * n % @slots. A slot is free to fill again once every taker has taken it.
+ * Takers may come in stages (kmt_handoff_stage()): one of stage s takes a
+ * slot once every taker of stage s - 1 has taken it.
  */
 struct kmt_handoff;
 struct kmt_handoff *kmt_handoff_new(unsigned int slots, unsigned int takers);
@@ -124,10 +126,27 @@ void kmt_handoff_free(struct kmt_handoff *h);
  * that found nothing once @take_low are given (or the end): one wake-up
  * for several slots. Both 1 unless said. -EINVAL if 0, or if the slowest
  * taker, which the filler waits for, would wait for more than a full ring
- * holds (@take_low > slots - @fill_low + 1). While a thread waits in
- * kmt_handoff_taken(), takers take what there is.
+ * holds (@take_low > slots - @fill_low + 1). A thread other than the
+ * filler that waits for all to be taken (kmt_handoff_taken()) while takers
+ * wait for more than one slot says kmt_handoff_hurry() first.
  */
 int kmt_handoff_wake(struct kmt_handoff *h, unsigned int fill_low, unsigned int take_low);
+/*
+ * Taker @k is of @stage (0, as all are at first: it takes what the filler
+ * gives) and waits for @low slots (as kmt_handoff_wake() says). Before the
+ * threads start; -EINVAL for a taker or stage that is not, or a @low the
+ * ring cannot hold with the filler's.
+ */
+int kmt_handoff_stage(struct kmt_handoff *h, unsigned int k, unsigned int stage, unsigned int low);
+/* Takers take what there is, not waiting for their low slots (@on), or wait again (!@on). */
+void kmt_handoff_hurry(struct kmt_handoff *h, bool on);
+/*
+ * Every wait ends: kmt_handoff_room() returns though the ring may be full
+ * (kmt_handoff_stopped() says so: fill nothing), takers end, and so does
+ * kmt_handoff_taken()'s wait. For a side that failed.
+ */
+void kmt_handoff_stop(struct kmt_handoff *h);
+bool kmt_handoff_stopped(struct kmt_handoff *h);
 /* The filler: the number of the slot to fill next, once it is free. */
 uint64_t kmt_handoff_room(struct kmt_handoff *h);
 /* The filler: that slot goes over to the takers. */

@@ -447,7 +447,11 @@ void kmt_model_gap(struct kmt_model *m, int cpu, uint64_t from, uint64_t to);
  * after; a CPU's recording cut short, a truncation; lost events, a loss;
  * any marker of another buffer (the watchpoint samples'), lost samples.
  */
-enum kmt_marker_kind { KMT_MARK_LOST, KMT_MARK_TRUNCATED, KMT_MARK_GAP, KMT_MARK_ACCESS_LOST };
+/*
+ * KMT_MARK_MISFIT: a record that does not fit its format, read live
+ * (kmt_analyse_live_pump(); in a file it is an error): its event is lost.
+ */
+enum kmt_marker_kind { KMT_MARK_LOST, KMT_MARK_TRUNCATED, KMT_MARK_GAP, KMT_MARK_ACCESS_LOST, KMT_MARK_MISFIT };
 struct kmt_marker {
 	enum kmt_marker_kind kind;
 	int cpu;

@@ -161,13 +161,13 @@ void snap_take(struct top *t, double now, double cpu_s)
 
 	/*
 	 * In shards, a call site, cache or task has a row in each shard that
-	 * took its events: their sums by key (an entry keeps its index, so
-	 * the previous values by index still apply).
+	 * took its events: the model gives their sums by key (an entry keeps
+	 * its index, so the previous values by index still apply).
 	 */
-	if (t->shards && kmt_model_shards_sync(t->shards))
+	if (kmt_analyse_live_sync(t->live))
 		error("out of memory: the analysis stops");
-	sum = t->shards ? kmt_model_shards_summary(t->shards) : kmt_model_summary(t->m);
-	sites = t->shards ? kmt_model_shards_sites(t->shards, &n) : kmt_model_sites(t->m, &n);
+	sum = kmt_model_summary(t->m);
+	sites = kmt_model_sites(t->m, &n);
 	for (i = 0; i < VIEW_NR; i++)
 		s->nrows[i] = 0;
 	s->number++;
@@ -182,7 +182,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 		kmt_symbols_format(t->syms, sites[i].addr, name, sizeof(name));
 		row(t, VIEW_SITES, i, name, &c, sites[i].now_objects);
 	}
-	caches = t->shards ? kmt_model_shards_caches(t->shards, &n) : kmt_model_caches(t->m, &n);
+	caches = kmt_model_caches(t->m, &n);
 	for (i = 0; i < n; i++) {
 		struct top_prev c = { caches[i].allocs, caches[i].frees, caches[i].bytes_alloc,
 				      caches[i].bytes_req, caches[i].now_bytes };
@@ -191,7 +191,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 			continue;
 		row(t, VIEW_CACHES, i, kmt_cache_label(&caches[i]), &c, caches[i].now_objects);
 	}
-	procs = t->shards ? kmt_model_shards_procs(t->shards, &n) : kmt_model_procs(t->m, &n);
+	procs = kmt_model_procs(t->m, &n);
 	for (i = 0; i < n; i++) {
 		struct top_prev c = { procs[i].allocs, procs[i].frees, procs[i].bytes_alloc, procs[i].bytes_req,
 				      procs[i].now_bytes };
@@ -201,7 +201,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 	}
 	snap_sort(t);
 	pages = sum->page_allocs;
-	s->events = t->events - t->prev_events;
+	s->events = kmt_analyse_live_events(t->live) - t->prev_events;
 	s->allocs = sum->allocs - t->prev_sum.allocs;
 	s->frees = sum->frees - t->prev_sum.frees;
 	s->page_allocs = pages - t->prev_pages;
@@ -215,11 +215,11 @@ void snap_take(struct top *t, double now, double cpu_s)
 	feed = feed_cpu_seconds(t);
 	s->feed_pct = feed < 0 ? -1 : s->interval > 0 ? 100.0 * (feed - t->prev_feed) / s->interval : 0;
 	t->prev_feed = feed;
-	s->shards = t->shards ? kmt_model_shards_n(t->shards) : 1;
+	s->shards = kmt_analyse_live_shards(t->live);
 	s->queued = (t->rc.live ? kmt_live_queued(t->rc.live) : 0) + feed_queued(t);
 	t->prev_sum = (struct top_prev){ sum->allocs, sum->frees, sum->bytes_alloc, sum->bytes_req,
 					 sum->now_bytes };
-	t->prev_events = t->events;
+	t->prev_events = kmt_analyse_live_events(t->live);
 	t->prev_pages = pages;
 	t->prev_lost = sum->lost_events + sum->lost_pages_unknown;
 	t->prev_t = now;

@@ -5,9 +5,9 @@
  * them, merges the CPUs by time and feeds the model of report; every
  * interval it takes a snapshot of the model's tables and shows the change.
  *
- *   top-feed.c   pages -> events in time order -> model (and, with -o, the spool);
- *                with -j 2 and more, pages -> events on a thread of their own;
- *                from -j 4, the model in shards (kmt_model_shards_new())
+ *   top-feed.c   pages -> the library's live pipeline (kmt_analyse_live_*): events in
+ *                time order -> model (and, with -o, the spool); with -j 2 and more,
+ *                pages -> events on a thread of their own; from -j 4, the model in shards
  *   top-snap.c   the model -> snapshot rows per call site, cache or process
  *   top-show.c   snapshots as text, JSON lines, or a full-screen terminal view
  *   top-tick.c   the interval's timer: a snapshot due stops the pump, on time
@@ -97,16 +97,14 @@ struct top {
 	struct kmt_symbols *syms;
 	struct kmt_comms *comms;		/* names of the tasks running when top began */
 	struct kmt_model *m;			/* with shards: shard 0, on top's thread */
-	struct kmt_model_shards *shards;	/* from -j 4 (kmt_model_shards_for()), or NULL */
+	struct kmt_analyse_live *live;		/* the stream -> the model, pump by pump */
+	uint64_t held;				/* pages it holds, not yet back (atomic) */
 	struct feed_cpu *cpu;
 	struct kmt_stream *stream;		/* the pages merged by time, as from a file */
 	bool draining;				/* the capture is over: no page will come */
 	int jobs;				/* -j: 2 and more, the feed thread */
-	struct feed *feed;			/* that thread, or NULL */
-	char why[192];				/* the first page the stream could not read ("": none yet) */
 	int ncpu;
 	uint32_t psize;
-	uint64_t events;			/* fed so far */
 	bool pending;				/* the last pump stopped at its budget */
 	double due;				/* a pump stops here (s since t0) at the latest */
 	bool failed;				/* a page could not be read: said once */

@@ -8,7 +8,8 @@
  * Reads FILE's events and loss markers in stream order into memory, then
  * feeds them to one model and to SHARDS shards alike, in runs of up to
  * EVERY events (losses to shard 0, between runs, as top does), and after
- * each run compares the shards' sums (kmt_model_shards_sync()) with the
+ * each run compares the shards' sums (kmt_model_shards_sync(), then the
+ * sharded model's own getters) with the
  * one model: the summary's counts of events, objects and losses, and every
  * call site, cache and task, by key. Prints how many points it compared;
  * exit 0 if all were the same, 1 at the first difference (said), 2 on bad
@@ -22,6 +23,7 @@
 #include <kmemtrace/event.h>
 #include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
+#include "analyse/shards.h"	/* the library's own: kmemtrace top reaches it by way of kmt_analyse_live_*() */
 
 struct item {
 	struct kmt_event ev;		/* a marker: its cpu and ts */
@@ -177,7 +179,8 @@ static void *sorted(const void *v, size_t n, size_t size, int (*cmp)(const void 
 	return c;
 }
 
-static void same_rows(size_t at, struct kmt_model *m, struct kmt_model_shards *s)
+/* @m, one model, and @s, shard 0 of a model in shards: through the same getters. */
+static void same_rows(size_t at, struct kmt_model *m, struct kmt_model *s)
 {
 	size_t na, nb, i;
 	const void *va, *vb;
@@ -187,7 +190,7 @@ static void same_rows(size_t at, struct kmt_model *m, struct kmt_model_shards *s
 	char key[96];
 
 	va = kmt_model_sites(m, &na);
-	vb = kmt_model_shards_sites(s, &nb);
+	vb = kmt_model_sites(s, &nb);
 	sa = sorted(va, na, sizeof(*sa), cmp_site);
 	sb = sorted(vb, nb, sizeof(*sb), cmp_site);
 	SAME("call sites", "count", na, nb);
@@ -210,7 +213,7 @@ static void same_rows(size_t at, struct kmt_model *m, struct kmt_model_shards *s
 	free(sa);
 	free(sb);
 	va = kmt_model_caches(m, &na);
-	vb = kmt_model_shards_caches(s, &nb);
+	vb = kmt_model_caches(s, &nb);
 	ca = sorted(va, na, sizeof(*ca), cmp_cache);
 	cb = sorted(vb, nb, sizeof(*cb), cmp_cache);
 	SAME("caches", "count", na, nb);
@@ -228,7 +231,7 @@ static void same_rows(size_t at, struct kmt_model *m, struct kmt_model_shards *s
 	free(ca);
 	free(cb);
 	va = kmt_model_procs(m, &na);
-	vb = kmt_model_shards_procs(s, &nb);
+	vb = kmt_model_procs(s, &nb);
 	pa = sorted(va, na, sizeof(*pa), cmp_proc);
 	pb = sorted(vb, nb, sizeof(*pb), cmp_proc);
 	SAME("tasks", "count", na, nb);
@@ -290,8 +293,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i = k;
-		same_summary(i, kmt_model_summary(one), kmt_model_shards_summary(s));
-		same_rows(i, one, s);
+		same_summary(i, kmt_model_summary(one), kmt_model_summary(m));
+		same_rows(i, one, m);
 		points++;
 	}
 	printf("%zu items, %u shards, runs of up to %zu: %zu points compared, %s\n", nitems, n, every, points,

@@ -651,7 +651,9 @@ static void handoff_run(unsigned int fill_low, unsigned int take_low)
 		__atomic_store_n(&tp->ring[n % HO_SLOTS], n, __ATOMIC_RELEASE);
 		kmt_handoff_give(tp->h);
 		if (i % 1000 == 999) {
+			kmt_handoff_hurry(tp->h, true);	/* takers that wait for several take what there is */
 			assert_true(kmt_handoff_taken(tp->h, i + 1, true));
+			kmt_handoff_hurry(tp->h, false);
 			for (k = 0; k < HO_TAKERS; k++)
 				assert_int_equal(__atomic_load_n(&tp->seen[k], __ATOMIC_RELAXED), i + 1);
 		}
@@ -683,7 +685,100 @@ static void test_handoff(void **state)
 	handoff_run(1, 1);
 	handoff_run(HO_SLOTS, 1);	/* the filler waits for an empty ring */
 	handoff_run(2, 2);
-	handoff_run(1, HO_SLOTS);	/* takers wait for a full one (and take what there is in kmt_handoff_taken()) */
+	handoff_run(1, HO_SLOTS);	/* takers wait for a full one */
+}
+
+/*
+ * Takers in stages: taker 0 (stage 0) -> takers 1 and 2 (stage 1, waiting
+ * for 2) -> taker 3 (stage 2). Each marks a slot done before it says so;
+ * a taker checks that every taker of the stage before has marked it.
+ */
+static struct stage_test {
+	struct kmt_handoff *h;
+	uint64_t mark[HO_TAKERS][HO_SLOTS];
+	uint64_t bad[HO_TAKERS], seen[HO_TAKERS];
+	unsigned int k[HO_TAKERS];
+} stg;
+
+static void *st_taker(void *arg)
+{
+	static const unsigned int before[HO_TAKERS][2] = { { 9, 9 }, { 0, 9 }, { 0, 9 }, { 1, 2 } };
+	unsigned int k = *(unsigned int *)arg, i;
+	uint64_t n;
+
+	while (kmt_handoff_next(stg.h, k, &n)) {
+		for (i = 0; i < 2; i++)
+			if (before[k][i] != 9 &&
+			    __atomic_load_n(&stg.mark[before[k][i]][n % HO_SLOTS], __ATOMIC_ACQUIRE) != n + 1)
+				stg.bad[k]++;
+		__atomic_store_n(&stg.mark[k][n % HO_SLOTS], n + 1, __ATOMIC_RELEASE);
+		stg.seen[k]++;
+		kmt_handoff_took(stg.h, k);
+	}
+	return NULL;
+}
+
+static void test_handoff_stages(void **state)
+{
+	pthread_t th[HO_TAKERS];
+	unsigned int k;
+	uint64_t i;
+
+	(void)state;
+	memset(&stg, 0, sizeof(stg));
+	stg.h = kmt_handoff_new(HO_SLOTS, HO_TAKERS);
+	assert_non_null(stg.h);
+	assert_int_equal(kmt_handoff_stage(stg.h, 1, 1, 2), 0);
+	assert_int_equal(kmt_handoff_stage(stg.h, 2, 1, 2), 0);
+	assert_int_equal(kmt_handoff_stage(stg.h, 3, 2, 1), 0);
+	assert_int_equal(kmt_handoff_stage(stg.h, 4, 1, 1), -EINVAL);
+	assert_int_equal(kmt_handoff_stage(stg.h, 1, 1, HO_SLOTS + 1), -EINVAL);
+	for (k = 0; k < HO_TAKERS; k++) {
+		stg.k[k] = k;
+		assert_int_equal(pthread_create(&th[k], NULL, st_taker, &stg.k[k]), 0);
+	}
+	for (i = 0; i < HO_N; i++) {
+		assert_int_equal(kmt_handoff_room(stg.h), i);
+		kmt_handoff_give(stg.h);
+	}
+	kmt_handoff_end(stg.h);
+	for (k = 0; k < HO_TAKERS; k++) {
+		pthread_join(th[k], NULL);
+		assert_int_equal(stg.seen[k], HO_N);
+		assert_int_equal(stg.bad[k], 0);
+	}
+	kmt_handoff_free(stg.h);
+}
+
+/*
+ * kmt_handoff_stop(): a filler waiting for room and a taker waiting for a
+ * slot both return; takers end.
+ */
+static void *stop_taker(void *arg)
+{
+	uint64_t n;
+
+	return (void *)(uintptr_t)kmt_handoff_next(arg, 0, &n);
+}
+
+static void test_handoff_stop(void **state)
+{
+	struct kmt_handoff *h = kmt_handoff_new(2, 1);
+	pthread_t th;
+	void *got;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, stop_taker, h), 0);
+	usleep(20000);
+	kmt_handoff_stop(h);
+	pthread_join(th, &got);
+	assert_null(got);
+	assert_true(kmt_handoff_stopped(h));
+	kmt_handoff_give(h);
+	kmt_handoff_give(h);
+	assert_int_equal(kmt_handoff_room(h), 2);	/* full, yet it returns */
+	assert_false(kmt_handoff_taken(h, 1, true));
+	kmt_handoff_free(h);
 }
 
 /*
@@ -869,6 +964,8 @@ int main(void)
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_handoff),
 		cmocka_unit_test(test_handoff_by),
+		cmocka_unit_test(test_handoff_stages),
+		cmocka_unit_test(test_handoff_stop),
 		cmocka_unit_test(test_slab_aliases),
 		cmocka_unit_test(test_outfile_big),
 	};

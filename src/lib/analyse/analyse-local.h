@@ -20,8 +20,10 @@
 #define BATCH 1024		/* events per batch */
 #define MAX_SHARDS MODEL_SHARDS_MAX
 /*
- * The ring: job.nb batches (a power of 2, at most NB). A side that waits
- * sleeps until the ring has job.low batches (consumer) or has only that
+ * The ring: job.nb batches (a power of 2, at most NB), handed over by
+ * kmt_handoff in stages: the producer -> shard 0 -> the other shards ->
+ * the writer of their object records (analyse-sink.c). A side that waits
+ * sleeps until the ring has job.low batches (shard 0) or has only that
  * many left (producer): fewer wake-ups than at every batch. The one model
  * takes 16 and 2: at -j 2 on two cores 0.90-0.94x the wall time of 8 and
  * 4, a stage seldom idle for long (bench/results/stages.md); in shards, whose
@@ -33,9 +35,9 @@
 #define LOW_SHARDED 4
 /*
  * A shard after shard 0 wakes for LOW_CHAIN: a shard waits for shard 0,
- * which waits for the producer, which waits for the slowest shard; shard
- * 0 waits only when it has taken all, so the slowest is less than
- * LOW_CHAIN <= low behind, and the producer does not wait (no deadlock).
+ * which waits for the producer, which waits for the slowest shard; the
+ * slowest, when the producer waits on it, has a full ring less low
+ * before it, at least LOW_CHAIN (kmt_handoff_stage(): no deadlock).
  */
 #define LOW_CHAIN 2
 
@@ -113,7 +115,6 @@ enum { T_FAIL = -1, T_STOP, T_GO };
 #define PB 1024			/* items per part batch */
 #define NBP 8			/* part batches in each part's ring */
 #define MAX_PARTS 16
-#define PARTS_FAR (1u << 30)		/* parts_wake_at: no part waits for the shards */
 enum pitem { P_EVENT, P_NONE, P_MISFIT, P_LOST, P_SKIP, P_END };
 /*
  * 16 bytes: what the producer reads of every item, from another core. A
@@ -165,7 +166,7 @@ struct part {
 	LINE unsigned int prod;		/* batches handed to the merge */
 	bool done;			/* handed its last */
 	LINE unsigned int taken;	/* ... that the merge is done with */
-	unsigned int fin[NBP];		/* the job's batch being filled then */
+	uint64_t fin[NBP];		/* the job's batches that must be taken before it is free */
 	unsigned int seen;		/* prod, as the merge last looked */
 	unsigned int cur;		/* the merge's next item in batch taken */
 	LINE struct kmt_diag d;		/* P_MISFIT, P_END: why */
@@ -176,15 +177,12 @@ struct part {
 	bool running;
 };
 
-/* The stages that wait for batches: shard 0, the other shards. */
-enum { W_ZERO, W_REST, W_NR };
 /*
- * Who sleeps on which condition (job.cv): shard 0 and the other shards
- * (W_*) for batches, the producer (or merge) for room, the parts for
- * their batches back, the merge for a part's next. A change wakes only
- * those whose wait it can end (wake()), not every thread of the job.
+ * Who sleeps on which condition (job.cv), besides the ring's: the parts
+ * for the merge to be done with their batches, the merge for a part's
+ * next. A change wakes only those whose wait it can end (wake()).
  */
-enum { CV_ZERO = W_ZERO, CV_REST = W_REST, CV_PROD, CV_PARTS, CV_MERGE, CV_NR };
+enum { CV_PARTS, CV_MERGE, CV_NR };
 #define CV_ALL ((1u << CV_NR) - 1)
 
 struct job {
@@ -217,10 +215,10 @@ struct job {
 	/* the ring */
 	struct batch b[NB];
 	unsigned int nb, low;		/* its batches in use, and when a side that waits wakes */
-	unsigned int prod;		/* batches handed over */
-	unsigned int cons[MAX_SHARDS];	/* ... taken, by each shard */
-	bool threaded, done, stop;
-	bool prod_waits;		/* asleep on cv */
+	uint64_t prod;			/* batches handed over: the one being filled */
+	/* takers: the shards (0 .. nms - 1), then the writer (analyse-sink.c) if there is one */
+	struct kmt_handoff *h;
+	bool threaded, stop;
 	/* the producer in parts (analyse-parts.c) */
 	struct part *parts;
 	unsigned int nparts;
@@ -232,11 +230,9 @@ struct job {
 	 * (events before it do not count) or stack slices.
 	 */
 	bool seq_in_parts;
-	unsigned int parts_wait;	/* parts asleep on cv, for room ... */
-	unsigned int parts_wake_at;	/* ... one of them until the shards have taken this many */
 	bool parts_quit;
 	uint64_t parts_ns;
-	bool zero_done;			/* shard 0 took every batch: the others' producer */
+	unsigned int parts_wait;	/* parts asleep on cv, for the merge to be done with a batch */
 	/*
 	 * An object hook run in shards (analyse-sink.c): each shard's writings
 	 * by batch; batches written out, in order, by whichever shard ends
@@ -244,13 +240,9 @@ struct job {
 	 */
 	struct sink *sinks;
 	struct kmt_model_hooks hooks;	/* the consumer's own, put back at the end */
-	unsigned int written;		/* batches written out (with the lock) */
-	pthread_mutex_t write_mu;	/* the one writing them */
+	pthread_mutex_t write_mu;	/* the one writing them (the writer taker) */
 	uint64_t nr_writings;		/* calls' writings written, for the separator */
 	uint64_t write_ns;		/* with stats: writing them out */
-	/* Stages asleep on cv (W_*), and when the first of each wants waking. */
-	unsigned int waits[W_NR];
-	uint64_t wake_at[W_NR];
 	pthread_mutex_t mu;
 	pthread_cond_t cv[CV_NR];
 };
@@ -278,8 +270,6 @@ void arena_keep_event(struct arena *a, struct kmt_event *ev);
 const void *arena_keep(struct arena *a, const void *p, size_t len);
 
 /* analyse-ring.c: the producer's side of the ring, and what it does with the stream's items. */
-/* Batches the producer may fill again (with the lock): written out, or taken by every shard. */
-unsigned int ring_free(const struct job *j);
 bool hand(struct job *j);
 struct batch *room(struct job *j, size_t need);
 /* @ev (and copies of what it points to) as @what; false: stop. */
@@ -318,12 +308,10 @@ void parts_free(struct job *j);
 
 /* analyse-stages.c: the stages after the producer. */
 void consume(struct job *j, struct kmt_model *m, struct batch *b);
-/* Batches taken by the slowest consumer (with the lock). */
-unsigned int cons_min(const struct job *j);
-/* Wake stage @w's sleepers if @count got where the first wants (with the lock). */
-void stage_wake(struct job *j, int w, unsigned int count);
 /* The shards (kmt_model_shard()): how many; j->ms filled. */
 unsigned int make_shards(struct job *j);
+/* The ring's hand-over, its takers in stages; false: no memory. */
+bool ring_start(struct job *j);
 /* Shard @k's loop; a thread's (arg: struct shard_arg). */
 void consume_all(struct job *j, unsigned int k);
 struct shard_arg {

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "analyse-local.h"
-#include "tracefile/tf-local.h"	/* kmt_stream_undecoded() */
+#include "tracefile/observe.h"	/* kmt_stream_undecoded() */
 
 #define PART_ARENA (256u << 10)
 
@@ -55,11 +55,6 @@ static struct pbatch *pfilling(struct part *p)
 	return &p->b[p->prod % NBP];
 }
 
-/* Part batch @s is free again: the producer is done with it, and every shard with its events. */
-static bool released(const struct job *j, const struct part *p, unsigned int s)
-{
-	return (int)(p->taken - s) > 0 && j->prod - cons_min(j) < j->prod - p->fin[s % NBP];
-}
 
 /* Hand the part's batch over (and, @last, say it is the last); false: stop. */
 static bool part_hand(struct part *p, bool last)
@@ -75,18 +70,20 @@ static bool part_hand(struct part *p, bool last)
 		p->done = true;
 	if (j->merge_waits)
 		wake(j, 1u << CV_MERGE);
-	while (!last && !j->parts_quit && p->prod >= NBP && !released(j, p, p->prod - NBP)) {
-		unsigned int s = p->prod - NBP;
-
-		/* Woken by the shards once they have taken the batch its events went into. */
-		if ((int)(p->taken - s) > 0 && (int)(p->fin[s % NBP] + 1 - j->parts_wake_at) < 0)
-			j->parts_wake_at = p->fin[s % NBP] + 1;
+	/*
+	 * Part batch s is free again once the merge is done with it (woken
+	 * by next_batch()), and every shard with the job's batch its last
+	 * events went into (the ring's kmt_handoff_taken()).
+	 */
+	while (!last && !j->parts_quit && p->prod >= NBP && (int)(p->taken - (p->prod - NBP)) <= 0) {
 		j->parts_wait++;
 		kmt_cond_wait(&j->cv[CV_PARTS], &j->mu);
 		j->parts_wait--;
 	}
 	go = !j->parts_quit;
 	pthread_mutex_unlock(&j->mu);
+	if (go && !last && p->prod >= NBP)
+		go = kmt_handoff_taken(j->h, p->fin[(p->prod - NBP) % NBP], true);
 	if (!last) {
 		/* (After the last, the next may still be the producer's.) */
 		b = pfilling(p);
@@ -230,8 +227,8 @@ static const struct part_item *next_batch(struct job *j, struct part *p)
 {
 	kmt_lock(&j->mu);
 	if (p->taken != p->seen) {
-		/* The job's batch being filled, unless its events went into none (then the last handed). */
-		p->fin[p->taken % NBP] = filling(j)->n ? j->prod : j->prod - 1;
+		/* Up to the job's batch being filled, unless its events went into none (then the last handed). */
+		p->fin[p->taken % NBP] = j->prod + (filling(j)->n ? 1 : 0);
 		p->taken++;
 		p->cur = 0;
 		if (j->parts_wait)
@@ -242,12 +239,15 @@ static const struct part_item *next_batch(struct job *j, struct part *p)
 		pthread_mutex_unlock(&j->mu);
 		if (!hand(j))
 			return NULL;
+		kmt_handoff_hurry(j->h, true);	/* take what there is */
 		kmt_lock(&j->mu);
 		j->merge_waits = true;
-		wake(j, 1u << CV_ZERO | 1u << CV_REST);	/* take what there is */
 		while (p->taken == p->prod && !p->done && !j->stop)
 			kmt_cond_wait(&j->cv[CV_MERGE], &j->mu);
 		j->merge_waits = false;
+		pthread_mutex_unlock(&j->mu);
+		kmt_handoff_hurry(j->h, false);
+		kmt_lock(&j->mu);
 	}
 	p->seen = p->prod;
 	pthread_mutex_unlock(&j->mu);
@@ -413,6 +413,8 @@ void produce_parts(struct job *j)
 		if (t != T_FAIL)
 			hand(j);
 	}
+	/* The shards take what there is: a part may wait for them (part_hand()) as it is joined. */
+	kmt_handoff_hurry(j->h, true);
 	kmt_lock(&j->mu);
 	j->parts_quit = true;
 	wake(j, CV_ALL);

@@ -16,12 +16,6 @@
 #include "analyse-local.h"
 
 /* Hand the batch being filled over; false if the consumer wants no more. */
-unsigned int ring_free(const struct job *j)
-{
-	/* Written out, where shards write (analyse-sink.c); else taken by every shard. */
-	return j->sinks && j->hooks.out ? j->written : cons_min(j);
-}
-
 bool hand(struct job *j)
 {
 	struct batch *b = filling(j);
@@ -33,18 +27,12 @@ bool hand(struct job *j)
 		consume(j, j->m, b);
 		go = !j->mret;
 	} else {
-		kmt_lock(&j->mu);
-		j->prod++;
-		stage_wake(j, W_ZERO, j->prod);
-		if (j->prod - ring_free(j) >= j->nb) {
-			/* Full: wait for room for several, not one (fewer wake-ups). */
-			j->prod_waits = true;
-			while (j->prod - ring_free(j) > j->low && !j->stop)
-				kmt_cond_wait(&j->cv[CV_PROD], &j->mu);
-			j->prod_waits = false;
-		}
-		go = !j->stop;
-		pthread_mutex_unlock(&j->mu);
+		/* Full: it waits for room for several, not one (fewer wake-ups). */
+		kmt_handoff_give(j->h);
+		j->prod = kmt_handoff_room(j->h);
+		if (kmt_handoff_stopped(j->h))
+			return false;	/* (the ring may be full: touch none of it) */
+		go = true;
 	}
 	/* The next to fill: this one again on one thread, else one the consumer is done with. */
 	b = filling(j);

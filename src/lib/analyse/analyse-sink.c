@@ -15,7 +15,7 @@
  * shard is done with a batch, the thread that finds it so writes the
  * batch's slots out, merged by position: an event's objects are all its
  * one shard's, in that shard's order. The producer fills a batch again
- * only once it is written (ring_free()). A consumer with no output (it
+ * only once it is written (the hand-over's last taker: ring_start()). A consumer with no output (it
  * adds up: export to pprof) writes nothing, and is only folded.
  */
 #include <errno.h>
@@ -189,37 +189,24 @@ static void write_batch(struct job *j, unsigned int b)
 
 void sink_write(struct job *j)
 {
-	unsigned int to, w;
-	uint64_t c0;
+	unsigned int w = j->nms;	/* the writer's taker */
+	uint64_t c0, n;
 
-	if (!j->hooks.out)
+	if (!j->hooks.out || !j->h)
 		return;		/* a consumer that only adds up: nothing to write */
 	for (;;) {
 		if (pthread_mutex_trylock(&j->write_mu))
 			return;		/* the thread at it looks again once done (below) */
-		kmt_lock(&j->mu);
-		for (;;) {
-			to = cons_min(j);
-			w = j->written;
-			pthread_mutex_unlock(&j->mu);
-			if (w == to)
-				break;
-			c0 = j->stats ? kmt_thread_cpu_ns() : 0;
-			for (; w != to; w++)
-				write_batch(j, w & (j->nb - 1));
-			if (j->stats)
-				j->write_ns += kmt_thread_cpu_ns() - c0;
-			kmt_lock(&j->mu);
-			j->written = w;
-			if (j->prod_waits && j->prod - w <= j->low)
-				wake(j, 1u << CV_PROD);
+		c0 = j->stats ? kmt_thread_cpu_ns() : 0;
+		while (kmt_handoff_next_by(j->h, w, &n, KMT_HANDOFF_NOW) > 0) {
+			write_batch(j, (unsigned int)n & (j->nb - 1));
+			kmt_handoff_took(j->h, w);	/* the producer may fill it again */
 		}
+		if (j->stats)
+			j->write_ns += kmt_thread_cpu_ns() - c0;
 		pthread_mutex_unlock(&j->write_mu);
 		/* A batch another thread ended while this one held the writing. */
-		kmt_lock(&j->mu);
-		to = cons_min(j) - j->written;
-		pthread_mutex_unlock(&j->mu);
-		if (!to)
+		if (kmt_handoff_next_by(j->h, w, &n, KMT_HANDOFF_NOW) <= 0)
 			return;
 	}
 }

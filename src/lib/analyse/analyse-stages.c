@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The stages of kmt_analyse() after the producer (analyse-local.h): shard
- * 0 and the other shards (model-merge.c), each a consumer of the ring of
- * batches, each waiting for the stage before it:
+ * 0 and the other shards (model-merge.c), each a taker of the ring of
+ * batches (kmt_handoff, in stages), each waiting for the stage before it:
  *
  *   producer (or the parts' merge: analyse-parts.c) -> shard 0 -> shards 1..N-1
+ *                                                              -> the writer
  *
- * A batch is free again for the producer once every shard has taken it.
+ * A batch is free again for the producer once every shard has taken it,
+ * and the writer of the shards' object records (analyse-sink.c) with it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -95,87 +97,21 @@ void consume(struct job *j, struct kmt_model *m, struct batch *b)
 		j->route_ns += c0;
 }
 
-unsigned int cons_min(const struct job *j)
-{
-	unsigned int k, c = j->cons[0];
-
-	for (k = 1; k < j->nms; k++)
-		if (j->prod - j->cons[k] > j->prod - c)
-			c = j->cons[k];
-	return c;
-}
-
-void stage_wake(struct job *j, int w, unsigned int count)
-{
-	if (j->waits[w] && count >= j->wake_at[w]) {
-		j->wake_at[w] = UINT64_MAX;
-		wake(j, 1u << w);
-	}
-}
-
-/*
- * Wait (with the lock) until stage @w, at @mine, has batches: @src ahead of
- * it by @low, or by any once the stage before is done (@last) or all stop.
- */
-static void stage_wait(struct job *j, int w, const unsigned int *src, unsigned int mine, unsigned int low,
-		       const bool *last)
-{
-	if (*src != mine || *last || j->stop)
-		return;
-	/* Empty: wait for several batches, not one. */
-	j->waits[w]++;
-	while (*src - mine < low && !*last && !j->stop && !(j->merge_waits && *src != mine)) {
-		j->wake_at[w] = MIN(j->wake_at[w], (uint64_t)mine + low);
-		kmt_cond_wait(&j->cv[w], &j->mu);
-	}
-	j->waits[w]--;
-}
-
 /*
  * Consumer @k's loop (shard @k) while the producer runs on its thread.
  * Shard 0 takes the producer's batches (the decoder's, with one); the
- * others take them after shard 0, which routed their events.
+ * others take them after shard 0, which routed their events (stage 1 of
+ * the hand-over).
  */
 static void consume_loop(struct job *j, unsigned int k)
 {
-	const unsigned int *src = k ? &j->cons[0] : &j->prod;
-	const bool *last = k ? &j->zero_done : &j->done;
-	unsigned int low = k ? LOW_CHAIN : j->low;
+	uint64_t n;
 
-	for (;;) {
-		struct batch *b;
-
-		kmt_lock(&j->mu);
-		stage_wait(j, k ? W_REST : W_ZERO, src, j->cons[k], low, last);
-		if (j->cons[k] == *src || j->stop) {
-			if (!k) {
-				j->zero_done = true;
-				wake(j, 1u << CV_REST);
-			}
-			pthread_mutex_unlock(&j->mu);
-			return;
-		}
-		b = &j->b[j->cons[k] & (j->nb - 1)];
-		pthread_mutex_unlock(&j->mu);
-		consume(j, j->ms[k], b);
-		kmt_lock(&j->mu);
-		j->cons[k]++;
+	while (kmt_handoff_next(j->h, k, &n)) {
+		consume(j, j->ms[k], &j->b[n & (j->nb - 1)]);
 		if (j->mret)
-			j->stop = true;
-		if (j->parts_wait && (int)(cons_min(j) - j->parts_wake_at) >= 0) {
-			/* The parts woken each say again what they wait for. */
-			j->parts_wake_at = cons_min(j) + PARTS_FAR;
-			wake(j, 1u << CV_PARTS);
-		}
-		if (j->stop)
-			wake(j, CV_ALL);
-		if (j->prod_waits && j->prod - ring_free(j) <= j->low)
-			wake(j, 1u << CV_PROD);
-		if (j->merge_waits && !k)
-			wake(j, 1u << CV_REST);	/* take what there is */
-		else if (!k)
-			stage_wake(j, W_REST, j->cons[0]);
-		pthread_mutex_unlock(&j->mu);
+			kmt_handoff_stop(j->h);	/* every stage ends */
+		kmt_handoff_took(j->h, k);
 		if (j->sinks)
 			sink_write(j);
 		if (j->mret)
@@ -201,6 +137,23 @@ void *consume_main(void *arg)
 	pthread_setname_np(pthread_self(), "kmt-shard");
 	consume_all(a->j, a->k);
 	return NULL;
+}
+
+bool ring_start(struct job *j)
+{
+	bool writer = j->sinks && j->hooks.out;
+	unsigned int k;
+
+	if (!(j->h = kmt_handoff_new(j->nb, j->nms + writer)))
+		return false;
+	/* The producer wakes for room for all but low, shard 0 for low. */
+	kmt_handoff_wake(j->h, j->nb - j->low, j->low);
+	for (k = 1; k < j->nms; k++)
+		kmt_handoff_stage(j->h, k, 1, LOW_CHAIN);
+	/* The writer, after the shards: the producer fills a batch again once it is written. */
+	if (writer)
+		kmt_handoff_stage(j->h, j->nms, j->nms > 1 ? 2 : 1, 1);
+	return true;
 }
 
 /* The model's shards where it can be sharded (kmt_analyse_opts.shards, or kmt_model_shards_for(): how many). */

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "analyse-local.h"
-#include "tracefile/tf-local.h"	/* kmt_stream_undecoded() */
+#include "tracefile/observe.h"	/* kmt_stream_undecoded() */
 
 void kmt_model_opts_from_file(struct kmt_model_opts *mo, const struct kmt_file *f)
 {
@@ -183,10 +183,7 @@ static void *produce_main(void *arg)
 		j->prod_ns -= MIN(j->prod_ns, kmt_waited_ns());
 		__atomic_fetch_add(&j->wait_ns, kmt_waited_ns(), __ATOMIC_RELAXED);
 	}
-	kmt_lock(&j->mu);
-	j->done = true;
-	wake(j, CV_ALL);
-	pthread_mutex_unlock(&j->mu);
+	kmt_handoff_end(j->h);
 	return NULL;
 }
 
@@ -228,6 +225,8 @@ void kmt_analyse_result_release(struct kmt_analyse_result *res)
  * The job: the model's shards, the ring's size, the stream in parts or
  * not; NULL on ENOMEM.
  */
+static void job_unthread(struct job *j);
+
 static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
 			   struct kmt_model *m, const struct kmt_analyse_opts *o)
 {
@@ -238,7 +237,7 @@ static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_deco
 	if (!j)
 		return NULL;
 	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
-			   .stats = o && o->stats, .wake_at = { UINT64_MAX, UINT64_MAX } };
+			   .stats = o && o->stats };
 	pthread_mutex_init(&j->mu, NULL);
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_init(&j->cv[i], NULL);
@@ -247,6 +246,8 @@ static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_deco
 	j->nms = make_shards(j);
 	j->nb = j->nms > 1 ? NB_SHARDED : NB;
 	j->low = j->nms > 1 ? LOW_SHARDED : LOW_ONE;
+	if (j->threaded && !ring_start(j))
+		job_unthread(j);
 	/*
 	 * The one model on a thread of its own: it and the producer take two
 	 * of the -j threads, the rest inflate; at -j 2 the producer inflates
@@ -266,7 +267,6 @@ static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_deco
 	j->seq_in_parts = j->nparts && !m->filtering && !m->o.stack_slices && !(o && o->t_start > 0);
 	for (k = 0; k < j->nms; k++)
 		j->ms[k]->seq_given = j->seq_in_parts;
-	j->parts_wake_at = PARTS_FAR;
 	return j;
 }
 
@@ -305,10 +305,8 @@ static void job_run(struct job *j)
 	for (k = 1; k < j->nms && !j->mret; k++, started++) {
 		sa[k] = (struct shard_arg){ j, k };
 		if (pthread_create(&sth[k], NULL, consume_main, &sa[k])) {
-			kmt_lock(&j->mu);
 			j->mret = -ENOMEM;
-			j->stop = true;
-			pthread_mutex_unlock(&j->mu);
+			kmt_handoff_stop(j->h);
 		}
 	}
 	if (!j->mret)
@@ -317,9 +315,10 @@ static void job_run(struct job *j)
 	for (k = 1; k < started; k++)
 		pthread_join(sth[k], NULL);
 	kmt_lock(&j->mu);
-	j->stop = true;		/* the producer may wait for room */
+	j->stop = true;		/* the merge may wait for a part */
 	wake(j, CV_ALL);
 	pthread_mutex_unlock(&j->mu);
+	kmt_handoff_stop(j->h);	/* the producer may wait for room */
 	pthread_join(th, NULL);
 }
 
@@ -385,6 +384,7 @@ static void job_free(struct job *j)
 	for (i = 0; i < NB; i++)
 		free(j->b[i].ar.p);
 	parts_free(j);
+	kmt_handoff_free(j->h);
 	kmt_file_set_threads(j->f, kmt_file_threads(j->f));	/* its readers from now on inflate as -j says */
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_destroy(&j->cv[i]);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The model in shards, fed live (include/kmemtrace/analyse.h; kmemtrace top):
+ * The model in shards, fed live (shards.h; kmemtrace top, by way of
+ * analyse-live.c):
  * the caller's thread is shard 0, which takes every run of events first
  * and routes the other shards' (model.c: model_route_events()), as
  * kmt_analyse() does for a file; shards 1..N-1 each take the runs on a
@@ -26,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kmemtrace/analyse.h>
+#include "shards.h"
 #include "model/model-local.h"
 
 #define SLOT 1024			/* events in a slot */
@@ -141,6 +142,8 @@ void kmt_model_shards_free(struct kmt_model_shards *s)
 	for (k = 1; k < s->n; k++)
 		kmt_model_free(s->ms[k]);
 	/* The caller's model is one model again (its tables stay shard 0's). */
+	s->ms[0]->live_sum = NULL;
+	s->ms[0]->live_reg = NULL;
 	kmt_model_shard(s->ms[0], 0, 1);
 	for (k = 0; k < MODEL_REG_NR; k++)
 		model_reg_sum_release(&s->reg[k]);
@@ -170,7 +173,7 @@ int kmt_model_shards_events(struct kmt_model_shards *s, const struct kmt_event *
 		sl->n = c;
 		if ((ret = model_route_events(s->ms[0], sl->evp, c, sl->to, sl->route, false)))
 			return ret;
-		sl->first_ts = kmt_model_summary(s->ms[0])->first_ts;
+		sl->first_ts = s->ms[0]->sum.first_ts;
 		kmt_handoff_give(s->h);
 	}
 	return 0;
@@ -192,9 +195,9 @@ static void summary_sum(struct kmt_summary *d, struct kmt_model *const *ms, unsi
 {
 	unsigned int k;
 
-	*d = *kmt_model_summary(ms[0]);
+	*d = ms[0]->sum;	/* its own: kmt_model_summary() gives the sums */
 	for (k = 1; k < n; k++)
-		model_summary_add(d, kmt_model_summary(ms[k]));
+		model_summary_add(d, &ms[k]->sum);
 }
 
 int kmt_model_shards_sync(struct kmt_model_shards *s)
@@ -215,28 +218,7 @@ int kmt_model_shards_sync(struct kmt_model_shards *s)
 			return ret;
 		}
 	summary_sum(&s->sum, s->ms, s->n);
+	s->ms[0]->live_sum = &s->sum;
+	s->ms[0]->live_reg = s->reg;
 	return 0;
-}
-
-const struct kmt_summary *kmt_model_shards_summary(const struct kmt_model_shards *s)
-{
-	return &s->sum;
-}
-
-const struct kmt_site *kmt_model_shards_sites(const struct kmt_model_shards *s, size_t *n)
-{
-	*n = s->reg[MODEL_REG_SITES].n;
-	return (const struct kmt_site *)s->reg[MODEL_REG_SITES].v;
-}
-
-const struct kmt_cache *kmt_model_shards_caches(const struct kmt_model_shards *s, size_t *n)
-{
-	*n = s->reg[MODEL_REG_CACHES].n;
-	return (const struct kmt_cache *)s->reg[MODEL_REG_CACHES].v;
-}
-
-const struct kmt_proc *kmt_model_shards_procs(const struct kmt_model_shards *s, size_t *n)
-{
-	*n = s->reg[MODEL_REG_PROCS].n;
-	return (const struct kmt_proc *)s->reg[MODEL_REG_PROCS].v;
 }

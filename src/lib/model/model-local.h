@@ -114,7 +114,7 @@ static inline const void *otab_slot(const struct otab *t, uint64_t key)
 	return &t->s[kmt_hash64(key ^ KEY_MIX) & (t->cap - 1)];
 }
 
-/* ---- the model itself, shared by model.c and model-object.c ---- */
+/* ---- the model itself, shared by every file of model/ and by analyse/ (its shards) ---- */
 
 #define LOOKAHEAD 16		/* events queued so their objects can be prefetched */
 
@@ -357,6 +357,13 @@ struct kmt_model {
 	bool scope;			/* the event being processed concerns the chosen tasks */
 	bool started;			/* an event was seen */
 	bool oom;
+	/*
+	 * Shard 0 of a model fed live in shards (model-shards.c): the shards'
+	 * sums as of the last sync, which its summary, call sites, caches and
+	 * tasks give (NULL: its own); [MODEL_REG_NR] sums.
+	 */
+	const struct kmt_summary *live_sum;
+	const struct model_reg_sum *live_reg;
 };
 
 /*

@@ -98,6 +98,8 @@ bool kmt_marker_in(const struct kmt_marker *mk, uint64_t lo, uint64_t hi)
 		return mk->ts <= hi;		/* the CPU's events after it are missing */
 	case KMT_MARK_GAP:
 		return mk->ts <= hi && mk->to >= lo;
+	case KMT_MARK_MISFIT:
+		return mk->ts >= lo && mk->ts <= hi;
 	case KMT_MARK_ACCESS_LOST:
 		break;
 	}
@@ -118,6 +120,9 @@ void kmt_model_marker(struct kmt_model *m, const struct kmt_marker *mk)
 		break;
 	case KMT_MARK_ACCESS_LOST:
 		kmt_model_access_lost(m, mk->lost);
+		break;
+	case KMT_MARK_MISFIT:
+		kmt_model_lost(m, mk->cpu, -1, mk->ts);	/* one, counted as of an unknown number */
 		break;
 	}
 }

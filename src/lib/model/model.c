@@ -758,8 +758,23 @@ enum kmt_kind kmt_model_stack_claim(const struct kmt_model *m, uint64_t *ptr)
 
 const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)
 {
-	return &m->sum;
+	return m->live_sum ? m->live_sum : &m->sum;
 }
+
+/* Fed live in shards, the shards' sums (model-shards.c); else this model's own. */
+#define REGISTRY(fn, type, field, r)					\
+	const type *fn(const struct kmt_model *m, size_t *n)		\
+	{								\
+		if (m->live_reg) {					\
+			*n = m->live_reg[r].n;				\
+			return (const type *)(const void *)m->live_reg[r].v; \
+		}							\
+		*n = m->field.n;					\
+		return m->field.v;					\
+	}
+REGISTRY(kmt_model_sites, struct kmt_site, reg.sites, MODEL_REG_SITES)
+REGISTRY(kmt_model_caches, struct kmt_cache, reg.caches, MODEL_REG_CACHES)
+REGISTRY(kmt_model_procs, struct kmt_proc, reg.procs, MODEL_REG_PROCS)
 
 #define ACCESSOR(fn, type, field)					\
 	const type *fn(const struct kmt_model *m, size_t *n)		\
@@ -767,10 +782,7 @@ const struct kmt_summary *kmt_model_summary(const struct kmt_model *m)
 		*n = m->field.n;					\
 		return m->field.v;					\
 	}
-ACCESSOR(kmt_model_sites, struct kmt_site, reg.sites)
 ACCESSOR(kmt_model_page_sites, struct kmt_site, reg.page_sites)
-ACCESSOR(kmt_model_caches, struct kmt_cache, reg.caches)
-ACCESSOR(kmt_model_procs, struct kmt_proc, reg.procs)
 ACCESSOR(kmt_model_misuse, struct kmt_misuse, fnd.misuse)
 ACCESSOR(kmt_model_outstanding, struct kmt_outstanding, fnd.outstanding)
 ACCESSOR(kmt_model_untraced, struct kmt_untraced, fnd.untraced)
