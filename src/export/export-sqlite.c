@@ -44,7 +44,8 @@ struct row {
  */
 #define BATCH 4096
 #define BATCHES 3
-struct batch {
+/* A slot of the ring: rows, queued for the inserter thread. */
+struct rows {
 	struct row r[BATCH];
 	int n;
 };
@@ -53,7 +54,7 @@ struct sq {
 	/* What the inserter reads for every row: not on a line the analysis writes. */
 	sqlite3 *db;
 	sqlite3_stmt *obj, *objs, *acc, *site, *name;
-	struct batch *b[BATCHES];
+	struct rows *b[BATCHES];
 	struct kmt_handoff *h;		/* the batches, to the inserter */
 	int cols;			/* object_rows' columns (but id) */
 	char apart[64];			/* (a cache line between: calloc() does not align to one) */
@@ -233,7 +234,7 @@ static void *inserter(void *arg)
 	uint64_t n;
 
 	while (kmt_handoff_next(s->h, 0, &n)) {
-		const struct batch *b = s->b[n % BATCHES];
+		const struct rows *b = s->b[n % BATCHES];
 		int k;
 
 		for (k = 0; k + ROWS <= b->n; k += ROWS)
@@ -385,7 +386,7 @@ static void on_object(void *arg, const struct kmt_object *o)
 {
 	struct export *x = arg;
 	struct sq *s = x->priv;
-	struct batch *b = s->b[s->cur % BATCHES];
+	struct rows *b = s->b[s->cur % BATCHES];
 	struct row *r = &b->r[b->n];
 	const struct objcol *c;
 	struct objval v;

@@ -20,13 +20,14 @@
 #define ITEMS 1024			/* items a batch */
 #define NB 4				/* batches in the ring */
 
-struct item {
+struct hook_call {
 	struct kmt_event ev;		/* name and str2: offsets into the arena (as uintptr_t) */
 	uint32_t note;			/* a note: its index + 1 in the batch's notes; 0: an event */
 };
 
-struct batch {
-	struct item it[ITEMS];
+/* A slot of the ring: hook calls, queued for the writer thread. */
+struct hook_calls {
+	struct hook_call it[ITEMS];
 	unsigned int n;
 	char *ar;			/* the events' strings */
 	size_t used, cap;
@@ -44,15 +45,15 @@ struct hookpipe {
 	uint64_t cur;			/* the batch being filled (its number) */
 	bool started, failed;
 	uint64_t cpu_ns;
-	struct batch b[NB];
+	struct hook_calls b[NB];
 };
 
-static void write_batch(struct hookpipe *p, struct batch *b)
+static void write_batch(struct hookpipe *p, struct hook_calls *b)
 {
 	unsigned int i;
 
 	for (i = 0; i < b->n; i++) {
-		struct item *it = &b->it[i];
+		struct hook_call *it = &b->it[i];
 		struct kmt_event ev;
 
 		if (it->note) {
@@ -108,9 +109,9 @@ fail:
 }
 
 /* The batch being filled, handed over first if it is full. */
-static struct batch *filling(struct hookpipe *p)
+static struct hook_calls *filling(struct hookpipe *p)
 {
-	struct batch *b = &p->b[p->cur % NB];
+	struct hook_calls *b = &p->b[p->cur % NB];
 
 	if (b->n < ITEMS)
 		return b;
@@ -123,7 +124,7 @@ static struct batch *filling(struct hookpipe *p)
 }
 
 /* @len bytes of @s into the batch's arena: their offset (0 if none or no memory: p->failed). */
-static uintptr_t keep(struct hookpipe *p, struct batch *b, const char *s, uint32_t len)
+static uintptr_t keep(struct hookpipe *p, struct hook_calls *b, const char *s, uint32_t len)
 {
 	uintptr_t off;
 
@@ -150,8 +151,8 @@ static uintptr_t keep(struct hookpipe *p, struct batch *b, const char *s, uint32
 
 void hookpipe_event(struct hookpipe *p, const struct kmt_event *ev)
 {
-	struct batch *b = filling(p);
-	struct item *it = &b->it[b->n++];
+	struct hook_calls *b = filling(p);
+	struct hook_call *it = &b->it[b->n++];
 
 	it->note = 0;
 	it->ev = *ev;
@@ -163,8 +164,8 @@ void hookpipe_event(struct hookpipe *p, const struct kmt_event *ev)
 
 void *hookpipe_note(struct hookpipe *p)
 {
-	struct batch *b = filling(p);
-	struct item *it = &b->it[b->n++];
+	struct hook_calls *b = filling(p);
+	struct hook_call *it = &b->it[b->n++];
 
 	it->note = ++b->nnotes;
 	return b->notes + (size_t)(it->note - 1) * p->note_size;

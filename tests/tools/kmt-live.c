@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kmt-live: the model in shards fed live (kmt_model_shards_new(), what
- * kmemtrace top does) against one model, on a file's events.
+ * kmt-live: the library's live pipeline (kmt_analyse_live_*, what kmemtrace
+ * top runs) with the model in shards, against one model, on a file's
+ * events.
  *
  *   kmt-live FILE SHARDS EVERY
  *
  * Reads FILE's events and loss markers in stream order into memory, then
- * feeds them to one model and to SHARDS shards alike, in runs of up to
- * EVERY events (losses to shard 0, between runs, as top does), and after
- * each run compares the shards' sums (kmt_model_shards_sync(), then the
- * sharded model's own getters) with the
- * one model: the summary's counts of events, objects and losses, and every
- * call site, cache and task, by key. Prints how many points it compared;
- * exit 0 if all were the same, 1 at the first difference (said), 2 on bad
- * use or input.
+ * hands the file's pages to the live pipeline as a page source (each page
+ * copied, as top's readers copy theirs, and held until the pipeline hands
+ * it back), with its reader thread and SHARDS shards, moving the stream's
+ * safe time on by EVERY items at a time (items of one time stay
+ * together); after each pump, compares the shards' sums
+ * (kmt_analyse_live_sync(), then the model's own getters) with one model
+ * fed the same items: the summary's counts of events, objects and losses,
+ * and every call site, cache and task, by key. Prints how many points it
+ * compared; exit 0 if all were the same, 1 at the first difference
+ * (said), 2 on bad use or input.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +27,6 @@
 #include <kmemtrace/event.h>
 #include <kmemtrace/analyse.h>
 #include <kmemtrace/tracefile.h>
-#include "analyse/shards.h"	/* the library's own: kmemtrace top reaches it by way of kmt_analyse_live_*() */
 
 struct item {
 	struct kmt_event ev;		/* a marker: its cpu and ts */
@@ -250,57 +253,177 @@ static void same_rows(size_t at, struct kmt_model *m, struct kmt_model *s)
 	free(pb);
 }
 
+/* ---- the file's pages as a live page source ---- */
+
+#define MAX_INPUTS 256
+
+/* A page's copy, held by the pipeline while its events are in flight. */
+struct copy {
+	struct copy *next;
+	uint8_t bytes[];
+};
+
+static struct kmt_cpu_reader *readers[MAX_INPUTS];
+static struct copy *cur[MAX_INPUTS];	/* the page each input reads now */
+static struct kmt_analyse_live *live;
+static struct kmt_stream *stream;
+static uint64_t safe;			/* the stream's safe time at the next pump */
+static size_t held_now;			/* copies held, for the end's check */
+
+static int src_next(void *arg, int i, struct kmt_page *pg, struct kmt_diag *d)
+{
+	struct kmt_page tmp;
+	struct copy *c;
+	int ret;
+
+	if (cur[i]) {
+		/* Done with: held with the events decoded now, until the model has them. */
+		void **held = kmt_analyse_live_hold(live);
+
+		cur[i]->next = *held;
+		*held = cur[i];
+		cur[i] = NULL;
+	}
+	ret = kmt_cpu_reader_next(readers[i], &tmp, d);
+	if (ret <= 0)
+		return ret;
+	if (!(c = malloc(sizeof(*c) + tmp.size)))
+		return -ENOMEM;
+	memcpy(c->bytes, tmp.base, tmp.size);
+	*pg = tmp;
+	pg->base = c->bytes;
+	pg->data = c->bytes + (tmp.data - tmp.base);
+	cur[i] = c;
+	held_now++;
+	return 1;
+}
+
+static const struct kmt_skip *src_skipped(void *arg, int i)
+{
+	return kmt_cpu_reader_skipped(readers[i]);
+}
+
+static const char *src_where(void *arg, int i)
+{
+	return kmt_cpu_reader_where(readers[i]);
+}
+
+static uint64_t src_offset(void *arg, int i)
+{
+	return kmt_cpu_reader_offset(readers[i]);
+}
+
+static uint64_t src_in_chunk(void *arg, int i)
+{
+	return kmt_cpu_reader_in_chunk(readers[i]);
+}
+
+static int refill(void *arg, bool all, struct kmt_diag *d)
+{
+	kmt_stream_set_safe(stream, all ? UINT64_MAX : safe);
+	return 0;
+}
+
+static bool never(void *arg)
+{
+	return false;
+}
+
+static void release(void *arg, void *held)
+{
+	struct copy *c, *next;
+
+	for (c = held; c; c = next) {
+		next = c->next;
+		free(c);
+		held_now--;
+	}
+}
+
+/* The stream of the file's main buffer over copies of its pages. */
+static int open_live(struct kmt_model *m, unsigned int n)
+{
+	const struct kmt_buffer *b = kmt_file_buffer(file, kmt_file_main_buffer(file));
+	struct kmt_page_source src = { src_next, src_skipped, src_where, src_offset, src_in_chunk, NULL };
+	struct kmt_analyse_live_opts lo = { .jobs = 2, .shards = n, .refill = refill, .over = never,
+					    .release = release };
+	int cpus[MAX_INPUTS], i;
+	struct kmt_diag d = { 0 };
+
+	if (!b || b->nr_cpus > MAX_INPUTS)
+		return -1;
+	for (i = 0; i < b->nr_cpus; i++) {
+		if (kmt_cpu_reader_open(&readers[i], file, kmt_file_main_buffer(file), i, &d))
+			goto fail;
+		cpus[i] = kmt_cpu_reader_cpu(readers[i]);
+	}
+	if (!(stream = kmt_stream_open_source(&src, cpus, b->nr_cpus, &d)) ||
+	    !(live = kmt_analyse_live_new(stream, dec, m, &lo, &d)))
+		goto fail;
+	return b->nr_cpus;
+fail:
+	fprintf(stderr, "kmt-live: %s\n", d.msg);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct kmt_model_opts mo = { 0 };
 	struct kmt_model *one, *m;
-	struct kmt_model_shards *s;
 	unsigned int n = argc == 4 ? (unsigned int)atoi(argv[2]) : 0;
-	size_t every = argc == 4 ? strtoul(argv[3], NULL, 0) : 0, i = 0, j, k, points = 0;
-	struct kmt_event *run = NULL;
+	size_t every = argc == 4 ? strtoul(argv[3], NULL, 0) : 0, i = 0, k, points = 0;
+	struct kmt_diag d = { 0 };
+	bool pending;
+	int inputs;
 
 	if (argc != 4 || n < 2 || n > 64 || !every) {
-		fprintf(stderr, "usage: kmt-live FILE SHARDS (2-64) EVERY (events, > 0)\n");
+		fprintf(stderr, "usage: kmt-live FILE SHARDS (2-64) EVERY (items, > 0)\n");
 		return 2;
 	}
 	if (load(argv[1], &mo))
 		return 2;
 	one = kmt_model_new(&mo);
 	m = kmt_model_new(&mo);
-	if (!one || !m || !(s = kmt_model_shards_new(m, n))) {
+	if (!one || !m || (inputs = open_live(m, n)) < 0) {
 		fprintf(stderr, "kmt-live: cannot make the models\n");
 		return 2;
 	}
+	if (kmt_analyse_live_shards(live) != n) {
+		fprintf(stderr, "kmt-live: %u shards, not %u\n", kmt_analyse_live_shards(live), n);
+		return 2;
+	}
 	while (i < nitems && !fails) {
-		if (items[i].marker) {
-			kmt_model_lost(one, items[i].ev.cpu, items[i].lost, items[i].ev.ts);
-			kmt_model_lost(m, items[i].ev.cpu, items[i].lost, items[i].ev.ts);
-			i++;
-			continue;
-		}
-		/* A run of events, cut at a marker or after @every. */
-		for (k = i; k < nitems && k - i < every && !items[k].marker; k++)
-			;
-		run = realloc(run, (k - i) * sizeof(*run));
-		if (!run)
-			return 2;
-		for (j = i; j < k; j++)
-			run[j - i] = items[j].ev;
-		/* The run stays until the shards have taken it: kmt_model_shards_sync() waits for that. */
-		if (kmt_model_events(one, run, k - i) || kmt_model_shards_events(s, run, k - i) ||
-		    kmt_model_sync(one) || kmt_model_shards_sync(s)) {
-			fprintf(stderr, "kmt-live: out of memory\n");
+		/* A run of @every items, and those of the same time after it. */
+		k = i + every < nitems ? i + every : nitems;
+		while (k < nitems && items[k].ev.ts == items[k - 1].ev.ts)
+			k++;
+		safe = items[k - 1].ev.ts;
+		for (; i < k; i++)
+			if (items[i].marker)
+				kmt_model_lost(one, items[i].ev.cpu, items[i].lost, items[i].ev.ts);
+			else if (kmt_model_event(one, &items[i].ev))
+				break;
+		if (i < k || kmt_model_sync(one) || kmt_analyse_live_pump(live, k == nitems, &pending, &d) ||
+		    kmt_analyse_live_sync(live)) {
+			fprintf(stderr, "kmt-live: %s\n", d.msg[0] ? d.msg : "out of memory");
 			return 2;
 		}
-		i = k;
+		if (pending) {
+			fprintf(stderr, "kmt-live: a pump that nothing stops stopped early\n");
+			return 2;
+		}
 		same_summary(i, kmt_model_summary(one), kmt_model_summary(m));
 		same_rows(i, one, m);
 		points++;
 	}
 	printf("%zu items, %u shards, runs of up to %zu: %zu points compared, %s\n", nitems, n, every, points,
 	       fails ? "DIFFERENT" : "all the same");
-	free(run);
-	kmt_model_shards_free(s);
+	kmt_analyse_live_free(live);
+	kmt_stream_close(stream);
+	for (k = 0; k < (size_t)inputs; k++) {
+		free(cur[k]);
+		kmt_cpu_reader_close(readers[k]);
+	}
 	kmt_model_free(m);
 	kmt_model_free(one);
 	for (i = 0; i < nitems; i++) {

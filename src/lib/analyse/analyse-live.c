@@ -15,13 +15,15 @@
  *
  * With one job everything runs in the pump, a batch of up to OVER_EVERY
  * items at a time (the caller's over() asked between them). With more,
- * a reader thread takes pages, merges and decodes, kicked by each pump,
- * and hands batches over to the pump's thread (kmt_handoff, RING of them),
- * which feeds the model: taker 0 routes a batch into the model, taker 1
- * hands its pages back once every shard has taken it. The model sees the
- * same events in the same order either way. A reader's round ends with a
- * batch marked last (empty if need be), so that the pump learns at once
- * that the reader is through.
+ * the pipeline is kmt_analyse()'s job (analyse-local.h): a reader thread,
+ * the producer, takes pages, merges and decodes, kicked by each pump, into
+ * the job's ring (kmt_handoff); the pump's thread is shard 0 (the model,
+ * or shard 0 routing the others' events), the other shards take the
+ * batches on threads of their own (model-shards.c, as for a file), and a
+ * last taker, the pump's thread again, hands a batch's pages back once
+ * every shard has taken it. The model sees the same events in the same
+ * order either way. A reader's round ends with a batch marked last (empty
+ * if need be), so that the pump learns at once that the reader is through.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,30 +32,22 @@
 #include <time.h>
 
 #include "analyse-local.h"
-#include "shards.h"
 
-#define RING 8			/* batches between the reader and the pump */
 #define OVER_EVERY 256		/* items between two looks at over(): some 30 us */
 #define WAIT_NS 5000000ULL	/* the pump looks at over() this often while it waits */
 #define SKIPS 16		/* parts passed over a batch has room for */
 #define SKIP_BYTES (sizeof(struct kmt_skip) + 8)
 
 struct kmt_analyse_live {
+	struct job *j;			/* its model, shards, batches and ring */
 	struct kmt_stream *s;
-	const struct kmt_decoder *dec;
-	struct kmt_model *m;
-	struct kmt_model_shards *shards;	/* or NULL: one model */
+	struct kmt_analyse_opts ao;	/* for consume(): the marker callback */
 	struct kmt_analyse_live_opts o;
-	uint64_t events;		/* into the model */
-	struct batch *b;		/* nb batches: RING, or one with one job */
-	unsigned int nb;
-	void *held[RING];		/* the caller's list that goes with each */
-	bool last[RING];		/* the reader's round ended with it */
-	uint64_t posted[RING];		/* with shards: kmt_model_shards_posted() once routed */
+	void *held[NB];			/* the caller's list that goes with each batch */
+	bool last[NB];			/* the reader's round ended with it */
 	/* the reader thread (2 jobs and more) */
-	struct kmt_handoff *h;		/* takers: 0 the model, 1 the pages back */
-	uint64_t fill;			/* the reader's batch being filled */
-	uint64_t routed;		/* batches into the model (taker 0's) */
+	unsigned int rel;		/* the ring's last taker: the pages back */
+	uint64_t routed, released;	/* batches into the model; their pages back */
 	pthread_t th;
 	bool running;
 	pthread_mutex_t mu;
@@ -113,7 +107,7 @@ static int next_item(struct kmt_analyse_live *a, struct batch *b, struct kmt_dia
 			put_marker(b, &mk, sr.skip);
 			return 1;
 		}
-		ret = kmt_decode(a->dec, &sr.rec, sr.cpu, ev);
+		ret = kmt_decode(a->j->dec, &sr.rec, sr.cpu, ev);
 		if (ret < 0) {
 			mk = (struct kmt_marker){ .kind = KMT_MARK_MISFIT, .cpu = sr.cpu, .lost = -1, .ts = sr.rec.ts };
 			put_marker(b, &mk, NULL);
@@ -130,40 +124,23 @@ static int next_item(struct kmt_analyse_live *a, struct batch *b, struct kmt_dia
 /* ---- batches into the model ---- */
 
 /* @b into the model (with shards: into shard 0, which routes the others' events). */
-static int feed_batch(struct kmt_analyse_live *a, struct batch *b, bool other_core)
+static int feed_batch(struct kmt_analyse_live *a, struct batch *b)
 {
-	unsigned int i = 0, k;
+	unsigned int k;
 
 	/*
 	 * The events' strings are still in their pages, which the reader's
 	 * core read last: the cache names the model compares come from
 	 * another core's cache (a quarter of this thread's time), unless
 	 * asked for now. A batch's names fit in this core's cache. (With
-	 * shards, the shards compare them, not this thread.)
+	 * shards, the shards compare them, not this thread; with one job,
+	 * this core decoded them.)
 	 */
-	for (k = 0; other_core && !a->shards && k < b->n; k++)
+	for (k = 0; a->running && a->j->nms == 1 && k < b->n; k++)
 		if (b->ev[k].name_len)
 			__builtin_prefetch(b->ev[k].name);
-	while (i < b->n) {
-		if (b->what[i] != IT_EVENT) {
-			const struct kmt_skip *skip;
-			struct kmt_marker mk = batch_marker(b, i, &skip);
-
-			kmt_model_marker(a->m, &mk);
-			if (a->o.marker)
-				a->o.marker(a->o.arg, &mk, skip);
-			i++;
-			continue;
-		}
-		for (k = i; k < b->n && b->what[k] == IT_EVENT; k++)
-			;
-		if (a->shards ? kmt_model_shards_events(a->shards, b->ev + i, k - i)
-			      : kmt_model_events(a->m, b->ev + i, k - i))
-			return -ENOMEM;
-		a->events += k - i;
-		i = k;
-	}
-	return 0;
+	consume(a->j, a->j->m, b);
+	return a->j->mret;
 }
 
 static int out_of_memory(struct kmt_diag *d)
@@ -174,7 +151,7 @@ static int out_of_memory(struct kmt_diag *d)
 /* One job: everything up to the safe time, in batches of OVER_EVERY items. */
 static int pump_here(struct kmt_analyse_live *a, bool all, bool *pending, struct kmt_diag *d)
 {
-	struct batch *b = a->b;
+	struct batch *b = a->j->b;
 	int ret;
 
 	if ((ret = a->o.refill(a->o.arg, all, d)))
@@ -183,7 +160,7 @@ static int pump_here(struct kmt_analyse_live *a, bool all, bool *pending, struct
 		batch_reset(b);
 		while (b->n < OVER_EVERY && batch_room(b) && (ret = next_item(a, b, d)) > 0)
 			;
-		if (feed_batch(a, b, false))
+		if (feed_batch(a, b))
 			return out_of_memory(d);
 		if (a->held[0]) {
 			a->o.release(a->o.arg, a->held[0]);
@@ -202,13 +179,17 @@ static int pump_here(struct kmt_analyse_live *a, bool all, bool *pending, struct
 
 /* ---- the reader thread ---- */
 
-/* The batch being filled goes over (@last: the round's); false if told to quit. */
+/* The batch being filled goes over (@last: the round's); false if told to quit, or the ring stopped. */
 static bool reader_hand(struct kmt_analyse_live *a, bool last)
 {
-	a->last[a->fill % RING] = last;
-	kmt_handoff_give(a->h);
-	a->fill = kmt_handoff_room(a->h);
-	batch_reset(&a->b[a->fill % RING]);
+	struct job *j = a->j;
+
+	a->last[j->prod & (j->nb - 1)] = last;
+	kmt_handoff_give(j->h);
+	j->prod = kmt_handoff_room(j->h);
+	if (kmt_handoff_stopped(j->h))
+		return false;
+	batch_reset(&j->b[j->prod & (j->nb - 1)]);
 	return !__atomic_load_n(&a->quit, __ATOMIC_RELAXED);
 }
 
@@ -221,7 +202,7 @@ static int read_round(struct kmt_analyse_live *a, bool all, struct kmt_diag *d)
 	if ((ret = a->o.refill(a->o.arg, all, d)))
 		return ret;
 	for (;;) {
-		b = &a->b[a->fill % RING];
+		b = &a->j->b[a->j->prod & (a->j->nb - 1)];
 		if (!batch_room(b)) {
 			if (!reader_hand(a, false))
 				return 0;
@@ -275,22 +256,24 @@ static void *reader_main(void *arg)
  */
 static void give_back(struct kmt_analyse_live *a, bool wait)
 {
+	struct job *j = a->j;
 	uint64_t n;
 
-	while (kmt_handoff_next_by(a->h, 1, &n, KMT_HANDOFF_NOW) > 0 && n < a->routed) {
-		if (a->shards && !kmt_model_shards_taken(a->shards, a->posted[n % RING], wait))
-			break;
-		if (a->held[n % RING]) {
-			a->o.release(a->o.arg, a->held[n % RING]);
-			a->held[n % RING] = NULL;
+	while (a->released < a->routed &&
+	       kmt_handoff_next_by(j->h, a->rel, &n, wait ? 0 : KMT_HANDOFF_NOW) > 0) {
+		if (a->held[n & (j->nb - 1)]) {
+			a->o.release(a->o.arg, a->held[n & (j->nb - 1)]);
+			a->held[n & (j->nb - 1)] = NULL;
 		}
-		kmt_handoff_took(a->h, 1);
+		kmt_handoff_took(j->h, a->rel);
+		a->released++;
 	}
 }
 
 /* The pump with the reader: kick it, feed the batches it hands over. */
 static int pump_batches(struct kmt_analyse_live *a, bool all, bool *pending, struct kmt_diag *d)
 {
+	struct job *j = a->j;
 	bool through = false;
 	uint64_t n;
 	int got, ret;
@@ -301,25 +284,27 @@ static int pump_batches(struct kmt_analyse_live *a, bool all, bool *pending, str
 	pthread_cond_signal(&a->cv);
 	pthread_mutex_unlock(&a->mu);
 	for (;;) {
-		got = kmt_handoff_next_by(a->h, 0, &n, KMT_HANDOFF_NOW);
+		got = kmt_handoff_next_by(j->h, 0, &n, KMT_HANDOFF_NOW);
 		if (got < 0) {
 			/* Nothing to route: the pages of what was routed back, once the shards have it. */
 			give_back(a, true);
-			got = kmt_handoff_next_by(a->h, 0, &n, kmt_now_ns() + WAIT_NS);
+			got = kmt_handoff_next_by(j->h, 0, &n, kmt_now_ns() + WAIT_NS);
 		}
+		if (!got)
+			return out_of_memory(d);	/* the ring stopped: a shard ran out of memory */
 		if (got > 0) {
-			struct batch *b = &a->b[n % RING];
-			bool last = a->last[n % RING];
+			bool last = a->last[n & (j->nb - 1)];
 
-			if (feed_batch(a, b, true))
+			if (feed_batch(a, &j->b[n & (j->nb - 1)])) {
+				kmt_handoff_stop(j->h);
 				return out_of_memory(d);
-			a->posted[n % RING] = a->shards ? kmt_model_shards_posted(a->shards) : 0;
+			}
 			a->routed++;
-			kmt_handoff_took(a->h, 0);
+			kmt_handoff_took(j->h, 0);
 			give_back(a, false);
 			if (last) {
 				kmt_lock(&a->mu);
-				through = !a->busy && a->routed == kmt_handoff_given(a->h);
+				through = !a->busy && a->routed == kmt_handoff_given(j->h);
 				pthread_mutex_unlock(&a->mu);
 				if (through)
 					break;
@@ -344,30 +329,33 @@ int kmt_analyse_live_pump(struct kmt_analyse_live *a, bool all, bool *pending, s
 	int ret;
 
 	*pending = false;
-	ret = a->h ? pump_batches(a, all, pending, d) : pump_here(a, all, pending, d);
-	if (!ret && kmt_model_sync(a->m))
+	ret = a->running ? pump_batches(a, all, pending, d) : pump_here(a, all, pending, d);
+	if (!ret && kmt_model_sync(a->j->m))
 		ret = out_of_memory(d);
 	return ret;
 }
 
 int kmt_analyse_live_sync(struct kmt_analyse_live *a)
 {
-	return a->shards ? kmt_model_shards_sync(a->shards) : kmt_model_sync(a->m);
+	/* Every batch routed taken by every shard: their tables are still. */
+	if (a->running)
+		give_back(a, true);
+	return shards_sum(a->j);
 }
 
 void **kmt_analyse_live_hold(struct kmt_analyse_live *a)
 {
-	return &a->held[a->h ? a->fill % RING : 0];
+	return &a->held[a->running ? a->j->prod & (a->j->nb - 1) : 0];
 }
 
 uint64_t kmt_analyse_live_events(const struct kmt_analyse_live *a)
 {
-	return a->events;
+	return a->j->fed;
 }
 
 unsigned int kmt_analyse_live_shards(const struct kmt_analyse_live *a)
 {
-	return a->shards ? kmt_model_shards_n(a->shards) : 1;
+	return a->j->nms;
 }
 
 double kmt_analyse_live_reader_seconds(const struct kmt_analyse_live *a)
@@ -382,78 +370,85 @@ double kmt_analyse_live_reader_seconds(const struct kmt_analyse_live *a)
 
 /* ---- set up and tear down ---- */
 
+/* With the reader: the model in shards, the ring (shards, then the pages back), the threads. */
+static int start_threads(struct kmt_analyse_live *a, struct kmt_diag *d)
+{
+	struct job *j = a->j;
+	int ret;
+
+	j->threaded = true;
+	j->nms = shards_make(j, a->o.shards ? a->o.shards : kmt_model_shards_for(a->o.jobs));
+	/* A live stream comes in small rounds: no side waits for more than one batch. */
+	j->low = 1;
+	if (!ring_start(j, 1, 1, true))
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	a->rel = j->nms;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	/* It inherits this thread's blocked signals. */
+	if ((ret = pthread_create(&a->th, NULL, reader_main, a)))
+		return kmt_diag_set(d, -ret, "cannot start the feed thread: %s", strerror(ret));
+	a->running = true;
+	shards_start(j);
+	return j->mret ? kmt_diag_set(d, -ENOMEM, "cannot start the model's shards") : 0;
+}
+
 struct kmt_analyse_live *kmt_analyse_live_new(struct kmt_stream *s, const struct kmt_decoder *dec,
 					      struct kmt_model *m, const struct kmt_analyse_live_opts *o,
 					      struct kmt_diag *d)
 {
 	struct kmt_analyse_live *a = calloc(1, sizeof(*a));
-	unsigned int nb = o->jobs >= 2 ? RING : 1, i;
-	int ret;
+	unsigned int i;
 
-	if (!a || !(a->b = calloc(nb, sizeof(*a->b))))
-		goto oom;
-	*a = (struct kmt_analyse_live){ .s = s, .dec = dec, .m = m, .o = *o, .b = a->b, .nb = nb };
-	for (i = 0; i < nb; i++)
-		if (!arena_grow(&a->b[i].ar, SKIPS * SKIP_BYTES, 0))
-			goto oom;
-	if (nb == 1)
-		return a;
-	/* Only with the reader: its batches keep the events until every shard has taken them. */
-	a->shards = kmt_model_shards_new(m, o->shards ? o->shards : kmt_model_shards_for(o->jobs));
-	if (!(a->h = kmt_handoff_new(RING, 2)))
-		goto oom;
-	pthread_mutex_init(&a->mu, NULL);
-	pthread_cond_init(&a->cv, NULL);
-	/* It inherits this thread's blocked signals. */
-	if ((ret = pthread_create(&a->th, NULL, reader_main, a))) {
-		kmt_diag_set(d, -ret, "cannot start the feed thread: %s", strerror(ret));
-		kmt_analyse_live_free(a);
+	if (!a) {
+		kmt_diag_set(d, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	a->running = true;
+	a->s = s;
+	a->o = *o;
+	a->ao = (struct kmt_analyse_opts){ .t_start = -1, .t_end = -1, .marker = o->marker, .arg = o->arg };
+	if (!(a->j = job_alloc(dec, m, &a->ao))) {
+		kmt_diag_set(d, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	a->j->nb = NB_SHARDED;
+	for (i = 0; i < a->j->nb; i++)
+		if (!arena_grow(&a->j->b[i].ar, SKIPS * SKIP_BYTES, 0)) {
+			kmt_diag_set(d, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	if (o->jobs >= 2 && start_threads(a, d))
+		goto fail;
 	return a;
-oom:
-	kmt_diag_set(d, -ENOMEM, "out of memory");
+fail:
 	kmt_analyse_live_free(a);
 	return NULL;
 }
 
 void kmt_analyse_live_free(struct kmt_analyse_live *a)
 {
-	uint64_t n;
-	unsigned int i, k;
+	struct job *j;
 
 	if (!a)
 		return;
-	if (a->running) {
-		kmt_lock(&a->mu);
-		__atomic_store_n(&a->quit, true, __ATOMIC_RELAXED);
-		pthread_cond_signal(&a->cv);
-		pthread_mutex_unlock(&a->mu);
-		/*
-		 * The shards done with what was routed; then every batch is
-		 * taken back (not fed), so that the reader, if it waits for
-		 * room, gets it and sees it must quit.
-		 */
-		if (a->shards)
-			kmt_model_shards_taken(a->shards, kmt_model_shards_posted(a->shards), true);
-		for (;;) {
-			for (k = 0; k < 2; k++)
-				while (kmt_handoff_next_by(a->h, k, &n, KMT_HANDOFF_NOW) > 0)
-					kmt_handoff_took(a->h, k);
-			if (!pthread_tryjoin_np(a->th, NULL))
-				break;
-			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	j = a->j;
+	if (j && j->h) {
+		/* Every wait ends: the reader's for room, the shards' for batches. */
+		kmt_handoff_stop(j->h);
+		if (a->running) {
+			kmt_lock(&a->mu);
+			__atomic_store_n(&a->quit, true, __ATOMIC_RELAXED);
+			pthread_cond_signal(&a->cv);
+			pthread_mutex_unlock(&a->mu);
+			pthread_join(a->th, NULL);
+			pthread_cond_destroy(&a->cv);
+			pthread_mutex_destroy(&a->mu);
 		}
+		shards_join(j);
 	}
-	if (a->h) {
-		pthread_cond_destroy(&a->cv);
-		pthread_mutex_destroy(&a->mu);
+	if (j) {
+		shards_free(j);
+		job_free(j);
 	}
-	kmt_handoff_free(a->h);
-	kmt_model_shards_free(a->shards);
-	for (i = 0; a->b && i < a->nb; i++)
-		free(a->b[i].ar.p);
-	free(a->b);
 	free(a);
 }

@@ -185,14 +185,25 @@ struct part {
 enum { CV_PARTS, CV_MERGE, CV_NR };
 #define CV_ALL ((1u << CV_NR) - 1)
 
+struct job;
+struct shard_arg {
+	struct job *j;
+	unsigned int k;
+};
+
 struct job {
-	struct kmt_file *f;
+	struct kmt_file *f;			/* NULL: live (analyse-live.c) */
 	int buffer;
 	const struct kmt_decoder *dec;
 	struct kmt_model *m;
-	/* the model's shards: ms[0] is m; one consumer each */
+	/* the model's shards (model-shards.c): ms[0] is m; one consumer each, 1.. on threads */
 	struct kmt_model *ms[MAX_SHARDS];
 	unsigned int nms;
+	pthread_t sth[MAX_SHARDS];
+	struct shard_arg sa[MAX_SHARDS];
+	unsigned int threads_up;		/* shards 1.. on threads: 1 to threads_up */
+	struct model_reg_sum sums[MODEL_REG_NR];	/* live: their sums (shards_sum()) */
+	struct kmt_summary sum;
 	const struct kmt_analyse_opts *o;
 	/* the producer's (res.records and seen at every record), a line apart from the consumers' */
 	LINE struct kmt_analyse_result res;
@@ -306,19 +317,33 @@ unsigned int parts_wanted(const struct job *j);
 void produce_parts(struct job *j);
 void parts_free(struct job *j);
 
-/* analyse-stages.c: the stages after the producer. */
+/* analyse.c: a job for @m, no file, no thread, one model yet (zeroed: live, analyse-live.c); freed. */
+struct job *job_alloc(const struct kmt_decoder *dec, struct kmt_model *m, const struct kmt_analyse_opts *o);
+void job_free(struct job *j);
+
+/* analyse-stages.c: a batch into a shard of the model (or the one model). */
 void consume(struct job *j, struct kmt_model *m, struct batch *b);
-/* The shards (kmt_model_shard()): how many; j->ms filled. */
+
+/* model-shards.c, the one shard driver: @n shards of j->m (1: none, or it cannot be sharded); how many. */
+unsigned int shards_make(struct job *j, unsigned int n);
+/* ... for a file, as its threads and options say. */
 unsigned int make_shards(struct job *j);
-/* The ring's hand-over, its takers in stages; false: no memory. */
-bool ring_start(struct job *j);
-/* Shard @k's loop; a thread's (arg: struct shard_arg). */
+/*
+ * The ring's hand-over: the shards, then the writer if there is one, then
+ * (@last) one more taker after all of them, in stages; the producer wakes
+ * for @fill_low free batches, shard 0 for j->low, the others for
+ * @chain_low. False: no memory.
+ */
+bool ring_start(struct job *j, unsigned int fill_low, unsigned int chain_low, bool last);
+/* Shard @k's loop over the ring (shard 0's on the caller's thread). */
 void consume_all(struct job *j, unsigned int k);
-struct shard_arg {
-	struct job *j;
-	unsigned int k;
-};
-void *consume_main(void *arg);
+/* Shards 1.. on threads of their own (j->mret on failure), and joined once the ring ends or stops. */
+void shards_start(struct job *j);
+void shards_join(struct job *j);
+/* Live: once every shard has taken every batch, their sums, which j->m's getters give. 0 or -ENOMEM. */
+int shards_sum(struct job *j);
+/* Shards 1.. freed, the sums too: j->m is one model again, holding shard 0's part. */
+void shards_free(struct job *j);
 
 #pragma GCC visibility pop
 

@@ -227,26 +227,37 @@ void kmt_analyse_result_release(struct kmt_analyse_result *res)
  */
 static void job_unthread(struct job *j);
 
-static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
-			   struct kmt_model *m, const struct kmt_analyse_opts *o)
+struct job *job_alloc(const struct kmt_decoder *dec, struct kmt_model *m, const struct kmt_analyse_opts *o)
 {
 	struct job *j = line_alloc(sizeof(*j));
-	unsigned int k;
 	int i;
 
 	if (!j)
 		return NULL;
-	*j = (struct job){ .f = f, .buffer = buffer, .dec = dec, .m = m, .o = o, .hi = UINT64_MAX,
-			   .stats = o && o->stats };
+	*j = (struct job){ .dec = dec, .m = m, .o = o, .hi = UINT64_MAX, .stats = o && o->stats, .nms = 1 };
+	j->ms[0] = m;
 	pthread_mutex_init(&j->mu, NULL);
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_init(&j->cv[i], NULL);
+	return j;
+}
+
+static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_decoder *dec,
+			   struct kmt_model *m, const struct kmt_analyse_opts *o)
+{
+	struct job *j = job_alloc(dec, m, o);
+	unsigned int k;
+
+	if (!j)
+		return NULL;
+	j->f = f;
+	j->buffer = buffer;
 	/* A second stage with threads (-j 2 and more). Set before the thread starts: the producer reads it. */
 	j->threaded = kmt_file_threads(f) > 1;
 	j->nms = make_shards(j);
 	j->nb = j->nms > 1 ? NB_SHARDED : NB;
 	j->low = j->nms > 1 ? LOW_SHARDED : LOW_ONE;
-	if (j->threaded && !ring_start(j))
+	if (j->threaded && !ring_start(j, j->nb - j->low, LOW_CHAIN, false))
 		job_unthread(j);
 	/*
 	 * The one model on a thread of its own: it and the producer take two
@@ -292,9 +303,7 @@ static void job_unthread(struct job *j)
  */
 static void job_run(struct job *j)
 {
-	struct shard_arg sa[MAX_SHARDS];
-	pthread_t th, sth[MAX_SHARDS];
-	unsigned int k, started = 1;
+	pthread_t th;
 
 	if (j->threaded && pthread_create(&th, NULL, produce_main, j))
 		job_unthread(j);
@@ -302,18 +311,11 @@ static void job_run(struct job *j)
 		produce(j);
 		return;
 	}
-	for (k = 1; k < j->nms && !j->mret; k++, started++) {
-		sa[k] = (struct shard_arg){ j, k };
-		if (pthread_create(&sth[k], NULL, consume_main, &sa[k])) {
-			j->mret = -ENOMEM;
-			kmt_handoff_stop(j->h);
-		}
-	}
+	shards_start(j);
 	if (!j->mret)
 		consume_all(j, 0);
 	/* Done, or stopped: the others see it. */
-	for (k = 1; k < started; k++)
-		pthread_join(sth[k], NULL);
+	shards_join(j);
 	kmt_lock(&j->mu);
 	j->stop = true;		/* the merge may wait for a part */
 	wake(j, CV_ALL);
@@ -377,7 +379,7 @@ static int job_result(struct job *j, struct kmt_analyse_result *res, struct kmt_
 	return ret;
 }
 
-static void job_free(struct job *j)
+void job_free(struct job *j)
 {
 	int i;
 
@@ -385,7 +387,8 @@ static void job_free(struct job *j)
 		free(j->b[i].ar.p);
 	parts_free(j);
 	kmt_handoff_free(j->h);
-	kmt_file_set_threads(j->f, kmt_file_threads(j->f));	/* its readers from now on inflate as -j says */
+	if (j->f)
+		kmt_file_set_threads(j->f, kmt_file_threads(j->f));	/* its readers from now on inflate as -j says */
 	for (i = 0; i < CV_NR; i++)
 		pthread_cond_destroy(&j->cv[i]);
 	pthread_mutex_destroy(&j->mu);

@@ -1,65 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The model in shards, fed live (shards.h; kmemtrace top, by way of
- * analyse-live.c):
- * the caller's thread is shard 0, which takes every run of events first
- * and routes the other shards' (model.c: model_route_events()), as
- * kmt_analyse() does for a file; shards 1..N-1 each take the runs on a
- * thread of their own, in order, after it (model_routed_events()). The
- * rules of who takes what are model-merge.c's and model.c's, the same for
- * a file and for top.
+ * The model's shards, for a file (kmt_analyse()) and live (kmemtrace top,
+ * analyse-live.c) alike: made from the job's model (kmt_model_shard(),
+ * model-merge.c), each a taker of the job's ring in stage 1 of its
+ * hand-over, after shard 0, which takes every batch first on the caller's
+ * thread and routes the others' events (model_route_events());
+ * shards 1..N-1 each take the batches on a thread of their own, in order
+ * (model_routed_events()). The rules of who takes what are
+ * model-merge.c's and model.c's.
  *
- * Between the caller and the shards: a ring of slots handed over in order
- * (kmt_handoff), each a run of up to SLOT events (pointers to the caller's
- * events, where each goes, what shard 0 decided of it). A slot is free
- * again once every shard has taken it; the caller's events must stay
- * until then (a ticket: kmt_model_shards_taken()).
- *
- * The sums (kmt_model_shards_sync()) wait until every shard has taken
- * every run, then add up the shards' call sites, caches and tasks by key
- * (model-registry.c: model_registry_sum()) and their summaries, as the
- * merge at the end of a file's analysis would (kmt_model_merge()), but
+ * At the end of a file the shards are folded into the model
+ * (kmt_model_merge(), analyse.c); live, their sums are taken at each
+ * snapshot (shards_sum()): once every shard has taken every batch, their
+ * call sites, caches and tasks are added up by key (model-registry.c:
+ * model_registry_sum()) and their summaries, as the fold would, but
  * leaving the shards as they are: the same numbers as one model's at that
- * point of the stream.
+ * point of the stream, which the model's own getters then give.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "shards.h"
-#include "model/model-local.h"
+#include "analyse-local.h"
 
-#define SLOT 1024			/* events in a slot */
-#define SLOTS 16			/* slots in the ring */
 #define SHARDS_WANTED 32		/* see kmt_model_shards_for() */
-
-struct slot {
-	const struct kmt_event *evp[SLOT];
-	uint8_t to[SLOT];
-	struct model_route route[SLOT];
-	size_t n;
-	uint64_t first_ts;		/* shard 0's trace start, when it routed them */
-};
-
-struct shard_thread {
-	struct kmt_model_shards *s;
-	unsigned int k;
-	pthread_t th;
-	bool started;
-};
-
-struct kmt_model_shards {
-	struct kmt_model *ms[MODEL_SHARDS_MAX];	/* ms[0]: the caller's model */
-	unsigned int n;
-	struct shard_thread th[MODEL_SHARDS_MAX];
-	struct kmt_handoff *h;		/* the slots, to shards 1..n-1 (takers 0..n-2) */
-	struct slot *ring;
-	int err;			/* a shard ran out of memory (atomic): the slots are only let go */
-	/* The sums, as of the last kmt_model_shards_sync(). */
-	struct model_reg_sum reg[MODEL_REG_NR];
-	struct kmt_summary sum;
-};
 
 /*
  * With -j 4 and more, one shard for each thread of -j less the
@@ -77,117 +41,121 @@ unsigned int kmt_model_shards_for(int jobs)
 	return jobs >= 4 ? (unsigned int)MIN(jobs - 2, SHARDS_WANTED) : 1;
 }
 
-static void *shard_main(void *arg)
+unsigned int shards_make(struct job *j, unsigned int n)
 {
-	struct shard_thread *st = arg;
-	struct kmt_model_shards *s = st->s;
-	struct kmt_model *m = s->ms[st->k];
+	unsigned int k;
+
+	j->ms[0] = j->m;
+	if (n < 2 || !kmt_model_shardable(j->m))
+		return 1;
+	n = MIN(n, MAX_SHARDS);
+	for (k = 1; k < n; k++)
+		if (!(j->ms[k] = kmt_model_shard(j->m, k, n)))
+			break;
+	if (k == n) {
+		kmt_model_shard(j->m, 0, n);
+		if (sink_start(j, n))
+			return n;
+		kmt_model_shard(j->m, 0, 1);
+	}
+	while (--k)
+		kmt_model_free(j->ms[k]);
+	return 1;
+}
+
+/* A file's shards (kmt_analyse_opts.shards, or kmt_model_shards_for(): how many), where it can be sharded. */
+unsigned int make_shards(struct job *j)
+{
+	unsigned int n = kmt_model_shards_for(kmt_file_threads(j->f));
+
+	if (j->o && j->o->shards)
+		n = j->o->shards;
+	if (!j->threaded || (j->o && (j->o->each || j->o->marker)) || kmt_file_access_buffer(j->f) >= 0)
+		n = 1;
+	return shards_make(j, n);
+}
+
+bool ring_start(struct job *j, unsigned int fill_low, unsigned int chain_low, bool last)
+{
+	bool writer = j->sinks && j->hooks.out;
+	unsigned int k, stage = j->nms > 1 ? 2 : 1;
+
+	if (!(j->h = kmt_handoff_new(j->nb, j->nms + writer + last)))
+		return false;
+	kmt_handoff_wake(j->h, fill_low, j->low);
+	for (k = 1; k < j->nms; k++)
+		kmt_handoff_stage(j->h, k, 1, chain_low);
+	/* The writer, after the shards: the producer fills a batch again once it is written. */
+	if (writer)
+		kmt_handoff_stage(j->h, j->nms, stage++, 1);
+	if (last)
+		kmt_handoff_stage(j->h, j->nms + writer, stage, 1);
+	return true;
+}
+
+/*
+ * Shard @k's loop while the producer runs on its thread. Shard 0 takes the
+ * producer's batches (the decoder's, with one); the others take them after
+ * shard 0, which routed their events (stage 1 of the hand-over).
+ */
+static void consume_loop(struct job *j, unsigned int k)
+{
 	uint64_t n;
 
+	while (kmt_handoff_next(j->h, k, &n)) {
+		consume(j, j->ms[k], &j->b[n & (j->nb - 1)]);
+		if (j->mret)
+			kmt_handoff_stop(j->h);	/* every stage ends */
+		kmt_handoff_took(j->h, k);
+		if (j->sinks)
+			sink_write(j);
+		if (j->mret)
+			return;
+	}
+}
+
+void consume_all(struct job *j, unsigned int k)
+{
+	uint64_t w0 = kmt_waited_ns();
+
+	kmt_wait_count(j->stats);
+	consume_loop(j, k);
+	kmt_wait_count(false);
+	if (j->stats)
+		__atomic_fetch_add(&j->wait_ns, kmt_waited_ns() - w0, __ATOMIC_RELAXED);
+}
+
+static void *shard_main(void *arg)
+{
+	struct shard_arg *a = arg;
+
 	pthread_setname_np(pthread_self(), "kmt-shard");
-	while (kmt_handoff_next(s->h, st->k - 1, &n)) {
-		const struct slot *sl = &s->ring[n % SLOTS];
-		int ret = __atomic_load_n(&s->err, __ATOMIC_RELAXED);
-
-		if (!ret && (ret = model_routed_events(m, sl->evp, sl->n, sl->to, sl->route, sl->first_ts)))
-			__atomic_store_n(&s->err, ret, __ATOMIC_RELAXED);
-		kmt_handoff_took(s->h, st->k - 1);
-	}
+	consume_all(a->j, a->k);
 	return NULL;
 }
 
-struct kmt_model_shards *kmt_model_shards_new(struct kmt_model *m, unsigned int n)
-{
-	struct kmt_model_shards *s;
-	unsigned int k;
-
-	if (n < 2 || n > MODEL_SHARDS_MAX || !kmt_model_shardable(m))
-		return NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s || !(s->ring = malloc(SLOTS * sizeof(*s->ring))) || !(s->h = kmt_handoff_new(SLOTS, n - 1))) {
-		if (s)
-			free(s->ring);
-		free(s);
-		return NULL;
-	}
-	s->n = n;
-	s->ms[0] = m;
-	for (k = 1; k < n; k++)
-		if (!(s->ms[k] = kmt_model_shard(m, k, n)))
-			goto fail;
-	kmt_model_shard(m, 0, n);
-	for (k = 1; k < n; k++) {
-		s->th[k] = (struct shard_thread){ .s = s, .k = k };
-		/* It inherits the caller's blocked signals. */
-		if (pthread_create(&s->th[k].th, NULL, shard_main, &s->th[k]))
-			goto fail;
-		s->th[k].started = true;
-	}
-	return s;
-fail:
-	kmt_model_shards_free(s);
-	return NULL;
-}
-
-void kmt_model_shards_free(struct kmt_model_shards *s)
+void shards_start(struct job *j)
 {
 	unsigned int k;
 
-	if (!s)
-		return;
-	kmt_handoff_end(s->h);
-	for (k = 1; k < s->n; k++)
-		if (s->th[k].started)
-			pthread_join(s->th[k].th, NULL);
-	for (k = 1; k < s->n; k++)
-		kmt_model_free(s->ms[k]);
-	/* The caller's model is one model again (its tables stay shard 0's). */
-	s->ms[0]->live_sum = NULL;
-	s->ms[0]->live_reg = NULL;
-	kmt_model_shard(s->ms[0], 0, 1);
-	for (k = 0; k < MODEL_REG_NR; k++)
-		model_reg_sum_release(&s->reg[k]);
-	kmt_handoff_free(s->h);
-	free(s->ring);
-	free(s);
-}
-
-unsigned int kmt_model_shards_n(const struct kmt_model_shards *s)
-{
-	return s->n;
-}
-
-int kmt_model_shards_events(struct kmt_model_shards *s, const struct kmt_event *ev, size_t n)
-{
-	size_t i, c;
-	int ret;
-
-	for (; n; ev += c, n -= c) {
-		struct slot *sl = &s->ring[kmt_handoff_room(s->h) % SLOTS];
-
-		if ((ret = __atomic_load_n(&s->err, __ATOMIC_RELAXED)))
-			return ret;
-		c = MIN(n, (size_t)SLOT);
-		for (i = 0; i < c; i++)
-			sl->evp[i] = &ev[i];
-		sl->n = c;
-		if ((ret = model_route_events(s->ms[0], sl->evp, c, sl->to, sl->route, false)))
-			return ret;
-		sl->first_ts = s->ms[0]->sum.first_ts;
-		kmt_handoff_give(s->h);
+	for (k = 1; k < j->nms && !j->mret; k++) {
+		j->sa[k] = (struct shard_arg){ j, k };
+		if (pthread_create(&j->sth[k], NULL, shard_main, &j->sa[k])) {
+			j->mret = -ENOMEM;
+			kmt_handoff_stop(j->h);
+			break;
+		}
+		j->threads_up++;
 	}
-	return 0;
 }
 
-uint64_t kmt_model_shards_posted(const struct kmt_model_shards *s)
+void shards_join(struct job *j)
 {
-	return kmt_handoff_given(s->h);
-}
+	unsigned int k;
 
-bool kmt_model_shards_taken(struct kmt_model_shards *s, uint64_t ticket, bool wait)
-{
-	/* After an error the shards still let every slot go: a wait ends. */
-	return kmt_handoff_taken(s->h, ticket, wait);
+	for (k = 1; k <= j->threads_up; k++)
+		pthread_join(j->sth[k], NULL);
+	j->threads_up = 0;
 }
 
 /* The counts each shard keeps of its events and objects, added up (the losses are shard 0's). */
@@ -200,25 +168,37 @@ static void summary_sum(struct kmt_summary *d, struct kmt_model *const *ms, unsi
 		model_summary_add(d, &ms[k]->sum);
 }
 
-int kmt_model_shards_sync(struct kmt_model_shards *s)
+int shards_sum(struct job *j)
 {
 	unsigned int k;
 	int ret;
 
-	kmt_model_shards_taken(s, kmt_handoff_given(s->h), true);
-	if ((ret = __atomic_load_n(&s->err, __ATOMIC_RELAXED)))
-		return ret;
 	/* Every shard is asleep, or about to be, with nothing to take: their tables are still. */
-	for (k = 0; k < s->n; k++)
-		if ((ret = kmt_model_sync(s->ms[k])))
+	for (k = 0; k < j->nms; k++)
+		if ((ret = kmt_model_sync(j->ms[k])))
 			return ret;
+	if (j->nms < 2)
+		return 0;
 	for (k = 0; k < MODEL_REG_NR; k++)
-		if ((ret = model_registry_sum(s->ms, s->n, (enum model_reg)k, &s->reg[k]))) {
-			__atomic_store_n(&s->err, ret, __ATOMIC_RELAXED);	/* partial sums: the next run stops */
+		if ((ret = model_registry_sum(j->ms, j->nms, (enum model_reg)k, &j->sums[k])))
 			return ret;
-		}
-	summary_sum(&s->sum, s->ms, s->n);
-	s->ms[0]->live_sum = &s->sum;
-	s->ms[0]->live_reg = s->reg;
+	summary_sum(&j->sum, j->ms, j->nms);
+	j->m->live_sum = &j->sum;
+	j->m->live_reg = j->sums;
 	return 0;
+}
+
+void shards_free(struct job *j)
+{
+	unsigned int k;
+
+	for (k = 1; k < j->nms; k++)
+		kmt_model_free(j->ms[k]);
+	j->m->live_sum = NULL;
+	j->m->live_reg = NULL;
+	for (k = 0; k < MODEL_REG_NR; k++)
+		model_reg_sum_release(&j->sums[k]);
+	if (j->nms > 1)
+		kmt_model_shard(j->m, 0, 1);	/* one model again (its tables stay shard 0's) */
+	j->nms = 1;
 }
