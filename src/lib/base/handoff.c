@@ -27,6 +27,8 @@
 
 #include "kmt-local.h"
 
+enum { W_FILL, W_TAKEN };	/* who waits for done */
+
 struct taker {
 	uint64_t taken;
 	unsigned int stage, low;
@@ -36,14 +38,14 @@ struct taker {
 
 struct kmt_handoff {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;		/* the filler's and kmt_handoff_taken()'s, for done */
+	pthread_cond_t cv[2];		/* for done: the filler's (W_FILL), kmt_handoff_taken()'s (W_TAKEN) */
 	uint64_t given;			/* slots handed over */
 	uint64_t done;			/* ... taken by every taker */
 	unsigned int slots, takers;
 	unsigned int fill_low;
-	unsigned int waiting;		/* threads asleep on cv */
+	unsigned int waiting[2];	/* threads asleep on each */
+	uint64_t done_wake[2];		/* ... the first of them wakes once done gets here */
 	unsigned int sleepers;		/* takers asleep on theirs */
-	uint64_t done_wake;		/* a sleeper's on done (the filler, kmt_handoff_taken()): wake there */
 	bool staged;			/* a taker after stage 0 */
 	bool end, stop, hurry;
 	struct taker t[];
@@ -63,7 +65,8 @@ struct kmt_handoff *kmt_handoff_new(unsigned int slots, unsigned int takers)
 	if (!h)
 		return NULL;
 	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
+	pthread_cond_init(&h->cv[W_FILL], NULL);
+	pthread_cond_init(&h->cv[W_TAKEN], NULL);
 	/* A taker's waits may be timed: on CLOCK_MONOTONIC (kmt_handoff_next_by()). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -75,7 +78,7 @@ struct kmt_handoff *kmt_handoff_new(unsigned int slots, unsigned int takers)
 	h->slots = slots;
 	h->takers = takers;
 	h->fill_low = 1;
-	h->done_wake = UINT64_MAX;
+	h->done_wake[W_FILL] = h->done_wake[W_TAKEN] = UINT64_MAX;
 	return h;
 }
 
@@ -87,7 +90,8 @@ void kmt_handoff_free(struct kmt_handoff *h)
 		return;
 	for (k = 0; k < h->takers; k++)
 		pthread_cond_destroy(&h->t[k].cv);
-	pthread_cond_destroy(&h->cv);
+	pthread_cond_destroy(&h->cv[W_FILL]);
+	pthread_cond_destroy(&h->cv[W_TAKEN]);
 	pthread_mutex_destroy(&h->mu);
 	free(h);
 }
@@ -147,12 +151,13 @@ static bool ready(const struct kmt_handoff *h, unsigned int k)
 	return h->stop || n >= (h->hurry ? 1 : h->t[k].low) || (h->end && a == h->given);
 }
 
-/* Sleep on the filler's condition (with the lock), counted so that a taker wakes it. */
-static void sleep_on(struct kmt_handoff *h)
+/* Sleep until done reaches @done (with the lock), counted so that a taker wakes it. */
+static void sleep_on(struct kmt_handoff *h, int w, uint64_t done)
 {
-	h->waiting++;
-	kmt_cond_wait(&h->cv, &h->mu);
-	h->waiting--;
+	h->done_wake[w] = MIN(h->done_wake[w], done);
+	h->waiting[w]++;
+	kmt_cond_wait(&h->cv[w], &h->mu);
+	h->waiting[w]--;
 }
 
 /* Taker @k sleeps on its own condition; until CLOCK_MONOTONIC @until ns if not 0. False: timed out. */
@@ -174,11 +179,13 @@ static bool taker_sleep(struct kmt_handoff *h, unsigned int k, uint64_t until)
 static void wake(struct kmt_handoff *h)
 {
 	unsigned int k;
+	int w;
 
-	if (h->waiting && (h->done >= h->done_wake || h->stop)) {
-		h->done_wake = UINT64_MAX;
-		pthread_cond_broadcast(&h->cv);
-	}
+	for (w = W_FILL; w <= W_TAKEN; w++)
+		if (h->waiting[w] && (h->done >= h->done_wake[w] || h->stop)) {
+			h->done_wake[w] = UINT64_MAX;
+			pthread_cond_broadcast(&h->cv[w]);
+		}
 	for (k = 0; h->sleepers && k < h->takers; k++)
 		if (h->t[k].sleeps && ready(h, k))
 			pthread_cond_signal(&h->t[k].cv);
@@ -192,8 +199,7 @@ uint64_t kmt_handoff_room(struct kmt_handoff *h)
 	if (h->given - h->done >= h->slots) {
 		/* Full: wait for room for fill_low, not one. */
 		while (h->given - h->done > h->slots - h->fill_low && !h->stop) {
-			h->done_wake = MIN(h->done_wake, h->given - (h->slots - h->fill_low));
-			sleep_on(h);
+			sleep_on(h, W_FILL, h->given - (h->slots - h->fill_low));
 		}
 	}
 	n = h->given;
@@ -255,8 +261,7 @@ bool kmt_handoff_taken(struct kmt_handoff *h, uint64_t n, bool wait)
 
 	kmt_lock(&h->mu);
 	while (wait && h->done < n && !h->stop) {
-		h->done_wake = MIN(h->done_wake, n);
-		sleep_on(h);
+		sleep_on(h, W_TAKEN, n);
 	}
 	taken = h->done >= n;
 	pthread_mutex_unlock(&h->mu);
