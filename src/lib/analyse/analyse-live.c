@@ -60,30 +60,10 @@ struct kmt_analyse_live {
 
 /* ---- the stream into batches ---- */
 
-static struct batch *batch_reset(struct batch *b)
-{
-	b->n = 0;
-	b->ar.used = 0;
-	return b;
-}
-
 /* Room for one more item (a part passed over in its arena too)? */
 static bool batch_room(const struct batch *b)
 {
 	return b->n < BATCH && b->ar.used + SKIP_BYTES <= b->ar.cap;
-}
-
-/* @mk (and @skip, copied) as @b's next item, as analyse-ring.c's put_marker() puts it. */
-static void put_marker(struct batch *b, const struct kmt_marker *mk, const struct kmt_skip *skip)
-{
-	b->ev[b->n] = (struct kmt_event){ .cpu = mk->cpu, .ts = mk->ts, .bytes_req = (uint64_t)mk->lost,
-					  .bytes_alloc = mk->to };
-	if (skip) {
-		b->ar.used = ALIGN_UP(b->ar.used, 8);
-		b->ev[b->n].str2 = arena_keep(&b->ar, skip, sizeof(*skip));
-	}
-	b->evp[b->n] = &b->ev[b->n];
-	b->what[b->n++] = (uint8_t)(IT_MARK + mk->kind);
 }
 
 /*
@@ -104,13 +84,13 @@ static int next_item(struct kmt_analyse_live *a, struct batch *b, struct kmt_dia
 			return ret == -EAGAIN ? 0 : ret;
 		if (sr.lost_marker || sr.skip) {
 			kmt_marker_of(&sr, sr.buffer, &mk);	/* one buffer: every marker is of it */
-			put_marker(b, &mk, sr.skip);
+			batch_put_marker(b, &mk, sr.skip);
 			return 1;
 		}
 		ret = kmt_decode(a->j->dec, &sr.rec, sr.cpu, ev);
 		if (ret < 0) {
 			mk = (struct kmt_marker){ .kind = KMT_MARK_MISFIT, .cpu = sr.cpu, .lost = -1, .ts = sr.rec.ts };
-			put_marker(b, &mk, NULL);
+			batch_put_marker(b, &mk, NULL);
 			return 1;
 		}
 		if (ret) {

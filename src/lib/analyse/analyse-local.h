@@ -91,6 +91,21 @@ static inline struct kmt_marker batch_marker(const struct batch *b, unsigned int
 }
 
 /*
+ * @mk (and @skip, copied into the arena, which has room for it and 7
+ * bytes of alignment) as @b's next item: what batch_marker() reads back.
+ * analyse-ring.c.
+ */
+void batch_put_marker(struct batch *b, const struct kmt_marker *mk, const struct kmt_skip *skip);
+
+/* @b empty, to be filled again. */
+static inline struct batch *batch_reset(struct batch *b)
+{
+	b->n = 0;
+	b->ar.used = 0;
+	return b;
+}
+
+/*
  * What a record kmt_decode() returned @ret for is to the model: nothing
  * (IT_SKIP: not an event of ours, or before the window, @early, where only
  * task names matter), a name, or an event.

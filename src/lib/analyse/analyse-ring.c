@@ -35,9 +35,7 @@ bool hand(struct job *j)
 		go = true;
 	}
 	/* The next to fill: this one again on one thread, else one the consumer is done with. */
-	b = filling(j);
-	b->n = 0;
-	b->ar.used = 0;
+	batch_reset(filling(j));
 	return go;
 }
 
@@ -109,6 +107,12 @@ static bool put_marker(struct job *j, const struct kmt_marker *mk, const struct 
 
 	if (!b)
 		return false;
+	batch_put_marker(b, mk, skip);
+	return true;
+}
+
+void batch_put_marker(struct batch *b, const struct kmt_marker *mk, const struct kmt_skip *skip)
+{
 	b->ev[b->n] = (struct kmt_event){ .cpu = mk->cpu, .ts = mk->ts, .bytes_req = (uint64_t)mk->lost,
 					  .bytes_alloc = mk->to };
 	if (skip) {
@@ -118,7 +122,6 @@ static bool put_marker(struct job *j, const struct kmt_marker *mk, const struct 
 	}
 	b->evp[b->n] = &b->ev[b->n];
 	b->what[b->n++] = (uint8_t)(IT_MARK + mk->kind);
-	return true;
 }
 
 /* A part of a damaged file passed over, kept for the caller. */

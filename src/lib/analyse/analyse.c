@@ -284,17 +284,12 @@ static struct job *job_new(struct kmt_file *f, int buffer, const struct kmt_deco
 /* No thread for the producer after all: the one model, on this thread. */
 static void job_unthread(struct job *j)
 {
-	unsigned int k;
-
 	j->threaded = false;
 	j->nparts = 0;
 	j->seq_in_parts = j->m->seq_given = false;
 	sink_end(j);
 	sink_fold(j);
-	for (k = 1; k < j->nms; k++)
-		kmt_model_free(j->ms[k]);
-	j->nms = 1;
-	kmt_model_shard(j->m, 0, 1);
+	shards_free(j);
 }
 
 /*
