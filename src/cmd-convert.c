@@ -159,6 +159,7 @@ static int convert(struct conv *c, const char *out, struct kmt_writer_opts *wo, 
 	m.uname = fi->uname;
 	m.slab_aliases = fi->slab_aliases;
 	m.slab_caches = fi->slab_caches;
+	m.cgroups = fi->cgroups;
 	m.trace_clock = kmt_file_trace_clock(c->f);
 	m.version = fi->recorder;
 	m.cpu_count = fi->cpu_count;

@@ -37,7 +37,7 @@ static const struct opt diff_opts[] = {
 	  "(name), or 'auto' (the default: offsets in the same\nkernel build, names otherwise)",
 	  .type = OT_CHOICE, .choices = diff_match_names, .what = "--match",
 	  .off = offsetof(struct diff_args, d.match) },
-	OPT_GROUP(input_group, struct diff_args, in, INPUT_TIME | INPUT_COMM | INPUT_JOBS, "allocations by"),
+	OPT_GROUP(input_group, struct diff_args, in, INPUT_TIME | INPUT_COMM | INPUT_JOBS | INPUT_CGROUP, "allocations by"),
 	{ O_WIDE, 0, "wide", NULL, "text: every column and whole names, however wide\n"
 	  "(default: fit the terminal, or $COLUMNS)" },
 	{ O_JSON, 0, "json", NULL, "one JSON document (schema: docs/diff-json.md)" },

@@ -155,13 +155,16 @@ static void print_event(const struct dump *dp, const struct kmt_event *ev)
 	case KMT_EV_NEWTASK:
 		printf(" pid=%d name=%.*s", ev->pid2, (int)ev->str2_len, ev->str2);
 		break;
+	case KMT_EV_CGROUP:
+		printf(" pid=%d hierarchy=%d path=%.*s", ev->pid2, ev->node, (int)ev->str2_len, ev->str2);
+		break;
 	case KMT_EV_ACCESS:
 		printf(" obj=%s offset=%u %s", p, ev->offset, ev->flags & KMT_EVF_WRITE ? "write" : "read");
 		break;
 	}
 	if (ev->name_len)
 		printf(" cache=%.*s", (int)ev->name_len, ev->name);
-	if (ev->node >= 0 && ev->kind != KMT_EV_PAGE_ALLOC)
+	if (ev->node >= 0 && ev->kind != KMT_EV_PAGE_ALLOC && ev->kind != KMT_EV_CGROUP)
 		printf(" node=%d", ev->node);
 	if (ev->kind == KMT_EV_STACK && dp->all)
 		stack_claim(dp, ev);

@@ -87,6 +87,28 @@ static int no_opt(void *arg, int id, const char *value)
 	return -1;
 }
 
+/* What the file keeps of the tasks' cgroups: where each was at the start, and whether moves were traced. */
+static void print_cgroups(struct kmt_file *f, const struct kmt_file_info *fi)
+{
+	struct kmt_cgroups *c = fi->cgroups ? kmt_cgroups_new() : NULL;
+	bool moves = kmt_formats_find(kmt_file_formats(f), "cgroup", "cgroup_attach_task") != NULL;
+	size_t n;
+
+	if (!fi->cgroups) {
+		printf("cgroups:    not recorded\n");
+	} else if (!c || kmt_cgroups_parse(c, fi->cgroups, strlen(fi->cgroups))) {
+		printf("cgroups:    recorded, but the list cannot be read (damaged)\n");
+	} else {
+		n = kmt_cgroups_count(c);
+		printf("cgroups:    %zu %s at the start (%s%s%s), %s\n", n, plural((double)n, "task", "tasks"),
+		       kmt_cgroups_has_v2(c) ? "cgroup v2" : "",
+		       kmt_cgroups_has_v2(c) && kmt_cgroups_memory_id(c) >= 0 ? " and " : "",
+		       kmt_cgroups_memory_id(c) >= 0 ? "v1 memory" : "",
+		       moves ? "moves traced (cgroup_attach_task)" : "moves not traced");
+	}
+	kmt_cgroups_free(c);
+}
+
 /* The header: the file, its format, how and where it was recorded. */
 static void print_header(struct kmt_file *f, const char *path)
 {
@@ -128,6 +150,7 @@ static void print_header(struct kmt_file *f, const char *path)
 	printf("clock:      %s\n", fi->clock ? fi->clock : "(unknown)");
 	printf("CPUs:       %d\n", fi->cpu_count);
 	printf("formats:    %d %s\n", kmt_file_formats(f)->nr, plural(kmt_file_formats(f)->nr, "event", "events"));
+	print_cgroups(f, fi);
 }
 
 /* Each buffer: its CPUs' data, and what its stats say was lost with the recorder. */

@@ -34,7 +34,8 @@ struct kmap_args {
 static const struct opt kmap_opts[] = {
 	{ O_CALLSITE, 0, "callsite", "FUNC", "only objects allocated from FUNC (a function name)" },
 	OPT_GROUP(input_group, struct kmap_args, in,
-		  INPUT_CACHE | INPUT_PID | INPUT_COMM | INPUT_TIME | INPUT_BUFFER | INPUT_JOBS, "objects allocated by"),
+		  INPUT_CACHE | INPUT_PID | INPUT_COMM | INPUT_TIME | INPUT_BUFFER | INPUT_JOBS |
+		  INPUT_CGROUP, "objects allocated by"),
 	{ O_LIVE, 0, "live", NULL, "only objects still live at the end" },
 	{ O_ACCESSED, 0, "accessed", NULL, "only objects with watchpoint samples" },
 	{ O_PAGES, 0, "pages", NULL, "page allocations too (obj_va_ptr: pfn:N)" },

@@ -29,7 +29,8 @@ static const struct opt report_opts[] = {
 	{ O_SECTIONS, 0, "sections", "LIST", "%s (default: all; access: watchpoint samples of "
 	  "kmemtrace watch, per object offset and instruction)", OPT_LIST, report_section_names },
 	{ 's', 's', "sort", "KEY[,KEY]", "sort every table by the keys it has: bytes (the\n"
-	  "default), allocs, frees, req, waste, frag, x-cpu,\nlive, pages, callsite, name, comm, pid",
+	  "default), allocs, frees, req, waste, frag, x-cpu,\nlive, pages, callsite, name, comm, pid,\n"
+	  "unaccounted",
 	  OPT_LIST, report_sort_keys },
 	OPT_GROUP(tables_group, struct report_args, r.tables, 0, NULL),
 	OPT_GROUP(input_group, struct report_args, in, 0, "allocations by"),

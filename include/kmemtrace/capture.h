@@ -49,6 +49,7 @@ enum kmt_spool_blob {
 	KMT_SPOOL_CMDLINES,		/* "pid comm" lines of the running tasks */
 	KMT_SPOOL_SLAB_ALIASES,		/* merged slab caches (slabnames.h) */
 	KMT_SPOOL_SLAB_CACHES,		/* the kernel's caches and sizes (event.h) */
+	KMT_SPOOL_CGROUPS,		/* the tasks' cgroups at the start (event.h) */
 	KMT_SPOOL_NR_BLOBS,
 };
 
@@ -399,6 +400,12 @@ int kmt_session_tracing(const struct kmt_instance *in, bool on, struct kmt_diag 
  */
 int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *events,
 			struct kmt_spool *sp, struct kmt_spool_meta *m, struct kmt_diag *d);
+/*
+ * Save every task's cgroups into @sp (KMT_SPOOL_CGROUPS), once tracing is
+ * on: a task that moves or is born after it, the trace shows. 0, or a
+ * negative error (out of memory; /proc unreadable) with the reason in @d.
+ */
+int kmt_session_save_cgroups(struct kmt_spool *sp, struct kmt_diag *d);
 /* Save per_cpu/cpuN/stats into buffer @b of the spool. */
 int kmt_session_save_stats(const struct kmt_instance *in, struct kmt_spool *sp,
 			   enum kmt_spool_buffer b, const int *cpus, int nr_cpus, struct kmt_diag *d);

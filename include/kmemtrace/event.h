@@ -41,6 +41,8 @@ enum kmt_kind {
 	KMT_EV_EXIT,			/* pid2 = pid, str2 = comm */
 	KMT_EV_RENAME,			/* pid2 = pid, str2 = new comm */
 	KMT_EV_NEWTASK,			/* pid2 = pid, str2 = comm */
+	KMT_EV_CGROUP,			/* cgroup_attach_task: pid2 = pid, str2 = the cgroup's
+					   path, node = its hierarchy's id (0: cgroup v2) */
 	KMT_EV_STACK,			/* stack entries of the previous event */
 	KMT_EV_ACCESS,			/* kmemtrace:access, a watchpoint hit */
 	KMT_EV_NR,
@@ -53,6 +55,21 @@ enum {
 	KMT_EVF_WRITE = 1 << 2,		/* access: a write */
 	KMT_EVF_STACK_BE = 1 << 3,	/* stack entries are big-endian */
 	KMT_EVF_FAILED = 1 << 4,	/* the allocation failed (vmalloc) */
+	/* In interrupt context (hard or soft irq, NMI): the task's is only the interrupted one. */
+	KMT_EVF_IRQ = 1 << 5,
+	/*
+	 * An allocation that asked to be charged to the task's memory cgroup:
+	 * the event's accounted field (6.0 on), else __GFP_ACCOUNT in its gfp
+	 * flags. Asked, not done: a task of the root cgroup, a kernel thread
+	 * or an interrupt is not charged.
+	 */
+	KMT_EVF_ACCOUNTED = 1 << 6,
+	/*
+	 * ... or the event cannot tell: a kmem_cache_alloc without an
+	 * accounted field (before 6.0) and without __GFP_ACCOUNT, whose cache
+	 * may have been made with SLAB_ACCOUNT.
+	 */
+	KMT_EVF_ACCT_UNKNOWN = 1 << 7,
 };
 
 struct kmt_event {
@@ -162,6 +179,8 @@ struct kmt_flags *kmt_flags_gfp(const struct kmt_formats *fs);
 /* "GFP_KERNEL|__GFP_ZERO" (or "none", or hex for unknown bits). */
 const char *kmt_flags_format(const struct kmt_flags *f, uint64_t val, char *buf, size_t len);
 size_t kmt_flags_count(const struct kmt_flags *f);
+/* The value of the flag named @name ("__GFP_ACCOUNT"), 0 if none (or @f NULL). */
+uint64_t kmt_flags_mask(const struct kmt_flags *f, const char *name);
 void kmt_flags_free(struct kmt_flags *f);
 
 /*
@@ -472,5 +491,77 @@ size_t kmt_symkeep_count(const struct kmt_symkeep *k);
  */
 int kmt_symkeep_cut(const struct kmt_symkeep *k, const char *text, size_t len, char **out,
 		    size_t *out_len);
+
+/*
+ * Tasks' cgroups (cgroups.c): which cgroup each task was in when a
+ * recording started, kept in the trace file (its CGROUPS option) so that
+ * a file analysed on another machine gives the same answer; the kernel's
+ * cgroup:cgroup_attach_task events and forks (inheritance) carry it on.
+ *
+ * Two hierarchies are kept per task: the cgroup v2 one ("0::/path" in
+ * /proc/PID/cgroup) and, where cgroup v1 is mounted with the memory
+ * controller, that one's ("N:memory:/path"): on a hybrid system (v1
+ * controllers and a v2 tree beside them) memory is charged to the v1
+ * memory cgroup. The text of the option, one line each:
+ *   "kmemtrace-cgroups 1"
+ *   "memory ID"                  v1 memory's hierarchy id (-1: none)
+ *   "v2 0|1"                     a cgroup v2 hierarchy is mounted
+ *   "TID\tFLAGS\tV2PATH\tMEMPATH" per task (thread), FLAGS "k" for a
+ *                                kernel thread, "-" else; a path "-": none
+ * Paths are as /proc shows them, relative to the hierarchy's root ("/",
+ * "/system.slice/foo.service"); a path with a tab or newline is kept as
+ * "-" (unknown).
+ */
+struct kmt_cgroups;
+
+/* A task's cgroups: interned paths (owned by the set), NULL: none known. */
+struct kmt_cgroup_task {
+	const char *v2, *memory;
+	bool kthread;
+};
+
+/* An empty set; NULL + errno on failure. */
+struct kmt_cgroups *kmt_cgroups_new(void);
+void kmt_cgroups_free(struct kmt_cgroups *c);	/* NULL is fine */
+/*
+ * Every task (each thread of /proc/PID/task/) of the running system,
+ * read from @proc_root ("/proc"), with the layout from its
+ * /proc/self/cgroup. Tasks that exit while it reads are passed over.
+ * 0, or -ENOMEM / -errno if @proc_root cannot be read.
+ */
+int kmt_cgroups_from_proc(struct kmt_cgroups *c, const char *proc_root);
+/* Add a file's text (@len bytes): 0, or KMT_EFORMAT on a malformed line (nothing kept of it). */
+int kmt_cgroups_parse(struct kmt_cgroups *c, const char *text, size_t len);
+/* The set as that text, malloc'd (*@len bytes, NUL-terminated); NULL + errno. */
+char *kmt_cgroups_format(const struct kmt_cgroups *c, size_t *len);
+/* Tasks in the set. */
+size_t kmt_cgroups_count(const struct kmt_cgroups *c);
+/* The v1 memory hierarchy's id (-1: none), and whether cgroup v2 is mounted. */
+int kmt_cgroups_memory_id(const struct kmt_cgroups *c);
+bool kmt_cgroups_has_v2(const struct kmt_cgroups *c);
+/* Task @tid as the set has it, or NULL; valid until tasks are added (its paths until the set is freed). */
+const struct kmt_cgroup_task *kmt_cgroups_task(const struct kmt_cgroups *c, int32_t tid);
+/*
+ * @path (@len bytes) interned in @c: the same pointer for the same path,
+ * valid until kmt_cgroups_free(). Safe to call from several threads at
+ * once (the model's shards each follow the same moves); NULL on ENOMEM.
+ */
+const char *kmt_cgroups_intern(struct kmt_cgroups *c, const char *path, size_t len);
+/*
+ * Is @path the cgroup @want or one of its descendants ("/a" holds "/a"
+ * and "/a/b", not "/ab"; "/" holds everything)?
+ */
+bool kmt_cgroup_under(const char *path, const char *want);
+/*
+ * The container a cgroup path names, as "runtime:id" into @buf (id: the
+ * first 12 hex digits of a container, a pod's UID whole): docker
+ * ("/docker/<64 hex>", "docker-<64 hex>.scope"), containerd
+ * ("cri-containerd-<64 hex>.scope"), cri-o ("crio-<64 hex>[.scope]", not
+ * crio-conmon-), podman ("libpod-<64 hex>.scope"), and a Kubernetes pod
+ * when no container is named ("kubepods[-burstable|-besteffort]-pod<uid>.slice",
+ * '_' read as '-', or "/kubepods/[burstable/|besteffort/]pod<uid>"): "pod:<uid>".
+ * The innermost one named wins. NULL if the path names none.
+ */
+const char *kmt_cgroup_container(const char *path, char *buf, size_t len);
 
 #endif

@@ -69,6 +69,21 @@ struct kmt_model_opts {
 	 * lie in, or by their sizes (slab_aliases' caches).
 	 */
 	bool unnamed_cache_allocs;
+	/*
+	 * The tasks' cgroups when the recording started (the file's CGROUPS
+	 * option), followed on through forks and cgroup_attach_task events;
+	 * NULL: not recorded (kmt_proc.cgroup, .memcg stay NULL). The model
+	 * interns the paths of moves in it: it must outlive the model and
+	 * its results, and may be shared by the shards of one model.
+	 */
+	struct kmt_cgroups *cgroups;
+	/*
+	 * Only allocations by tasks in this cgroup or its descendants, the
+	 * path as /proc/PID/cgroup shows it: "0::/a/b" (cgroup v2),
+	 * "ID:memory:/a/b" or "memory:/a/b" (v1 memory), or "/a/b" (v2 where
+	 * it is mounted, else v1 memory). Needs @cgroups.
+	 */
+	const char *cgroup;
 	/* Merged slab caches, to name them (may be NULL; must outlive the model). */
 	const struct kmt_slab_aliases *slab_aliases;
 	/*
@@ -131,14 +146,28 @@ static inline const char *kmt_cache_label(const struct kmt_cache *c)
 	return c->merged ? c->merged->label : c->name;
 }
 
-/* Per task name and pid. */
+/*
+ * Per task name, pid and cgroups: a task renamed, or moved to another
+ * cgroup, continues in a row of its own.
+ */
 struct kmt_proc {
 	int32_t pid;
 	char comm[16];
+	bool kthread;			/* a kernel thread (recorded with cgroups only) */
+	/* Its cgroup v2 path and v1 memory cgroup's (kmt_model_opts.cgroups'), NULL: unknown. */
+	const char *cgroup, *memcg;
 	uint64_t allocs, frees, bytes_req, bytes_alloc, bytes_freed;
 	uint64_t live_objects, live_bytes;
 	uint64_t page_allocs, pages;
 	uint64_t now_objects, now_bytes;	/* as for sites */
+	/*
+	 * Of bytes_alloc (slab objects): allocated in interrupt context
+	 * (never charged to the task), else asked to be charged to its
+	 * memory cgroup (KMT_EVF_ACCOUNTED), or of unknown charge
+	 * (KMT_EVF_ACCT_UNKNOWN). The rest asked for no charge.
+	 */
+	uint64_t irq_bytes, acct_bytes, unknown_bytes;
+	uint64_t acct_pages;		/* pages asked to be charged (__GFP_ACCOUNT) */
 };
 
 /*
@@ -471,6 +500,12 @@ void kmt_model_marker(struct kmt_model *m, const struct kmt_marker *mk);
 void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev);
 /* Name tasks: pid -> comm as it changes (fork, exec, rename). */
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len);
+/*
+ * Task @pid is in cgroup @path (@len bytes) of hierarchy @root (0: cgroup
+ * v2; the v1 memory hierarchy's id: its memory cgroup) from now on; other
+ * hierarchies are not followed. Nothing without kmt_model_opts.cgroups.
+ */
+void kmt_model_set_cgroup(struct kmt_model *m, int32_t pid, int root, const char *path, size_t len);
 /*
  * The trace ended at @ts: computes live objects, outstanding, ages. 0, or
  * -ENOMEM if the model ran out of memory at any point (see above).

@@ -332,6 +332,7 @@ struct kmt_file_info {
 	const char *recorder;		/* VERSION option, may be NULL */
 	const char *slab_aliases;	/* merged slab caches (slabnames.h), may be NULL */
 	const char *slab_caches;	/* the kernel's caches and sizes (event.h), may be NULL */
+	const char *cgroups;		/* the tasks' cgroups at the start (event.h), may be NULL */
 	struct kmt_recinfo recinfo;	/* what it says, typed */
 	int cpu_count;			/* CPUCOUNT option, or CPUs with data */
 	uint64_t trace_id;
@@ -506,6 +507,7 @@ struct kmt_trace_meta {
 	const char *version;		/* recorder, e.g. "kmemtrace 0.1.0" */
 	const char *slab_aliases;	/* merged slab caches (slabnames.h), NULL: none */
 	const char *slab_caches;	/* the kernel's caches and sizes (event.h), NULL: none */
+	const char *cgroups;		/* the tasks' cgroups at the start (event.h), NULL: none */
 	int cpu_count;
 	uint64_t trace_id;
 	/*

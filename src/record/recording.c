@@ -474,6 +474,10 @@ static int recording_setup(struct recording *rc, struct kmt_diag *d)
 	ret = kmt_session_tracing(&rc->in, true, d);
 	rc->tracing = !ret;
 	recording_mark(rc, "tracing-on");
+	/* Where each task is, now that any move or birth after shows in the trace. */
+	if (!ret && rc->spool)
+		ret = kmt_session_save_cgroups(rc->spool, d);
+	recording_mark(rc, "cgroups");
 	return ret;
 }
 

@@ -41,6 +41,8 @@ int input_jobs(int jobs)
 	return cpus > INPUT_MAX_JOBS ? INPUT_MAX_JOBS : cpus;
 }
 
+static int input_cgroups(struct input *a, const struct kmt_file_info *fi);
+
 int input_open(struct input *a, const char *path, int jobs)
 {
 	const struct kmt_file_info *fi;
@@ -66,6 +68,27 @@ int input_open(struct input *a, const char *path, int jobs)
 	if (!(a->aliases = kmt_slab_aliases_of_file(a->f)))
 		return error("out of memory");
 	a->skipped = kmt_decoder_skipped(a->dec);
+	return input_cgroups(a, fi);
+}
+
+/* The file's cgroups (kmt_file_info.cgroups); a damaged list is left out, with a warning. */
+static int input_cgroups(struct input *a, const struct kmt_file_info *fi)
+{
+	int ret;
+
+	if (!fi->cgroups)
+		return EXIT_OK;
+	if (!(a->cgroups = kmt_cgroups_new()))
+		return error("out of memory");
+	ret = kmt_cgroups_parse(a->cgroups, fi->cgroups, strlen(fi->cgroups));
+	if (ret == -ENOMEM)
+		return error("out of memory");
+	if (ret) {
+		warning("%s: its list of the tasks' cgroups is damaged: cgroups are shown as not recorded",
+			a->path);
+		kmt_cgroups_free(a->cgroups);
+		a->cgroups = NULL;
+	}
 	return EXIT_OK;
 }
 
@@ -96,6 +119,10 @@ int input_run(struct input *a, const char *buffer, struct kmt_model_opts *mo,
 	mo->cmdlines = a->comms;
 	mo->syms = a->syms;
 	mo->slab_aliases = a->aliases;
+	mo->cgroups = a->cgroups;
+	if (mo->cgroup && !a->cgroups)
+		return error("%s: the file has no record of the tasks' cgroups (recorded by another "
+			     "tool, or by an older kmemtrace): -G cannot choose by cgroup", a->path);
 	if (mo->cache)
 		cache_note(a, mo->cache);
 	kmt_model_opts_from_file(mo, a->f);
@@ -116,7 +143,7 @@ int input_run(struct input *a, const char *buffer, struct kmt_model_opts *mo,
 	if (mo->cache && !kmt_model_summary(a->m)->cache_matched)
 		warning("%s: no object of cache '%.60s' is in the trace%s: nothing to report", a->path,
 			mo->cache, t_start > 0 || t_end >= 0 ? " window" : "");
-	if ((mo->pid || mo->comm) && !kmt_model_summary(a->m)->filter_matched)
+	if ((mo->pid || mo->comm || mo->cgroup) && !kmt_model_summary(a->m)->filter_matched)
 		input_unmatched(a->path, mo, t_start > 0 || t_end >= 0);
 	return EXIT_OK;
 }
@@ -127,8 +154,10 @@ void input_unmatched(const char *path, const struct kmt_model_opts *mo, bool win
 
 	if (mo->pid)
 		snprintf(what, sizeof(what), "with pid %d", (int)mo->pid);
-	else
+	else if (mo->comm)
 		snprintf(what, sizeof(what), "named '%.40s'", mo->comm);
+	else
+		snprintf(what, sizeof(what), "in cgroup '%.40s'", mo->cgroup);
 	warning("%s: no task %s is in the trace%s: nothing to report", path, what, window ? " window" : "");
 }
 
@@ -294,6 +323,7 @@ void input_close(struct input *a)
 	kmt_analyse_result_release(&a->res);
 	kmt_model_free(a->m);
 	kmt_slab_aliases_free(a->aliases);
+	kmt_cgroups_free(a->cgroups);
 	kmt_decoder_free(a->dec);
 	kmt_comms_free(a->comms);
 	kmt_symbols_free(a->syms);
@@ -324,6 +354,10 @@ static const struct opt input_opts[] = {
 	  "(default: the CPUs it may run on, as nproc counts,\nat most 64)",
 	  .type = OT_INT, .min = 1, .max = 1024, .what = "number of jobs",
 	  .off = offsetof(struct input_opts, jobs) },
+	{ 'G', 'G', "cgroup", "PATH", "only %s tasks in this cgroup or below it, as\n"
+	  "/proc/PID/cgroup shows it: 0::/a/b (cgroup v2),\n"
+	  "memory:/a/b (v1 memory), or /a/b (v2 where mounted)", .type = OT_STR,
+	  .off = offsetof(struct input_opts, mo.cgroup) },
 	{ 0 },
 };
 

@@ -24,6 +24,7 @@ struct input {
 	struct kmt_decoder *dec;
 	struct kmt_model *m;
 	struct kmt_slab_aliases *aliases;	/* merged slab caches, if the file says */
+	struct kmt_cgroups *cgroups;	/* the tasks' cgroups at the start, NULL: not recorded */
 	uint64_t t0;			/* time of the first record, set once it is read */
 	const char *skipped;		/* events the decoder could not map */
 	struct kmt_analyse_result res;	/* what was read, and what was passed over */
@@ -47,7 +48,7 @@ struct input_opts {
 };
 #define INPUT_OPTS_INIT { .window = { -1, -1 } }
 enum { INPUT_TIME = 1, INPUT_PID = 2, INPUT_COMM = 4, INPUT_CACHE = 8, INPUT_DEPTH = 16, INPUT_BUFFER = 32,
-       INPUT_JOBS = 64 };
+       INPUT_JOBS = 64, INPUT_CGROUP = 128 };
 extern const struct opt_group input_group;
 
 /*

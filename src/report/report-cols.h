@@ -31,6 +31,8 @@ extern const struct rtable t_callsites, t_lifetimes, t_page_functions, t_outstan
 extern const struct rtable t_misuse, t_untraced;
 /* report-cols-stack.c */
 extern const struct rtable t_callsite_stacks;
+/* report-cols-cgroup.c */
+extern const struct rtable t_cgroups;
 /* report-cols-vmalloc.c */
 extern const struct rtable t_vmalloc, t_vmalloc_sizes, t_vmalloc_functions, t_vmalloc_live;
 

@@ -18,6 +18,7 @@ const struct report_section report_sections[] = {
 	{ SEC_CALLSITES, "callsites", NEEDS_SLAB, text_callsites, &t_callsites },
 	{ SEC_CACHES, "caches", NEEDS_SLAB, text_caches, &t_caches },
 	{ SEC_PROCESSES, "processes", NEEDS_SLAB_OR_PAGES, text_processes, &t_processes },
+	{ SEC_CGROUPS, "cgroups", NEEDS_SLAB_OR_PAGES | NEEDS_CGROUPS, text_cgroups, &t_cgroups },
 	{ SEC_PAGES, "pages", NEEDS_PAGES, text_pages, &t_page_orders },
 	{ SEC_VMALLOC, "vmalloc", NEEDS_VMALLOC, text_vmalloc, &t_vmalloc_live },
 	{ SEC_LIFETIMES, "lifetimes", NEEDS_SLAB, text_lifetimes, &t_lifetimes },
@@ -62,12 +63,13 @@ void report_recorded(struct report *r, const struct kmt_decoder *dec, const char
 	r->no_pcpu = lacks(r, dec, pcpu_kinds, 2, false);
 	r->no_vmalloc = lacks(r, dec, vmap_kinds, 2, false);
 	r->cache = cache;
+	r->no_cgroups = !r->f || !kmt_file_info(r->f)->cgroups;
 	if (cache)
 		r->no_pages = r->no_pcpu = r->no_vmalloc = true;
 	for (s = report_sections; s->bit; s++)
 		if (((s->needs & NEEDS_SLAB) && r->no_slab) || ((s->needs & NEEDS_PAGES) && r->no_pages) ||
 		    ((s->needs & NEEDS_SLAB_OR_PAGES) && r->no_slab && r->no_pages) ||
-		    ((s->needs & NEEDS_VMALLOC) && r->no_vmalloc))
+		    ((s->needs & NEEDS_VMALLOC) && r->no_vmalloc) || ((s->needs & NEEDS_CGROUPS) && r->no_cgroups))
 			r->unrecorded |= s->bit;
 }
 

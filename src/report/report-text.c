@@ -69,7 +69,7 @@ static const char *nouns(uint64_t v, const char *one, const char *many)
  */
 static void not_recorded(const struct report *r, FILE *out)
 {
-	unsigned int left = r->sections & r->unrecorded;
+	unsigned int left = r->sections & r->unrecorded & ~SEC_SAYS_UNRECORDED;
 	char list[1024];
 	size_t n = 0;
 	int i;
@@ -570,6 +570,21 @@ void text_processes(const struct report *r, FILE *out)
 	text_table(r, rtable_find("processes"), out);
 }
 
+void text_cgroups(const struct report *r, FILE *out)
+{
+	fprintf(out, "\nCGROUPS (of the task that allocated, as it was then)\n");
+	if (r->no_cgroups) {
+		para(r, out, 2, "  not recorded: the file has no record of the tasks' cgroups (recorded by "
+		     "another tool or an older kmemtrace)");
+		return;
+	}
+	if (r->unrecorded & SEC_CGROUPS) {
+		para(r, out, 2, "  not recorded: the file has no slab or page events");
+		return;
+	}
+	text_table(r, rtable_find("cgroups"), out);
+}
+
 void text_pages(const struct report *r, FILE *out)
 {
 	char b[256];
@@ -712,7 +727,7 @@ void text_access(const struct report *r, FILE *out)
 void report_text(const struct report *r, FILE *out)
 {
 	/* Sections whose events the file lacks are left out; the summary says so. */
-	unsigned int sec = r->sections & ~r->unrecorded;
+	unsigned int sec = r->sections & ~(r->unrecorded & ~SEC_SAYS_UNRECORDED);
 	const struct report_section *s;
 
 	if (!(sec & SEC_SUMMARY) && (r->sections & r->unrecorded))

@@ -28,6 +28,7 @@ enum {
 	SEC_MISUSE = 1 << 7,
 	SEC_ACCESS = 1 << 8,		/* watchpoint samples (kmemtrace watch) */
 	SEC_VMALLOC = 1 << 9,
+	SEC_CGROUPS = 1 << 10,		/* the file's record of the tasks' cgroups */
 };
 
 /*
@@ -84,6 +85,7 @@ struct report {
 	 */
 	unsigned int unrecorded;	/* SEC_* bits */
 	bool no_slab, no_pages, no_pcpu, no_vmalloc;
+	bool no_cgroups;		/* the file (@f) has no record of the tasks' cgroups */
 	const char *not_recorded[16];	/* event names */
 	int nr_not_recorded;
 	const char *cache;		/* --cache: only its objects; pages, per-CPU, vmalloc left out */
@@ -106,7 +108,12 @@ void report_recorded(struct report *r, const struct kmt_decoder *dec, const char
  * their names, the events each needs (a file without them leaves the
  * section out, as not recorded) and the text printer of each.
  */
-enum { NEEDS_SLAB = 1, NEEDS_PAGES = 2, NEEDS_SLAB_OR_PAGES = 4, NEEDS_VMALLOC = 8 };
+enum { NEEDS_SLAB = 1, NEEDS_PAGES = 2, NEEDS_SLAB_OR_PAGES = 4, NEEDS_VMALLOC = 8, NEEDS_CGROUPS = 16 };
+/*
+ * Sections that say "not recorded" themselves in the text rather than be
+ * left out (a file without them is the common case: saying why helps).
+ */
+#define SEC_SAYS_UNRECORDED SEC_CGROUPS
 struct rtable;
 struct report_section {
 	unsigned int bit;		/* SEC_* */
@@ -127,6 +134,7 @@ void text_summary(const struct report *r, FILE *out);
 void text_callsites(const struct report *r, FILE *out);
 void text_caches(const struct report *r, FILE *out);
 void text_processes(const struct report *r, FILE *out);
+void text_cgroups(const struct report *r, FILE *out);
 void text_pages(const struct report *r, FILE *out);
 void text_vmalloc(const struct report *r, FILE *out);
 void text_lifetimes(const struct report *r, FILE *out);

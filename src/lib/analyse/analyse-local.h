@@ -116,7 +116,7 @@ static inline enum item decoded_as(int ret, bool early, enum kmt_kind kind)
 		return IT_SKIP;
 	if (!early)
 		return IT_EVENT;
-	return kind >= KMT_EV_FORK && kind <= KMT_EV_NEWTASK ? IT_NAME : IT_SKIP;
+	return kind >= KMT_EV_FORK && kind <= KMT_EV_CGROUP ? IT_NAME : IT_SKIP;
 }
 
 /* What taking an item of the stream tells the producer's loop. */

@@ -641,6 +641,7 @@ static int write_output(struct fin *s, const char *output, const struct kmt_fina
 		.trace_clock = blob[KMT_SPOOL_TRACE_CLOCK].len ? blob[KMT_SPOOL_TRACE_CLOCK].buf : NULL,
 		.slab_aliases = blob[KMT_SPOOL_SLAB_ALIASES].len ? blob[KMT_SPOOL_SLAB_ALIASES].buf : NULL,
 		.slab_caches = blob[KMT_SPOOL_SLAB_CACHES].len ? blob[KMT_SPOOL_SLAB_CACHES].buf : NULL,
+		.cgroups = blob[KMT_SPOOL_CGROUPS].len ? blob[KMT_SPOOL_CGROUPS].buf : NULL,
 		.cpu_count = (int)sysconf(_SC_NPROCESSORS_CONF),
 	};
 	char version[2048], *kallsyms = NULL;

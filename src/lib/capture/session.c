@@ -273,6 +273,27 @@ static int save_slab_aliases(struct kmt_spool *sp, struct kmt_diag *d)
 	return ret;
 }
 
+int kmt_session_save_cgroups(struct kmt_spool *sp, struct kmt_diag *d)
+{
+	struct kmt_cgroups *c = kmt_cgroups_new();
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (!c)
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	ret = kmt_cgroups_from_proc(c, "/proc");
+	if (ret)
+		ret = kmt_diag_set(d, ret, "cannot read the tasks' cgroups in /proc: %s", strerror(-ret));
+	else if (!(text = kmt_cgroups_format(c, &len)))
+		ret = kmt_diag_set(d, -ENOMEM, "out of memory");
+	else
+		ret = kmt_spool_put(sp, KMT_SPOOL_CGROUPS, text, len, d);
+	free(text);
+	kmt_cgroups_free(c);
+	return ret;
+}
+
 static int save_formats(const char *root, const struct kmt_events *events, struct kmt_spool *sp,
 			struct kmt_diag *d)
 {

@@ -46,6 +46,7 @@ static const char *const blob_names[KMT_SPOOL_NR_BLOBS] = {
 	[KMT_SPOOL_KALLSYMS] = "kallsyms", [KMT_SPOOL_PRINTK] = "printk",
 	[KMT_SPOOL_TRACE_CLOCK] = "trace_clock", [KMT_SPOOL_CMDLINES] = "cmdlines",
 	[KMT_SPOOL_SLAB_ALIASES] = "slab_aliases", [KMT_SPOOL_SLAB_CACHES] = "slab_caches",
+	[KMT_SPOOL_CGROUPS] = "cgroups",
 };
 
 /* Blobs a trace cannot be built without. */

@@ -38,6 +38,11 @@ struct op {
 
 #define NOFF 0xffff
 
+/* What an allocation's gfp flags say of its charge: nothing (not an allocation), all, or not all. */
+enum { ACCT_NONE, ACCT_GFP, ACCT_GFP_OR_CACHE };
+/* common_flags: hard irq, soft irq, NMI (TRACE_FLAG_HARDIRQ, _SOFTIRQ, _NMI, 4.18 to 6.18). */
+#define IRQ_FLAGS 0x58
+
 struct dec {
 	uint8_t kind;
 	uint8_t nops;
@@ -49,6 +54,15 @@ struct dec {
 	 * migratetype) loads each field directly from its offset (NOFF: absent).
 	 */
 	bool fast;
+	/*
+	 * Interrupt context and memory accounting (KMT_EVF_IRQ, _ACCOUNTED,
+	 * _ACCT_UNKNOWN): where common_flags and an accounted field lie
+	 * (NOFF: absent), the gfp bit __GFP_ACCOUNT is, and what an
+	 * allocation without either is (acct: ACCT_*).
+	 */
+	uint16_t o_cflags, o_acct;
+	uint8_t acct;
+	uint64_t gfp_account;
 	uint16_t o_call, o_ptr, o_req, o_alloc, o_gfp, o_node, o_order, o_mt;
 	struct fld f[S_NR];
 	struct op ops[S_NR];
@@ -135,6 +149,8 @@ static const struct event_map event_maps[] = {
 		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "newcomm" }, REQ } } },
 	{ "task", "task_newtask", KMT_EV_NEWTASK, {
 		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "comm" }, REQ } } },
+	{ "cgroup", "cgroup_attach_task", KMT_EV_CGROUP, {
+		{ S_PID2, { "pid" }, REQ }, { S_STR2, { "dst_path" }, REQ }, { S_NODE, { "dst_root" }, REQ } } },
 	{ "ftrace", "kernel_stack", KMT_EV_STACK, {
 		{ S_STACK_N, { "size" }, REQ }, { S_STACK, { "caller" }, REQ } } },
 	{ "kmemtrace", "access", KMT_EV_ACCESS, {
@@ -152,7 +168,8 @@ static const char *const kind_names[KMT_EV_NR] = {
 	[KMT_EV_VMAP_ALLOC] = "alloc_vmap_area", [KMT_EV_VMAP_FREE] = "free_vmap_area_noflush",
 	[KMT_EV_FORK] = "sched_process_fork", [KMT_EV_EXEC] = "sched_process_exec",
 	[KMT_EV_EXIT] = "sched_process_exit", [KMT_EV_RENAME] = "task_rename",
-	[KMT_EV_NEWTASK] = "task_newtask", [KMT_EV_STACK] = "kernel_stack",
+	[KMT_EV_NEWTASK] = "task_newtask", [KMT_EV_CGROUP] = "cgroup_attach_task",
+	[KMT_EV_STACK] = "kernel_stack",
 	[KMT_EV_ACCESS] = "access",
 };
 
@@ -223,6 +240,10 @@ static void compile_ops(struct dec *dc, bool be)
 
 	dc->nops = 0;
 	dc->need = 8;
+	if (dc->o_cflags != NOFF)
+		dc->need = MAX(dc->need, dc->o_cflags + 1u);
+	if (dc->o_acct != NOFF)
+		dc->need = MAX(dc->need, dc->o_acct + 1u);
 	for (s = 0; s < S_NR; s++) {
 		const struct fld *f = &dc->f[s];
 
@@ -250,6 +271,29 @@ static void note_skipped(struct kmt_decoder *dec, const struct kmt_format *fmt,
 	/* Names from the file, quoted in a message: escaped. */
 	snprintf(dec->skipped + n, sizeof(dec->skipped) - n, "%s%s:%s (no field '%s')",
 		 n ? ", " : "", ESC(sys, fmt->system), ESC(name, fmt->name), field);
+}
+
+/* Where @fmt keeps its context and charge (struct dec's o_cflags, o_acct, acct, gfp_account). */
+static void map_context(struct dec *dc, const struct kmt_format *fmt, enum kmt_kind kind)
+{
+	const struct kmt_field *f = kmt_format_field(fmt, "common_flags");
+	struct kmt_flags *gfp;
+
+	dc->o_cflags = f && f->size == 1 && f->offset < NOFF ? (uint16_t)f->offset : NOFF;
+	dc->o_acct = NOFF;
+	dc->acct = ACCT_NONE;
+	dc->gfp_account = 0;
+	if (kind != KMT_EV_KMALLOC && kind != KMT_EV_CACHE_ALLOC && kind != KMT_EV_PAGE_ALLOC &&
+	    kind != KMT_EV_PCPU_ALLOC)
+		return;
+	f = kmt_format_field(fmt, "accounted");
+	if (f && f->size == 1 && f->offset < NOFF)
+		dc->o_acct = (uint16_t)f->offset;
+	dc->acct = kind == KMT_EV_CACHE_ALLOC ? ACCT_GFP_OR_CACHE : ACCT_GFP;
+	/* The bit as this kernel numbers it (1 << 20 on RHEL 8's 4.18, 1 << 22 from 5.4 on). */
+	gfp = kmt_flags_from_format(fmt, "gfp_flags");
+	dc->gfp_account = kmt_flags_mask(gfp, "__GFP_ACCOUNT");
+	kmt_flags_free(gfp);
 }
 
 static void map_event(struct kmt_decoder *dec, const struct kmt_format *fmt,
@@ -282,6 +326,7 @@ static void map_event(struct kmt_decoder *dec, const struct kmt_format *fmt,
 	if ((em->kind == KMT_EV_CACHE_ALLOC || em->kind == KMT_EV_CACHE_FREE) &&
 	    dc->f[S_NAME].type == F_ABSENT)
 		dc->flags |= KMT_EVF_NO_NAME;
+	map_context(dc, fmt, em->kind);
 	dc->kind = (uint8_t)em->kind;
 	compile_ops(dc, dec->be);
 	dec->has[em->kind] = true;
@@ -419,6 +464,19 @@ static bool get_str(const struct fld *f, const struct kmt_rec *rec, bool be,
 	return true;
 }
 
+/* KMT_EVF_IRQ, _ACCOUNTED and _ACCT_UNKNOWN of @ev (its gfp decoded), as @dc says where to look. */
+static inline void context_flags(const struct dec *dc, const struct kmt_rec *rec, struct kmt_event *ev)
+{
+	if (dc->o_cflags != NOFF && (rec->data[dc->o_cflags] & IRQ_FLAGS))
+		ev->flags |= KMT_EVF_IRQ;
+	if (dc->acct == ACCT_NONE)
+		return;
+	if (dc->o_acct != NOFF ? rec->data[dc->o_acct] != 0 : (ev->gfp & dc->gfp_account) != 0)
+		ev->flags |= KMT_EVF_ACCOUNTED;
+	else if (dc->o_acct == NOFF && (dc->acct == ACCT_GFP_OR_CACHE || !dc->gfp_account))
+		ev->flags |= KMT_EVF_ACCT_UNKNOWN;
+}
+
 int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu,
 	       struct kmt_event *ev)
 {
@@ -471,6 +529,7 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 		if (dc->f[S_NAME].type >= F_STR_ARRAY &&
 		    !get_str(&dc->f[S_NAME], rec, be, &ev->name, &ev->name_len))
 			return KMT_EFORMAT;
+		context_flags(dc, rec, ev);
 		return dc->kind;
 	}
 	for (i = 0; i < dc->nops; i++) {
@@ -507,5 +566,6 @@ int kmt_decode(const struct kmt_decoder *dec, const struct kmt_rec *rec, int cpu
 		if (be)
 			ev->flags |= KMT_EVF_STACK_BE;
 	}
+	context_flags(dc, rec, ev);
 	return ok ? dc->kind : KMT_EFORMAT;
 }

@@ -240,6 +240,16 @@ const char *kmt_flags_format(const struct kmt_flags *f, uint64_t val, char *buf,
 	return buf;
 }
 
+uint64_t kmt_flags_mask(const struct kmt_flags *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		if (!strcmp(f->v[i].name, name))
+			return f->v[i].mask;
+	return 0;
+}
+
 size_t kmt_flags_count(const struct kmt_flags *f)
 {
 	return f ? f->n : 0;

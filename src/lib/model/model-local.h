@@ -31,7 +31,8 @@ struct obj {
 	uint8_t hit;			/* a watchpoint sample fell in it */
 	uint8_t twin;			/* a large kmalloc's two events, merged into it */
 	uint8_t guessed;		/* its allocation named no cache: @cache is inferred */
-	uint32_t spare;
+	uint8_t charge;			/* CHARGE_*: what its allocation asked of memcg */
+	uint8_t spare[3];
 	uint32_t stack;			/* its (site, stack) row + 1, or 0 (model-stack.c) */
 	uint32_t group;			/* its (site, cache, task) row, or NONE (model-detail.c) */
 	uint32_t gfp;			/* the allocation's gfp flags (their low 32 bits) */
@@ -39,6 +40,16 @@ struct obj {
 _Static_assert(sizeof(struct obj) == 64, "one object, one cache line");
 
 #define NONE UINT32_MAX
+
+/* An allocation's charge (struct obj.charge): none asked, asked, unknown, in interrupt context. */
+enum { CHARGE_NONE, CHARGE_ASKED, CHARGE_UNKNOWN, CHARGE_IRQ };
+static inline uint8_t model_charge_of(const struct kmt_event *ev)
+{
+	if (ev->flags & KMT_EVF_IRQ)
+		return CHARGE_IRQ;
+	return ev->flags & KMT_EVF_ACCOUNTED ? CHARGE_ASKED : ev->flags & KMT_EVF_ACCT_UNKNOWN ? CHARGE_UNKNOWN
+											       : CHARGE_NONE;
+}
 /* "No cache" where a cache index has 16 bits (a freed address's slot, a group's key). */
 #define NO_CACHE16 0xffffu
 #define SLOT_LIVE 0x80000000u
@@ -351,6 +362,9 @@ struct kmt_model {
 					   one at its address on its CPU */
 	struct claim claim;		/* what the last stack was given to */
 	char cache_want[64];		/* --cache: the name its events carry */
+	/* -G: the cgroup chosen, in which hierarchy (model-registry.c: cgroup_filter()). */
+	const char *cgroup_want;
+	bool cgroup_want_memcg;
 	uint64_t gap_until;		/* damaged data: every event up to here is in a gap */
 	bool filtering;
 	bool seq_given;			/* the parts decided each CPU's sequence (model_verdict) */
@@ -419,10 +433,11 @@ static inline uint64_t model_page_bytes(const struct kmt_model *m, uint32_t orde
 /* Model shards (and their threads) at most: kmt_model_shards_for() says no more. */
 #define MODEL_SHARDS_MAX 64
 
-/* An event that names a task (fork, exec, rename, new task): every shard takes it. */
+/* An event that names a task (fork, exec, rename, new task, a move to a cgroup): every shard takes it. */
 static inline bool model_names_task(unsigned int k)
 {
-	return k == KMT_EV_FORK || k == KMT_EV_EXEC || k == KMT_EV_RENAME || k == KMT_EV_NEWTASK;
+	return k == KMT_EV_FORK || k == KMT_EV_EXEC || k == KMT_EV_RENAME || k == KMT_EV_NEWTASK ||
+	       k == KMT_EV_CGROUP;
 }
 
 /* A slab object's event: kmalloc, kmem_cache_alloc, kfree, kmem_cache_free. */
@@ -486,6 +501,8 @@ static inline uint32_t model_proc_of_cpu(struct kmt_model *m, struct cpu_state *
 	cs->memo_proc = p == NONE ? 0 : p + 1;
 	return p;
 }
+/* -G (kmt_model_opts.cgroup): which hierarchy, and the path in it (cgroup_want). */
+void model_cgroup_filter(struct kmt_model *m);
 /* Is the task one the filter chose (always, without a filter)? */
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc);
 bool model_pid_wanted(struct kmt_model *m, int32_t pid);

@@ -46,6 +46,8 @@ void model_page_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	if (proc != NONE) {
 		m->reg.procs.v[proc].page_allocs++;
 		m->reg.procs.v[proc].pages += npages;
+		if ((ev->flags & (KMT_EVF_ACCOUNTED | KMT_EVF_IRQ)) == KMT_EVF_ACCOUNTED)
+			m->reg.procs.v[proc].acct_pages += npages;
 	}
 	sl = otab_get(&m->pg.pages, ev->ptr);
 	o = !sl ? NULL : slot_live(sl) ? slot_obj(&m->pg.pages, sl) : otab_obj_new(&m->pg.pages, sl);

@@ -160,11 +160,25 @@ uint32_t model_cache_named(struct kmt_model *m, const struct kmt_event *ev, cons
 	return cache_entry(m, ev, name, len);
 }
 
-static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
-{
-	uint64_t key = kmt_hash64((uint64_t)(uint32_t)pid) ^ kmt_hash_str(comm, len);
-	uint32_t i = kmt_map_get(&m->reg.proc_map, key);
+/* A task's row: its pid, name and cgroups (interned: the same path, the same pointer). */
+struct task_key {
+	int32_t pid;
+	const char *comm;
+	size_t len;
+	const char *cgroup, *memcg;
+	bool kthread;
+};
 
+static uint32_t proc_index(struct kmt_model *m, const struct task_key *t)
+{
+	uint64_t key = kmt_hash64((uint64_t)(uint32_t)t->pid) ^ kmt_hash_str(t->comm, t->len);
+	uint32_t i;
+
+	if (t->cgroup)
+		key ^= kmt_hash64(kmt_hash_str(t->cgroup, strlen(t->cgroup)) + 1);
+	if (t->memcg)
+		key ^= kmt_hash64(kmt_hash_str(t->memcg, strlen(t->memcg)) + 2);
+	i = kmt_map_get(&m->reg.proc_map, key);
 	if (i != NONE)
 		return i;
 	i = VEC_PUSH(m->reg.procs, m->oom);
@@ -172,36 +186,106 @@ static uint32_t proc_index(struct kmt_model *m, int32_t pid, const char *comm, s
 		m->oom = true;
 		return NONE;
 	}
-	m->reg.procs.v[i].pid = pid;
-	snprintf(m->reg.procs.v[i].comm, sizeof(m->reg.procs.v[i].comm), "%.*s", (int)MIN(len, 15u), comm);
+	m->reg.procs.v[i].pid = t->pid;
+	snprintf(m->reg.procs.v[i].comm, sizeof(m->reg.procs.v[i].comm), "%.*s", (int)MIN(t->len, 15u), t->comm);
+	m->reg.procs.v[i].cgroup = t->cgroup;
+	m->reg.procs.v[i].memcg = t->memcg;
+	m->reg.procs.v[i].kthread = t->kthread;
 	return i;
+}
+
+/* Task @pid as the file knows it before any event of it: its name, and its cgroups at the start. */
+static void task_at_start(const struct kmt_model *m, int32_t pid, struct task_key *t)
+{
+	const struct kmt_cgroup_task *c = m->o.cgroups ? kmt_cgroups_task(m->o.cgroups, pid) : NULL;
+
+	t->pid = pid;
+	t->comm = kmt_comm_name(m->o.cmdlines, pid);
+	t->len = strlen(t->comm);
+	t->cgroup = c ? c->v2 : NULL;
+	t->memcg = c ? c->memory : NULL;
+	t->kthread = c && c->kthread;
+}
+
+/* Task @pid as its row says now, or as at the start if it has none yet (none is made). */
+static void task_now(struct kmt_model *m, int32_t pid, struct task_key *t)
+{
+	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
+	const struct kmt_proc *p;
+
+	if (i == NONE) {
+		task_at_start(m, pid, t);
+		return;
+	}
+	p = &m->reg.procs.v[i];
+	*t = (struct task_key){ pid, p->comm, strlen(p->comm), p->cgroup, p->memcg, p->kthread };
+}
+
+/* @t is the task from now on. */
+static void task_set(struct kmt_model *m, const struct task_key *t)
+{
+	uint32_t i;
+
+	m->reg.comm_gen++;
+	m->pos++;	/* a row made here comes after the event before (model-merge.c) */
+	i = proc_index(m, t);
+	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)t->pid, i))
+		m->oom = true;
 }
 
 uint32_t model_proc_of(struct kmt_model *m, int32_t pid)
 {
 	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
-	const char *name;
+	struct task_key t;
 
 	if (i != NONE)
 		return i;
-	name = kmt_comm_name(m->o.cmdlines, pid);
-	i = proc_index(m, pid, name, strlen(name));
+	task_at_start(m, pid, &t);
+	i = proc_index(m, &t);
 	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
 		m->oom = true;
 	return i;
 }
 
-/* model_proc_of() through the CPU's memo of the last task it saw. */
 void kmt_model_set_comm(struct kmt_model *m, int32_t pid, const char *comm, size_t len)
 {
-	uint32_t i;
+	struct task_key t;
 
-	m->reg.comm_gen++;
-	m->pos++;	/* a name made here comes after the event before (model-merge.c) */
-	len = strnlen(comm, len);
-	i = proc_index(m, pid, comm, len);
-	if (i != NONE && kmt_map_put(&m->reg.pid_map, (uint64_t)(uint32_t)pid, i))
+	task_now(m, pid, &t);
+	t.comm = comm;
+	t.len = strnlen(comm, len);
+	task_set(m, &t);
+}
+
+void kmt_model_set_cgroup(struct kmt_model *m, int32_t pid, int root, const char *path, size_t len)
+{
+	struct task_key t;
+	const char *p;
+
+	if (!m->o.cgroups || (root != 0 && root != kmt_cgroups_memory_id(m->o.cgroups)))
+		return;
+	if (!(p = kmt_cgroups_intern(m->o.cgroups, path, len))) {
 		m->oom = true;
+		return;
+	}
+	task_now(m, pid, &t);
+	if (root == 0)
+		t.cgroup = p;
+	else
+		t.memcg = p;
+	task_set(m, &t);
+}
+
+/* A fork: the child, named @comm, starts in its parent's cgroups, a kernel thread if it is one. */
+static void task_fork(struct kmt_model *m, int32_t parent, int32_t child, const char *comm, size_t len)
+{
+	struct task_key t;
+
+	task_now(m, parent, &t);
+	t.pid = child;
+	t.comm = comm;
+	t.len = strnlen(comm, len);
+	task_set(m, &t);
 }
 
 /* --cache: is cache @c the one chosen (always, without the option)? */
@@ -210,12 +294,32 @@ bool model_cache_wanted(const struct kmt_model *m, uint32_t c)
 	return !m->o.cache || (c != NONE && !strcmp(m->reg.caches.v[c].name, m->cache_want));
 }
 
-/* The task filter's one rule: task @pid, named @comm (NULL: no name). */
-static bool task_wanted(struct kmt_model *m, int32_t pid, const char *comm)
+void model_cgroup_filter(struct kmt_model *m)
 {
-	if (m->o.pid && pid != m->o.pid)
+	const char *w = m->o.cgroup, *c;
+
+	m->cgroup_want_memcg = m->o.cgroups && !kmt_cgroups_has_v2(m->o.cgroups);
+	if (!strncmp(w, "0::", 3)) {
+		m->cgroup_want_memcg = false;
+		w += 3;
+	} else if (*w != '/' && (c = strstr(w, "memory:"))) {
+		m->cgroup_want_memcg = true;
+		w = c + 7;
+	}
+	m->cgroup_want = w;
+}
+
+/* The task filter's one rule: task @t (its comm NULL: no name). */
+static bool task_wanted(struct kmt_model *m, const struct task_key *t)
+{
+	const char *cg;
+
+	if (m->o.pid && t->pid != m->o.pid)
 		return false;
-	if (m->o.comm && (!comm || strcmp(comm, m->o.comm)))
+	if (m->o.comm && (!t->comm || strcmp(t->comm, m->o.comm)))
+		return false;
+	cg = m->cgroup_want_memcg ? t->memcg : t->cgroup;
+	if (m->o.cgroup && (!cg || !kmt_cgroup_under(cg, m->cgroup_want)))
 		return false;
 	m->sum.filter_matched = true;
 	return true;
@@ -223,7 +327,14 @@ static bool task_wanted(struct kmt_model *m, int32_t pid, const char *comm)
 
 bool model_task_wanted(struct kmt_model *m, int32_t pid, uint32_t proc)
 {
-	return task_wanted(m, pid, proc != NONE ? m->reg.procs.v[proc].comm : NULL);
+	struct task_key t = { .pid = pid };
+
+	if (proc != NONE) {
+		const struct kmt_proc *p = &m->reg.procs.v[proc];
+
+		t = (struct task_key){ pid, p->comm, 0, p->cgroup, p->memcg, p->kthread };
+	}
+	return task_wanted(m, &t);
 }
 
 /*
@@ -235,11 +346,14 @@ bool model_pid_wanted(struct kmt_model *m, int32_t pid)
 {
 	uint32_t i = kmt_map_get(&m->reg.pid_map, (uint64_t)(uint32_t)pid);
 	char comm[sizeof(m->reg.procs.v[0].comm)];
+	struct task_key t;
 
 	if (i != NONE)
 		return model_task_wanted(m, pid, i);
-	snprintf(comm, sizeof(comm), "%.15s", kmt_comm_name(m->o.cmdlines, pid));
-	return task_wanted(m, pid, comm);
+	task_at_start(m, pid, &t);
+	snprintf(comm, sizeof(comm), "%.15s", t.comm);
+	t.comm = comm;
+	return task_wanted(m, &t);
 }
 
 /* Call sites repeat: a small direct-mapped memo in front of the map. */
@@ -305,9 +419,16 @@ void kmt_model_name_event(struct kmt_model *m, const struct kmt_event *ev)
 {
 	char buf[KMT_COMM_LEN];
 	size_t len;
-	const char *name = kmt_event_task_name(ev, buf, &len);
+	const char *name;
 
-	if (name)
+	if (ev->kind == KMT_EV_CGROUP) {
+		kmt_model_set_cgroup(m, ev->pid2, ev->node, ev->str2, ev->str2_len);
+		return;
+	}
+	name = kmt_event_task_name(ev, buf, &len);
+	if (name && ev->kind == KMT_EV_FORK && m->o.cgroups)
+		task_fork(m, ev->pid, ev->pid2, name, len);
+	else if (name)
 		kmt_model_set_comm(m, ev->pid2, name, len);
 }
 
@@ -439,6 +560,10 @@ static void proc_add(void *d_, const void *s_)
 	d->pages += s->pages;
 	d->now_objects += s->now_objects;
 	d->now_bytes += s->now_bytes;
+	d->irq_bytes += s->irq_bytes;
+	d->acct_bytes += s->acct_bytes;
+	d->unknown_bytes += s->unknown_bytes;
+	d->acct_pages += s->acct_pages;
 }
 
 /* A registry's vector, of any type (VEC()'s layout). */

@@ -74,8 +74,17 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 	COUNT(&m->reg.sites.v[o->site], n, req, al);
 	if (o->cache != NONE)
 		COUNT(&m->reg.caches.v[o->cache], n, req, al);
-	if (o->proc != NONE)
-		COUNT(&m->reg.procs.v[o->proc], n, req, al);
+	if (o->proc != NONE) {
+		struct kmt_proc *p = &m->reg.procs.v[o->proc];
+
+		COUNT(p, n, req, al);
+		if (o->charge == CHARGE_IRQ)
+			p->irq_bytes += al;
+		else if (o->charge == CHARGE_ASKED)
+			p->acct_bytes += al;
+		else if (o->charge == CHARGE_UNKNOWN)
+			p->unknown_bytes += al;
+	}
 	COUNT(&m->sum, n, req, al);
 }
 
@@ -150,6 +159,7 @@ void model_slab_alloc(struct kmt_model *m, const struct kmt_event *ev)
 	o->twin = twin;
 	o->stack = 0;
 	o->gfp = (uint32_t)ev->gfp;
+	o->charge = model_charge_of(ev);
 	count_alloc(m, o, 1);
 	model_detail_alloc(m, o);
 }

@@ -30,8 +30,10 @@ struct kmt_model *kmt_model_new(const struct kmt_model_opts *o)
 		return NULL;
 	if (o)
 		m->o = *o;
-	m->filtering = m->o.pid || m->o.comm || m->o.cache;
-	m->sum.filtered = m->o.pid || m->o.comm;
+	m->filtering = m->o.pid || m->o.comm || m->o.cache || m->o.cgroup;
+	m->sum.filtered = m->o.pid || m->o.comm || m->o.cgroup;
+	if (m->o.cgroup)
+		model_cgroup_filter(m);
 	m->sum.cache_filtered = m->o.cache;
 	if (m->o.cache)
 		kmt_slab_event_name(m->o.slab_aliases, m->o.cache, m->cache_want, sizeof(m->cache_want));
@@ -281,6 +283,7 @@ static void process_event(struct kmt_model *m, const struct kmt_event *ev)
 	case KMT_EV_RENAME:
 	case KMT_EV_NEWTASK:
 	case KMT_EV_EXEC:
+	case KMT_EV_CGROUP:
 		if (m->route)
 			route(m, ROUTE_ALL, pos, NULL);	/* every shard names tasks */
 		kmt_model_name_event(m, ev);

@@ -50,6 +50,7 @@ enum {
 	 */
 	KMT_OPT_SLAB_ALIASES = 0x4b01,
 	KMT_OPT_SLAB_CACHES = 0x4b02,
+	KMT_OPT_CGROUPS = 0x4b03,	/* the tasks' cgroups at the start (event.h) */
 };
 
 /* Section ids beyond the options above (trace-cmd 3.x). */
@@ -141,6 +142,7 @@ struct kmt_file {
 	char *compression, *compression_version, *uname, *clock, *recorder;
 	char *slab_aliases;
 	char *slab_caches;
+	char *cgroups;
 	char *trace_clock;		/* TRACECLOCK as stored */
 
 	struct kmt_page_layout layout;

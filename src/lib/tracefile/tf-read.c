@@ -215,6 +215,9 @@ static int handle_option(struct kmt_file *f, uint16_t id, struct cur *o,
 	case KMT_OPT_SLAB_CACHES:
 		slot = &f->slab_caches;
 		break;
+	case KMT_OPT_CGROUPS:
+		slot = &f->cgroups;
+		break;
 	case KMT_OPT_CPUCOUNT:
 		if (len >= 4)
 			f->info.cpu_count = (int)ld32(o->p, o->be);
@@ -586,6 +589,7 @@ static void fill_info(struct kmt_file *f)
 	f->info.uname = f->uname;
 	f->info.slab_aliases = f->slab_aliases;
 	f->info.slab_caches = f->slab_caches;
+	f->info.cgroups = f->cgroups;
 	f->info.recorder = f->recorder;
 	kmt_recinfo_parse(&f->info.recinfo, f->recorder);
 	f->info.file_size = f->size;
@@ -757,6 +761,7 @@ void kmt_file_close(struct kmt_file *f)
 	free(f->uname);
 	free(f->slab_aliases);
 	free(f->slab_caches);
+	free(f->cgroups);
 	free(f->clock);
 	free(f->trace_clock);
 	free(f->recorder);

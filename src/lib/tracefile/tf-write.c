@@ -484,6 +484,7 @@ static int common_options(struct sbuf *p, const struct kmt_trace_meta *m,
 	opt_str(p, KMT_OPT_VERSION, m->version, &ret);
 	opt_str(p, KMT_OPT_SLAB_ALIASES, m->slab_aliases, &ret);
 	opt_str(p, KMT_OPT_SLAB_CACHES, m->slab_caches, &ret);
+	opt_str(p, KMT_OPT_CGROUPS, m->cgroups, &ret);
 	if (m->trace_id)
 		opt(p, KMT_OPT_TRACEID, &m->trace_id, 8, &ret);
 	for (i = 0; i < nr_bufs; i++) {

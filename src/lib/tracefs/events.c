@@ -23,7 +23,9 @@ const char kmt_events_default[] =
 	"kmem:kmalloc_node,kmem:kmem_cache_alloc_node";
 const char kmt_events_naming[] =
 	"sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,"
-	"task:task_rename,task:task_newtask";
+	"task:task_rename,task:task_newtask,"
+	/* Moves between cgroups (forks inherit theirs; the file keeps where each task started). */
+	"cgroup:cgroup_attach_task";
 
 /* Allocation events that get the stacktrace trigger with --stack. */
 static const char *const alloc_events[] = {

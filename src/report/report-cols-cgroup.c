@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The report's cgroups table (report-cols.h): the tasks' rows
+ * (kmt_model_procs()) folded by the cgroups each was in when it
+ * allocated, with what the slab bytes asked of memory accounting.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#include "report-cols.h"
+
+/* One cgroup: its paths (interned: compared as pointers) and its tasks' sums. */
+struct cgroup_row {
+	const char *cgroup, *memcg;
+	uint64_t tasks, allocs, frees, bytes_req, bytes_alloc, live_objects, live_bytes;
+	uint64_t page_allocs, pages, acct_pages;
+	uint64_t acct_bytes, unacct_bytes, unknown_bytes, irq_bytes, kthread_bytes;
+	int32_t last_pid;		/* while folding: tasks counts pids, rows of one pid are adjacent */
+};
+
+/* What @p's bytes asked of accounting, added to @c. */
+static void cgroup_add(struct cgroup_row *c, const struct kmt_proc *p)
+{
+	uint64_t task = p->bytes_alloc - p->irq_bytes;
+
+	if (p->pid != c->last_pid || !c->tasks)
+		c->tasks++;
+	c->last_pid = p->pid;
+	c->allocs += p->allocs;
+	c->frees += p->frees;
+	c->bytes_req += p->bytes_req;
+	c->bytes_alloc += p->bytes_alloc;
+	c->live_objects += p->live_objects;
+	c->live_bytes += p->live_bytes;
+	c->page_allocs += p->page_allocs;
+	c->pages += p->pages;
+	c->acct_pages += p->acct_pages;
+	c->irq_bytes += p->irq_bytes;
+	/* A kernel thread's are never its own cgroup's to pay: apart, whatever they asked. */
+	if (p->kthread) {
+		c->kthread_bytes += task;
+		return;
+	}
+	c->acct_bytes += p->acct_bytes;
+	c->unknown_bytes += p->unknown_bytes;
+	c->unacct_bytes += task - p->acct_bytes - p->unknown_bytes;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct kmt_proc *x = *(const struct kmt_proc *const *)a, *y = *(const struct kmt_proc *const *)b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The cgroups in the order their first task (by pid) comes; rows and pointers in one block. */
+static size_t cgroup_rows(const struct report *r, const void ***out)
+{
+	size_t n, i, j, nc = 0;
+	const struct kmt_proc *v = kmt_model_procs(r->m, &n);
+	const struct kmt_proc **byp = malloc((n + 1) * sizeof(*byp));
+	const void **p = malloc((n + 1) * (sizeof(*p) + sizeof(struct cgroup_row)));
+	struct cgroup_row *c = (struct cgroup_row *)(p + n + 1);
+
+	*out = p;
+	if (!p || !byp) {
+		free(byp);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		byp[i] = &v[i];
+	qsort(byp, n, sizeof(*byp), cmp_pid);
+	for (i = 0; i < n; i++) {
+		const struct kmt_proc *t = byp[i];
+
+		if (!t->allocs && !t->page_allocs)
+			continue;
+		/* Few cgroups hold many tasks: a scan of the rows made so far. */
+		for (j = 0; j < nc && (c[j].cgroup != t->cgroup || c[j].memcg != t->memcg); j++)
+			;
+		if (j == nc) {
+			memset(&c[nc], 0, sizeof(c[nc]));
+			c[nc].cgroup = t->cgroup;
+			c[nc].memcg = t->memcg;
+			p[nc] = &c[nc];
+			nc++;
+		}
+		cgroup_add(&c[j], t);
+	}
+	free(byp);
+	return nc;
+}
+
+#define CG(row) ((const struct cgroup_row *)(row))
+
+static void g_cgroup(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = CG(row)->cgroup ? CG(row)->cgroup : "?";
+}
+
+static void g_memcg(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = CG(row)->memcg ? CG(row)->memcg : "";
+}
+
+static void g_container(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	const char *c = CG(row)->cgroup ? kmt_cgroup_container(CG(row)->cgroup, buf, len) : NULL;
+
+	if (!c && CG(row)->memcg)
+		c = kmt_cgroup_container(CG(row)->memcg, buf, len);
+	v->s = c ? c : "";
+}
+
+/* The cgroup's name in the text: its v2 path, and its memory cgroup's where that is another. */
+static const char *t_cgroup(const struct report *r, const struct rcol *c, const void *row, char *buf,
+			    size_t len)
+{
+	const struct cgroup_row *g = row;
+
+	if (!g->cgroup && !g->memcg)
+		return "? (unknown: born and gone unseen)";
+	if (!g->memcg || (g->cgroup && !strcmp(g->cgroup, g->memcg)))
+		return g->cgroup ? g->cgroup : g->memcg;
+	snprintf(buf, len, "%s (memory: %s)", g->cgroup ? g->cgroup : "?", g->memcg);
+	return buf;
+}
+
+#define C struct cgroup_row
+static const struct rcol cgroup_cols[] = {
+	{ .name = "cgroup", .type = RT_STR, .unit = RU_NONE, .title = "cgroup", .width = -32,
+	  .doc = "the cgroup v2 path of the tasks that allocated, as /proc/PID/cgroup shows it (\"?\": unknown); "
+	  "without cgroup v2, empty", .get = g_cgroup, .text = t_cgroup, .flags = RC_NAME },
+	G("memcg", RT_STR, RU_NONE, NULL, 0, NULL, "their cgroup v1 memory controller's path, where it is mounted "
+	  "(a hybrid system charges memory there), else empty", g_memcg),
+	G("container", RT_STR, RU_NONE, "container", -18, NULL, "the container the path names (docker, containerd, "
+	  "cri-o, podman: \"runtime:12 hex digits\"; a Kubernetes pod: \"pod:UID\"), else empty", g_container),
+	U("tasks", C, tasks, RU_COUNT, "tasks", 6, NULL, "tasks (pids) that allocated in it"),
+	U("allocs", C, allocs, RU_COUNT, "allocs", 9, "allocs", "slab allocations by them in it"),
+	U("frees", C, frees, RU_COUNT, "frees", 9, "frees", "of those objects, freed in the window"),
+	U("bytes_req", C, bytes_req, RU_BYTES, NULL, 0, "req", "bytes requested"),
+	U("bytes_alloc", C, bytes_alloc, RU_BYTES, "allocated", 10, "bytes", "bytes allocated"),
+	U("live_objects", C, live_objects, RU_COUNT, NULL, 0, NULL, "their objects live at the end"),
+	U("live_bytes", C, live_bytes, RU_BYTES, "live bytes", 10, "live", "their bytes"),
+	U("page_allocs", C, page_allocs, RU_COUNT, NULL, 0, NULL, "page allocations by them in it"),
+	U("pages", C, pages, RU_COUNT, "pages", 8, "pages", "pages in them"),
+	U("accounted_pages", C, acct_pages, RU_COUNT, NULL, 0, NULL,
+	  "of them, pages that asked to be charged to the memory cgroup (__GFP_ACCOUNT; a user page is "
+	  "charged without it)"),
+	U("accounted_bytes", C, acct_bytes, RU_BYTES, "accounted", 10, NULL, "slab bytes allocated in "
+	  "task context that asked to be charged to the memory cgroup (the event's accounted field, else "
+	  "__GFP_ACCOUNT): asked, not done where the cgroup is the root"),
+	U("unaccounted_bytes", C, unacct_bytes, RU_BYTES, "unaccounted", 11, "unaccounted", "slab bytes allocated "
+	  "in task context that asked for no charge: memory the cgroup's limit does not see"),
+	U("unknown_bytes", C, unknown_bytes, RU_BYTES, "unknown", 9, NULL, "slab bytes whose charge the kernel "
+	  "cannot tell (kmem_cache_alloc before 6.0 without __GFP_ACCOUNT: its cache may charge)"),
+	U("irq_bytes", C, irq_bytes, RU_BYTES, "irq", 9, NULL, "slab bytes allocated in interrupt context "
+	  "while its tasks ran: never charged to them"),
+	U("kthread_bytes", C, kthread_bytes, RU_BYTES, "kthreads", 9, NULL, "slab bytes allocated by kernel "
+	  "threads (outside interrupts): not charged to the cgroup"),
+	END,
+};
+#undef C
+
+const struct rtable t_cgroups = {
+	.name = "cgroups", .section = SEC_CGROUPS, .cols = cgroup_cols, .rows = cgroup_rows,
+	.default_sort = "bytes", .narrow = "live_bytes unknown_bytes frees kthread_bytes irq_bytes tasks container pages",
+	.doc = "allocations by the cgroup of the task that made them (recordings with cgroups)", .sql = true,
+};
