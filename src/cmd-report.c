@@ -132,6 +132,8 @@ static int run(struct report *r, struct input *a, const char *buffer, enum forma
 	r->syms = a->syms;
 	r->skipped = a->skipped;
 	report_recorded(r, a->dec, mo->cache);
+	/* The cgroups' call sites come from the groups (site, cache, task): only where they show. */
+	mo->groups = (r->sections & SEC_CGROUPS) && !r->no_cgroups;
 	r->gfp_names = kmt_flags_gfp(kmt_file_formats(r->f));
 	ret = input_run(a, buffer, mo, NULL, r->t_start, r->t_end);
 	if (ret)

@@ -54,6 +54,8 @@ struct kmt_model_opts {
 	bool stack_slices;
 	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
 	bool detail;
+	/* Collect kmt_model_groups() and kmt_model_cgroup_sites() only (cheaper than @detail). */
+	bool groups;
 	/* The traced machine's page size (0: 4096). */
 	uint32_t page_size;
 	/*
@@ -623,6 +625,21 @@ struct kmt_group {
 	uint32_t site, cache, proc;	/* cache, proc: UINT32_MAX if unknown */
 	uint64_t allocs, bytes_req, bytes_alloc;
 	uint64_t live_objects, live_bytes;	/* at the end (certain ones) */
+	uint64_t irq_bytes, acct_bytes, unknown_bytes;	/* of bytes_alloc, as kmt_proc's */
+};
+
+/*
+ * Slab allocations per cgroup (kmt_proc.cgroup, .memcg: the same
+ * pointers) and call site, from the groups (kmt_model_opts.detail or
+ * .groups, and .cgroups): the bytes of bytes_alloc by what they asked of
+ * memory accounting, as the report's cgroups table has them. Sorted by
+ * cgroup path, memcg path, then site address.
+ */
+struct kmt_cgroup_site {
+	const char *cgroup, *memcg;
+	uint64_t site;			/* the call site's address */
+	uint64_t allocs, bytes_alloc, live_bytes;
+	uint64_t acct_bytes, unacct_bytes, unknown_bytes, irq_bytes, kthread_bytes;
 };
 
 /* Slab allocations by requested and allocated size. */
@@ -636,6 +653,11 @@ const struct kmt_timeline *kmt_model_timeline(const struct kmt_model *m);
 const struct kmt_group *kmt_model_groups(const struct kmt_model *m, size_t *n);
 /* By allocated size, then requested. */
 const struct kmt_size_count *kmt_model_sizes(const struct kmt_model *m, size_t *n);
+/* Every row (NULL, 0 without groups or cgroups); after kmt_model_finish(). */
+const struct kmt_cgroup_site *kmt_model_cgroup_sites(const struct kmt_model *m, size_t *n);
+/* The rows of cgroup (@cgroup, @memcg) (pointers as kmt_proc has them), NULL, 0 if none. */
+const struct kmt_cgroup_site *kmt_model_cgroup_sites_of(const struct kmt_model *m, const char *cgroup,
+							const char *memcg, size_t *n);
 
 const char *kmt_misuse_name(enum kmt_misuse_kind k);
 /* What kind @k means, in a line ("an object freed twice"). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
 #include "report.h"
 
 #include "report-cols.h"
@@ -168,4 +169,98 @@ const struct rtable t_cgroups = {
 	.name = "cgroups", .section = SEC_CGROUPS, .cols = cgroup_cols, .rows = cgroup_rows,
 	.default_sort = "bytes", .narrow = "live_bytes unknown_bytes frees kthread_bytes irq_bytes tasks container pages",
 	.doc = "allocations by the cgroup of the task that made them (recordings with cgroups)", .sql = true,
+};
+
+/* ---- per cgroup and call site: the holes in memory accounting ---- */
+
+static size_t site_rows(const struct report *r, const void ***out)
+{
+	size_t n;
+	const struct kmt_cgroup_site *v = kmt_model_cgroup_sites(r->m, &n);
+
+	return rtable_ptrs(v, n, sizeof(*v), out);
+}
+
+static size_t site_rows_of(const struct report *r, const void *parent, const void ***out)
+{
+	size_t n;
+	const struct kmt_cgroup_site *v = kmt_model_cgroup_sites_of(r->m, CG(parent)->cgroup, CG(parent)->memcg, &n);
+
+	return rtable_ptrs(v, n, sizeof(*v), out);
+}
+
+#define CS(row) ((const struct kmt_cgroup_site *)(row))
+
+static void g_site_cgroup(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = CS(row)->cgroup ? CS(row)->cgroup : "?";
+}
+
+static void g_site_memcg(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = CS(row)->memcg ? CS(row)->memcg : "";
+}
+
+static void g_site_callsite(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_name(r, CS(row)->site, buf, len);
+}
+
+static void g_site_function(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
+{
+	v->s = site_function(r, CS(row)->site, buf, len);
+}
+
+#define S struct kmt_cgroup_site
+static const struct rcol site_cols[] = {
+	G("cgroup", RT_STR, RU_NONE, NULL, 0, NULL, "as in cgroups", g_site_cgroup),
+	G("memcg", RT_STR, RU_NONE, NULL, 0, NULL, "as in cgroups", g_site_memcg),
+	G("callsite", RT_STR, RU_NONE, NULL, 0, NULL, "the call site (function+offset)", g_site_callsite),
+	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "its function", g_site_function),
+	U("allocs", S, allocs, RU_COUNT, NULL, 0, "allocs", "slab allocations there by the cgroup's tasks"),
+	U("bytes_alloc", S, bytes_alloc, RU_BYTES, NULL, 0, "bytes", "bytes allocated"),
+	U("live_bytes", S, live_bytes, RU_BYTES, NULL, 0, "live", "of them, live at the end"),
+	U("accounted_bytes", S, acct_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("unaccounted_bytes", S, unacct_bytes, RU_BYTES, NULL, 0, "unaccounted", "as in cgroups: the holes"),
+	U("unknown_bytes", S, unknown_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("irq_bytes", S, irq_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("kthread_bytes", S, kthread_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	END,
+};
+#undef S
+
+const struct rtable t_cgroup_sites;
+
+/* Text: the cgroup's call sites that asked for no charge, most bytes first, under its row. */
+static void sites_text(const struct report *r, const void *row, FILE *out)
+{
+	const void **rows = NULL;
+	size_t n = rtable_rows_of(r, &t_cgroup_sites, row, &rows), i, shown = 0, holes = 0;
+	char site[256], ub[32], ab[32], num[32];
+
+	for (i = 0; i < n; i++)
+		holes += CS(rows[i])->unacct_bytes > 0;
+	for (i = 0; i < n && shown < (size_t)MAX(r->stacks_per_site, 0); i++) {
+		const struct kmt_cgroup_site *s = rows[i];
+
+		if (!s->unacct_bytes)
+			continue;
+		fprintf(out, "      %10s unaccounted %10s accounted %9s allocs  %s\n",
+			human_bytes((double)s->unacct_bytes, ub), human_bytes((double)s->acct_bytes, ab),
+			fmt_count((double)s->allocs, false, num, sizeof(num)), site_name(r, s->site, site, sizeof(site)));
+		shown++;
+	}
+	if (holes > shown)
+		fprintf(out, "      (%s more call %s with unaccounted bytes)\n",
+			fmt_count((double)(holes - shown), false, num, sizeof(num)),
+			holes - shown == 1 ? "site" : "sites");
+	free(rows);
+}
+
+const struct rtable t_cgroup_sites = {
+	.name = "cgroup_sites", .json_key = "sites", .parent = "cgroups", .section = SEC_CGROUPS,
+	.cols = site_cols, .rows = site_rows, .rows_of = site_rows_of, .text_after = sites_text,
+	.default_sort = "unaccounted",
+	.doc = "slab allocations by cgroup and call site (in JSON: each cgroup's), the unaccounted first: "
+	       "where a cgroup's tasks allocate memory its limit does not see", .sql = true,
 };

@@ -708,7 +708,7 @@ const struct rtable t_access_rows = {
 };
 
 const struct rtable *const report_tables[] = {
-	&t_summary, &t_callsites, &t_callsite_stacks, &t_lifetimes, &t_caches, &t_processes, &t_comms, &t_cgroups, &t_pages, &t_page_orders,
+	&t_summary, &t_callsites, &t_callsite_stacks, &t_lifetimes, &t_caches, &t_processes, &t_comms, &t_cgroups, &t_cgroup_sites, &t_pages, &t_page_orders,
 	&t_gfp, &t_page_functions, &t_outstanding, &t_misuse, &t_untraced, &t_access, &t_access_rows,
 	&t_vmalloc, &t_vmalloc_sizes, &t_vmalloc_functions, &t_vmalloc_live, NULL,
 };

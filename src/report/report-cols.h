@@ -32,7 +32,7 @@ extern const struct rtable t_misuse, t_untraced;
 /* report-cols-stack.c */
 extern const struct rtable t_callsite_stacks;
 /* report-cols-cgroup.c */
-extern const struct rtable t_cgroups;
+extern const struct rtable t_cgroups, t_cgroup_sites;
 /* report-cols-vmalloc.c */
 extern const struct rtable t_vmalloc, t_vmalloc_sizes, t_vmalloc_functions, t_vmalloc_live;
 

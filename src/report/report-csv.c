@@ -58,6 +58,8 @@ int report_csv(const struct report *r, const char *name, FILE *out)
 
 	if (!t || t->json_only)
 		return error("no section or table '%s' for --csv", name);
+	if ((t->section & SEC_CGROUPS) && r->no_cgroups)
+		return error("%s: %s: not recorded (the file has no record of the tasks' cgroups)", r->path, name);
 	if (t->section & r->unrecorded)
 		return error("%s: %s: its events were not recorded%s", r->path, name,
 			     r->cache ? " or not selected (--cache)" : "");

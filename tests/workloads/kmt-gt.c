@@ -33,12 +33,21 @@
  *                (getname_flags, names_cache, freed before open returns) and a
  *                struct file (alloc_empty_file, filp, freed by the close): two
  *                hot call sites that reuse the same few objects.
+ *  -P N          N pipe() calls, both ends closed at once: each allocates its
+ *                struct pipe_inode_info and its buffers in alloc_pipe_info, two
+ *                kmallocs with GFP_KERNEL_ACCOUNT (charged to the memory cgroup).
+ *  -q N          N System V message queues made and removed: each one kmalloc
+ *                of its struct msg_queue in newque, GFP_KERNEL_ACCOUNT.
+ *  -M FILE[,FILE] halfway through the -g calls, write its pid into each FILE
+ *                (a cgroup.procs: the task moves there); the rest follows there.
  * It prints one line of what it did and its pid, and exits 0.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
@@ -74,6 +83,24 @@ static long map_areas(void)
 		n += strstr(line, " 139264 ") && !strstr(line, "unpurged");
 	fclose(f);
 	return n;
+}
+
+/* Write our pid into each file of the comma-separated @files (cgroup.procs: a move). */
+static void move_to(const char *files)
+{
+	char path[4096], pid[32];
+	const char *p = files, *c;
+	int fd, n;
+
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	while (*p) {
+		c = strchr(p, ',');
+		snprintf(path, sizeof(path), "%.*s", c ? (int)(c - p) : (int)strlen(p), p);
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, pid, (size_t)n) != n || close(fd))
+			die(path);
+		p = c ? c + 1 : p + strlen(p);
+	}
 }
 
 /* @n x 64 KiB over loopback TCP to a child, which reads until EOF. */
@@ -121,13 +148,13 @@ static void tcp_transfer(long n)
 int main(int argc, char **argv)
 {
 	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, opens = 0;
-	long tcp = 0, pages = 0;
+	long tcp = 0, pages = 0, pipes = 0, queues = 0;
 	long i, before;
-	const char *file;
+	const char *file, *move = NULL;
 	char name[64];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:p:P:q:M:")) != -1) {
 		switch (opt) {
 		case 'g': getx = atol(optarg); break;
 		case 's': gsize = atol(optarg); break;
@@ -139,21 +166,43 @@ int main(int argc, char **argv)
 		case 'o': opens = atol(optarg); break;
 		case 't': tcp = atol(optarg); break;
 		case 'p': pages = atol(optarg); break;
+		case 'P': pipes = atol(optarg); break;
+		case 'q': queues = atol(optarg); break;
+		case 'M': move = optarg; break;
 		default:
-			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] FILE\n");
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] [-P N] [-q N] [-M FILE[,FILE]] FILE\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
 	    rem > setx) {
-		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] FILE\n");
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] [-P N] [-q N] [-M FILE[,FILE]] FILE\n");
 		return 2;
 	}
 	file = argv[optind];
 	memset(buf, 'k', sizeof(buf));
-	for (i = 0; i < getx; i++)
+	for (i = 0; i < getx; i++) {
+		if (move && i == getx / 2)
+			move_to(move);
 		if (getxattr(file, "user.kmt-none", buf, (size_t)gsize) >= 0 || errno != ENODATA)
 			die("getxattr");
+	}
+	if (move && !getx)
+		move_to(move);
+	for (i = 0; i < pipes; i++) {
+		int fds[2];
+
+		if (pipe(fds))
+			die("pipe");
+		close(fds[0]);
+		close(fds[1]);
+	}
+	for (i = 0; i < queues; i++) {
+		int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+
+		if (q < 0 || msgctl(q, IPC_RMID, NULL))
+			die("msgget");
+	}
 	for (i = 0; i < setx; i++) {
 		snprintf(name, sizeof(name), "user.kmt%04ld", i);
 		if (setxattr(file, name, buf, (size_t)vsize, XATTR_CREATE))
@@ -210,7 +259,7 @@ int main(int argc, char **argv)
 	if (maps)
 		usleep(before >= 0 ? 50 * 1000 : 300 * 1000);
 	printf("kmt-gt pid %d: %ld getxattr(%ld) %ld setxattr(%ld) %ld removexattr %ld large %ld maps "
-	       "%ld opens %ld tcp %ld pages\n", (int)getpid(), getx, gsize, setx, vsize, rem, large, maps, opens,
-	       tcp, pages);
+	       "%ld opens %ld tcp %ld pages %ld pipes %ld queues\n", (int)getpid(), getx, gsize, setx, vsize, rem,
+	       large, maps, opens, tcp, pages, pipes, queues);
 	return 0;
 }

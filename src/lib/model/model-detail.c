@@ -2,7 +2,8 @@
 /*
  * What only a picture of the trace needs (kmt_model_opts.detail): time
  * series of slab and page traffic, slab allocations per call site, cache
- * and task, and by requested size. Bounded by the number of intervals
+ * and task (alone with kmt_model_opts.groups: the cgroups table's), and by
+ * requested size. Bounded by the number of intervals
  * (KMT_TL_BUCKETS, merged in pairs as the trace grows), caches, sites,
  * tasks and sizes, never by the length of the trace.
  */
@@ -14,6 +15,7 @@
 #define NC (KMT_TL_BUCKETS / KMT_TL_COARSE)
 
 struct kmt_detail {
+	bool full;			/* all of it (detail), not only the groups */
 	struct kmt_timeline tl;
 	uint64_t *allocs, *frees, *bytes_alloc, *bytes_freed, *forks, *newtasks;
 	uint64_t *pages[KMT_MAX_ORDER + 1];
@@ -31,6 +33,7 @@ struct kmt_detail {
 	VEC(uint64_t) group_born;		/* beside groups: kmt_model.pos when made */
 	struct kmt_map size_map;		/* req << 32 | alloc -> row */
 	VEC(struct kmt_size_count) sizes;
+	VEC(struct kmt_cgroup_site) cgroup_sites;	/* model-cgroup.c, at the end */
 };
 
 static uint64_t *counts(void)
@@ -43,11 +46,14 @@ int model_detail_init(struct kmt_model *m)
 	struct kmt_detail *d;
 	int i;
 
-	if (!m->o.detail)
+	if (!m->o.detail && !m->o.groups)
 		return 0;
 	d = m->detail = calloc(1, sizeof(*d));
 	if (!d)
 		return -1;
+	d->full = m->o.detail;
+	if (!d->full)
+		return kmt_map_init(&d->group_map, 1 << 10) ? -1 : 0;
 	d->shift = 10;
 	d->tl.width = 1ULL << d->shift;
 	d->allocs = counts();
@@ -106,6 +112,7 @@ void model_detail_release(struct kmt_model *m)
 	free(d->group_born.v);
 	kmt_map_release(&d->size_map);
 	free(d->sizes.v);
+	free(d->cgroup_sites.v);
 	free(d->hint);
 	free(d);
 	m->detail = NULL;
@@ -301,6 +308,22 @@ static void count_size(struct kmt_model *m, const struct obj *o, int64_t sign, s
 		h->size = i;
 }
 
+/* @o's allocation into @g's counts (@sign 1), or out of them (-1). */
+static void group_count(struct kmt_group *g, const struct obj *o, int sign)
+{
+	uint64_t al = (uint64_t)(sign * (int64_t)o->alloc);
+
+	g->allocs += (uint64_t)(int64_t)sign;
+	g->bytes_req += (uint64_t)(sign * (int64_t)o->req);
+	g->bytes_alloc += al;
+	if (o->charge == CHARGE_IRQ)
+		g->irq_bytes += al;
+	else if (o->charge == CHARGE_ASKED)
+		g->acct_bytes += al;
+	else if (o->charge == CHARGE_UNKNOWN)
+		g->unknown_bytes += al;
+}
+
 void model_detail_alloc(struct kmt_model *m, struct obj *o)
 {
 	struct kmt_detail *d = m->detail;
@@ -311,16 +334,15 @@ void model_detail_alloc(struct kmt_model *m, struct obj *o)
 	o->group = NONE;
 	if (!d || !(h = hint_of(m, o)))
 		return;
-	b = bucket(m, o->ts);
-	d->allocs[b]++;
-	d->bytes_alloc[b] += o->alloc;
-	net(m, o, b, o->alloc);
-	count_size(m, o, 1, h);
-	if ((g = group_of(m, o, h))) {
-		g->allocs++;
-		g->bytes_req += o->req;
-		g->bytes_alloc += o->alloc;
+	if (d->full) {
+		b = bucket(m, o->ts);
+		d->allocs[b]++;
+		d->bytes_alloc[b] += o->alloc;
+		net(m, o, b, o->alloc);
+		count_size(m, o, 1, h);
 	}
+	if ((g = group_of(m, o, h)))
+		group_count(g, o, 1);
 }
 
 void model_detail_unalloc(struct kmt_model *m, const struct obj *o)
@@ -330,18 +352,15 @@ void model_detail_unalloc(struct kmt_model *m, const struct obj *o)
 
 	if (!d)
 		return;
-	b = bucket(m, o->ts);
-	d->allocs[b]--;
-	d->bytes_alloc[b] -= o->alloc;
-	net(m, o, b, -(int64_t)o->alloc);
-	count_size(m, o, -1, NULL);
-	if (o->group != NONE) {
-		struct kmt_group *g = &d->groups.v[o->group];
-
-		g->allocs--;
-		g->bytes_req -= o->req;
-		g->bytes_alloc -= o->alloc;
+	if (d->full) {
+		b = bucket(m, o->ts);
+		d->allocs[b]--;
+		d->bytes_alloc[b] -= o->alloc;
+		net(m, o, b, -(int64_t)o->alloc);
+		count_size(m, o, -1, NULL);
 	}
+	if (o->group != NONE)
+		group_count(&d->groups.v[o->group], o, -1);
 }
 
 void model_detail_gone(struct kmt_model *m, const struct obj *o, uint64_t ts, bool freed)
@@ -349,7 +368,7 @@ void model_detail_gone(struct kmt_model *m, const struct obj *o, uint64_t ts, bo
 	struct kmt_detail *d = m->detail;
 	size_t b;
 
-	if (!d)
+	if (!d || !d->full)
 		return;
 	b = bucket(m, ts);
 	if (freed) {
@@ -371,7 +390,7 @@ void model_detail_live(struct kmt_model *m, const struct obj *o)
 
 void model_detail_page(struct kmt_model *m, uint64_t ts, uint32_t order)
 {
-	if (m->detail)
+	if (m->detail && m->detail->full)
 		m->detail->pages[MIN(order, (uint32_t)KMT_MAX_ORDER)][bucket(m, ts)]++;
 }
 
@@ -379,7 +398,7 @@ void model_detail_birth(struct kmt_model *m, const struct kmt_event *ev)
 {
 	struct kmt_detail *d = m->detail;
 
-	if (!d)
+	if (!d || !d->full)
 		return;
 	if (ev->kind == KMT_EV_FORK)
 		d->forks[bucket(m, ev->ts)]++;
@@ -392,7 +411,7 @@ void model_detail_gap(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts, b
 	struct kmt_detail *d = m->detail;
 	uint32_t i;
 
-	if (!d)
+	if (!d || !d->full)
 		return;
 	i = VEC_PUSH(d->gaps, m->oom);
 	if (i == NONE)
@@ -423,6 +442,9 @@ void model_detail_finish(struct kmt_model *m)
 	size_t i, k = 0;
 
 	if (!d)
+		return;
+	model_cgroup_sites(m, &d->cgroup_sites.v, &d->cgroup_sites.n);
+	if (!d->full)
 		return;
 	t = &d->tl;
 	if (!d->started)
@@ -602,6 +624,9 @@ static bool merge_groups(struct kmt_model **sh, struct shard_ent *e, size_t tota
 			ng.v[j].bytes_alloc += g.bytes_alloc;
 			ng.v[j].live_objects += g.live_objects;
 			ng.v[j].live_bytes += g.live_bytes;
+			ng.v[j].irq_bytes += g.irq_bytes;
+			ng.v[j].acct_bytes += g.acct_bytes;
+			ng.v[j].unknown_bytes += g.unknown_bytes;
 		}
 		group_map[e[i].shard][e[i].idx] = j;
 	}
@@ -653,8 +678,10 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 	struct shard_ent *e;
 	size_t total;
 
-	merge_timeline(sh, n);
-	merge_series(sh, n, site_map, cache_map, proc_map);
+	if (d->full) {
+		merge_timeline(sh, n);
+		merge_series(sh, n, site_map, cache_map, proc_map);
+	}
 	/* Groups by when first made; sizes by size (they are sorted by it). */
 	e = model_shard_order(sh, n, &list, &total);
 	if (!e || m->oom) {
@@ -664,7 +691,8 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 	}
 	merge_groups(sh, e, total, site_map, cache_map, proc_map, group_map);
 	free(e);
-	merge_sizes(sh, n);
+	if (d->full)
+		merge_sizes(sh, n);
 	/* The hints pointed at the old rows. */
 	free(d->hint);
 	d->hint = NULL;
@@ -674,13 +702,19 @@ int model_detail_merge(struct kmt_model **sh, unsigned int n, uint32_t *const *s
 
 const struct kmt_timeline *kmt_model_timeline(const struct kmt_model *m)
 {
-	return m->detail ? &m->detail->tl : NULL;
+	return m->detail && m->detail->full ? &m->detail->tl : NULL;
 }
 
 const struct kmt_group *kmt_model_groups(const struct kmt_model *m, size_t *n)
 {
 	*n = m->detail ? m->detail->groups.n : 0;
 	return m->detail ? m->detail->groups.v : NULL;
+}
+
+const struct kmt_cgroup_site *kmt_model_cgroup_sites(const struct kmt_model *m, size_t *n)
+{
+	*n = m->detail ? m->detail->cgroup_sites.n : 0;
+	return m->detail ? m->detail->cgroup_sites.v : NULL;
 }
 
 const struct kmt_size_count *kmt_model_sizes(const struct kmt_model *m, size_t *n)

@@ -568,6 +568,11 @@ void model_detail_page(struct kmt_model *m, uint64_t ts, uint32_t order);
 void model_detail_birth(struct kmt_model *m, const struct kmt_event *ev);
 void model_detail_gap(struct kmt_model *m, int cpu, int64_t lost, uint64_t ts, bool truncated);
 void model_detail_finish(struct kmt_model *m);
+/*
+ * model-cgroup.c: the groups (kmt_model_groups()) by cgroup and call site,
+ * into a malloc'd array (*@v, *@n; NULL, 0 without cgroups); m->oom on ENOMEM.
+ */
+void model_cgroup_sites(struct kmt_model *m, struct kmt_cgroup_site **v, size_t *n);
 
 /* model-object.c: per-object calls out and watchpoint samples. */
 void model_emit(struct kmt_model *m, const struct obj *o, enum kmt_fate fate,

@@ -168,7 +168,7 @@ int kmt_model_merge(struct kmt_model **sh, unsigned int n)
 			goto out;
 	if (model_registry_merge(sh, n, maps[0], maps[1], maps[2]) || model_misuse_merge(sh, n, maps[1]) ||
 	    model_stack_merge(m, sh, n, maps[0], maps[3]) ||
-	    (m->o.detail && model_detail_merge(sh, n, maps[0], maps[1], maps[2], maps[4])))
+	    ((m->o.detail || m->o.groups) && model_detail_merge(sh, n, maps[0], maps[1], maps[2], maps[4])))
 		goto out;
 	if (merge_slab_pages(sh, n, maps[1]))
 		goto out;
