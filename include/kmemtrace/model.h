@@ -357,6 +357,8 @@ struct kmt_object {
 	uint64_t bytes_req, bytes_alloc;
 	uint32_t order;			/* pages */
 	const char *comm;		/* the allocating task, or NULL */
+	/* Its cgroups then (kmt_proc's; @cgroup the v1 memory one without v2), or NULL. */
+	const char *cgroup, *memcg;
 	const char *cache;		/* "filp", "kmalloc-64", or NULL */
 	uint64_t gfp;			/* the allocation's gfp flags */
 	uint32_t stack;			/* the callers: kmt_model_stack() id, or UINT32_MAX */

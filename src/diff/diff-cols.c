@@ -55,6 +55,13 @@ static const struct dcol comm_keys[] = {
 	{ 0 },
 };
 
+static const struct dcol cgroup_keys[] = {
+	KEY("cgroup", RT_STR, "cgroup", "cgroup", "the cgroup v2 path (without cgroup v2, the v1 memory "
+	    "controller's) of the tasks that allocated"),
+	ONLY_IN,
+	{ 0 },
+};
+
 static const struct dcol order_keys[] = {
 	KEY("order", RT_U64, "order", "order", "the allocation order"),
 	ONLY_IN,
@@ -91,6 +98,9 @@ const struct dspec diff_specs[DIFF_TABLES + 1] = {
 	  .fields = { "bytes_alloc", "allocs", "frees", "bytes_req", "waste", "live_objects", "live_bytes" } },
 	{ .name = "processes", .title = "PROCESSES (by name)", .table = "comms", .keys = comm_keys, .full = 2,
 	  .doc = "allocations per task name, its tasks summed",
+	  .fields = { "bytes_alloc", "allocs", "frees", "bytes_req", "live_objects", "live_bytes", "pages" } },
+	{ .name = "cgroups", .title = "CGROUPS", .table = "cgroups", .keys = cgroup_keys, .full = 2,
+	  .doc = "allocations per cgroup of the task that made them (recordings with cgroups)",
 	  .fields = { "bytes_alloc", "allocs", "frees", "bytes_req", "live_objects", "live_bytes", "pages" } },
 	{ .name = "pages", .title = "PAGES (by order)", .table = "page_orders", .keys = order_keys, .full = 2,
 	  .doc = "page allocations per order, migrate types summed",

@@ -144,8 +144,10 @@ static void dtext_table(const struct diff *d, const struct dtable *t, FILE *out,
 	unsigned int missing = diff_unrecorded(d, t);
 
 	if (missing) {
-		fprintf(out, "\n%s: not compared, the %s file%s no events for it\n", t->spec->title,
-			missing == 3 ? "two" : missing == 1 ? "old" : "new", missing == 3 ? "s have" : " has");
+		fprintf(out, "\n%s: not compared, the %s file%s no %s\n", t->spec->title,
+			missing == 3 ? "two" : missing == 1 ? "old" : "new", missing == 3 ? "s have" : " has",
+			t->spec->table && !strcmp(t->spec->table, "cgroups") ? "record of the tasks' cgroups"
+									    : "events for it");
 		return;
 	}
 	fprintf(out, "\n%s, largest change in %s first%s\n", t->spec->title, t->cols[t->sort]->title,

@@ -20,7 +20,7 @@
 #include "report/report.h"
 
 #define DIFF_FIELDS 8
-#define DIFF_TABLES 4
+#define DIFF_TABLES 5
 #define DIFF_TOTALS 5
 
 struct drow;

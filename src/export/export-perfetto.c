@@ -232,6 +232,15 @@ static void on_event(void *arg, const struct kmt_event *ev)
 			str_n(b, 3, ev->str2, ev->str2_len);
 		pb_end(b, m);
 		break;
+	case KMT_EV_CGROUP:
+		/* A move to a cgroup: the task and where (a generic event; the view's args show them). */
+		m = pb_begin(b, EV_GENERIC);
+		pb_str(b, GENERIC_EVENT_NAME, kmt_kind_name(ev->kind));
+		field_u(b, "pid", (uint64_t)(uint32_t)ev->pid2);
+		field_u(b, "dst_root", (uint64_t)(uint32_t)ev->node);
+		field_s(b, "dst_path", ev->str2, ev->str2_len);
+		pb_end(b, m);
+		break;
 	default:
 		/* No message of Perfetto's own: a generic event with the fields we have. */
 		m = pb_begin(b, EV_GENERIC);

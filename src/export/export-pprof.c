@@ -9,9 +9,10 @@
  * the page allocator's, page_alloc_objects, page_alloc_space,
  * page_inuse_objects, page_inuse_space (allocations and their bytes, the
  * page size << order), where most of a process's kernel memory often is.
- * One sample per call site, stack, cache and task name; its locations are
- * the call site then its callers (--stack recordings), leaf first, in one
- * [kernel.kallsyms] mapping; labels cache and comm. A page allocation's
+ * One sample per call site, stack, cache, task name and cgroup; its
+ * locations are the call site then its callers (--stack recordings), leaf
+ * first, in one [kernel.kallsyms] mapping; labels cache, comm, and cgroup
+ * and container in recordings with cgroups. A page allocation's
  * location is the function that asked, named from its stack (--stack),
  * else "(page allocation, no stack)"; its cache label "pages". Samples come in the
  * order of call site, stack, cache and comm, the strings numbered as
@@ -60,11 +61,11 @@ enum { V_SLAB = 0, V_PAGE = 4 };
 /* A page allocation no stack named a function for: its pseudo-location (not a kernel address). */
 #define PAGE_NOSITE 1ULL
 
-/* A sample: call site, stack, cache and comm (string ids); its values. */
+/* A sample: call site, stack, cache, comm and cgroup (string ids); its values. */
 struct sample {
 	uint64_t site;
 	uint32_t stack;
-	int64_t cache, comm;		/* string ids, 0: none */
+	int64_t cache, comm, cgroup;	/* string ids, 0: none */
 	uint64_t v[NV];
 };
 
@@ -81,6 +82,7 @@ static uint64_t sample_hash(const struct sample *s)
 	uint64_t h = kmt_hash_combine(kmt_hash64(s->site), s->stack);
 
 	h = kmt_hash_combine(h, (uint64_t)s->cache);
+	h = kmt_hash_combine(h, (uint64_t)s->cgroup);
 	return kmt_hash_combine(h, (uint64_t)s->comm);
 }
 
@@ -94,7 +96,8 @@ static bool same(const void *ctx, uint32_t i)
 	const struct sample *a = &((const struct sample_key *)ctx)->p->s[i];
 	const struct sample *b = ((const struct sample_key *)ctx)->k;
 
-	return a->site == b->site && a->stack == b->stack && a->cache == b->cache && a->comm == b->comm;
+	return a->site == b->site && a->stack == b->stack && a->cache == b->cache && a->comm == b->comm &&
+	       a->cgroup == b->cgroup;
 }
 
 /* The sample with @k's key, made if new (NULL on ENOMEM). */
@@ -122,6 +125,7 @@ static void on_object(void *arg, const struct kmt_object *o)
 	struct sample k = { .site = o->alloc_site, .stack = o->stack }, *s;
 	bool page = o->kind == KMT_EV_PAGE_ALLOC;
 	int base = page ? V_PAGE : V_SLAB;
+	const char *cg;
 
 	if (o->fate == KMT_FATE_PREEXISTING)
 		return;		/* not allocated in the window */
@@ -131,7 +135,9 @@ static void on_object(void *arg, const struct kmt_object *o)
 	}
 	k.cache = page ? strtab_id(&p->str, "pages") : o->cache ? strtab_id(&p->str, o->cache) : 0;
 	k.comm = o->comm ? strtab_id(&p->str, o->comm) : 0;
-	if (k.cache < 0 || k.comm < 0 || !(s = sample_of(p, &k))) {
+	cg = o->cgroup;
+	k.cgroup = cg ? strtab_id(&p->str, cg) : 0;
+	if (k.cache < 0 || k.comm < 0 || k.cgroup < 0 || !(s = sample_of(p, &k))) {
 		x->failed = true;
 		return;
 	}
@@ -251,7 +257,8 @@ static void fold(void *arg, void *cl, const struct kmt_model *m)
 		key.stack = kmt_model_shard_stack(m, q->shard, key.stack);
 		key.cache = key.cache ? strtab_id(&p->str, strtab_str(&q->str, (size_t)key.cache)) : 0;
 		key.comm = key.comm ? strtab_id(&p->str, strtab_str(&q->str, (size_t)key.comm)) : 0;
-		if (key.cache < 0 || key.comm < 0 || !(s = sample_of(p, &key))) {
+		key.cgroup = key.cgroup ? strtab_id(&p->str, strtab_str(&q->str, (size_t)key.cgroup)) : 0;
+		if (key.cache < 0 || key.comm < 0 || key.cgroup < 0 || !(s = sample_of(p, &key))) {
 			x->failed = true;
 			break;
 		}
@@ -286,7 +293,9 @@ static int cmp_sample(const void *a, const void *b, void *arg)
 		return x->stack < y->stack ? -1 : 1;
 	if ((c = strcmp(strtab_str(t, (size_t)x->cache), strtab_str(t, (size_t)y->cache))))
 		return c;
-	return strcmp(strtab_str(t, (size_t)x->comm), strtab_str(t, (size_t)y->comm));
+	if ((c = strcmp(strtab_str(t, (size_t)x->comm), strtab_str(t, (size_t)y->comm))))
+		return c;
+	return strcmp(strtab_str(t, (size_t)x->cgroup), strtab_str(t, (size_t)y->cgroup));
 }
 
 /* Locations (one per address) and functions (one per name), in the order met. */
@@ -366,7 +375,7 @@ static int end(struct export *x)
 	uint64_t *ids = NULL, lo = UINT64_MAX, hi = 0;
 	int64_t *fnid = NULL;
 	bool *done = NULL;
-	char name[256], comment[4600], sampled[300];
+	char name[256], comment[4600], sampled[300], container[96];
 	bool oom = x->failed;
 	size_t i, k, nf, m;
 	int ret = EXIT_OK;
@@ -398,6 +407,13 @@ static int end(struct export *x)
 			label(&b, t, "cache", strtab_id(t, strtab_str(&p->str, (size_t)s->cache)));
 		if (s->comm)
 			label(&b, t, "comm", strtab_id(t, strtab_str(&p->str, (size_t)s->comm)));
+		if (s->cgroup) {
+			const char *cg = strtab_str(&p->str, (size_t)s->cgroup), *ct;
+
+			label(&b, t, "cgroup", strtab_id(t, cg));
+			if ((ct = kmt_cgroup_container(cg, container, sizeof(container))))
+				label(&b, t, "container", strtab_id(t, ct));
+		}
 		pb_end(&b, m);
 	}
 	for (i = 0; i < l.n; i++) {
@@ -489,7 +505,7 @@ const struct export_format export_pprof = {
 		 "alloc_space, inuse_objects, inuse_space, and page_alloc_objects,\n"
 		 "page_alloc_space, page_inuse_objects, page_inuse_space of the page\n"
 		 "allocator: go tool pprof, Pyroscope, Parca (stacks of --stack\n"
-		 "recordings, labels cache and comm)",
+		 "recordings; labels cache, comm, cgroup, container)",
 	.binary = true, .stream = true, .priv_size = sizeof(struct pprof),
 	.begin = begin, .end = end, .release = release,
 };

@@ -53,6 +53,9 @@ const struct objcol objcols[] = {
 	  F(free_pid), W_KNOWN, OBJCOL_BR_VIEW, { "free_pid" } },
 	{ "comm", NULL, OT_NAME, NULL, "the allocating task's name at the time",
 	  F(comm), W_KNOWN, OBJCOL_NO_NULL | OBJCOL_BR_TABLE, { "comm", NULL, 't' } },
+	{ "cgroup", NULL, OT_NAME, NULL, "the allocating task's cgroup then: its cgroup v2 path (recordings "
+	  "with cgroups; without cgroup v2, the v1 memory controller's)",
+	  F(cgroup), W_KNOWN, 0, { "cgroup", NULL, 'g' } },
 	{ "free_ip", NULL, OT_SITE, NULL, "the free's call site",
 	  F(free_site), W_KNOWN, OBJCOL_BR_JOIN, { "free_site", "free_callsite", 'f' } },
 	{ "fate", NULL, OT_FATE, NULL, "freed, live (at the end), unseen_free, preexisting",

@@ -82,7 +82,7 @@ extern const struct objcol objcols[];
 /* kmap's line (Memorizer's KMAP, as kmap --help shows it) and kmap --json's keys, in order. */
 #define OBJCOLS_KMAP "alloc_ip,pid,obj_va_ptr,size,alloc_time,free_time,free_ip,comm,cache"
 #define OBJCOLS_JSON "alloc_ip,function,pid,comm,ptr,kind,size,bytes_req,bytes_alloc,cache," \
-		     "alloc_time,alloc_cpu,free_time,free_pid,free_cpu,free_ip,fate,uncertain"
+		     "alloc_time,alloc_cpu,free_time,free_pid,free_cpu,free_ip,fate,uncertain,cgroup"
 #define OBJCOLS_MAX 32
 
 /*

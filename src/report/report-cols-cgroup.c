@@ -98,7 +98,7 @@ static size_t cgroup_rows(const struct report *r, const void ***out)
 
 static void g_cgroup(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->s = CG(row)->cgroup ? CG(row)->cgroup : "?";
+	v->s = CG(row)->cgroup ? CG(row)->cgroup : CG(row)->memcg ? CG(row)->memcg : "?";
 }
 
 static void g_memcg(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -133,7 +133,7 @@ static const char *t_cgroup(const struct report *r, const struct rcol *c, const 
 static const struct rcol cgroup_cols[] = {
 	{ .name = "cgroup", .type = RT_STR, .unit = RU_NONE, .title = "cgroup", .width = -32,
 	  .doc = "the cgroup v2 path of the tasks that allocated, as /proc/PID/cgroup shows it (\"?\": unknown); "
-	  "without cgroup v2, empty", .get = g_cgroup, .text = t_cgroup, .flags = RC_NAME },
+	  "without cgroup v2, the v1 memory controller's", .get = g_cgroup, .text = t_cgroup, .flags = RC_NAME },
 	G("memcg", RT_STR, RU_NONE, NULL, 0, NULL, "their cgroup v1 memory controller's path, where it is mounted "
 	  "(a hybrid system charges memory there), else empty", g_memcg),
 	G("container", RT_STR, RU_NONE, "container", -18, NULL, "the container the path names (docker, containerd, "
@@ -193,7 +193,7 @@ static size_t site_rows_of(const struct report *r, const void *parent, const voi
 
 static void g_site_cgroup(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->s = CS(row)->cgroup ? CS(row)->cgroup : "?";
+	v->s = CS(row)->cgroup ? CS(row)->cgroup : CS(row)->memcg ? CS(row)->memcg : "?";
 }
 
 static void g_site_memcg(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)

@@ -32,6 +32,11 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->uncertain = o->loss_seq != m->loss_seq;
 	x->alloc_pid = o->proc != NONE ? m->reg.procs.v[o->proc].pid : -1;
 	x->comm = o->proc != NONE ? m->reg.procs.v[o->proc].comm : NULL;
+	x->memcg = o->proc != NONE ? m->reg.procs.v[o->proc].memcg : NULL;
+	x->cgroup = o->proc != NONE ? m->reg.procs.v[o->proc].cgroup : NULL;
+	/* Without cgroup v2 (v1 alone), its memory cgroup is the one. */
+	if (!x->cgroup)
+		x->cgroup = x->memcg;
 	x->alloc_cpu = o->cpu;
 	x->alloc_ts = o->ts;
 	x->free_pid = -1;
