@@ -39,12 +39,15 @@ static const struct opt top_opts[] = {
 	{ O_JSON, 0, "json", NULL, "snapshots as JSON lines (counts in each interval)" },
 	{ O_SNAPSHOTS, 0, "snapshots", "FILE", "batch or JSON snapshots into FILE, not standard output\n"
 	  "(where a COMMAND's own output goes)" },
-	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache or process", 0, top_view_keys },
+	{ O_VIEW, 0, "view", "VIEW", "rows per callsite (default), cache, process or cgroup", 0,
+	  top_view_keys },
 	{ 's', 's', "sort", "KEY", "bytes (default), allocs, frees, live, growth, waste\nor name", 0,
 	  top_sort_keys },
 	{ 'r', 'r', "rows", "N", "rows per snapshot in batch and JSON (default 20; 0:\nall)" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_PID | REC_FOLLOW, NULL),
 	{ O_COMM, 0, "comm", "NAME", "only allocations by tasks with this name" },
+	{ 'G', 'G', "cgroup", "PATH", "only allocations by tasks in this cgroup or below it\n"
+	  "(0::/a/b, memory:/a/b or /a/b, as report -G)" },
 	{ O_CACHE, 0, "cache", "NAME", "only this slab cache (kmalloc-N too): in the kernel\n"
 	  "for slab caches' events, and in the rows" },
 	OPT_GROUP(recording_group, struct top, rc.o, REC_FILTER, NULL),
@@ -71,11 +74,11 @@ const struct cmd_help top_help = {
 	.about =
 	"Show the kernel's slab allocations as they happen, refreshed every interval:\n"
 	"allocations, frees and bytes per second, waste, and what is live (allocated\n"
-	"since top began, not freed) and its growth, per call site, cache or process;\n"
-	"events lost are shown, never hidden, and so is top's own CPU. Keys: c, k, p\n"
-	"switch the rows to call sites, caches, processes; s cycles the sort key;\n"
-	"/ filters by name (Enter applies, Esc clears); space pauses; q quits. With\n"
-	"COMMAND, until it ends.\n",
+	"since top began, not freed) and its growth, per call site, cache, process or\n"
+	"cgroup; events lost are shown, never hidden, and so is top's own CPU. Keys:\n"
+	"c, k, p, g switch the rows to call sites, caches, processes, cgroups; s\n"
+	"cycles the sort key; / filters by name (Enter applies, Esc clears); space\n"
+	"pauses; q quits. With COMMAND, until it ends.\n",
 	.opts = top_opts,
 	.about_more = budget_help,
 	.stop_at_operand = true,
@@ -128,6 +131,7 @@ static int top_opt(void *arg, int id, const char *value)
 			return usage_error(H, "bad row count '%s'", value);
 		break;
 	case O_COMM: t->comm = value; break;
+	case 'G': t->cgroup = value; break;
 	case O_CACHE: t->cache = value; break;
 	case 'o': o->output = value; break;
 	case O_PREFAULT:

@@ -82,7 +82,7 @@ int feed_init(struct top *t, struct kmt_diag *d)
 {
 	struct recording *rc = &t->rc;
 	struct kmt_comms *comms;
-	struct kmt_model_opts mo = { .comm = t->comm };
+	struct kmt_model_opts mo = { .comm = t->comm, .cgroup = t->cgroup };
 	char ev[160];
 	int i, ret;
 
@@ -115,6 +115,15 @@ int feed_init(struct top *t, struct kmt_diag *d)
 	}
 	kmt_comms_from_proc(comms);
 	mo.cmdlines = comms;
+	/* Where each task is: moves after, the cgroup events say (a system without cgroups: no view). */
+	t->cgroups = kmt_cgroups_new();
+	if (t->cgroups && kmt_cgroups_from_proc(t->cgroups, "/proc")) {
+		kmt_cgroups_free(t->cgroups);
+		t->cgroups = NULL;
+	}
+	if (t->cgroup && !t->cgroups)
+		return kmt_diag_set(d, -ENOENT, "-G: the tasks' cgroups cannot be read in /proc");
+	mo.cgroups = t->cgroups;
 	mo.syms = t->syms;
 	t->m = kmt_model_new(&mo);
 	if (!t->m) {
@@ -173,6 +182,7 @@ void feed_release(struct top *t)
 	kmt_decoder_free(t->dec);
 	kmt_symbols_free(t->syms);
 	kmt_comms_free(t->comms);
+	kmt_cgroups_free(t->cgroups);
 	kmt_formats_release(&t->formats);
 }
 

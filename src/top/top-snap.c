@@ -26,6 +26,7 @@ const struct top_view_def top_views[VIEW_NR] = {
 	[VIEW_SITES] = { "callsite", "call site", 'c', "call sites" },
 	[VIEW_CACHES] = { "cache", "cache", 'k', "caches" },
 	[VIEW_PROCS] = { "process", "process", 'p', "processes" },
+	[VIEW_CGROUPS] = { "cgroup", "cgroup", 'g', "cgroups" },
 };
 
 const struct top_sort_key top_sorts[SORT_NR] = {
@@ -147,6 +148,58 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
+/* Key @cg, @mem's index in the cgroup view (made if new; SIZE_MAX on ENOMEM): stable from one snapshot to the next. */
+static size_t cgroup_key(struct top *t, const char *cg, const char *mem)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncgkeys; i++)
+		if (t->cgkeys[i].cgroup == cg && t->cgkeys[i].memcg == mem)
+			return i;
+	if (ALLOC_GROW(t->cgkeys, t->ncgkeys + 1, t->cgkeys_alloc, 64))
+		return SIZE_MAX;
+	t->cgkeys[t->ncgkeys].cgroup = cg;
+	t->cgkeys[t->ncgkeys].memcg = mem;
+	return t->ncgkeys++;
+}
+
+/* The cgroup view: the tasks' rows summed by their cgroups (as report's cgroups table). */
+static void cgroup_rows(struct top *t, const struct kmt_proc *procs, size_t n)
+{
+	struct top_prev *sum;
+	uint64_t *live;
+	size_t i, k;
+	char name[128];
+
+	for (i = 0; i < n; i++)
+		if (cgroup_key(t, procs[i].cgroup, procs[i].memcg) == SIZE_MAX)
+			return;
+	sum = calloc(t->ncgkeys + 1, sizeof(*sum));
+	live = calloc(t->ncgkeys + 1, sizeof(*live));
+	for (i = 0; sum && live && i < n; i++) {
+		k = cgroup_key(t, procs[i].cgroup, procs[i].memcg);
+		sum[k].allocs += procs[i].allocs;
+		sum[k].frees += procs[i].frees;
+		sum[k].bytes_alloc += procs[i].bytes_alloc;
+		sum[k].bytes_req += procs[i].bytes_req;
+		sum[k].now_bytes += procs[i].now_bytes;
+		live[k] += procs[i].now_objects;
+	}
+	for (k = 0; sum && live && k < t->ncgkeys; k++) {
+		const struct top_cgroup *c = &t->cgkeys[k];
+
+		if (!c->cgroup && !c->memcg)
+			snprintf(name, sizeof(name), "?");
+		else if (c->cgroup && c->memcg && strcmp(c->cgroup, c->memcg))
+			snprintf(name, sizeof(name), "%s (memory: %s)", c->cgroup, c->memcg);
+		else
+			snprintf(name, sizeof(name), "%s", c->cgroup ? c->cgroup : c->memcg);
+		row(t, VIEW_CGROUPS, k, name, &sum[k], live[k]);
+	}
+	free(sum);
+	free(live);
+}
+
 void snap_take(struct top *t, double now, double cpu_s)
 {
 	struct top_snap *s = &t->snap;
@@ -199,6 +252,7 @@ void snap_take(struct top *t, double now, double cpu_s)
 		snprintf(name, sizeof(name), "%s %d", procs[i].comm, procs[i].pid);
 		row(t, VIEW_PROCS, i, name, &c, procs[i].now_objects);
 	}
+	cgroup_rows(t, procs, n);
 	snap_sort(t);
 	pages = sum->page_allocs;
 	s->events = kmt_analyse_live_events(t->live) - t->prev_events;
@@ -258,4 +312,5 @@ void snap_release(struct top *t)
 		free(t->prev[v]);
 		free(t->snap.rows[v]);
 	}
+	free(t->cgkeys);
 }

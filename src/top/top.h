@@ -30,7 +30,7 @@
 
 #include "record/record.h"
 
-enum top_view { VIEW_SITES, VIEW_CACHES, VIEW_PROCS, VIEW_NR };
+enum top_view { VIEW_SITES, VIEW_CACHES, VIEW_PROCS, VIEW_CGROUPS, VIEW_NR };
 enum top_sort { SORT_BYTES, SORT_ALLOCS, SORT_FREES, SORT_LIVE, SORT_GROWTH, SORT_WASTE, SORT_NAME,
 		SORT_NR };
 
@@ -83,7 +83,7 @@ struct top {
 	bool batch, json;
 	int rows;				/* rows shown (batch; the screen fits its height) */
 	int prefault_mb;			/* --prefault, per CPU; -1: the default */
-	const char *comm, *cache;
+	const char *comm, *cache, *cgroup;	/* --comm, --cache, -G */
 	char cache_name[64];			/* --cache as its events name it */
 	struct kmt_slab_aliases *aliases;	/* merged slab caches */
 	enum top_view view;
@@ -96,6 +96,10 @@ struct top {
 	struct kmt_decoder *dec;
 	struct kmt_symbols *syms;
 	struct kmt_comms *comms;		/* names of the tasks running when top began */
+	struct kmt_cgroups *cgroups;		/* ... and their cgroups (NULL: none readable) */
+	/* The cgroup view's rows by (cgroup, memcg) (the model's interned paths), in the order met. */
+	struct top_cgroup { const char *cgroup, *memcg; } *cgkeys;
+	size_t ncgkeys, cgkeys_alloc;
 	struct kmt_model *m;			/* with shards: shard 0, on top's thread */
 	struct kmt_analyse_live *live;		/* the stream -> the model, pump by pump */
 	uint64_t held;				/* pages it holds, not yet back (atomic) */
@@ -169,7 +173,7 @@ bool snap_shown(const struct top *t, const struct top_row *r);
 void snap_release(struct top *t);
 /*
  * top's tables (top-snap.c), each the one owner of its names: the views
- * (--view, the keys c k p), the sort keys (-s, the key s), and the columns
+ * (--view, the keys c k p g), the sort keys (-s, the key s), and the columns
  * of a row (the screen's and the JSON line's).
  */
 struct top_view_def {

@@ -167,6 +167,7 @@ test_expect_success 'tmux: the view, every key, a resize, q puts the terminal ba
 	screen | has " q quit" &&
 	tmux send-keys -t $S k && wait_for "by cache" &&
 	tmux send-keys -t $S p && wait_for "by process" &&
+	tmux send-keys -t $S g && wait_for "by cgroup" &&
 	tmux send-keys -t $S c && wait_for "by call site" &&
 	tmux send-keys -t $S s && wait_for "sort allocs/s" &&
 	tmux send-keys -t $S k "/" && wait_for "filter:" &&
@@ -175,7 +176,7 @@ test_expect_success 'tmux: the view, every key, a resize, q puts the terminal ba
 	tmux send-keys -t $S " " && wait_for "\[paused\]" && tmux send-keys -t $S " " &&
 	tmux resize-window -t $S -x 70 -y 20 &&
 	narrow() { [ $(screen | awk "{ if (length(\$0) > m) m = length(\$0) } END { print m }") -le 70 ] &&
-		screen | tail -1 | has "c/k/p view .* q quit"; } &&
+		screen | tail -1 | has "c/k/p/g view .* q quit"; } &&
 	for i in $(seq 50); do narrow && break; sleep 0.1; done && narrow &&
 	tmux send-keys -t $S q && wait_for TOP-ENDED &&
 	[ "$(cat $WORK/before)" = icanon ] && [ "$(cat $WORK/after)" = icanon ] &&
@@ -256,6 +257,7 @@ test_expect_success 'tmux: every key the help line shows has its effect' '
 			S=$S2 wait_for "by call site";;
 		"k caches") tmux send-keys -t $S2 k && S=$S2 wait_for "by cache";;
 		"p processes") tmux send-keys -t $S2 p && S=$S2 wait_for "by process";;
+		"g cgroups") tmux send-keys -t $S2 g && S=$S2 wait_for "by cgroup";;
 		"s sort") was=$(pane | sed -n 1p | sed "s/.*sort \([^,]*\).*/\1/") && tmux send-keys -t $S2 s &&
 			for i in $(seq 50); do [ "$(pane | sed -n 1p | sed "s/.*sort \([^,]*\).*/\1/")" != "$was" ] && break; sleep 0.1; done &&
 			[ "$(pane | sed -n 1p | sed "s/.*sort \([^,]*\).*/\1/")" != "$was" ];;

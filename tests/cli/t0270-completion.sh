@@ -101,7 +101,7 @@ test_expect_success 'report --sort: exactly the keys report accepts' '
 test_expect_success 'report --sections: every section its --help names, and all; each accepted' '
 	$KMT report --help | sed -n "/--sections LIST/,/(default/p" | tr -s "\n " "  " |
 		sed "s/.*--sections LIST *//; s/ *(default.*//; s/ or /,/; s/ //g" | tr , "\n" | grep . > expect &&
-	sort -o expect expect && [ $(wc -l < expect) -eq 11 ] &&
+	sort -o expect expect && [ $(wc -l < expect) -eq 12 ] &&
 	offers report --sections "" > got && diff -u expect got &&
 	for s in $(cat got); do accepted report --sections $s || exit 1; done &&
 	! accepted report --sections no-such-section
@@ -120,7 +120,7 @@ test_expect_success 'diff --sort and --csv: exactly the keys and tables diff acc
 	error_list diff -s no-such-key a.dat b.dat > expect && cat expect | tr "\n" " " && [ $(wc -l < expect) = 8 ] &&
 	offers diff --sort "" | diff -u expect - && offers diff -s "" | diff -u expect - &&
 	for k in $(cat expect); do test_expect_code 1 $KMT diff --sort $k no.dat no.dat 2> /dev/null || exit 1; done &&
-	error_list diff --csv no-such-table a.dat b.dat > expect && [ "$(tr "\n" " " < expect)" = "caches callsites pages processes " ] &&
+	error_list diff --csv no-such-table a.dat b.dat > expect && [ "$(tr "\n" " " < expect)" = "caches callsites cgroups pages processes " ] &&
 	offers diff --csv "" | diff -u expect - &&
 	for t in $(cat expect); do test_expect_code 1 $KMT diff --csv $t no.dat no.dat 2> /dev/null || exit 1; done
 '
@@ -128,7 +128,7 @@ test_expect_success 'diff --sort and --csv: exactly the keys and tables diff acc
 # top traces when its options are good: a bad --interval after the value
 # tried stops it, and says the value before was taken.
 test_expect_success 'top --view and --sort: exactly the views and keys top accepts' '
-	error_list top --view no-such-view > expect && [ "$(tr "\n" " " < expect)" = "cache callsite process " ] &&
+	error_list top --view no-such-view > expect && [ "$(tr "\n" " " < expect)" = "cache callsite cgroup process " ] &&
 	offers top --view "" | diff -u expect - &&
 	error_list top -s no-such-key > expect && [ $(wc -l < expect) = 7 ] &&
 	offers top --sort "" | diff -u expect - && offers top -s "" | diff -u expect - &&

@@ -137,6 +137,14 @@ test_expect_success '-G of a cgroup nobody was in: said, nothing reported' '
 	has "no task in cgroup ./nosuch-cgroup. is in the trace" err
 '
 
+test_expect_success 'top: the cgroup view (g) and -G, live' '
+	$KMT top --json -i 0.3 --view cgroup -r 0 -- sh $WORK/in.sh $A $WL/kmt-gt -g $G $F > top.json &&
+	has "\"view\":\"cgroup\"" top.json && grep -o "\"name\":\"[^\"]*\"" top.json | sort -u > names &&
+	cat names && has "\"name\":\"/$A[\" ]" names &&
+	$KMT top --json -i 0.3 --view cgroup -r 0 -G /$B -- sh $WORK/in.sh $A $WL/kmt-gt -g $G $F > topb.json &&
+	! grep -o "\"name\":\"[^\"]*\"" topb.json | has "/$A"
+'
+
 test_expect_success 'a file without the cgroups record: "not recorded", never zeros; -G refused' '
 	cp $KMT_TESTDATA/traces/real-v7-zstd.dat old.dat &&
 	$KMT info old.dat | has "^cgroups:    not recorded" &&
