@@ -28,8 +28,8 @@ static const struct opt record_opts[] = {
 	{ 'o', 'o', "output", "FILE", "trace file (default kmemtrace.dat, mode 0600)" },
 	{ 'e', 'e', "event", "LIST", "events to record: kmem:kmalloc, kmem:*, vmalloc, ...\n"
 	  "(default: those above); process naming events are\nalways added" },
-	OPT_GROUP_AT(recording_group, struct record_args, o, REC_PID | REC_FOLLOW | REC_BUFFER | REC_DURATION,
-		     NULL),
+	OPT_GROUP_AT(recording_group, struct record_args, o, REC_PID | REC_FOLLOW | REC_CGROUP | REC_BUFFER |
+		     REC_DURATION, NULL),
 	{ O_STACK, 0, "stack", NULL, "add a kernel stack to every allocation event" },
 	{ O_STACK_SAMPLE, 0, "stack-sample", "N", "stacks for about 1 in N allocations only (N a\n"
 	  "power of two; those in short random slices of time,\nfair to every call site; "

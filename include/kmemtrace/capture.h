@@ -401,11 +401,13 @@ int kmt_session_tracing(const struct kmt_instance *in, bool on, struct kmt_diag 
 int kmt_session_capture(const struct kmt_instance *in, const struct kmt_events *events,
 			struct kmt_spool *sp, struct kmt_spool_meta *m, struct kmt_diag *d);
 /*
- * Save every task's cgroups into @sp (KMT_SPOOL_CGROUPS), once tracing is
- * on: a task that moves or is born after it, the trace shows. 0, or a
- * negative error (out of memory; /proc unreadable) with the reason in @d.
+ * Save the tasks' cgroups @c (kmt_cgroups_from_proc() once tracing is on:
+ * a task that moves or is born after it, the trace shows) into @sp
+ * (KMT_SPOOL_CGROUPS), replacing what was there. 0, or a negative error
+ * with the reason in @d.
  */
-int kmt_session_save_cgroups(struct kmt_spool *sp, struct kmt_diag *d);
+struct kmt_cgroups;
+int kmt_session_save_cgroups(struct kmt_spool *sp, const struct kmt_cgroups *c, struct kmt_diag *d);
 /* Save per_cpu/cpuN/stats into buffer @b of the spool. */
 int kmt_session_save_stats(const struct kmt_instance *in, struct kmt_spool *sp,
 			   enum kmt_spool_buffer b, const int *cpus, int nr_cpus, struct kmt_diag *d);

@@ -530,6 +530,11 @@ void kmt_cgroups_free(struct kmt_cgroups *c);	/* NULL is fine */
  * 0, or -ENOMEM / -errno if @proc_root cannot be read.
  */
 int kmt_cgroups_from_proc(struct kmt_cgroups *c, const char *proc_root);
+/*
+ * Task @tid as @proc_root/TID/task/TID says now (its entry replaced); 0 also
+ * if it is gone (nothing added), or -ENOMEM. The layout must be known (from_proc).
+ */
+int kmt_cgroups_read_task(struct kmt_cgroups *c, const char *proc_root, int32_t tid);
 /* Add a file's text (@len bytes): 0, or KMT_EFORMAT on a malformed line (nothing kept of it). */
 int kmt_cgroups_parse(struct kmt_cgroups *c, const char *text, size_t len);
 /* The set as that text, malloc'd (*@len bytes, NUL-terminated); NULL + errno. */

@@ -30,7 +30,11 @@ const char *ui_scope(const struct recording_opts *o, char *buf, size_t len)
 
 	if (cmd && (slash = strrchr(cmd, '/')) && slash[1])
 		cmd = slash + 1;
-	if (o->follow) {
+	if (o->cgroup) {
+		snprintf(buf, len, "only cgroup %.200s and below it (--cgroup: those in it at the start, their "
+			 "children, those moved in later from within %d ms of the move)", o->cgroup,
+			 RECORD_CGROUP_SCAN_MS);
+	} else if (o->follow) {
 		snprintf(buf, len, "only %.60s and its children (-F)", cmd);
 	} else if (o->nr_pids) {
 		n = (size_t)snprintf(buf, len, "only pid%s ", o->nr_pids > 1 ? "s" : "");

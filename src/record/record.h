@@ -41,6 +41,7 @@ struct recording_opts {
 	bool status;			/* status line (stderr is a terminal) */
 	char **argv;			/* -- COMMAND */
 	const char *user;		/* --user */
+	const char *cgroup;		/* --cgroup: only its tasks (record-cgroup.c) */
 	char *const *cmdline;		/* kmemtrace's own arguments, from the subcommand on */
 	int cmdline_n;
 	/*
@@ -62,8 +63,47 @@ struct child {
 	int status;
 };
 
+/*
+ * record --cgroup (record-cgroup.c): the cgroup's directory, the tasks
+ * known to be in it (sorted), and the thread that finds those moved in.
+ */
+#define RECORD_CGROUP_SCAN_MS 20
+struct record_cgroup {
+	const char *spec;		/* as given */
+	char dir[4096];
+	bool v1;			/* the v1 memory controller's (tasks), else v2 (cgroup.threads) */
+	bool opened, running, go, stop;
+	pid_t tid;			/* the scan's thread (left out of the recording) */
+	pid_t *tids;
+	size_t n, alloc, at_start;	/* at_start: of @n, found before tracing */
+	uint64_t added;			/* found moved in since */
+	uint64_t failed;		/* ... that could not be added to the filter */
+	const struct kmt_instance *in;
+	struct kmt_cgroups *cgroups;	/* where each found task is, for the file */
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+/* Resolve @spec (0::/a/b, memory:/a/b, /a/b) to its directory; an error names it if it does not exist. */
+int record_cgroup_open(struct record_cgroup *g, const char *spec, struct kmt_diag *d);
+/* The threads in it and below it now (g->tids). */
+int record_cgroup_tids(struct record_cgroup *g, struct kmt_diag *d);
+/*
+ * The scan's thread, waiting (its tid in g->tid once this returns); from
+ * record_cgroup_go() on it scans every RECORD_CGROUP_SCAN_MS, adding a task
+ * moved in to @in's pid filter and to @c.
+ */
+int record_cgroup_start(struct record_cgroup *g, const struct kmt_instance *in, struct kmt_diag *d);
+void record_cgroup_go(struct record_cgroup *g, struct kmt_cgroups *c);
+/* Add @tid to the known tasks (the filter's list at the start): 0 or -ENOMEM. */
+int record_cgroup_add(struct record_cgroup *g, pid_t tid);
+void record_cgroup_stop(struct record_cgroup *g);
+void record_cgroup_release(struct record_cgroup *g);
+
 struct recording {
 	struct recording_opts o;
+	struct record_cgroup cg;	/* --cgroup */
+	struct kmt_cgroups *cgroups;	/* every task's cgroups at the start (and --cgroup's found since) */
 	const char *clock;		/* trace clock (default "local") */
 	const struct kmt_event_filter *event_filters;	/* per-event filters */
 	int nr_event_filters;
@@ -146,7 +186,7 @@ void recording_opts_defaults(struct recording_opts *o);
  * to the struct recording_opts. Their defaults are the group's.
  */
 enum { REC_PID = 1, REC_FOLLOW = 2, REC_DURATION = 4, REC_BUFFER = 8, REC_PERCENT = 16,
-       REC_FILTER = 32, REC_RTPRIO = 64, REC_USER = 128 };
+       REC_FILTER = 32, REC_RTPRIO = 64, REC_USER = 128, REC_CGROUP = 256 };
 extern const struct opt_group recording_group;
 /*
  * Add "PID[,PID]" to @o's pids; -1 if malformed or too many, -ESRCH if a

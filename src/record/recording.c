@@ -110,6 +110,9 @@ static const struct opt recording_opts[] = {
 	  .off = offsetof(struct recording_opts, rt_prio) },
 	{ 0x1104, 0, "user", "USER", "run COMMAND as USER (default under sudo: the\ninvoking user)",
 	  .type = OT_STR, .off = offsetof(struct recording_opts, user) },
+	{ 0x1105, 0, "cgroup", "PATH", "only tasks in this cgroup or below it (0::/a/b,\n"
+	  "memory:/a/b or /a/b): those in it at the start,\ntheir children, and those moved in later",
+	  .type = OT_STR, .off = offsetof(struct recording_opts, cgroup) },
 	{ 0 },
 };
 
@@ -199,6 +202,12 @@ static int recording_teardown(struct recording *rc, bool async, struct kmt_diag 
 		kmt_sampler_stop(rc->sampler, &rc->sampled);
 		kmt_sampler_free(rc->sampler);
 		rc->sampler = NULL;
+	}
+	/* --cgroup: the tasks found moved in join the file's list of cgroups. */
+	if (rc->cg.running) {
+		record_cgroup_stop(&rc->cg);
+		if (rc->cg.added && rc->spool && rc->cgroups)
+			kmt_session_save_cgroups(rc->spool, rc->cgroups, &dd);
 	}
 	if (rc->tracing) {
 		kmt_session_tracing(&rc->in, false, &dd);
@@ -360,6 +369,19 @@ static int sizing_join(struct sizing *s, struct kmt_diag *d)
 	return s->ret ? kmt_diag_set(d, s->ret, "%s", s->d.msg) : 0;
 }
 
+/* Every task's cgroups, kept (rc->cgroups) and saved into the spool. */
+static int recording_cgroups(struct recording *rc, struct kmt_diag *d)
+{
+	int ret;
+
+	if (!(rc->cgroups = kmt_cgroups_new()))
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	ret = kmt_cgroups_from_proc(rc->cgroups, "/proc");
+	if (ret)
+		return kmt_diag_set(d, ret, "cannot read the tasks' cgroups in /proc: %s", strerror(-ret));
+	return kmt_session_save_cgroups(rc->spool, rc->cgroups, d);
+}
+
 static int recording_setup(struct recording *rc, struct kmt_diag *d)
 {
 	struct kmt_session_opts so = {
@@ -389,6 +411,23 @@ static int recording_setup(struct recording *rc, struct kmt_diag *d)
 
 	if (!meta)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	/*
+	 * --cgroup: its threads now are the pid filter (forks follow), and the
+	 * scan's thread, left out of the recording, keeps the list non-empty
+	 * (an empty one filters nothing).
+	 */
+	if (rc->o.cgroup) {
+		ret = record_cgroup_tids(&rc->cg, d);
+		ret = ret ?: record_cgroup_start(&rc->cg, &rc->in, d);
+		if (!ret && (ret = record_cgroup_add(&rc->cg, rc->cg.tid)) < 0)
+			kmt_diag_set(d, ret, "out of memory");
+		if (ret < 0) {
+			free(meta);
+			return ret;
+		}
+		so.pids = rc->cg.tids;
+		so.nr_pids = (int)rc->cg.n;
+	}
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
 	ret = kmt_instance_create(&rc->in, rc->root, name, d);
@@ -467,6 +506,8 @@ static int recording_setup(struct recording *rc, struct kmt_diag *d)
 			return d->err ? d->err : -EIO;
 		tids[++n] = kmt_sampler_tid(rc->sampler);
 	}
+	if (rc->o.cgroup)
+		tids[++n] = rc->cg.tid;
 	recording_mark(rc, "readers");
 	ret = kmt_session_exclude(&rc->in, tids, n + 1, d);
 	if (ret)
@@ -476,7 +517,9 @@ static int recording_setup(struct recording *rc, struct kmt_diag *d)
 	recording_mark(rc, "tracing-on");
 	/* Where each task is, now that any move or birth after shows in the trace. */
 	if (!ret && rc->spool)
-		ret = kmt_session_save_cgroups(rc->spool, d);
+		ret = recording_cgroups(rc, d);
+	if (!ret && rc->o.cgroup)
+		record_cgroup_go(&rc->cg, rc->cgroups);
 	recording_mark(rc, "cgroups");
 	return ret;
 }
@@ -616,6 +659,11 @@ int recording_prepare(struct recording *rc, struct kmt_diag *d)
 {
 	int ret;
 
+	/* A cgroup that does not exist: refused before anything is made. */
+	if (rc->o.cgroup && (rc->o.nr_pids || rc->o.follow))
+		return kmt_diag_set(d, -EINVAL, "--cgroup and %s exclude each other", rc->o.follow ? "-F" : "-p");
+	if (rc->o.cgroup && (ret = record_cgroup_open(&rc->cg, rc->o.cgroup, d)))
+		return ret;
 	ret = kmt_tracefs_find(rc->root, sizeof(rc->root), getenv("KMT_TRACEFS"), true, d);
 	if (ret)
 		return ret;
@@ -652,6 +700,7 @@ int recording_run(struct recording *rc, const struct recording_hooks *h)
 		return EXIT_FAIL;
 	if (recording_prepare(rc, &d)) {
 		kmt_events_release(&rc->events);
+		record_cgroup_release(&rc->cg);
 		return error("%s", d.msg);
 	}
 	recording_mark(rc, "prepare");
@@ -739,6 +788,9 @@ out:
 	child_abort(&rc->child);
 	kmt_live_free(rc->live);
 	rc->live = NULL;
+	record_cgroup_release(&rc->cg);
+	kmt_cgroups_free(rc->cgroups);
+	rc->cgroups = NULL;
 	if (spooled)
 		kmt_spool_remove(rc->spool);
 	else

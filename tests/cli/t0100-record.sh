@@ -135,7 +135,7 @@ test_expect_success '--list shows the memory events and their fields' '
 test_expect_success 'KMT_TIMES=1: each step of the recording and its wall time, in order' '
 	KMT_TIMES=1 $KMT record -q -o times.dat -- true 2> times &&
 	cat times && [ "$(awk "{ print \$4 }" times | tr "\n" " ")" = \
-		"prepare mkdir configure metadata sized readers tracing-on workload drain file teardown exit " ] &&
+		"prepare mkdir configure metadata sized readers tracing-on cgroups workload drain file teardown exit " ] &&
 	! grep -qv "^kmemtrace record: time: [a-z-]* *[0-9]*\.[0-9][0-9][0-9] ms$" times &&
 	$KMT record -q -o times.dat -- true 2> quiet && [ ! -s quiet ]
 '

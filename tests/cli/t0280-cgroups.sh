@@ -145,6 +145,27 @@ test_expect_success 'top: the cgroup view (g) and -G, live' '
 	! grep -o "\"name\":\"[^\"]*\"" topb.json | has "/$A"
 '
 
+test_expect_success 'record --cgroup: its tasks at the start and those moved in later, no other' '
+	sh $WORK/in.sh $A $WL/kmt-gt -S 1500 -g 30 $F > bg.out & bg=$! &&
+	for i in $(seq 50); do grep -qx $bg "$V2/$A/cgroup.procs" && break; sleep 0.05; done &&
+	$KMT record -q --cgroup /$A -o rc.dat -- sh -c "$WL/kmt-gt -g 10 $F > o1 &&
+		sh $WORK/in.sh $A $WL/kmt-gt -S 300 -g 20 $F > o2 && sleep 1.5" &&
+	wait $bg && cat bg.out o1 o2 &&
+	$KMT dump rc.dat | awk "\$4 == \"kmalloc\" && \$5 ~ /^do_getxattr/ { print \$3 }" | sort | uniq -c > got &&
+	cat got && sed -n "s/^kmt-gt pid \([0-9]*\):.*/\1/p" bg.out o2 > want &&
+	[ $(wc -l < got) = 2 ] &&
+	grep -q " 30 kmt-gt-$(sed -n 1p want)\$" got && grep -q " 20 kmt-gt-$(sed -n 2p want)\$" got &&
+	$KMT info rc.dat | has "^settings: .*tasks: only cgroup /$A and below it (--cgroup" &&
+	$KMT report --csv cgroup_sites rc.dat | awk -F, "\$4 == \"\\\"do_getxattr\\\"\" { print \$1, \$5 }" > gx &&
+	cat gx && has -x "\"/$A\" 50" gx
+'
+
+test_expect_success 'record --cgroup of a cgroup that does not exist: one line, nothing made' '
+	test_expect_code 1 $KMT record --cgroup /kmt-test-no-such-$$ -o no.dat -- true 2> err && cat err &&
+	[ $(wc -l < err) = 1 ] && has "no cgroup ./kmt-test-no-such-$$. (no directory " err &&
+	! ls no.dat* 2> /dev/null
+'
+
 test_expect_success 'a file without the cgroups record: "not recorded", never zeros; -G refused' '
 	cp $KMT_TESTDATA/traces/real-v7-zstd.dat old.dat &&
 	$KMT info old.dat | has "^cgroups:    not recorded" &&

@@ -38,6 +38,7 @@
  *                kmallocs with GFP_KERNEL_ACCOUNT (charged to the memory cgroup).
  *  -q N          N System V message queues made and removed: each one kmalloc
  *                of its struct msg_queue in newque, GFP_KERNEL_ACCOUNT.
+ *  -S MS         first sleep MS milliseconds (a recorder finds it meanwhile).
  *  -M FILE[,FILE] halfway through the -g calls, write its pid into each FILE
  *                (a cgroup.procs: the task moves there); the rest follows there.
  * It prints one line of what it did and its pid, and exits 0.
@@ -148,13 +149,13 @@ static void tcp_transfer(long n)
 int main(int argc, char **argv)
 {
 	long getx = 100, gsize = 1337, setx = 0, vsize = 1500, rem = 0, large = 0, maps = 0, opens = 0;
-	long tcp = 0, pages = 0, pipes = 0, queues = 0;
+	long tcp = 0, pages = 0, pipes = 0, queues = 0, sleep_ms = 0;
 	long i, before;
 	const char *file, *move = NULL;
 	char name[64];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:p:P:q:M:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:s:x:v:r:l:m:o:t:p:P:q:M:S:")) != -1) {
 		switch (opt) {
 		case 'g': getx = atol(optarg); break;
 		case 's': gsize = atol(optarg); break;
@@ -169,18 +170,21 @@ int main(int argc, char **argv)
 		case 'P': pipes = atol(optarg); break;
 		case 'q': queues = atol(optarg); break;
 		case 'M': move = optarg; break;
+		case 'S': sleep_ms = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] [-P N] [-q N] [-M FILE[,FILE]] FILE\n");
+			fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] [-P N] [-q N] [-M FILE[,FILE]] [-S MS] FILE\n");
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || gsize < 1 || gsize > 65536 || vsize < 1 || vsize > 65536 ||
 	    rem > setx) {
-		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] [-P N] [-q N] [-M FILE[,FILE]] FILE\n");
+		fprintf(stderr, "usage: kmt-gt [-g N] [-s SIZE] [-x N] [-v SIZE] [-r N] [-l N] [-m N] [-o N] [-t N] [-p N] [-P N] [-q N] [-M FILE[,FILE]] [-S MS] FILE\n");
 		return 2;
 	}
 	file = argv[optind];
 	memset(buf, 'k', sizeof(buf));
+	if (sleep_ms > 0)
+		usleep((useconds_t)sleep_ms * 1000);
 	for (i = 0; i < getx; i++) {
 		if (move && i == getx / 2)
 			move_to(move);

@@ -93,16 +93,23 @@ int kmt_session_tracing(const struct kmt_instance *in, bool on, struct kmt_diag 
 	return kmt_instance_write(in, "tracing_on", on ? "1" : "0", d);
 }
 
+/*
+ * @pids into @file (set_event_pid ...), in writes of up to a page: a write
+ * without O_TRUNC adds to the kernel's list (trace_pid_write()).
+ */
 static int write_pids(const struct kmt_instance *in, const char *file, const pid_t *pids, int n,
 		      struct kmt_diag *d)
 {
-	char buf[4096] = "";
-	size_t len = 0;
-	int i;
+	char buf[4096];
+	size_t len;
+	int i = 0, ret = 0;
 
-	for (i = 0; i < n && len < sizeof(buf) - 16; i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? " " : "", (int)pids[i]);
-	return kmt_instance_write(in, file, buf, d);
+	while (!ret && i < n) {
+		for (len = 0, *buf = '\0'; i < n && len < sizeof(buf) - 16; i++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", len ? " " : "", (int)pids[i]);
+		ret = kmt_instance_write(in, file, buf, d);
+	}
+	return ret;
 }
 
 int kmt_session_exclude(const struct kmt_instance *in, const pid_t *tids, int n,
@@ -273,24 +280,16 @@ static int save_slab_aliases(struct kmt_spool *sp, struct kmt_diag *d)
 	return ret;
 }
 
-int kmt_session_save_cgroups(struct kmt_spool *sp, struct kmt_diag *d)
+int kmt_session_save_cgroups(struct kmt_spool *sp, const struct kmt_cgroups *c, struct kmt_diag *d)
 {
-	struct kmt_cgroups *c = kmt_cgroups_new();
-	char *text = NULL;
 	size_t len = 0;
+	char *text = kmt_cgroups_format(c, &len);
 	int ret;
 
-	if (!c)
+	if (!text)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	ret = kmt_cgroups_from_proc(c, "/proc");
-	if (ret)
-		ret = kmt_diag_set(d, ret, "cannot read the tasks' cgroups in /proc: %s", strerror(-ret));
-	else if (!(text = kmt_cgroups_format(c, &len)))
-		ret = kmt_diag_set(d, -ENOMEM, "out of memory");
-	else
-		ret = kmt_spool_put(sp, KMT_SPOOL_CGROUPS, text, len, d);
+	ret = kmt_spool_put(sp, KMT_SPOOL_CGROUPS, text, len, d);
 	free(text);
-	kmt_cgroups_free(c);
 	return ret;
 }
 

@@ -276,6 +276,18 @@ static int add_task(struct kmt_cgroups *c, struct sbuf *sb, const char *root, co
 	return 0;
 }
 
+int kmt_cgroups_read_task(struct kmt_cgroups *c, const char *proc_root, int32_t tid)
+{
+	struct sbuf sb = { 0 };
+	char id[16];
+	int ret;
+
+	snprintf(id, sizeof(id), "%d", (int)tid);
+	ret = add_task(c, &sb, proc_root, id, id);
+	sbuf_release(&sb);
+	return ret;
+}
+
 int kmt_cgroups_from_proc(struct kmt_cgroups *c, const char *proc_root)
 {
 	struct sbuf sb = { 0 };
