@@ -69,7 +69,7 @@ function dataTable(name, rows, opt) {
     if (hasDetail) {
       const td = h('td', {class: 'exp'});
       if (opt.detail(r, true)) {
-        td.appendChild(h('button', {type: 'button', class: 'expander', 'aria-expanded': 'false', title: 'show its stacks',
+        td.appendChild(h('button', {type: 'button', class: 'expander', 'aria-expanded': 'false', title: opt.detailTitle || 'show its stacks',
           onclick: e => guard('expanding a row', () => toggle(entry, e.currentTarget))}, '▸'));
       }
       tr.appendChild(td);

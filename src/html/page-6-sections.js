@@ -328,6 +328,30 @@ function processesSection(sec) {
   sec.appendChild(dataTable('processes', R.processes, {key: r => String(r.pid), cut: 100}));
 }
 
+function cgroupsSection(sec) {
+  sec.appendChild(note('Allocations by the cgroup of the task that made them, as it was then. Slab bytes by what they asked of memory accounting: ' +
+    'accounted (charged to the memory cgroup), unaccounted (what its limit does not see), unknown (a kernel that cannot tell), ' +
+    'and apart, interrupts and kernel threads (never the cgroup\'s). Open a row for its call sites, the most unaccounted bytes first.'));
+  if (R.cgroups === null) return sec.appendChild(note('Not recorded: the file has no record of the tasks\' cgroups (recorded by another tool or an older kmemtrace).', 'none'));
+  const rows = R.cgroups || [];
+  /* The memory cgroup where it is not the v2 path (a hybrid system), the container where a path names one; columns all zero stay under "all columns". */
+  const any = k => rows.some(r => r[k]);
+  const show = ['cgroup'].concat(rows.some(r => r.memcg && r.memcg !== r.cgroup) ? ['memcg'] : [], any('container') ? ['container'] : [],
+    ['allocs', 'bytes_alloc', 'live_bytes', 'accounted_bytes', 'unaccounted_bytes'],
+    ['unknown_bytes', 'irq_bytes', 'kthread_bytes'].filter(any));
+  const titles = {memcg: 'memory cgroup', bytes_alloc: 'allocated', live_bytes: 'live bytes', accounted_bytes: 'accounted',
+    unaccounted_bytes: 'unaccounted', unknown_bytes: 'unknown', irq_bytes: 'irq', kthread_bytes: 'kthreads'};
+  sec.appendChild(dataTable('cgroups', rows, {key: r => r.cgroup + '|' + r.memcg, cut: 100, show, titles, detailTitle: 'show its call sites',
+    detail: (r, probe) => {
+      if (!r.sites || !r.sites.length) return null;
+      if (probe) return true;
+      return dataTable('cgroup_sites', r.sites, {key: x => x.callsite, titles,
+        show: ['callsite', 'allocs', 'bytes_alloc', 'accounted_bytes', 'unaccounted_bytes'].concat(
+          ['unknown_bytes', 'irq_bytes', 'kthread_bytes'].filter(k => r.sites.some(x => x[k])))});
+    },
+  }));
+}
+
 function pagesSection(sec) {
   const P = R.pages;
   if (!P) return sec.appendChild(note('No page data.', 'none'));

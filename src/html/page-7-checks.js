@@ -202,6 +202,7 @@ function renderReport(app, data) {
     addSection(app, nav, 'caches', 'Caches', null, cachesSection);
   }
   if (R.processes !== null) addSection(app, nav, 'processes', 'Processes', null, processesSection);
+  if (R.cgroups !== undefined) addSection(app, nav, 'cgroups', 'Cgroups: whose memory, and what escapes accounting', 'Cgroups', cgroupsSection);
   if (R.pages !== null) addSection(app, nav, 'pages', 'Pages', null, pagesSection);
   if (R.vmalloc !== null) addSection(app, nav, 'vmalloc', 'vmalloc', null, vmallocSection);
   if (slab) {
