@@ -132,8 +132,12 @@ static int run(struct report *r, struct input *a, const char *buffer, enum forma
 	r->syms = a->syms;
 	r->skipped = a->skipped;
 	report_recorded(r, a->dec, mo->cache);
-	/* The cgroups' call sites come from the groups (site, cache, task): only where they show. */
-	mo->groups = (r->sections & SEC_CGROUPS) && !r->no_cgroups;
+	/*
+	 * The cgroups' call sites come from the groups (site and task): a cost
+	 * per allocation (bench/results/cgroups.md), paid where they show: the
+	 * text's cgroups section asked for by name, JSON, CSV and the page.
+	 */
+	mo->groups = (r->sections & SEC_CGROUPS) && !r->no_cgroups && (format != F_TEXT || !r->all_sections);
 	r->gfp_names = kmt_flags_gfp(kmt_file_formats(r->f));
 	ret = input_run(a, buffer, mo, NULL, r->t_start, r->t_end);
 	if (ret)

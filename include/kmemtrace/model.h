@@ -54,7 +54,7 @@ struct kmt_model_opts {
 	bool stack_slices;
 	/* Collect what pictures need: kmt_model_timeline(), _groups(), _sizes(). */
 	bool detail;
-	/* Collect kmt_model_groups() and kmt_model_cgroup_sites() only (cheaper than @detail). */
+	/* Collect kmt_model_cgroup_sites() and kmt_model_groups() (by site and task alone, no cache) only. */
 	bool groups;
 	/* The traced machine's page size (0: 4096). */
 	uint32_t page_size;

@@ -377,8 +377,17 @@ static int recording_cgroups(struct recording *rc, struct kmt_diag *d)
 	if (!(rc->cgroups = kmt_cgroups_new()))
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
 	ret = kmt_cgroups_from_proc(rc->cgroups, "/proc");
-	if (ret)
-		return kmt_diag_set(d, ret, "cannot read the tasks' cgroups in /proc: %s", strerror(-ret));
+	if (ret == -ENOMEM)
+		return kmt_diag_set(d, ret, "out of memory");
+	/* No /proc to read (a bare initramfs): the file says the cgroups were not recorded. */
+	if (ret) {
+		if (!rc->o.quiet)
+			fprintf(stderr, "%s: note: cannot read the tasks' cgroups in /proc (%s): the file has no "
+				"record of them\n", cmd_name, strerror(-ret));
+		kmt_cgroups_free(rc->cgroups);
+		rc->cgroups = NULL;
+		return rc->o.cgroup ? kmt_diag_set(d, ret, "--cgroup: cannot read the tasks' cgroups in /proc") : 0;
+	}
 	return kmt_session_save_cgroups(rc->spool, rc->cgroups, d);
 }
 

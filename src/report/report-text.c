@@ -583,6 +583,8 @@ void text_cgroups(const struct report *r, FILE *out)
 		return;
 	}
 	text_table(r, rtable_find("cgroups"), out);
+	if (r->all_sections)
+		para(r, out, 2, "  (each cgroup's call sites, the most unaccounted bytes first: --sections cgroups)");
 }
 
 void text_pages(const struct report *r, FILE *out)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -624,6 +625,86 @@ static void test_process_names(void **state)
 	assert_int_equal(before, 1);
 	assert_int_equal(after, 2);
 	done(&r);
+}
+
+/*
+ * Tasks' cgroups: the start (the file's record), forks inheriting, moves
+ * (each a row of its own, named as before), and what each allocation asked
+ * of accounting. Many tasks moved one after another: every move makes a
+ * row while the task's old row is read (the rows' vector grows under it).
+ */
+static void test_cgroup_moves(void **state)
+{
+	static const char snap[] = "kmemtrace-cgroups 1\nmemory 4\nv2 1\n"
+				   "100\t-\t/a\t/ma\n2\tk\t/\t/\n";
+	struct kmt_cgroups *cg = kmt_cgroups_new();
+	struct kmt_comms *comms = kmt_comms_new();
+	struct kmt_model_opts o = { 0 };
+	struct kmt_event ev = { .cpu = 0, .kind = KMT_EV_KMALLOC, .node = -1, .migratetype = -1,
+				.call_site = SITE_A, .bytes_req = 8, .bytes_alloc = 8 };
+	const struct kmt_proc *p;
+	struct kmt_model *m;
+	size_t n, i, moved = 0;
+	int32_t pid;
+
+	/* Freed memory overwritten (glibc): a name read from a row that moved reads as garbage. */
+	mallopt(M_PERTURB, 0x5a);
+	assert_non_null(cg);
+	assert_int_equal(kmt_cgroups_parse(cg, snap, strlen(snap)), 0);
+	assert_int_equal(kmt_comms_set(comms, 100, "worker", 6), 0);
+	o.cgroups = cg;
+	o.cmdlines = comms;
+	m = kmt_model_new(&o);
+	assert_non_null(m);
+	/* pid 100 from the record: /a, memory /ma; it asks for a charge, then not. */
+	ev.pid = 100, ev.ts = 1, ev.ptr = OBJ(1), ev.flags = KMT_EVF_ACCOUNTED;
+	assert_int_equal(kmt_model_event(m, &ev), 0);
+	ev.ts = 2, ev.ptr = OBJ(2), ev.flags = KMT_EVF_IRQ;
+	assert_int_equal(kmt_model_event(m, &ev), 0);
+	/* 2000 tasks each allocate, then move to /b (v2) one by one. */
+	for (pid = 1000; pid < 3000; pid++) {
+		ev.pid = pid, ev.ts = 10 + (uint64_t)pid, ev.ptr = OBJ(pid), ev.flags = 0;
+		assert_int_equal(kmt_model_event(m, &ev), 0);
+	}
+	for (pid = 1000; pid < 3000; pid++)
+		kmt_model_set_cgroup(m, pid, 0, "/b", 2);
+	/* A fork of 100 starts where its parent is; a move of v1 memory; another hierarchy is ignored. */
+	ev = (struct kmt_event){ .cpu = 0, .kind = KMT_EV_FORK, .ts = 5000, .pid = 100, .pid2 = 101,
+				 .str2 = "worker", .str2_len = 6, .node = -1, .migratetype = -1 };
+	kmt_model_name_event(m, &ev);
+	kmt_model_set_cgroup(m, 101, 4, "/mb", 3);
+	kmt_model_set_cgroup(m, 101, 7, "/other", 6);
+	ev = (struct kmt_event){ .cpu = 0, .kind = KMT_EV_KMALLOC, .ts = 6000, .pid = 101, .call_site = SITE_B,
+				 .ptr = OBJ(9000), .bytes_req = 16, .bytes_alloc = 16, .node = -1, .migratetype = -1,
+				 .flags = KMT_EVF_ACCT_UNKNOWN };
+	assert_int_equal(kmt_model_event(m, &ev), 0);
+	assert_int_equal(kmt_model_finish(m, 7000), 0);
+	p = kmt_model_procs(m, &n);
+	for (i = 0; i < n; i++) {
+		if (p[i].pid >= 1000 && p[i].pid < 3000 && p[i].cgroup && !strcmp(p[i].cgroup, "/b")) {
+			assert_string_equal(p[i].comm, "<...>");
+			moved++;
+		}
+		if (p[i].pid == 100) {
+			assert_string_equal(p[i].comm, "worker");
+			assert_string_equal(p[i].cgroup, "/a");
+			assert_string_equal(p[i].memcg, "/ma");
+			assert_int_equal(p[i].acct_bytes, 8);
+			assert_int_equal(p[i].irq_bytes, 8);
+			assert_int_equal(p[i].bytes_alloc, 16);
+		}
+		if (p[i].pid == 101 && p[i].allocs) {
+			assert_string_equal(p[i].comm, "worker");
+			assert_string_equal(p[i].cgroup, "/a");
+			assert_string_equal(p[i].memcg, "/mb");
+			assert_int_equal(p[i].unknown_bytes, 16);
+		}
+	}
+	assert_int_equal(moved, 2000);
+	kmt_model_free(m);
+	kmt_comms_free(comms);
+	kmt_cgroups_free(cg);
+	mallopt(M_PERTURB, 0);
 }
 
 /* What the hooks saw. */
@@ -1435,6 +1516,7 @@ int main(void)
 		cmocka_unit_test(test_stack_after_rcu_batch),
 		cmocka_unit_test(test_pcpu_stack),
 		cmocka_unit_test(test_detail),
+		cmocka_unit_test(test_cgroup_moves),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

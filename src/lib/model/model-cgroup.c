@@ -15,9 +15,45 @@ static int cmp_path(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-static int cmp_row(const void *x, const void *y)
+/* A row's cgroup (paths are interned: equal paths are one pointer), for grouping. */
+struct keyed {
+	struct kmt_cgroup_site r;
+	uint32_t rank;			/* its cgroup's place in the paths' order */
+};
+
+static int cmp_ptr(const void *x, const void *y)
 {
-	const struct kmt_cgroup_site *a = x, *b = y;
+	const struct keyed *a = x, *b = y;
+	uintptr_t p = (uintptr_t)a->r.cgroup, q = (uintptr_t)b->r.cgroup;
+
+	if (p == q)
+		p = (uintptr_t)a->r.memcg, q = (uintptr_t)b->r.memcg;
+	if (p == q)
+		p = a->r.site, q = b->r.site;
+	return (p > q) - (p < q);
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+	const struct kmt_cgroup_site *a = *(const struct kmt_cgroup_site *const *)x;
+	const struct kmt_cgroup_site *b = *(const struct kmt_cgroup_site *const *)y;
+	int c = cmp_path(a->cgroup, b->cgroup);
+
+	return c ? c : cmp_path(a->memcg, b->memcg);
+}
+
+static int cmp_rank(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->r.site > b->r.site) - (a->r.site < b->r.site);
+}
+
+/* The order rows are kept in: by cgroup path, memcg path, then site. */
+static int cmp_row(const struct kmt_cgroup_site *a, const struct kmt_cgroup_site *b)
+{
 	int c = cmp_path(a->cgroup, b->cgroup);
 
 	if (!c)
@@ -45,11 +81,29 @@ static void add_group(struct kmt_cgroup_site *row, const struct kmt_group *g, co
 	row->unacct_bytes += task - g->acct_bytes - g->unknown_bytes;
 }
 
+static void add_row(struct kmt_cgroup_site *d, const struct kmt_cgroup_site *s)
+{
+	d->allocs += s->allocs;
+	d->bytes_alloc += s->bytes_alloc;
+	d->live_bytes += s->live_bytes;
+	d->acct_bytes += s->acct_bytes;
+	d->unacct_bytes += s->unacct_bytes;
+	d->unknown_bytes += s->unknown_bytes;
+	d->irq_bytes += s->irq_bytes;
+	d->kthread_bytes += s->kthread_bytes;
+}
+
+/*
+ * Rows folded by (cgroup, memcg, site) through the paths' pointers, then put
+ * in the paths' order: the cgroups (few) sorted by name once, the rows by
+ * their cgroup's rank, with no string compared per row.
+ */
 void model_cgroup_sites(struct kmt_model *m, struct kmt_cgroup_site **v, size_t *n)
 {
-	size_t ng, i, k = 0;
+	size_t ng, i, k = 0, nc = 0;
 	const struct kmt_group *g = kmt_model_groups(m, &ng);
-	struct kmt_cgroup_site *r;
+	struct kmt_cgroup_site *out, **firsts;
+	struct keyed *r;
 
 	free(*v);
 	*v = NULL;
@@ -57,41 +111,51 @@ void model_cgroup_sites(struct kmt_model *m, struct kmt_cgroup_site **v, size_t 
 	if (!m->o.cgroups || !ng)
 		return;
 	r = calloc(ng, sizeof(*r));
-	if (!r) {
+	out = calloc(ng, sizeof(*out));
+	firsts = calloc(ng, sizeof(*firsts));
+	if (!r || !out || !firsts) {
 		m->oom = true;
-		return;
+		goto out;
 	}
-	/* A row per group, then sorted and folded: rows of one key are adjacent. */
 	for (i = 0; i < ng; i++) {
 		const struct kmt_proc *p = g[i].proc != NONE ? &m->reg.procs.v[g[i].proc] : NULL;
 
 		if (!p || !g[i].allocs)
 			continue;
-		r[k].cgroup = p->cgroup;
-		r[k].memcg = p->memcg;
-		r[k].site = m->reg.sites.v[g[i].site].addr;
-		add_group(&r[k], &g[i], p);
+		r[k].r.cgroup = p->cgroup;
+		r[k].r.memcg = p->memcg;
+		r[k].r.site = m->reg.sites.v[g[i].site].addr;
+		add_group(&r[k].r, &g[i], p);
 		k++;
 	}
-	qsort(r, k, sizeof(*r), cmp_row);
+	qsort(r, k, sizeof(*r), cmp_ptr);
 	for (i = 0, ng = k, k = 0; i < ng; i++) {
-		if (k && !cmp_row(&r[k - 1], &r[i])) {
-			struct kmt_cgroup_site *d = &r[k - 1];
-
-			d->allocs += r[i].allocs;
-			d->bytes_alloc += r[i].bytes_alloc;
-			d->live_bytes += r[i].live_bytes;
-			d->acct_bytes += r[i].acct_bytes;
-			d->unacct_bytes += r[i].unacct_bytes;
-			d->unknown_bytes += r[i].unknown_bytes;
-			d->irq_bytes += r[i].irq_bytes;
-			d->kthread_bytes += r[i].kthread_bytes;
-		} else {
-			r[k++] = r[i];
+		if (k && !cmp_ptr(&r[k - 1], &r[i])) {
+			add_row(&r[k - 1].r, &r[i].r);
+			continue;
 		}
+		r[k++] = r[i];
 	}
-	*v = r;
+	/* Each cgroup's rows are a run: its first row ranks it by name. */
+	for (i = 0; i < k; i++)
+		if (!i || r[i - 1].r.cgroup != r[i].r.cgroup || r[i - 1].r.memcg != r[i].r.memcg)
+			firsts[nc++] = &r[i].r;
+	qsort(firsts, nc, sizeof(*firsts), cmp_names);
+	for (i = 0; i < nc; i++)
+		((struct keyed *)(void *)firsts[i])->rank = (uint32_t)i;
+	for (i = 0; i < k; i++)
+		if (i && r[i - 1].r.cgroup == r[i].r.cgroup && r[i - 1].r.memcg == r[i].r.memcg)
+			r[i].rank = r[i - 1].rank;
+	qsort(r, k, sizeof(*r), cmp_rank);
+	for (i = 0; i < k; i++)
+		out[i] = r[i].r;
+	*v = out;
 	*n = k;
+	out = NULL;
+out:
+	free(r);
+	free(out);
+	free(firsts);
 }
 
 const struct kmt_cgroup_site *kmt_model_cgroup_sites_of(const struct kmt_model *m, const char *cgroup,

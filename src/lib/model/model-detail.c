@@ -258,15 +258,16 @@ static bool group_key(uint32_t site, uint32_t cache, uint32_t proc, uint64_t *ke
 static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hint *h)
 {
 	struct kmt_detail *d = m->detail;
+	/* The groups alone (the cgroups' call sites) need no cache: fewer groups. */
+	uint32_t cache = d->full ? o->cache : NONE, i;
 	uint64_t key;
-	uint32_t i;
 
-	if (h->group != NONE && d->groups.v[h->group].cache == o->cache &&
+	if (h->group != NONE && d->groups.v[h->group].cache == cache &&
 	    d->groups.v[h->group].proc == o->proc) {
 		o->group = h->group;
 		return &d->groups.v[h->group];
 	}
-	if (!group_key(o->site, o->cache, o->proc, &key))
+	if (!group_key(o->site, cache, o->proc, &key))
 		return NULL;
 	i = kmt_map_get(&d->group_map, key);
 	if (i == NONE) {
@@ -278,7 +279,7 @@ static struct kmt_group *group_of(struct kmt_model *m, struct obj *o, struct hin
 			return NULL;
 		}
 		d->groups.v[i].site = o->site;
-		d->groups.v[i].cache = o->cache;
+		d->groups.v[i].cache = cache;
 		d->groups.v[i].proc = o->proc;
 		d->group_born.v[k] = m->pos;
 	}

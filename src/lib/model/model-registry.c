@@ -167,6 +167,7 @@ struct task_key {
 	size_t len;
 	const char *cgroup, *memcg;
 	bool kthread;
+	char buf[KMT_COMM_LEN];		/* @comm when it is a row's: rows move as they grow */
 };
 
 static uint32_t proc_index(struct kmt_model *m, const struct task_key *t)
@@ -218,7 +219,10 @@ static void task_now(struct kmt_model *m, int32_t pid, struct task_key *t)
 		return;
 	}
 	p = &m->reg.procs.v[i];
-	*t = (struct task_key){ pid, p->comm, strlen(p->comm), p->cgroup, p->memcg, p->kthread };
+	*t = (struct task_key){ pid, NULL, 0, p->cgroup, p->memcg, p->kthread, { 0 } };
+	t->len = strnlen(p->comm, sizeof(t->buf) - 1);
+	memcpy(t->buf, p->comm, t->len);
+	t->comm = t->buf;
 }
 
 /* @t is the task from now on. */

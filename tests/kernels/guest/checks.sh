@@ -20,7 +20,7 @@
 # more than it should: each must then FAIL (tests/kernels/README.md).
 set -u
 K=/kmt/kmemtrace WL=/kmt/workloads T=/sys/kernel/tracing OUT=/out
-CHECKS="gt gt-F gt-stack gt-sample outputs caches check top watch recover tracefs kernel"
+CHECKS="gt gt-F gt-stack gt-sample outputs caches cgroups check top watch recover tracefs kernel"
 G=137	# getxattr calls of 1337 bytes: as many kmallocs, freed at once
 N=300	# opens of /dev/null: a struct filename and a struct file each
 SAB=$(sed -n 's/.*kmt\.sabotage=\([0-9]*\).*/\1/p' /proc/cmdline)
@@ -199,6 +199,31 @@ check_gt_sample() {
 	done
 	want "summary.stack_sample" $n 16 && want_ge "allocations with a stack" $s 1 &&
 		[ "$s" -le "$a" ] && $K info $OUT/gtP.dat | grep "stacks 1 in 16"
+}
+
+# Whose memory: kmt-gt in a cgroup of its own (cgroup v2, mounted if it is
+# not), and per call site what asked for a memory cgroup charge: its pipes'
+# and System V queue's kmallocs (GFP_KERNEL_ACCOUNT: the event's gfp flags,
+# or its accounted field), not its getxattr buffers; every count exact.
+check_cgroups() {
+	local cg=/sys/fs/cgroup d=$OUT/cg bad=0
+	grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg || { echo "cannot mount cgroup2"; return 1; }
+	mkdir -p $cg/kmt-a && rm -f "$F" && touch "$F" || return 1
+	$K record -q -o $d.dat -- sh -c "echo \$\$ > $cg/kmt-a/cgroup.procs && exec $WL/kmt-gt -g 10 -P 5 -q 3 $F" \
+		> $d.out 2> $d.err || { cat $d.err; rmdir $cg/kmt-a; return 1; }
+	rmdir $cg/kmt-a
+	$K info $d.dat | grep "^cgroups:" && $K report --csv cgroup_sites $d.dat > $d.csv || return 1
+	# Columns: cgroup memcg callsite function allocs bytes_alloc live_bytes accounted unaccounted unknown irq kthread.
+	col() {	# function-regex column: summed over /kmt-a's call sites in functions matching
+		awk -F, -v re="$1" -v c=$2 '{ gsub(/"/, "") } $1 == "/kmt-a" && $4 ~ re { s += $c } END { print s + 0 }' $d.csv
+	}
+	detail "getxattr $(col getxattr 5) allocs, pipes $(col '^alloc_pipe_info' 5), queues $(col '^newque' 5)"
+	want "getxattr allocs in /kmt-a" $(col getxattr 5) 10 && want "their accounted bytes" $(col getxattr 8) 0 &&
+		want "their unaccounted bytes" $(col getxattr 9) $(col getxattr 6) || bad=1
+	want "pipe allocs (2 per pipe)" $(col '^alloc_pipe_info' 5) 10 &&
+		want "their accounted bytes" $(col '^alloc_pipe_info' 8) $(col '^alloc_pipe_info' 6) || bad=1
+	want "queue allocs" $(col '^newque' 5) 3 && want "their accounted bytes" $(col '^newque' 8) $(col '^newque' 6) || bad=1
+	return $bad
 }
 
 # Text, kmap, folded and pprof of gt.dat: the same counts as the JSON. A
