@@ -65,6 +65,19 @@ own() {	# file [option...]
 }
 
 # The text report (every section; the cgroups' call sites not asked for), and JSON (with them).
+# Instructions (valgrind's callgrind: exact, whatever the machine's noise), once each.
+instr() {	# file [option...]
+	local file=$1
+	shift
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$KMT" report -j 1 "$@" "$file" > /dev/null 2>&1 &&
+		callgrind_annotate "$tmp/cg.out" 2> /dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+}
+declare -A I
+if command -v valgrind > /dev/null && [ -z "${NO_CALLGRIND:-}" ]; then
+	echo "cgroups bench: counting instructions (callgrind)" >&2
+	for x in cg none; do I[text$x]=$(instr "$tmp/$x.dat"); I[json$x]=$(instr "$tmp/$x.dat" --json); done
+fi
+
 declare -A C W
 run_cfg() {	# cfg round
 	read -r C[text$1,$2] W[text$1,$2] < <(own "$tmp/$1.dat")
@@ -84,6 +97,8 @@ File: kmt-gt -g $G run in each of $N cgroups (cgroup v2), recorded system-wide: 
 | report (text) CPU s | $(col textcg C | median) | $(col textnone C | median) | $(pratio textcg textnone C) |
 | report (text) wall s | $(col textcg W | median) | $(col textnone W | median) | $(pratio textcg textnone W) |
 | report --json CPU s (each cgroup's call sites too) | $(col jsoncg C | median) | $(col jsonnone C | median) | $(pratio jsoncg jsonnone C) |
+| report (text) instructions, callgrind | ${I[textcg]:--} | ${I[textnone]:--} | $(ratio "${I[textcg]:-0}" "${I[textnone]:-0}") |
+| report --json instructions, callgrind | ${I[jsoncg]:--} | ${I[jsonnone]:--} | $(ratio "${I[jsoncg]:-0}" "${I[jsonnone]:-0}") |
 
 Recording: the snapshot of every task's cgroups when tracing starts took $snap_ms ms (KMT_TIMES, once per recording).
 MD

@@ -6,7 +6,7 @@
 # re-run without losing the others; what follows a line "<!-- kept by hand -->"
 # in a section's file is carried over when it is rewritten. Needs root
 # (tracefs), hackbench, perf.
-#   bench/run.sh [record] [record-ab (KMT_A=OLD_BINARY)] [analyse-ab (KMT_A=OLD_BINARY)] [defaults] [bufsize] [percpu] [wcpus] [stack] [report] [stages] [jobs] [shards] [kmap] [outputs] [top] [memflat] [watch] [house]  (default: record report outputs)
+#   bench/run.sh [record] [record-ab (KMT_A=OLD_BINARY)] [analyse-ab (KMT_A=OLD_BINARY)] [defaults] [bufsize] [percpu] [wcpus] [stack] [report] [stages] [jobs] [shards] [kmap] [outputs] [top] [memflat] [watch] [cgroups] [house]  (default: record report outputs)
 #   (house: OLD=/path/to/old/kmemtrace, the binary before a change that should change nothing)
 #   bench/run.sh --assemble                             (only rebuild RESULTS.md)
 set -u
@@ -15,7 +15,7 @@ export KMT=${KMT:-$here/../build/kmemtrace}
 . "$here/lib.sh"
 trap - EXIT INT TERM
 [ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: needs root (tracefs)" >&2; exit 1; }
-ORDER="record record-ab analyse-ab defaults bufsize percpu wcpus stack report stages jobs shards kmap outputs top memflat watch house fuzz"
+ORDER="record record-ab analyse-ab defaults bufsize percpu wcpus stack report stages jobs shards kmap outputs top memflat watch cgroups house fuzz"
 which=${*:-record report outputs}
 [ "$which" = --assemble ] && which=
 mkdir -p "$here/results"
