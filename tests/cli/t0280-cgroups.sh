@@ -166,6 +166,19 @@ test_expect_success 'record --cgroup of a cgroup that does not exist: one line, 
 	! ls no.dat* 2> /dev/null
 '
 
+# A container's cgroup as docker's systemd driver names it: the container column, and pprof's label.
+D=kmt-test-cg-$$-sys/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+DIRS+=("$V2/$D" "$V2/${D%/*}")
+test_expect_success 'a container: docker-<id>.scope named in the container column and pprof labels' '
+	mkdir -p "$V2/$D" &&
+	$KMT record -q -o ct.dat -- sh -c "echo \$\$ > $V2/$D/cgroup.procs && exec $WL/kmt-gt -g 5 $F > /dev/null" &&
+	rmdir "$V2/$D" "$V2/${D%/*}" &&
+	$KMT report --csv cgroups ct.dat > ct.csv && cat ct.csv &&
+	grep "^\"/$D\"" ct.csv | has ",\"docker:0123456789ab\"," &&
+	$KMT export -f pprof -o ct.pb.gz ct.dat && go tool pprof -raw ct.pb.gz > raw 2>&1 &&
+	has "container:\[docker:0123456789ab\]" raw
+'
+
 test_expect_success 'a file without the cgroups record: "not recorded", never zeros; -G refused' '
 	cp $KMT_TESTDATA/traces/real-v7-zstd.dat old.dat &&
 	$KMT info old.dat | has "^cgroups:    not recorded" &&
