@@ -637,11 +637,34 @@ struct kmt_group {
  * memory accounting, as the report's cgroups table has them. Sorted by
  * cgroup path, memcg path, then site address.
  */
+/*
+ * Slab bytes by what they asked of memory accounting, as a cgroup counts
+ * them: in interrupt context apart; of the rest, a kernel thread's apart
+ * (never its cgroup's to pay, whatever they asked); a task's accounted,
+ * of unknown charge, and the rest unaccounted. The one rule, for every table.
+ */
+struct kmt_charge {
+	uint64_t acct_bytes, unacct_bytes, unknown_bytes, irq_bytes, kthread_bytes;
+};
+/* Add bytes @alloc of which @irq, @acct, @unknown (kmt_proc's, kmt_group's), by a kernel thread or not. */
+static inline void kmt_charge_add(struct kmt_charge *c, uint64_t alloc, uint64_t irq, uint64_t acct,
+				  uint64_t unknown, bool kthread)
+{
+	c->irq_bytes += irq;
+	if (kthread) {
+		c->kthread_bytes += alloc - irq;
+		return;
+	}
+	c->acct_bytes += acct;
+	c->unknown_bytes += unknown;
+	c->unacct_bytes += alloc - irq - acct - unknown;
+}
+
 struct kmt_cgroup_site {
 	const char *cgroup, *memcg;
 	uint64_t site;			/* the call site's address */
 	uint64_t allocs, bytes_alloc, live_bytes;
-	uint64_t acct_bytes, unacct_bytes, unknown_bytes, irq_bytes, kthread_bytes;
+	struct kmt_charge ch;
 };
 
 /* Slab allocations by requested and allocated size. */

@@ -255,3 +255,51 @@ void record_cgroup_release(struct record_cgroup *g)
 	free(g->tids);
 	memset(g, 0, sizeof(*g));
 }
+
+/* ---- the recording's side (struct recording) ---- */
+
+int record_cgroup_filter(struct recording *rc, const pid_t **pids, int *n, struct kmt_diag *d)
+{
+	int ret = record_cgroup_tids(&rc->cg, d);
+
+	ret = ret ?: record_cgroup_start(&rc->cg, &rc->in, d);
+	/* The scan's thread, left out of the recording, keeps the list from being empty (no filter). */
+	if (!ret && (ret = record_cgroup_add(&rc->cg, rc->cg.tid)) < 0)
+		kmt_diag_set(d, ret, "out of memory");
+	*pids = rc->cg.tids;
+	*n = (int)rc->cg.n;
+	return ret;
+}
+
+int record_cgroups_save(struct recording *rc, struct kmt_diag *d)
+{
+	int ret;
+
+	if (!(rc->cgroups = kmt_cgroups_new()))
+		return kmt_diag_set(d, -ENOMEM, "out of memory");
+	ret = kmt_cgroups_from_proc(rc->cgroups, "/proc");
+	if (ret == -ENOMEM)
+		return kmt_diag_set(d, ret, "out of memory");
+	/* No /proc to read (a bare initramfs): the file says the cgroups were not recorded. */
+	if (ret) {
+		if (!rc->o.quiet)
+			fprintf(stderr, "%s: note: cannot read the tasks' cgroups in /proc (%s): the file has no "
+				"record of them\n", cmd_name, strerror(-ret));
+		kmt_cgroups_free(rc->cgroups);
+		rc->cgroups = NULL;
+		return rc->o.cgroup ? kmt_diag_set(d, ret, "--cgroup: cannot read the tasks' cgroups in /proc") : 0;
+	}
+	ret = kmt_session_save_cgroups(rc->spool, rc->cgroups, d);
+	if (!ret && rc->o.cgroup)
+		record_cgroup_go(&rc->cg, rc->cgroups);
+	return ret;
+}
+
+void record_cgroups_end(struct recording *rc)
+{
+	if (!rc->cg.running)
+		return;
+	record_cgroup_stop(&rc->cg);
+	if (rc->cg.added && rc->spool && rc->cgroups)
+		kmt_session_save_cgroups(rc->spool, rc->cgroups, NULL);
+}

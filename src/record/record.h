@@ -204,6 +204,16 @@ int recording_prepare(struct recording *rc, struct kmt_diag *d);
 /* The whole recording, from recording_prepare() to the file; returns the exit code. */
 int recording_run(struct recording *rc, const struct recording_hooks *h);
 /*
+ * record-cgroup.c, --cgroup and the tasks' cgroups of a recording: the
+ * cgroup's threads as the pid filter's list (*@pids, *@n) and the scan's
+ * thread waiting; every task's cgroups saved into the spool once tracing
+ * is on (the scan then goes); at the end, the scan stopped and the tasks
+ * it found saved with the others.
+ */
+int record_cgroup_filter(struct recording *rc, const pid_t **pids, int *n, struct kmt_diag *d);
+int record_cgroups_save(struct recording *rc, struct kmt_diag *d);
+void record_cgroups_end(struct recording *rc);
+/*
  * Turn @spool into the trace file, remove it, and print the summary. The
  * handle is consumed: on failure the files stay, for --recover.
  */

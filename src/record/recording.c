@@ -203,12 +203,7 @@ static int recording_teardown(struct recording *rc, bool async, struct kmt_diag 
 		kmt_sampler_free(rc->sampler);
 		rc->sampler = NULL;
 	}
-	/* --cgroup: the tasks found moved in join the file's list of cgroups. */
-	if (rc->cg.running) {
-		record_cgroup_stop(&rc->cg);
-		if (rc->cg.added && rc->spool && rc->cgroups)
-			kmt_session_save_cgroups(rc->spool, rc->cgroups, &dd);
-	}
+	record_cgroups_end(rc);
 	if (rc->tracing) {
 		kmt_session_tracing(&rc->in, false, &dd);
 		rc->tracing = false;
@@ -369,28 +364,6 @@ static int sizing_join(struct sizing *s, struct kmt_diag *d)
 	return s->ret ? kmt_diag_set(d, s->ret, "%s", s->d.msg) : 0;
 }
 
-/* Every task's cgroups, kept (rc->cgroups) and saved into the spool. */
-static int recording_cgroups(struct recording *rc, struct kmt_diag *d)
-{
-	int ret;
-
-	if (!(rc->cgroups = kmt_cgroups_new()))
-		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	ret = kmt_cgroups_from_proc(rc->cgroups, "/proc");
-	if (ret == -ENOMEM)
-		return kmt_diag_set(d, ret, "out of memory");
-	/* No /proc to read (a bare initramfs): the file says the cgroups were not recorded. */
-	if (ret) {
-		if (!rc->o.quiet)
-			fprintf(stderr, "%s: note: cannot read the tasks' cgroups in /proc (%s): the file has no "
-				"record of them\n", cmd_name, strerror(-ret));
-		kmt_cgroups_free(rc->cgroups);
-		rc->cgroups = NULL;
-		return rc->o.cgroup ? kmt_diag_set(d, ret, "--cgroup: cannot read the tasks' cgroups in /proc") : 0;
-	}
-	return kmt_session_save_cgroups(rc->spool, rc->cgroups, d);
-}
-
 static int recording_setup(struct recording *rc, struct kmt_diag *d)
 {
 	struct kmt_session_opts so = {
@@ -420,22 +393,9 @@ static int recording_setup(struct recording *rc, struct kmt_diag *d)
 
 	if (!meta)
 		return kmt_diag_set(d, -ENOMEM, "out of memory");
-	/*
-	 * --cgroup: its threads now are the pid filter (forks follow), and the
-	 * scan's thread, left out of the recording, keeps the list non-empty
-	 * (an empty one filters nothing).
-	 */
-	if (rc->o.cgroup) {
-		ret = record_cgroup_tids(&rc->cg, d);
-		ret = ret ?: record_cgroup_start(&rc->cg, &rc->in, d);
-		if (!ret && (ret = record_cgroup_add(&rc->cg, rc->cg.tid)) < 0)
-			kmt_diag_set(d, ret, "out of memory");
-		if (ret < 0) {
-			free(meta);
-			return ret;
-		}
-		so.pids = rc->cg.tids;
-		so.nr_pids = (int)rc->cg.n;
+	if (rc->o.cgroup && (ret = record_cgroup_filter(rc, &so.pids, &so.nr_pids, d))) {
+		free(meta);
+		return ret;
 	}
 
 	snprintf(name, sizeof(name), KMT_INSTANCE_PREFIX "%d", (int)getpid());
@@ -526,9 +486,7 @@ static int recording_setup(struct recording *rc, struct kmt_diag *d)
 	recording_mark(rc, "tracing-on");
 	/* Where each task is, now that any move or birth after shows in the trace. */
 	if (!ret && rc->spool)
-		ret = recording_cgroups(rc, d);
-	if (!ret && rc->o.cgroup)
-		record_cgroup_go(&rc->cg, rc->cgroups);
+		ret = record_cgroups_save(rc, d);
 	recording_mark(rc, "cgroups");
 	return ret;
 }

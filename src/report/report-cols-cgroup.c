@@ -17,15 +17,13 @@ struct cgroup_row {
 	const char *cgroup, *memcg;
 	uint64_t tasks, allocs, frees, bytes_req, bytes_alloc, live_objects, live_bytes;
 	uint64_t page_allocs, pages, acct_pages;
-	uint64_t acct_bytes, unacct_bytes, unknown_bytes, irq_bytes, kthread_bytes;
+	struct kmt_charge ch;
 	int32_t last_pid;		/* while folding: tasks counts pids, rows of one pid are adjacent */
 };
 
-/* What @p's bytes asked of accounting, added to @c. */
+/* Task row @p added to @c. */
 static void cgroup_add(struct cgroup_row *c, const struct kmt_proc *p)
 {
-	uint64_t task = p->bytes_alloc - p->irq_bytes;
-
 	if (p->pid != c->last_pid || !c->tasks)
 		c->tasks++;
 	c->last_pid = p->pid;
@@ -38,15 +36,7 @@ static void cgroup_add(struct cgroup_row *c, const struct kmt_proc *p)
 	c->page_allocs += p->page_allocs;
 	c->pages += p->pages;
 	c->acct_pages += p->acct_pages;
-	c->irq_bytes += p->irq_bytes;
-	/* A kernel thread's are never its own cgroup's to pay: apart, whatever they asked. */
-	if (p->kthread) {
-		c->kthread_bytes += task;
-		return;
-	}
-	c->acct_bytes += p->acct_bytes;
-	c->unknown_bytes += p->unknown_bytes;
-	c->unacct_bytes += task - p->acct_bytes - p->unknown_bytes;
+	kmt_charge_add(&c->ch, p->bytes_alloc, p->irq_bytes, p->acct_bytes, p->unknown_bytes, p->kthread);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -150,16 +140,16 @@ static const struct rcol cgroup_cols[] = {
 	U("accounted_pages", C, acct_pages, RU_COUNT, NULL, 0, NULL,
 	  "of them, pages that asked to be charged to the memory cgroup (__GFP_ACCOUNT; a user page is "
 	  "charged without it)"),
-	U("accounted_bytes", C, acct_bytes, RU_BYTES, "accounted", 10, NULL, "slab bytes allocated in "
+	U("accounted_bytes", C, ch.acct_bytes, RU_BYTES, "accounted", 10, NULL, "slab bytes allocated in "
 	  "task context that asked to be charged to the memory cgroup (the event's accounted field, else "
 	  "__GFP_ACCOUNT): asked, not done where the cgroup is the root"),
-	U("unaccounted_bytes", C, unacct_bytes, RU_BYTES, "unaccounted", 11, "unaccounted", "slab bytes allocated "
+	U("unaccounted_bytes", C, ch.unacct_bytes, RU_BYTES, "unaccounted", 11, "unaccounted", "slab bytes allocated "
 	  "in task context that asked for no charge: memory the cgroup's limit does not see"),
-	U("unknown_bytes", C, unknown_bytes, RU_BYTES, "unknown", 9, NULL, "slab bytes whose charge the kernel "
+	U("unknown_bytes", C, ch.unknown_bytes, RU_BYTES, "unknown", 9, NULL, "slab bytes whose charge the kernel "
 	  "cannot tell (kmem_cache_alloc before 6.0 without __GFP_ACCOUNT: its cache may charge)"),
-	U("irq_bytes", C, irq_bytes, RU_BYTES, "irq", 9, NULL, "slab bytes allocated in interrupt context "
+	U("irq_bytes", C, ch.irq_bytes, RU_BYTES, "irq", 9, NULL, "slab bytes allocated in interrupt context "
 	  "while its tasks ran: never charged to them"),
-	U("kthread_bytes", C, kthread_bytes, RU_BYTES, "kthreads", 9, NULL, "slab bytes allocated by kernel "
+	U("kthread_bytes", C, ch.kthread_bytes, RU_BYTES, "kthreads", 9, NULL, "slab bytes allocated by kernel "
 	  "threads (outside interrupts): not charged to the cgroup"),
 	END,
 };
@@ -220,11 +210,11 @@ static const struct rcol site_cols[] = {
 	U("allocs", S, allocs, RU_COUNT, NULL, 0, "allocs", "slab allocations there by the cgroup's tasks"),
 	U("bytes_alloc", S, bytes_alloc, RU_BYTES, NULL, 0, "bytes", "bytes allocated"),
 	U("live_bytes", S, live_bytes, RU_BYTES, NULL, 0, "live", "of them, live at the end"),
-	U("accounted_bytes", S, acct_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
-	U("unaccounted_bytes", S, unacct_bytes, RU_BYTES, NULL, 0, "unaccounted", "as in cgroups: the holes"),
-	U("unknown_bytes", S, unknown_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
-	U("irq_bytes", S, irq_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
-	U("kthread_bytes", S, kthread_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("accounted_bytes", S, ch.acct_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("unaccounted_bytes", S, ch.unacct_bytes, RU_BYTES, NULL, 0, "unaccounted", "as in cgroups: the holes"),
+	U("unknown_bytes", S, ch.unknown_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("irq_bytes", S, ch.irq_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
+	U("kthread_bytes", S, ch.kthread_bytes, RU_BYTES, NULL, 0, NULL, "as in cgroups"),
 	END,
 };
 #undef S
@@ -239,14 +229,14 @@ static void sites_text(const struct report *r, const void *row, FILE *out)
 	char site[256], ub[32], ab[32], num[32];
 
 	for (i = 0; i < n; i++)
-		holes += CS(rows[i])->unacct_bytes > 0;
+		holes += CS(rows[i])->ch.unacct_bytes > 0;
 	for (i = 0; i < n && shown < (size_t)MAX(r->stacks_per_site, 0); i++) {
 		const struct kmt_cgroup_site *s = rows[i];
 
-		if (!s->unacct_bytes)
+		if (!s->ch.unacct_bytes)
 			continue;
 		fprintf(out, "      %10s unaccounted %10s accounted %9s allocs  %s\n",
-			human_bytes((double)s->unacct_bytes, ub), human_bytes((double)s->acct_bytes, ab),
+			human_bytes((double)s->ch.unacct_bytes, ub), human_bytes((double)s->ch.acct_bytes, ab),
 			fmt_count((double)s->allocs, false, num, sizeof(num)), site_name(r, s->site, site, sizeof(site)));
 		shown++;
 	}

@@ -66,19 +66,10 @@ static int cmp_row(const struct kmt_cgroup_site *a, const struct kmt_cgroup_site
 /* Group @g of task @p, added to @row: its bytes by what they asked of accounting. */
 static void add_group(struct kmt_cgroup_site *row, const struct kmt_group *g, const struct kmt_proc *p)
 {
-	uint64_t task = g->bytes_alloc - g->irq_bytes;
-
 	row->allocs += g->allocs;
 	row->bytes_alloc += g->bytes_alloc;
 	row->live_bytes += g->live_bytes;
-	row->irq_bytes += g->irq_bytes;
-	if (p->kthread) {
-		row->kthread_bytes += task;
-		return;
-	}
-	row->acct_bytes += g->acct_bytes;
-	row->unknown_bytes += g->unknown_bytes;
-	row->unacct_bytes += task - g->acct_bytes - g->unknown_bytes;
+	kmt_charge_add(&row->ch, g->bytes_alloc, g->irq_bytes, g->acct_bytes, g->unknown_bytes, p->kthread);
 }
 
 static void add_row(struct kmt_cgroup_site *d, const struct kmt_cgroup_site *s)
@@ -86,11 +77,11 @@ static void add_row(struct kmt_cgroup_site *d, const struct kmt_cgroup_site *s)
 	d->allocs += s->allocs;
 	d->bytes_alloc += s->bytes_alloc;
 	d->live_bytes += s->live_bytes;
-	d->acct_bytes += s->acct_bytes;
-	d->unacct_bytes += s->unacct_bytes;
-	d->unknown_bytes += s->unknown_bytes;
-	d->irq_bytes += s->irq_bytes;
-	d->kthread_bytes += s->kthread_bytes;
+	d->ch.acct_bytes += s->ch.acct_bytes;
+	d->ch.unacct_bytes += s->ch.unacct_bytes;
+	d->ch.unknown_bytes += s->ch.unknown_bytes;
+	d->ch.irq_bytes += s->ch.irq_bytes;
+	d->ch.kthread_bytes += s->ch.kthread_bytes;
 }
 
 /*

@@ -317,12 +317,7 @@ static void group_count(struct kmt_group *g, const struct obj *o, int sign)
 	g->allocs += (uint64_t)(int64_t)sign;
 	g->bytes_req += (uint64_t)(sign * (int64_t)o->req);
 	g->bytes_alloc += al;
-	if (o->charge == CHARGE_IRQ)
-		g->irq_bytes += al;
-	else if (o->charge == CHARGE_ASKED)
-		g->acct_bytes += al;
-	else if (o->charge == CHARGE_UNKNOWN)
-		g->unknown_bytes += al;
+	model_charge_count(o->charge, al, &g->irq_bytes, &g->acct_bytes, &g->unknown_bytes);
 }
 
 void model_detail_alloc(struct kmt_model *m, struct obj *o)

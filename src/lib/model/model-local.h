@@ -50,6 +50,16 @@ static inline uint8_t model_charge_of(const struct kmt_event *ev)
 	return ev->flags & KMT_EVF_ACCOUNTED ? CHARGE_ASKED : ev->flags & KMT_EVF_ACCT_UNKNOWN ? CHARGE_UNKNOWN
 											       : CHARGE_NONE;
 }
+/* @al bytes of charge @charge into a row's irq, acct and unknown bytes (kmt_proc's, kmt_group's). */
+static inline void model_charge_count(uint8_t charge, uint64_t al, uint64_t *irq, uint64_t *acct, uint64_t *unknown)
+{
+	if (charge == CHARGE_IRQ)
+		*irq += al;
+	else if (charge == CHARGE_ASKED)
+		*acct += al;
+	else if (charge == CHARGE_UNKNOWN)
+		*unknown += al;
+}
 /* "No cache" where a cache index has 16 bits (a freed address's slot, a group's key). */
 #define NO_CACHE16 0xffffu
 #define SLOT_LIVE 0x80000000u

@@ -78,12 +78,7 @@ static void count_alloc(struct kmt_model *m, struct obj *o, int sign)
 		struct kmt_proc *p = &m->reg.procs.v[o->proc];
 
 		COUNT(p, n, req, al);
-		if (o->charge == CHARGE_IRQ)
-			p->irq_bytes += al;
-		else if (o->charge == CHARGE_ASKED)
-			p->acct_bytes += al;
-		else if (o->charge == CHARGE_UNKNOWN)
-			p->unknown_bytes += al;
+		model_charge_count(o->charge, al, &p->irq_bytes, &p->acct_bytes, &p->unknown_bytes);
 	}
 	COUNT(&m->sum, n, req, al);
 }
