@@ -112,7 +112,7 @@ static const char *t_cgroup(const struct report *r, const struct rcol *c, const 
 	const struct cgroup_row *g = row;
 
 	if (!g->cgroup && !g->memcg)
-		return "? (unknown: born and gone unseen)";
+		return "? (a task the file cannot place)";
 	if (!g->memcg || (g->cgroup && !strcmp(g->cgroup, g->memcg)))
 		return g->cgroup ? g->cgroup : g->memcg;
 	snprintf(buf, len, "%s (memory: %s)", g->cgroup ? g->cgroup : "?", g->memcg);

@@ -206,6 +206,12 @@ static void task_at_start(const struct kmt_model *m, int32_t pid, struct task_ke
 	t->cgroup = c ? c->v2 : NULL;
 	t->memcg = c ? c->memory : NULL;
 	t->kthread = c && c->kthread;
+	/* pid 0, the idle task (interrupts on an idle CPU), is in no /proc: the root's, a kernel thread. */
+	if (!pid && m->o.cgroups) {
+		t->cgroup = kmt_cgroups_has_v2(m->o.cgroups) ? kmt_cgroups_intern(m->o.cgroups, "/", 1) : NULL;
+		t->memcg = kmt_cgroups_memory_id(m->o.cgroups) >= 0 ? kmt_cgroups_intern(m->o.cgroups, "/", 1) : NULL;
+		t->kthread = true;
+	}
 }
 
 /* Task @pid as its row says now, or as at the start if it has none yet (none is made). */
