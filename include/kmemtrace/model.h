@@ -660,6 +660,12 @@ static inline void kmt_charge_add(struct kmt_charge *c, uint64_t alloc, uint64_t
 	c->unacct_bytes += alloc - irq - acct - unknown;
 }
 
+/* The one cgroup a task is shown in: its v2 path, else (v1 alone) its memory cgroup's; NULL: unknown. */
+static inline const char *kmt_cgroup_name(const char *cgroup, const char *memcg)
+{
+	return cgroup ? cgroup : memcg;
+}
+
 struct kmt_cgroup_site {
 	const char *cgroup, *memcg;
 	uint64_t site;			/* the call site's address */

@@ -4,6 +4,7 @@
  * (kmt_model_procs()) folded by the cgroups each was in when it
  * allocated, with what the slab bytes asked of memory accounting.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,9 +87,16 @@ static size_t cgroup_rows(const struct report *r, const void ***out)
 
 #define CG(row) ((const struct cgroup_row *)(row))
 
+/* Both tables' rows begin with their cgroup's paths: one pair of getters. */
+_Static_assert(offsetof(struct cgroup_row, cgroup) == offsetof(struct kmt_cgroup_site, cgroup) &&
+	       offsetof(struct cgroup_row, memcg) == offsetof(struct kmt_cgroup_site, memcg),
+	       "cgroup rows and cgroup-site rows begin alike");
+
 static void g_cgroup(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
-	v->s = CG(row)->cgroup ? CG(row)->cgroup : CG(row)->memcg ? CG(row)->memcg : "?";
+	const char *p = kmt_cgroup_name(CG(row)->cgroup, CG(row)->memcg);
+
+	v->s = p ? p : "?";
 }
 
 static void g_memcg(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
@@ -181,16 +189,6 @@ static size_t site_rows_of(const struct report *r, const void *parent, const voi
 
 #define CS(row) ((const struct kmt_cgroup_site *)(row))
 
-static void g_site_cgroup(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = CS(row)->cgroup ? CS(row)->cgroup : CS(row)->memcg ? CS(row)->memcg : "?";
-}
-
-static void g_site_memcg(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
-{
-	v->s = CS(row)->memcg ? CS(row)->memcg : "";
-}
-
 static void g_site_callsite(const struct report *r, const void *row, struct rval *v, char *buf, size_t len)
 {
 	v->s = site_name(r, CS(row)->site, buf, len);
@@ -203,8 +201,8 @@ static void g_site_function(const struct report *r, const void *row, struct rval
 
 #define S struct kmt_cgroup_site
 static const struct rcol site_cols[] = {
-	G("cgroup", RT_STR, RU_NONE, NULL, 0, NULL, "as in cgroups", g_site_cgroup),
-	G("memcg", RT_STR, RU_NONE, NULL, 0, NULL, "as in cgroups", g_site_memcg),
+	G("cgroup", RT_STR, RU_NONE, NULL, 0, NULL, "as in cgroups", g_cgroup),
+	G("memcg", RT_STR, RU_NONE, NULL, 0, NULL, "as in cgroups", g_memcg),
 	G("callsite", RT_STR, RU_NONE, NULL, 0, NULL, "the call site (function+offset)", g_site_callsite),
 	G("function", RT_STR, RU_NONE, NULL, 0, NULL, "its function", g_site_function),
 	U("allocs", S, allocs, RU_COUNT, NULL, 0, "allocs", "slab allocations there by the cgroup's tasks"),

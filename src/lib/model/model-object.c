@@ -33,10 +33,7 @@ static void fill(const struct kmt_model *m, const struct obj *o, struct kmt_obje
 	x->alloc_pid = o->proc != NONE ? m->reg.procs.v[o->proc].pid : -1;
 	x->comm = o->proc != NONE ? m->reg.procs.v[o->proc].comm : NULL;
 	x->memcg = o->proc != NONE ? m->reg.procs.v[o->proc].memcg : NULL;
-	x->cgroup = o->proc != NONE ? m->reg.procs.v[o->proc].cgroup : NULL;
-	/* Without cgroup v2 (v1 alone), its memory cgroup is the one. */
-	if (!x->cgroup)
-		x->cgroup = x->memcg;
+	x->cgroup = o->proc != NONE ? kmt_cgroup_name(m->reg.procs.v[o->proc].cgroup, x->memcg) : NULL;
 	x->alloc_cpu = o->cpu;
 	x->alloc_ts = o->ts;
 	x->free_pid = -1;
